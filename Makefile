@@ -1,0 +1,31 @@
+# tokenprism: `make run` (the main job) and `make test` (the suite) work on a fresh machine
+# with only python3, make and bash: both create .venv and install what they need.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.tokenprism-installed
+
+.PHONY: run test bench install clean builtin-model
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install whenever the project metadata changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tokenprism compare --builtin-sample --show
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.benchmarks
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

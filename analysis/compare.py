@@ -1,0 +1,56 @@
+"""One text under many tokenizers: counts and ratios, one row per tokenizer.
+
+Unlike `measure` (corpora x tokenizers, for analysis), this answers the interactive question
+"what does *this* text cost under each tokenizer", for `tokenprism compare` and the dashboard's
+Compare page. Ratios are NaN (not 0, not an error) for empty text.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer
+
+COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "chars_per_token", "bytes_per_token"]
+
+
+def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokenizer]:
+    """Load tokenizers by name; None means every tokenizer available offline now.
+
+    A comma-separated string is accepted. Unknown names raise KeyError listing valid names.
+    """
+    if names is None:
+        names = available_tokenizers()
+    elif isinstance(names, str):
+        names = [n for n in (s.strip() for s in names.split(",")) if n]
+    names = list(names)
+    if not names:
+        raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
+    return [load_tokenizer(n) for n in names]
+
+
+def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = False) -> pd.DataFrame:
+    """Count `text` under each tokenizer.
+
+    Returns:
+        A frame with COLUMNS (plus `ids` when `with_ids`), one row per tokenizer, in order.
+
+    >>> compare("hello world", [load_tokenizer("cl100k_base")])[["tokenizer", "n_tokens"]].to_dict("records")
+    [{'tokenizer': 'cl100k_base', 'n_tokens': 2}]
+    """
+    n_chars = len(text)
+    n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
+    rows = []
+    for tok in tokenizers:
+        ids = tok.encode(text)
+        row = {"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
+               "n_chars": n_chars, "n_bytes": n_bytes}
+        if with_ids:
+            row["ids"] = ids
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=COLUMNS[:6] + (["ids"] if with_ids else []))
+    tokens = df["n_tokens"].where(df["n_tokens"] > 0)
+    df = df.assign(chars_per_token=df["n_chars"] / tokens, bytes_per_token=df["n_bytes"] / tokens)
+    return df[COLUMNS + (["ids"] if with_ids else [])]

@@ -1,0 +1,174 @@
+"""The sample record every corpus loader yields, the load report, and script detection.
+
+Unlike `corpus` (which finds and loads corpora) and `corpus_files` (which reads the user's
+files), this module only defines the shapes they share: `Sample`, `LoadReport`, the
+DataFrame built from samples, and `detect_script` for text whose script nobody declared.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from typing import Iterable, NamedTuple
+
+import pandas as pd
+import regex
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One text to measure.
+
+    Attributes:
+        id: unique within its corpus, e.g. "prose/email-01", "multilingual/fr", "notes.txt#2".
+        category: prose | code | multilingual | numbers | whitespace (user corpora: any label).
+        language: BCP-47 tag of the natural language ("en", "zh-Hans"; "zxx" for no language,
+            "und" when unknown).
+        script: ISO 15924 code of the main script ("Latn", "Cyrl"; "Zyyy" for digits only).
+        kind: register, programming language or generated kind ("email", "python", "date").
+        text: the exact text, whitespace and line endings untouched.
+        source: where it came from (a file path, or the built-in corpus and its licence).
+    """
+
+    id: str
+    category: str
+    language: str
+    script: str
+    kind: str
+    text: str
+    source: str
+
+
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Sample))
+# Extra columns of built-in frames: samples that differ in one controlled property share a
+# `group` and are told apart by `variant` ("" when a sample belongs to no group).
+EXTRA_COLUMNS: tuple[str, ...] = ("group", "variant")
+
+
+class Labeled(NamedTuple):
+    """A sample plus its controlled-variant labels (built-in corpora only)."""
+
+    sample: Sample
+    group: str = ""
+    variant: str = ""
+
+
+@dataclass(slots=True)
+class LoadReport:
+    """What a loader did besides yielding samples: files read or skipped, bytes repaired.
+
+    Loaders fill it in as they go, so after iterating it holds the totals.
+
+    >>> r = LoadReport(files_read=2, files_skipped_binary=1)
+    >>> r.summary()
+    '2 file(s) read, 1 binary file(s) skipped'
+    """
+
+    files_read: int = 0
+    files_skipped_binary: int = 0
+    files_with_decode_errors: int = 0
+    decode_errors_replaced: int = 0  # invalid UTF-8 sequences turned into U+FFFD
+    decode_errors_skipped: int = 0  # invalid UTF-8 sequences dropped
+    rows_skipped_empty: int = 0  # table rows whose text column was empty or null
+    samples: int = 0
+    bytes_read: int = 0
+    skipped_files: list[str] = field(default_factory=list)
+    decode_error_files: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for humans; zero counts other than files read are left out."""
+        parts = [f"{self.files_read} file(s) read"]
+        for count, label in (
+            (self.files_skipped_binary, "binary file(s) skipped"),
+            (self.decode_errors_replaced, "invalid UTF-8 sequence(s) replaced with U+FFFD"),
+            (self.decode_errors_skipped, "invalid UTF-8 sequence(s) dropped"),
+            (self.rows_skipped_empty, "empty row(s) skipped"),
+        ):
+            if count:
+                parts.append(f"{count} {label}")
+        return ", ".join(parts)
+
+
+def samples_to_frame(samples: Iterable[Sample | Labeled]) -> pd.DataFrame:
+    """Samples as a DataFrame, one row per sample, columns in `Sample` field order.
+
+    `Labeled` items add the `group` and `variant` columns; plain samples get them only when
+    mixed with labeled ones (then as "").
+
+    Args:
+        samples: `Sample` or `Labeled` records.
+
+    Returns:
+        A fresh DataFrame with columns id, category, language, script, kind, text, source
+        (+ group, variant).
+
+    >>> df = samples_to_frame([Sample("a", "prose", "en", "Latn", "note", "Hi", "me")])
+    >>> list(df.columns), df.loc[0, "text"]
+    (['id', 'category', 'language', 'script', 'kind', 'text', 'source'], 'Hi')
+    """
+    rows = []
+    labeled = False
+    for item in samples:
+        if isinstance(item, Labeled):
+            labeled = True
+            rows.append((*(getattr(item.sample, c) for c in SAMPLE_COLUMNS), item.group, item.variant))
+        else:
+            rows.append((*(getattr(item, c) for c in SAMPLE_COLUMNS), "", ""))
+    columns = SAMPLE_COLUMNS + EXTRA_COLUMNS
+    frame = pd.DataFrame.from_records(rows, columns=list(columns)) if rows else pd.DataFrame(columns=list(columns))
+    return frame if labeled else frame.drop(columns=list(EXTRA_COLUMNS))
+
+
+# ISO 15924 codes of the scripts of living languages (and a few more). Anything else falls
+# into "Zzzz" (unknown) rather than failing.
+_SCRIPTS = (
+    "Latn", "Cyrl", "Grek", "Armn", "Geor", "Hebr", "Arab", "Syrc", "Thaa", "Nkoo", "Tfng",
+    "Ethi", "Deva", "Beng", "Guru", "Gujr", "Orya", "Taml", "Telu", "Knda", "Mlym", "Sinh",
+    "Thai", "Laoo", "Tibt", "Mymr", "Khmr", "Mong", "Hang", "Hira", "Kana", "Hani", "Bopo",
+    "Yiii", "Cher", "Cans", "Olck", "Vaii", "Adlm", "Bali", "Java", "Sund", "Tale", "Talu",
+    "Lana", "Cham", "Copt", "Goth", "Runr", "Ogam", "Glag", "Brai",
+)
+_SCRIPT_RUNS = regex.compile(
+    "|".join(f"(?P<{s}>\\p{{sc={s}}}+)" for s in _SCRIPTS) + "|(?P<Zzzz>\\p{L}+)"
+)
+_DETECT_PREFIX = 100_000  # characters; enough to decide, and bounded for multi-MB samples
+
+
+def script_counts(text: str) -> Counter[str]:
+    """Count letters (Unicode category L) by ISO 15924 script.
+
+    >>> dict(script_counts("abc где"))
+    {'Latn': 3, 'Cyrl': 3}
+    """
+    counts: Counter[str] = Counter()
+    for m in _SCRIPT_RUNS.finditer(text):
+        counts[m.lastgroup] += m.end() - m.start()
+    return counts
+
+
+def detect_script(text: str) -> str:
+    """The ISO 15924 script of most letters in `text` (first 100,000 characters).
+
+    Japanese (kana with or without kanji) is "Jpan", Hangul mixed with Hanja "Kore", Hangul
+    alone "Hang". Han alone is "Hani": Simplified and Traditional Chinese are not told apart.
+    Text without letters (digits, punctuation) is "Zyyy" (Common).
+
+    Args:
+        text: any text.
+
+    Returns:
+        A four-letter ISO 15924 code.
+
+    >>> detect_script("Привет, мир"), detect_script("今日はいい天気です"), detect_script("2024-05-17")
+    ('Cyrl', 'Jpan', 'Zyyy')
+    """
+    counts = script_counts(text[:_DETECT_PREFIX])
+    if not counts:
+        return "Zyyy"
+    kana = counts.pop("Hira", 0) + counts.pop("Kana", 0)
+    if kana:
+        counts["Jpan"] = kana + counts.pop("Hani", 0)
+    elif counts.get("Hang"):
+        hanja = counts.pop("Hani", 0)
+        counts["Kore" if hanja else "Hang"] += counts.pop("Hang") + hanja
+    return counts.most_common(1)[0][0]

@@ -1,0 +1,70 @@
+"""Text renderings of token boundaries: whitespace made visible, tokens coloured or separated.
+
+Unlike `plots` (figures from tidy frames), this module draws one text as its tokens, for the
+terminal (`tokenprism compare --show`) and as HTML for the dashboard. Both share the same
+visible-whitespace alphabet: · for a space, → for a tab, ↵ for a newline (the line break is kept
+after it), ␍ for a carriage return.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from .tokenizers.base import Piece
+
+VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
+_ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
+_ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
+_ANSI_RESET = "\x1b[0m"
+
+
+def visible(text: str) -> str:
+    """Make whitespace visible.
+
+    >>> visible("a b\\tc\\n")
+    'a·b→c↵\\n'
+    """
+    return "".join(VISIBLE.get(c, c) for c in text)
+
+
+def piece_label(text: str, piece: Piece) -> str:
+    """What to draw for a piece: its text with visible whitespace, or its bytes when partial."""
+    if piece.partial:
+        span = text[piece.start : piece.end]
+        raw = "".join(f"<0x{b:02X}>" for b in piece.bytes)
+        return raw + (visible(span) if span and piece.bytes.decode("utf-8", "ignore") else "")
+    return visible(text[piece.start : piece.end])
+
+
+def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
+    """Render `pieces` of `text` for a terminal.
+
+    With `color`, tokens alternate two background colours (partial tokens a third); without,
+    tokens are separated by '│'.
+
+    >>> from analysis.tokenizers.base import Piece
+    >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False)
+    'ab│·c'
+    """
+    out = []
+    for i, p in enumerate(pieces):
+        label = piece_label(text, p)
+        if color:
+            style = _ANSI_PARTIAL if p.partial else _ANSI_BG[i % 2]
+            # keep the colour off the line break itself so the background does not fill the line
+            out.append("\n".join(f"{style}{part}{_ANSI_RESET}" if part else "" for part in label.split("\n")))
+        else:
+            out.append(label)
+    return "".join(out) if color else "│".join(out)
+
+
+def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True) -> str:
+    """Render `pieces` as HTML spans with alternating classes and a tooltip of id and bytes."""
+    spans = []
+    for i, p in enumerate(pieces):
+        cls = "tp-partial" if p.partial else f"tp-t{i % 2}"
+        title = f"id {p.id} · bytes {p.bytes!r}" if show_ids else ""
+        label = html.escape(piece_label(text, p)).replace("\n", "<br>")
+        spans.append(f'<span class="tp-tok {cls}" title="{html.escape(title)}">{label}</span>')
+    return '<div class="tp-text">' + "".join(spans) + "</div>"

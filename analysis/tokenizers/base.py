@@ -1,0 +1,140 @@
+"""The one interface every tokenizer is used through, and the helpers all adapters share.
+
+Unlike the adapter modules beside it (`tiktoken_adapter`, `hf_adapter`, `ownbpe_adapter`), this
+module knows nothing about any backend: it defines the `Tokenizer` protocol, the `Piece` and
+`Source` records, the text clean-up every adapter applies before encoding (lone surrogates become
+U+FFFD), and `byte_pieces`, which turns a byte-level token sequence into character spans that
+tile the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
+
+Family = Literal["tiktoken", "hf", "ownbpe"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a vocabulary came from: the carrier package, the file inside it, and its licence."""
+
+    package: str
+    file: str
+    licence: str
+    version: str = ""
+    url: str = ""
+
+    def __str__(self) -> str:
+        ver = f"=={self.version}" if self.version else ""
+        return f"{self.package}{ver}:{self.file}" if self.package else self.file
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One token of an encoding, located in the text it came from.
+
+    `start`/`end` are character (code point) offsets into the text given to `pieces()`, so
+    `text[start:end]` is what the token covers. A character whose UTF-8 bytes are split
+    across tokens belongs to the token holding its first byte; the tokens holding only its
+    later bytes get an empty span (`start == end`) and `partial=True`. A token that holds the
+    first byte of a character but not all of them is also `partial`.
+    """
+
+    id: int
+    bytes: bytes
+    start: int
+    end: int
+    partial: bool = False
+
+    @property
+    def text(self) -> str:
+        """The token's bytes as text; a partial character shows as U+FFFD."""
+        return self.bytes.decode("utf-8", errors="replace")
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What analysis, the CLI and the dashboard need of a tokenizer, whatever its backend."""
+
+    name: str
+    family: Family
+    source: Source
+
+    @property
+    def n_vocab(self) -> int: ...
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+
+    def decode(self, ids: Sequence[int]) -> str: ...
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+
+    def pieces(self, text: str) -> list[Piece]: ...
+
+
+def clean_text(text: str) -> str:
+    """Return `text` with every lone surrogate (U+D800..U+DFFF) replaced by U+FFFD.
+
+    Python strings can hold lone surrogates (from `surrogateescape` decoding or JSON `\\ud83d`),
+    which have no UTF-8 form. Replacing them one for one keeps every character offset valid.
+
+    >>> clean_text("a\\ud83db")
+    'a\\ufffdb'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, got {type(text).__name__}: encode text, not {type(text).__name__}")
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def _char_starts(data: bytes) -> list[int]:
+    """Byte offsets at which a UTF-8 character starts (continuation bytes are 0b10xxxxxx)."""
+    return [i for i, b in enumerate(data) if b & 0xC0 != 0x80]
+
+
+def byte_pieces(text: str, ids: Sequence[int], token_bytes: Iterable[bytes]) -> list[Piece]:
+    """Place byte-level tokens on `text`: their spans tile `text` exactly, in order.
+
+    Args:
+        text: the (already cleaned) text that was encoded.
+        ids: the token ids.
+        token_bytes: the bytes of each token, same length as `ids`; their concatenation must
+            be `text.encode("utf-8")`.
+
+    Returns:
+        One `Piece` per token; `pieces[0].start == 0`, `pieces[-1].end == len(text)` and each
+        piece starts where the previous one ends.
+
+    >>> [(p.start, p.end, p.partial) for p in byte_pieces("é", [1, 2], [b"\\xc3", b"\\xa9"])]
+    [(0, 1, True), (1, 1, True)]
+    """
+    data = text.encode("utf-8")
+    # char_index_at[b] = index of the character whose first byte is at or before b
+    starts = _char_starts(data)
+    is_start = bytearray(len(data) + 1)
+    for s in starts:
+        is_start[s] = 1
+    is_start[len(data)] = 1
+    out: list[Piece] = []
+    pos = 0  # byte offset
+    char = 0  # characters whose first byte lies before `pos`
+    for tid, tb in zip(ids, token_bytes):
+        end_byte = pos + len(tb)
+        if data[pos:end_byte] != tb:
+            raise ValueError(
+                f"token {tid} bytes {tb!r} do not match the text at byte {pos}: the encoder "
+                "changed the text (normalisation?) and byte_pieces cannot place it"
+            )
+        n_starts = sum(is_start[pos:end_byte]) if end_byte > pos else 0
+        partial = not (is_start[pos] and is_start[end_byte])
+        out.append(Piece(tid, bytes(tb), char, char + n_starts, partial))
+        char += n_starts
+        pos = end_byte
+    if pos != len(data):
+        raise ValueError(f"tokens cover {pos} of {len(data)} bytes of the text")
+    return out

