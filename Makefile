@@ -27,5 +27,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks
 
+# The built-in ownbpe model is data: rebuild it whenever the built-in corpora change
+# (a test fails with this command when the committed model is stale).
+builtin-model: $(STAMP)
+	$(BIN)/python -m analysis.tokenizers.ownbpe_adapter analysis/data/ownbpe-builtin.model
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info

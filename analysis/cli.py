@@ -14,6 +14,7 @@ import sys
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
 _COMMAND_MODULES = (
     "analysis.cli_tokenizers",  # tokenizers, compare, vocab
+    "analysis.cli_ownbpe",  # explain, train
 )
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
 
-Family = Literal["tiktoken", "hf", "ownbpe"]
+Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 

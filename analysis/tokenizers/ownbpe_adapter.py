@@ -88,3 +88,26 @@ def builtin_ownbpe() -> OwnBPETokenizer:
         raise VocabularyError(f"the built-in ownbpe model is missing ({path}); rebuild it with: make builtin-model")
     tok = ownbpe.Tokenizer.load(path)
     return OwnBPETokenizer("ownbpe", tok, source=Source("tokenprism", f"analysis/data/{BUILTIN_MODEL}", "MIT"))
+
+
+BUILTIN_CATEGORIES = ("prose", "code", "multilingual")
+BUILTIN_SPECIAL = "<|endoftext|>"
+
+
+def train_builtin(*, vocab_size: int = BUILTIN_VOCAB_SIZE, progress: bool = False) -> "ownbpe.Tokenizer":
+    """Train the built-in model: o200k's split pattern, on the built-in prose, code and
+    multilingual corpora in manifest order. Deterministic: the same corpora give the same file."""
+    from ..corpus import load_builtin
+
+    texts = load_builtin(list(BUILTIN_CATEGORIES)).sort_values("id", kind="stable")["text"].tolist()
+    return ownbpe.Tokenizer.train_from_iterator(texts, vocab_size, [BUILTIN_SPECIAL], pattern=ownbpe.O200K_PATTERN,
+                                                progress=progress)
+
+
+if __name__ == "__main__":  # python -m analysis.tokenizers.ownbpe_adapter  (make builtin-model)
+    import sys
+
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else builtin_model_path()
+    tok = train_builtin(progress=True)
+    tok.save(out)
+    print(f"wrote {out}: {tok.n_vocab} tokens, {len(tok.merges)} merges", file=sys.stderr)

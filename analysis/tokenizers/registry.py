@@ -218,7 +218,7 @@ def _catalogue() -> dict[str, Entry]:
         Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin),
     ]
     for name, spec in fetch.FETCHABLE.items():
-        family = "hf" if spec.kind in ("hf", "sentencepiece") else "tiktoken"
+        family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
         rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
                           (lambda n=name: _build_fetched(n)), fetched=True))
     return {r.name: r for r in rows}

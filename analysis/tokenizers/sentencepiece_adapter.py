@@ -17,7 +17,7 @@ from .vocab import VocabularyError
 
 
 class SentencePieceTokenizer:
-    family = "hf"  # reported with the non-tiktoken pipelines; see README "Families"
+    family = "sentencepiece"  # not byte-level: pieces need not tile (see README)
 
     def __init__(self, name: str, path: str | Path, *, source: Source) -> None:
         try:
