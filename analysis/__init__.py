@@ -10,3 +10,11 @@ from .tokenizers import (
     available_tokenizers as available_tokenizers,
     load_tokenizer as load_tokenizer,
 )
+from .corpus import (
+    Sample as Sample,
+    iter_samples as iter_samples,
+    load_builtin as load_builtin,
+    load_corpus as load_corpus,
+    load_parallel as load_parallel,
+    sample_text as sample_text,
+)

@@ -15,6 +15,9 @@ import sys
 _COMMAND_MODULES = (
     "analysis.cli_tokenizers",  # tokenizers, compare, vocab
     "analysis.cli_ownbpe",  # explain, train
+    "analysis.cli_corpus",  # corpus list/show/stats
+    "analysis.cli_dashboard",  # dashboard
+    "analysis.cli_cost",  # cost, models
 )
 
 

@@ -74,7 +74,7 @@ def builtin_dir() -> Path:
             candidates.append(root)
         else:  # a namespace package (no __init__.py): a MultiplexedPath; ask the spec for its folders
             spec = importlib.util.find_spec("tokenprism_datasets")
-            candidates.extend(Path(p) for p in (spec.submodule_search_locations or []) if spec)
+            candidates.extend(Path(p) for p in ((spec and spec.submodule_search_locations) or []))
     except ModuleNotFoundError:
         pass
     candidates.append(Path(__file__).resolve().parent.parent / "datasets")
@@ -282,11 +282,20 @@ def verify_builtin(root: Path | None = None) -> list[str]:
     for text in manifest.get("text", []):
         problems.extend(_check_file(root, text["file"], text["sha256"], listed))
     for include in manifest.get("include", []):
+        folder = (root / include).parent
         if not (root / include).is_file():
             problems.append(f"included manifest {include} is missing")
+            # its folder's files are its business; report the one root cause only
+            listed.update(p.relative_to(root).as_posix() for p in folder.rglob("*") if p.is_file())
             continue
-        folder = (root / include).parent.relative_to(root).as_posix()
-        listed.update(p.relative_to(root).as_posix() for p in (root / folder).rglob("*") if p.is_file())
+        listed.add(include)
+        with open(root / include, "rb") as fh:
+            languages = tomllib.load(fh).get("language", [])
+        for entry in languages:
+            rel = (folder / entry.get("file", "?")).relative_to(root).as_posix()
+            listed.add(rel)
+            if not (root / rel).is_file():
+                problems.append(f"{rel} is listed in {include} but missing")
     for base in WHITESPACE_BASES.values():
         if base not in ids:
             problems.append(f"whitespace variants are made from {base!r}, which the manifest does not list")

@@ -54,11 +54,13 @@ def is_binary(path: Path) -> bool:
 
 
 def _utf8_cut(buf: bytes, end: int) -> int:
-    # back off over at most 3 continuation bytes so a character is never split between chunks
-    for cut in range(end, max(end - 4, 0), -1):
-        if cut == len(buf) or (buf[cut] & 0xC0) != 0x80:
-            return cut
-    return end
+    """Largest cut <= end that does not split a UTF-8 character (the bytes after `end` may be unread)."""
+    for p in range(end - 1, max(end - 5, -1), -1):
+        lead = buf[p]
+        if lead & 0xC0 != 0x80:  # ASCII or a lead byte: the last character starts here
+            need = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+            return end if p + need <= end or p == 0 else p
+    return end  # only continuation bytes: invalid anyway, let the decoder report it
 
 
 def _decode(data: bytes, *, path: Path, offset: int, errors: str, report: LoadReport) -> tuple[str, int]:

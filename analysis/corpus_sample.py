@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Iterable, NamedTuple
 
 import pandas as pd
@@ -128,10 +129,15 @@ _SCRIPTS = (
     "Yiii", "Cher", "Cans", "Olck", "Vaii", "Adlm", "Bali", "Java", "Sund", "Tale", "Talu",
     "Lana", "Cham", "Copt", "Goth", "Runr", "Ogam", "Glag", "Brai",
 )
-_SCRIPT_RUNS = regex.compile(
-    "|".join(f"(?P<{s}>\\p{{sc={s}}}+)" for s in _SCRIPTS) + "|(?P<Zzzz>\\p{L}+)"
+_SCRIPT_OF_LETTER = regex.compile(
+    "|".join(f"(?P<{s}>\\p{{sc={s}}})" for s in _SCRIPTS) + "|(?P<Zzzz>\\p{L})"
 )
 _DETECT_PREFIX = 100_000  # characters; enough to decide, and bounded for multi-MB samples
+
+
+@lru_cache(maxsize=1 << 16)
+def _char_script(ch: str) -> str:
+    return _SCRIPT_OF_LETTER.match(ch).lastgroup  # type: ignore[union-attr]  # only called on letters
 
 
 def script_counts(text: str) -> Counter[str]:
@@ -141,8 +147,10 @@ def script_counts(text: str) -> Counter[str]:
     {'Latn': 3, 'Cyrl': 3}
     """
     counts: Counter[str] = Counter()
-    for m in _SCRIPT_RUNS.finditer(text):
-        counts[m.lastgroup] += m.end() - m.start()
+    # count distinct characters first: a text has few, so the script lookup runs rarely
+    for ch, n in Counter(text).items():
+        if ch.isalpha():  # str.isalpha is exactly the categories Lu Ll Lt Lm Lo, i.e. \p{L}
+            counts[_char_script(ch)] += n
     return counts
 
 
