@@ -1,0 +1,540 @@
+"""Prices per million tokens: from the maintained `genai-prices` package, or the user's override file.
+
+Unlike `cost` (which multiplies token counts by prices) and `models` (which picks the tokenizer),
+this module only answers "what does model X charge per token on day D, and who says so".
+Nothing here holds a price table: prices come from `genai-prices` (imported lazily, only when a
+price is asked for; it works offline from its bundled data) or from a CSV/TOML file the user
+passes with ``--prices``. Money is `Decimal` throughout.
+
+Two rules of the price data are handled explicitly, and every report says so:
+
+* tiers ("above 200k input tokens the whole request pays more"): a `Rate` keeps its tiers and
+  the cost step applies the tier that the *input tokens of each request* reach;
+* time-of-day prices (DeepSeek's peak/off-peak hours): for a date, the highest price of that
+  day is used, so a monthly budget is never understated; the lowest is named in a note.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import difflib
+import importlib.metadata as md
+import tomllib
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, Iterable
+
+MTOK = Decimal(1_000_000)
+_NOON = time(12, 0, tzinfo=UTC)
+
+OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
+                    "source", "as_of", "tokenizer", "exactness", "note")
+OVERRIDE_REQUIRED = ("model", "usd_per_mtok_input", "usd_per_mtok_output", "source", "as_of")
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """USD per million tokens, with optional context tiers.
+
+    Tiers follow the providers' "cliff" rule (as genai-prices does): when a request's input
+    tokens exceed a tier's start, *all* its tokens of this kind pay the tier price.
+    """
+
+    base: Decimal
+    tiers: tuple[tuple[int, Decimal], ...] = ()  # (start, price), ascending
+
+    def for_request(self, input_tokens: Decimal | int) -> Decimal:
+        """The price per million tokens for a request with `input_tokens` input tokens.
+
+        >>> Rate(Decimal("3"), ((200_000, Decimal("6")),)).for_request(250_000)
+        Decimal('6')
+        """
+        price = self.base
+        for start, tier_price in self.tiers:
+            if input_tokens > start:
+                price = tier_price
+        return price
+
+    def describe(self) -> str:
+        tiers = "".join(f"; >{start:,} input tokens/request: {p}" for start, p in self.tiers)
+        return f"{self.base}{tiers}"
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """What one model charges, per million tokens, and where that figure comes from.
+
+    Attributes:
+        provider: the provider id in the price data ("openai"), or the file's `provider`
+            column ("" when an override row gives none).
+        model: the model id in the price data (or the override's `model`).
+        input, cached_input, output: rates; None when the source has no such price
+            (a missing input or output price is shown as "no price", never as $0).
+        cache_write: the price of writing the cache, reported but not charged (see notes).
+        per_request: a flat fee per request (a few search models), or None.
+        source: "genai-prices 0.2.3" or "FILE: <the row's source>".
+        as_of: the day the price is in force for (genai-prices) or the row's `as_of`.
+        notes: what a reader must know: tiers, time-of-day pricing, a scheduled change.
+        tokenizer, exactness: from an override row; None to use models.toml.
+    """
+
+    provider: str
+    model: str
+    input: Rate | None
+    output: Rate | None
+    cached_input: Rate | None = None
+    cache_write: Rate | None = None
+    per_request: Decimal | None = None
+    source: str = ""
+    as_of: date | None = None
+    since: date | None = None
+    name: str = ""
+    notes: tuple[str, ...] = ()
+    tokenizer: str | None = None
+    exactness: str | None = None
+    deprecated: bool = False
+    time_of_day: bool = False  # the price varies by hour; this is the day's highest
+    next_change: date | None = None  # a dated price change after `as_of`
+
+    @property
+    def key(self) -> str:
+        """ "provider:model", the form `get_price` accepts back."""
+        return f"{self.provider}:{self.model}" if self.provider else self.model
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSource:
+    """The price package and its data, for the header of every report."""
+
+    package: str
+    version: str
+    newest_change: date | None
+    auto_updated: bool
+
+    def describe(self) -> str:
+        data = "data fetched by its auto-updater" if self.auto_updated else "bundled data snapshot"
+        newest = f", newest dated price change in it: {self.newest_change}" if self.newest_change else ""
+        return f"{self.package} {self.version} ({data}{newest})"
+
+
+@functools.cache
+def _version() -> str:
+    return md.version("genai-prices")
+
+
+def _snapshot():
+    # Imported here, never at module import: `import analysis` must not load 1.6 MB of prices.
+    from genai_prices import data_snapshot
+
+    return data_snapshot.get_snapshot()
+
+
+def price_source() -> PriceSource:
+    """Name and version of the price data in use.
+
+    >>> price_source().package
+    'genai-prices'
+    """
+    snap = _snapshot()
+    dates = [c.constraint.start_date for p in snap.providers for m in p.models if isinstance(m.prices, list)
+             for c in m.prices if hasattr(getattr(c, "constraint", None), "start_date")]
+    return PriceSource("genai-prices", _version(), max(dates, default=None), bool(snap.from_auto_update))
+
+
+def _rate(value: Any) -> Rate | None:
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return Rate(value)
+    # genai_prices.types.TieredPrices: a base and tiers sorted by start
+    return Rate(value.base, tuple((int(t.start), t.price) for t in value.tiers))
+
+
+def _to_price(mp: Any, provider: Any, info: Any, *, day: date, notes: list[str], since: date | None,
+              source: str, time_of_day: bool, next_change: date | None) -> Price:
+    requests = getattr(mp, "requests_kcount", None)
+    return Price(
+        provider=provider.id, model=info.id, input=_rate(getattr(mp, "input_mtok", None)),
+        output=_rate(getattr(mp, "output_mtok", None)), cached_input=_rate(getattr(mp, "cache_read_mtok", None)),
+        cache_write=_rate(getattr(mp, "cache_write_mtok", None)),
+        per_request=requests / 1000 if requests is not None else None,
+        source=source, as_of=day, since=since, name=info.name or "", notes=tuple(notes),
+        deprecated=bool(info.deprecated), time_of_day=time_of_day, next_change=next_change)
+
+
+def _moments(info: Any) -> list[time]:
+    """Instants that sample every time-of-day window of a model's price list (noon if none)."""
+    bounds = {_NOON}
+    for cond in info.prices if isinstance(info.prices, list) else ():
+        c = cond.constraint
+        if c is not None and hasattr(c, "start_time"):
+            bounds.add(c.start_time if c.start_time.tzinfo else c.start_time.replace(tzinfo=UTC))
+            bounds.add(c.end_time if c.end_time.tzinfo else c.end_time.replace(tzinfo=UTC))
+    return sorted(bounds, key=lambda t: (t.hour, t.minute, t.second))
+
+
+def _weight(mp: Any) -> Decimal:
+    def base(v: Any) -> Decimal:
+        return Decimal(0) if v is None else v if isinstance(v, Decimal) else v.base
+    return base(getattr(mp, "input_mtok", None)) + base(getattr(mp, "output_mtok", None))
+
+
+def _dated(info: Any) -> list[tuple[date, Any]]:
+    out = []
+    for cond in info.prices if isinstance(info.prices, list) else ():
+        if hasattr(cond.constraint, "start_date"):
+            out.append((cond.constraint.start_date, cond.prices))
+    return out
+
+
+def _fmt_pair(mp: Any) -> str:
+    def b(v: Any) -> str:
+        return "n/a" if v is None else str(v if isinstance(v, Decimal) else v.base)
+    return f"${b(getattr(mp, 'input_mtok', None))} in / ${b(getattr(mp, 'output_mtok', None))} out per Mtok"
+
+
+def price_from_info(info: Any, provider: Any, *, on: date | datetime | None = None) -> Price:
+    """A `Price` from genai-prices' ModelInfo and Provider, in force on `on` (default: today, UTC).
+
+    A `datetime` picks that instant. A `date` covers the whole day: for a model priced by time
+    of day, the highest price of the day is used and the lowest is named in a note.
+    """
+    source = f"genai-prices {_version()}"
+    if isinstance(on, datetime):
+        stamp = on if on.tzinfo else on.replace(tzinfo=UTC)
+        candidates = [info.get_prices(stamp)]
+        day = stamp.date()
+    else:
+        day = on or datetime.now(UTC).date()
+        candidates = [info.get_prices(datetime.combine(day, t)) for t in _moments(info)]
+    notes: list[str] = []
+    chosen = max(candidates, key=_weight)
+    if any(_weight(c) != _weight(chosen) for c in candidates):
+        low = min(candidates, key=_weight)
+        notes.append(f"priced by time of day (UTC): the day's highest price is used ({_fmt_pair(chosen)}); "
+                     f"off-peak {_fmt_pair(low)}")
+    dated = _dated(info)
+    since = next((d for d, p in dated if p is chosen), None)
+    upcoming = sorted((d, p) for d, p in dated if d > day)
+    if upcoming:
+        d, p = upcoming[0]
+        notes.append(f"price changes on {d} to {_fmt_pair(p)}")
+    tiered = [(kind, _rate(getattr(chosen, f"{kind}_mtok", None))) for kind in ("input", "cache_read", "output")]
+    tiered = [(kind, r) for kind, r in tiered if r is not None and r.tiers]
+    if tiered:
+        steps = ", ".join(f"{kind.replace('_', ' ')} ${r.base} -> " + " -> ".join(f"${p}" for _, p in r.tiers)
+                          for kind, r in tiered)
+        starts = sorted({s for _, r in tiered for s, _ in r.tiers})
+        notes.append(f"tiered per Mtok: {steps} once a request has more than "
+                     f"{' / '.join(f'{s:,}' for s in starts)} input tokens (the whole request pays the tier price)")
+    return _to_price(chosen, provider, info, day=day, notes=notes, since=since, source=source,
+                     time_of_day=any(_weight(c) != _weight(chosen) for c in candidates),
+                     next_change=upcoming[0][0] if upcoming else None)
+
+
+# -- finding a model -------------------------------------------------------------------------
+def _providers() -> list[Any]:
+    return list(_snapshot().providers)
+
+
+def split_ref(ref: str, provider_ids: Iterable[str] = ()) -> tuple[str | None, str]:
+    """ "provider:model" -> (provider, model) when the prefix is a known provider, else (None, ref).
+
+    >>> split_ref("groq:llama-3.3-70b-versatile", ["groq"])
+    ('groq', 'llama-3.3-70b-versatile')
+    >>> split_ref("ft:gpt-4o", ["openai"])
+    (None, 'ft:gpt-4o')
+    """
+    head, sep, tail = ref.partition(":")
+    if sep and tail and head.lower() in {p.lower() for p in provider_ids}:
+        return head.lower(), tail
+    return None, ref
+
+
+def model_names(overrides: Iterable[Price] = ()) -> list[str]:
+    """Every "provider:model" the overrides and the price data know: overrides first, then the
+    model makers' own APIs, then hosts and resellers (the order suggestions prefer)."""
+    providers = sorted(_providers(), key=lambda p: p.model_match is None)  # stable: data order within
+    return [o.key for o in overrides] + [f"{p.id}:{m.id}" for p in providers for m in p.models]
+
+
+def _suggest(ref: str, overrides: Iterable[Price]) -> str:
+    names = model_names(overrides)
+    by_model: dict[str, str] = {}
+    for n in names:
+        by_model.setdefault(n.split(":", 1)[-1].lower() if ":" in n else n.lower(), n)
+    close = difflib.get_close_matches(ref.lower(), list(by_model), n=5, cutoff=0.6)
+    return ", ".join(by_model[c] for c in close)
+
+
+def unknown_model_error(ref: str, overrides: Iterable[Price] = ()) -> KeyError:
+    close = _suggest(ref, overrides)
+    hint = f" Closest names: {close}." if close else ""
+    return KeyError(f"unknown model {ref!r}: genai-prices {_version()} has no price for it"
+                    f"{' and neither has the --prices file' if overrides else ''}.{hint} "
+                    "List models with `tokenprism models SUBSTRING`; add your own with --prices FILE.")
+
+
+def find_model(ref: str, *, overrides: Iterable[Price] = ()) -> tuple[Any, Any]:
+    """(Provider, ModelInfo) of genai-prices for a model reference.
+
+    `ref` is a model id as an API takes it ("gpt-4o", "claude-sonnet-4-5-20250929") or
+    "provider:model" ("groq:llama-3.3-70b-versatile"). Without a provider, genai-prices infers
+    it from the name; models only third-party hosts serve are looked up across all providers.
+
+    Raises:
+        KeyError: no such model (closest names listed), or several providers serve it and
+            none was named (the choices listed).
+    """
+    import genai_prices  # lazily: see _snapshot
+
+    providers = _providers()
+    provider_id, model_ref = split_ref(ref.strip(), [p.id for p in providers])
+    try:
+        calc = genai_prices.calc_price(genai_prices.Usage(), model_ref, provider_id=provider_id)
+        return calc.provider, calc.model
+    except LookupError:
+        pass
+    # Some hosts' match rules only accept their API's spelling ("accounts/fireworks/models/x"),
+    # so the id `tokenprism models` lists is accepted too.
+    key = model_ref.lower()
+    hits = [(p, m) for p in providers if provider_id is None or p.id == provider_id
+            for m in p.models if m.id.lower() == key or m.is_match(model_ref)]
+    if not hits:
+        raise unknown_model_error(ref, overrides)
+    exact = [(p, m) for p, m in hits if m.id.lower() == key] or hits
+    if len({p.id for p, _ in exact}) > 1:
+        choices = ", ".join(f"{p.id}:{m.id}" for p, m in exact[:12])
+        raise KeyError(f"model {ref!r} is priced by several providers; name one as PROVIDER:MODEL: {choices}"
+                       f"{' ...' if len(exact) > 12 else ''}")
+    return exact[0]
+
+
+def _override_for(overrides: Iterable[Price], model: str, provider: str | None) -> Price | None:
+    for o in overrides:
+        if o.model.lower() == model.lower() and (provider is None or not o.provider or o.provider == provider):
+            return o
+    return None
+
+
+def get_price(ref: str, *, on: date | datetime | None = None, overrides: Iterable[Price] = ()) -> Price:
+    """The price in force for a model: an override row if one names it, else genai-prices.
+
+    Args:
+        ref: "gpt-4o", "claude-sonnet-4-5", "provider:model", or a model of the override file.
+        on: the day (default today, UTC) or instant the price must be in force.
+        overrides: rows from `load_overrides`; they add models and replace genai-prices rows.
+
+    Returns:
+        A `Price`; its notes say when the name was matched to a different id.
+
+    Raises:
+        KeyError: unknown model (the closest names are listed) or an ambiguous one.
+
+    >>> p = get_price("gpt-4o", on=date(2025, 1, 1))
+    >>> (p.provider, p.model, p.input.base, p.output.base, p.cached_input.base)
+    ('openai', 'gpt-4o', Decimal('2.5'), Decimal('10'), Decimal('1.25'))
+    """
+    overrides = list(overrides)
+    known = {o.provider for o in overrides if o.provider} | {p.id for p in _providers()}
+    provider_id, model_ref = split_ref(ref.strip(), known)
+    hit = _override_for(overrides, model_ref, provider_id)
+    if hit is not None:
+        return hit
+    provider, info = find_model(ref, overrides=overrides)
+    hit = _override_for(overrides, info.id, provider.id)
+    if hit is not None:
+        return hit
+    price = price_from_info(info, provider, on=on)
+    if model_ref.lower() != info.id.lower():
+        price = replace(price, notes=(f"{model_ref!r} is priced as {provider.id}:{info.id} "
+                                      "(genai-prices' name matching)",) + price.notes)
+    return price
+
+
+def list_prices(*, on: date | datetime | None = None, provider: str | None = None, contains: str | None = None,
+                all_providers: bool = False, overrides: Iterable[Price] = (),
+                include_deprecated: bool = True) -> list[Price]:
+    """Prices of many models, for `tokenprism models`.
+
+    Args:
+        on: day or instant (default today, UTC).
+        provider: only this provider id.
+        contains: only models whose "provider:model" or name contains this (case-insensitive).
+        all_providers: include hosts and resellers (OpenRouter, Together, Groq...); by default
+            only providers genai-prices can infer from a model name, i.e. the model makers' own APIs.
+        overrides: override rows; they replace rows of the same model and are listed first.
+    """
+    overrides = list(overrides)
+    needle = (contains or "").lower()
+    out: list[Price] = []
+
+    def wanted(p: Price) -> bool:
+        hay = f"{p.key} {p.name}".lower()
+        return (provider is None or p.provider == provider) and needle in hay and (include_deprecated or not p.deprecated)
+
+    out.extend(o for o in overrides if wanted(o))
+    for prov in _providers():
+        if provider is None and not all_providers and prov.model_match is None:
+            continue
+        if provider is not None and prov.id != provider:
+            continue
+        for info in prov.models:
+            if _override_for(overrides, info.id, prov.id) is not None:
+                continue
+            if needle and needle not in f"{prov.id}:{info.id} {info.name or ''}".lower():
+                continue
+            price = price_from_info(info, prov, on=on)
+            if wanted(price):
+                out.append(price)
+    return out
+
+
+def provider_ids() -> list[str]:
+    """The provider ids of the price data ("openai", "anthropic", "groq", ...)."""
+    return [p.id for p in _providers()]
+
+
+# -- the override file -----------------------------------------------------------------------
+@dataclass
+class _Row:
+    where: str  # "line 3" / "[[model]] entry 2"
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+def _bad(path: Path, where: str, column: str, problem: str) -> ValueError:
+    return ValueError(f"{path}: {where}, column {column}: {problem}")
+
+
+def _money(path: Path, row: _Row, column: str, *, required: bool) -> Decimal | None:
+    raw = row.values.get(column)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        if required:
+            raise _bad(path, row.where, column, "missing value (a price in USD per million tokens, e.g. 2.50)")
+        return None
+    if isinstance(raw, bool):
+        raise _bad(path, row.where, column, f"{raw!r} is not a number")
+    try:
+        value = raw if isinstance(raw, Decimal) else Decimal(str(raw).strip())
+    except InvalidOperation:
+        raise _bad(path, row.where, column, f"{raw!r} is not a number (write a plain decimal such as 2.50: "
+                   "no currency sign, no thousands separator)") from None
+    if not value.is_finite() or value < 0:
+        raise _bad(path, row.where, column, f"{raw!r} must be a finite, non-negative USD amount per million tokens")
+    return value
+
+
+def _text(path: Path, row: _Row, column: str, *, required: bool) -> str:
+    raw = row.values.get(column)
+    text = "" if raw is None else str(raw).strip()
+    if required and not text:
+        raise _bad(path, row.where, column, "missing value")
+    return text
+
+
+def _as_of(path: Path, row: _Row) -> date:
+    raw = row.values.get("as_of")
+    if isinstance(raw, datetime):
+        return raw.date()
+    if isinstance(raw, date):
+        return raw
+    text = _text(path, row, "as_of", required=True)
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise _bad(path, row.where, "as_of", f"{text!r} is not a date (write YYYY-MM-DD)") from None
+
+
+def _read_rows(path: Path) -> list[_Row]:
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh, parse_float=Decimal)  # exact decimals, never binary floats
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path}: not valid TOML: {e}") from e
+        entries = data.get("model")
+        if not isinstance(entries, list) or not entries:
+            raise ValueError(f"{path}: expected one [[model]] table per model, with keys {', '.join(OVERRIDE_COLUMNS)}")
+        rows = []
+        for i, entry in enumerate(entries, start=1):
+            label = f"[[model]] entry {i}" + (f" ({entry['model']!r})" if isinstance(entry.get("model"), str) else "")
+            rows.append(_Row(label, dict(entry)))
+        return rows
+    if suffix == ".csv":
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            if not reader.fieldnames:
+                raise ValueError(f"{path}: empty file; expected a header row: {','.join(OVERRIDE_COLUMNS)}")
+            rows = []
+            for rec in reader:
+                if None in rec:  # more cells than header columns
+                    raise ValueError(f"{path}: line {reader.line_num}: more cells than the header has columns")
+                if not any((v or "").strip() for v in rec.values()):
+                    continue
+                rows.append(_Row(f"line {reader.line_num}", {k.strip(): v for k, v in rec.items() if k is not None}))
+            return rows
+    raise ValueError(f"{path}: unknown price file type {suffix!r}; use .csv or .toml")
+
+
+def load_overrides(path: str | Path) -> list[Price]:
+    """Read and validate a user price file (CSV or TOML) into `Price` rows.
+
+    Columns (CSV header, or keys of each TOML ``[[model]]`` table): model, usd_per_mtok_input,
+    usd_per_mtok_output, source, as_of (YYYY-MM-DD) are required; usd_per_mtok_cached_input,
+    provider, tokenizer, exactness (exact|approximate, with tokenizer) and note are optional.
+
+    Raises:
+        ValueError: the first problem, naming the file, the line (CSV) or entry (TOML) and
+            the column: an unknown column, a missing value, a value that is not a
+            non-negative number or a date, or the same model twice.
+        OSError: the file cannot be read.
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "p.csv"
+    >>> _ = f.write_text("model,usd_per_mtok_input,usd_per_mtok_output,source,as_of\\nmine,0.5,1.5,invoice,2026-01-31\\n")
+    >>> p = load_overrides(f)[0]
+    >>> (p.model, p.input.base, p.output.base, p.as_of.isoformat())
+    ('mine', Decimal('0.5'), Decimal('1.5'), '2026-01-31')
+    """
+    path = Path(path)
+    rows = _read_rows(path)
+    out: list[Price] = []
+    seen: dict[tuple[str, str], str] = {}
+    for row in rows:
+        unknown = [k for k in row.values if k not in OVERRIDE_COLUMNS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], OVERRIDE_COLUMNS, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise _bad(path, row.where, unknown[0], f"unknown column{hint}; valid columns: {', '.join(OVERRIDE_COLUMNS)}")
+        model = _text(path, row, "model", required=True)
+        provider = _text(path, row, "provider", required=False).lower()
+        key = (provider, model.lower())
+        if key in seen:
+            raise _bad(path, row.where, "model", f"{model!r} is listed twice (also at {seen[key]})")
+        seen[key] = row.where
+        tokenizer = _text(path, row, "tokenizer", required=False) or None
+        exactness = _text(path, row, "exactness", required=False) or None
+        if exactness and not tokenizer:
+            raise _bad(path, row.where, "exactness", "given without a tokenizer column value")
+        if exactness and exactness not in ("exact", "approximate"):
+            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact or approximate")
+        if tokenizer:
+            from .tokenizers import CATALOGUE  # the registry names are the valid values
+
+            if tokenizer not in CATALOGUE:
+                raise _bad(path, row.where, "tokenizer", f"unknown tokenizer {tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+        note = _text(path, row, "note", required=False)
+        source = _text(path, row, "source", required=True)
+        out.append(Price(
+            provider=provider, model=model,
+            input=Rate(_money(path, row, "usd_per_mtok_input", required=True)),
+            output=Rate(_money(path, row, "usd_per_mtok_output", required=True)),
+            cached_input=(Rate(c) if (c := _money(path, row, "usd_per_mtok_cached_input", required=False)) is not None else None),
+            source=f"{path.name}: {source}", as_of=_as_of(path, row), name=model,
+            notes=(f"price from {path.name} ({row.where})",) + ((note,) if note else ()),
+            tokenizer=tokenizer, exactness=(exactness or "exact") if tokenizer else None))
+    return out

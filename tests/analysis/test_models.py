@@ -1,0 +1,137 @@
+"""The model -> tokenizer map: packaged rules, exactness labels, nothing substituted silently."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis import load_tokenizer
+from analysis.models import EXACTNESS, ChatOverhead, Rule, load_rules, parse_rules, tokenizer_for_model
+from analysis.tokenizers import CATALOGUE
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_rules()
+
+
+def test_packaged_rules_load_and_name_registry_tokenizers(rules):
+    assert len(rules) > 20
+    for rule in rules:
+        assert rule.exactness in EXACTNESS
+        assert all(name in CATALOGUE for name in rule.tokenizers)
+        assert rule.why
+
+
+@pytest.mark.parametrize(("model", "tokenizer", "exactness"), [
+    pytest.param("gpt-4o", "o200k_base", "exact", id="gpt-4o"),
+    pytest.param("gpt-4o-mini", "o200k_base", "exact", id="gpt-4o-mini-not-gpt-4"),  # first rule wins
+    pytest.param("gpt-4-turbo", "cl100k_base", "exact", id="gpt-4-turbo"),
+    pytest.param("gpt-3.5-turbo", "cl100k_base", "exact", id="gpt-3.5"),
+    pytest.param("text-davinci-003", "p50k_base", "exact", id="p50k"),
+    pytest.param("davinci", "r50k_base", "exact", id="r50k"),
+    pytest.param("gpt-oss-120b", "o200k_harmony", "exact", id="gpt-oss"),
+    pytest.param("deepseek-chat", "deepseek-v4", "exact", id="deepseek"),
+    pytest.param("qwen/qwen3-32b", "qwen2.5", "exact", id="qwen3"),
+    pytest.param("Qwen/Qwen3.6-Plus", "qwen3.6", "exact", id="qwen3.6"),
+    pytest.param("deepseek-r1-distill-llama-70b", "llama3", "exact", id="distill-llama-before-deepseek"),
+    pytest.param("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4", "exact", id="llama4"),
+    pytest.param("llama-3.3-70b-versatile", "llama3", "exact", id="llama3"),
+    pytest.param("mistral-nemo", "mistral-tekken", "exact", id="tekken"),
+    pytest.param("claude-sonnet-4-5", "o200k_base", "approximate", id="claude"),
+    pytest.param("gemini-2.5-flash", "o200k_base", "approximate", id="gemini"),
+    pytest.param("whisper-1", None, "none", id="speech"),
+])
+def test_known_mappings(rules, model, tokenizer, exactness):
+    choice = tokenizer_for_model(model, rules=rules)
+    assert choice.exactness == exactness
+    assert choice.wanted == tokenizer
+
+
+def test_openai_models_agree_with_tiktoken(rules):
+    """Every OpenAI model id in the price data that tiktoken can map gets the same encoding, exact."""
+    tiktoken_model = pytest.importorskip("tiktoken.model")
+    from genai_prices import data_snapshot
+
+    checked = 0
+    for provider in data_snapshot.get_snapshot().providers:
+        if provider.id != "openai":
+            continue
+        for info in provider.models:
+            try:
+                expected = tiktoken_model.encoding_name_for_model(info.id)
+            except KeyError:
+                continue
+            choice = tokenizer_for_model(info.id, rules=rules)
+            assert (choice.wanted, choice.exactness) == (expected, "exact"), info.id
+            checked += 1
+    assert checked >= 20
+
+
+def test_approximate_is_labelled_with_its_proxy_and_estimate(rules):
+    choice = tokenizer_for_model("claude-sonnet-4-5", rules=rules)
+    assert choice.usable and choice.tokenizer == "o200k_base"
+    assert choice.label == "~o200k_base"
+    assert choice.note.startswith("estimate")
+    exact = tokenizer_for_model("gpt-4o", rules=rules)
+    assert exact.label == "o200k_base" and "estimate" not in exact.note
+
+
+def test_unmatched_model_has_no_tokenizer_and_says_how_to_get_one(rules):
+    choice = tokenizer_for_model("acme-frontier-9", rules=rules)
+    assert (choice.tokenizer, choice.exactness, choice.status) == (None, "none", "no tokenizer")
+    assert not choice.usable
+    assert "--fallback-tokenizer" in choice.note
+
+
+def test_exact_tokenizer_not_fetched_is_not_replaced_by_a_proxy(rules):
+    # tests run with an empty TOKENPRISM_DATA_DIR (conftest), so llama3 is not fetched
+    choice = tokenizer_for_model("llama-3.3-70b-versatile", rules=rules)
+    assert choice.exactness == "exact"
+    assert choice.tokenizer is None and not choice.usable
+    assert choice.status == "not fetched: tokenprism vocab fetch llama3"
+
+
+def test_approximate_falls_to_next_proxy_and_names_the_closer_one(rules):
+    choice = tokenizer_for_model("mistral-medium-latest", rules=rules)
+    assert choice.exactness == "approximate"
+    assert choice.tokenizer == "o200k_base"  # mistral-tekken is not fetched in tests
+    assert "tokenprism vocab fetch mistral-tekken" in choice.note
+
+
+def test_also_names_are_tried_when_the_id_matches_nothing(rules):
+    assert tokenizer_for_model("acme-1", also=("gpt-4o",), rules=rules).tokenizer == "o200k_base"
+
+
+def test_openai_chat_overhead_has_a_source_and_role_names_are_one_token(rules):
+    choice = tokenizer_for_model("gpt-4o", rules=rules)
+    assert choice.chat == ChatOverhead(4, 3, choice.chat.source)
+    assert "openai-cookbook" in choice.chat.source
+    # per_message = 3 format tokens + the role name, which must be one token in both vocabularies
+    for name in ("cl100k_base", "o200k_base"):
+        tok = load_tokenizer(name)
+        assert [tok.count(role) for role in ("user", "system", "assistant")] == [1, 1, 1]
+    assert choice.chat.tokens(2) == 11
+    assert tokenizer_for_model("claude-sonnet-4-5", rules=rules).chat is None  # unknown, not zero
+
+
+@pytest.mark.parametrize(("rule", "message"), [
+    pytest.param({"match": ["x"], "tokenizer": "nope", "exactness": "exact", "why": "w"}, "unknown tokenizer", id="tokenizer"),
+    pytest.param({"match": ["x"], "tokenizer": ["o200k_base"], "exactness": "exact", "why": "w"}, "exactly one", id="exact-list"),
+    pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "approximate", "why": "w"}, "proxy", id="approx-str"),
+    pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "none", "why": "w"}, "no tokenizer", id="none"),
+    pytest.param({"match": ["x"], "exactness": "sure", "why": "w"}, "exactness", id="exactness"),
+    pytest.param({"match": ["x"], "exactness": "none", "why": "w", "colour": 1}, "unknown keys", id="key"),
+    pytest.param({"match": [], "exactness": "none", "why": "w"}, "match", id="match"),
+    pytest.param({"match": ["x"], "exactness": "none"}, "why", id="why"),
+    pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "exact", "why": "w",
+                  "chat": {"per_message": -1, "per_request": 0, "source": "s"}}, "non-negative", id="chat"),
+])
+def test_bad_rules_are_rejected_with_the_rule_number(rule, message):
+    with pytest.raises(ValueError, match=message) as info:
+        parse_rules({"version": 1, "rule": [rule]})
+    assert "rule #1" in str(info.value)
+
+
+def test_patterns_are_case_insensitive_globs():
+    rule = Rule(("*Llama-3*",), ("llama3",), "exact", "w", None)
+    assert rule.matches("meta-llama/LLAMA-3.3-70b") and not rule.matches("llama-2-7b")
