@@ -18,6 +18,7 @@ _COMMAND_MODULES = (
     "analysis.cli_corpus",  # corpus list/show/stats
     "analysis.cli_dashboard",  # dashboard
     "analysis.cli_cost",  # cost, models
+    "analysis.cli_measure",  # measure, report, plot, probe
 )
 
 

@@ -474,6 +474,8 @@ def format_usd(value: Decimal | None) -> str:
 
     >>> format_usd(Decimal("1234.5678")), format_usd(Decimal("0.000123456")), format_usd(None)
     ('$1,234.57', '$0.0001235', 'no price')
+    >>> format_usd(Decimal("0.000088")), format_usd(Decimal("0.00000012345"))
+    ('$0.00008800', '$0.0000001234')
     """
     if value is None or (isinstance(value, float) and value != value):
         return "no price"
@@ -481,7 +483,11 @@ def format_usd(value: Decimal | None) -> str:
         return "$0"
     if abs(value) >= 1:
         return f"${value:,.2f}"
-    return f"${value:.4g}" if abs(value) >= Decimal("1e-4") else f"${float(value):.3e}"
+    if abs(value) >= Decimal("1e-4"):
+        return f"${value:.4g}"
+    # plain decimals, never scientific notation: 4 significant digits after the leading zeros
+    digits = -Decimal(abs(value)).adjusted() + 3
+    return f"${value:.{digits}f}"
 
 
 def display_models(report: CostReport) -> pd.DataFrame:
