@@ -1,0 +1,135 @@
+"""BPE lab: step through byte-level BPE training, then train ownbpe and Hugging Face side by side."""
+
+import streamlit as st
+
+from analysis import dashboard_support as ds
+from analysis.render import html_tokens
+from dashboards import shared
+
+SENNRICH = ("low low low low low lower lower newest newest newest newest newest newest "
+            "widest widest widest\nthe lowest of the new, the widest of the low")
+
+st.title("BPE lab")
+st.caption("Byte-level BPE starts from the 256 bytes and, again and again, merges the most frequent adjacent "
+           "pair of tokens into a new one. Watch it learn, merge by merge.")
+
+step_tab, train_tab = st.tabs(["Step through training", "ownbpe vs Hugging Face"])
+
+
+# Each tab is a function so that a message in one (e.g. an empty corpus) can end it with
+# `return` without stopping the other, as st.stop() would.
+def step_through() -> None:
+    source = st.segmented_control("Corpus", ["Type a corpus", "Built-in sample"], default="Type a corpus",
+                                  key="lab_source")
+    if source == "Built-in sample":
+        samples = shared.builtin_samples()
+        sample_id = st.selectbox("Sample", samples["id"], key="lab_sample")
+        corpus = samples.loc[samples["id"] == sample_id, "text"].iloc[0]
+        if len(corpus) > ds.LAB_MAX_CHARS:
+            corpus = corpus[: ds.LAB_MAX_CHARS]
+            st.caption(f"Using the first {ds.LAB_MAX_CHARS:,} characters.")
+    else:
+        corpus = st.text_area("Corpus", SENNRICH, height=110, key="lab_corpus",
+                              help=f"Up to {ds.LAB_MAX_CHARS:,} characters; pre-tokenized with GPT-2's pattern.")
+    n_merges = st.slider("Number of merges", 1, ds.LAB_MAX_MERGES, 15, key="lab_merges")
+    try:
+        steps = shared.lab_steps(corpus, n_merges)
+    except ValueError as e:
+        st.warning(str(e))
+        return
+    rules = steps.rules
+    learned = len(rules)
+    if learned < n_merges:
+        st.info(f"The corpus ran out of pairs after {learned} merges: every pre-token is a single token.")
+    if learned == 0:
+        return
+    step = st.slider("Show the corpus after step", 0, learned, learned, key="lab_step")
+
+    n_bytes = len(corpus.encode("utf-8"))
+    n_tokens = n_bytes if step == 0 else int(rules["n_tokens"].iloc[step - 1])
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Merges learned", learned)
+    c2.metric("Tokens after this step", f"{n_tokens:,}", f"{n_tokens - n_bytes:,} vs bytes", delta_color="off",
+              delta_arrow="off")
+    c3.metric("Bytes per token", f"{n_bytes / n_tokens:.2f}")
+    c4.metric("Round-trips", f"{int(rules['round_trip'].sum())} / {learned}")
+    if rules["round_trip"].all():
+        st.success(f"Round-trip checked at every step: decoding the encoded corpus gives it back exactly, "
+                   f"for each of the {learned} tokenizers along the way.", icon=":material/check_circle:")
+    else:
+        bad = rules.loc[~rules["round_trip"], "step"].tolist()
+        st.error(f"Round-trip failed at steps {bad}.")
+
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown("**Rules in the order learned** — *count* is how often the winning pair occurred when it won")
+        st.dataframe(rules, hide_index=True, height=320, width="stretch",
+                     column_config={"bytes_per_token": st.column_config.NumberColumn(format="%.2f")})
+    with right:
+        st.markdown("**Diminishing returns** — the winning pair's count, step by step")
+        st.line_chart(rules, x="step", y="count", height=320, x_label="merge step", y_label="pair count")
+
+    st.markdown(f"**The corpus after step {step}** · {n_tokens:,} tokens"
+                + (f" · last merge: `{rules['left'].iloc[step - 1]}` + `{rules['right'].iloc[step - 1]}` → "
+                   f"`{rules['merged'].iloc[step - 1]}`" if step else " · raw bytes"))
+    st.html(html_tokens(corpus, shared.lab_pieces(corpus, n_merges, step)))
+
+
+def train_and_compare() -> None:
+    st.markdown("Train tokenprism's `ownbpe` and Hugging Face's `BpeTrainer` (ByteLevel, GPT-2 split pattern) on "
+                "the same corpus to the same vocabulary size. Both count pairs the same way; where counts tie, "
+                "ownbpe takes the lexicographically greatest pair and Hugging Face the smallest.")
+    source = st.segmented_control("Training corpus", ["Built-in corpus", "Upload a file"], default="Built-in corpus",
+                                  key="train_source")
+    if source == "Upload a file":
+        upload = st.file_uploader("A UTF-8 text file", key="train_upload",
+                                  help=f"Up to {ds.TRAIN_MAX_BYTES / 1e6:.0f} MB.")
+        if upload is None:
+            st.info("Upload a text corpus, or pick a built-in one.")
+            return
+        try:
+            corpus, _ = ds.decode_upload(upload.getvalue(), upload.name, max_bytes=ds.TRAIN_MAX_BYTES)
+        except ValueError as e:
+            st.error(str(e))
+            return
+    else:
+        category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin")
+        corpus = shared.builtin_corpus(category)
+    vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, ds.TRAIN_MAX_VOCAB, 1000, step=100,
+                                 key="train_vocab")
+    try:
+        result = shared.train_both(corpus, int(vocab_size))
+    except ValueError as e:
+        st.warning(str(e))
+        return
+
+    summary = result.summary.assign(corpus_mb_per_s=len(corpus.encode("utf-8")) / 1e6 / result.summary["seconds"])
+    st.table(shared.styled(summary, digits=3), hide_index=True)
+    own_s, hf_s = result.summary["seconds"]
+    st.caption(f"{len(corpus):,} characters. ownbpe (pure Python) took {own_s / hf_s:.1f}× Hugging Face's time (Rust).")
+    if result.first_difference is None:
+        st.success("Both trainers learned exactly the same merges in the same order.", icon=":material/check_circle:")
+    else:
+        st.info(f"The merges agree up to step {result.first_difference - 1} and first differ at step "
+                f"{result.first_difference} (a tie in pair counts, broken differently).")
+    vocab = result.vocab
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Learned tokens in both", int(vocab["in_both"].sum()))
+    c2.metric("Only in ownbpe", int(vocab["hf_id"].isna().sum()))
+    c3.metric("Only in Hugging Face", int(vocab["ownbpe_id"].isna().sum()))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Merges, step by step**")
+        st.dataframe(result.merges, hide_index=True, height=300, width="stretch")
+    with right:
+        st.markdown("**Learned tokens** (longest first)")
+        st.dataframe(vocab, hide_index=True, height=300, width="stretch")
+    probe = st.text_input("Split a text with both", "The lowest newest tokenizer splits unseen words.", key="train_probe")
+    if probe:
+        st.table(result.split(probe), hide_index=True)
+
+
+with step_tab:
+    step_through()
+with train_tab:
+    train_and_compare()

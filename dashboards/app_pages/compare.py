@@ -1,0 +1,99 @@
+"""Compare: one text under every tokenizer — counts, ratios, cost, and the drawn boundaries."""
+
+import streamlit as st
+
+from analysis import dashboard_support as ds
+from analysis.corpus import sample_text
+from analysis.render import html_tokens
+from dashboards import shared
+
+st.title("Compare")
+st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts.")
+
+source = st.segmented_control("Input", ["Paste text", "Upload a file"], default="Paste text", key="source")
+if source == "Upload a file":
+    upload = st.file_uploader("A UTF-8 text file", key="upload",
+                              help=f"Up to {ds.MAX_UPLOAD_BYTES / 1e6:.0f} MB and {ds.MAX_INPUT_CHARS:,} characters.")
+    replace = st.checkbox("Replace invalid UTF-8 bytes with U+FFFD", key="replace")
+    if upload is None:
+        st.info("Upload a text file to compare it, or switch to *Paste text*.")
+        st.stop()
+    try:
+        text, n_replaced = ds.decode_upload(upload.getvalue(), upload.name, replace_invalid=replace)
+    except ValueError as e:
+        st.error(str(e))
+        st.stop()
+    if n_replaced:
+        st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
+else:
+    text = st.text_area("Text", value=sample_text(), height=180, key="text",
+                        help=f"Up to {ds.MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are kept.")
+
+all_names = shared.tokenizer_names()
+c1, c2 = st.columns([3, 1])
+names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers")
+models = shared.model_choices()
+model = c2.selectbox("Price it for", models, index=0, key="cost_model",
+                     help="Each row is priced at this model's input price; the row of the model's own tokenizer is "
+                          "marked in for_model. Type to search every model with a price.")
+
+problem = ds.input_problem(text)
+if problem:
+    st.warning(problem)
+    st.stop()
+if not names:
+    st.warning("Pick at least one tokenizer.")
+    st.stop()
+
+df = shared.compare_frame(text, tuple(names))
+fewest = df.loc[df["n_tokens"].idxmin()]
+most = df.loc[df["n_tokens"].idxmax()]
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Characters", f"{len(text):,}")
+c2.metric("UTF-8 bytes", f"{int(df['n_bytes'].iloc[0]):,}")
+c3.metric("Fewest tokens", f"{int(fewest['n_tokens']):,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
+c4.metric("Most tokens", f"{int(most['n_tokens']):,}", most["tokenizer"], delta_color="off", delta_arrow="off")
+
+priced, note = shared.input_cost(df, model)
+st.table(shared.styled(priced.drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+st.caption(note)
+
+specials = ds.special_strings_in(text, shared.tokenizers(names))
+if len(specials):
+    found = ", ".join(f"`{s}`" for s in specials["special"].unique())
+    st.warning(f"The text contains special-token strings ({found}). They are **counted as plain text**, as an "
+               "API counts user text, not as the special token's single id:", icon=":material/warning:")
+    st.dataframe(specials, hide_index=True, width="stretch")
+
+st.subheader("Token boundaries")
+show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show")
+show_ids = st.toggle("List every token's id and bytes", key="show_ids")
+prefix = ds.highlight_prefix(text)
+if len(prefix) < len(text):
+    st.caption(f"Drawing the first {len(prefix):,} of {len(text):,} characters (the counts above are for all of it).")
+st.html(shared.LEGEND)
+for name in show:
+    ps = shared.pieces(prefix, name)
+    st.markdown(f"**{name}** · {len(ps):,} tokens")
+    st.html(html_tokens(prefix, ps))
+    if show_ids:
+        st.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}", "partial": p.partial}
+                      for i, p in enumerate(ps[:5000])], hide_index=True, width="stretch", height=240)
+
+st.subheader("Side by side")
+c1, c2 = st.columns(2)
+pair = shared.default_names(names) + names
+a = c1.selectbox("Left", names, index=names.index(pair[0]), key="side_a")
+b = c2.selectbox("Right", names, index=names.index(next((n for n in pair if n != a), a)), key="side_b")
+pa, pb = shared.pieces(prefix, a), shared.pieces(prefix, b)
+diff = ds.boundary_diff(pa, pb)
+st.caption(f"{a}: {len(pa):,} tokens · {b}: {len(pb):,} tokens · {diff.shared:,} cut positions shared, "
+           f"boundary agreement {diff.agreement:.0%}. Tokens underlined in red have no identical token on the other side.")
+c1.html(ds.marked_html(prefix, pa, pb))
+c2.html(ds.marked_html(prefix, pb, pa))
+if a != b:
+    regions = ds.diff_regions(prefix, pa, pb)
+    st.markdown(f"**Where they cut differently** · {len(regions):,}{'+' if len(regions) == 200 else ''} stretches")
+    if len(regions):
+        st.dataframe(regions.rename(columns={"a": a, "b": b, "n_a": f"n_{a}", "n_b": f"n_{b}"}), hide_index=True,
+                     width="stretch", height=min(38 + 35 * len(regions), 320))

@@ -1,0 +1,96 @@
+"""Explore: the analysis figures and tables on the built-in corpora, filtered, with CSV downloads."""
+
+import streamlit as st
+
+from analysis import dashboard_support as ds
+from dashboards import shared
+
+st.title("Explore")
+st.caption("Every tokenizer on tokenprism's built-in corpora (prose, code, a parallel multilingual text, numbers, "
+           "whitespace variants) and the five probes that explain the differences. Ratios are ratios of sums.")
+
+names = shared.tokenizer_names()
+measured = shared.explore_measured(tuple(names))
+
+chosen = st.multiselect("Tokenizers", names, default=names, key="ex_tokenizers")
+c2, c3 = st.columns(2)
+categories = c2.multiselect("Categories", list(measured["category"].cat.categories), key="ex_categories",
+                            placeholder="All categories")
+languages = c3.multiselect("Languages", sorted(measured["language"].astype(str).unique()), key="ex_languages",
+                           placeholder="All languages")
+if not chosen:
+    st.warning("Pick at least one tokenizer.")
+    st.stop()
+filters = {"tokenizers": chosen, "categories": categories or None, "languages": languages or None}
+
+
+def show(name: str, table, *, plot: str | None = None, caption: str = "") -> None:
+    """A figure (if any), the table, and its CSV download."""
+    if table.empty:
+        st.info(f"No rows of {name} match the filters.")
+        return
+    if plot:
+        png = shared.figure_png(plot, table)
+        if png:
+            st.image(png)
+    if caption:
+        st.caption(caption)
+    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 320))
+    st.download_button(f"Download {name}.csv", table.to_csv(index=False).encode("utf-8"), f"{name}.csv",
+                       "text/csv", key=f"dl_{name}", icon=":material/download:")
+
+
+def probe(name: str):
+    # computed for every tokenizer once (cached), then filtered: changing a filter is instant
+    return ds.filter_frame(shared.probe_table(tuple(names), name), **filters)
+
+
+# One section at a time (not tabs, which would compute every probe on the first visit).
+section = st.segmented_control("Section", ["Categories", "1 · Code", "2 · Languages", "3 · Numbers",
+                                           "4 · Whitespace", "5 · Boundaries"], default="Categories",
+                               key="ex_section") or "Categories"
+
+if section == "Categories":
+    rows = ds.filter_frame(measured, **filters)
+    if rows.empty:
+        st.info("No sample matches the filters.")
+    else:
+        summary = shared.summarize(rows, ("category", "tokenizer"))
+        show("summary-by-category", summary, plot="chars_per_token_by_category",
+             caption="Characters per token = total characters / total tokens of the category's samples "
+                     "(a ratio of sums: long samples weigh as much as they cost).")
+        with st.expander(f"Every sample × tokenizer ({len(rows):,} rows)"):
+            show("measured", rows)
+
+elif section == "1 · Code":
+    st.markdown("Code spends tokens on indentation, punctuation runs and identifiers. Controlled variants of one "
+                "file isolate one property each.")
+    show("code-languages", probe("code-languages"), plot="code_languages")
+    show("code-variants", probe("code-variants"), plot="code_variants")
+    show("whitespace-tokens", probe("whitespace-tokens"))
+
+elif section == "2 · Languages":
+    st.markdown("Premium = tokens for a language ÷ tokens for English on the same parallel text.")
+    show("language-premium", probe("language-premium"), plot="language_premium")
+    show("tokenizer-reduction", probe("tokenizer-reduction"), plot="tokenizer_reduction")
+    show("bytes-per-char", shared.probe_table(tuple(names), "bytes-per-char"))
+
+elif section == "3 · Numbers":
+    show("digit-lengths", probe("digit-lengths"), plot="tokens_vs_digits")
+    show("single-token-years", probe("single-token-years"), plot="single_token_years")
+    show("single-token-numbers", probe("single-token-numbers"))
+    show("digit-grouping", probe("digit-grouping"))
+    show("thousands-separators", probe("thousands-separators"))
+
+elif section == "4 · Whitespace":
+    show("trailing-whitespace", probe("trailing-whitespace"), plot="whitespace_deltas")
+    show("whitespace-summary", probe("whitespace-summary"))
+    show("leading-space", probe("leading-space"))
+
+else:
+    if len(chosen) < 2:
+        st.info("Pick two tokenizers or more to compare their boundaries.")
+    else:
+        show("agreement-matrix", probe("agreement-matrix"), plot="boundary_agreement",
+             caption="Jaccard index of the sets of character offsets where tokens meet (1 = identical cuts).")
+        show("boundary-agreement", probe("boundary-agreement"))

@@ -1,0 +1,226 @@
+"""What every page shares: cached tokenizers and measurements, and the CSS for drawn tokens.
+
+Unlike the pages (scripts that draw), this module only wraps `analysis` calls in Streamlit's
+caches. Tokenizer adapters are `cache_resource` (loaded once per process, thread-safe, never
+mutated); frames computed from widget values are `cache_data`, keyed by those values and
+bounded by `max_entries`.
+"""
+
+from __future__ import annotations
+
+import io
+
+import ownbpe
+import pandas as pd
+import streamlit as st
+
+from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
+from analysis import dashboard_support as ds
+from analysis.compare import compare
+from analysis.cli_cost import render_html
+from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
+from analysis import plots, plots_cost, pricing, probes, probes_numbers, probes_whitespace
+from analysis.measure import measure, summarize as summarize_measured
+from analysis.corpus import load_builtin
+from analysis.tokenizers import CATALOGUE, tiktoken_params
+
+# Two alternating token colours (the terminal renderer's light blue and light orange), a pink
+# for tokens holding part of a character, and a red bar under tokens the other side lacks.
+CSS = """
+<style>
+.tp-text { font-family: "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 0.92rem;
+  line-height: 2.0; white-space: pre-wrap; overflow-wrap: break-word; color: #1d1d1f; background: #fbfbfd;
+  border: 1px solid #e3e5ea; border-radius: 0.5rem; padding: 0.6rem 0.8rem; max-height: 26rem; overflow-y: auto; }
+.tp-tok { border-radius: 3px; padding: 2px 0; margin-right: 1px; }
+/* spaces are drawn as "·", so a line has no break opportunity but these: between tokens */
+.tp-tok::after { content: "\\200B"; }
+.tp-t0 { background: #cfe2ff; }
+.tp-t1 { background: #ffe0bd; }
+.tp-partial { background: #ffc2d1; font-size: 0.8em; }
+.tp-diff { box-shadow: inset 0 -3px 0 #d62728; }
+.tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
+</style>
+"""
+
+LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
+          '<span class="tp-tok tp-t0">token</span><span class="tp-tok tp-t1">next token</span>'
+          '<span class="tp-tok tp-partial">&lt;0xE3&gt; part of a character</span>'
+          '· space &nbsp; → tab &nbsp; ↵ newline &nbsp; — hover a token for its id and bytes</div>')
+
+
+def inject_css() -> None:
+    st.html(CSS)
+
+
+def default_names(names: list[str], preferred=("o200k_base", "cl100k_base")) -> list[str]:
+    """The preferred tokenizers that are offered, else the first two offered."""
+    return [n for n in preferred if n in names] or names[:2]
+
+
+@st.cache_resource(max_entries=64, show_spinner="Loading tokenizer…")
+def tokenizer(name: str) -> Tokenizer:
+    return load_tokenizer(name)
+
+
+def tokenizers(names) -> list[Tokenizer]:
+    return [tokenizer(n) for n in names]
+
+
+@st.cache_data(ttl=600, max_entries=1, show_spinner=False)
+def tokenizer_names() -> list[str]:
+    return available_tokenizers()
+
+
+@st.cache_data(max_entries=32, show_spinner="Counting…")
+def compare_frame(text: str, names: tuple[str, ...]) -> pd.DataFrame:
+    return compare(text, tokenizers(names))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pieces(text: str, name: str) -> list[Piece]:
+    return tokenizer(name).pieces(text)
+
+
+def styled(df: pd.DataFrame, digits: int = 2):
+    """A Styler for st.table: floats with `digits` decimals, counts with thousands separators,
+    booleans as ✓ / ✗.
+
+    The frame's values stay as they are (tests read them); only their display is formatted.
+    """
+    formats = {}
+    for col in df.columns:
+        kind = df[col].dtype.kind
+        if col.startswith("usd"):
+            formats[col] = format_usd  # money: Decimal, "no price" for None (never $0)
+        elif kind == "f":
+            formats[col] = f"{{:,.{digits}f}}"
+        elif kind in "iu" and not col.endswith(("_id", "_size", "step")):
+            formats[col] = "{:,}"
+        elif kind == "b" or str(df[col].dtype) == "boolean":
+            formats[col] = _tick
+    return df.style.format(formats, na_rep="—")
+
+
+def _tick(v) -> str:
+    return "—" if pd.isna(v) else "✓" if v else "✗"
+
+
+# -- BPE lab ---------------------------------------------------------------------------------------
+@st.cache_data(max_entries=16, show_spinner="Training, one merge at a time…")
+def lab_steps(corpus: str, n_merges: int):
+    return ds.bpe_steps(corpus, n_merges)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def lab_pieces(corpus: str, n_merges: int, step: int) -> list[Piece]:
+    return lab_steps(corpus, n_merges).pieces_at(step)
+
+
+@st.cache_data(max_entries=8, show_spinner="Training ownbpe and Hugging Face…")
+def train_both(corpus: str, vocab_size: int):
+    return ds.train_both(corpus, vocab_size)
+
+
+@st.cache_data(max_entries=8, show_spinner="Loading the built-in corpus…")
+def builtin_corpus(category: str) -> str:
+    """Every built-in sample of one category, joined by blank lines."""
+    return "\n\n".join(load_builtin([category])["text"])
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def builtin_samples() -> pd.DataFrame:
+    """id, category, language and text of every stored (not generated) built-in sample."""
+    return load_builtin(["prose", "code", "multilingual"])[["id", "category", "language", "text"]]
+
+
+# -- Why -------------------------------------------------------------------------------------------
+def family(name: str) -> str:
+    return CATALOGUE[name].family
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def digit_grouping(names: tuple[str, ...], number: str) -> pd.DataFrame:
+    return probes_numbers.digit_grouping(tokenizers(names), [number])
+
+
+@st.cache_data(max_entries=4, show_spinner="Encoding every year…")
+def single_token_years(names: tuple[str, ...], context: str) -> pd.DataFrame:
+    start, stop = probes_numbers.YEARS
+    single = probes_numbers.single_token_numbers(tokenizers(names), stop=stop + 1, contexts=[context])
+    return probes_numbers.single_token_years(single)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def trailing_whitespace(names: tuple[str, ...], text: str, max_spaces: int) -> pd.DataFrame:
+    return probes_whitespace.trailing_whitespace(tokenizers(names), [text], max_spaces=max_spaces)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Loading the ranks into ownbpe…")
+def explainer(name: str):
+    """ownbpe replaying a tiktoken-family vocabulary (shared; `explain` does not change it)."""
+    return ownbpe.Tokenizer.from_tiktoken(*tiktoken_params(name))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def merge_trace(name: str, text: str) -> tuple[pd.DataFrame, pd.DataFrame, list[int]]:
+    """(pieces, steps, ids) of ownbpe's explanation of `text` under `name`'s ranks."""
+    explanations = explainer(name).explain(text, ordinary=True)
+    pieces, steps = ds.merge_trace(explanations)
+    return pieces, steps, [i for p in explanations for i in p.ids]
+
+
+# -- Explore ---------------------------------------------------------------------------------------
+@st.cache_data(max_entries=2, show_spinner="Measuring the built-in corpora (once)…")
+def explore_measured(names: tuple[str, ...]) -> pd.DataFrame:
+    """The built-in corpora measured under `names` (one row per sample x tokenizer)."""
+    return measure(load_builtin(), list(names))
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the probe…")
+def probe_table(names: tuple[str, ...], name: str) -> pd.DataFrame:
+    """One `analysis.probes.PROBE_TABLES` table for `names`; the code probes reuse the measurement."""
+    measured = explore_measured(names) if name.startswith("code-") else None
+    return probes.run_probe(name, probes.ProbeRun(tokenizers=list(names), measured=measured))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
+    """`analysis.plots.<plot>(table)` (or "plots_cost.<plot>") as PNG bytes; None for an empty table."""
+    if table.empty:
+        return None
+    module, _, name = plot.rpartition(".")
+    fig = getattr(plots_cost if module == "plots_cost" else plots, name)(table)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    return buf.getvalue()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def summarize(rows: pd.DataFrame, by: tuple[str, ...]) -> pd.DataFrame:
+    return summarize_measured(rows, list(by))
+
+
+# -- cost ------------------------------------------------------------------------------------------
+@st.cache_data(ttl=3600, max_entries=1, show_spinner=False)
+def model_choices() -> list[str]:
+    """The default cross-provider models first, then every model with a price."""
+    return list(dict.fromkeys([*DEFAULT_MODELS, *pricing.model_names()]))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
+    return ds.input_cost(counts, model)
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting and pricing…")
+def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int, chars: int | None,
+                output_tokens: int | None, output_ratio: str | None, cached: str):
+    """`analysis.cost.estimate` for the form's values (numbers as given: Workload validates them)."""
+    workload = Workload(requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
+                        cached_share=cached, messages_per_request=messages, chars_per_request=chars)
+    return estimate(inputs, list(models), workload=workload)
+
+
+@st.cache_data(max_entries=8, show_spinner="Writing the report…")
+def cost_html(report) -> bytes:
+    return render_html(report).encode("utf-8")

@@ -1,0 +1,31 @@
+"""ownbpe: a home-grown byte-level BPE that trains like the CS336 reference, encodes id-for-id
+like tiktoken, and explains its splits.
+
+Unlike tiktoken (Rust, encode only) and Hugging Face `tokenizers` (Rust, many model types), this
+package is pure Python and does one thing in the open: GPT-2-family byte-level BPE.
+
+>>> import ownbpe
+>>> tok = ownbpe.Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
+>>> tok.decode(tok.encode("lowest"))
+'lowest'
+"""
+
+from .explain import MergeStep as MergeStep
+from .explain import PieceExplanation as PieceExplanation
+from .explain import format_explanation as format_explanation
+from .patterns import CL100K_PATTERN as CL100K_PATTERN
+from .patterns import GPT2_PATTERN as GPT2_PATTERN
+from .patterns import O200K_PATTERN as O200K_PATTERN
+from .tokenizer import Tokenizer as Tokenizer
+from .train import train_bpe as train_bpe
+
+__all__ = [
+    "CL100K_PATTERN",
+    "GPT2_PATTERN",
+    "O200K_PATTERN",
+    "MergeStep",
+    "PieceExplanation",
+    "Tokenizer",
+    "format_explanation",
+    "train_bpe",
+]

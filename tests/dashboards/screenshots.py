@@ -1,0 +1,65 @@
+"""Screenshots of every dashboard page for the README: `python -m tests.dashboards.screenshots [OUT_DIR]`.
+
+Serves the app with `streamlit run`, opens each page (and each tab) in headless Chromium and
+saves a PNG the height of the page content. Default OUT_DIR: docs/screenshots.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.dashboards import browser
+
+# (file name, url path, tab label to click or None)
+SHOTS = [
+    ("compare", "", None),
+    ("explore", "explore", None),
+    ("why-digits", "why", None),
+    ("why-trailing-spaces", "why", "Trailing spaces"),
+    ("why-merge-trace", "why", "Merge trace"),
+    ("cost", "cost", None),
+    ("bpe-lab-steps", "bpe_lab", None),
+    ("bpe-lab-train", "bpe_lab", "ownbpe vs Hugging Face"),
+]
+WIDTH = 1400
+
+
+def shoot(page, url: str, out: Path, path: str, tab: str | None) -> Path:
+    page.set_viewport_size({"width": WIDTH, "height": 1000})
+    page.goto(f"{url}/{path}")
+    page.locator('[data-testid="stMainBlockContainer"]').wait_for(timeout=120_000)
+    browser.wait_idle(page, 180_000)
+    if tab:
+        page.get_by_role("tab", name=tab).click()
+        browser.wait_idle(page, 180_000)
+    page.wait_for_timeout(1500)  # charts and tables finish drawing
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight")
+    page.set_viewport_size({"width": WIDTH, "height": min(int(height) + 80, 6000)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(out))
+    return out
+
+
+def main(out_dir: Path, only: list[str] | None = None) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reason = browser.missing()
+    if reason:
+        raise SystemExit(f"cannot take screenshots: {reason}")
+    saved = []
+    with tempfile.TemporaryDirectory() as tmp, browser.serve(log=Path(tmp) / "streamlit.log") as url, \
+            browser.chromium(Path(tmp) / "profile", width=WIDTH) as page:
+        for name, path, tab in SHOTS:
+            if only and name not in only:
+                continue
+            saved.append(shoot(page, url, out_dir / f"{name}.png", path, tab))
+            print(saved[-1], file=sys.stderr)
+    return saved
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    out = Path(args[0]) if args and not args[0].isidentifier() and "/" in args[0] else browser.REPO / "docs" / "screenshots"
+    names = [a for a in args if a in {s[0] for s in SHOTS}]
+    main(out, names or None)

@@ -1,0 +1,136 @@
+"""The Compare page under AppTest: widgets drive the numbers, and they are the library's numbers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from analysis import available_tokenizers, load_tokenizer
+from analysis.compare import compare
+from analysis.corpus import sample_text
+from analysis import dashboard_support as ds
+from analysis.dashboard_support import MAX_INPUT_CHARS, boundary_diff
+from tests.dashboards.conftest import open_page
+
+PAGE = "app_pages/compare.py"
+
+
+def _counts(at) -> dict[str, int]:
+    df = at.table[0].value
+    return dict(zip(df["tokenizer"], df["n_tokens"]))
+
+
+def test_default_text_counts_equal_the_library():
+    at = open_page()  # Compare is the default page
+    names = available_tokenizers()
+    expected = compare(sample_text(), [load_tokenizer(n) for n in names])
+    table = at.table[0].value
+    assert list(table["tokenizer"]) == names
+    assert list(table["n_tokens"]) == list(expected["n_tokens"])
+    assert table["bytes_per_token"].round(9).tolist() == expected["bytes_per_token"].round(9).tolist()
+    assert at.metric[0].value == f"{len(sample_text()):,}"
+
+
+def test_typed_text_and_tokenizer_choice_drive_the_table():
+    at = open_page(PAGE)
+    at.multiselect(key="tokenizers").set_value(["gpt2", "o200k_base"])
+    at.text_area(key="text").set_value("def f(x):\n    return x ** 2  \n").run()
+    assert not at.exception
+    counts = _counts(at)
+    assert list(counts) == ["gpt2", "o200k_base"]
+    for name, n in counts.items():
+        assert n == len(load_tokenizer(name).encode("def f(x):\n    return x ** 2  \n"))
+    # the drawing follows the text: one span per piece of the library's pieces()
+    drawn = [h.proto.body for h in at.html if 'class="tp-text"' in h.proto.body]
+    assert drawn[0].count('class="tp-tok') == len(load_tokenizer("o200k_base").pieces("def f(x):\n    return x ** 2  \n"))
+
+
+def test_special_token_strings_are_flagged_as_plain_text():
+    text = "Hello<|endoftext|>world"
+    at = open_page(PAGE)
+    at.multiselect(key="tokenizers").set_value(["cl100k_base"])
+    at.text_area(key="text").set_value(text).run()
+    assert any("counted as plain text" in w.value for w in at.warning)
+    flagged = at.dataframe[0].value
+    assert flagged.loc[0, "special"] == "<|endoftext|>"
+    assert flagged.loc[0, "plain_tokens"] == len(load_tokenizer("cl100k_base").encode("<|endoftext|>")) > 1
+    assert _counts(at)["cl100k_base"] == len(load_tokenizer("cl100k_base").encode(text))
+
+
+@pytest.mark.parametrize("text, message", [("", "empty"), ("x" * (MAX_INPUT_CHARS + 1), "limit")])
+def test_empty_and_oversized_text_get_a_message_not_an_exception(text, message):
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value(text).run()
+    assert not at.exception
+    assert any(message in w.value for w in at.warning)
+    assert not at.table  # nothing measured
+
+
+def test_no_tokenizer_selected_is_a_message():
+    at = open_page(PAGE)
+    at.multiselect(key="tokenizers").set_value([]).run()
+    assert not at.exception
+    assert any("at least one tokenizer" in w.value for w in at.warning)
+
+
+def test_upload_counts_the_file():
+    at = open_page(PAGE)
+    at.segmented_control(key="source").set_value("Upload a file").run()
+    assert any("Upload a text file" in i.value for i in at.info)
+    at.file_uploader(key="upload").set_value(("notes.txt", "naïve café — 2024\n".encode(), "text/plain")).run()
+    at.multiselect(key="tokenizers").set_value(["o200k_base"]).run()
+    assert not at.exception
+    assert _counts(at) == {"o200k_base": len(load_tokenizer("o200k_base").encode("naïve café — 2024\n"))}
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "PNG image"),
+    (b"abc\x00def", "binary"),
+    (b"caf\xe9", "not valid UTF-8"),
+    (b"", "empty"),
+])
+def test_bad_uploads_get_a_clear_error(data, message):
+    at = open_page(PAGE)
+    at.segmented_control(key="source").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("f.bin", data, "application/octet-stream")).run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_replace_invalid_bytes_checkbox_accepts_latin1():
+    at = open_page(PAGE)
+    at.segmented_control(key="source").set_value("Upload a file").run()
+    at.checkbox(key="replace").check()
+    at.file_uploader(key="upload").set_value(("f.txt", b"caf\xe9 au lait", "text/plain")).run()
+    assert not at.exception
+    assert any("replaced by U+FFFD" in w.value for w in at.warning)
+    assert at.metric[0].value == str(len("caf\ufffd au lait"))
+
+
+def test_token_list_toggle_shows_the_library_ids():
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value("tokenization")
+    at.multiselect(key="show").set_value(["cl100k_base"])
+    at.toggle(key="show_ids").set_value(True).run()
+    assert not at.exception
+    ids = at.dataframe[-1].value["id"].tolist()
+    assert ids == load_tokenizer("cl100k_base").encode("tokenization")
+
+
+def test_side_by_side_reports_the_boundary_agreement():
+    text = "Internationalization 1234567"
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value(text)
+    at.selectbox(key="side_a").set_value("gpt2")
+    at.selectbox(key="side_b").set_value("o200k_base").run()
+    assert not at.exception
+    diff = boundary_diff(load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
+    caption = next(c.value for c in at.caption if "boundary agreement" in c.value)
+    assert f"boundary agreement {diff.agreement:.0%}" in caption
+    marked = [h.proto.body for h in at.html if "tp-text\"" in h.proto.body and "tp-diff" in h.proto.body]
+    assert len(marked) == 2  # both sides have tokens the other lacks
+    assert re.search(r"(\d+) cut positions shared", caption).group(1) == str(diff.shared)
+    regions = at.dataframe[-1].value
+    expected = ds.diff_regions(text, load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
+    assert regions["gpt2"].tolist() == expected["a"].tolist() and regions["o200k_base"].tolist() == expected["b"].tolist()

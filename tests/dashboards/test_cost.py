@@ -1,0 +1,86 @@
+"""The Cost page (and Compare's cost column) under AppTest: the form drives the estimate."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from analysis import load_tokenizer
+from analysis.corpus import sample_text
+from analysis.cost import Workload, estimate, format_usd, request_cost
+from analysis.pricing import get_price
+from tests.dashboards.conftest import open_page
+
+PAGE = "app_pages/cost.py"
+MODELS = ["openai:gpt-4o-mini", "deepseek:deepseek-chat", "anthropic:claude-sonnet-4-5"]
+
+
+def _models_table(at):
+    return at.dataframe[0].value.set_index("model")
+
+
+def test_workload_form_drives_the_estimate():
+    at = open_page(PAGE)
+    at.multiselect(key="cost_models").set_value(MODELS)
+    at.text_area(key="cost_text").set_value("Summarise this email in two sentences, please.")
+    at.number_input(key="cost_rpm").set_value(50_000)
+    at.number_input(key="cost_out_tokens").set_value(120)
+    at.slider(key="cost_cached").set_value(0.5)
+    at.button(key="cost_go").click().run()
+    assert not at.exception
+    expected = estimate("Summarise this email in two sentences, please.", MODELS,
+                        workload=Workload(requests_per_month=50_000, output_tokens=120, cached_share="0.5",
+                                          messages_per_request=2)).models.set_index("model")
+    shown = _models_table(at)
+    assert list(shown.index) == MODELS
+    for model in MODELS:
+        assert shown.loc[model, "$/month"] == format_usd(expected.loc[model, "usd_per_month"])
+    assert shown.loc["anthropic:claude-sonnet-4-5", "exactness"] == "approximate"
+    labels = {b.label for b in at.download_button}
+    assert {"Report (HTML, with charts)", "Report (Markdown)", "Cost by model (CSV)"} <= labels
+    assert len(at.get("image")) == 2  # both charts
+
+
+def test_output_ratio_and_builtin_corpus():
+    at = open_page(PAGE)
+    at.segmented_control(key="cost_source").set_value("Built-in corpus").run()
+    at.multiselect(key="cost_models").set_value(["openai:gpt-4o-mini"])
+    at.radio(key="cost_out_mode").set_value("ratio of input tokens")
+    at.number_input(key="cost_out_ratio").set_value(0.25)
+    at.button(key="cost_go").click().run()
+    assert not at.exception
+    shown = _models_table(at)
+    inp = float(shown.loc["openai:gpt-4o-mini", "in_tok/req"].replace(",", ""))
+    out = float(shown.loc["openai:gpt-4o-mini", "out_tok/req"].replace(",", ""))
+    assert abs(out - 0.25 * inp) < 0.11  # display rounds to one decimal
+    assert len(at.dataframe) == 2  # a by-category table: prose and code
+
+
+def test_unreachable_model_shows_no_price_or_reason_not_zero():
+    at = open_page(PAGE)
+    at.multiselect(key="cost_models").set_value(["mistral:mistral-small-3.2-24b-instruct"]).run()
+    assert not at.exception
+    row = _models_table(at).loc["mistral:mistral-small-3.2-24b-instruct"]
+    assert "$0" != row["$/month"]
+
+
+def test_bad_workload_and_empty_text_are_messages():
+    at = open_page(PAGE)
+    at.multiselect(key="cost_models").set_value([]).run()
+    assert not at.exception
+    assert any("at least one model" in w.value for w in at.warning)
+    at.text_area(key="cost_text").set_value("").run()
+    assert not at.exception
+    assert any("empty" in w.value for w in at.warning)
+
+
+def test_compare_page_prices_each_row_for_the_chosen_model():
+    at = open_page("app_pages/compare.py")
+    at.selectbox(key="cost_model").set_value("openai:gpt-4o").run()
+    assert not at.exception
+    table = at.table[0].value.set_index("tokenizer")
+    price = get_price("openai:gpt-4o")
+    for name in ("o200k_base", "gpt2"):
+        n = len(load_tokenizer(name).encode(sample_text()))
+        assert Decimal(str(table.loc[name, "usd_input"])) == request_cost(price, input_tokens=n, output_tokens=0).usd_total
+    assert table.loc["o200k_base", "for_model"] == "exact"
+    assert any("counts with o200k_base (exact)" in c.value for c in at.caption)

@@ -1,0 +1,190 @@
+"""analysis.dashboard_support: the dashboard's logic, tested without Streamlit."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import regex
+
+import ownbpe
+from analysis import dashboard_support as ds
+from analysis import load_tokenizer
+from analysis.corpus import sample_text
+from analysis.tokenizers import Piece, tiktoken_params
+
+
+# -- input -------------------------------------------------------------------------------------
+def test_input_problem_names_empty_and_oversized_text():
+    assert "empty" in ds.input_problem("")
+    assert ds.input_problem(" ") is None  # a lone space is text worth counting
+    msg = ds.input_problem("x" * 11, limit=10)
+    assert "11 characters" in msg and "10" in msg and "tokenprism compare -f" in msg
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"", ["empty"]),
+    (b"\x89PNG\r\n\x1a\nrest", ["PNG image", "UTF-8 text file"]),
+    (b"%PDF-1.7 ...", ["PDF document"]),
+    (b"ab\x00cd", ["NUL bytes"]),
+    (b"ok caf\xe9 ok", ["not valid UTF-8", "0xe9", "offset 6", "replace invalid bytes"]),
+    (b"x" * 11, ["11 bytes", "limit is 10"]),
+])
+def test_decode_upload_refuses_with_a_reason(data, words):
+    with pytest.raises(ValueError) as err:
+        ds.decode_upload(data, "up.txt", max_bytes=10 if len(data) == 11 else ds.MAX_UPLOAD_BYTES)
+    for word in words:
+        assert word in str(err.value)
+    assert "up.txt" in str(err.value)
+
+
+def test_decode_upload_keeps_text_exactly_and_can_replace():
+    assert ds.decode_upload("\ufeffa\r\nb  ".encode(), "f") == ("\ufeffa\r\nb  ", 0)
+    assert ds.decode_upload(b"caf\xe9 \xef\xbf\xbd", "f", replace_invalid=True) == ("caf\ufffd \ufffd", 1)
+
+
+def test_highlight_prefix_cuts_at_a_line_break_and_keeps_the_tokens():
+    text = (sample_text() + "\n") * 60
+    prefix = ds.highlight_prefix(text, limit=5_000)
+    assert prefix.endswith("\n") and len(prefix) <= 5_000 and text.startswith(prefix)
+    tok = load_tokenizer("o200k_base")
+    head = tok.encode(prefix)
+    assert tok.encode(text)[: len(head)] == head  # the drawn tokens are those of the whole text
+    assert ds.highlight_prefix("short") == "short"
+
+
+# -- special-token strings -----------------------------------------------------------------------
+def test_special_strings_are_found_with_their_plain_text_cost():
+    text = "<|start|>user<|message|>hi<|end|> and <|endoftext|> twice <|endoftext|>"
+    harmony, cl100k = load_tokenizer("o200k_harmony"), load_tokenizer("cl100k_base")
+    df = ds.special_strings_in(text, [harmony, cl100k])
+    rows = {(r.tokenizer, r.special): r for r in df.itertuples()}
+    assert rows[("o200k_harmony", "<|start|>")].special_id == 200006
+    assert rows[("o200k_harmony", "<|endoftext|>")].occurrences == 2
+    assert rows[("cl100k_base", "<|endoftext|>")].plain_tokens == len(cl100k.encode("<|endoftext|>"))
+    assert ("cl100k_base", "<|start|>") not in rows  # not a cl100k special token
+    assert ds.special_strings_in("no specials here", [cl100k]).empty
+
+
+def test_hf_special_tokens_are_found():
+    deepseek = load_tokenizer("deepseek-v4")
+    specials = ds.special_token_strings(deepseek)
+    assert specials, "deepseek-v4 exposes special tokens"
+    one = sorted(specials)[0]
+    df = ds.special_strings_in(f"a {one} b", [deepseek])
+    assert df["special"].tolist() == [one]
+
+
+# -- boundaries ------------------------------------------------------------------------------------
+def test_boundary_diff_and_marking():
+    text = "Internationalization 1234567"
+    a, b = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
+    same = ds.boundary_diff(a, a)
+    assert same.agreement == 1.0 and same.shared == len(a)
+    diff = ds.boundary_diff(a, b)
+    assert 0 < diff.agreement < 1
+    assert 'tp-diff' not in ds.marked_html(text, a, a)
+    html_a = ds.marked_html(text, a, b)
+    spans_b = {(p.start, p.end) for p in b}
+    assert html_a.count("tp-diff") == sum((p.start, p.end) not in spans_b for p in a)
+    assert html_a.count('class="tp-tok') == len(a)
+
+
+def test_boundary_diff_of_empty_pieces_is_full_agreement():
+    assert ds.boundary_diff([], []).agreement == 1.0
+    assert ds.boundary_diff([Piece(1, b"a", 0, 1)], []).agreement == 0.0
+
+
+def test_splits_show_each_tokenizers_cut():
+    df = ds.splits("1234567", [load_tokenizer("cl100k_base"), load_tokenizer("qwen2.5")]).set_index("tokenizer")
+    assert df.loc["cl100k_base", "split"] == "123|456|7"
+    assert df.loc["qwen2.5", "split"] == "1|2|3|4|5|6|7"
+
+
+# -- merge traces and the years grid -------------------------------------------------------------
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_merge_trace_reproduces_tiktoken_ids(name):
+    explainer = ownbpe.Tokenizer.from_tiktoken(*tiktoken_params(name))
+    word = " unbelievably 2024"
+    pieces, steps = ds.merge_trace(explainer.explain(word, ordinary=True))
+    ids = [int(i) for cell in pieces["ids"] for i in cell.split()]
+    assert ids == load_tokenizer(name).encode(word)
+    assert pieces["piece"].str.replace("·", " ").str.cat() == word
+    assert (steps.groupby("piece", sort=False)["step"].max() >= 1).all()
+    # every merge's result is its left + right
+    assert (steps["left"] + steps["right"] == steps["result"]).all()
+
+
+def test_years_grid_matches_the_probe():
+    from analysis.probes_numbers import single_token_numbers, single_token_years
+
+    years = single_token_years(single_token_numbers(["cl100k_base", "gpt2"], stop=2101, contexts=["bare"]))
+    grid = ds.years_grid(years, "gpt2")
+    assert grid.shape == (21, 10)
+    gpt2 = years[years["tokenizer"] == "gpt2"].set_index("number")["single_token"]
+    assert grid.loc["1990s", "7"] == bool(gpt2[1997]) and grid.loc["2020s", "4"] == bool(gpt2[2024])
+    assert grid.loc["2100s", "5"] is None
+
+
+# -- BPE lab -------------------------------------------------------------------------------------------
+CORPUS = "low low low low low lower lower newest newest newest widest widest\naaaa aaab 1234 1234"
+
+
+def test_bpe_steps_counts_are_the_winning_pair_counts():
+    steps = ds.bpe_steps(CORPUS, 25)
+    rules = steps.rules
+    assert rules["round_trip"].all()
+    assert rules["n_tokens"].is_monotonic_decreasing
+    pretokens = Counter(regex.findall(ownbpe.GPT2_PATTERN, CORPUS))
+    for k, row in enumerate(rules.itertuples(), start=1):
+        # recount, independently, with the tokenizer that knows the k-1 previous merges
+        tok = steps.tokenizer_at(k - 1)
+        pairs = Counter()
+        for piece, n in pretokens.items():
+            toks = [tok.vocab[i] for i in tok.encode_ordinary(piece)]
+            for a, b in zip(toks, toks[1:]):
+                pairs[a, b] += n
+        left, right = steps.merges[k - 1]
+        assert row.count == pairs[left, right] == max(pairs.values())
+        assert row.n_tokens == len(steps.tokenizer_at(k).encode_ordinary(CORPUS))
+
+
+def test_bpe_steps_pieces_tile_the_corpus():
+    steps = ds.bpe_steps(CORPUS, 5)
+    for step in (0, 3, 5):
+        pieces = steps.pieces_at(step)
+        assert "".join(CORPUS[p.start:p.end] for p in pieces) == CORPUS
+    assert len(steps.pieces_at(0)) == len(CORPUS.encode())
+    with pytest.raises(ValueError, match="step must be 0..5"):
+        steps.tokenizer_at(6)
+
+
+@pytest.mark.parametrize("corpus, n, message", [
+    ("", 5, "empty"),
+    ("x" * (ds.LAB_MAX_CHARS + 1), 5, "limited to"),
+    ("abc", 0, "1.."),
+    ("abc", ds.LAB_MAX_MERGES + 1, "1.."),
+])
+def test_bpe_steps_rejects_bad_input(corpus, n, message):
+    with pytest.raises(ValueError, match=message):
+        ds.bpe_steps(corpus, n)
+
+
+def test_train_both_agrees_until_a_tie():
+    corpus = sample_text() * 3
+    result = ds.train_both(corpus, 400)
+    own, hf = result.summary.set_index("trainer").loc[["ownbpe", "hf"], "n_merges"]
+    assert own == hf == 144
+    merges = result.merges
+    first = result.first_difference or len(merges) + 1
+    assert merges.loc[merges["step"] < first, "same"].all()
+    assert result.vocab["in_both"].sum() + result.vocab["hf_id"].isna().sum() == own
+    split = result.split("lowest newest tokenizer").set_index("trainer")
+    for trainer in ("ownbpe", "hf"):
+        assert split.loc[trainer, "split"].replace("|", "").replace("·", " ") == "lowest newest tokenizer"
+
+
+@pytest.mark.parametrize("corpus, vocab, message", [("", 300, "empty"), ("abc", 256, "257.."), ("abc", 10**6, "257..")])
+def test_train_both_rejects_bad_input(corpus, vocab, message):
+    with pytest.raises(ValueError, match=message):
+        ds.train_both(corpus, vocab)

@@ -1,0 +1,85 @@
+"""The pattern strings, and the safe cuts that chunked counting and streaming rely on."""
+
+from __future__ import annotations
+
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ownbpe
+from ownbpe.patterns import BUILTIN_PATTERNS, chunk_text, is_builtin, last_safe_cut
+
+from .conftest import MAX_EXAMPLES
+
+# Characters that exercise every branch of the three patterns: letters of each case, marks,
+# digits, punctuation, apostrophes for contractions, slashes (o200k), every kind of space.
+ALPHABET = st.sampled_from(
+    list("aZ'sdtmlvre ") + ["  ", " \n", "\r\n", "\n", "\t", "\u00a0", "\u3000", "\x0b", "\x85", "\u2028"]
+    + list("0123456789") + list(".,!?/-_()\"") + ["é", "É", "\u0301", "ß", "ǅ", "ʰ", "中", "日本", "👩‍👩‍👧", "🙂"]
+    + ["'S", "'LL", "don't", "\x1c", "\u200b"]
+)
+TEXT = st.lists(ALPHABET, max_size=60).map("".join)
+
+
+def test_patterns_are_tiktokens(monkeypatch):
+    """Our spec strings equal the `pat_str` tiktoken's own constructors use (read offline)."""
+    openai_public = __import__("pytest").importorskip("tiktoken_ext.openai_public")
+    # The constructors would download the rank files; we only want their pattern strings.
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *a, **k: {})
+    monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *a, **k: {})
+    assert openai_public.gpt2()["pat_str"] == ownbpe.GPT2_PATTERN
+    assert openai_public.r50k_base()["pat_str"] == ownbpe.GPT2_PATTERN
+    assert openai_public.cl100k_base()["pat_str"] == ownbpe.CL100K_PATTERN
+    assert openai_public.o200k_base()["pat_str"] == ownbpe.O200K_PATTERN
+
+
+def test_patterns_equal_tiktoken_encodings_pat_str(encodings):
+    assert encodings["cl100k_base"][0]._pat_str == ownbpe.CL100K_PATTERN
+    assert encodings["o200k_base"][0]._pat_str == ownbpe.O200K_PATTERN
+
+
+def test_only_builtin_patterns_get_safe_cuts():
+    assert all(is_builtin(p) for p in BUILTIN_PATTERNS.values())
+    assert not is_builtin(r"\w+|\s+")
+    assert not is_builtin(ownbpe.GPT2_PATTERN + "|x")
+
+
+def test_chunks_examples():
+    assert chunk_text("Hello, world.\n  Bye  ") == ["Hello,", " world.\n  Bye", "  "]
+    assert chunk_text("") == []
+    assert chunk_text("   ") == ["   "]
+    assert chunk_text("a\r\n b") == ["a\r\n b"]  # "\r\n" after a letter is never a cut
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(TEXT)
+def test_chunking_never_changes_pretokens(text):
+    chunks = chunk_text(text)
+    assert "".join(chunks) == text
+    for pattern in BUILTIN_PATTERNS.values():
+        compiled = regex.compile(pattern)
+        assert [p for c in chunks for p in compiled.findall(c)] == compiled.findall(text)
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(TEXT, TEXT)
+def test_stream_cut_is_final_whatever_follows(head, tail):
+    """A cut found in `head` stays valid when any `tail` arrives later."""
+    cut = last_safe_cut(head)
+    if cut < 0:
+        return
+    assert 0 < cut < len(head)
+    text = head + tail
+    for pattern in BUILTIN_PATTERNS.values():
+        compiled = regex.compile(pattern)
+        assert compiled.findall(text[:cut]) + compiled.findall(text[cut:]) == compiled.findall(text)
+
+
+def test_last_safe_cut_bounds():
+    text = "one two three"
+    assert last_safe_cut(text) == 7
+    assert last_safe_cut(text, 0, 7) == 3  # searched only before `end`
+    assert last_safe_cut(text, 3, 7) == -1  # positions must be > start
+    assert last_safe_cut("x\nYz") == 2  # kind B: after a newline between two non-spaces
+    assert last_safe_cut("x \nYz") == 1
+    assert last_safe_cut("nospace") == -1

@@ -1,0 +1,131 @@
+"""With cl100k/o200k ranks, ownbpe's ids equal tiktoken's: code, 23 languages, adversarial text.
+
+The unit run takes a sample (every 40th standard-library file, 60 lines per FLORES language);
+`--runslow` runs everything.
+"""
+
+from __future__ import annotations
+
+import random
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .conftest import MAX_EXAMPLES
+
+NAMES = ["cl100k_base", "o200k_base"]
+
+
+def stdlib_files() -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+
+
+def read_source(path: Path) -> str:
+    # A few test files are deliberately not UTF-8; tiktoken and we see the same replacement.
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def assert_same(enc, tok, text, where):
+    expected = enc.encode(text, allowed_special="all")
+    got = tok.encode(text)
+    if got != expected:
+        i = next((k for k, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+        context = enc.decode(expected[max(0, i - 5) : i + 5])
+        pytest.fail(f"{where}: first difference at token {i}, near {context!r}")
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text), where
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stdlib_sample(encodings, name):
+    enc, tok = encodings[name]
+    files = stdlib_files()[::40]
+    assert len(files) > 30
+    for path in files:
+        assert_same(enc, tok, read_source(path), path)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_flores_sample(encodings, flores, name):
+    enc, tok = encodings[name]
+    files = sorted(flores.glob("*/*.dev*"))
+    assert len(files) >= 46  # 23 languages x (dev, devtest)
+    for path in files[::2]:
+        lines = path.read_text(encoding="utf-8").split("\n")[:60]
+        assert_same(enc, tok, "\n".join(lines), path)
+        assert_same(enc, tok, " ".join(lines), path)  # joined with spaces, as parity studies do
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_stdlib_full(encodings, name):
+    enc, tok = encodings[name]
+    for path in stdlib_files():
+        assert_same(enc, tok, read_source(path), path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_flores_full(encodings, flores, name):
+    enc, tok = encodings[name]
+    for path in sorted(flores.glob("*/*.dev*")):
+        text = path.read_text(encoding="utf-8")
+        assert_same(enc, tok, text, path)
+        assert_same(enc, tok, text.replace("\n", " "), path)
+
+
+# -- adversarial text -------------------------------------------------------------------------
+
+UNITS = [
+    " ", "  ", "\t", "\n", "\r\n", "\r", "\u00a0", "\u3000", "\u2028", "\x0b", "\x0c",
+    "0", "7", "12345", "٣", "½", "Ⅻ", ".", "!", "?!", "...", "/", "//", "'", "'s", "'LL", "’", "\"", "-", "_", "$", "@",
+    "a", "Z", "é", "É", "ß", "ǅ", "ʰ", "\u0301", "\u093f", "ा", "क्ष", "中", "日本語", "한국어", "עברית", "مرحبا", "Ελλάδα", "Кириллица",
+    "🙂", "👩‍👩‍👧", "👍🏽", "🇫🇷", "❤️", "\u200b", "\u200d", "\ufeff", "\x00", "\x1c", "\U0010ffff",
+    "<|endoftext|>", "<|endofprompt|>", "<|fim_prefix|>", "<|endoftext", "|>",
+]
+
+
+def adversarial_texts(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randint(1, 30)):
+            unit = rng.choice(UNITS)
+            parts.append(unit * (rng.choice([1, 1, 1, 2, 3, 5, 17, 64, 300]) if rng.random() < 0.3 else 1))
+        texts.append("".join(parts))
+    # Long runs, where naive encoders turn quadratic.
+    texts += [c * 5000 for c in (" ", "a", "1", "!", "\n", "\r\n", "é", "中", "🙂", "ab", " a", "\t ")]
+    texts += ["x" + " " * 3000 + "y", "1" * 2999 + "a", "A" * 2000 + "a", "'" * 1000 + "s"]
+    return texts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_adversarial_text(encodings, name):
+    enc, tok = encodings[name]
+    for k, text in enumerate(adversarial_texts(seed=3, n=300)):
+        assert_same(enc, tok, text, f"adversarial text {k}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(text=st.text(max_size=80))
+def test_any_text(encodings, name, text):
+    enc, tok = encodings[name]
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_streaming_adversarial_text(encodings, name, monkeypatch):
+    from ownbpe import tokenizer
+
+    monkeypatch.setattr(tokenizer, "STREAM_BLOCK", 16)  # cut as often as possible
+    enc, tok = encodings[name]
+    rng = random.Random(11)
+    for text in adversarial_texts(seed=5, n=60):
+        points = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 25)))
+        pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+        assert list(tok.encode_iterable(pieces)) == enc.encode(text, allowed_special="all")

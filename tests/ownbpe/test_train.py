@@ -1,0 +1,214 @@
+"""Training: exact conformance with the CS336 reference, determinism, incremental counts, errors."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ownbpe
+from ownbpe import train
+from ownbpe.train import train_bpe, train_bpe_from_iterator
+
+from .conftest import MAX_EXAMPLES, gpt2_token
+
+
+def reference_merges(path):
+    merges = []
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line:
+            left, right = line.split(" ")
+            merges.append((gpt2_token(left), gpt2_token(right)))
+    return merges
+
+
+def test_cs336_reference_merges_and_vocab(cs336):
+    vocab, merges = train_bpe(cs336 / "corpus.en", 500, ["<|endoftext|>"])
+    assert merges == reference_merges(cs336 / "train-bpe-reference-merges.txt")
+    expected = json.loads((cs336 / "train-bpe-reference-vocab.json").read_text(encoding="utf-8"))
+    expected_values = {k.encode() if k == "<|endoftext|>" else gpt2_token(k) for k in expected}
+    assert set(vocab.values()) == expected_values
+    assert sorted(vocab) == list(range(500))
+    # Our layout: bytes are their own ids, merges follow in order, special tokens come last.
+    assert all(vocab[i] == bytes([i]) for i in range(256))
+    assert [vocab[256 + k] for k in range(len(merges))] == [a + b for a, b in merges]
+    assert vocab[499] == b"<|endoftext|>"
+
+
+def test_cs336_snapshot_with_special_tokens(cs336, shared_dir):
+    """The official snapshot test; its 5 MB input is not in ../shared, so this usually skips."""
+    corpus = next(iter(shared_dir.rglob("tinystories_sample_5M.txt")), None)
+    if corpus is None or corpus.stat().st_size != 5_242_880:
+        pytest.skip("tinystories_sample_5M.txt is not available (see ../shared/conformance/cs336/README.md)")
+    snapshot = json.loads((cs336 / "train_bpe_special_tokens_snapshot.json").read_text(encoding="utf-8"))
+    vocab, merges = train_bpe(corpus, 1000, ["<|endoftext|>"])
+    assert [[a.hex(), b.hex()] for a, b in merges] == snapshot["merges"]
+    assert sorted(v.hex() for v in vocab.values()) == snapshot["vocab_values"]
+
+
+def naive_train(texts, vocab_size, specials, pattern=ownbpe.GPT2_PATTERN):
+    """The textbook algorithm: recount every pair before every merge."""
+    words = Counter()
+    split = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+    for text in texts:
+        for segment in regex.split(split, text) if split else [text]:
+            words.update(tuple(bytes([b]) for b in p.encode()) for p in regex.findall(pattern, segment))
+    merges = []
+    while len(merges) < vocab_size - 256 - len(specials):
+        pairs = Counter()
+        for word, c in words.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += c
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], p))
+        merges.append(best)
+        new = Counter()
+        for word, c in words.items():
+            out, i = [], 0
+            while i < len(word):
+                if i + 1 < len(word) and (word[i], word[i + 1]) == best:
+                    out.append(word[i] + word[i + 1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            new[tuple(out)] += c
+        words = new
+    return merges
+
+
+CORPUS_TEXT = st.lists(
+    st.sampled_from(["a", "b", "ab", "aa", " ", "  ", "\n", "\r\n", "é", "!", "1", "X", "<s>", "'s", "ba"]), max_size=80
+).map("".join)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(st.lists(CORPUS_TEXT, min_size=1, max_size=3), st.integers(256, 320))
+def test_incremental_counts_equal_full_recount(texts, extra):
+    vocab_size = extra + 1
+    _, merges = train_bpe_from_iterator(texts, vocab_size, ["<s>"])
+    assert merges == naive_train(texts, vocab_size, ["<s>"])
+
+
+def test_wikipedia_example_with_reference_tie_break():
+    # Wikipedia's "aaabdaaabac" as one pre-token. After (a,a), (aa,a) and (a,b) tie at 2:
+    # the lexicographically greatest pair as bytes wins, (b"aa", b"a") > (b"a", b"b").
+    _, merges = train_bpe_from_iterator(["aaabdaaabac"], 259)
+    assert merges == [(b"a", b"a"), (b"aa", b"a"), (b"aaa", b"b")]
+
+
+def test_special_tokens_split_and_are_never_merged(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(("hello<|endoftext|>" * 50) + "<|endoftext|><|endoftext|>", encoding="utf-8")
+    vocab, merges = train_bpe(corpus, 300, ["<|endoftext|>"])
+    assert not any(b"<|" in a + b or b"|>" in a + b for a, b in merges)
+    assert list(vocab.values()).count(b"<|endoftext|>") == 1
+    assert b"hello" in vocab.values() and len(merges) == 4  # then the pairs run out
+
+
+def test_crlf_is_kept_as_two_characters(tmp_path):
+    corpus = tmp_path / "crlf.txt"
+    corpus.write_bytes(b"line one\r\nline two\r\n" * 20)
+    vocab, merges = train_bpe(corpus, 280)
+    assert (b"\r", b"\n") in merges
+
+
+def test_returns_fewer_merges_when_pairs_run_out():
+    vocab, merges = train_bpe_from_iterator(["abab"], 1000)
+    assert merges == [(b"a", b"b"), (b"ab", b"ab")]
+    assert len(vocab) == 258
+
+
+@pytest.mark.parametrize("pattern", [ownbpe.GPT2_PATTERN, ownbpe.O200K_PATTERN, r"\w+|\W"])
+def test_same_merges_for_any_number_of_workers(cs336, tmp_path, monkeypatch, pattern):
+    text = (cs336 / "tinystories_sample.txt").read_text(encoding="utf-8")
+    corpus = tmp_path / "stories.txt"
+    corpus.write_text((text + "\n") * 3 + (cs336 / "corpus.en").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", 0)  # use the pool even on a small file
+    results = [train_bpe(corpus, 400, ["<|endoftext|>"], pattern=pattern, workers=w) for w in (1, 2, 3)]
+    assert results[0] == results[1] == results[2]
+
+
+STREAM_TEXT = st.lists(
+    st.sampled_from(["ab", " c", "\n", "  ", "<e>", "<e><e>", "d.\n", "x\r\n", "é", "東京", "👩‍👩‍👧", " 12345", "'s"]), max_size=80
+).map("".join)
+
+
+@settings(max_examples=MAX_EXAMPLES, deadline=None)
+@given(STREAM_TEXT, st.integers(2, 9), st.sampled_from([3, 7, 64]))
+def test_byte_ranges_and_blocks_count_like_the_whole(text, n_parts, block):
+    """Cutting the corpus for the workers, and reading it in blocks, never changes a count."""
+    old = train.BLOCK_BYTES
+    train.BLOCK_BYTES = block  # tiny blocks: characters and special tokens straddle them
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "c.txt"
+            path.write_bytes(text.encode("utf-8"))
+            size = path.stat().st_size
+            for pattern in (ownbpe.GPT2_PATTERN, ownbpe.CL100K_PATTERN, ownbpe.O200K_PATTERN, r"\S+|\s"):
+                specials = ("<e><e>", "<e>")
+                ranges = train._byte_ranges(path, size, n_parts, specials, pattern)
+                assert ranges[0][0] == 0 and ranges[-1][1] == size
+                assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+                total = Counter()
+                for start, end in ranges:
+                    total.update(train._count_range(str(path), start, end, specials, pattern))
+                expected = Counter(p for seg in regex.split("<e><e>|<e>", text) for p in regex.findall(pattern, seg))
+                assert +total == expected
+    finally:
+        train.BLOCK_BYTES = old
+
+
+def test_invalid_utf8_far_into_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(train, "BLOCK_BYTES", 7)
+    corpus = tmp_path / "bad.txt"
+    corpus.write_bytes("ok é ".encode() * 100 + b"\xff" + b"tail")
+    with pytest.raises(ValueError, match=r"invalid UTF-8 at byte offset 600 \(b'\\xff"):
+        train_bpe(corpus, 300)
+
+
+def test_progress_goes_to_stderr_only(cs336, capsys):
+    train_bpe(cs336 / "corpus.en", 300, progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "merging" in err
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_vocab_size_too_small(cs336):
+    with pytest.raises(ValueError, match=r"at least 256 \(one token per byte\) \+ 2 special tokens = 258"):
+        train_bpe(cs336 / "corpus.en", 257, ["<a>", "<b>"])
+    with pytest.raises(TypeError, match="vocab_size must be an int"):
+        train_bpe(cs336 / "corpus.en", "500")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="training corpus not found: .*nope.txt"):
+        train_bpe(tmp_path / "nope.txt", 300)
+
+
+def test_invalid_utf8_names_the_byte_offset(tmp_path):
+    corpus = tmp_path / "latin1.txt"
+    corpus.write_bytes("héllo".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"invalid UTF-8 at byte offset 1 .*convert the corpus to UTF-8") as err:
+        train_bpe(corpus, 300)
+    assert isinstance(err.value.__cause__, UnicodeDecodeError)
+
+
+def test_bad_arguments(cs336):
+    with pytest.raises(TypeError, match="not the string"):
+        train_bpe(cs336 / "corpus.en", 300, "<|endoftext|>")
+    with pytest.raises(ValueError, match="non-empty strings"):
+        train_bpe(cs336 / "corpus.en", 300, [""])
+    with pytest.raises(ValueError, match="workers must be a positive int"):
+        train_bpe(cs336 / "corpus.en", 300, workers=0)
+    with pytest.raises(ValueError, match="invalid pre-tokenization pattern"):
+        train_bpe(cs336 / "corpus.en", 300, pattern="(")
