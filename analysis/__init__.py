@@ -18,3 +18,7 @@ from .corpus import (
     load_parallel as load_parallel,
     sample_text as sample_text,
 )
+# `analysis.measure(samples, tokenizers)` is the pipeline's entry point. It shadows the module
+# of the same name as an attribute of the package; `from analysis.measure import ...` still
+# reaches the module.
+from .measure import measure as measure, summarize as summarize

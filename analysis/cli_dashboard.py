@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise ValueError("streamlit is not installed in this Python: pip install 'streamlit>=1.40'")
     cmd = streamlit_command(args.streamlit_options)
     print("tokenprism dashboard: " + " ".join(cmd), file=sys.stderr, flush=True)
+    if os.name == "posix":
+        # Become the server: Ctrl-C, `kill` and exit codes reach streamlit with no process in between.
+        os.execv(cmd[0], cmd)
     return subprocess.call(cmd)
 
 

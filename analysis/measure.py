@@ -1,10 +1,12 @@
 """Measuring corpora: samples x tokenizers -> one tidy DataFrame, and its aggregates.
 
 Unlike `compare` (one text, for a quick look) and `probes` (small controlled inputs that
-explain *why*), this module measures whole corpora: one row per sample and tokenizer, built
-from each backend's batch path, streamed in chunks so corpora larger than memory never sit in
-memory at once. Aggregates (`summarize`, `variant_deltas`) are ratios of sums, never means of
-per-sample ratios: a 40-character sample must not weigh as much as a 40,000-character one.
+explain *why*), this module measures whole corpora: one row per sample and tokenizer. Texts
+go through each backend's batch path (threads on both cores; an `encode` loop where that is
+faster, for short texts), in chunks, so corpora larger than memory never sit in memory at
+once; a progress bar is shown on request. Aggregates (`summarize`, `variant_deltas`) are
+ratios of sums, never means of per-sample ratios: a 40-character sample must not weigh as
+much as a 40,000-character one.
 
 Words (`n_words`, `count_words`) are counted so that `tokens_per_word` means something for
 scripts written without spaces:
@@ -356,8 +358,8 @@ def variant_deltas(measured: pd.DataFrame, groups: Iterable[str] | None = None,
 
     >>> m = pd.DataFrame({"group": ["g", "g"], "variant": ["tabs", "spaces-4"], "tokenizer": "t",
     ...                   "sample_id": ["a", "b"], "n_chars": [5, 11], "n_tokens": [4, 5]})
-    >>> variant_deltas(m)[["variant", "extra_tokens", "token_change_pct"]].to_dict("records")
-    [{'variant': 'tabs', 'extra_tokens': -1, 'token_change_pct': -20.0}, {'variant': 'spaces-4', 'extra_tokens': 0, 'token_change_pct': 0.0}]
+    >>> variant_deltas(m)[["variant", "extra_tokens", "token_change_pct"]].values.tolist()
+    [['tabs', -1, -20.0], ['spaces-4', 0, 0.0]]
     """
     sub = measured[measured["group"].astype(str) != ""]
     if groups is not None:

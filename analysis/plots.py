@@ -230,14 +230,19 @@ def tokenizer_reduction(reduction: pd.DataFrame) -> Figure:
     ax = fig.add_subplot()
     labels = data["language"].astype(str) + " (" + data["script"].astype(str) + ")"
     colors = np.where(data["reduction_pct"] >= 0, "#2ca02c", "#d62728")
-    ax.barh(range(len(data)), data["reduction_pct"], color=colors, height=0.75)
-    for i, v in enumerate(data["reduction_pct"]):
-        ax.text(v + (1 if v >= 0 else -1), i, f"{v:.0f}%", va="center", ha="left" if v >= 0 else "right", fontsize=7)
+    values = data["reduction_pct"].to_numpy(dtype=float)
+    lo, hi = min(0.0, np.nanmin(values, initial=0.0)), max(0.0, np.nanmax(values, initial=0.0))
+    span = max(hi - lo, 10.0)  # a floor, so equal tokenizers (all 0%) still get a readable axis
+    ax.barh(range(len(data)), values, color=colors, height=0.75)
+    for i, v in enumerate(values):
+        ax.text(v + (span if v >= 0 else -span) * 0.01, i, f"{v:.0f}%", va="center", ha="left" if v >= 0 else "right",
+                fontsize=7)
+    ax.set_xlim(lo - (0.12 * span if lo < 0 else 0), hi + 0.12 * span)
+    ax.set_ylim(-0.6, len(data) - 0.4)
     ax.set_yticks(range(len(data)), labels.tolist(), fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel(f"fewer tokens with {new} than with {old} (%)")
     ax.set_title(f"Tokens saved per language: {new} vs {old}, same text")
-    ax.margins(x=0.12)
     ax.grid(axis="x", alpha=0.3)
     ax.spines[["top", "right"]].set_visible(False)
     return fig

@@ -111,8 +111,9 @@ def agreement_matrix(agreement: pd.DataFrame, *, metric: str = "jaccard") -> pd.
     """
     if metric not in ("jaccard", "f1"):
         raise ValueError(f"metric must be 'jaccard' or 'f1', got {metric!r}")
-    names = list(agreement["tokenizer_a"].cat.categories) if isinstance(agreement["tokenizer_a"].dtype, pd.CategoricalDtype) \
-        else list(pd.unique(pd.concat([agreement["tokenizer_a"], agreement["tokenizer_b"]])))
+    first = agreement["tokenizer_a"]
+    names = list(first.cat.categories) if isinstance(first.dtype, pd.CategoricalDtype) \
+        else list(pd.unique(pd.concat([first, agreement["tokenizer_b"]]).astype(str)))
     pooled = (agreement.astype({"tokenizer_a": "str", "tokenizer_b": "str"})
               .groupby(["tokenizer_a", "tokenizer_b"], sort=False)
               [["n_boundaries_a", "n_boundaries_b", "n_shared", "n_union"]].sum().reset_index())

@@ -44,8 +44,11 @@ def code_languages(tokenizers=None, *, measured: pd.DataFrame | None = None) -> 
     table = summarize(sub.assign(language=np.where(sub["category"] == "prose", PROSE_LABEL, sub["kind"].astype(str))),
                       ["language", "tokenizer"])
     prose = table[table["language"] == PROSE_LABEL].set_index("tokenizer")["chars_per_token_of_sums"]
-    return (table.assign(token_premium_vs_prose=lambda d: d["tokenizer"].map(prose).astype(float) / d["chars_per_token_of_sums"])
-            [["language", "tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums", "token_premium_vs_prose"]])
+    return (table
+            .assign(token_premium_vs_prose=lambda d: d["tokenizer"].map(prose).astype(float)
+                    / d["chars_per_token_of_sums"])
+            [["language", "tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums",
+              "token_premium_vs_prose"]])
 
 
 def code_variants(tokenizers=None, *, measured: pd.DataFrame | None = None) -> pd.DataFrame:

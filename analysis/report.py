@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 from . import plots
 from .corpus import load_corpus
 from .measure import as_tokenizers, measure, summarize, write_table
-from .probes import ProbeRun, run_probe, run_probes
+from .probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
 
 
 @dataclass
@@ -168,6 +168,9 @@ def _findings(t: dict[str, pd.DataFrame], names: list[str]) -> dict[str, list[st
             the.loc[~the["same_ids_as_bare"], "tokenizer"]) + ".")
     out["whitespace"] = lines
 
+    if "agreement-matrix" not in t:
+        out["boundaries"] = ["Boundary agreement needs two tokenizers or more."]
+        return out
     matrix = t["agreement-matrix"].astype({"tokenizer_a": "str", "tokenizer_b": "str"})
     off = matrix[matrix["tokenizer_a"] < matrix["tokenizer_b"]].sort_values("value")
     lines = []
@@ -265,8 +268,10 @@ def build_report(out_dir: str | Path, *, tokenizers=None, corpus=None, parallel:
         "measurements": measured,
         "summary-by-category": summarize(measured, ["category", "tokenizer"]),
     }
-    tables.update(run_probes(run))
-    figures = {name: fn(tables[source]) for name, (source, fn) in FIGURES.items()}
+    # boundary agreement compares tokenizers: with a single one there is nothing to compare
+    probe_names = [n for n in PROBE_TABLES if len(toks) > 1 or PROBE_TABLES[n][0] != 5]
+    tables.update(run_probes(run, probe_names))
+    figures = {name: fn(tables[source]) for name, (source, fn) in FIGURES.items() if source in tables}
 
     report = Report(out, tables, figures)
     for sub in ("figures", "tables"):
@@ -326,7 +331,7 @@ def _render(t, findings, names, pngs, *, parallel: str, pivot: str, corpus: str)
             table = key["Digit grouping"]
             md += [markdown_table(table), ""]
             doc.append(table.to_html(border=0, classes="tp"))
-        for fig in figs:
+        for fig in (f for f in figs if f in pngs):
             md += [f"![{fig}](figures/{fig}.png)", ""]
             data = base64.b64encode(pngs[fig]).decode("ascii")
             doc.append(f'<figure><img alt="{fig}" src="data:image/png;base64,{data}"></figure>')

@@ -17,8 +17,10 @@ O(n log n), so a megabyte of one repeated character encodes in seconds instead o
 
 from __future__ import annotations
 
+from array import array
 from heapq import heapify, heappop, heappush
-from itertools import groupby
+from itertools import compress, groupby, repeat
+from operator import eq
 
 # Beyond this many bytes a piece goes to `_merge_long` (measured crossover ~100-300 bytes).
 HEAP_THRESHOLD = 192
@@ -114,10 +116,11 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
     n = len(piece)
     get = table.get
     dead = n + 1
-    nxt = list(range(1, n + 2))  # nxt[n] is a sentinel; dead parts point to it, and...
+    # Offsets live in arrays, not lists: a 10 MB piece would otherwise need gigabytes of ints.
+    nxt = array("q", range(1, n + 2))  # nxt[n] is a sentinel; dead parts point to it, and...
     nxt.append(-1)  # ...it points nowhere, so "nxt[nxt[s]] == end" fails for them
-    prv = list(range(-1, n))
-    buckets: dict[int, list[int]] = {}
+    prv = array("q", range(-1, n))
+    buckets: dict[int, array] = {}
     # The lengths of the pair of each rank: the left token and both together.
     left_len: dict[int, int] = {}
     pair_len: dict[int, int] = {}
@@ -125,12 +128,21 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
         first = [get(piece[s : s + 2], _NONE) for s in range(n - 1)]
     else:
         first = [get((piece[s : s + 1], piece[s + 1 : s + 2]), _NONE) for s in range(n - 1)]
-    # Group offsets by rank with a C sort (stable, so each bucket is in offset order).
-    rank_at = first.__getitem__
-    for r, group in groupby(sorted(range(n - 1), key=rank_at), key=rank_at):
-        if r == _NONE:
-            break
-        buckets[r] = list(group)
+    distinct = set(first)
+    distinct.discard(_NONE)
+    if len(distinct) <= 16:
+        # Long pieces are mostly runs of a few byte pairs: one C-level pass per rank.
+        for r in distinct:
+            buckets[r] = array("q", compress(range(n - 1), map(eq, first, repeat(r))))
+    else:
+        # Group offsets by rank with a C sort (stable, so each bucket is in offset order).
+        rank_at = first.__getitem__
+        for r, group in groupby(sorted(range(n - 1), key=rank_at), key=rank_at):
+            if r == _NONE:
+                break
+            buckets[r] = array("q", group)
+    del first
+    for r in buckets:
         left_len[r] = 1
         pair_len[r] = 2
     heap = list(buckets)
@@ -138,7 +150,7 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
     while heap:
         r = heappop(heap)
         todo = buckets.pop(r)
-        todo.sort()
+        todo = array("q", sorted(todo))  # appends come from several rounds: restore offset order
         size = pair_len[r]
         la = 0 if ranked else left_len[r]  # the ranked rule does not care where the split is
         for k, s in enumerate(todo):
@@ -158,7 +170,7 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
                 if r2 is not None:
                     bucket = buckets.get(r2)
                     if bucket is None:
-                        buckets[r2] = [s]
+                        buckets[r2] = array("q", (s,))
                         left_len[r2] = e - s
                         pair_len[r2] = f - s
                         heappush(heap, r2)
@@ -171,7 +183,7 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
                 if r2 is not None:
                     bucket = buckets.get(r2)
                     if bucket is None:
-                        buckets[r2] = [p]
+                        buckets[r2] = array("q", (p,))
                         left_len[r2] = s - p
                         pair_len[r2] = e - p
                         heappush(heap, r2)

@@ -36,6 +36,8 @@ def digits() -> None:
     left, right = st.columns([2, 3])
     left.table(shared.styled(summary.astype({str(y): bool for y in (2023, 2024, 2025)})), hide_index=True)
     pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok")
+    left.caption("A year can only be one token if the pre-tokenizer lets four digits stay together: cl100k, o200k "
+                 "and DeepSeek cut digit runs into groups of at most three, Qwen into single digits.")
     grid = ds.years_grid(years, pick)
     right.table(grid.style.format(lambda v: "✓" if v is True else "", na_rep="").map(
         lambda v: "background-color: #9fd8b0" if v is True else "background-color: #eceef2" if v is False else ""))

@@ -79,3 +79,16 @@ def test_save_figure_is_reproducible(run, tmp_path):
     assert "<dc:date>" not in svg and "Matplotlib v" not in svg
     with pytest.raises(ValueError, match=r"\.png, \.svg, \.pdf"):
         plots.save_figure(fig, tmp_path / "x.gif")
+
+
+def test_one_tokenizer_still_draws_cleanly(tmp_path):
+    import warnings
+
+    one = ProbeRun(tokenizers="cl100k_base")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # e.g. "constrained_layout not applied": a collapsed figure
+        for table, fn in (("tokenizer-reduction", plots.tokenizer_reduction), ("digit-lengths", plots.tokens_vs_digits),
+                          ("single-token-years", plots.single_token_years)):
+            plots.save_figure(fn(run_probe(table, one)), tmp_path / f"{table}.png")
+    with pytest.raises(ValueError, match="at least two"):
+        run_probe("agreement-matrix", one)

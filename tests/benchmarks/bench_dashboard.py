@@ -47,6 +47,7 @@ def page_compute(text: str, toks: list) -> None:
     ds.boundary_diff(a, b)
     ds.marked_html(prefix, a, b)
     ds.marked_html(prefix, b, a)
+    ds.diff_regions(prefix, a, b)
 
 
 def _time(fn, repeat: int) -> float:
