@@ -1,6 +1,8 @@
 # tokenprism: `make run` (the main job) and `make test` (the suite) work on a fresh machine
 # with only python3, make and bash: both create .venv and install what they need.
 PYTHON ?= python3
+HOST   ?= localhost
+PORT   ?= 8501
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokenprism-installed
@@ -18,8 +20,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# The main job: the dashboard on http://$(HOST):$(PORT) (make run PORT=8600, HOST=0.0.0.0).
 run: $(STAMP)
-	$(BIN)/tokenprism compare --builtin-sample --show
+	$(BIN)/tokenprism dashboard --server.address $(HOST) --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

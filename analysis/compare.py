@@ -7,12 +7,14 @@ Compare page. Ratios are NaN (not 0, not an error) for empty text.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Sequence
 
 import pandas as pd
 
 from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer
 
+PARALLEL_CHARS = 100_000
 COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "chars_per_token", "bytes_per_token"]
 
 
@@ -43,8 +45,14 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
     n_chars = len(text)
     n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
     rows = []
-    for tok in tokenizers:
-        ids = tok.encode(text)
+    if len(text) > PARALLEL_CHARS and len(tokenizers) > 1:
+        # tiktoken and HF release the GIL while encoding: two threads keep both cores busy,
+        # overlapping the Rust engines with ownbpe's pure-Python encoder.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            all_ids = list(pool.map(lambda t: t.encode(text), tokenizers))
+    else:
+        all_ids = [tok.encode(text) for tok in tokenizers]
+    for tok, ids in zip(tokenizers, all_ids):
         row = {"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
                "n_chars": n_chars, "n_bytes": n_bytes}
         if with_ids:

@@ -68,14 +68,13 @@ def builtin_dir() -> Path:
             checkout's `datasets/` has a manifest (a broken install).
     """
     candidates: list[Path] = []
+    # `tokenprism_datasets` is a namespace package (no __init__.py), so ask its spec for its
+    # folders; importlib.resources.files() fails on some namespace layouts (e.g. an editable
+    # install on Python 3.11 raises NotADirectoryError).
     try:
-        root = importlib.resources.files("tokenprism_datasets")
-        if isinstance(root, Path):
-            candidates.append(root)
-        else:  # a namespace package (no __init__.py): a MultiplexedPath; ask the spec for its folders
-            spec = importlib.util.find_spec("tokenprism_datasets")
-            candidates.extend(Path(p) for p in ((spec and spec.submodule_search_locations) or []))
-    except ModuleNotFoundError:
+        spec = importlib.util.find_spec("tokenprism_datasets")
+        candidates.extend(Path(p) for p in ((spec and spec.submodule_search_locations) or []))
+    except (ImportError, ValueError, OSError):
         pass
     candidates.append(Path(__file__).resolve().parent.parent / "datasets")
     for folder in candidates:

@@ -26,6 +26,8 @@ import sys
 from collections import Counter, defaultdict
 from functools import lru_cache
 from heapq import heapify, heappop, heappush
+from itertools import repeat
+from operator import lshift, or_
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -33,8 +35,10 @@ import regex
 
 from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, stream_cut
 
-# Below this many bytes a single process is faster than starting workers.
+# Below this many bytes a single process is faster than starting workers, and each worker
+# gets at least PART_MIN_BYTES.
 PARALLEL_MIN_BYTES = 1 << 21
+PART_MIN_BYTES = 1 << 20
 # The file is read, and counted, in blocks of about this size: memory stays small.
 BLOCK_BYTES = 1 << 18
 
@@ -138,8 +142,8 @@ def count_file(
         raise IsADirectoryError(f"training corpus {str(path)!r} is a directory; give a text file")
     specials = tuple(dict.fromkeys(special_tokens))
     n = (os.cpu_count() or 1) if workers is None else max(1, workers)
-    if size < PARALLEL_MIN_BYTES:
-        n = 1
+    # Small inputs: starting a worker costs more than it saves.
+    n = 1 if size < PARALLEL_MIN_BYTES else min(n, max(1, size // PART_MIN_BYTES))
     ranges = _byte_ranges(path, size, n, specials, pattern)
     jobs = [(str(path), start, end, specials, pattern) for start, end in ranges]
     bar = _bar(progress, size, "pre-tokenizing", "B")
@@ -345,12 +349,15 @@ def _train_from_counts(
     counts: dict[str, int], vocab_size: int, specials: list[str], progress: bool
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     n_merges = vocab_size - 256 - len(specials)
-    # Single characters of one byte hold no pair: leave them out.
-    kept = [(piece.encode("utf-8"), c) for piece, c in counts.items() if len(piece) > 1 or ord(piece) > 127]
-    del counts  # the caller passes ownership: free the strings before the memory-hungry part
-    words = [list(data) for data, _ in kept]
-    freqs = [c for _, c in kept]
-    del kept
+    words: list[list[int]] = []
+    freqs: list[int] = []
+    # The caller hands `counts` over: emptying it frees each string as its word is made.
+    while counts:
+        piece, c = counts.popitem()
+        data = piece.encode("utf-8")
+        if len(data) > 1:  # a single byte holds no pair
+            words.append(list(data))
+            freqs.append(c)
     tokens, pairs = _learn_merges(words, freqs, n_merges, progress)
     vocab = dict(enumerate(tokens))
     for text in specials:
@@ -373,42 +380,52 @@ def _order_key(token: bytes) -> str:
 def _learn_merges(
     words: list[list[int]], freqs: list[int], n_merges: int, progress: bool
 ) -> tuple[list[bytes], list[tuple[int, int]]]:
-    """The merge loop. `words` are pre-tokens as lists of token ids (changed in place)."""
+    """The merge loop. `words` are pre-tokens as lists of token ids (changed in place).
+
+    A pair `(a, b)` is the int `a << shift | b`: half the memory of a tuple, and as fast.
+    """
     tokens = [bytes([b]) for b in range(256)]
     keys = [_order_key(t) for t in tokens]
-    pair_counts: dict[tuple[int, int], int] = {}
-    # pair -> the words that contain it. Lists, not sets (a third of the memory): a word is
-    # only ever added right after itself, so checking the last entry keeps them duplicate-free.
-    where: dict[tuple[int, int], list[int]] = {}
+    shift = max(256 + n_merges, 2).bit_length()
+    mask = (1 << shift) - 1
+    pair_counts: dict[int, int] = {}
+    # pair -> the words that contain it: a bare int for one word (most pairs), else a list.
+    # Not sets (a fifth of the memory): a word is only ever added right after itself, so
+    # checking the last entry keeps them free of duplicates.
+    where: dict[int, int | list[int]] = {}
+    get = pair_counts.get
     for w, word in enumerate(words):
         f = freqs[w]
-        for pair in zip(word, word[1:]):
-            pair_counts[pair] = pair_counts.get(pair, 0) + f
+        for pair in map(or_, map(lshift, word, repeat(shift)), word[1:]):
+            pair_counts[pair] = get(pair, 0) + f
             found = where.get(pair)
             if found is None:
-                where[pair] = [w]
+                where[pair] = w
+            elif found.__class__ is int:
+                if found != w:
+                    where[pair] = [found, w]
             elif found[-1] != w:
                 found.append(w)
     # Max-heap by (count, (left, right) as bytes): negated count, complemented byte keys.
-    heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in pair_counts.items()]
+    heap = [(-c, keys[pair >> shift], keys[pair & mask], pair) for pair, c in pair_counts.items()]
     heapify(heap)
     merges: list[tuple[int, int]] = []
     bar = _bar(progress, n_merges, "merging", "merges")
     while len(merges) < n_merges and heap:
-        negative, _, _, a, b = heappop(heap)
-        count = pair_counts.get((a, b), 0)
+        negative, key_a, key_b, pair = heappop(heap)
+        count = get(pair, 0)
         if count != -negative:  # out of date: counts only decrease, so re-queue the truth
             if count > 0:
-                heappush(heap, (-count, keys[a], keys[b], a, b))
+                heappush(heap, (-count, key_a, key_b, pair))
             continue
+        a, b = pair >> shift, pair & mask
         z = len(tokens)
         tokens.append(tokens[a] + tokens[b])
         keys.append(_order_key(tokens[z]))
         merges.append((a, b))
         bar.update()
-        new_pairs = _apply_merge(a, b, z, words, freqs, pair_counts, where)
-        for pair in new_pairs:
-            heappush(heap, (-pair_counts[pair], keys[pair[0]], keys[pair[1]], pair[0], pair[1]))
+        for new in _apply_merge(a, b, z, shift, words, freqs, pair_counts, where):
+            heappush(heap, (-pair_counts[new], keys[new >> shift], keys[new & mask], new))
     bar.close()
     return tokens, merges
 
@@ -417,19 +434,23 @@ def _apply_merge(
     a: int,
     b: int,
     z: int,
+    shift: int,
     words: list[list[int]],
     freqs: list[int],
-    pair_counts: dict[tuple[int, int], int],
-    where: dict[tuple[int, int], list[int]],
-) -> set[tuple[int, int]]:
+    pair_counts: dict[int, int],
+    where: dict[int, int | list[int]],
+) -> set[int]:
     """Replace `(a, b)` by `z` in every word that has it; fix the counts of neighbouring pairs.
 
     Returns the new pairs (all contain `z`), whose counts are final once every word is done.
     """
-    new_pairs: set[tuple[int, int]] = set()
+    new_pairs: set[int] = set()
     counts_get = pair_counts.get
     where_get = where.get
-    for w in where.pop((a, b), ()):
+    ab = a << shift | b
+    ba = b << shift | a
+    targets = where.pop(ab, ())
+    for w in (targets,) if targets.__class__ is int else targets:
         word = words[w]
         k = word.count(a)  # occurrences of `a` left to look at; 0: the lazy index is stale
         if not k:
@@ -449,19 +470,22 @@ def _apply_merge(
                     # The pair on the left changes: (left, a) -> (left, z). If left is the z
                     # made just before, the old pair was (b, a).
                     left = out[-1]
-                    old = (b, a) if left == z else (left, a)
+                    old = ba if left == z else left << shift | a
                     c = counts_get(old, 0) - f
                     if c > 0:
                         pair_counts[old] = c
                     else:
                         pair_counts.pop(old, None)
                         where.pop(old, None)
-                    new = (left, z)
+                    new = left << shift | z
                     pair_counts[new] = counts_get(new, 0) + f
                     new_pairs.add(new)
                     found_in = where_get(new)
                     if found_in is None:
-                        where[new] = [w]
+                        where[new] = w
+                    elif found_in.__class__ is int:
+                        if found_in != w:
+                            where[new] = [found_in, w]
                     elif found_in[-1] != w:
                         found_in.append(w)
                 out.append(z)
@@ -472,19 +496,22 @@ def _apply_merge(
                     # The pair on the right changes too, unless another (a, b) starts there:
                     # then it is that one's left pair.
                     if not (right == a and i + 1 < n and word[i + 1] == b):
-                        old = (b, right)
+                        old = b << shift | right
                         c = counts_get(old, 0) - f
                         if c > 0:
                             pair_counts[old] = c
                         else:
                             pair_counts.pop(old, None)
                             where.pop(old, None)
-                        new = (z, right)
+                        new = z << shift | right
                         pair_counts[new] = counts_get(new, 0) + f
                         new_pairs.add(new)
                         found_in = where_get(new)
                         if found_in is None:
-                            where[new] = [w]
+                            where[new] = w
+                        elif found_in.__class__ is int:
+                            if found_in != w:
+                                where[new] = [found_in, w]
                         elif found_in[-1] != w:
                             found_in.append(w)
             else:
@@ -495,7 +522,7 @@ def _apply_merge(
             if i < n:
                 out += word[i:]
             words[w] = out
-    pair_counts.pop((a, b), None)
+    pair_counts.pop(ab, None)
     return new_pairs
 
 

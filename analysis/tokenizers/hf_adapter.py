@@ -17,6 +17,7 @@ empty or overlap its neighbour, and such pieces are marked partial.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from pathlib import Path
 from typing import Sequence
@@ -28,6 +29,31 @@ from .normalize import map_pieces, normalize_with_map
 from .vocab import UNICODE_TO_BYTE, VocabularyError, read_json
 
 _NORMALIZERS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
+
+# Long texts are cut after a newline that is followed by a non-space character, and the parts
+# are encoded in one parallel batch. For the pipelines we ship (DeepSeek's splits, GPT-2-style
+# ByteLevel) no pre-token ever spans such a point: whitespace runs end at the newline, and no
+# split joins a newline to a following non-space character. Unknown `hf:` files are never cut.
+_SAFE_CUT = re.compile(r"(?<=\n)(?=\S)")
+CHUNK_CHARS = 32_768
+
+
+def split_at_safe_cuts(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """Cut `text` into parts of about `size` characters at safe points (see above).
+
+    >>> split_at_safe_cuts("a\nb\n c\nd", size=1)
+    ['a\n', 'b\n c\n', 'd']
+    """
+    parts: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        m = _SAFE_CUT.search(text, start + size)
+        if m is None:
+            break
+        parts.append(text[start : m.start()])
+        start = m.start()
+    parts.append(text[start:])
+    return parts
 
 
 def _has_type(node, wanted: str) -> bool:
@@ -49,8 +75,9 @@ class HFTokenizerAdapter:
 
     family = "hf"
 
-    def __init__(self, name: str, path: str | Path, *, source: Source) -> None:
+    def __init__(self, name: str, path: str | Path, *, source: Source, safe_newline_cuts: bool = False) -> None:
         self.name = name
+        self.safe_newline_cuts = safe_newline_cuts
         self.source = source
         self.path = Path(path)
         spec = read_json(self.path)
@@ -93,7 +120,12 @@ class HFTokenizerAdapter:
         return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
 
     def encode(self, text: str) -> list[int]:
-        return self._tok.encode(clean_text(text), add_special_tokens=False).ids
+        text = clean_text(text)
+        if self.safe_newline_cuts and len(text) > 2 * CHUNK_CHARS:
+            parts = split_at_safe_cuts(text)
+            if len(parts) > 1:  # one parallel batch without offsets: about 2x faster on 2 cores
+                return [i for e in self._tok.encode_batch_fast(parts, add_special_tokens=False) for i in e.ids]
+        return self._tok.encode(text, add_special_tokens=False).ids
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         encs = self._tok.encode_batch([clean_text(t) for t in texts], add_special_tokens=False)

