@@ -117,12 +117,7 @@ def highlight_prefix(text: str, *, limit: int = HIGHLIGHT_CHARS) -> str:
 # -- special-token strings ------------------------------------------------------------------------
 def special_token_strings(tok: Tokenizer) -> frozenset[str]:
     """The special-token strings of a tokenizer (empty when it exposes none)."""
-    specials = getattr(tok, "special_tokens", None)
-    if specials is None and getattr(tok, "bpe", None) is not None:  # ownbpe adapter
-        specials = tok.bpe.special_tokens
-    if specials is None:  # HF adapter: its special added tokens (non-special ones stay matched)
-        specials = getattr(tok, "_special", {}).values()
-    return frozenset(specials)
+    return frozenset(getattr(tok, "special_tokens", None) or ())
 
 
 @lru_cache(maxsize=32)

@@ -116,6 +116,11 @@ class HFTokenizerAdapter:
     def n_vocab(self) -> int:
         return self._n_vocab
 
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """The special added tokens (string -> id); in text they are counted as plain text."""
+        return {content: i for i, content in self._special.items()}
+
     def __repr__(self) -> str:
         return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
 

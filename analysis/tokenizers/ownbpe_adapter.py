@@ -46,6 +46,11 @@ class OwnBPETokenizer:
     def n_vocab(self) -> int:
         return self.bpe.n_vocab
 
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """The model's special tokens (string -> id); in text they are counted as plain text."""
+        return dict(self.bpe.special_tokens)
+
     def __repr__(self) -> str:
         return f"OwnBPETokenizer(name={self.name!r}, n_vocab={self.n_vocab})"
 
