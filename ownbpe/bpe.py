@@ -147,10 +147,13 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
         pair_len[r] = 2
     heap = list(buckets)
     heapify(heap)
+    unsorted: set[int] = set()  # ranks whose bucket got an offset smaller than its last one
     while heap:
         r = heappop(heap)
         todo = buckets.pop(r)
-        todo = array("q", sorted(todo))  # appends come from several rounds: restore offset order
+        if r in unsorted:  # appended out of order: restore offset order (sorting is costly)
+            unsorted.discard(r)
+            todo = array("q", sorted(todo))
         size = pair_len[r]
         la = 0 if ranked else left_len[r]  # the ranked rule does not care where the split is
         for k, s in enumerate(todo):
@@ -175,6 +178,8 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
                         pair_len[r2] = f - s
                         heappush(heap, r2)
                     else:
+                        if bucket[-1] > s:
+                            unsorted.add(r2)
                         bucket.append(s)
                     lower = r2 < r
             p = prv[s]
@@ -188,6 +193,8 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
                         pair_len[r2] = e - p
                         heappush(heap, r2)
                     else:
+                        if bucket[-1] > p:
+                            unsorted.add(r2)
                         bucket.append(p)
                     lower = lower or r2 < r
             if lower:
@@ -198,6 +205,7 @@ def _merge_long(piece: bytes, table: dict, ranked: bool, trace: Trace | None) ->
                         buckets[r] = rest
                         heappush(heap, r)
                     else:
+                        unsorted.add(r)
                         bucket.extend(rest)
                 break
     out = []

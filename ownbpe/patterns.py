@@ -1,11 +1,11 @@
 """Pre-tokenization patterns, and where text may be cut without changing the pre-tokens.
 
-Unlike `train` and `tokenizer`, this module knows nothing about BPE: it holds the three regular
-expressions of the GPT-2 family (specification strings, identical to tiktoken's `pat_str` of
-r50k/cl100k/o200k) and a *chunker* that splits text at positions where cutting provably never
-changes what the pattern finds. Both training (counting) and encoding (caching) work on those
-chunks, so a prose text is pre-tokenized with a cheap regex and the expensive pattern only runs
-once per distinct chunk.
+Unlike `count`, `train` and `tokenizer`, this module knows nothing about BPE: it holds the three
+regular expressions of the GPT-2 family (specification strings, identical to tiktoken's
+`pat_str` of r50k/cl100k/o200k) and finds positions where cutting text provably never changes
+what the pattern finds. Counting and encoding work on the *chunks* between such cuts, so a text
+is pre-tokenized with a cheap regex and the expensive pattern runs once per distinct chunk;
+streaming (`encode_iterable`, reading a corpus in blocks) cuts only there.
 
 The safe cuts, and why they are safe for all three built-in patterns (`\\s` and `\\S` below are the
 `regex` module's, the same as inside the patterns):
@@ -17,7 +17,7 @@ The safe cuts, and why they are safe for all three built-in patterns (`\\s` and 
   match always ends there. The text before the cut does not end in whitespace, so `\\s++$` and
   `(?!\\S)` behave the same whether the text continues or not, and none of the patterns looks
   behind, so the text after the cut is pre-tokenized the same on its own.
-* **B** -- (used by `encode_iterable` only) after a `\\n` that follows a non-space character and
+* **B** -- (used when streaming only) after a `\\n` that follows a non-space character and
   precedes a non-space character: no match joins `\\n` to a following non-space character, and the
   lone `\\n` is one pre-token whether or not text follows.
 

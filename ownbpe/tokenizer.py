@@ -63,14 +63,14 @@ class Tokenizer:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         vocab = _check_vocab(vocab)
-        specials = _resolve_specials(special_tokens, vocab)
+        merges = [tuple(m) for m in merges]
+        specials = _resolve_specials(special_tokens, vocab, merges)
         special_ids = set(specials.values())
         encoder: dict[bytes, int] = {}
         for i in sorted(vocab):
             if i not in special_ids:
                 encoder.setdefault(vocab[i], i)  # duplicated bytes: the lower id wins
         pair_ranks: dict[tuple[bytes, bytes], int] = {}
-        merges = [tuple(m) for m in merges]
         for k, merge in enumerate(merges):
             if len(merge) != 2 or not all(isinstance(t, bytes) for t in merge):
                 raise ValueError(f"merge {k} is {merge!r}; each merge must be a pair of bytes (left, right)")
@@ -185,7 +185,7 @@ class Tokenizer:
 
         >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
         >>> tok.merges
-        [(b'l', b'o'), (b'lo', b'w')]
+        [(b'o', b'w'), (b'l', b'ow')]
         """
         from .train import train_bpe_from_iterator
 
@@ -479,9 +479,13 @@ def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
 
 
 def _resolve_specials(
-    special_tokens: Iterable[str] | Mapping[str, int] | None, vocab: dict[int, bytes]
+    special_tokens: Iterable[str] | Mapping[str, int] | None, vocab: dict[int, bytes], merges: list
 ) -> dict[str, int]:
-    """Special token -> id, adding tokens missing from `vocab` (which is updated) at new ids."""
+    """Special token -> id, adding tokens missing from `vocab` (which is updated) at new ids.
+
+    A listed special token takes the id of the same bytes in `vocab` (the CS336 convention),
+    unless those bytes are an ordinary token: a single byte, or a token the merges use.
+    """
     if special_tokens is None:
         return {}
     if isinstance(special_tokens, str):
@@ -499,13 +503,14 @@ def _resolve_specials(
     by_bytes: dict[bytes, int] = {}
     for i in sorted(vocab, reverse=True):
         by_bytes[vocab[i]] = i  # the lowest id wins
+    ordinary = {t for merge in merges if len(merge) == 2 for t in (*merge, merge[0] + merge[1])}
     specials = {}
     for text in special_tokens:
         if not isinstance(text, str) or not text:
             raise ValueError(f"special tokens must be non-empty strings, got {text!r}")
         data = text.encode("utf-8")
         i = by_bytes.get(data)
-        if i is None or len(data) == 1:
+        if i is None or len(data) == 1 or data in ordinary:
             i = max(vocab) + 1
             vocab[i] = data
         specials[text] = i

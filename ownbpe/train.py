@@ -1,51 +1,29 @@
-"""Learning merges from a corpus: count pre-tokens (in parallel), then merge pairs incrementally.
+"""Learning merges: from pre-token counts to a vocab and a merges list, incrementally.
 
-Unlike `tokenizer` (which applies merges), this module learns them, exactly as the CS336
-reference does: special tokens are split out first and never merged, pre-tokens come from the
-pattern, pairs are counted inside pre-tokens weighted by pre-token frequency, and the most
-frequent pair wins, ties going to the lexicographically greatest `(left, right)` as raw bytes.
+Unlike `count` (which streams the corpus into pre-token counts) and `tokenizer` (which applies
+merges), this module learns them, exactly as the CS336 reference does: pairs are counted inside
+pre-tokens weighted by pre-token frequency, the most frequent pair wins, ties going to the
+lexicographically greatest `(left, right)` as raw bytes, and special tokens are never merged.
 
-Two things make it fast in pure Python, and lean:
-
-* **Counting** streams the file in blocks cut where cutting provably changes no pre-token (see
-  `patterns`), so the corpus is never held in memory whole. Within a block, a cheap regex cuts
-  the text into chunks, the chunks are counted with `Counter`, and the real pattern runs once
-  per distinct chunk. Workers count separate byte ranges of the file, cut at such safe
-  positions; counts are sums, so the result is the same for any number of workers.
-* **Merging** never recounts: an index maps each pair to the words containing it, and a merge
-  only visits those words and adjusts the counts of the pairs around each occurrence. A max-heap
-  with lazy deletion finds the best pair: counts of existing pairs only ever go down, so a popped
-  entry whose count is out of date is pushed back with its current count.
+Merging never recounts: an index maps each pair to the words containing it, and a merge only
+visits those words and adjusts the counts of the pairs around each occurrence. A max-heap with
+lazy deletion finds the best pair: counts of existing pairs only ever go down, so a popped
+entry whose count is out of date is pushed back with its current count.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
-from collections import Counter, defaultdict
-from functools import lru_cache
+from collections import Counter
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 from operator import lshift, or_
-from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import regex
 
-from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, stream_cut
-
-# Below this many bytes a single process is faster than starting workers, and each worker
-# gets at least PART_MIN_BYTES.
-PARALLEL_MIN_BYTES = 1 << 21
-PART_MIN_BYTES = 1 << 20
-# The file is read, and counted, in blocks of about this size: memory stays small.
-BLOCK_BYTES = 1 << 18
-
-_SPACE = frozenset(_WS)
-# Cuts of kind A (see `patterns`), searched forwards.
-_FORWARD_CUT = regex.compile(r"(?<=\S)(?=[^\S\r\n])")
-_HSPACE = _SPACE - {"\r", "\n"}
+from .count import _count_stream, _progress_bar, count_file
+from .patterns import GPT2_PATTERN
 
 
 def train_bpe(
@@ -97,7 +75,7 @@ def train_bpe_from_iterator(
 
     >>> vocab, merges = train_bpe_from_iterator(["low lower lowest"], 257)
     >>> merges
-    [(b'l', b'o')]
+    [(b'o', b'w')]
     """
     specials = _check_args(vocab_size, special_tokens, pattern, 1)
     counts: Counter[str] = Counter()
@@ -106,240 +84,6 @@ def train_bpe_from_iterator(
             raise TypeError(f"texts must be strings, got {type(text).__name__}")
         _count_stream([text], tuple(specials), pattern, counts)
     return _train_from_counts(counts, vocab_size, specials, progress)
-
-
-def count_pretokens(text: str, special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN) -> dict[str, int]:
-    """Count the pre-tokens of `text` (special tokens removed).
-
-    >>> count_pretokens("a b a", ["b"])
-    {'a': 1, ' ': 1, ' a': 1}
-    """
-    counts: Counter[str] = Counter()
-    _count_stream([text], tuple(dict.fromkeys(special_tokens)), pattern, counts)
-    return dict(counts)
-
-
-def count_file(
-    path: str | os.PathLike,
-    special_tokens: Iterable[str] = (),
-    pattern: str = GPT2_PATTERN,
-    *,
-    workers: int | None = None,
-    progress: bool = False,
-) -> dict[str, int]:
-    """Count the pre-tokens of a UTF-8 file, streaming it, in parallel over byte ranges.
-
-    Raises:
-        FileNotFoundError: no such file.
-        ValueError: invalid UTF-8; the message gives the byte offset.
-    """
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise FileNotFoundError(f"training corpus not found: {str(path)!r}") from None
-    if path.is_dir():
-        raise IsADirectoryError(f"training corpus {str(path)!r} is a directory; give a text file")
-    specials = tuple(dict.fromkeys(special_tokens))
-    n = (os.cpu_count() or 1) if workers is None else max(1, workers)
-    # Small inputs: starting a worker costs more than it saves.
-    n = 1 if size < PARALLEL_MIN_BYTES else min(n, max(1, size // PART_MIN_BYTES))
-    ranges = _byte_ranges(path, size, n, specials, pattern)
-    jobs = [(str(path), start, end, specials, pattern) for start, end in ranges]
-    bar = _bar(progress, size, "pre-tokenizing", "B")
-    counts: Counter[str] = Counter()
-    if len(jobs) == 1:
-        _count_range(*jobs[0], counts=counts, bar=bar)
-    else:
-        # n - 1 worker processes plus this one: one process fewer to hold in memory.
-        with multiprocessing.get_context().Pool(len(jobs) - 1) as pool:
-            pending = pool.imap(_count_range_star, jobs[:-1])
-            _count_range(*jobs[-1], counts=counts, bar=bar)
-            for (start, end), part in zip(ranges, pending):
-                counts.update(part)  # Counter.update adds counts
-                bar.update(end - start)
-    bar.close()
-    return counts
-
-
-def read_corpus(path: str | os.PathLike) -> str:
-    """Read a corpus as UTF-8, keeping `\\r\\n` as two characters.
-
-    Raises:
-        FileNotFoundError: no such file.
-        ValueError: invalid UTF-8; the message gives the byte offset.
-    """
-    return "".join(_read_text(Path(path), 0, None))
-
-
-# -- counting -------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=8)
-def _special_regex(specials: tuple[str, ...]) -> regex.Pattern | None:
-    # Longest first, so that a special token containing another one wins.
-    if not specials:
-        return None
-    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-
-
-def _read_text(path: Path, start: int, end: int | None, on_bytes=None) -> Iterator[str]:
-    """Decode bytes `start:end` of `path` as UTF-8, block by block, without newline translation.
-
-    Raises ValueError with the absolute byte offset of invalid UTF-8.
-    """
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"training corpus not found: {str(path)!r}") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"training corpus {str(path)!r} is a directory; give a text file") from None
-    with f:
-        f.seek(start)
-        left = None if end is None else end - start
-        pending = b""
-        offset = start  # the absolute offset of pending[0]
-        while True:
-            want = BLOCK_BYTES if left is None else min(BLOCK_BYTES, left)
-            data = f.read(want) if want > 0 else b""
-            if left is not None:
-                left -= len(data)
-            if on_bytes is not None:
-                on_bytes(len(data))
-            last = not data or left == 0
-            data = pending + data
-            cut = len(data) if last else _complete(data)
-            try:
-                text = data[:cut].decode("utf-8")
-            except UnicodeDecodeError as err:
-                bad = data[err.start : err.start + 4]
-                raise ValueError(
-                    f"{path}: invalid UTF-8 at byte offset {offset + err.start} ({bad!r}: {err.reason}); "
-                    "convert the corpus to UTF-8 first (e.g. iconv -f latin1 -t utf-8)"
-                ) from err
-            pending = data[cut:]
-            offset += cut
-            if text:
-                yield text
-            if last:
-                return
-
-
-def _complete(data: bytes) -> int:
-    """Length of the prefix of `data` that does not end inside a UTF-8 character."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return len(data)
-        if byte >= 0xC0:  # a lead byte: is its character complete?
-            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return len(data) if back >= need else len(data) - back
-    return len(data)  # continuation bytes without a lead: let the decoder report them
-
-
-def _byte_ranges(path: Path, size: int, n_parts: int, special_tokens: tuple[str, ...], pattern: str) -> list[tuple[int, int]]:
-    """Cut the file into about `n_parts` byte ranges at positions that change no pre-token.
-
-    Near each target offset, the first safe cut of the built-in patterns, or the first start of
-    a special token, is used, provided no special token starts within twice a special token's
-    length before it: then no special token is split and the scan for them cannot align
-    differently in the two ranges. With a custom pattern and no special tokens: one range.
-    """
-    if n_parts <= 1:
-        return [(0, size)]
-    specials = _special_regex(special_tokens)
-    reach = 2 * max(map(len, special_tokens), default=0) or 1
-    builtin = is_builtin(pattern)
-    cuts = [0]
-    with open(path, "rb") as f:
-        for k in range(1, n_parts):
-            target = size * k // n_parts
-            if target <= cuts[-1]:
-                continue
-            f.seek(target)
-            window = f.read(1 << 16)
-            skip = 0
-            while skip < min(3, len(window)) and 0x80 <= window[skip] < 0xC0:
-                skip += 1  # start on a character boundary
-            text = window[skip:].decode("utf-8", errors="surrogateescape")  # one char per bad byte
-            candidates = []
-            if builtin:
-                candidates += [m.start() for m in _FORWARD_CUT.finditer(text, reach, len(text) - 1)][:20]
-            if specials is not None:
-                candidates += [m.start() for m in specials.finditer(text, reach)][:20]
-            for cut in sorted(candidates):
-                before = specials.search(text, cut - reach) if specials is not None else None
-                if before is not None and before.start() < cut:
-                    continue
-                byte = target + skip + len(text[:cut].encode("utf-8", errors="surrogateescape"))
-                if cuts[-1] < byte < size:
-                    cuts.append(byte)
-                break
-    cuts.append(size)
-    return list(zip(cuts, cuts[1:]))
-
-
-def _count_range_star(args: tuple) -> Counter:
-    return _count_range(*args)
-
-
-def _count_range(
-    path: str, start: int, end: int, specials: tuple[str, ...], pattern: str, counts: Counter | None = None, bar=None
-) -> Counter:
-    """Pre-token counts of bytes `start:end` of the corpus (runs in a worker)."""
-    counts = Counter() if counts is None else counts
-    texts = _read_text(Path(path), start, end, on_bytes=None if bar is None else bar.update)
-    _count_stream(texts, specials, pattern, counts)
-    return counts
-
-
-def _count_stream(texts: Iterable[str], special_tokens: tuple[str, ...], pattern: str, counts: Counter) -> None:
-    """Add the pre-token counts of the concatenation of `texts` to `counts`, block by block."""
-    specials = _special_regex(special_tokens)
-    max_len = max(map(len, special_tokens), default=0)
-    builtin = is_builtin(pattern)
-    findall = regex.compile(pattern).findall
-    buf = ""
-    searched = 0
-    for text in texts:
-        buf += text
-        if len(buf) - searched < BLOCK_BYTES:
-            continue
-        cut = stream_cut(buf, searched, builtin, specials, max_len)
-        if cut > 0:
-            _count_block(buf[:cut], specials, findall, builtin, counts)
-            buf = buf[cut:]
-            searched = 0
-        else:
-            searched = max(0, len(buf) - max_len - 2)
-    if buf:
-        _count_block(buf, specials, findall, builtin, counts)
-
-
-def _count_block(text: str, specials: regex.Pattern | None, findall, builtin: bool, counts: Counter) -> None:
-    for segment in specials.split(text) if specials is not None else (text,):
-        if not builtin:
-            counts.update(findall(segment))
-            continue
-        # Chunks that start with a horizontal space and end with a non-space can be joined and
-        # pre-tokenized in one call (each boundary is a safe cut); group them by count so that
-        # one Counter per group gives the weighted pre-token counts.
-        chunks = Counter(_CHUNK_RE.findall(segment))
-        groups: defaultdict[int, list[str]] = defaultdict(list)
-        get = counts.get
-        for chunk, c in chunks.items():
-            if chunk[0] in _HSPACE and chunk[-1] not in _SPACE:
-                groups[c].append(chunk)
-            else:
-                for piece in findall(chunk):
-                    counts[piece] = get(piece, 0) + c
-        for c, group in groups.items():
-            found = Counter(findall("".join(group)))
-            if c == 1:
-                counts.update(found)
-            else:
-                for piece, k in found.items():
-                    counts[piece] = get(piece, 0) + k * c
 
 
 # -- merging --------------------------------------------------------------------------------
@@ -410,7 +154,7 @@ def _learn_merges(
     heap = [(-c, keys[pair >> shift], keys[pair & mask], pair) for pair, c in pair_counts.items()]
     heapify(heap)
     merges: list[tuple[int, int]] = []
-    bar = _bar(progress, n_merges, "merging", "merges")
+    bar = _progress_bar(progress, n_merges, "merging", "merges")
     while len(merges) < n_merges and heap:
         negative, key_a, key_b, pair = heappop(heap)
         count = get(pair, 0)
@@ -551,19 +295,3 @@ def _check_args(vocab_size: int, special_tokens: Iterable[str], pattern: str, wo
     except (regex.error, TypeError) as err:
         raise ValueError(f"invalid pre-tokenization pattern {pattern!r}: {err}") from err
     return specials
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(enabled: bool, total: int, desc: str, unit: str):
-    if not enabled:
-        return _NoBar()
-    from tqdm import tqdm  # imported only when asked for: training without a bar stays lean
-
-    return tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr)

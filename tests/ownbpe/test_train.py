@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import regex
@@ -13,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ownbpe
-from ownbpe import train
+from ownbpe import count
 from ownbpe.train import train_bpe, train_bpe_from_iterator
 
 from .conftest import MAX_EXAMPLES, gpt2_token
@@ -132,50 +130,12 @@ def test_same_merges_for_any_number_of_workers(cs336, tmp_path, monkeypatch, pat
     corpus = tmp_path / "stories.txt"
     prose = (cs336 / "corpus.en").read_text(encoding="utf-8")
     corpus.write_text("".join(text + "\n" + prose[k * 7000 : (k + 1) * 7000] for k in range(3)), encoding="utf-8")
-    monkeypatch.setattr(train, "PARALLEL_MIN_BYTES", 0)  # use the pool even on a small file
-    monkeypatch.setattr(train, "PART_MIN_BYTES", 1)
-    ranges = train._byte_ranges(corpus, corpus.stat().st_size, 3, ("<|endoftext|>",), pattern)
+    monkeypatch.setattr(count, "PARALLEL_MIN_BYTES", 0)  # use the pool even on a small file
+    monkeypatch.setattr(count, "PART_MIN_BYTES", 1)
+    ranges = count._byte_ranges(corpus, corpus.stat().st_size, 3, ("<|endoftext|>",), pattern)
     assert len(ranges) == 3  # the file really is split
     results = [train_bpe(corpus, 400, ["<|endoftext|>"], pattern=pattern, workers=w) for w in (1, 2, 3)]
     assert results[0] == results[1] == results[2]
-
-
-STREAM_TEXT = st.lists(
-    st.sampled_from(["ab", " c", "\n", "  ", "<e>", "<e><e>", "d.\n", "x\r\n", "é", "東京", "👩‍👩‍👧", " 12345", "'s"]), max_size=80
-).map("".join)
-
-
-@settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(STREAM_TEXT, st.integers(2, 9), st.sampled_from([3, 7, 64]))
-def test_byte_ranges_and_blocks_count_like_the_whole(text, n_parts, block):
-    """Cutting the corpus for the workers, and reading it in blocks, never changes a count."""
-    old = train.BLOCK_BYTES
-    train.BLOCK_BYTES = block  # tiny blocks: characters and special tokens straddle them
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "c.txt"
-            path.write_bytes(text.encode("utf-8"))
-            size = path.stat().st_size
-            for pattern in (ownbpe.GPT2_PATTERN, ownbpe.CL100K_PATTERN, ownbpe.O200K_PATTERN, r"\S+|\s"):
-                specials = ("<e><e>", "<e>")
-                ranges = train._byte_ranges(path, size, n_parts, specials, pattern)
-                assert ranges[0][0] == 0 and ranges[-1][1] == size
-                assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
-                total = Counter()
-                for start, end in ranges:
-                    total.update(train._count_range(str(path), start, end, specials, pattern))
-                expected = Counter(p for seg in regex.split("<e><e>|<e>", text) for p in regex.findall(pattern, seg))
-                assert +total == expected
-    finally:
-        train.BLOCK_BYTES = old
-
-
-def test_invalid_utf8_far_into_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(train, "BLOCK_BYTES", 7)
-    corpus = tmp_path / "bad.txt"
-    corpus.write_bytes("ok é ".encode() * 100 + b"\xff" + b"tail")
-    with pytest.raises(ValueError, match=r"invalid UTF-8 at byte offset 600 \(b'\\xff"):
-        train_bpe(corpus, 300)
 
 
 def test_progress_goes_to_stderr_only(cs336, capsys):
