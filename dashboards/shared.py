@@ -15,9 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
-from analysis import dashboard_support as ds
+from analysis import bpe_lab, dashboard_support as ds
 from analysis.compare import compare
-from analysis.cli_cost import render_html
+from analysis.cost_report import render_html
 from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
 from analysis import plots, plots_cost, pricing, probes, probes_numbers, probes_whitespace
 from analysis.measure import measure, summarize as summarize_measured
@@ -108,7 +108,7 @@ def _tick(v) -> str:
 # -- BPE lab ---------------------------------------------------------------------------------------
 @st.cache_data(max_entries=16, show_spinner="Training, one merge at a time…")
 def lab_steps(corpus: str, n_merges: int):
-    return ds.bpe_steps(corpus, n_merges)
+    return bpe_lab.bpe_steps(corpus, n_merges)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -118,7 +118,7 @@ def lab_pieces(corpus: str, n_merges: int, step: int) -> list[Piece]:
 
 @st.cache_data(max_entries=8, show_spinner="Training ownbpe and Hugging Face…")
 def train_both(corpus: str, vocab_size: int):
-    return ds.train_both(corpus, vocab_size)
+    return bpe_lab.train_both(corpus, vocab_size)
 
 
 @st.cache_data(max_entries=8, show_spinner="Loading the built-in corpus…")

@@ -41,8 +41,8 @@ CHUNK_CHARS = 32_768
 def split_at_safe_cuts(text: str, size: int = CHUNK_CHARS) -> list[str]:
     """Cut `text` into parts of about `size` characters at safe points (see above).
 
-    >>> split_at_safe_cuts("a\nb\n c\nd", size=1)
-    ['a\n', 'b\n c\n', 'd']
+    >>> split_at_safe_cuts("a\\nb\\n c\\nd", size=1)
+    ['a\\n', 'b\\n c\\n', 'd']
     """
     parts: list[str] = []
     start = 0

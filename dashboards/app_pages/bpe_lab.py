@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis import dashboard_support as ds
+from analysis import bpe_lab as lab, dashboard_support as ds
 from analysis.render import html_tokens
 from dashboards import shared
 
@@ -25,13 +25,13 @@ def step_through() -> None:
         samples = shared.builtin_samples()
         sample_id = st.selectbox("Sample", samples["id"], key="lab_sample")
         corpus = samples.loc[samples["id"] == sample_id, "text"].iloc[0]
-        if len(corpus) > ds.LAB_MAX_CHARS:
-            corpus = corpus[: ds.LAB_MAX_CHARS]
-            st.caption(f"Using the first {ds.LAB_MAX_CHARS:,} characters.")
+        if len(corpus) > lab.LAB_MAX_CHARS:
+            corpus = corpus[: lab.LAB_MAX_CHARS]
+            st.caption(f"Using the first {lab.LAB_MAX_CHARS:,} characters.")
     else:
         corpus = st.text_area("Corpus", SENNRICH, height=110, key="lab_corpus",
-                              help=f"Up to {ds.LAB_MAX_CHARS:,} characters; pre-tokenized with GPT-2's pattern.")
-    n_merges = st.slider("Number of merges", 1, ds.LAB_MAX_MERGES, 15, key="lab_merges")
+                              help=f"Up to {lab.LAB_MAX_CHARS:,} characters; pre-tokenized with GPT-2's pattern.")
+    n_merges = st.slider("Number of merges", 1, lab.LAB_MAX_MERGES, 15, key="lab_merges")
     try:
         steps = shared.lab_steps(corpus, n_merges)
     except ValueError as e:
@@ -83,19 +83,19 @@ def train_and_compare() -> None:
                                   key="train_source")
     if source == "Upload a file":
         upload = st.file_uploader("A UTF-8 text file", key="train_upload",
-                                  help=f"Up to {ds.TRAIN_MAX_BYTES / 1e6:.0f} MB.")
+                                  help=f"Up to {lab.TRAIN_MAX_BYTES / 1e6:.0f} MB.")
         if upload is None:
             st.info("Upload a text corpus, or pick a built-in one.")
             return
         try:
-            corpus, _ = ds.decode_upload(upload.getvalue(), upload.name, max_bytes=ds.TRAIN_MAX_BYTES)
+            corpus, _ = ds.decode_upload(upload.getvalue(), upload.name, max_bytes=lab.TRAIN_MAX_BYTES)
         except ValueError as e:
             st.error(str(e))
             return
     else:
         category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin")
         corpus = shared.builtin_corpus(category)
-    vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, ds.TRAIN_MAX_VOCAB, 1000, step=100,
+    vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, lab.TRAIN_MAX_VOCAB, 1000, step=100,
                                  key="train_vocab")
     try:
         result = shared.train_both(corpus, int(vocab_size))

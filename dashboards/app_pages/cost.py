@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis import dashboard_support as ds
-from analysis.cli_cost import render_html, render_markdown
+from analysis.cost_report import render_markdown
 from analysis.cost import DEFAULT_MODELS, display_models, format_usd
 from analysis.corpus import sample_text
 from dashboards import shared

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import dashboard_support as ds
+from analysis import bpe_lab as lab
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/bpe_lab.py"
@@ -29,7 +29,7 @@ def test_corpus_and_sliders_drive_the_rule_table_and_the_drawing():
     at.text_area(key="lab_corpus").set_value(CORPUS)
     at.slider(key="lab_merges").set_value(12).run()
     assert not at.exception
-    expected = ds.bpe_steps(CORPUS, 12)
+    expected = lab.bpe_steps(CORPUS, 12)
     pd.testing.assert_frame_equal(at.dataframe[0].value.reset_index(drop=True), expected.rules)
     at.slider(key="lab_step").set_value(4).run()
     assert not at.exception
