@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
-    src.add_argument("--errors", choices=("strict", "replace"), default="strict", help="invalid UTF-8 in input: fail, or replace")
+    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
     mod = p.add_argument_group("models and prices")
     mod.add_argument("--models", "-m", metavar="A,B",
                      help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")
@@ -112,7 +112,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     for f in args.file or ():
         text, bad = read_text_file(f, errors=args.errors)
         if bad:
-            print(f"note: {f}: {bad} invalid UTF-8 sequence(s) replaced by U+FFFD", file=sys.stderr)
+            print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         rows.append({"id": f, "category": "text", "text": text})
     if rows:
         frames.append(pd.DataFrame(rows))
@@ -131,7 +131,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     if not frames:
         text, bad = read_stdin(errors=args.errors)
         if bad:
-            print(f"note: stdin: {bad} invalid UTF-8 sequence(s) replaced by U+FFFD", file=sys.stderr)
+            print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))
     return pd.concat([f[["id", "category", "text"]] for f in frames], ignore_index=True)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -65,7 +64,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
         for f in args.file:
             text, bad = read_text_file(f, errors=args.errors)
             if bad:
-                print(f"note: {f}: {bad} invalid UTF-8 sequence(s) replaced by U+FFFD", file=sys.stderr)
+                print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
             out.append((f, text))
         if args.text is not None:
             out.insert(0, ("text", args.text))
@@ -74,7 +73,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
         return [("text", args.text)]
     text, bad = read_stdin(errors=args.errors)
     if bad:
-        print(f"note: stdin: {bad} invalid UTF-8 sequence(s) replaced by U+FFFD", file=sys.stderr)
+        print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
     return [("stdin", text)]
 
 
@@ -135,7 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--builtin-sample", action="store_true", help="use tokenprism's built-in mixed sample text")
     p.add_argument("--tokenizers", "-t", metavar="A,B", help="comma-separated names (default: all available offline)")
     p.add_argument("--show", action="store_true", help="draw the token boundaries (whitespace made visible)")
-    p.add_argument("--errors", choices=("strict", "replace"), default="strict", help="invalid UTF-8 in input: fail, or replace with U+FFFD")
+    p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
     add_format(p)
     p.set_defaults(func=cmd_compare)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from .corpus_sample import LoadReport, Sample, detect_script, samples_to_frame
+from .textio import decode_utf8
 
 CHUNK_BYTES = 1 << 20
 BINARY_SNIFF_BYTES = 8192
@@ -64,24 +65,12 @@ def _utf8_cut(buf: bytes, end: int) -> int:
 
 
 def _decode(data: bytes, *, path: Path, offset: int, errors: str, report: LoadReport) -> tuple[str, int]:
-    try:
-        return data.decode("utf-8"), 0
-    except UnicodeDecodeError as e:
-        if errors == "strict":
-            at = offset + e.start
-            raise ValueError(
-                f"{path}: not valid UTF-8 at byte offset {at} (byte 0x{data[e.start]:02x}: {e.reason}). "
-                "Fix: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8), or load it with "
-                "errors='replace' or errors='skip' (CLI: --errors replace|skip)"
-            ) from e
-    replaced = data.decode("utf-8", errors="replace")
-    # one U+FFFD per invalid sequence; the ones genuinely present in the input do not count
-    n_bad = replaced.count("\ufffd") - data.count("\ufffd".encode())
+    text, n_bad = decode_utf8(data, where=str(path), errors=errors, offset=offset)
     if errors == "replace":
         report.decode_errors_replaced += n_bad
-        return replaced, n_bad
-    report.decode_errors_skipped += n_bad
-    return data.decode("utf-8", errors="ignore"), n_bad
+    else:
+        report.decode_errors_skipped += n_bad
+    return text, n_bad
 
 
 def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: int = CHUNK_BYTES,

@@ -11,31 +11,43 @@ import sys
 from pathlib import Path
 
 
-def decode_utf8(data: bytes, *, where: str, errors: str = "strict") -> tuple[str, int]:
+def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int = 0) -> tuple[str, int]:
     """Decode UTF-8 (a BOM is kept as U+FEFF: it is part of what the user gave us).
 
+    Args:
+        data: the bytes.
+        where: what to name in an error (a file path, "stdin").
+        errors: "strict" (raise), "replace" (U+FFFD per bad sequence) or "skip" (drop them).
+        offset: where `data` starts in its file, so a chunk's error names the absolute offset.
+
     Returns:
-        (text, number of replaced bad sequences)
+        (text, number of invalid sequences replaced or skipped)
 
     Raises:
         ValueError: with `errors="strict"`, naming `where` and the byte offset.
 
     >>> decode_utf8(b"ok", where="x")
     ('ok', 0)
+    >>> decode_utf8(b"a\\xffb", where="x", errors="replace")
+    ('a\\ufffdb', 1)
     """
-    if errors not in ("strict", "replace"):
-        raise ValueError(f"errors must be 'strict' or 'replace', got {errors!r}")
+    if errors not in ("strict", "replace", "skip"):
+        raise ValueError(f"errors must be 'strict', 'replace' or 'skip', got {errors!r}")
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError as e:
         if errors == "strict":
             raise ValueError(
-                f"{where} is not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start} ({e.reason}). "
-                "Fix: convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or pass --errors replace"
+                f"{where}: not valid UTF-8 at byte offset {offset + e.start} (byte 0x{data[e.start]:02x}: {e.reason}). "
+                "Fix: convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or load it with errors='replace' "
+                "or errors='skip' (CLI: --errors replace|skip)"
             ) from None
-    text = data.decode("utf-8", errors="replace")
-    # one U+FFFD per invalid sequence; subtract the ones that were genuinely in the input
-    return text, text.count("\ufffd") - data.count("\ufffd".encode("utf-8"))
+    replaced = data.decode("utf-8", errors="replace")
+    # one U+FFFD per invalid sequence; the ones genuinely present in the input do not count
+    n_bad = replaced.count("\ufffd") - data.count("\ufffd".encode("utf-8"))
+    if errors == "replace":
+        return replaced, n_bad
+    return data.decode("utf-8", errors="ignore"), n_bad
 
 
 def read_text_file(path: str | Path, *, errors: str = "strict") -> tuple[str, int]:

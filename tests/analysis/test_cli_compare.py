@@ -128,3 +128,11 @@ def test_console_script_runs_as_a_process():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1].startswith("o200k_base,tiktoken,200019,2,11,11")
+
+
+def test_errors_skip_drops_bad_bytes_and_says_so(tmp_path, capsys):
+    f = tmp_path / "latin1.txt"
+    f.write_bytes(b"caf\xe9 ok")
+    rc, out, err = run(["compare", "-f", str(f), "-t", "cl100k_base", "--errors", "skip", "--format", "json"], capsys)
+    assert rc == 0 and "1 invalid UTF-8 sequence(s) dropped" in err
+    assert json.loads(out)[0]["n_chars"] == len("caf ok")

@@ -12,14 +12,13 @@ alone, measured in the same run.
 from __future__ import annotations
 
 import json
-import statistics
-import time
 from pathlib import Path
 
 from analysis import dashboard_support as ds
 from analysis.compare import compare
 from analysis.render import html_tokens
 from analysis.tokenizers import CATALOGUE, available_tokenizers, load_tokenizer
+from tests.benchmarks.timing import median_time
 
 TARGETS = {"10KB": (10_000, 0.3), "1MB": (1_000_000, 2.0)}
 DRAWN = ("o200k_base", "cl100k_base")  # the page's default drawings and side-by-side pair
@@ -50,15 +49,6 @@ def page_compute(text: str, toks: list) -> None:
     ds.diff_regions(prefix, a, b)
 
 
-def _time(fn, repeat: int) -> float:
-    times = []
-    for i in range(repeat):
-        t0 = time.perf_counter()
-        fn(i)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(out_dir: Path) -> dict:
     names = [n for n in available_tokenizers() if not CATALOGUE[n].fetched]  # bundled only
     toks = [load_tokenizer(n) for n in names]
@@ -69,9 +59,9 @@ def main(out_dir: Path) -> dict:
     for label, (n_chars, target) in TARGETS.items():
         repeat = 5 if n_chars <= 100_000 else 3
         texts = [corpus(n_chars, 1000 * (i + 1)) for i in range(repeat)]  # a new input each time
-        page = _time(lambda i: page_compute(texts[i], toks), repeat)
-        raw = _time(lambda i: [t.encode(texts[i]) for t in toks], repeat)
-        ref = _time(lambda i: o200k.encode(texts[i]), repeat)
+        page = median_time(lambda i: page_compute(texts[i], toks), repeat)
+        raw = median_time(lambda i: [t.encode(texts[i]) for t in toks], repeat)
+        ref = median_time(lambda i: o200k.encode(texts[i]), repeat)
         rows.append({"input": label, "n_chars": n_chars, "n_tokenizers": len(toks), "page_s": round(page, 4),
                      "target_s": target, "within_target": page <= target, "raw_encode_all_s": round(raw, 4),
                      "page_vs_raw_encode": round(page / raw, 2), "page_vs_o200k_encode": round(page / ref, 1)})

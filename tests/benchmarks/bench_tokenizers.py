@@ -7,11 +7,10 @@ The corpus is the built-in prose, code and multilingual text (always present), r
 from __future__ import annotations
 
 import json
-import statistics
-import time
 from pathlib import Path
 
 from analysis import available_tokenizers, load_tokenizer
+from tests.benchmarks.timing import median_time
 
 
 def corpus_text(target_bytes: int = 4_000_000) -> str:
@@ -23,15 +22,6 @@ def corpus_text(target_bytes: int = 4_000_000) -> str:
     return "\n\n".join([base] * reps)
 
 
-def _time(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(out_dir: Path) -> dict:
     text = corpus_text()
     mb = len(text.encode("utf-8")) / 1e6
@@ -40,8 +30,8 @@ def main(out_dir: Path) -> dict:
     for name in available_tokenizers():
         tok = load_tokenizer(name)
         tok.encode(text[:10000])  # warm caches
-        single = _time(lambda: [tok.encode(d) for d in docs], repeat=1 if tok.family == "ownbpe" else 3)
-        batch = _time(lambda: tok.encode_batch(docs), repeat=1 if tok.family == "ownbpe" else 3)
+        single = median_time(lambda _: [tok.encode(d) for d in docs], repeat=1 if tok.family == "ownbpe" else 3)
+        batch = median_time(lambda _: tok.encode_batch(docs), repeat=1 if tok.family == "ownbpe" else 3)
         rows.append({"tokenizer": name, "family": tok.family, "mb": round(mb, 2),
                      "mb_per_s_single": round(mb / single, 2), "mb_per_s_batch": round(mb / batch, 2)})
     ref = next((r["mb_per_s_single"] for r in rows if r["tokenizer"] == "o200k_base"), None)

