@@ -10,7 +10,7 @@ from .tokenizers import (
     available_tokenizers as available_tokenizers,
     load_tokenizer as load_tokenizer,
 )
-from .corpus import (
+from .corpora import (
     Sample as Sample,
     iter_samples as iter_samples,
     load_builtin as load_builtin,
@@ -21,4 +21,4 @@ from .corpus import (
 # `analysis.measure(samples, tokenizers)` is the pipeline's entry point. It shadows the module
 # of the same name as an attribute of the package; `from analysis.measure import ...` still
 # reaches the module.
-from .measure import measure as measure, summarize as summarize
+from .pipeline import measure as measure, summarize as summarize

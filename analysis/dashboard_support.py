@@ -153,7 +153,7 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
 
     Args:
         counts: a `compare.compare` frame.
-        model: a model reference `analysis.pricing.get_price` accepts ("gpt-4o", "openai:gpt-4o").
+        model: a model reference `analysis.cost.genai.get_price` accepts ("gpt-4o", "openai:gpt-4o").
 
     Returns:
         (counts plus `usd_input` (Decimal, None when unpriced) and `for_model`, a one-line note).
@@ -168,8 +168,8 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
     [[Decimal('0.000005'), 'exact']]
     """
     from .cost import NoPriceError, format_usd, request_cost
-    from .models import tokenizer_for_model
-    from .pricing import get_price
+    from .cost.models import tokenizer_for_model
+    from .cost.genai import get_price
 
     price = get_price(model)
     choice = tokenizer_for_model(price.model, also=(model.split(":", 1)[-1],))
@@ -362,7 +362,7 @@ def years_grid(years: pd.DataFrame, tokenizer: str) -> pd.DataFrame:
         Index "1900s".."2100s", columns "0".."9", values True (one token), False, or None
         (outside the probed range), as Python objects.
 
-    >>> from analysis.probes_numbers import single_token_numbers, single_token_years
+    >>> from analysis.probes.numbers import single_token_numbers, single_token_years
     >>> grid = years_grid(single_token_years(single_token_numbers("gpt2", stop=2101, contexts=["bare"])), "gpt2")
     >>> grid.loc["2000s", "0"], grid.loc["2100s", "1"]
     (True, None)

@@ -15,13 +15,19 @@ import pandas as pd
 import streamlit as st
 
 from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
-from analysis import bpe_lab, dashboard_support as ds
+from analysis.lab import bpe as bpe_lab
+from analysis import dashboard_support as ds
 from analysis.compare import compare
-from analysis.cost_report import render_html
+from analysis.report.cost import render_html
 from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
-from analysis import plots, plots_cost, pricing, probes, probes_numbers, probes_whitespace
-from analysis.measure import measure, summarize as summarize_measured
-from analysis.corpus import load_builtin
+from analysis import plots
+from analysis.plots import cost as plots_cost
+from analysis.cost import genai as pricing
+from analysis import probes
+from analysis.probes import numbers as probes_numbers
+from analysis.probes import whitespace as probes_whitespace
+from analysis.pipeline import measure, summarize as summarize_measured
+from analysis.corpora import load_builtin
 from analysis.tokenizers import CATALOGUE, tiktoken_params
 
 # Two alternating token colours (the terminal renderer's light blue and light orange), a pink

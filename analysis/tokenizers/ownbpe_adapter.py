@@ -102,7 +102,7 @@ BUILTIN_SPECIAL = "<|endoftext|>"
 def train_builtin(*, vocab_size: int = BUILTIN_VOCAB_SIZE, progress: bool = False) -> "ownbpe.Tokenizer":
     """Train the built-in model: o200k's split pattern, on the built-in prose, code and
     multilingual corpora in manifest order. Deterministic: the same corpora give the same file."""
-    from ..corpus import load_builtin
+    from ..corpora import load_builtin
 
     texts = load_builtin(list(BUILTIN_CATEGORIES)).sort_values("id", kind="stable")["text"].tolist()
     return ownbpe.Tokenizer.train_from_iterator(texts, vocab_size, [BUILTIN_SPECIAL], pattern=ownbpe.O200K_PATTERN,

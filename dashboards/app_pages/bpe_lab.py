@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from analysis import bpe_lab as lab, dashboard_support as ds
+from analysis.lab import bpe as lab
+from analysis import dashboard_support as ds
 from analysis.render import html_tokens
 from dashboards import shared
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis import dashboard_support as ds
-from analysis.corpus import sample_text
+from analysis.corpora import sample_text
 from analysis.render import html_tokens
 from dashboards import shared
 

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from analysis import dashboard_support as ds
-from analysis.cost_report import render_markdown
+from analysis.report.cost import render_markdown
 from analysis.cost import DEFAULT_MODELS, display_models, format_usd
-from analysis.corpus import sample_text
+from analysis.corpora import sample_text
 from dashboards import shared
 
 st.title("Cost")

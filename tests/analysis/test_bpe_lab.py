@@ -1,4 +1,4 @@
-"""analysis.bpe_lab: BPE training replayed merge by merge, and ownbpe vs Hugging Face, without Streamlit."""
+"""analysis.lab.bpe: BPE training replayed merge by merge, and ownbpe vs Hugging Face, without Streamlit."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 import regex
 
 import ownbpe
-from analysis import bpe_lab as lab
-from analysis.corpus import sample_text
+from analysis.lab import bpe as lab
+from analysis.corpora import sample_text
 
 CORPUS = "low low low low low lower lower newest newest newest widest widest\naaaa aaab 1234 1234"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import corpus
-from analysis.corpus import Sample, builtin_dir, load_builtin, load_parallel, read_manifest
+from analysis import corpora as corpus
+from analysis.corpora import Sample, builtin_dir, load_builtin, load_parallel, read_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -295,11 +295,11 @@ def test_load_parallel_on_flores200():
     assert len(joined) == counts.size and joined["category"].eq("multilingual").all()
 
 
-@pytest.mark.parametrize("module", ["corpus", "corpus_sample", "corpus_generated", "corpus_files",
-                                    "corpus_parallel", "corpus_system"])
+@pytest.mark.parametrize("module", ["builtin", "sample", "generated", "files",
+                                    "parallel", "system"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib
 
-    result = doctest.testmod(importlib.import_module(f"analysis.{module}"), optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(importlib.import_module(f"analysis.corpora.{module}"), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

@@ -9,8 +9,8 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.cli_corpus import register
-from analysis.corpus import builtin_dir, get_sample
+from analysis.cli.corpus import register
+from analysis.corpora import builtin_dir, get_sample
 
 
 def run(argv: list[str], capsys) -> tuple[int, str, str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import corpus_files
-from analysis.corpus import (
+from analysis.corpora import files as corpus_files
+from analysis.corpora import (
     LoadReport,
     detect_script,
     iter_samples,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.corpus import get_sample, load_builtin
-from analysis.corpus_generated import generate_numbers, whitespace_variants
-from analysis.corpus_sample import Sample
+from analysis.corpora import get_sample, load_builtin
+from analysis.corpora.generated import generate_numbers, whitespace_variants
+from analysis.corpora.sample import Sample
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,7 +40,7 @@ def test_generated_samples_are_deterministic_within_a_process():
 
 
 def test_generated_samples_are_deterministic_across_processes_and_hash_seeds():
-    code = ("import hashlib; from analysis.corpus import load_builtin; f = load_builtin(['numbers', 'whitespace']); "
+    code = ("import hashlib; from analysis.corpora import load_builtin; f = load_builtin(['numbers', 'whitespace']); "
             "print(hashlib.sha256('\\x1e'.join(f['id'] + '\\x1f' + f['text']).encode()).hexdigest())")
     here = _digest(load_builtin(["numbers", "whitespace"]))
     for seed in ("0", "12345"):

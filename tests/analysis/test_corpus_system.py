@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import corpus_system
-from analysis.corpus import CorpusUnavailableError, iter_system, system_corpora
-from analysis.corpus_system import (
+from analysis.corpora import system as corpus_system
+from analysis.corpora import CorpusUnavailableError, iter_system, system_corpora
+from analysis.corpora.system import (
     gettext_available,
     gettext_domains,
     iter_gettext,

@@ -19,7 +19,8 @@ from analysis.cost import (
     request_cost,
     to_decimal,
 )
-from analysis.pricing import Price, Rate, find_model, get_price, list_prices, load_overrides
+from analysis.cost import Price, Rate, get_price, list_prices, load_overrides
+from analysis.cost.genai import find_model
 
 DAY = date(2026, 1, 15)
 MTOK = Decimal(1_000_000)

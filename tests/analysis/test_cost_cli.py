@@ -14,8 +14,8 @@ from matplotlib.figure import Figure
 
 from analysis.cli import main
 from analysis.cost import Workload, estimate
-from analysis.plots_cost import cost_vs_chars_per_token, monthly_cost_bar
-from analysis.pricing import get_price, list_prices
+from analysis.plots.cost import cost_vs_chars_per_token, monthly_cost_bar
+from analysis.cost.genai import get_price, list_prices
 
 BASE = ["cost", "Where is my parcel? It was due on Monday.", "--on", "2026-01-15", "--requests-per-month", "1000",
         "--output-tokens", "50"]

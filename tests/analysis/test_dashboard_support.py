@@ -7,7 +7,7 @@ import pytest
 import ownbpe
 from analysis import dashboard_support as ds
 from analysis import load_tokenizer
-from analysis.corpus import sample_text
+from analysis.corpora import sample_text
 from analysis.tokenizers import Piece, tiktoken_params
 
 
@@ -113,7 +113,7 @@ def test_merge_trace_reproduces_tiktoken_ids(name):
 
 
 def test_years_grid_matches_the_probe():
-    from analysis.probes_numbers import single_token_numbers, single_token_years
+    from analysis.probes.numbers import single_token_numbers, single_token_years
 
     years = single_token_years(single_token_numbers(["cl100k_base", "gpt2"], stop=2101, contexts=["bare"]))
     grid = ds.years_grid(years, "gpt2")

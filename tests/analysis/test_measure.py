@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.corpus import Labeled, Sample, load_builtin, samples_to_frame
-from analysis.measure import (
+from analysis.corpora import Labeled, Sample, load_builtin, samples_to_frame
+from analysis.pipeline import (
     COLUMNS,
     as_tokenizers,
     count_words,
@@ -161,7 +161,7 @@ def test_count_words(text, words):
 def test_fast_path_gate_covers_every_unspaced_character():
     import regex
 
-    from analysis.measure import _MAYBE_NO_SPACES, _NO_SPACES
+    from analysis.pipeline import _MAYBE_NO_SPACES, _NO_SPACES
 
     everything = "".join(map(chr, [*range(0xD800), *range(0xE000, 0x110000)]))
     exact = set(regex.findall(rf"[{_NO_SPACES}]", everything))

@@ -7,7 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from analysis import plots
-from analysis.measure import summarize
+from analysis.pipeline import summarize
 from analysis.probes import ProbeRun, run_probe
 
 TOKS = "gpt2,cl100k_base,o200k_base,qwen2.5"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.corpus import load_builtin
-from analysis.measure import measure
+from analysis.corpora import load_builtin
+from analysis.pipeline import measure
 from analysis.probes import PROBE_TABLES, ProbeRun, run_probe
-from analysis.probes_boundaries import agreement_matrix, boundaries, boundary_agreement
-from analysis.probes_code import PROSE_LABEL, code_languages, code_variants, whitespace_tokens
+from analysis.probes.boundaries import agreement_matrix, boundaries, boundary_agreement
+from analysis.probes.code import PROSE_LABEL, code_languages, code_variants, whitespace_tokens
 
 TOKS = "gpt2,cl100k_base"
 

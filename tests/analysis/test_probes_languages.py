@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.probes_languages import bytes_per_char, language_premium, resolve_pivot, tokenizer_reduction
+from analysis.probes.languages import bytes_per_char, language_premium, resolve_pivot, tokenizer_reduction
 
 EN = ["The cat sleeps.", "It is raining today."]
 RU = ["Кошка спит.", "Сегодня идёт дождь."]

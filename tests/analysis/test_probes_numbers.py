@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.probes_numbers import (
+from analysis.probes.numbers import (
     digit_grouping,
     digit_lengths,
     grouping_rule,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.probes_whitespace import leading_space, trailing_whitespace, whitespace_summary
+from analysis.probes.whitespace import leading_space, trailing_whitespace, whitespace_summary
 
 
 def _row(frame, tokenizer, text, suffix):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.cli import main
-from analysis.cli_measure import FIGURE_NAMES
+from analysis.cli.measure import FIGURE_NAMES
 from analysis.probes import PROBE_TABLES
 from analysis.report import FIGURES, build_report, markdown_table
 

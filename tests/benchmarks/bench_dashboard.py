@@ -25,7 +25,7 @@ DRAWN = ("o200k_base", "cl100k_base")  # the page's default drawings and side-by
 
 
 def corpus(n_chars: int, offset: int) -> str:
-    from analysis.corpus import load_builtin
+    from analysis.corpora import load_builtin
 
     base = "\n\n".join(load_builtin(["prose", "code", "multilingual"])["text"])
     text = base[offset % len(base):] + "\n\n" + base

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from analysis import available_tokenizers
-from analysis.corpus import load_builtin, load_parallel
-from analysis.measure import as_tokenizers, encode_texts, measure, text_stats
+from analysis.corpora import load_builtin, load_parallel
+from analysis.pipeline import as_tokenizers, encode_texts, measure, text_stats
 
 TARGET_OVERHEAD = 0.15
 FLORES = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "flores200"

@@ -14,7 +14,7 @@ from tests.benchmarks.timing import median_time
 
 
 def corpus_text(target_bytes: int = 4_000_000) -> str:
-    from analysis.corpus import load_builtin
+    from analysis.corpora import load_builtin
 
     df = load_builtin(["prose", "code", "multilingual"])
     base = "\n\n".join(df["text"])

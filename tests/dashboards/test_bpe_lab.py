@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis import bpe_lab as lab
+from analysis.lab import bpe as lab
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/bpe_lab.py"

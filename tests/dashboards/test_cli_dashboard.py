@@ -9,7 +9,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from analysis import cli, cli_dashboard
+from analysis import cli
+from analysis.cli import dashboard as cli_dashboard
 from tests.dashboards.browser import REPO, free_port
 
 

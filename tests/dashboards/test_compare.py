@@ -8,7 +8,7 @@ import pytest
 
 from analysis import available_tokenizers, load_tokenizer
 from analysis.compare import compare
-from analysis.corpus import sample_text
+from analysis.corpora import sample_text
 from analysis import dashboard_support as ds
 from analysis.dashboard_support import MAX_INPUT_CHARS, boundary_diff
 from tests.dashboards.conftest import open_page

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from analysis import load_tokenizer
-from analysis.corpus import sample_text
+from analysis.corpora import sample_text
 from analysis.cost import Workload, estimate, format_usd, request_cost
-from analysis.pricing import get_price
+from analysis.cost.genai import get_price
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/cost.py"

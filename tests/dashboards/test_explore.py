@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis import available_tokenizers
-from analysis.corpus import load_builtin
-from analysis.measure import measure, summarize
+from analysis.corpora import load_builtin
+from analysis.pipeline import measure, summarize
 from analysis.probes import run_probe
 from tests.dashboards.conftest import open_page
 

@@ -6,7 +6,7 @@ import ownbpe
 import pandas as pd
 
 from analysis import available_tokenizers, dashboard_support as ds, load_tokenizer
-from analysis.probes_numbers import digit_grouping, single_token_numbers, single_token_years
+from analysis.probes.numbers import digit_grouping, single_token_numbers, single_token_years
 from analysis.tokenizers import tiktoken_params
 from tests.dashboards.conftest import open_page
 

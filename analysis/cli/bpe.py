@@ -1,0 +1,110 @@
+"""`tokenprism train` and `tokenprism explain`: ownbpe from the main command.
+
+`python -m ownbpe` offers the same on bare files; here `explain` also accepts any
+tiktoken-family tokenizer of the registry (o200k_base, cl100k_base, qwen2.5, llama3, ...), whose
+ranks ownbpe loads to show the merges behind each split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+import ownbpe
+
+from ..tokenizers import CATALOGUE, load_tokenizer, tiktoken_params
+
+PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
+
+
+@lru_cache(maxsize=8)
+def bpe_for(name: str) -> ownbpe.Tokenizer:
+    """An ownbpe tokenizer that reproduces registry tokenizer `name` (tiktoken family or ownbpe).
+
+    >>> bpe_for("cl100k_base").encode("hello world")
+    [15339, 1917]
+    """
+    if name == "ownbpe" or name.startswith("ownbpe:"):
+        return load_tokenizer(name).bpe
+    if name in CATALOGUE and CATALOGUE[name].family != "tiktoken":
+        names = [n for n, e in CATALOGUE.items() if e.family in ("tiktoken", "ownbpe")]
+        raise ValueError(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. Choose one of: {', '.join(names)}")
+    ranks, pattern, specials = tiktoken_params(name)
+    return ownbpe.Tokenizer.from_tiktoken(ranks, pattern, specials)
+
+
+def explain(text: str, name: str) -> list[ownbpe.PieceExplanation]:
+    """The merges behind `text`'s split under tokenizer `name` (special strings as plain text)."""
+    tok = load_tokenizer(name)
+    norm = getattr(tok, "normalize", None)
+    if norm:
+        text = unicodedata.normalize(norm, text)
+    return bpe_for(name).explain(text, ordinary=True)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    for name in [n.strip() for n in args.tokenizer.split(",") if n.strip()]:
+        pieces = explain(args.text, name)
+        n = sum(len(p.ids) for p in pieces)
+        print(f"── {name}: {n} token{'s' if n != 1 else ''}")
+        print(ownbpe.format_explanation(pieces, show_steps=not args.brief))
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.corpus]
+    for p in paths:
+        if not p.is_file():
+            raise ValueError(f"no such corpus file: {p} (give UTF-8 text files)")
+    if len(paths) == 1:
+        source = paths[0]
+    else:  # several files: train on them joined, each separated by the first special token or a newline
+        import tempfile
+
+        sep = (args.special[0] if args.special else "\n").encode("utf-8")
+        tmp = tempfile.NamedTemporaryFile(prefix="tokenprism-train-", suffix=".txt", delete=False)
+        with tmp:
+            for i, p in enumerate(paths):
+                if i:
+                    tmp.write(sep)
+                tmp.write(p.read_bytes())
+        source = Path(tmp.name)
+    print(f"training ownbpe: corpus={', '.join(map(str, paths))} vocab_size={args.vocab_size} "
+          f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}", file=sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=PATTERNS[args.pattern],
+                                     workers=args.workers, progress=sys.stderr.isatty())
+    finally:
+        if source not in paths:
+            source.unlink(missing_ok=True)
+    dt = time.perf_counter() - t0
+    tok.save(args.out)
+    print(f"{len(tok.merges)} merges in {dt:.2f} s -> {args.out}")
+    shown = ", ".join(repr((a + b).decode("utf-8", "replace")) for a, b in tok.merges[:10])
+    print(f"first merges: {shown}")
+    print(f"use it: tokenprism compare -t ownbpe:{args.out} \"some text\"")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    p = sub.add_parser("explain", help="show the BPE merges behind a split (ownbpe on real vocabularies)", formatter_class=fmt,
+                       description="For each pre-token: the merges that fired, in order, with their ranks.")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--tokenizer", "-t", default="o200k_base", help="tiktoken-family name(s), comma-separated, or ownbpe[:PATH]")
+    p.add_argument("--brief", action="store_true", help="only the resulting tokens, not each merge")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("train", help="train an ownbpe model on your corpus", formatter_class=fmt)
+    p.add_argument("corpus", nargs="+", metavar="FILE", help="UTF-8 text file(s)")
+    p.add_argument("--vocab-size", type=int, default=8192, help="256 bytes + merges + special tokens")
+    p.add_argument("--out", required=True, help="where to save the model (versioned text format)")
+    p.add_argument("--pattern", choices=sorted(PATTERNS), default="o200k", help="pre-tokenization pattern")
+    p.add_argument("--special", action="append", metavar="TOKEN", help="special token (repeatable), e.g. '<|endoftext|>'")
+    p.add_argument("--workers", type=int, default=None, help="processes for pre-tokenization (default: all CPUs)")
+    p.set_defaults(func=cmd_train)

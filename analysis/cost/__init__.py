@@ -1,0 +1,23 @@
+"""Cost: token counts times prices, in `Decimal` USD, with every estimate labelled as one.
+
+The modules, from the leaf up: `prices` (the price records, reading nothing), `genai` (prices from
+the maintained `genai-prices` package), `overrides` (the user's price file), `models` (which
+tokenizer counts for a model, and how exactly), and `estimate` (a workload's cost per model).
+"""
+
+from .estimate import (
+    DEFAULT_MODELS as DEFAULT_MODELS,
+    CostReport as CostReport,
+    NoPriceError as NoPriceError,
+    RequestCost as RequestCost,
+    Workload as Workload,
+    display_models as display_models,
+    estimate as estimate,
+    format_usd as format_usd,
+    request_cost as request_cost,
+    to_decimal as to_decimal,
+)
+from .genai import get_price as get_price, list_prices as list_prices, price_source as price_source
+from .models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
+from .overrides import load_overrides as load_overrides
+from .prices import MTOK as MTOK, Price as Price, PriceSource as PriceSource, Rate as Rate

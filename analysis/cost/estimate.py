@@ -1,0 +1,522 @@
+"""What a workload costs under each model: token counts times prices, in `Decimal` end to end.
+
+Unlike `pricing` (per-token prices and who publishes them) and `models` (which tokenizer
+counts for which model), this module puts them together with the user's text and workload:
+requests per month, output tokens, the share of input served from cache, and the chat
+format's overhead where the provider documents it. Each text (or corpus sample) is one
+request; costs are computed per request (so context tiers apply per request), then averaged.
+A model without a price is "no price" (None), never $0; a model without a usable tokenizer
+says why. Rounding happens only in `format_usd`, for display.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+from .models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
+from .genai import get_price, price_source
+from .prices import MTOK, Price
+from ..tokenizers import CATALOGUE, load_tokenizer
+
+# A cross-provider default: flagship and small models of the makers people compare most,
+# written as provider:model so no name matching is involved.
+DEFAULT_MODELS = (
+    "openai:gpt-4o-mini",
+    "openai:gpt-4.1",
+    "openai:gpt-5-mini",
+    "openai:gpt-5.1",
+    "anthropic:claude-haiku-4-5",
+    "anthropic:claude-sonnet-4-5",
+    "google:gemini-2.5-flash",
+    "google:gemini-2.5-pro",
+    "deepseek:deepseek-chat",
+    "groq:qwen/qwen3-32b",
+    "mistral:mistral-small-3.2-24b-instruct",
+    "groq:llama-3.3-70b-versatile",
+)
+
+SPECIAL_TOKENS_NOTE = "text that looks like special tokens (<|endoftext|>, <|im_start|>) is counted as plain text"
+
+
+class NoPriceError(ValueError):
+    """The price data has no price for a part of the request (shown as "no price", never $0)."""
+
+
+def percent(share: Decimal) -> str:
+    """ "40%" for Decimal("0.4")."""
+    return f"{(share * 100).normalize():f}%"
+
+
+def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer: bool = False) -> Decimal:
+    """Parse a workload value: a non-negative finite number (int, str, Decimal or float).
+
+    Raises:
+        ValueError: naming the field and the value, for non-numbers, negatives, NaN,
+            infinities, fractions where a whole number is needed, or values above `maximum`.
+
+    >>> to_decimal("cached_share", "0.4", maximum=Decimal(1))
+    Decimal('0.4')
+    >>> to_decimal("requests_per_month", "-5")
+    Traceback (most recent call last):
+    ...
+    ValueError: requests_per_month must be a non-negative number, got '-5'
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        # floats via their shortest repr: 0.1 means 0.1, not 0.1000000000000000055...
+        d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not d.is_finite():
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if d < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    if integer and d != d.to_integral_value():
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if maximum is not None and d > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
+    return d
+
+
+@dataclass(frozen=True)
+class Workload:
+    """How the model is used. Values are validated and stored as `Decimal` (messages as int).
+
+    Attributes:
+        requests_per_month: requests sent per month.
+        output_tokens: output tokens per request, in each model's own tokens; or
+        output_ratio: output tokens as a multiple of the request's input tokens (exactly one
+            of the two is given).
+        cached_share: share (0..1) of each request's input tokens served from the prompt cache.
+        messages_per_request: chat messages per request, for the chat-format overhead.
+        chars_per_request: scale each text to this many characters per request (keeping its
+            tokens per character), e.g. "1,200-character prompts like this corpus".
+
+    >>> Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4").cached_share
+    Decimal('0.4')
+    """
+
+    requests_per_month: Any
+    output_tokens: Any = None
+    output_ratio: Any = None
+    cached_share: Any = Decimal(0)
+    messages_per_request: Any = 1
+    chars_per_request: Any = None
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        put("requests_per_month", to_decimal("requests_per_month", self.requests_per_month))
+        if (self.output_tokens is None) == (self.output_ratio is None):
+            raise ValueError("give exactly one of output_tokens (tokens per request) and output_ratio "
+                             f"(a multiple of input tokens); got output_tokens={self.output_tokens!r}, "
+                             f"output_ratio={self.output_ratio!r}")
+        if self.output_tokens is not None:
+            put("output_tokens", to_decimal("output_tokens", self.output_tokens))
+        if self.output_ratio is not None:
+            put("output_ratio", to_decimal("output_ratio", self.output_ratio))
+        put("cached_share", to_decimal("cached_share", self.cached_share, maximum=Decimal(1)))
+        put("messages_per_request", int(to_decimal("messages_per_request", self.messages_per_request, integer=True)))
+        if self.chars_per_request is not None:
+            c = to_decimal("chars_per_request", self.chars_per_request)
+            if c == 0:
+                raise ValueError("chars_per_request must be positive, got 0")
+            put("chars_per_request", c)
+
+    def describe(self) -> str:
+        """One line for report headers."""
+        out = (f"{self.output_tokens} output tokens/request" if self.output_tokens is not None
+               else f"output = {self.output_ratio} x input tokens")
+        scale = f", texts scaled to {self.chars_per_request:,} chars/request" if self.chars_per_request else ""
+        return (f"{self.requests_per_month:,} requests/month, {self.messages_per_request} message(s)/request, "
+                f"{out}, cached share {percent(self.cached_share)} of input{scale}")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestCost:
+    """One request's tokens and dollars; input_tokens include the cached ones."""
+
+    input_tokens: Decimal
+    cached_tokens: Decimal
+    output_tokens: Decimal
+    usd_input: Decimal  # the uncached part
+    usd_cached_input: Decimal
+    usd_output: Decimal
+    usd_fee: Decimal
+
+    @property
+    def usd_total(self) -> Decimal:
+        return self.usd_input + self.usd_cached_input + self.usd_output + self.usd_fee
+
+
+def request_cost(price: Price, *, input_tokens: Decimal | int, output_tokens: Decimal | int,
+                 cached_share: Decimal = Decimal(0)) -> RequestCost:
+    """Cost of one request: uncached input, cached input and output priced separately.
+
+    The tier of a tiered price is chosen from this request's input tokens (cached included).
+    Without a cached-input price, cached tokens pay the input price (no discount is invented).
+
+    Raises:
+        NoPriceError: the price has no input price, or no output price while output_tokens > 0.
+
+    >>> from analysis.cost.prices import Rate
+    >>> p = Price("x", "m", input=Rate(Decimal("2")), output=Rate(Decimal("8")), cached_input=Rate(Decimal("0.5")))
+    >>> request_cost(p, input_tokens=1000, output_tokens=100, cached_share=Decimal("0.4")).usd_total
+    Decimal('0.0022')
+    """
+    n_in, n_out = Decimal(input_tokens), Decimal(output_tokens)
+    if price.input is None:
+        raise NoPriceError(f"{price.key}: no input price in {price.source or 'the price data'}")
+    if price.output is None and n_out > 0:
+        raise NoPriceError(f"{price.key}: no output price in {price.source or 'the price data'}")
+    cached = n_in * cached_share
+    rate_in = price.input.for_request(n_in)
+    rate_cached = price.cached_input.for_request(n_in) if price.cached_input is not None else rate_in
+    rate_out = price.output.for_request(n_in) if price.output is not None else Decimal(0)
+    return RequestCost(n_in, cached, n_out, (n_in - cached) * rate_in / MTOK, cached * rate_cached / MTOK,
+                       n_out * rate_out / MTOK, price.per_request or Decimal(0))
+
+
+# -- the report ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CostReport:
+    """Everything a cost report shows.
+
+    Attributes:
+        models: one row per model (see `MODEL_COLUMNS`); money columns hold `Decimal` or None.
+        categories: one row per model x category when the input has several categories.
+        requests: one row per model x sample (tokens and dollars of each request).
+        workload, on, price_source: what was assumed, and where prices come from.
+        notes: lines every rendering must show (estimates, unknown overheads, tiers...).
+    """
+
+    models: pd.DataFrame
+    categories: pd.DataFrame
+    requests: pd.DataFrame
+    workload: Workload
+    on: date
+    price_source: str
+    n_samples: int
+    n_chars: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+MODEL_COLUMNS = [
+    "model", "priced_as", "provider", "tokenizer", "exactness", "status", "chat_overhead",
+    "chars_per_request", "chars_per_token", "text_tokens_per_request", "overhead_tokens_per_request",
+    "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
+    "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
+    "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
+    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
+]
+CATEGORY_COLUMNS = [
+    "model", "category", "n_requests", "tokenizer", "exactness", "status", "chars_per_request", "chars_per_token",
+    "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
+]
+_MONEY = ("usd_input", "usd_cached_input", "usd_output", "usd_fee", "usd_total")
+
+
+def as_samples(inputs: str | Sequence[str] | pd.DataFrame) -> pd.DataFrame:
+    """Normalise the input to a frame with id, category, text (one row per request).
+
+    A str is one request; a list of str is one request each; a DataFrame (e.g. from
+    `analysis.corpora.load_builtin` or `load_corpus`) needs a `text` column and may have
+    `id` and `category`.
+    """
+    if isinstance(inputs, str):
+        return pd.DataFrame({"id": ["text"], "category": ["text"], "text": [inputs]})
+    if isinstance(inputs, pd.DataFrame):
+        if "text" not in inputs.columns:
+            raise ValueError(f"the input frame needs a 'text' column; it has {list(inputs.columns)}")
+        frame = inputs.reset_index(drop=True)
+        return pd.DataFrame({
+            "id": frame["id"].astype(str) if "id" in frame else [f"sample-{i + 1}" for i in range(len(frame))],
+            "category": frame["category"].astype(str) if "category" in frame else "text",
+            "text": frame["text"].astype(str),
+        })
+    texts = list(inputs)
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("inputs must be a str, a list of str, or a DataFrame with a text column")
+    return pd.DataFrame({"id": [f"text-{i + 1}" for i in range(len(texts))], "category": "text", "text": texts})
+
+
+def _choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: list) -> TokenizerChoice:
+    if price.tokenizer:
+        return explicit_choice(price.model, price.tokenizer, price.exactness or "exact",
+                               f"tokenizer stated in the price file ({price.source})")
+    choice = tokenizer_for_model(price.model, also=(ref.split(":", 1)[-1],), rules=rules)
+    if choice.exactness == "none" and choice.status == "no tokenizer" and fallback_tokenizer:
+        return explicit_choice(price.model, fallback_tokenizer, "approximate",
+                               f"{choice.note}; --fallback-tokenizer {fallback_tokenizer} used as a proxy")
+    return choice
+
+
+def _chat_label(choice: TokenizerChoice) -> str:
+    if choice.chat is None:
+        return "unknown"
+    return f"{choice.chat.per_message}/message + {choice.chat.per_request}/request"
+
+
+def _mean(values: list[Decimal]) -> Decimal:
+    return sum(values, Decimal(0)) / len(values)
+
+
+def _summary(rows: list[dict], workload: Workload) -> dict:
+    """Aggregate per-request rows of one model (or one model x category)."""
+    n = len(rows)
+    chars = sum((r["chars"] for r in rows), Decimal(0))
+    raw_chars = sum(r["raw_chars"] for r in rows)
+    raw_tokens = sum(r["raw_tokens"] for r in rows)
+    out = {
+        "n_requests": n,
+        "chars_per_request": float(chars / n),
+        "chars_per_token": raw_chars / raw_tokens if raw_tokens else float("nan"),
+        "text_tokens_per_request": float(_mean([r["text_tokens"] for r in rows])),
+        "overhead_tokens_per_request": float(_mean([r["overhead_tokens"] for r in rows])),
+        "input_tokens_per_request": float(_mean([r["input_tokens"] for r in rows])),
+        "cached_tokens_per_request": float(_mean([r["cached_tokens"] for r in rows])),
+        "output_tokens_per_request": float(_mean([r["output_tokens"] for r in rows])),
+    }
+    if any(r["usd_total"] is None for r in rows):
+        out.update({f"{m}_per_request": None for m in ("usd_input", "usd_cached_input", "usd_output", "usd_fee")},
+                   usd_per_request=None, usd_per_month=None, usd_per_mchar_input=None)
+        return out
+    for m in ("usd_input", "usd_cached_input", "usd_output", "usd_fee"):
+        out[f"{m}_per_request"] = _mean([r[m] for r in rows])
+    out["usd_per_request"] = _mean([r["usd_total"] for r in rows])
+    out["usd_per_month"] = out["usd_per_request"] * workload.requests_per_month
+    spent_in = sum((r["usd_input"] + r["usd_cached_input"] for r in rows), Decimal(0))
+    out["usd_per_mchar_input"] = spent_in / chars * MTOK if chars else None
+    return out
+
+
+def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] | str | None = None, *,
+             workload: Workload, overrides: Iterable[Price] = (), on: date | datetime | None = None,
+             fallback_tokenizer: str | None = None) -> CostReport:
+    """Cost of `workload` under each model, for the requests in `inputs`.
+
+    Args:
+        inputs: the text of one request, a list of them, or a corpus frame (text, category, id).
+        models: model references ("gpt-4o", "provider:model", override names), a
+            comma-separated string, or None for `DEFAULT_MODELS` plus every override model.
+        workload: requests per month, output tokens, cached share, messages per request.
+        overrides: rows from `pricing.load_overrides` (add or replace models).
+        on: the day (default today, UTC) whose prices apply.
+        fallback_tokenizer: proxy for models that no rule maps (labelled approximate); None
+            leaves them without a count.
+
+    Returns:
+        A `CostReport`.
+
+    Raises:
+        KeyError: an unknown model (with the closest names) or an unknown tokenizer.
+        ValueError: no models, no input, or an empty text with `chars_per_request`.
+
+    >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
+    ...              on=date(2025, 1, 1))
+    >>> row = r.models.iloc[0]
+    >>> float(row["input_tokens_per_request"]), row["usd_per_month"]  # 3 text + 7 chat-format tokens
+    (10.0, Decimal('0.125000'))
+    """
+    if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
+        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+    samples = as_samples(inputs)
+    if samples.empty:
+        raise ValueError("no input text: give a text, files or a corpus")
+    overrides = list(overrides)
+    if models is None:
+        refs = list(DEFAULT_MODELS) + [o.key for o in overrides]
+    elif isinstance(models, str):
+        refs = [m.strip() for m in models.split(",") if m.strip()]
+    else:
+        refs = [m.strip() for m in models if m.strip()]
+    refs = list(dict.fromkeys(refs))  # de-duplicated, order kept
+    if not refs:
+        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+    day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
+    prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
+    rules = load_rules()
+    choices = [_choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+
+    texts = samples["text"].tolist()
+    raw_chars = [len(t) for t in texts]
+    if workload.chars_per_request and not all(raw_chars):
+        empty = samples["id"][[c == 0 for c in raw_chars]].tolist()
+        raise ValueError(f"cannot scale empty texts to chars_per_request: {empty[:5]}")
+    counts: dict[str, list[int]] = {}
+    for c in choices:
+        if c.usable and c.tokenizer not in counts:
+            counts[c.tokenizer] = [len(ids) for ids in load_tokenizer(c.tokenizer).encode_batch(texts)]
+
+    request_rows, model_rows, category_rows = [], [], []
+    for ref, price, choice in zip(refs, prices, choices):
+        rows, status = [], choice.status
+        if choice.usable:
+            rows, status = _request_rows(ref, price, choice, counts[choice.tokenizer], samples, workload)
+        elif price.input is None:
+            status = f"no price; {status}"
+        request_rows.extend(rows)
+        model_rows.append({
+            "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
+            "exactness": choice.exactness, "chat_overhead": _chat_label(choice), "status": status,
+            **(_summary(rows, workload) if rows else {}),
+            "usd_per_mtok_input": price.input.base if price.input else None,
+            "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
+            "usd_per_mtok_output": price.output.base if price.output else None,
+            "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
+            "note": "; ".join(_row_notes(price, choice, rows, workload)),
+        })
+        for category, group in _by_category(rows):
+            category_rows.append({"model": ref, "category": category, "tokenizer": choice.label,
+                                  "exactness": choice.exactness, "status": status, **_summary(group, workload)})
+
+    models_frame = pd.DataFrame(model_rows).reindex(columns=MODEL_COLUMNS)
+    categories = pd.DataFrame(category_rows).reindex(columns=CATEGORY_COLUMNS)
+    if samples["category"].nunique() < 2:
+        categories = categories.iloc[0:0]
+    return CostReport(models_frame, categories, pd.DataFrame(request_rows), workload, day,
+                      _source_line(prices), len(samples), sum(raw_chars), _report_notes(models_frame, choices, workload))
+
+
+def _request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[int], samples: pd.DataFrame,
+                  workload: Workload) -> tuple[list[dict], str]:
+    """One row per request (sample) of one model: tokens and the dollars of each part."""
+    overhead = Decimal(choice.chat.tokens(workload.messages_per_request)) if choice.chat else Decimal(0)
+    rows, status = [], "ok"
+    for sample_id, category, text, n_tokens in zip(samples["id"], samples["category"], samples["text"], counts):
+        # scaling keeps the text's tokens per character; chars_per_request forbids empty texts
+        scale = workload.chars_per_request / len(text) if workload.chars_per_request else Decimal(1)
+        text_tokens = Decimal(n_tokens) * scale
+        n_in = text_tokens + overhead
+        n_out = workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * n_in
+        row = {"model": ref, "id": sample_id, "category": category,
+               "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
+               "raw_tokens": n_tokens, "text_tokens": text_tokens, "overhead_tokens": overhead,
+               "input_tokens": n_in, "cached_tokens": n_in * workload.cached_share, "output_tokens": n_out}
+        try:
+            rc = request_cost(price, input_tokens=n_in, output_tokens=n_out, cached_share=workload.cached_share)
+            row.update({m: getattr(rc, m) for m in _MONEY})
+        except NoPriceError:
+            status = "no price" if price.input is None else "no output price"
+            row.update({m: None for m in _MONEY})  # unknown, never 0
+        rows.append(row)
+    return rows, status
+
+
+def _row_notes(price: Price, choice: TokenizerChoice, rows: list[dict], workload: Workload) -> list[str]:
+    """What a reader of this model's row must know, most important first."""
+    notes = list(price.notes)
+    if choice.exactness != "exact" or choice.status != "ok" or choice.note.startswith("tokenizer stated"):
+        notes.insert(0, choice.note)
+    if rows and workload.cached_share > 0:
+        if price.input is not None and price.cached_input is None:
+            notes.append("no cached-input price: cached tokens are billed at the input price")
+        if price.cache_write is not None:
+            notes.append(f"cache writes (${price.cache_write.base}/Mtok) are not included")
+    starts = [t for rate in (price.input, price.output) if rate for t, _ in rate.tiers]
+    over = sum(1 for r in rows if starts and r["input_tokens"] > min(starts))
+    if over:
+        notes.append(f"{over} of {len(rows)} requests exceed {min(starts):,} input tokens and pay the tier price")
+    return notes
+
+
+def _by_category(rows: list[dict]) -> list[tuple[str, list[dict]]]:
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["category"], []).append(r)
+    return sorted(groups.items())
+
+
+def _source_line(prices: list[Price]) -> str:
+    parts = []
+    if any(p.source.startswith("genai-prices") for p in prices):
+        parts.append(price_source().describe())
+    files = sorted({p.source.split(":", 1)[0] for p in prices if not p.source.startswith("genai-prices")})
+    if files:
+        parts.append("override file " + ", ".join(files) + " (each row's source and as_of in the table)")
+    return "; ".join(parts)
+
+
+def _report_notes(models: pd.DataFrame, choices: list[TokenizerChoice], workload: Workload) -> tuple[str, ...]:
+    notes = []
+    approx = models.loc[models["exactness"] == "approximate", "model"].tolist()
+    if approx:
+        notes.append(f"ESTIMATE: {', '.join(approx)}: tokenprism has no exact tokenizer for "
+                     f"{'this model' if len(approx) == 1 else 'these models'}; token counts come from a proxy "
+                     "tokenizer (marked ~) and are estimates (why: per-model notes)")
+    missing = models.loc[models["status"] != "ok", ["model", "status"]]
+    for model, status in missing.itertuples(index=False):
+        notes.append(f"{model}: {status}")
+    known = {c.chat.source for c in choices if c.chat is not None and c.chat.per_message}
+    unknown = [m for m, c in zip(models["model"], choices) if c.chat is None and c.usable]
+    if known:
+        notes.append(f"chat-format overhead counted where documented ({len(known)} source(s)): "
+                     + " | ".join(sorted(known)))
+    if unknown:
+        notes.append(f"chat-format overhead unknown (not counted) for: {', '.join(unknown)}")
+    if workload.cached_share > 0:
+        notes.append(f"{percent(workload.cached_share)} of each request's input tokens are billed at the "
+                     "cached-input price; cache-write charges are not included")
+    notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
+    notes.append(SPECIAL_TOKENS_NOTE)
+    return tuple(notes)
+
+
+# -- display ---------------------------------------------------------------------------------
+def format_usd(value: Decimal | None) -> str:
+    """Money for display only: "no price" for None; 2 decimals from $1, 4 significant digits below.
+
+    >>> format_usd(Decimal("1234.5678")), format_usd(Decimal("0.000123456")), format_usd(None)
+    ('$1,234.57', '$0.0001235', 'no price')
+    >>> format_usd(Decimal("0.000088")), format_usd(Decimal("0.00000012345"))
+    ('$0.00008800', '$0.0000001234')
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return "no price"
+    if value == 0:
+        return "$0"
+    if abs(value) >= 1:
+        return f"${value:,.2f}"
+    if abs(value) >= Decimal("1e-4"):
+        return f"${value:.4g}"
+    # plain decimals, never scientific notation: 4 significant digits after the leading zeros
+    digits = -Decimal(abs(value)).adjusted() + 3
+    return f"${value:.{digits}f}"
+
+
+def display_models(report: CostReport) -> pd.DataFrame:
+    """The per-model table as people read it: rounded strings, "no price" where unpriced."""
+    m = report.models
+    out = pd.DataFrame({
+        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
+        "in_tok/req": m["input_tokens_per_request"].map(_tok), "out_tok/req": m["output_tokens_per_request"].map(_tok),
+        "chars/tok": m["chars_per_token"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}"),
+        "$/Mtok in / out": [_pair(a, b) for a, b in zip(m["usd_per_mtok_input"], m["usd_per_mtok_output"])],
+        "$/request": m["usd_per_request"].map(_money_or_status),
+        "$/month": m["usd_per_month"].map(_money_or_status),
+        "$/M chars in": m["usd_per_mchar_input"].map(_money_or_status),
+        "status": m["status"],
+    })
+    unusable = m["status"].str.startswith(("not fetched", "no tokenizer"))
+    for col in ("$/request", "$/month", "$/M chars in"):
+        out.loc[unusable & m["usd_per_mtok_input"].notna(), col] = "no count"
+    return out
+
+
+def _tok(v: Any) -> str:
+    return "" if v is None or pd.isna(v) else f"{v:,.1f}"
+
+
+def _pair(a: Decimal | None, b: Decimal | None) -> str:
+    return f"{'n/a' if a is None else a} / {'n/a' if b is None else b}"
+
+
+def _money_or_status(v: Any) -> str:
+    return format_usd(v if v is None or isinstance(v, Decimal) else None)

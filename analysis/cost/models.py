@@ -1,0 +1,227 @@
+"""Which tokenizer counts a model's tokens, and how sure we are: exact, approximate or none.
+
+Unlike `pricing` (what a model costs per token) and the tokenizer registry (how to build a
+tokenizer by name), this module only answers "which registry tokenizer stands for model X".
+The answer comes from a data file shipped in the package, `analysis/data/models.toml`:
+rules of glob patterns over model ids, first match wins. Every answer carries its exactness
+and the reason, and nothing falls back silently: a model no rule matches is "none", an
+exact tokenizer that is not fetched yet says so with the fetch command, and an approximate
+one names its proxy.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.resources
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from ..tokenizers import CATALOGUE
+from ..tokenizers.registry import is_available
+
+EXACTNESS = ("exact", "approximate", "none")
+_RULE_KEYS = {"match", "tokenizer", "exactness", "why", "chat"}
+_CHAT_KEYS = {"per_message", "per_request", "source"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatOverhead:
+    """Tokens the provider's chat format adds: around each message, and once to prime the reply."""
+
+    per_message: int
+    per_request: int
+    source: str
+
+    def tokens(self, messages: int) -> int:
+        """Overhead of one request with `messages` messages (0: raw text, no chat format at all).
+
+        >>> ChatOverhead(4, 3, "cookbook").tokens(2), ChatOverhead(4, 3, "cookbook").tokens(0)
+        (11, 0)
+        """
+        return self.per_message * messages + self.per_request if messages else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of models.toml."""
+
+    match: tuple[str, ...]
+    tokenizers: tuple[str, ...]  # one name for exact, proxies in preference order for approximate
+    exactness: str
+    why: str
+    chat: ChatOverhead | None
+
+    def matches(self, model_id: str) -> bool:
+        key = model_id.lower()
+        return any(fnmatch.fnmatchcase(key, pattern.lower()) for pattern in self.match)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenizerChoice:
+    """The tokenizer that stands for one model, and how far to trust its counts.
+
+    Attributes:
+        model: the model id asked about.
+        tokenizer: registry name to count with, or None (exactness "none", or not fetched).
+        exactness: "exact", "approximate" or "none".
+        status: "ok", or why no count is possible ("not fetched: tokenprism vocab fetch llama3").
+        note: one line for reports: the reason, and "estimate" for approximate rows.
+        chat: the chat-format overhead, None when unknown.
+        wanted: the tokenizer the rule names first (differs from `tokenizer` when a closer
+            proxy is not fetched, or when an exact one is missing).
+    """
+
+    model: str
+    tokenizer: str | None
+    exactness: str
+    status: str
+    note: str
+    chat: ChatOverhead | None
+    wanted: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.tokenizer is not None and self.status == "ok"
+
+    @property
+    def label(self) -> str:
+        """Short form for tables: "o200k_base", "~o200k_base" (estimate) or "none"."""
+        if self.exactness == "approximate" and self.tokenizer:
+            return f"~{self.tokenizer}"
+        return self.tokenizer or self.wanted or "none"
+
+
+def _fail(where: str, problem: str) -> ValueError:
+    return ValueError(f"models.toml {where}: {problem}")
+
+
+def _parse_chat(where: str, raw: Any) -> ChatOverhead:
+    if not isinstance(raw, dict) or set(raw) != _CHAT_KEYS:
+        raise _fail(where, f"chat must be a table with exactly {sorted(_CHAT_KEYS)}, got {raw!r}")
+    for key in ("per_message", "per_request"):
+        if isinstance(raw[key], bool) or not isinstance(raw[key], int) or raw[key] < 0:
+            raise _fail(where, f"chat.{key} must be a non-negative integer, got {raw[key]!r}")
+    return ChatOverhead(raw["per_message"], raw["per_request"], str(raw["source"]))
+
+
+def parse_rules(data: dict[str, Any]) -> list[Rule]:
+    """Validate a parsed models.toml and return its rules in file order.
+
+    Raises:
+        ValueError: an unknown key, exactness or tokenizer name, or a rule whose tokenizer
+            field does not fit its exactness (the message names the rule by number).
+    """
+    if data.get("version") != 1:
+        raise _fail("header", f"version must be 1, got {data.get('version')!r}")
+    rules = []
+    for i, raw in enumerate(data.get("rule", []), start=1):
+        where = f"rule #{i}"
+        unknown = set(raw) - _RULE_KEYS
+        if unknown:
+            raise _fail(where, f"unknown keys {sorted(unknown)}; valid: {sorted(_RULE_KEYS)}")
+        exactness = raw.get("exactness")
+        if exactness not in EXACTNESS:
+            raise _fail(where, f"exactness must be one of {EXACTNESS}, got {exactness!r}")
+        match = raw.get("match")
+        if not isinstance(match, list) or not match or not all(isinstance(m, str) and m for m in match):
+            raise _fail(where, "match must be a non-empty list of glob patterns")
+        tok = raw.get("tokenizer")
+        names = (tok,) if isinstance(tok, str) else tuple(tok or ())
+        if exactness == "exact" and not isinstance(tok, str):
+            raise _fail(where, "an exact rule names exactly one tokenizer (a string)")
+        if exactness == "approximate" and not (isinstance(tok, list) and tok):
+            raise _fail(where, "an approximate rule lists its proxy tokenizers (a non-empty list)")
+        if exactness == "none" and tok:
+            raise _fail(where, "a rule with exactness none has no tokenizer")
+        bad = [n for n in names if n not in CATALOGUE]
+        if bad:
+            raise _fail(where, f"unknown tokenizer {bad}; valid: {', '.join(CATALOGUE)}")
+        if not raw.get("why"):
+            raise _fail(where, "why (where the mapping comes from) is required")
+        chat = _parse_chat(where, raw["chat"]) if "chat" in raw else None
+        rules.append(Rule(tuple(match), names, exactness, str(raw["why"]), chat))
+    return rules
+
+
+def load_rules() -> list[Rule]:
+    """The rules of the packaged models.toml, read and validated afresh on every call.
+
+    >>> load_rules()[0].tokenizers
+    ('o200k_harmony',)
+    """
+    text = importlib.resources.files("analysis.data").joinpath("models.toml").read_text(encoding="utf-8")
+    return parse_rules(tomllib.loads(text))
+
+
+def _fetch_hint(name: str) -> str:
+    return f"tokenprism vocab fetch {name}"
+
+
+def choose(rule: Rule | None, model: str) -> TokenizerChoice:
+    """Turn a matched rule (or no rule) into a usable choice, checking what is on this machine."""
+    if rule is None:
+        return TokenizerChoice(model, None, "none", "no tokenizer",
+                               "no rule in models.toml matches this model: no token count (pass a tokenizer "
+                               "in a --prices file, or --fallback-tokenizer NAME for an explicit estimate)", None)
+    if rule.exactness == "none":
+        return TokenizerChoice(model, None, "none", "no tokenizer", rule.why, rule.chat)
+    first = rule.tokenizers[0]
+    if rule.exactness == "exact":
+        if not is_available(first):
+            # An exact tokenizer that is missing is never replaced by a proxy: say how to get it.
+            return TokenizerChoice(model, None, "exact", f"not fetched: {_fetch_hint(first)}",
+                                   f"{rule.why}; its vocabulary is not on this machine yet", rule.chat, first)
+        return TokenizerChoice(model, first, "exact", "ok", rule.why, rule.chat, first)
+    for name in rule.tokenizers:
+        if is_available(name):
+            note = f"estimate: {rule.why}"
+            if name != first:
+                note += f"; counted with {name} because {first} is not fetched ({_fetch_hint(first)})"
+            return TokenizerChoice(model, name, "approximate", "ok", note, rule.chat, first)
+    return TokenizerChoice(model, None, "approximate", f"not fetched: {_fetch_hint(first)}",
+                           f"estimate: {rule.why}; no proxy is on this machine", rule.chat, first)
+
+
+def tokenizer_for_model(model_id: str, *, also: tuple[str, ...] = (), rules: list[Rule] | None = None) -> TokenizerChoice:
+    """The registry tokenizer for a model id, with its exactness and chat overhead.
+
+    Args:
+        model_id: the model id of the price data, without a provider prefix (e.g. "gpt-4o",
+            "claude-sonnet-4-5", "llama-3.3-70b-versatile").
+        also: other names for the same model (e.g. the name the user typed), tried in order
+            when no rule matches `model_id`.
+        rules: the rules to use (default: the packaged models.toml).
+
+    Returns:
+        A `TokenizerChoice`; exactness "none" when no rule matches (never a silent default).
+
+    >>> c = tokenizer_for_model("gpt-4o")
+    >>> (c.tokenizer, c.exactness)
+    ('o200k_base', 'exact')
+    >>> tokenizer_for_model("claude-sonnet-4-5").label
+    '~o200k_base'
+    """
+    rules = load_rules() if rules is None else rules
+    for name in (model_id, *also):
+        for rule in rules:
+            if rule.matches(name):
+                return choose(rule, model_id)
+    return choose(None, model_id)
+
+
+def explicit_choice(model: str, tokenizer: str, exactness: str, why: str) -> TokenizerChoice:
+    """A choice stated outright (a --prices file column, or --fallback-tokenizer), checked.
+
+    Raises:
+        KeyError: `tokenizer` is not a registry name (the message lists the names).
+        ValueError: `exactness` is not exact or approximate.
+    """
+    if tokenizer not in CATALOGUE:
+        raise KeyError(f"unknown tokenizer {tokenizer!r} for model {model!r}; valid: {', '.join(CATALOGUE)}")
+    if exactness not in ("exact", "approximate"):
+        raise ValueError(f"exactness for model {model!r} must be exact or approximate, got {exactness!r}")
+    if not is_available(tokenizer):
+        return TokenizerChoice(model, None, exactness, f"not fetched: {_fetch_hint(tokenizer)}", why, None, tokenizer)
+    note = why if exactness == "exact" else f"estimate: {why}"
+    return TokenizerChoice(model, tokenizer, exactness, "ok", note, None, tokenizer)

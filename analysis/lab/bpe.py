@@ -1,0 +1,221 @@
+"""The BPE lab's logic: byte-level BPE training replayed merge by merge, and two trainers compared.
+
+Unlike `dashboard_support` (the Compare, Explore and Why pages: input checks, boundary diffs,
+merge traces of an existing vocabulary), this module trains: it replays an `ownbpe` training run
+one merge at a time, recounting each winning pair and checking the round trip at every step,
+and it trains `ownbpe` and Hugging Face's `BpeTrainer` on the same corpus to compare their
+merges. It never imports streamlit, so all of it is tested without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..dashboard_support import _show
+from ..render import visible
+from ..tokenizers import Piece
+from ..tokenizers.base import byte_pieces
+
+# Stepping re-encodes the corpus after every merge (a few ms each at this size).
+LAB_MAX_CHARS = 5_000
+LAB_MAX_MERGES = 300
+# Training comparison: both trainers on an uploaded corpus.
+TRAIN_MAX_BYTES = 2_000_000
+TRAIN_MAX_VOCAB = 8_192
+
+
+# -- training one merge at a time ------------------------------------------------------------------
+@dataclass(frozen=True)
+class BpeSteps:
+    """An `ownbpe` training run replayed: the rule table and the corpus after every step.
+
+    Attributes:
+        corpus: the training text.
+        rules: one row per merge, in the order learned: step, left, right, merged (whitespace
+            made visible), count (the winning pair's frequency when it won), n_tokens (corpus
+            tokens after the step), bytes_per_token, round_trip (decode(encode(corpus)) ==
+            corpus with the merges so far).
+        vocab: the trained ids -> bytes (256 bytes, then one token per merge).
+        merges: the merges as pairs of bytes.
+    """
+
+    corpus: str
+    rules: pd.DataFrame
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+
+    def tokenizer_at(self, step: int):
+        """The `ownbpe.Tokenizer` that knows only the first `step` merges."""
+        import ownbpe
+
+        if not 0 <= step <= len(self.merges):
+            raise ValueError(f"step must be 0..{len(self.merges)}, got {step}")
+        return ownbpe.Tokenizer({i: self.vocab[i] for i in range(256 + step)}, self.merges[:step])
+
+    def pieces_at(self, step: int) -> list[Piece]:
+        """The corpus as tokens after `step` merges, placed on the text for drawing."""
+        tok = self.tokenizer_at(step)
+        ids = tok.encode_ordinary(self.corpus)
+        return byte_pieces(self.corpus, ids, [tok.vocab[i] for i in ids])
+
+
+def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeSteps:
+    """Train `ownbpe` on `corpus` and replay it merge by merge.
+
+    The winning pair's count is recounted at each step on the corpus as tokenized so far
+    (pairs inside pre-tokens, weighted by how often the pre-token occurs), exactly what the
+    trainer maximises; each step's tokenizer is rebuilt from the merges so far and must give
+    back the corpus.
+
+    Args:
+        corpus: at most LAB_MAX_CHARS characters.
+        n_merges: 1..LAB_MAX_MERGES; fewer are learned when the corpus runs out of pairs.
+        pattern: the pre-tokenization regex (default GPT-2's).
+
+    Raises:
+        ValueError: empty or too long corpus, n_merges out of range.
+
+    >>> steps = bpe_steps("low lower lowest", 2)
+    >>> steps.rules[["merged", "count"]].values.tolist()
+    [['ow', 3], ['low', 3]]
+    """
+    import ownbpe
+    import regex
+
+    if not corpus:
+        raise ValueError("the corpus is empty: type a few sentences or pick a built-in sample")
+    if len(corpus) > LAB_MAX_CHARS:
+        raise ValueError(f"the corpus has {len(corpus):,} characters; stepping is limited to {LAB_MAX_CHARS:,}. "
+                         "Shorten it (or use 'train and compare' below, which takes larger corpora)")
+    if not 1 <= n_merges <= LAB_MAX_MERGES:
+        raise ValueError(f"number of merges must be 1..{LAB_MAX_MERGES}, got {n_merges}")
+    pattern = pattern or ownbpe.GPT2_PATTERN
+    tok = ownbpe.Tokenizer.train_from_iterator([corpus], 256 + n_merges, pattern=pattern)
+    vocab, merges = tok.vocab, tok.merges
+    # Replay on distinct pre-tokens: each a list of token bytes, with its frequency.
+    counts = Counter(regex.findall(pattern, corpus))
+    words = [[bytes([b]) for b in w.encode("utf-8")] for w in counts]
+    freqs = list(counts.values())
+    data = corpus.encode("utf-8")
+    rows = []
+    for k, (left, right) in enumerate(merges, start=1):
+        count = 0
+        for w, f in zip(words, freqs):
+            count += f * sum(1 for a, b in zip(w, w[1:]) if a == left and b == right)
+        for w in words:
+            i = 0
+            while i < len(w) - 1:
+                if w[i] == left and w[i + 1] == right:
+                    w[i : i + 2] = [left + right]
+                i += 1
+        n_tokens = sum(f * len(w) for w, f in zip(words, freqs))
+        step_tok = ownbpe.Tokenizer({i: vocab[i] for i in range(256 + k)}, merges[:k], pattern=pattern)
+        ids = step_tok.encode_ordinary(corpus)
+        rows.append({"step": k, "left": visible(_show(left)), "right": visible(_show(right)),
+                     "merged": visible(_show(left + right)), "count": count, "n_tokens": n_tokens,
+                     "bytes_per_token": len(data) / n_tokens,
+                     "round_trip": step_tok.decode(ids) == corpus and len(ids) == n_tokens})
+    rules = pd.DataFrame(rows, columns=["step", "left", "right", "merged", "count", "n_tokens", "bytes_per_token", "round_trip"])
+    return BpeSteps(corpus, rules, dict(vocab), list(merges))
+
+
+# -- ownbpe and Hugging Face trained side by side -----------------------------------------------------
+@dataclass(frozen=True)
+class TrainComparison:
+    """Two trainers, same corpus, same vocabulary size.
+
+    Attributes:
+        summary: one row per trainer: trainer, seconds, n_merges, vocab_size.
+        merges: step, ownbpe, hf, same (merged token at each step, whitespace visible).
+        vocab: token, ownbpe_id, hf_id, in_both (every learned token, longest first).
+        first_difference: the first step whose merges differ (None if none do).
+        ownbpe, hf: the trained tokenizers (`ownbpe.Tokenizer`, `tokenizers.Tokenizer`).
+    """
+
+    summary: pd.DataFrame
+    merges: pd.DataFrame
+    vocab: pd.DataFrame
+    first_difference: int | None
+    ownbpe: object
+    hf: object
+
+    def split(self, text: str) -> pd.DataFrame:
+        """How each trained tokenizer splits `text`."""
+        own = [self.ownbpe.vocab[i] for i in self.ownbpe.encode_ordinary(text)]
+        hf = [_hf_bytes(t) for t in self.hf.encode(text).tokens]
+        return pd.DataFrame([{"trainer": "ownbpe", "n_tokens": len(own), "split": "|".join(visible(_show(t)) for t in own)},
+                             {"trainer": "hf", "n_tokens": len(hf), "split": "|".join(visible(_show(t)) for t in hf)}])
+
+
+def _hf_bytes(token: str) -> bytes:
+    from ownbpe.io import gpt2_decode_token
+
+    return gpt2_decode_token(token)
+
+
+def train_both(corpus: str, vocab_size: int) -> TrainComparison:
+    """Train `ownbpe` and HF `tokenizers`' BpeTrainer (ByteLevel, GPT-2 pattern) on `corpus`.
+
+    Both start from the 256 byte tokens and learn `vocab_size - 256` merges (no special
+    tokens), so their merges differ only where pair counts tie: ownbpe takes the
+    lexicographically greatest pair, Hugging Face the smallest.
+
+    Raises:
+        ValueError: empty or oversized corpus, vocab_size out of range.
+
+    >>> cmp = train_both("low lower lowest " * 5, 260)
+    >>> cmp.summary["n_merges"].tolist()
+    [4, 4]
+    """
+    import ownbpe
+    from tokenizers import Tokenizer as HFTokenizer, decoders, models, pre_tokenizers, trainers
+
+    if not corpus:
+        raise ValueError("the corpus is empty: upload a text file or pick a built-in corpus")
+    n_bytes = len(corpus.encode("utf-8"))
+    if n_bytes > TRAIN_MAX_BYTES:
+        raise ValueError(f"the corpus is {n_bytes:,} bytes; training here is limited to {TRAIN_MAX_BYTES:,}. "
+                         "Train larger corpora with the CLI: tokenprism train")
+    if not 257 <= vocab_size <= TRAIN_MAX_VOCAB:
+        raise ValueError(f"vocabulary size must be 257..{TRAIN_MAX_VOCAB} (256 bytes + merges), got {vocab_size}")
+    t0 = time.perf_counter()
+    own = ownbpe.Tokenizer.train_from_iterator([corpus], vocab_size)
+    t_own = time.perf_counter() - t0
+    hf = HFTokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False, special_tokens=[],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    t0 = time.perf_counter()
+    hf.train_from_iterator([corpus], trainer)
+    t_hf = time.perf_counter() - t0
+    hf_merges = [tuple(_hf_bytes(s) for s in (m if isinstance(m, list) else m.split(" ")))
+                 for m in json.loads(hf.to_str())["model"]["merges"]]
+    own_tokens = [a + b for a, b in own.merges]
+    hf_tokens = [a + b for a, b in hf_merges]
+    n = max(len(own_tokens), len(hf_tokens))
+    merges = pd.DataFrame({
+        "step": range(1, n + 1),
+        "ownbpe": [visible(_show(t)) for t in own_tokens] + [""] * (n - len(own_tokens)),
+        "hf": [visible(_show(t)) for t in hf_tokens] + [""] * (n - len(hf_tokens)),
+    }).assign(same=lambda d: d["ownbpe"] == d["hf"])
+    diff = merges.loc[~merges["same"], "step"]
+    hf_ids = {_hf_bytes(t): i for t, i in hf.get_vocab().items()}
+    own_ids = {t: i for i, t in own.vocab.items()}
+    own_set, hf_set = set(own_tokens), set(hf_tokens)
+    learned = sorted(own_set | hf_set, key=lambda t: (-len(t), t))
+    vocab = pd.DataFrame({
+        "token": [visible(_show(t)) for t in learned],
+        "ownbpe_id": pd.array([own_ids[t] if t in own_set else None for t in learned], dtype="Int64"),
+        "hf_id": pd.array([hf_ids[t] if t in hf_set else None for t in learned], dtype="Int64"),
+    }).assign(in_both=lambda d: d["ownbpe_id"].notna() & d["hf_id"].notna())
+    summary = pd.DataFrame([
+        {"trainer": "ownbpe", "seconds": t_own, "n_merges": len(own.merges), "vocab_size": own.n_vocab},
+        {"trainer": "hf", "seconds": t_hf, "n_merges": len(hf_merges), "vocab_size": hf.get_vocab_size()},
+    ])
+    return TrainComparison(summary, merges, vocab, int(diff.iloc[0]) if len(diff) else None, own, hf)

@@ -1,0 +1,417 @@
+"""Measuring corpora: samples x tokenizers -> one tidy DataFrame, and its aggregates.
+
+Unlike `compare` (one text, for a quick look) and `probes` (small controlled inputs that
+explain *why*), this module measures whole corpora: one row per sample and tokenizer. Texts
+go through each backend's batch path (threads on both cores; an `encode` loop where that is
+faster, for short texts), in chunks, so corpora larger than memory never sit in memory at
+once; a progress bar is shown on request. Aggregates (`summarize`, `variant_deltas`) are
+ratios of sums, never means of per-sample ratios: a 40-character sample must not weigh as
+much as a 40,000-character one.
+
+Words (`n_words`, `count_words`) are counted so that `tokens_per_word` means something for
+scripts written without spaces:
+
+- spaced scripts (Latin, Cyrillic, Arabic, Devanagari, Hangul, ...): a word is a run of
+  non-space characters holding at least one letter, digit or underscore ("--" is no word,
+  "don't" and "x=1" are one);
+- Han, Hiragana and Katakana: every character is a word (the usual convention for Chinese
+  and Japanese counts, as with "characters" in CJK word limits);
+- Thai, Lao, Khmer, Myanmar and Tibetan (no spaces between words): the number of extended
+  grapheme clusters divided by 3, rounded: an approximation of word length in these scripts
+  that needs no dictionary segmenter. Treat their tokens-per-word as indicative only.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import regex
+from tqdm.auto import tqdm
+
+from .compare import resolve_tokenizers
+from .corpora.sample import Labeled, Sample
+from .tokenizers import Tokenizer
+
+SAMPLE_META = ("sample_id", "category", "language", "script", "kind", "group", "variant")
+COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
+RATIOS = ("chars_per_token", "bytes_per_token", "tokens_per_word")
+COLUMNS = (*SAMPLE_META, "tokenizer", *COUNTS, *RATIOS)
+# categoricals: low-cardinality labels (STYLE: pandas row)
+CATEGORICAL = ("category", "language", "script", "kind", "group", "variant", "tokenizer")
+TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
+
+# --- words ---------------------------------------------------------------------------------
+_IDEOGRAPHIC = r"\p{Han}\p{Hiragana}\p{Katakana}"
+_UNSPACED = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}"
+_NO_SPACES = _IDEOGRAPHIC + _UNSPACED
+# A cheap gate (plain `re`, code point ranges): a superset of the characters above, plus every
+# astral code point. Text it does not match takes the fast path; `regex`'s \p{...} classes
+# are 5x slower to scan for (tests check the superset property over all of Unicode).
+_MAYBE_NO_SPACES = re.compile(
+    "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029"
+    "\u3038-\u303b\u3040-\u30ff\u31f0-\u31ff\u32d0-\u3357\u3400-\u4dbf\u4e00-\u9fff\ua9e0-\ua9ff"
+    "\uaa60-\uaa7f\uf900-\ufaff\uff66-\uff9f\U00010000-\U0010ffff]")
+# Fast path (no Han/kana/Thai-like characters): whitespace-separated runs minus the runs with
+# no word character at all ("--", "=", "{"), each counted with its leading space, on text
+# padded with spaces. Both are single C-level passes of `str`/`re`.
+_PUNCT_RUN = re.compile(r"\s[^\w\s]+(?=\s)")
+# Slow path: the same rule, but ideographic/unspaced characters end a run and are counted apart.
+# Leading punctuation is matched possessively, so a failed match never backtracks.
+_WORD = regex.compile(rf"[^\s{_NO_SPACES}\w]*+[\w--[{_NO_SPACES}]][^\s{_NO_SPACES}]*+", flags=regex.V1)
+_IDEOGRAPH = regex.compile(rf"[{_IDEOGRAPHIC}]+")
+_UNSPACED_GRAPHEME = regex.compile(rf"(?=[{_UNSPACED}])\X")
+GRAPHEMES_PER_WORD = 3  # Thai/Lao/Khmer/Myanmar/Tibetan approximation, see the module docstring
+
+
+def count_words(text: str) -> int:
+    """Words in `text`, for any script (the rules are in the module docstring).
+
+    Args:
+        text: any text.
+
+    Returns:
+        Spaced-script words + Han/kana characters + round(Thai/Lao/Khmer/Myanmar/Tibetan
+        grapheme clusters / 3).
+
+    >>> count_words("Hello, world -- x=1"), count_words("東京は大きい"), count_words("ภาษาไทย")
+    (3, 6, 2)
+    """
+    if text.isascii() or not _MAYBE_NO_SPACES.search(text):  # the common case: two C-level passes
+        return len(text.split()) - len(_PUNCT_RUN.findall(f" {text} "))
+    words = len(_WORD.findall(text))
+    ideographs = sum(map(len, _IDEOGRAPH.findall(text)))
+    graphemes = len(_UNSPACED_GRAPHEME.findall(text))
+    # round half up: a lone Thai syllable still counts as one word
+    return words + ideographs + int(graphemes / GRAPHEMES_PER_WORD + 0.5)
+
+
+def text_stats(texts: pd.Series) -> pd.DataFrame:
+    """Tokenizer-independent sizes of each text: n_chars (code points), n_bytes (UTF-8), n_words.
+
+    >>> text_stats(pd.Series(["héllo wörld", ""])).to_dict("list")
+    {'n_chars': [11, 0], 'n_bytes': [13, 0], 'n_words': [2, 0]}
+    """
+    return pd.DataFrame({
+        "n_chars": texts.str.len().astype("int64"),
+        # lone surrogates count as 3 bytes, as the U+FFFD every adapter replaces them with
+        "n_bytes": texts.str.encode("utf-8", "surrogatepass").str.len().astype("int64"),
+        "n_words": texts.map(count_words).astype("int64"),
+    }, index=texts.index)
+
+
+# --- inputs --------------------------------------------------------------------------------
+def as_tokenizers(tokenizers: Iterable[str | Tokenizer] | str | Tokenizer | None) -> list[Tokenizer]:
+    """Adapters from names, a comma-separated string, adapters, or None (every one available offline).
+
+    Raises:
+        KeyError: an unknown name (the message lists the valid ones).
+        ValueError: no tokenizers, or the same name twice.
+
+    >>> [t.name for t in as_tokenizers("gpt2,cl100k_base")]
+    ['gpt2', 'cl100k_base']
+    """
+    if tokenizers is None or isinstance(tokenizers, str):
+        toks = resolve_tokenizers(tokenizers)
+    elif hasattr(tokenizers, "encode_batch"):
+        toks = [tokenizers]
+    else:
+        toks = [t if hasattr(t, "encode_batch") else resolve_tokenizers([t])[0] for t in tokenizers]
+    if not toks:
+        raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
+    names = [t.name for t in toks]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ValueError(f"tokenizer(s) {dupes} given twice; give each once")
+    return toks
+
+
+def _normalise_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A samples frame (corpus.load_builtin / load_corpus / samples_to_frame) with SAMPLE_META + text."""
+    if "text" not in frame.columns:
+        raise ValueError(f"samples frame has no 'text' column (columns: {list(frame.columns)}); "
+                         "pass corpus.load_builtin(), corpus.load_corpus(...) or a list of Sample")
+    if "sample_id" not in frame.columns:
+        if "id" not in frame.columns:
+            raise ValueError(f"samples frame has no 'id' column (columns: {list(frame.columns)})")
+        frame = frame.rename(columns={"id": "sample_id"})
+    defaults = {"category": "", "language": "und", "script": "Zzzz", "kind": "", "group": "", "variant": ""}
+    missing = {c: v for c, v in defaults.items() if c not in frame.columns}
+    frame = frame.assign(**missing) if missing else frame
+    if frame["text"].dtype != object and not isinstance(frame["text"].dtype, pd.StringDtype):
+        frame = frame.assign(text=frame["text"].astype(str))
+    return frame[[*SAMPLE_META, "text"]]
+
+
+def iter_sample_chunks(samples: pd.DataFrame | Iterable[Sample | Labeled], *, chunk_chars: int = 4_000_000,
+                       chunk_samples: int = 4096) -> Iterator[pd.DataFrame]:
+    """Cut samples into frames of at most `chunk_samples` rows and about `chunk_chars` characters.
+
+    An iterable is consumed lazily, so a corpus streamed by `corpus.iter_samples` is never
+    held in memory whole.
+
+    >>> s = [Sample(str(i), "prose", "en", "Latn", "note", "abc", "me") for i in range(5)]
+    >>> [len(c) for c in iter_sample_chunks(s, chunk_chars=7)]
+    [3, 2]
+    """
+    if isinstance(samples, pd.DataFrame):
+        frame = _normalise_frame(samples)
+        sizes = frame["text"].str.len().to_numpy()
+        # a new chunk whenever the running size passes a multiple of chunk_chars or chunk_samples
+        chunk_no = np.maximum((np.cumsum(sizes) - 1) // max(chunk_chars, 1), np.arange(len(frame)) // chunk_samples)
+        starts = np.flatnonzero(np.diff(chunk_no, prepend=-1)) if len(frame) else np.array([], dtype=int)
+        for start, stop in zip(starts, [*starts[1:], len(frame)]):
+            yield frame.iloc[start:stop].reset_index(drop=True)
+        return
+    it = iter(samples)
+    while True:
+        batch, size = [], 0
+        for item in it:
+            if not isinstance(item, (Sample, Labeled)):
+                raise TypeError(f"samples must be Sample or Labeled records or a DataFrame, got {type(item).__name__}")
+            batch.append(item)
+            size += len((item.sample if isinstance(item, Labeled) else item).text)
+            if size >= chunk_chars or len(batch) >= chunk_samples:
+                break
+        if not batch:
+            return
+        yield _chunk_frame(batch)
+
+
+def _chunk_frame(batch: list[Sample | Labeled]) -> pd.DataFrame:
+    # texts stay Python objects: an Arrow string column would reject lone surrogates, which
+    # every adapter accepts (as U+FFFD)
+    items = [(b.sample, b.group, b.variant) if isinstance(b, Labeled) else (b, "", "") for b in batch]
+    return pd.DataFrame({
+        "sample_id": [s.id for s, _, _ in items], "category": [s.category for s, _, _ in items],
+        "language": [s.language for s, _, _ in items], "script": [s.script for s, _, _ in items],
+        "kind": [s.kind for s, _, _ in items], "group": [g for _, g, _ in items], "variant": [v for _, _, v in items],
+        "text": pd.Series([s.text for s, _, _ in items], dtype=object),
+    })
+
+
+# --- measuring -----------------------------------------------------------------------------
+# Below this mean length (characters) a plain `encode` loop beats the batch path: tiktoken's
+# `encode_batch` submits one thread-pool task per text (~40 us each, measured), which costs 3x
+# more than encoding a 30-character string. HF's batch runs in Rust and has no such overhead.
+BATCH_MIN_MEAN_CHARS = 2000
+
+
+def encode_texts(tok: Tokenizer, texts: Sequence[str]) -> list[list[int]]:
+    """Ids of each text, through the backend's fastest path for texts of this size.
+
+    >>> from analysis import load_tokenizer
+    >>> encode_texts(load_tokenizer("cl100k_base"), ["hello world", ""])
+    [[15339, 1917], []]
+    """
+    texts = list(texts)
+    batch = tok.family == "hf" or (len(texts) > 1 and sum(map(len, texts)) >= BATCH_MIN_MEAN_CHARS * len(texts))
+    return tok.encode_batch(texts) if batch else [tok.encode(t) for t in texts]
+
+
+def token_counts(tok: Tokenizer, texts: Sequence[str]) -> np.ndarray:
+    """Number of tokens of each text (`encode_texts`), as an int64 array.
+
+    >>> from analysis import load_tokenizer
+    >>> token_counts(load_tokenizer("cl100k_base"), ["hello world", "", "1234567"]).tolist()
+    [2, 0, 3]
+    """
+    texts = list(texts)
+    return np.fromiter(map(len, encode_texts(tok, texts)), dtype=np.int64, count=len(texts))
+
+
+def _categorical(frame: pd.DataFrame, tokenizer_order: Sequence[str]) -> pd.DataFrame:
+    # categories in order of first appearance, so sorted groupbys follow the corpus order
+    cats = {c: pd.CategoricalDtype(pd.unique(frame[c].astype(str))) for c in CATEGORICAL if c != "tokenizer"}
+    cats["tokenizer"] = pd.CategoricalDtype(list(tokenizer_order))
+    return frame.astype({c: "str" for c in cats}).astype(cats)
+
+
+def _with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
+    tokens = frame["n_tokens"].where(frame["n_tokens"] > 0)  # 0 tokens -> NaN, not inf
+    return frame.assign(**{
+        f"chars_per_token{suffix}": frame["n_chars"] / tokens,
+        f"bytes_per_token{suffix}": frame["n_bytes"] / tokens,
+        f"tokens_per_word{suffix}": frame["n_tokens"] / frame["n_words"].where(frame["n_words"] > 0),
+    })
+
+
+def _measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFrame:
+    texts = chunk["text"].tolist()
+    # one native batch call per tokenizer (tiktoken: 2 threads; HF: rayon) keeps both cores busy
+    counts = np.column_stack([token_counts(tok, texts) for tok in toks])
+    per_sample = chunk[list(SAMPLE_META)].join(text_stats(chunk["text"]))
+    n = len(toks)
+    # sample-major: each sample's row repeated once per tokenizer, tokenizers in the given order
+    return (per_sample.loc[per_sample.index.repeat(n)]
+            .assign(tokenizer=np.tile([t.name for t in toks], len(chunk)), n_tokens=counts.ravel())
+            .reset_index(drop=True))
+
+
+def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Iterable[str | Tokenizer] | str | None = None,
+            *, progress: bool = False, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> pd.DataFrame:
+    """Token counts of every sample under every tokenizer: one tidy row per (sample, tokenizer).
+
+    Args:
+        samples: a samples frame (`corpus.load_builtin()`, `corpus.load_corpus(...)`,
+            `corpus.load_parallel(..., joined=True)`) or an iterable of `Sample`/`Labeled`
+            (e.g. `corpus.iter_samples(paths)`, streamed chunk by chunk).
+        tokenizers: names, a comma-separated string, adapters, or None for every tokenizer
+            available offline.
+        progress: show a tqdm progress bar on stderr.
+        chunk_chars: characters tokenized per batch (bounds memory for huge corpora).
+        chunk_samples: samples per batch at most.
+
+    Returns:
+        Columns sample_id, category, language, script, kind, group, variant, tokenizer,
+        n_chars, n_bytes, n_words, n_tokens, chars_per_token, bytes_per_token,
+        tokens_per_word (NaN when a denominator is 0). Labels are categoricals; rows are in
+        sample order, tokenizers in the given order within a sample.
+
+    Raises:
+        ValueError: a sample id that occurs twice, or a frame without id/text columns.
+        KeyError: an unknown tokenizer name.
+
+    >>> s = [Sample("a", "prose", "en", "Latn", "note", "Hello world", "me")]
+    >>> measure(s, "cl100k_base")[["sample_id", "tokenizer", "n_tokens", "n_words", "chars_per_token"]].to_dict("records")
+    [{'sample_id': 'a', 'tokenizer': 'cl100k_base', 'n_tokens': 2, 'n_words': 2, 'chars_per_token': 5.5}]
+    """
+    toks = as_tokenizers(tokenizers)
+    total = len(samples) if isinstance(samples, (pd.DataFrame, Sequence)) else None
+    seen: set[str] = set()
+    parts = []
+    with tqdm(total=total, disable=not progress, unit="sample", desc=f"measure x{len(toks)} tokenizers",
+              file=sys.stderr, dynamic_ncols=True) as bar:
+        for chunk in iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples):
+            ids = chunk["sample_id"].astype(str)
+            dupes = ids[ids.duplicated() | ids.isin(seen)]
+            if len(dupes):
+                raise ValueError(f"sample id {dupes.iloc[0]!r} occurs more than once; ids must be unique "
+                                 "(rename the sample, or load the corpus once)")
+            seen.update(ids)
+            parts.append(_measure_chunk(chunk, toks))
+            bar.update(len(chunk))
+    if not parts:
+        frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in COUNTS else "str") for c in COLUMNS[:-3]})
+    else:
+        frame = pd.concat(parts, ignore_index=True)
+    return frame.pipe(_with_ratios).pipe(_categorical, [t.name for t in toks])[list(COLUMNS)]
+
+
+# --- aggregates ----------------------------------------------------------------------------
+def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
+    """Totals per group and ratios of those totals (never means of per-sample ratios).
+
+    `chars_per_token_of_sums` is sum(n_chars) / sum(n_tokens) over the group's samples, and
+    likewise `bytes_per_token_of_sums` and `tokens_per_word_of_sums`: long samples weigh in
+    proportion to their length, as they do in a bill.
+
+    Args:
+        measured: a `measure` frame.
+        by: grouping columns.
+
+    Returns:
+        Columns `by`, n_samples, n_chars, n_bytes, n_words, n_tokens (sums), then the three
+        ratios of sums; groups in category order.
+
+    >>> m = pd.DataFrame({"category": ["a", "a"], "tokenizer": ["t", "t"], "sample_id": ["1", "2"],
+    ...                   "n_chars": [10, 90], "n_bytes": [10, 90], "n_words": [2, 18], "n_tokens": [10, 10]})
+    >>> summarize(m)["chars_per_token_of_sums"].tolist()  # (10 + 90) / (10 + 10), not mean(1, 9)
+    [5.0]
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    missing = [c for c in by if c not in measured.columns]
+    if missing:
+        raise KeyError(f"cannot group by {missing}: not columns of the measured frame ({list(measured.columns)})")
+    return (measured
+            .groupby(by, observed=True, sort=True)
+            .agg(n_samples=("sample_id", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
+                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
+            .reset_index()
+            .pipe(_with_ratios, "_of_sums"))
+
+
+# Preferred reference variant of a controlled group; otherwise the first variant in corpus order.
+BASELINE_VARIANTS = ("none", "0", "lf", "single", "spaces-4", "minified", "snake_case", "comma", "usd", "iso", "d01")
+
+
+def variant_deltas(measured: pd.DataFrame, groups: Iterable[str] | None = None,
+                   baselines: Sequence[str] = BASELINE_VARIANTS) -> pd.DataFrame:
+    """Token cost of each variant of a controlled group relative to the group's baseline variant.
+
+    Built-in samples sharing a `group` differ in one property only (indentation, JSON layout,
+    identifier style, trailing spaces ...), so the token difference is the cost of that property.
+
+    Args:
+        measured: a `measure` frame with group/variant columns.
+        groups: only these groups (default every non-empty group).
+        baselines: variant names tried in order as the reference of each group.
+
+    Returns:
+        Columns group, variant, tokenizer, n_chars, n_tokens, baseline, baseline_tokens,
+        extra_tokens, token_change_pct (100 * (n_tokens / baseline_tokens - 1)), per variant
+        (totals over the variant's samples).
+
+    >>> m = pd.DataFrame({"group": ["g", "g"], "variant": ["tabs", "spaces-4"], "tokenizer": "t",
+    ...                   "sample_id": ["a", "b"], "n_chars": [5, 11], "n_tokens": [4, 5]})
+    >>> variant_deltas(m)[["variant", "extra_tokens", "token_change_pct"]].values.tolist()
+    [['tabs', -1, -20.0], ['spaces-4', 0, 0.0]]
+    """
+    sub = measured[measured["group"].astype(str) != ""]
+    if groups is not None:
+        groups = list(groups)
+        unknown = sorted(set(groups) - set(sub["group"].astype(str)))
+        if unknown:
+            raise KeyError(f"no samples in group(s) {unknown}; groups present: {sorted(set(sub['group'].astype(str)))}")
+        sub = sub[sub["group"].astype(str).isin(groups)]
+    totals = (sub.groupby(["group", "variant", "tokenizer"], observed=True, sort=False)
+              .agg(n_chars=("n_chars", "sum"), n_tokens=("n_tokens", "sum")).reset_index())
+    order = {b: i for i, b in enumerate(baselines)}
+    base_variant = (totals.drop_duplicates("group")[["group"]]
+                    .merge(totals[["group", "variant"]].drop_duplicates()
+                           .assign(rank=lambda d: d["variant"].astype(str).map(order).fillna(len(order))
+                                   + np.arange(len(d)) / (len(d) + 1)),  # ties: corpus order
+                           on="group")
+                    .sort_values("rank").drop_duplicates("group")[["group", "variant"]]
+                    .rename(columns={"variant": "baseline"}))
+    base_tokens = (totals.merge(base_variant, left_on=["group", "variant"], right_on=["group", "baseline"])
+                   [["group", "tokenizer", "baseline", "n_tokens"]].rename(columns={"n_tokens": "baseline_tokens"}))
+    return (totals.merge(base_tokens, on=["group", "tokenizer"], how="left")
+            .assign(extra_tokens=lambda d: d["n_tokens"] - d["baseline_tokens"],
+                    token_change_pct=lambda d: 100 * d["extra_tokens"] / d["baseline_tokens"])
+            .astype({"group": "str", "variant": "str", "baseline": "str"}))
+
+
+# --- output --------------------------------------------------------------------------------
+def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write a tidy frame; the format follows the suffix: .csv, .parquet, .json, .jsonl.
+
+    CSV is written with "\\n" line ends and full float precision, so the same frame always
+    gives the same bytes. Parent folders are created.
+
+    Raises:
+        ValueError: an unsupported suffix (the message lists the valid ones).
+
+    >>> import tempfile, pathlib
+    >>> p = write_table(pd.DataFrame({"a": [1]}), pathlib.Path(tempfile.mkdtemp()) / "t.csv"); p.read_text()
+    'a\\n1\\n'
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise ValueError(f"cannot write a table to {str(path)!r}: use one of the suffixes {', '.join(TABLE_SUFFIXES)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".csv":
+        frame.to_csv(path, index=False, lineterminator="\n")
+    elif suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif suffix == ".json":
+        path.write_text(frame.to_json(orient="records", force_ascii=False, indent=1) + "\n", encoding="utf-8")
+    else:
+        path.write_text(frame.to_json(orient="records", force_ascii=False, lines=True), encoding="utf-8")
+    return path
+

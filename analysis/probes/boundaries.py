@@ -1,0 +1,130 @@
+"""Probe 5, same string, different tokenizers: how far their token boundaries agree.
+
+Unlike the counting probes, this one compares *where* tokenizers cut, not how often: two
+tokenizers can both need 100 tokens for a text and share few boundaries, so a token count (or
+a "token" budget, or a price per token) means nothing without naming its tokenizer.
+
+A boundary is a character offset strictly inside the text where one token ends and the next
+begins (from `pieces()`). When a token ends inside a multi-byte character, its boundary is
+placed after that character (the offsets are in characters). Agreement between tokenizers A and
+B is the Jaccard index of their boundary sets, |A ∩ B| / |A ∪ B| (1 = identical
+tokenizations, 0 = no cut in common); `f1` is the Dice/F1 score 2|A ∩ B| / (|A| + |B|), the
+same information on the scale of a precision/recall average. Pooled over texts, both are
+ratios of sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ..corpora import load_builtin
+from ..pipeline import as_tokenizers
+
+DEFAULT_SAMPLES = ("prose/email-01", "code/python/inventory_indent4", "numbers/in-sentence",
+                   "multilingual/de", "multilingual/ru", "multilingual/hi", "multilingual/zh-Hans")
+
+
+def default_texts() -> dict[str, str]:
+    """A few built-in samples (prose, code, numbers, four languages), by id; absent ids are skipped."""
+    frame = load_builtin(["prose", "code", "numbers", "multilingual"])
+    found = frame[frame["id"].isin(DEFAULT_SAMPLES)].set_index("id")["text"]
+    return {sid: found[sid] for sid in DEFAULT_SAMPLES if sid in found.index}
+
+
+def boundaries(tok, text: str) -> np.ndarray:
+    """Sorted character offsets, strictly inside `text`, at which `tok`'s tokens meet.
+
+    >>> from analysis import load_tokenizer
+    >>> boundaries(load_tokenizer("cl100k_base"), "1234567").tolist()  # 123|456|7
+    [3, 6]
+    """
+    ends = np.fromiter((p.end for p in tok.pieces(text)), dtype=np.int64)
+    return np.unique(ends[(ends > 0) & (ends < len(text))])
+
+
+def boundary_agreement(tokenizers=None, texts: Mapping[str, str] | Iterable[str] | None = None) -> pd.DataFrame:
+    """Pairwise boundary agreement (Jaccard and F1) of the tokenizers on each text.
+
+    Args:
+        tokenizers: names, adapters, a comma-separated string, or None (all available); at
+            least two.
+        texts: {text_id: text}, a list of texts (ids "text-1", ...), or None for
+            `default_texts()`.
+
+    Returns:
+        One row per text x unordered pair (tokenizer_a before tokenizer_b in the given order):
+        text_id, n_chars, tokenizer_a, tokenizer_b, n_boundaries_a, n_boundaries_b, n_shared,
+        n_union, jaccard, f1.
+
+    Raises:
+        ValueError: fewer than two tokenizers, or no texts.
+
+    >>> b = boundary_agreement("cl100k_base,qwen2.5", {"n": "1234567"})
+    >>> b[["n_boundaries_a", "n_boundaries_b", "n_shared", "jaccard"]].to_dict("records")
+    [{'n_boundaries_a': 2, 'n_boundaries_b': 6, 'n_shared': 2, 'jaccard': 0.3333333333333333}]
+    """
+    toks = as_tokenizers(tokenizers)
+    if len(toks) < 2:
+        raise ValueError(f"boundary agreement compares tokenizers: give at least two, got {[t.name for t in toks]}")
+    if texts is None:
+        texts = default_texts()
+    elif not isinstance(texts, Mapping):
+        texts = {f"text-{i + 1}": t for i, t in enumerate(texts)}
+    if not texts:
+        raise ValueError("no texts to compare boundaries on")
+    rows = []
+    for text_id, text in texts.items():
+        cuts = {tok.name: boundaries(tok, text) for tok in toks}
+        for a, b in combinations([t.name for t in toks], 2):
+            shared = len(np.intersect1d(cuts[a], cuts[b], assume_unique=True))
+            rows.append((text_id, len(text), a, b, len(cuts[a]), len(cuts[b]), shared,
+                         len(cuts[a]) + len(cuts[b]) - shared))
+    names = [t.name for t in toks]
+    return (pd.DataFrame(rows, columns=["text_id", "n_chars", "tokenizer_a", "tokenizer_b", "n_boundaries_a",
+                                        "n_boundaries_b", "n_shared", "n_union"])
+            .pipe(_scores)
+            .assign(tokenizer_a=lambda d: pd.Categorical(d["tokenizer_a"], categories=names),
+                    tokenizer_b=lambda d: pd.Categorical(d["tokenizer_b"], categories=names)))
+
+
+def _scores(d: pd.DataFrame) -> pd.DataFrame:
+    total = d["n_boundaries_a"] + d["n_boundaries_b"]
+    # no boundary on either side (a one-token text): the tokenizations agree
+    return d.assign(jaccard=np.where(d["n_union"] > 0, d["n_shared"] / d["n_union"].where(d["n_union"] > 0), 1.0),
+                    f1=np.where(total > 0, 2 * d["n_shared"] / total.where(total > 0), 1.0))
+
+
+def agreement_matrix(agreement: pd.DataFrame, *, metric: str = "jaccard") -> pd.DataFrame:
+    """Pool a `boundary_agreement` frame over texts (ratio of sums) into a tidy symmetric table.
+
+    Args:
+        agreement: a `boundary_agreement` frame.
+        metric: "jaccard" or "f1".
+
+    Returns:
+        One row per ordered pair, the diagonal included (1.0): tokenizer_a, tokenizer_b,
+        n_shared, n_union, jaccard, f1, value (= the chosen metric).
+    """
+    if metric not in ("jaccard", "f1"):
+        raise ValueError(f"metric must be 'jaccard' or 'f1', got {metric!r}")
+    first = agreement["tokenizer_a"]
+    names = list(first.cat.categories) if isinstance(first.dtype, pd.CategoricalDtype) \
+        else list(pd.unique(pd.concat([first, agreement["tokenizer_b"]]).astype(str)))
+    pooled = (agreement.astype({"tokenizer_a": "str", "tokenizer_b": "str"})
+              .groupby(["tokenizer_a", "tokenizer_b"], sort=False)
+              [["n_boundaries_a", "n_boundaries_b", "n_shared", "n_union"]].sum().reset_index())
+    mirrored = pooled.rename(columns={"tokenizer_a": "tokenizer_b", "tokenizer_b": "tokenizer_a",
+                                      "n_boundaries_a": "n_boundaries_b", "n_boundaries_b": "n_boundaries_a"})
+    present = [n for n in names if n in set(pooled["tokenizer_a"]) | set(pooled["tokenizer_b"])]
+    diagonal = pd.DataFrame({"tokenizer_a": present, "tokenizer_b": present, "n_boundaries_a": 0, "n_boundaries_b": 0,
+                             "n_shared": 0, "n_union": 0})
+    out = pd.concat([pooled, mirrored, diagonal], ignore_index=True).pipe(_scores)
+    return (out.assign(value=out[metric],
+                       tokenizer_a=pd.Categorical(out["tokenizer_a"], categories=present),
+                       tokenizer_b=pd.Categorical(out["tokenizer_b"], categories=present))
+            .sort_values(["tokenizer_a", "tokenizer_b"]).reset_index(drop=True)
+            [["tokenizer_a", "tokenizer_b", "n_shared", "n_union", "jaccard", "f1", "value"]])
