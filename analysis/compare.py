@@ -7,11 +7,15 @@ Compare page. Ratios are NaN (not 0, not an error) for empty text.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import pandas as pd
 
+from .render import piece_label
 from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer
 
 PARALLEL_CHARS = 100_000
@@ -62,3 +66,54 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
     tokens = df["n_tokens"].where(df["n_tokens"] > 0)
     df = df.assign(chars_per_token=df["n_chars"] / tokens, bytes_per_token=df["n_bytes"] / tokens)
     return df[COLUMNS + (["ids"] if with_ids else [])]
+
+
+def special_token_strings(tok: Tokenizer) -> frozenset[str]:
+    """The special-token strings of a tokenizer (empty when it exposes none)."""
+    return frozenset(getattr(tok, "special_tokens", None) or ())
+
+
+@lru_cache(maxsize=32)
+def _specials_regex(specials: frozenset[str]) -> re.Pattern | None:
+    if not specials:
+        return None
+    return re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
+
+
+def special_strings_in(text: str, tokenizers: Sequence[Tokenizer]) -> pd.DataFrame:
+    """Special-token strings found in `text`, which every tokenizer here counts as plain text.
+
+    Returns:
+        One row per tokenizer and string found: tokenizer, special, occurrences, special_id
+        (the id it would have as a special token, when known), plain_tokens (what one
+        occurrence costs as text).
+
+    >>> from analysis import load_tokenizer
+    >>> special_strings_in("a<|endoftext|>", [load_tokenizer("cl100k_base")])[["special", "plain_tokens"]].values.tolist()
+    [['<|endoftext|>', 7]]
+    """
+    rows = []
+    for tok in tokenizers:
+        pattern = _specials_regex(special_token_strings(tok))
+        if pattern is None:
+            continue
+        found = Counter(m.group() for m in pattern.finditer(text))
+        ids = getattr(tok, "special_tokens", {}) or {}
+        for special, n in sorted(found.items()):
+            rows.append({"tokenizer": tok.name, "special": special, "occurrences": n,
+                         "special_id": ids.get(special), "plain_tokens": len(tok.encode(special))})
+    return pd.DataFrame(rows, columns=["tokenizer", "special", "occurrences", "special_id", "plain_tokens"])
+
+
+def splits(text: str, tokenizers: Sequence[Tokenizer], *, sep: str = "|") -> pd.DataFrame:
+    """Each tokenizer's split of a short text, whitespace made visible.
+
+    >>> from analysis import load_tokenizer
+    >>> splits("1234567", [load_tokenizer("cl100k_base")]).loc[0, "split"]
+    '123|456|7'
+    """
+    rows = []
+    for tok in tokenizers:
+        ps = tok.pieces(text)
+        rows.append({"tokenizer": tok.name, "n_tokens": len(ps), "split": sep.join(piece_label(text, p) for p in ps)})
+    return pd.DataFrame(rows, columns=["tokenizer", "n_tokens", "split"])

@@ -336,6 +336,30 @@ def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "to
 
 
 # Preferred reference variant of a controlled group; otherwise the first variant in corpus order.
+def filter_frame(frame: pd.DataFrame, *, tokenizers: Sequence[str] | None = None,
+                 categories: Sequence[str] | None = None, languages: Sequence[str] | None = None) -> pd.DataFrame:
+    """Rows of a measure/probe frame that match the filters (None: no filter on that field).
+
+    The tokenizer filter applies to `tokenizer`, and to both `tokenizer_a` and `tokenizer_b`
+    of pairwise tables; category and language apply where the frame has those columns.
+    Categorical columns lose the categories no longer used, so charts draw only what is left.
+
+    >>> f = pd.DataFrame({"tokenizer": ["a", "b"], "language": ["en", "fr"], "n": [1, 2]})
+    >>> filter_frame(f, tokenizers=["a", "b"], languages=["fr"])["n"].tolist()
+    [2]
+    """
+    keep = pd.Series(True, index=frame.index)
+    for column, wanted in (("tokenizer", tokenizers), ("tokenizer_a", tokenizers), ("tokenizer_b", tokenizers),
+                           ("category", categories), ("language", languages)):
+        if wanted is not None and column in frame.columns:
+            keep &= frame[column].astype(str).isin([str(w) for w in wanted])
+    out = frame[keep]
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.CategoricalDtype):
+            out = out.assign(**{column: out[column].cat.remove_unused_categories()})
+    return out.reset_index(drop=True)
+
+
 BASELINE_VARIANTS = ("none", "0", "lf", "single", "spaces-4", "minified", "snake_case", "comma", "usd", "iso", "d01")
 
 

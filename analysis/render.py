@@ -17,6 +17,8 @@ VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
+# Drawing every token of a megabyte would freeze a browser: boundaries are drawn for a prefix.
+HIGHLIGHT_CHARS = 20_000
 
 
 def visible(text: str) -> str:
@@ -59,12 +61,41 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
     return "".join(out) if color else "│".join(out)
 
 
-def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True) -> str:
-    """Render `pieces` as HTML spans with alternating classes and a tooltip of id and bytes."""
-    spans = []
+def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
+                other: Sequence[Piece] | None = None) -> str:
+    """Render `pieces` as HTML spans with alternating classes and a tooltip of id and bytes.
+
+    With `other` (another tokenizer's pieces of the same text), tokens that have no identical
+    token there also get class `tp-diff`. Identical means the same character span (a partial
+    piece also needs the same bytes), so a token the other side cuts in two is marked even
+    though its own two ends are cuts there too.
+
+    >>> a = [Piece(1, b"ab", 0, 2)]
+    >>> html_tokens("ab", a, other=[Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]).count("tp-diff")
+    1
+    """
+    spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
+    out = []
     for i, p in enumerate(pieces):
         cls = "tp-partial" if p.partial else f"tp-t{i % 2}"
+        if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
+            cls += " tp-diff"
         title = f"id {p.id} · bytes {p.bytes!r}" if show_ids else ""
         label = html.escape(piece_label(text, p)).replace("\n", "<br>")
-        spans.append(f'<span class="tp-tok {cls}" title="{html.escape(title)}">{label}</span>')
-    return '<div class="tp-text">' + "".join(spans) + "</div>"
+        out.append(f'<span class="tp-tok {cls}" title="{html.escape(title)}">{label}</span>')
+    return '<div class="tp-text">' + "".join(out) + "</div>"
+
+
+def highlight_prefix(text: str, *, limit: int = HIGHLIGHT_CHARS) -> str:
+    """The part of `text` whose tokens are drawn: all of it, or up to a line break near `limit`.
+
+    Cutting at a line break keeps the drawn tokens equal to those of the full text, for
+    pre-tokenizers that never join a line break with what follows a non-space character.
+
+    >>> highlight_prefix("ab\\ncd", limit=4)
+    'ab\\n'
+    """
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", limit // 2, limit)
+    return text[: cut + 1] if cut >= 0 else text[:limit]

@@ -10,6 +10,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+# Stated limits of the dashboard's inputs. Compare counts up to a million characters (its speed
+# target); a million characters of UTF-8 is at most 4 MB.
+MAX_INPUT_CHARS = 1_000_000
+MAX_UPLOAD_BYTES = 4_000_000
+
+# Leading bytes of common binary formats, to name what was uploaded instead of a UTF-8 error.
+_MAGIC = {
+    b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image",
+    b"%PDF": "a PDF document", b"PK\x03\x04": "a ZIP archive (or .docx/.xlsx)", b"\x1f\x8b": "a gzip archive",
+    b"\x7fELF": "an executable", b"MZ": "a Windows executable",
+}
+
+
 
 def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int = 0) -> tuple[str, int]:
     """Decode UTF-8 (a BOM is kept as U+FEFF: it is part of what the user gave us).
@@ -39,8 +52,8 @@ def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int 
         if errors == "strict":
             raise ValueError(
                 f"{where}: not valid UTF-8 at byte offset {offset + e.start} (byte 0x{data[e.start]:02x}: {e.reason}). "
-                "Fix: convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or load it with errors='replace' "
-                "or errors='skip' (CLI: --errors replace|skip)"
+                "Fix: convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or read it with errors='replace' "
+                "or errors='skip'"
             ) from None
     replaced = data.decode("utf-8", errors="replace")
     # one U+FFFD per invalid sequence; the ones genuinely present in the input do not count
@@ -66,3 +79,51 @@ def read_stdin(*, errors: str = "strict") -> tuple[str, int]:
     if sys.stdin is None or sys.stdin.isatty():
         raise ValueError("no text given: pass TEXT, -f FILE, or pipe text into stdin")
     return decode_utf8(sys.stdin.buffer.read(), where="stdin", errors=errors)
+
+
+def input_problem(text: str, *, limit: int = MAX_INPUT_CHARS) -> str | None:
+    """Why `text` cannot be compared, or None when it can.
+
+    >>> input_problem("") is not None, input_problem("hi")
+    (True, None)
+    """
+    if text == "":
+        return "The text is empty: paste some text, upload a file or load the built-in sample."
+    if len(text) > limit:
+        return (f"The text has {len(text):,} characters; the limit here is {limit:,}. Trim it, or count "
+                "it without a limit with the CLI: tokenprism compare -f FILE")
+    return None
+
+
+def decode_upload(data: bytes, name: str, *, replace_invalid: bool = False,
+                  max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[str, int]:
+    """The text of an uploaded file, or a ValueError that says what is wrong and what to do.
+
+    Args:
+        data: the file's bytes.
+        name: its name, for messages.
+        replace_invalid: replace invalid UTF-8 with U+FFFD instead of refusing the file.
+        max_bytes: the size limit.
+
+    Returns:
+        (text, number of replaced invalid sequences).
+
+    Raises:
+        ValueError: empty, too large, binary (named when recognised) or not UTF-8.
+
+    >>> decode_upload("héllo".encode(), "a.txt")
+    ('héllo', 0)
+    """
+    if not data:
+        raise ValueError(f"{name} is empty (0 bytes): upload a file with some text in it")
+    if len(data) > max_bytes:
+        raise ValueError(f"{name} is {len(data):,} bytes; the limit is {max_bytes:,}. Upload a smaller file, "
+                         f"or use the CLI, which has no limit: tokenprism compare -f {name}")
+    kind = next((k for magic, k in _MAGIC.items() if data.startswith(magic)), None)
+    if kind or b"\x00" in data[:8192]:
+        raise ValueError(f"{name} looks like {kind or 'a binary file (it contains NUL bytes)'}, not text: "
+                         "upload a UTF-8 text file (.txt, .md, .py, .json, ...)")
+    try:
+        return decode_utf8(data, where=name, errors="replace" if replace_invalid else "strict")
+    except ValueError as e:  # the same diagnosis, with the fix this page offers
+        raise ValueError(str(e).split(" Fix: ")[0] + " Fix: convert it to UTF-8, or tick 'replace invalid bytes'") from None

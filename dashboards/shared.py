@@ -15,19 +15,20 @@ import pandas as pd
 import streamlit as st
 
 from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
-from analysis.lab import bpe as bpe_lab
-from analysis import dashboard_support as ds
-from analysis.compare import compare
-from analysis.report.cost import render_html
-from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
 from analysis import plots
-from analysis.plots import cost as plots_cost
-from analysis.cost import genai as pricing
 from analysis import probes
+from analysis.compare import compare
+from analysis.corpora import load_builtin
+from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
+from analysis.cost import genai as pricing
+from analysis.cost import quick
+from analysis.lab import bpe as bpe_lab
+from analysis.lab import trace
+from analysis.pipeline import measure, summarize as summarize_measured
+from analysis.plots import cost as plots_cost
 from analysis.probes import numbers as probes_numbers
 from analysis.probes import whitespace as probes_whitespace
-from analysis.pipeline import measure, summarize as summarize_measured
-from analysis.corpora import load_builtin
+from analysis.report.cost import render_html
 from analysis.tokenizers import CATALOGUE, tiktoken_params
 
 # Two alternating token colours (the terminal renderer's light blue and light orange), a pink
@@ -171,7 +172,7 @@ def explainer(name: str):
 def merge_trace(name: str, text: str) -> tuple[pd.DataFrame, pd.DataFrame, list[int]]:
     """(pieces, steps, ids) of ownbpe's explanation of `text` under `name`'s ranks."""
     explanations = explainer(name).explain(text, ordinary=True)
-    pieces, steps = ds.merge_trace(explanations)
+    pieces, steps = trace.merge_trace(explanations)
     return pieces, steps, [i for p in explanations for i in p.ids]
 
 
@@ -215,7 +216,7 @@ def model_choices() -> list[str]:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
-    return ds.input_cost(counts, model)
+    return quick.input_cost(counts, model)
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
@@ -34,9 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The library names the Python argument that fixes a problem ("pass column=NAME"); on the command
+# line the same fix is a flag. One table here, so no library message has to know about flags.
+_FLAGS = (
+    (re.compile(r"\berrors='(\w+)' or errors='(\w+)'"), r"--errors \1 or --errors \2"),
+    (re.compile(r"\berrors='(\w+)'"), r"--errors \1"),
+    (re.compile(r"\bcolumn=NAME\b"), "--column NAME"),
+)
+
+
 def _message(e: BaseException) -> str:
     # KeyError's str() adds quotes around the message; show the text itself.
-    return e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
+    text = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
+    for pattern, flag in _FLAGS:
+        text = pattern.sub(flag, text)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `tokenprism ... | head`
         return 0
-    except (ValueError, KeyError, OSError, TypeError) as e:
+    except (ValueError, KeyError, OSError) as e:  # bad input; a TypeError is a bug and surfaces
         print(f"tokenprism {args.command}: error: {_message(e)}", file=sys.stderr)
         return 2
 

@@ -190,7 +190,7 @@ def _table_columns(path: Path) -> list[str]:
 def _missing_column(path: Path, column: str | None, columns: list[str]) -> ValueError:
     what = f"has no column {column!r}" if column else "is a table"
     return ValueError(f"{path} {what}; columns found: {columns}. "
-                      "Fix: pass column=NAME (CLI: --column NAME) naming the column that holds the text")
+                      "Fix: pass column=NAME naming the column that holds the text")
 
 
 def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
@@ -237,7 +237,7 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
         if not isinstance(record, dict) or column not in record:
             keys = list(record) if isinstance(record, dict) else type(record).__name__
             raise ValueError(f"{path}: line {row} has no key {column!r} (found: {keys}); "
-                             "pass column=NAME (CLI: --column NAME) naming the text field") from None
+                             "pass column=NAME naming the text field") from None
         value = record[column]
         if value is None or value == "":
             report.rows_skipped_empty += 1

@@ -1,7 +1,6 @@
 """The BPE lab's logic: byte-level BPE training replayed merge by merge, and two trainers compared.
 
-Unlike `dashboard_support` (the Compare, Explore and Why pages: input checks, boundary diffs,
-merge traces of an existing vocabulary), this module trains: it replays an `ownbpe` training run
+Unlike `trace` (merge traces of an existing vocabulary), this module trains: it replays an `ownbpe` training run
 one merge at a time, recounting each winning pair and checking the round trip at every step,
 and it trains `ownbpe` and Hugging Face's `BpeTrainer` on the same corpus to compare their
 merges. It never imports streamlit, so all of it is tested without a browser.
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..dashboard_support import _show
+from .trace import show_token
 from ..render import visible
 from ..tokenizers import Piece
 from ..tokenizers.base import byte_pieces
@@ -116,8 +115,8 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
         n_tokens = sum(f * len(w) for w, f in zip(words, freqs))
         step_tok = ownbpe.Tokenizer({i: vocab[i] for i in range(256 + k)}, merges[:k], pattern=pattern)
         ids = step_tok.encode_ordinary(corpus)
-        rows.append({"step": k, "left": visible(_show(left)), "right": visible(_show(right)),
-                     "merged": visible(_show(left + right)), "count": count, "n_tokens": n_tokens,
+        rows.append({"step": k, "left": visible(show_token(left)), "right": visible(show_token(right)),
+                     "merged": visible(show_token(left + right)), "count": count, "n_tokens": n_tokens,
                      "bytes_per_token": len(data) / n_tokens,
                      "round_trip": step_tok.decode(ids) == corpus and len(ids) == n_tokens})
     rules = pd.DataFrame(rows, columns=["step", "left", "right", "merged", "count", "n_tokens", "bytes_per_token", "round_trip"])
@@ -148,8 +147,8 @@ class TrainComparison:
         """How each trained tokenizer splits `text`."""
         own = [self.ownbpe.vocab[i] for i in self.ownbpe.encode_ordinary(text)]
         hf = [_hf_bytes(t) for t in self.hf.encode(text).tokens]
-        return pd.DataFrame([{"trainer": "ownbpe", "n_tokens": len(own), "split": "|".join(visible(_show(t)) for t in own)},
-                             {"trainer": "hf", "n_tokens": len(hf), "split": "|".join(visible(_show(t)) for t in hf)}])
+        return pd.DataFrame([{"trainer": "ownbpe", "n_tokens": len(own), "split": "|".join(visible(show_token(t)) for t in own)},
+                             {"trainer": "hf", "n_tokens": len(hf), "split": "|".join(visible(show_token(t)) for t in hf)}])
 
 
 def _hf_bytes(token: str) -> bytes:
@@ -201,8 +200,8 @@ def train_both(corpus: str, vocab_size: int) -> TrainComparison:
     n = max(len(own_tokens), len(hf_tokens))
     merges = pd.DataFrame({
         "step": range(1, n + 1),
-        "ownbpe": [visible(_show(t)) for t in own_tokens] + [""] * (n - len(own_tokens)),
-        "hf": [visible(_show(t)) for t in hf_tokens] + [""] * (n - len(hf_tokens)),
+        "ownbpe": [visible(show_token(t)) for t in own_tokens] + [""] * (n - len(own_tokens)),
+        "hf": [visible(show_token(t)) for t in hf_tokens] + [""] * (n - len(hf_tokens)),
     }).assign(same=lambda d: d["ownbpe"] == d["hf"])
     diff = merges.loc[~merges["same"], "step"]
     hf_ids = {_hf_bytes(t): i for t, i in hf.get_vocab().items()}
@@ -210,7 +209,7 @@ def train_both(corpus: str, vocab_size: int) -> TrainComparison:
     own_set, hf_set = set(own_tokens), set(hf_tokens)
     learned = sorted(own_set | hf_set, key=lambda t: (-len(t), t))
     vocab = pd.DataFrame({
-        "token": [visible(_show(t)) for t in learned],
+        "token": [visible(show_token(t)) for t in learned],
         "ownbpe_id": pd.array([own_ids[t] if t in own_set else None for t in learned], dtype="Int64"),
         "hf_id": pd.array([hf_ids[t] if t in hf_set else None for t in learned], dtype="Int64"),
     }).assign(in_both=lambda d: d["ownbpe_id"].notna() & d["hf_id"].notna())

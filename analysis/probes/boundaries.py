@@ -15,7 +15,9 @@ ratios of sums.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -23,6 +25,8 @@ import pandas as pd
 
 from ..corpora import load_builtin
 from ..pipeline import as_tokenizers
+from ..render import piece_label, visible
+from ..tokenizers import Piece
 
 DEFAULT_SAMPLES = ("prose/email-01", "code/python/inventory_indent4", "numbers/in-sentence",
                    "multilingual/de", "multilingual/ru", "multilingual/hi", "multilingual/zh-Hans")
@@ -42,8 +46,25 @@ def boundaries(tok, text: str) -> np.ndarray:
     >>> boundaries(load_tokenizer("cl100k_base"), "1234567").tolist()  # 123|456|7
     [3, 6]
     """
-    ends = np.fromiter((p.end for p in tok.pieces(text)), dtype=np.int64)
-    return np.unique(ends[(ends > 0) & (ends < len(text))])
+    return np.array(sorted(piece_boundaries(tok.pieces(text))), dtype=np.int64)
+
+
+def piece_boundaries(pieces: Sequence[Piece]) -> frozenset[int]:
+    """The boundaries of a tokenization: offsets strictly inside the text at which two pieces meet.
+
+    >>> sorted(piece_boundaries([Piece(1, b"ab", 0, 2), Piece(2, b"c", 2, 3)]))
+    [2]
+    """
+    if not pieces:
+        return frozenset()
+    end = pieces[-1].end
+    return frozenset(p.end for p in pieces if 0 < p.end < end)
+
+
+def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
+    """|a ∩ b| / |a ∪ b|, and 1.0 when neither has a boundary (both are one token): `_scores`' rule."""
+    union = len(a | b)
+    return len(a & b) / union if union else 1.0
 
 
 def boundary_agreement(tokenizers=None, texts: Mapping[str, str] | Iterable[str] | None = None) -> pd.DataFrame:
@@ -128,3 +149,69 @@ def agreement_matrix(agreement: pd.DataFrame, *, metric: str = "jaccard") -> pd.
                        tokenizer_b=pd.Categorical(out["tokenizer_b"], categories=present))
             .sort_values(["tokenizer_a", "tokenizer_b"]).reset_index(drop=True)
             [["tokenizer_a", "tokenizer_b", "n_shared", "n_union", "jaccard", "f1", "value"]])
+
+
+@dataclass(frozen=True)
+class BoundaryDiff:
+    """Where two tokenizers cut one text: their `piece_boundaries`."""
+
+    cuts_a: frozenset[int]
+    cuts_b: frozenset[int]
+
+    @property
+    def shared(self) -> int:
+        return len(self.cuts_a & self.cuts_b)
+
+    @property
+    def agreement(self) -> float:
+        """The Jaccard index of the two boundary sets, as in `boundary_agreement`."""
+        return jaccard(self.cuts_a, self.cuts_b)
+
+
+def boundary_diff(pieces_a: Sequence[Piece], pieces_b: Sequence[Piece]) -> BoundaryDiff:
+    """Compare the cut positions of two tokenizations of the same text.
+
+    >>> a = [Piece(1, b"ab", 0, 2), Piece(2, b"c", 2, 3)]
+    >>> b = [Piece(7, b"a", 0, 1), Piece(8, b"bc", 1, 3)]
+    >>> boundary_diff(a, b).agreement  # a cuts at 2, b at 1: no boundary in common
+    0.0
+    """
+    return BoundaryDiff(piece_boundaries(pieces_a), piece_boundaries(pieces_b))
+
+
+def diff_regions(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece], *, limit: int = 200) -> pd.DataFrame:
+    """The stretches of `text` that two tokenizers cut differently, with each one's split.
+
+    A region runs from one shared cut to the next; it is listed when either side has a cut
+    inside it (so their tokens there differ).
+
+    Returns:
+        Up to `limit` rows: start, end (character offsets), text, a, b ("|"-separated pieces,
+        whitespace visible), n_a, n_b (tokens in the region).
+
+    >>> a = [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)]
+    >>> b = [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2), Piece(9, b" c", 2, 4)]
+    >>> diff_regions("ab c", a, b)[["text", "a", "b"]].values.tolist()
+    [['ab', 'ab', 'a|b']]
+    """
+    shared = sorted(set(p.end for p in pieces_a) & set(p.end for p in pieces_b) | {0})
+
+    def groups(pieces: Sequence[Piece]) -> dict[int, list[Piece]]:
+        out: dict[int, list[Piece]] = {}
+        for p in pieces:
+            # the region is the one ending at the first shared cut at or after the piece's end
+            out.setdefault(shared[bisect_left(shared, p.end)], []).append(p)
+        return out
+
+    ga, gb = groups(pieces_a), groups(pieces_b)
+    rows = []
+    for start, end in zip(shared, shared[1:]):
+        a, b = ga.get(end, []), gb.get(end, [])
+        if len(a) == 1 and len(b) == 1:
+            continue
+        rows.append({"start": start, "end": end, "text": visible(text[start:end]),
+                     "a": "|".join(piece_label(text, p) for p in a), "b": "|".join(piece_label(text, p) for p in b),
+                     "n_a": len(a), "n_b": len(b)})
+        if len(rows) >= limit:
+            break
+    return pd.DataFrame(rows, columns=["start", "end", "text", "a", "b", "n_a", "n_b"])

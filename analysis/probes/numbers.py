@@ -220,3 +220,21 @@ def thousands_separators(tokenizers=None, *, count: int = 200, seed: int = 0,
                       extra_tokens_pct=lambda d: 100 * (d["n_tokens"] - d["tokenizer"].map(base)) / d["tokenizer"].map(base),
                       tokenizer=lambda d: _cat(d["tokenizer"], [t.name for t in toks]),
                       separator=lambda d: _cat(d["separator"], list(separators)))
+
+
+def years_grid(years: pd.DataFrame, tokenizer: str) -> pd.DataFrame:
+    """One tokenizer's rows of `single_token_years` as a decade x last-digit grid.
+
+    Returns:
+        Index "1900s".."2100s", columns "0".."9", values True (one token), False, or None
+        (outside the probed range), as Python objects.
+
+    >>> grid = years_grid(single_token_years(single_token_numbers("gpt2", stop=2101, contexts=["bare"])), "gpt2")
+    >>> grid.loc["2000s", "0"], grid.loc["2100s", "1"]
+    (True, None)
+    """
+    rows = years[years["tokenizer"] == tokenizer]
+    cells = {(f"{n // 10 * 10}s", str(n % 10)): bool(v) for n, v in zip(rows["number"], rows["single_token"])}
+    decades = sorted({d for d, _ in cells})
+    return pd.DataFrame([[cells.get((d, str(k))) for k in range(10)] for d in decades],
+                        index=decades, columns=[str(k) for k in range(10)], dtype=object)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.lab import bpe as lab
-from analysis import dashboard_support as ds
+from analysis.textio import decode_upload
 from analysis.render import html_tokens
 from dashboards import shared
 
@@ -89,7 +89,7 @@ def train_and_compare() -> None:
             st.info("Upload a text corpus, or pick a built-in one.")
             return
         try:
-            corpus, _ = ds.decode_upload(upload.getvalue(), upload.name, max_bytes=lab.TRAIN_MAX_BYTES)
+            corpus, _ = decode_upload(upload.getvalue(), upload.name, max_bytes=lab.TRAIN_MAX_BYTES)
         except ValueError as e:
             st.error(str(e))
             return

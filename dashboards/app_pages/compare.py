@@ -2,7 +2,10 @@
 
 import streamlit as st
 
-from analysis import dashboard_support as ds
+from analysis.compare import special_strings_in
+from analysis.probes.boundaries import boundary_diff, diff_regions
+from analysis.render import highlight_prefix, html_tokens
+from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.corpora import sample_text
 from analysis.render import html_tokens
 from dashboards import shared
@@ -13,13 +16,13 @@ st.caption("Paste text or upload a file: how many tokens each tokenizer needs fo
 source = st.segmented_control("Input", ["Paste text", "Upload a file"], default="Paste text", key="source")
 if source == "Upload a file":
     upload = st.file_uploader("A UTF-8 text file", key="upload",
-                              help=f"Up to {ds.MAX_UPLOAD_BYTES / 1e6:.0f} MB and {ds.MAX_INPUT_CHARS:,} characters.")
+                              help=f"Up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB and {MAX_INPUT_CHARS:,} characters.")
     replace = st.checkbox("Replace invalid UTF-8 bytes with U+FFFD", key="replace")
     if upload is None:
         st.info("Upload a text file to compare it, or switch to *Paste text*.")
         st.stop()
     try:
-        text, n_replaced = ds.decode_upload(upload.getvalue(), upload.name, replace_invalid=replace)
+        text, n_replaced = decode_upload(upload.getvalue(), upload.name, replace_invalid=replace)
     except ValueError as e:
         st.error(str(e))
         st.stop()
@@ -27,7 +30,7 @@ if source == "Upload a file":
         st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
 else:
     text = st.text_area("Text", value=sample_text(), height=180, key="text",
-                        help=f"Up to {ds.MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are kept.")
+                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are kept.")
 
 all_names = shared.tokenizer_names()
 c1, c2 = st.columns([3, 1])
@@ -37,7 +40,7 @@ model = c2.selectbox("Price it for", models, index=0, key="cost_model",
                      help="Each row is priced at this model's input price; the row of the model's own tokenizer is "
                           "marked in for_model. Type to search every model with a price.")
 
-problem = ds.input_problem(text)
+problem = input_problem(text)
 if problem:
     st.warning(problem)
     st.stop()
@@ -58,7 +61,7 @@ priced, note = shared.input_cost(df, model)
 st.table(shared.styled(priced.drop(columns=["n_chars", "n_bytes"])), hide_index=True)
 st.caption(note)
 
-specials = ds.special_strings_in(text, shared.tokenizers(names))
+specials = special_strings_in(text, shared.tokenizers(names))
 if len(specials):
     found = ", ".join(f"`{s}`" for s in specials["special"].unique())
     st.warning(f"The text contains special-token strings ({found}). They are **counted as plain text**, as an "
@@ -68,7 +71,7 @@ if len(specials):
 st.subheader("Token boundaries")
 show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show")
 show_ids = st.toggle("List every token's id and bytes", key="show_ids")
-prefix = ds.highlight_prefix(text)
+prefix = highlight_prefix(text)
 if len(prefix) < len(text):
     st.caption(f"Drawing the first {len(prefix):,} of {len(text):,} characters (the counts above are for all of it).")
 st.html(shared.LEGEND)
@@ -86,13 +89,13 @@ pair = shared.default_names(names) + names
 a = c1.selectbox("Left", names, index=names.index(pair[0]), key="side_a")
 b = c2.selectbox("Right", names, index=names.index(next((n for n in pair if n != a), a)), key="side_b")
 pa, pb = shared.pieces(prefix, a), shared.pieces(prefix, b)
-diff = ds.boundary_diff(pa, pb)
+diff = boundary_diff(pa, pb)
 st.caption(f"{a}: {len(pa):,} tokens · {b}: {len(pb):,} tokens · {diff.shared:,} cut positions shared, "
            f"boundary agreement {diff.agreement:.0%}. Tokens underlined in red have no identical token on the other side.")
-c1.html(ds.marked_html(prefix, pa, pb))
-c2.html(ds.marked_html(prefix, pb, pa))
+c1.html(html_tokens(prefix, pa, other=pb))
+c2.html(html_tokens(prefix, pb, other=pa))
 if a != b:
-    regions = ds.diff_regions(prefix, pa, pb)
+    regions = diff_regions(prefix, pa, pb)
     st.markdown(f"**Where they cut differently** · {len(regions):,}{'+' if len(regions) == 200 else ''} stretches")
     if len(regions):
         st.dataframe(regions.rename(columns={"a": a, "b": b, "n_a": f"n_{a}", "n_b": f"n_{b}"}), hide_index=True,

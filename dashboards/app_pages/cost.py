@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis import dashboard_support as ds
+from analysis.textio import decode_upload, input_problem
 from analysis.report.cost import render_markdown
 from analysis.cost import DEFAULT_MODELS, display_models, format_usd
 from analysis.corpora import sample_text
@@ -20,7 +20,7 @@ if source == "Upload a file":
         st.info("Upload the text of a typical request, or paste one.")
         st.stop()
     try:
-        inputs, _ = ds.decode_upload(upload.getvalue(), upload.name)
+        inputs, _ = decode_upload(upload.getvalue(), upload.name)
     except ValueError as e:
         st.error(str(e))
         st.stop()
@@ -33,7 +33,7 @@ elif source == "Built-in corpus":
     inputs = shared.builtin_samples().pipe(lambda d: d[d["category"].isin(categories)])
 else:
     inputs = st.text_area("One request's text (the prompt)", sample_text(), height=140, key="cost_text")
-    problem = ds.input_problem(inputs)
+    problem = input_problem(inputs)
     if problem:
         st.warning(problem)
         st.stop()

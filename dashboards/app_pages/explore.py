@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis import dashboard_support as ds
+from analysis.pipeline import filter_frame
 from dashboards import shared
 
 st.title("Explore")
@@ -42,7 +42,7 @@ def show(name: str, table, *, plot: str | None = None, caption: str = "") -> Non
 
 def probe(name: str):
     # computed for every tokenizer once (cached), then filtered: changing a filter is instant
-    return ds.filter_frame(shared.probe_table(tuple(names), name), **filters)
+    return filter_frame(shared.probe_table(tuple(names), name), **filters)
 
 
 # One section at a time (not tabs, which would compute every probe on the first visit).
@@ -51,7 +51,7 @@ section = st.segmented_control("Section", ["Categories", "1 · Code", "2 · Lang
                                key="ex_section") or "Categories"
 
 if section == "Categories":
-    rows = ds.filter_frame(measured, **filters)
+    rows = filter_frame(measured, **filters)
     if rows.empty:
         st.info("No sample matches the filters.")
     else:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis import dashboard_support as ds
+from analysis.probes.numbers import years_grid
 from analysis.render import html_tokens
 from dashboards import shared
 
@@ -38,7 +38,7 @@ def digits() -> None:
     pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok")
     left.caption("A year can only be one token if the pre-tokenizer lets four digits stay together: cl100k, o200k "
                  "and DeepSeek cut digit runs into groups of at most three, Qwen into single digits.")
-    grid = ds.years_grid(years, pick)
+    grid = years_grid(years, pick)
     right.table(grid.style.format(lambda v: "✓" if v is True else "", na_rep="").map(
         lambda v: "background-color: #9fd8b0" if v is True else "background-color: #eceef2" if v is False else ""))
 

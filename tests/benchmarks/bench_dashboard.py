@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis import dashboard_support as ds
+from analysis.compare import special_strings_in
+from analysis.probes.boundaries import boundary_diff, diff_regions
+from analysis.render import highlight_prefix, html_tokens
 from analysis.compare import compare
 from analysis.render import html_tokens
 from analysis.tokenizers import CATALOGUE, available_tokenizers, load_tokenizer
@@ -37,16 +39,16 @@ def corpus(n_chars: int, offset: int) -> str:
 def page_compute(text: str, toks: list) -> None:
     """What the Compare page computes for a new text (see the page script)."""
     compare(text, toks)
-    ds.special_strings_in(text, toks)
-    prefix = ds.highlight_prefix(text)
+    special_strings_in(text, toks)
+    prefix = highlight_prefix(text)
     drawn = {t.name: t.pieces(prefix) for t in toks if t.name in DRAWN}
     for name, pieces in drawn.items():
         html_tokens(prefix, pieces)
     a, b = drawn.values()
-    ds.boundary_diff(a, b)
-    ds.marked_html(prefix, a, b)
-    ds.marked_html(prefix, b, a)
-    ds.diff_regions(prefix, a, b)
+    boundary_diff(a, b)
+    html_tokens(prefix, a, other=b)
+    html_tokens(prefix, b, other=a)
+    diff_regions(prefix, a, b)
 
 
 def main(out_dir: Path) -> dict:

@@ -9,8 +9,8 @@ import pytest
 from analysis import available_tokenizers, load_tokenizer
 from analysis.compare import compare
 from analysis.corpora import sample_text
-from analysis import dashboard_support as ds
-from analysis.dashboard_support import MAX_INPUT_CHARS, boundary_diff
+from analysis.probes.boundaries import boundary_diff, diff_regions
+from analysis.textio import MAX_INPUT_CHARS
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/compare.py"
@@ -132,5 +132,5 @@ def test_side_by_side_reports_the_boundary_agreement():
     assert len(marked) == 2  # both sides have tokens the other lacks
     assert re.search(r"(\d+) cut positions shared", caption).group(1) == str(diff.shared)
     regions = at.dataframe[-1].value
-    expected = ds.diff_regions(text, load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
+    expected = diff_regions(text, load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
     assert regions["gpt2"].tolist() == expected["a"].tolist() and regions["o200k_base"].tolist() == expected["b"].tolist()

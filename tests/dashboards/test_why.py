@@ -5,7 +5,8 @@ from __future__ import annotations
 import ownbpe
 import pandas as pd
 
-from analysis import available_tokenizers, dashboard_support as ds, load_tokenizer
+from analysis import available_tokenizers, load_tokenizer
+from analysis.lab.trace import merge_trace
 from analysis.probes.numbers import digit_grouping, single_token_numbers, single_token_years
 from analysis.tokenizers import tiktoken_params
 from tests.dashboards.conftest import open_page
@@ -68,7 +69,7 @@ def test_merge_trace_under_a_chosen_vocabulary():
     assert not at.exception
     assert any("exactly tiktoken's ids" in s.value for s in at.success)
     explained = ownbpe.Tokenizer.from_tiktoken(*tiktoken_params("cl100k_base")).explain("unbelievably", ordinary=True)
-    pieces, steps = ds.merge_trace(explained)
+    pieces, steps = merge_trace(explained)
     pd.testing.assert_frame_equal(at.dataframe[0].value.reset_index(drop=True), steps)
     assert at.table[-1].value["ids"].tolist() == pieces["ids"].tolist()
 

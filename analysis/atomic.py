@@ -1,0 +1,114 @@
+"""Writing files so that no reader, and no crash, ever sees half of one.
+
+Unlike `textio` (which reads the user's text), this module writes: every file tokenprism
+produces goes to a temporary name in the same folder, is flushed and fsynced, and only then
+renamed over the target. A rename within one folder is atomic on POSIX and Windows, so the
+target holds either its previous content or the complete new one, never a truncated mix, even
+after Ctrl-C, SIGKILL or a full disk. The temporary file is removed on every failure.
+
+Two shapes, for the two kinds of writer:
+
+* `atomic_write(path)`: a file object for code that writes itself (`f.write(...)`);
+* `atomic_path(path)`: a temporary path for libraries that insist on a path of their own
+  (`frame.to_parquet(tmp)`, `figure.savefig(tmp)`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+_TMP_PREFIX = ".tokenprism-tmp-"
+
+
+def temporary_name(path: Path) -> Path:
+    """A fresh hidden name beside `path`, on the same file system, so the final rename is atomic.
+
+    >>> temporary_name(Path("out/m.csv")).parent
+    PosixPath('out')
+    """
+    return path.with_name(f"{_TMP_PREFIX}{secrets.token_hex(6)}-{path.name}")
+
+
+def _fsync_dir(folder: Path) -> None:
+    # The rename is durable only once the folder's entry is on disk; not every platform allows it.
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _publish(tmp: Path, path: Path) -> None:
+    with open(tmp, "rb") as f:  # fsync what a library wrote through its own handle
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; on success it replaces `path`, on failure it is removed.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "a.txt"
+    >>> with atomic_path(target) as tmp:
+    ...     _ = tmp.write_text("done")
+    >>> target.read_text()
+    'done'
+    """
+    path = Path(path)
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        _publish(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8",
+                 newline: str | None = None) -> Iterator[IO[Any]]:
+    """Open a temporary file beside `path` for writing; it replaces `path` only if the block succeeds.
+
+    Args:
+        path: the file to create or replace.
+        mode: "w" (text) or "wb" (bytes).
+        encoding, newline: as `open`, for text mode.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "b.txt"
+    >>> try:
+    ...     with atomic_write(target) as f:
+    ...         _ = f.write("half")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> target.exists(), list(target.parent.iterdir())
+    (False, [])
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes whole files: mode must be 'w' or 'wb', got {mode!r}")
+    with atomic_path(path) as tmp:
+        kwargs: dict[str, Any] = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+        with open(tmp, mode, **kwargs) as f:
+            yield f
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically and return the path."""
+    with atomic_write(path, "wb") as f:
+        f.write(data)
+    return Path(path)
+
+
+def write_text(path: str | Path, text: str, *, encoding: str = "utf-8") -> Path:
+    """Write `text` to `path` atomically (no newline translation) and return the path."""
+    with atomic_write(path, "w", encoding=encoding, newline="") as f:
+        f.write(text)
+    return Path(path)

@@ -1,0 +1,216 @@
+"""The house keeps its plan: imports run one way, nothing imports a face, and there is no circle.
+
+The layers, from DESIGN.md (a module may import its own layer or a lower one):
+
+    4  faces        analysis.cli, analysis.api, dashboards (nothing imports them)
+    3  presenting   analysis.engine, analysis.report, analysis.lab, analysis.plots
+    2  measuring    analysis.pipeline, analysis.compare, analysis.probes, analysis.cost
+    1  inputs       analysis.corpora, analysis.tokenizers, analysis.textio, analysis.render, analysis.atomic
+    0  ownbpe       (imports nothing of this repository)
+
+Every import counts, the ones inside functions too: a lazy import hides a dependency from
+import time, not from the design. The graph is read with `ast`, so nothing here is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FACES = ("analysis.cli", "analysis.api", "dashboards")
+LAYERS = {
+    "ownbpe": 0,
+    "analysis.corpora": 1, "analysis.tokenizers": 1, "analysis.textio": 1, "analysis.render": 1,
+    "analysis.atomic": 1, "analysis.data": 1,
+    "analysis.pipeline": 2, "analysis.compare": 2, "analysis.probes": 2, "analysis.cost": 2,
+    "analysis.engine": 3, "analysis.report": 3, "analysis.lab": 3, "analysis.plots": 3,
+    "analysis.cli": 4, "analysis.api": 4, "dashboards": 4,
+    "analysis.__main__": 4,  # `python -m analysis` runs the CLI
+}
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom, known: Iterable[str]) -> set[str]:
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = module.split(".") if is_package else module.split(".")[:-1]
+        parts = parts[: len(parts) - (node.level - 1)]
+        base = ".".join(parts + ([node.module] if node.module else []))
+    # `from pkg import name` imports the submodule pkg.name when there is one, else a name of pkg
+    subs = {f"{base}.{a.name}" for a in node.names}
+    found = subs & set(known)
+    return found | ({base} if len(found) < len(subs) else set())
+
+
+def import_graph(root: Path, packages: Iterable[str]) -> dict[str, set[str]]:
+    """{module: modules of this repository it imports}, for every .py file under `packages`."""
+    files = [p for pkg in packages for p in sorted((root / pkg).rglob("*.py"))]
+    modules = {module_name(p, root): p for p in files}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                targets.update(_resolve(name, path.name == "__init__.py", node, modules))
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def import_names(root: Path, packages: Iterable[str]) -> dict[str, set[str]]:
+    """{module: every top-level name it imports}, third-party ones included (for the streamlit rule)."""
+    out: dict[str, set[str]] = {}
+    for pkg in packages:
+        for path in sorted((root / pkg).rglob("*.py")):
+            names: set[str] = set()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names.update(a.name.split(".")[0] for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+            out[module_name(path, root)] = names
+    return out
+
+
+def find_cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """One import circle as [a, b, ..., a], or None. A package's own `__init__` re-exporting its
+    modules is not a circle: edges from a module to its ancestors' `__init__` are ignored."""
+    def edges(m: str) -> list[str]:
+        return sorted(t for t in graph.get(m, ()) if not m.startswith(t + "."))
+
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for t in edges(m):
+            if state.get(t) == 1:
+                return stack[stack.index(t):] + [t]
+            if t not in state and (found := visit(t)):
+                return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def layer(module: str) -> tuple[str, int] | None:
+    best = max((k for k in LAYERS if module == k or module.startswith(k + ".")), key=len, default=None)
+    return (best, LAYERS[best]) if best else None
+
+
+def violations(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """Upward imports and imports of a face, as readable lines."""
+    out = []
+    for src, targets in sorted(graph.items()):
+        if src == "analysis":  # the package's public API re-exports lower layers by design
+            continue
+        s = layer(src)
+        for dst in sorted(targets):
+            if dst == "analysis":  # faces use the public API; inside, it would be a circle
+                if s is not None and s[1] < 4:
+                    out.append(f"{src} imports the package root `analysis` (import the module that defines the name)")
+                continue
+            d = layer(dst)
+            if s is None or d is None:
+                missing = src if s is None else dst
+                out.append(f"{missing} has no layer: add it to LAYERS in {Path(__file__).name}")
+                continue
+            face = next((f for f in FACES if dst == f or dst.startswith(f + ".")), None)
+            if face and not (src == face or src.startswith(face + ".")) and src != "analysis.__main__":
+                out.append(f"{src} imports the face {dst}: nothing imports a face")
+            elif d[1] > s[1]:
+                out.append(f"{src} (layer {s[1]}) imports {dst} (layer {d[1]}): imports run downwards only")
+    return out
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph(REPO, ["analysis", "dashboards", "ownbpe"])
+
+
+def test_the_graph_is_read(graph):
+    assert "analysis.cost.estimate" in graph["analysis.cli.cost"]
+    assert "analysis.tokenizers" in graph["analysis.pipeline"] or "analysis.tokenizers.base" in graph["analysis.pipeline"]
+
+
+def test_there_is_no_import_circle(graph):
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_imports_run_downwards_and_nothing_imports_a_face(graph):
+    assert violations(graph) == []
+
+
+def test_analysis_never_imports_streamlit_and_ownbpe_stands_alone():
+    names = import_names(REPO, ["analysis", "ownbpe"])
+    assert sorted(m for m, ns in names.items() if "streamlit" in ns) == []
+    assert sorted(m for m, ns in names.items() if m.startswith("ownbpe") and {"analysis", "dashboards"} & ns) == []
+
+
+def test_analysis_has_few_modules_at_its_top_level():
+    top = sorted(p.name for p in (REPO / "analysis").glob("*.py"))
+    assert len(top) < 10, top
+
+
+# -- the checks fail when they should -----------------------------------------------------------
+def _plant(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_a_planted_cycle_is_found(tmp_path):
+    _plant(tmp_path, {
+        "analysis/__init__.py": "",
+        "analysis/cost/__init__.py": "from .estimate import estimate as estimate\n",
+        "analysis/cost/estimate.py": "from ..pipeline import measure\n",
+        "analysis/pipeline.py": "def measure():\n    from .cost.estimate import estimate\n",
+    })
+    cycle = find_cycle(import_graph(tmp_path, ["analysis"]))
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert {"analysis.pipeline", "analysis.cost.estimate"} <= set(cycle)
+
+
+def test_a_package_reexporting_its_modules_is_not_a_cycle(tmp_path):
+    _plant(tmp_path, {
+        "analysis/__init__.py": "",
+        "analysis/cost/__init__.py": "from .estimate import estimate as estimate\n",
+        "analysis/cost/estimate.py": "from .prices import Price\n",
+        "analysis/cost/prices.py": "Price = 1\n",
+    })
+    assert find_cycle(import_graph(tmp_path, ["analysis"])) is None
+
+
+def test_planted_upward_and_face_imports_are_found(tmp_path):
+    _plant(tmp_path, {
+        "analysis/__init__.py": "",
+        "analysis/tokenizers/__init__.py": "from analysis.pipeline import measure\n",
+        "analysis/pipeline.py": "from analysis.cli import main\n",
+        "analysis/cli/__init__.py": "def main(): pass\n",
+    })
+    found = violations(import_graph(tmp_path, ["analysis"]))
+    assert any("analysis.tokenizers (layer 1) imports analysis.pipeline (layer 2)" in v for v in found)
+    assert any("analysis.pipeline imports the face analysis.cli" in v for v in found)
+
+
+def test_a_planted_streamlit_import_is_found(tmp_path):
+    _plant(tmp_path, {"analysis/__init__.py": "", "analysis/plots/figures.py": "import streamlit as st\n"})
+    names = import_names(tmp_path, ["analysis"])
+    assert "streamlit" in names["analysis.plots.figures"]
