@@ -7,6 +7,7 @@ Compare page. Ratios are NaN (not 0, not an error) for empty text.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -50,9 +51,9 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
     n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
     rows = []
     if len(text) > PARALLEL_CHARS and len(tokenizers) > 1:
-        # tiktoken and HF release the GIL while encoding: two threads keep both cores busy,
-        # overlapping the Rust engines with ownbpe's pure-Python encoder.
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        # tiktoken and HF release the GIL while encoding: one thread per core keeps them all
+        # busy, overlapping the Rust engines with ownbpe's pure-Python encoder.
+        with ThreadPoolExecutor(max_workers=min(len(tokenizers), os.cpu_count() or 1)) as pool:
             all_ids = list(pool.map(lambda t: t.encode(text), tokenizers))
     else:
         all_ids = [tok.encode(text) for tok in tokenizers]
@@ -70,7 +71,7 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
 
 def special_token_strings(tok: Tokenizer) -> frozenset[str]:
     """The special-token strings of a tokenizer (empty when it exposes none)."""
-    return frozenset(getattr(tok, "special_tokens", None) or ())
+    return frozenset(tok.special_tokens)
 
 
 @lru_cache(maxsize=32)
@@ -98,7 +99,7 @@ def special_strings_in(text: str, tokenizers: Sequence[Tokenizer]) -> pd.DataFra
         if pattern is None:
             continue
         found = Counter(m.group() for m in pattern.finditer(text))
-        ids = getattr(tok, "special_tokens", {}) or {}
+        ids = tok.special_tokens
         for special, n in sorted(found.items()):
             rows.append({"tokenizer": tok.name, "special": special, "occurrences": n,
                          "special_id": ids.get(special), "plain_tokens": len(tok.encode(special))})

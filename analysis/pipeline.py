@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 from .compare import resolve_tokenizers
 from .corpora.sample import Labeled, Sample
 from .tokenizers import Tokenizer
+from .tokenizers import TokenizersArg
 
 SAMPLE_META = ("sample_id", "category", "language", "script", "kind", "group", "variant")
 COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
@@ -105,7 +106,7 @@ def text_stats(texts: pd.Series) -> pd.DataFrame:
 
 
 # --- inputs --------------------------------------------------------------------------------
-def as_tokenizers(tokenizers: Iterable[str | Tokenizer] | str | Tokenizer | None) -> list[Tokenizer]:
+def as_tokenizers(tokenizers: TokenizersArg) -> list[Tokenizer]:
     """Adapters from names, a comma-separated string, adapters, or None (every one available offline).
 
     Raises:
@@ -117,10 +118,10 @@ def as_tokenizers(tokenizers: Iterable[str | Tokenizer] | str | Tokenizer | None
     """
     if tokenizers is None or isinstance(tokenizers, str):
         toks = resolve_tokenizers(tokenizers)
-    elif hasattr(tokenizers, "encode_batch"):
+    elif isinstance(tokenizers, Tokenizer):
         toks = [tokenizers]
     else:
-        toks = [t if hasattr(t, "encode_batch") else resolve_tokenizers([t])[0] for t in tokenizers]
+        toks = [t if isinstance(t, Tokenizer) else resolve_tokenizers([t])[0] for t in tokenizers]
     if not toks:
         raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
     names = [t.name for t in toks]
@@ -195,33 +196,14 @@ def _chunk_frame(batch: list[Sample | Labeled]) -> pd.DataFrame:
 
 
 # --- measuring -----------------------------------------------------------------------------
-# Below this mean length (characters) a plain `encode` loop beats the batch path: tiktoken's
-# `encode_batch` submits one thread-pool task per text (~40 us each, measured), which costs 3x
-# more than encoding a 30-character string. HF's batch runs in Rust and has no such overhead.
-BATCH_MIN_MEAN_CHARS = 2000
-
-
-def encode_texts(tok: Tokenizer, texts: Sequence[str]) -> list[list[int]]:
-    """Ids of each text, through the backend's fastest path for texts of this size.
-
-    >>> from analysis import load_tokenizer
-    >>> encode_texts(load_tokenizer("cl100k_base"), ["hello world", ""])
-    [[15339, 1917], []]
-    """
-    texts = list(texts)
-    batch = tok.family == "hf" or (len(texts) > 1 and sum(map(len, texts)) >= BATCH_MIN_MEAN_CHARS * len(texts))
-    return tok.encode_batch(texts) if batch else [tok.encode(t) for t in texts]
-
-
 def token_counts(tok: Tokenizer, texts: Sequence[str]) -> np.ndarray:
-    """Number of tokens of each text (`encode_texts`), as an int64 array.
+    """Number of tokens of each text (the adapter's fastest path, `count_batch`), as an int64 array.
 
     >>> from analysis import load_tokenizer
     >>> token_counts(load_tokenizer("cl100k_base"), ["hello world", "", "1234567"]).tolist()
     [2, 0, 3]
     """
-    texts = list(texts)
-    return np.fromiter(map(len, encode_texts(tok, texts)), dtype=np.int64, count=len(texts))
+    return np.asarray(tok.count_batch(list(texts)), dtype=np.int64)
 
 
 def _categorical(frame: pd.DataFrame, tokenizer_order: Sequence[str]) -> pd.DataFrame:
@@ -252,7 +234,7 @@ def _measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFra
             .reset_index(drop=True))
 
 
-def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Iterable[str | Tokenizer] | str | None = None,
+def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: TokenizersArg = None,
             *, progress: bool = False, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> pd.DataFrame:
     """Token counts of every sample under every tokenizer: one tidy row per (sample, tokenizer).
 

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..corpora import load_builtin
+from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers
 from ..render import piece_label, visible
 from ..tokenizers import Piece
@@ -67,7 +68,7 @@ def jaccard(a: frozenset[int], b: frozenset[int]) -> float:
     return len(a & b) / union if union else 1.0
 
 
-def boundary_agreement(tokenizers=None, texts: Mapping[str, str] | Iterable[str] | None = None) -> pd.DataFrame:
+def boundary_agreement(tokenizers: TokenizersArg = None, texts: Mapping[str, str] | Iterable[str] | None = None) -> pd.DataFrame:
     """Pairwise boundary agreement (Jaccard and F1) of the tokenizers on each text.
 
     Args:

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..corpora import load_builtin
-from ..pipeline import as_tokenizers, encode_texts, measure, summarize, variant_deltas
+from ..tokenizers import TokenizersArg
+from ..pipeline import as_tokenizers, measure, summarize, variant_deltas
 
 PROSE_LABEL = "English prose"
 WHITESPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
@@ -23,7 +24,7 @@ def _measured(measured: pd.DataFrame | None, tokenizers, categories) -> pd.DataF
     return measured if measured is not None else measure(load_builtin(categories), as_tokenizers(tokenizers))
 
 
-def code_languages(tokenizers=None, *, measured: pd.DataFrame | None = None) -> pd.DataFrame:
+def code_languages(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame | None = None) -> pd.DataFrame:
     """Chars per token per programming language, next to English prose.
 
     Args:
@@ -51,7 +52,7 @@ def code_languages(tokenizers=None, *, measured: pd.DataFrame | None = None) -> 
               "token_premium_vs_prose"]])
 
 
-def code_variants(tokenizers=None, *, measured: pd.DataFrame | None = None) -> pd.DataFrame:
+def code_variants(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame | None = None) -> pd.DataFrame:
     """Token cost of indentation, JSON layout and identifier style, from controlled variants.
 
     Args:
@@ -81,7 +82,7 @@ def _whitespace_ids(tok, ids: np.ndarray) -> np.ndarray:
     return flags[inverse]
 
 
-def whitespace_tokens(tokenizers=None, samples: pd.DataFrame | None = None) -> pd.DataFrame:
+def whitespace_tokens(tokenizers: TokenizersArg = None, samples: pd.DataFrame | None = None) -> pd.DataFrame:
     """Share of tokens that are pure whitespace (spaces, tabs, newlines), per sample.
 
     Args:
@@ -105,7 +106,7 @@ def whitespace_tokens(tokenizers=None, samples: pd.DataFrame | None = None) -> p
     n_chars = samples["text"].astype(str).str.len().to_numpy()
     frames = []
     for tok in toks:
-        encoded = encode_texts(tok, texts)
+        encoded = tok.encode_batch(texts)
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(texts))
         flat = np.fromiter((i for ids in encoded for i in ids), dtype=np.int64, count=int(lengths.sum()))
         is_ws = _whitespace_ids(tok, flat) if len(flat) else np.zeros(0, dtype=bool)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..corpora import load_parallel
 from ..corpora.parallel import flores_language
+from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, measure
 
 _FLORES = re.compile(r"^(?P<lang>[a-z]{2,3})_(?P<script>[A-Z][a-z]{3})$")
@@ -52,7 +53,7 @@ def resolve_pivot(pivot: str, languages) -> str:
     raise KeyError(f"pivot language {pivot!r} is not in the parallel corpus; languages: {sorted(languages)}")
 
 
-def language_premium(parallel: str | Path | pd.DataFrame = "builtin", tokenizers=None, *, pivot: str = "en",
+def language_premium(parallel: str | Path | pd.DataFrame = "builtin", tokenizers: TokenizersArg = None, *, pivot: str = "en",
                      measured: pd.DataFrame | None = None, progress: bool = False) -> pd.DataFrame:
     """Tokens per language relative to the pivot language, on a parallel corpus.
 

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..pipeline import as_tokenizers, encode_texts, token_counts
+from ..tokenizers import TokenizersArg
+from ..pipeline import as_tokenizers, token_counts
 from ..render import visible
 
 DEFAULT_NUMBERS = ("1234567", "31415926535897932384")
@@ -35,7 +36,7 @@ def _cat(values, names: Sequence[str]) -> pd.Categorical:
     return pd.Categorical(values, categories=list(names))
 
 
-def digit_lengths(tokenizers=None, *, max_digits: int = 20, per_length: int = 100, seed: int = 0) -> pd.DataFrame:
+def digit_lengths(tokenizers: TokenizersArg = None, *, max_digits: int = 20, per_length: int = 100, seed: int = 0) -> pd.DataFrame:
     """Tokens per integer as a function of its digit count.
 
     Args:
@@ -92,7 +93,7 @@ def grouping_rule(groups: Sequence[int]) -> str:
     return "vocabulary merges (irregular)"
 
 
-def digit_grouping(tokenizers=None, numbers: Iterable[str] = DEFAULT_NUMBERS) -> pd.DataFrame:
+def digit_grouping(tokenizers: TokenizersArg = None, numbers: Iterable[str] = DEFAULT_NUMBERS) -> pd.DataFrame:
     """How each tokenizer cuts a run of digits: the pieces, their sizes and the rule they follow.
 
     Args:
@@ -110,7 +111,7 @@ def digit_grouping(tokenizers=None, numbers: Iterable[str] = DEFAULT_NUMBERS) ->
     numbers = list(numbers)
     rows = []
     for tok in toks:
-        for number, ids in zip(numbers, encode_texts(tok, numbers)):
+        for number, ids in zip(numbers, tok.encode_batch(numbers)):
             # SentencePiece vocabularies prefix a word-start marker (a space): not a digit
             parts = [p for p in (tok.token_bytes(i).decode("utf-8", "replace").strip() for i in ids) if p]
             sizes = [len(p) for p in parts]
@@ -120,7 +121,7 @@ def digit_grouping(tokenizers=None, numbers: Iterable[str] = DEFAULT_NUMBERS) ->
         .assign(tokenizer=lambda d: _cat(d["tokenizer"], [t.name for t in toks]))
 
 
-def single_token_numbers(tokenizers=None, *, stop: int = 10_000, contexts: Iterable[str] = tuple(CONTEXTS)) -> pd.DataFrame:
+def single_token_numbers(tokenizers: TokenizersArg = None, *, stop: int = 10_000, contexts: Iterable[str] = tuple(CONTEXTS)) -> pd.DataFrame:
     """Which integers 0..stop-1 are one token, bare ("2024") and after a space (" 2024").
 
     Args:
@@ -183,7 +184,7 @@ def single_token_summary(single: pd.DataFrame) -> pd.DataFrame:
     return summary.join(years).join(first_multi).reset_index().astype({c: "int64" for c in summary.columns})
 
 
-def thousands_separators(tokenizers=None, *, count: int = 200, seed: int = 0,
+def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, seed: int = 0,
                          separators: dict[str, str] | None = None) -> pd.DataFrame:
     """The same integers written with different thousands separators ("1,234,567", "1 234 567", ...).
 

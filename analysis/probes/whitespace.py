@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers
 from ..render import visible
 
@@ -35,7 +36,7 @@ def _show(tok, ids: Sequence[int]) -> str:
     return "|".join(visible(tok.token_bytes(i).decode("utf-8", "replace")).replace("\n", "") for i in ids)
 
 
-def trailing_whitespace(tokenizers=None, texts: Iterable[str] = DEFAULT_TEXTS, *, max_spaces: int = 8) -> pd.DataFrame:
+def trailing_whitespace(tokenizers: TokenizersArg = None, texts: Iterable[str] = DEFAULT_TEXTS, *, max_spaces: int = 8) -> pd.DataFrame:
     """Token count after appending k spaces (k = 0..max_spaces), a newline or a tab to each text.
 
     Args:
@@ -75,7 +76,7 @@ def trailing_whitespace(tokenizers=None, texts: Iterable[str] = DEFAULT_TEXTS, *
         suffix=lambda d: pd.Categorical(d["suffix"], categories=[s[0] for s in suffixes]))
 
 
-def leading_space(tokenizers=None, words: Iterable[str] = DEFAULT_WORDS) -> pd.DataFrame:
+def leading_space(tokenizers: TokenizersArg = None, words: Iterable[str] = DEFAULT_WORDS) -> pd.DataFrame:
     """Each word bare ("the"), after a space (" the") and after a newline ("\\nthe").
 
     Args:

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from ..plots import figures as plots
 from ..corpora import load_corpus
+from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, measure, summarize, write_table
 from ..probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
 
@@ -242,7 +243,7 @@ def _tokenizer_table(toks) -> pd.DataFrame:
                         columns=["tokenizer", "family", "n_vocab", "source", "licence"])
 
 
-def build_report(out_dir: str | Path, *, tokenizers=None, corpus=None, parallel: str | Path = "builtin",
+def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpus=None, parallel: str | Path = "builtin",
                  pivot: str = "en", progress: bool = False) -> Report:
     """Measure, probe, draw and write the whole bundle into `out_dir`.
 

@@ -1,6 +1,12 @@
 """One interface over tiktoken, Hugging Face `tokenizers` and ownbpe (see `base.Tokenizer`)."""
 
-from .base import Piece as Piece, Source as Source, Tokenizer as Tokenizer, clean_text as clean_text
+from .base import (
+    Piece as Piece,
+    Source as Source,
+    Tokenizer as Tokenizer,
+    TokenizersArg as TokenizersArg,
+    clean_text as clean_text,
+)
 from .registry import (
     CATALOGUE as CATALOGUE,
     available_tokenizers as available_tokenizers,

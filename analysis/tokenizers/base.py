@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Literal, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Literal, Protocol, Sequence, TypeAlias, Union, runtime_checkable
 
 Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
 
@@ -58,24 +58,65 @@ class Piece:
 
 @runtime_checkable
 class Tokenizer(Protocol):
-    """What analysis, the CLI and the dashboard need of a tokenizer, whatever its backend."""
+    """Everything analysis, the CLI, the service and the dashboard use of a tokenizer.
+
+    Backend knowledge stays behind this line: callers never ask which backend an adapter wraps
+    to pick a code path; they call `encode_batch` or `count_batch`, which each adapter runs the
+    fastest way its backend allows. `encode` never raises for a `str`: special-token strings
+    are counted as plain text, and lone surrogates become U+FFFD.
+    """
 
     name: str
     family: Family
     source: Source
 
     @property
-    def n_vocab(self) -> int: ...
+    def n_vocab(self) -> int:
+        """One more than the largest token id."""
+        ...
 
-    def encode(self, text: str) -> list[int]: ...
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """Special-token strings and their ids (empty when the vocabulary has none)."""
+        ...
 
-    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+    def encode(self, text: str) -> list[int]:
+        """The ids of `text`, as the reference implementation gives them."""
+        ...
 
-    def decode(self, ids: Sequence[int]) -> str: ...
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each text, through the backend's fastest path for texts of this size."""
+        ...
 
-    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+    def count(self, text: str) -> int:
+        """`len(encode(text))`, without keeping the ids where the backend allows."""
+        ...
 
-    def pieces(self, text: str) -> list[Piece]: ...
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        """`[len(ids) for ids in encode_batch(texts)]`, the fastest way the backend allows."""
+        ...
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of `ids`; bytes that are not whole UTF-8 characters become U+FFFD."""
+        ...
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        """The exact bytes of `ids`; an unknown id raises ValueError naming the valid range."""
+        ...
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token."""
+        ...
+
+    def pieces(self, text: str) -> list[Piece]:
+        """The tokens of `text`, each located in it by character offsets."""
+        ...
+
+
+TokenizersArg: TypeAlias = Union[Iterable[Union[str, Tokenizer]], str, Tokenizer, None]
+"""What functions that take tokenizers accept: adapters, names (a list, or one comma-separated
+string such as ``"gpt2,o200k_base"``), one adapter, or None for every tokenizer available
+offline. `analysis.pipeline.as_tokenizers` turns any of them into a list of adapters."""
 
 
 def clean_text(text: str) -> str:

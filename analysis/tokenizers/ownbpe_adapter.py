@@ -62,6 +62,9 @@ class OwnBPETokenizer:
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]
 
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.encode_batch(texts)]
+
     def count(self, text: str) -> int:
         return len(self.encode(text))
 

@@ -310,8 +310,10 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
 
 def tiktoken_params(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:
     """(ranks, pattern, special_tokens) of a tiktoken-family tokenizer, e.g. for ownbpe's explain."""
+    from .tiktoken_adapter import TiktokenTokenizer
+
     tok = load_tokenizer(name)
-    if getattr(tok, "family", None) != "tiktoken":
+    if not isinstance(tok, TiktokenTokenizer):
         names = [n for n in available_tokenizers() if CATALOGUE[n].family == "tiktoken"]
         raise ValueError(f"{name!r} is not a tiktoken-family tokenizer; choose one of {', '.join(names)}")
     return tok.ranks, tok.pattern, tok.special_tokens

@@ -47,6 +47,14 @@ class SentencePieceTokenizer:
     def count(self, text: str) -> int:
         return len(self.encode(text))
 
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.encode_batch(texts)]
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """The control pieces (<s>, </s>, ...): in text they are counted as plain text."""
+        return {self._sp.IdToPiece(i): i for i in range(self.n_vocab) if self._sp.IsControl(i)}
+
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < self.n_vocab:
             raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")

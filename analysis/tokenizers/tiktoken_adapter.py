@@ -9,6 +9,7 @@ them.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from typing import Sequence
 
@@ -16,6 +17,10 @@ import tiktoken
 
 from .base import Piece, Source, byte_pieces, clean_text
 from .normalize import map_pieces, normalize_with_map
+
+
+# Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
+BATCH_MIN_MEAN_CHARS = 2000
 
 
 class TiktokenTokenizer:
@@ -77,11 +82,19 @@ class TiktokenTokenizer:
     def encode(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(self._prepare(text))
 
-    def encode_batch(self, texts: Sequence[str], *, num_threads: int = 2) -> list[list[int]]:
-        return self._enc.encode_ordinary_batch([self._prepare(t) for t in texts], num_threads=num_threads)
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        texts = [self._prepare(t) for t in texts]
+        # tiktoken's batch submits one thread-pool task per text (~40 us each, measured): below
+        # this mean length a plain loop is faster than the threads are.
+        if len(texts) > 1 and sum(map(len, texts)) >= BATCH_MIN_MEAN_CHARS * len(texts):
+            return self._enc.encode_ordinary_batch(texts, num_threads=os.cpu_count() or 1)
+        return [self._enc.encode_ordinary(t) for t in texts]
 
     def count(self, text: str) -> int:
         return len(self.encode(text))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.encode_batch(texts)]
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         try:
