@@ -25,6 +25,7 @@ run: $(STAMP)
 	$(BIN)/tokenprism dashboard --server.address $(HOST) --server.port $(PORT)
 
 test: $(STAMP)
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

@@ -241,6 +241,11 @@ def generate_numbers() -> list[Labeled]:
 WHITESPACE_BASES = {"prose": "prose/email-01", "code": "code/c/ring_buffer"}
 
 
+def _append(tail: str) -> Callable[[str], str]:
+    """A line transform that appends `tail` (one per variant, so no loop variable is captured)."""
+    return lambda line: line + tail
+
+
 def _lines_map(text: str, fn: Callable[[str], str]) -> str:
     # keep the final newline where it was: map lines, not the empty string after the last "\n"
     body, nl = (text[:-1], "\n") if text.endswith("\n") else (text, "")
@@ -286,9 +291,9 @@ def whitespace_variants(prose: Sample, code: Sample) -> list[Labeled]:
 
     p = prose.text
     for k in range(9):
-        add("trailing-spaces", str(k), prose, _lines_map(p, lambda s, k=k: s + " " * k))
+        add("trailing-spaces", str(k), prose, _lines_map(p, _append(" " * k)))
     for k in range(5):
-        add("trailing-tabs", str(k), prose, _lines_map(p, lambda s, k=k: s + "\t" * k))
+        add("trailing-tabs", str(k), prose, _lines_map(p, _append("\t" * k)))
     for k in range(5):
         add("trailing-newlines", str(k), prose, p.rstrip("\n") + "\n" * k)
     add("leading-space", "none", prose, p)

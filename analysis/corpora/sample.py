@@ -137,7 +137,7 @@ _DETECT_PREFIX = 100_000  # characters; enough to decide, and bounded for multi-
 
 @lru_cache(maxsize=1 << 16)
 def _char_script(ch: str) -> str:
-    return _SCRIPT_OF_LETTER.match(ch).lastgroup  # type: ignore[union-attr]  # only called on letters
+    return _SCRIPT_OF_LETTER.match(ch).lastgroup  # only called on letters, so always a match
 
 
 def script_counts(text: str) -> Counter[str]:

@@ -352,13 +352,14 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         raise ValueError(f"cannot scale empty texts to chars_per_request: {empty[:5]}")
     counts: dict[str, list[int]] = {}
     for c in choices:
-        if c.usable and c.tokenizer not in counts:
-            counts[c.tokenizer] = [len(ids) for ids in load_tokenizer(c.tokenizer).encode_batch(texts)]
+        if c.usable and c.tokenizer is not None and c.tokenizer not in counts:
+            counts[c.tokenizer] = load_tokenizer(c.tokenizer).count_batch(texts)
 
     request_rows, model_rows, category_rows = [], [], []
     for ref, price, choice in zip(refs, prices, choices):
-        rows, status = [], choice.status
-        if choice.usable:
+        rows: list[dict] = []
+        status = choice.status
+        if choice.usable and choice.tokenizer is not None:
             rows, status = _request_rows(ref, price, choice, counts[choice.tokenizer], samples, workload)
         elif price.input is None:
             status = f"no price; {status}"

@@ -131,8 +131,8 @@ def price_from_info(info: Any, provider: Any, *, on: date | datetime | None = No
     if upcoming:
         d, p = upcoming[0]
         notes.append(f"price changes on {d} to {_fmt_pair(p)}")
-    tiered = [(kind, _rate(getattr(chosen, f"{kind}_mtok", None))) for kind in ("input", "cache_read", "output")]
-    tiered = [(kind, r) for kind, r in tiered if r is not None and r.tiers]
+    tiered = [(kind, r) for kind in ("input", "cache_read", "output")
+              if (r := _rate(getattr(chosen, f"{kind}_mtok", None))) is not None and r.tiers]
     if tiered:
         steps = ", ".join(f"{kind.replace('_', ' ')} ${r.base} -> " + " -> ".join(f"${p}" for _, p in r.tiers)
                           for kind, r in tiered)

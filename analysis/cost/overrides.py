@@ -53,6 +53,12 @@ def _money(path: Path, row: _Row, column: str, *, required: bool) -> Decimal | N
     return value
 
 
+def _required_money(path: Path, row: _Row, column: str) -> Decimal:
+    value = _money(path, row, column, required=True)
+    assert value is not None  # `required` raised for a missing value; this only narrows the type
+    return value
+
+
 def _text(path: Path, row: _Row, column: str, *, required: bool) -> str:
     raw = row.values.get(column)
     text = "" if raw is None else str(raw).strip()
@@ -157,8 +163,8 @@ def load_overrides(path: str | Path) -> list[Price]:
         source = _text(path, row, "source", required=True)
         out.append(Price(
             provider=provider, model=model,
-            input=Rate(_money(path, row, "usd_per_mtok_input", required=True)),
-            output=Rate(_money(path, row, "usd_per_mtok_output", required=True)),
+            input=Rate(_required_money(path, row, "usd_per_mtok_input")),
+            output=Rate(_required_money(path, row, "usd_per_mtok_output")),
             cached_input=(Rate(c) if (c := _money(path, row, "usd_per_mtok_cached_input", required=False)) is not None else None),
             source=f"{path.name}: {source}", as_of=_as_of(path, row), name=model,
             notes=(f"price from {path.name} ({row.where})",) + ((note,) if note else ()),

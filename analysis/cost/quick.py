@@ -6,6 +6,8 @@ looking at, once, for the dashboard's Compare page.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pandas as pd
 
 from .estimate import NoPriceError, format_usd, request_cost
@@ -39,7 +41,7 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
 
     price = get_price(model)
     choice = tokenizer_for_model(price.model, also=(model.split(":", 1)[-1],))
-    usd = []
+    usd: list[Decimal | None] = []
     for n in counts["n_tokens"]:
         try:
             usd.append(request_cost(price, input_tokens=int(n), output_tokens=0).usd_total)

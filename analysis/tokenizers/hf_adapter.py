@@ -24,11 +24,11 @@ from typing import Sequence
 
 from tokenizers import Tokenizer as HFTokenizer
 
-from .base import Piece, Source, byte_pieces, clean_text
-from .normalize import map_pieces, normalize_with_map
+from .base import Family, Piece, Source, byte_pieces, clean_text
+from .normalize import NormalForm, map_pieces, normalize_with_map
 from .vocab import UNICODE_TO_BYTE, VocabularyError, read_json
 
-_NORMALIZERS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
+_NORMALIZERS: dict[str, NormalForm] = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
 
 # Long texts are cut after a newline that is followed by a non-space character, and the parts
 # are encoded in one parallel batch. For the pipelines we ship (DeepSeek's splits, GPT-2-style
@@ -73,7 +73,7 @@ class HFTokenizerAdapter:
     'héllo'
     """
 
-    family = "hf"
+    family: Family = "hf"
 
     def __init__(self, name: str, path: str | Path, *, source: Source, safe_newline_cuts: bool = False) -> None:
         self.name = name
@@ -96,7 +96,7 @@ class HFTokenizerAdapter:
         members = norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm] if norm else []
         kinds = [n.get("type") for n in members]
         kinds = [k for k in kinds if k]
-        self._normalize = None
+        self._normalize: NormalForm | None = None
         self._exotic_normalizer = False
         if len(kinds) == 1 and kinds[0] in _NORMALIZERS:
             self._normalize = _NORMALIZERS[kinds[0]]

@@ -12,6 +12,9 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import Literal
+
+NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]  # what unicodedata.normalize accepts
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +42,7 @@ class Normalized:
         return pos == len(self.text) or (i < len(self.norm_starts) and self.norm_starts[i] == pos)
 
 
-def normalize_with_map(text: str, form: str) -> Normalized:
+def normalize_with_map(text: str, form: NormalForm) -> Normalized:
     """Normalise `text` with `form` ('NFC', 'NFKC', ...) and keep a segment map.
 
     >>> n = normalize_with_map("e\\u0301t\\u00e9", "NFC")

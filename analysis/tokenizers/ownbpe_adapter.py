@@ -15,7 +15,7 @@ from typing import Sequence
 
 import ownbpe
 
-from .base import Piece, Source, byte_pieces, clean_text
+from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
 
 BUILTIN_MODEL = "ownbpe-builtin.model"
@@ -25,7 +25,7 @@ BUILTIN_VOCAB_SIZE = 8192
 class OwnBPETokenizer:
     """An `ownbpe.Tokenizer` behind the tokenprism interface."""
 
-    family = "ownbpe"
+    family: Family = "ownbpe"
 
     def __init__(self, name: str, tok: "ownbpe.Tokenizer", *, source: Source) -> None:
         self.name = name

@@ -9,11 +9,12 @@ between threads. An unknown name is an error listing the valid names: nothing is
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.metadata as md
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
@@ -62,7 +63,7 @@ class Entry:
 
 def _licence(dist: str) -> str:
     try:
-        meta = md.metadata(dist)
+        meta: Any = md.metadata(dist)  # an email.message.Message at run time: it has .get
     except md.PackageNotFoundError:
         return "unknown (package not installed)"
     lic = meta.get("License-Expression") or meta.get("License") or ""
@@ -228,8 +229,8 @@ def _catalogue() -> dict[str, Entry]:
     for name, spec in fetch.FETCHABLE.items():
         family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
         rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
-                          (lambda n=name: _build_fetched(n)), fetched=True,
-                          present=(lambda n=name: fetch.is_fetched(n))))
+                          functools.partial(_build_fetched, name), fetched=True,
+                          present=functools.partial(fetch.is_fetched, name)))
     return {r.name: r for r in rows}
 
 

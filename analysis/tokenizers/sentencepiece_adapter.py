@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from .base import Piece, Source, clean_text
+from .base import Family, Piece, Source, clean_text
 from .vocab import VocabularyError
 
 
 class SentencePieceTokenizer:
-    family = "sentencepiece"  # not byte-level: pieces need not tile (see README)
+    family: Family = "sentencepiece"  # not byte-level: pieces need not tile (see README)
 
     def __init__(self, name: str, path: str | Path, *, source: Source) -> None:
         try:
@@ -77,7 +77,7 @@ class SentencePieceTokenizer:
         try:
             proto = self._sp.encode(text, return_type="proto")  # sentencepiece >= 0.2.1
         except (TypeError, ValueError):
-            proto = self._sp.EncodeAsImmutableProto(text)
+            proto = self._sp.EncodeAsImmutableProto(text)  # type: ignore[attr-defined]  # sentencepiece 0.2.0
         data = text.encode("utf-8")
         # SentencePiece reports byte offsets into the original text.
         char_at = {}

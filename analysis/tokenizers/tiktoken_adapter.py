@@ -15,8 +15,8 @@ from typing import Sequence
 
 import tiktoken
 
-from .base import Piece, Source, byte_pieces, clean_text
-from .normalize import map_pieces, normalize_with_map
+from .base import Family, Piece, Source, byte_pieces, clean_text
+from .normalize import NormalForm, map_pieces, normalize_with_map
 
 
 # Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
@@ -35,7 +35,7 @@ class TiktokenTokenizer:
     [15339, 1917]
     """
 
-    family = "tiktoken"
+    family: Family = "tiktoken"
 
     def __init__(
         self,
@@ -45,7 +45,7 @@ class TiktokenTokenizer:
         pattern: str,
         special_tokens: dict[str, int],
         source: Source,
-        normalize: str | None = None,
+        normalize: NormalForm | None = None,
         n_vocab: int | None = None,
     ) -> None:
         self.name = name

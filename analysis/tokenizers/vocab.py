@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata as md
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -143,7 +144,7 @@ def gpt2_token_bytes(token: str, *, where: str = "") -> bytes:
         raise VocabularyError(f"{where}token {token!r} has character {e.args[0]!r} outside GPT-2's byte alphabet") from None
 
 
-def read_encoder_json(path: str | os.PathLike, *, special: set[str] = frozenset()) -> dict[bytes, int]:
+def read_encoder_json(path: str | os.PathLike, *, special: Iterable[str] = frozenset()) -> dict[bytes, int]:
     """Read a GPT-2 ``encoder.json`` (token-in-GPT-2-characters -> id) into tiktoken ranks.
 
     Entries named in `special` (e.g. ``<|endoftext|>``) are left out: they are special tokens,
