@@ -128,6 +128,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, texts=texts,
                    progress=_progress(args))
     frame = run_probe(args.name, run)
+    if frame.attrs.get("note"):
+        print(f"tokenprism probe: note: {frame.attrs['note']}", file=sys.stderr)
     emit(frame, args.format)
     return 0
 

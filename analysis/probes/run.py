@@ -110,12 +110,20 @@ class ProbeRun:
         return boundary_agreement(self.tokenizers, self.texts)
 
     def reduction_table(self) -> pd.DataFrame:
+        """`tokenizer_reduction` of the `reduction` pair; when that pair is not among the
+        tokenizers, of the last one given against the first, and the frame says so in
+        `attrs["note"]` (the CLI prints it, the report states it): never a silent swap."""
         new, old = self.reduction
         names = [t.name for t in self.tokenizers]
+        note = ""
         if new not in names or old not in names:
-            # the default pair is absent: compare the last tokenizer given with the first
+            note = (f"tokenizer-reduction compares {names[-1]} with {names[0]} (the last tokenizer given with "
+                    f"the first): the default pair {new} vs {old} is not among the tokenizers")
             new, old = names[-1], names[0]
-        return tokenizer_reduction(self.premium, new=new, old=old)
+        frame = tokenizer_reduction(self.premium, new=new, old=old)
+        if note:
+            frame.attrs["note"] = note
+        return frame
 
 
 # name -> (probe number, description, how to compute it from a ProbeRun)

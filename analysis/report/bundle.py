@@ -115,7 +115,8 @@ def _findings(t: dict[str, pd.DataFrame], names: list[str]) -> dict[str, list[st
     if len(red):
         top = red.iloc[0]
         lines.append(f"{top['new']} needs {top['reduction_pct']:.0f}% fewer tokens than {top['old']} for "
-                     f"{top['language']} ({top['script']}); median over languages {red['reduction_pct'].median():.0f}%.")
+                     f"{top['language']} ({top['script']}); median over languages {red['reduction_pct'].median():.0f}%."
+                     + (f" Note: {red.attrs['note']}." if red.attrs.get("note") else ""))
     bpc = t["bytes-per-char"]
     if len(bpc):
         lines.append(f"UTF-8 bytes per character: {bpc.iloc[0]['bytes_per_char']:.2f} ({bpc.iloc[0]['script']}) to "

@@ -103,3 +103,15 @@ def test_full_flores200(shared_dir):
     assert p["language"].nunique() == 23
     en = p[p["language"] == "en"]
     assert (en["premium"] == 1.0).all() and isinstance(p, pd.DataFrame)
+
+
+def test_reduction_says_when_it_compares_another_pair_than_the_default(capsys):
+    from analysis.cli import main
+    from analysis.probes import ProbeRun
+
+    frame = ProbeRun(tokenizers="gpt2,cl100k_base").reduction_table()
+    assert set(frame["new"]) == {"cl100k_base"} and set(frame["old"]) == {"gpt2"}
+    assert "default pair o200k_base vs cl100k_base is not among" in frame.attrs["note"]
+    assert ProbeRun(tokenizers="cl100k_base,o200k_base").reduction_table().attrs.get("note") is None
+    assert main(["probe", "tokenizer-reduction", "-t", "gpt2,cl100k_base", "--format", "csv", "--no-progress"]) == 0
+    assert "note: tokenizer-reduction compares cl100k_base with gpt2" in capsys.readouterr().err
