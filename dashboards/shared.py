@@ -8,23 +8,26 @@ bounded by `max_entries`.
 
 from __future__ import annotations
 
-import io
-
-import ownbpe
 import pandas as pd
 import streamlit as st
 
-from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
-from analysis import plots
-from analysis import probes
+import ownbpe
+from analysis import (
+    Piece,
+    Tokenizer,
+    available_tokenizers,
+    load_tokenizer,
+    plots,
+    probes,
+)
 from analysis.compare import compare
 from analysis.corpora import load_builtin
-from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd
+from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd, quick
 from analysis.cost import genai as pricing
-from analysis.cost import quick
 from analysis.lab import bpe as bpe_lab
 from analysis.lab import trace
-from analysis.pipeline import measure, summarize as summarize_measured
+from analysis.pipeline import measure
+from analysis.pipeline import summarize as summarize_measured
 from analysis.plots import cost as plots_cost
 from analysis.probes import numbers as probes_numbers
 from analysis.probes import whitespace as probes_whitespace
@@ -197,9 +200,7 @@ def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
         return None
     module, _, name = plot.rpartition(".")
     fig = getattr(plots_cost if module == "plots_cost" else plots, name)(table)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    return buf.getvalue()
+    return plots.figure_bytes(fig)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..cost import DEFAULT_MODELS, CostReport, Workload, estimate, to_decimal
 from ..report.cost import render_html, render_markdown, render_text
 from ..textio import read_stdin, read_text_file
 
@@ -198,6 +198,7 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     Returns:
         The paths written.
     """
+    from ..plots import save_figure
     from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -207,9 +208,7 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
                                ("cost_vs_chars_per_token", cost_vs_chars_per_token(report.models),
                                 "Input cost per million characters vs characters per token")):
         for ext in ("png", "svg"):
-            path = out_dir / f"{stem}.{ext}"
-            fig.savefig(path, dpi=120)
-            written.append(path)
+            written.append(save_figure(fig, out_dir / f"{stem}.{ext}", dpi=120))
         figures[caption] = f"{stem}.png"
     tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
     if len(report.categories):
@@ -225,8 +224,8 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
 # -- models ------------------------------------------------------------------------------------
 def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
     """The rows of `tokenprism models` and the price-source line."""
-    from ..cost.models import explicit_choice, load_rules, tokenizer_for_model
     from ..cost.genai import list_prices, price_source, provider_ids
+    from ..cost.models import explicit_choice, load_rules, tokenizer_for_model
 
     if args.provider and args.provider not in provider_ids():
         import difflib

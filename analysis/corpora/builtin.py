@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from .files import iter_samples
 from .generated import WHITESPACE_BASES, generate_numbers, whitespace_variants
 from .parallel import join_parallel, read_parallel_dir
 from .sample import Labeled, Sample, samples_to_frame

@@ -19,12 +19,12 @@ from __future__ import annotations
 import functools
 import difflib
 import importlib.metadata as md
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any, Iterable
 
-from .prices import MTOK, Price, PriceSource, Rate
+from .prices import Price, PriceSource, Rate
 
 _NOON = time(12, 0, tzinfo=UTC)
 

@@ -11,13 +11,17 @@ so the same figure always gives the same file.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from typing import IO
 
 import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm, TwoSlopeNorm
 from matplotlib.figure import Figure
+
+from ..atomic import atomic_path
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#393b79", "#ad494a")
@@ -89,11 +93,25 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> Path:
     if suffix not in FIGURE_SUFFIXES:
         raise ValueError(f"cannot save a figure as {str(path)!r}: use one of {', '.join(FIGURE_SUFFIXES)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    metadata = {".png": {"Software": None}, ".svg": {"Date": None, "Creator": None},
-                ".pdf": {"CreationDate": None, "Creator": None, "Producer": None}}[suffix]
-    with matplotlib.rc_context({"svg.hashsalt": "tokenprism", "svg.fonttype": "path"}):
-        fig.savefig(path, dpi=dpi, metadata=metadata)
+    with atomic_path(path) as tmp:
+        write_figure(fig, tmp, fmt=suffix[1:], dpi=dpi)
     return path
+
+
+def write_figure(fig: Figure, target: str | Path | IO[bytes], *, fmt: str = "png", dpi: int = 150) -> None:
+    """Write `fig` as `fmt` ("png", "svg", "pdf") to a path or a binary file, reproducibly (see
+    `save_figure`); for figures embedded in a page or served, which have no file of their own."""
+    metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+                "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}[fmt]
+    with matplotlib.rc_context({"svg.hashsalt": "tokenprism", "svg.fonttype": "path"}):
+        fig.savefig(target, format=fmt, dpi=dpi, metadata=metadata)
+
+
+def figure_bytes(fig: Figure, *, fmt: str = "png", dpi: int = 110) -> bytes:
+    """`fig` as reproducible bytes (the same figure gives the same bytes)."""
+    buf = io.BytesIO()
+    write_figure(fig, buf, fmt=fmt, dpi=dpi)
+    return buf.getvalue()
 
 
 # --- measure -------------------------------------------------------------------------------

@@ -2,8 +2,15 @@
 
 from .bundle import (
     FIGURES as FIGURES,
-    build_report as build_report,
-    make_figure as make_figure,
-    markdown_table as markdown_table,
+)
+from .bundle import (
     Report as Report,
 )
+from .bundle import (
+    build_report as build_report,
+)
+from .bundle import (
+    make_figure as make_figure,
+)
+from .page import html_page as html_page
+from .page import markdown_table as markdown_table

@@ -23,11 +23,12 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..plots import figures as plots
 from ..corpora import load_corpus
-from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, measure, summarize, write_table
+from ..plots import figures as plots
 from ..probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
+from ..tokenizers import TokenizersArg
+from .page import html_page, markdown_table
 
 
 @dataclass
@@ -38,32 +39,6 @@ class Report:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     figures: dict[str, Figure] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
-
-
-# --- formatting ------------------------------------------------------------------------------
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return "" if pd.isna(v) else f"{v:,.2f}"
-    return str(v)
-
-
-def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
-    """A frame as a GitHub Markdown table (floats with 2 decimals).
-
-    >>> print(markdown_table(pd.DataFrame({"a": [1.5]}, index=["x"])))
-    |  | a |
-    |---|---:|
-    | x | 1.50 |
-    """
-    df = frame.reset_index() if index else frame
-    if index:
-        df = df.rename(columns={df.columns[0]: ""}) if frame.index.name is None else df
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
-    head = "| " + " | ".join(map(str, df.columns)) + " |"
-    rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
-    body = ["| " + " | ".join(_fmt(v).replace("|", "\\|") for v in row) + " |"
-            for row in df.itertuples(index=False, name=None)]
-    return "\n".join([head, rule, *body])
 
 
 def _pct(v: float) -> str:
@@ -337,11 +312,6 @@ def _render(t, findings, names, pngs, *, parallel: str, pivot: str, corpus: str)
             md += [f"![{fig}](figures/{fig}.png)", ""]
             data = base64.b64encode(pngs[fig]).decode("ascii")
             doc.append(f'<figure><img alt="{fig}" src="data:image/png;base64,{data}"></figure>')
-    style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-             "table.tp{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
-             "table.tp td,table.tp th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
-             "figure{margin:1em 0}img{max-width:100%}")
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tokenprism report</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(doc) + "\n</body></html>\n")
+    page = html_page("tokenprism report", doc)
     return "\n".join(md).rstrip() + "\n", page
 

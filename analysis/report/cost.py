@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import base64
 import html
-import io
-from typing import Any
 
 import pandas as pd
 
 from ..cost import CostReport, display_models, format_usd
+from ..plots.figures import figure_bytes
+from .page import html_page, markdown_table
 
 
 def _header(report: CostReport) -> list[str]:
@@ -54,48 +54,34 @@ def render_text(report: CostReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md_cell(v: Any) -> str:
-    return str(v).replace("|", "\\|").replace("\n", " ")
-
-
-def md_table(frame: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table (no extra dependency)."""
-    head = "| " + " | ".join(_md_cell(c) for c in frame.columns) + " |"
-    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    body = ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *body])
-
-
 def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None) -> str:
     """The report as Markdown; `figures` maps a caption to an image path relative to the report."""
     parts = ["# tokenprism cost report", ""] + [f"- {h}" for h in _header(report)] + ["", "## Cost by model", "",
-                                                                                     md_table(display_models(report))]
+                                                                                     markdown_table(display_models(report), index=False, float_format=None)]
     if len(report.categories):
         parts += ["", "## By category", "", "Cost if every request were like this category.", "",
-                  md_table(_display_categories(report))]
+                  markdown_table(_display_categories(report), index=False, float_format=None)]
     for caption, path in (figures or {}).items():
         parts += ["", f"![{caption}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
     notes = _model_notes(report)
     if notes:
-        parts += ["", "### Per model", ""] + [f"- {_md_cell(n)}" for n in notes]
+        parts += ["", "### Per model", ""] + [f"- {n}".replace("\n", " ") for n in notes]
     return "\n".join(parts) + "\n"
 
 
 def _png_data_uri(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    return "data:image/png;base64," + base64.b64encode(figure_bytes(fig)).decode("ascii")
 
 
 def render_html(report: CostReport, *, figures: bool = True) -> str:
     """The report as one self-contained HTML page (figures embedded as PNG)."""
     esc = html.escape
     body = ["<h1>tokenprism cost report</h1>", "<ul>" + "".join(f"<li>{esc(h)}</li>" for h in _header(report)) + "</ul>",
-            "<h2>Cost by model</h2>", display_models(report).to_html(index=False, border=0, classes="tp-cost")]
+            "<h2>Cost by model</h2>", display_models(report).to_html(index=False, border=0, classes="tp")]
     if len(report.categories):
         body += ["<h2>By category</h2>", "<p>Cost if every request were like this category.</p>",
-                 _display_categories(report).to_html(index=False, border=0, classes="tp-cost")]
+                 _display_categories(report).to_html(index=False, border=0, classes="tp")]
     if figures:
         from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
 
@@ -106,8 +92,4 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
     notes = _model_notes(report)
     if notes:
         body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
-    style = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}"
-             "table.tp-cost{border-collapse:collapse;font-size:.85rem}table.tp-cost td,table.tp-cost th"
-             "{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}img{max-width:100%}")
-    return (f"<!doctype html>\n<html><head><meta charset='utf-8'><title>tokenprism cost report</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return html_page("tokenprism cost report", body)

@@ -7,7 +7,6 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.corpora import sample_text
-from analysis.render import html_tokens
 from dashboards import shared
 
 st.title("Compare")

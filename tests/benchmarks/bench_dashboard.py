@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.compare import special_strings_in
+from analysis.compare import compare, special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
-from analysis.compare import compare
-from analysis.render import html_tokens
 from analysis.tokenizers import CATALOGUE, available_tokenizers, load_tokenizer
 from tests.benchmarks.timing import median_time
 
