@@ -223,6 +223,22 @@ def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, 
                       separator=lambda d: _cat(d["separator"], list(separators)))
 
 
+def years_summary(years: pd.DataFrame, highlight: tuple[int, ...] = (2023, 2024, 2025)) -> pd.DataFrame:
+    """Per tokenizer: how many years of a `single_token_years` frame are one token, and whether
+    each year in `highlight` is.
+
+    >>> y = single_token_years(single_token_numbers("gpt2", stop=2101, contexts=["bare"]))
+    >>> years_summary(y, (2024,)).columns.tolist()
+    ['tokenizer', 'single_token_years', '2024']
+    """
+    summary = (years.groupby("tokenizer", observed=True)["single_token"].sum().rename("single_token_years")
+               .reset_index())
+    for y in highlight:
+        one = years[years["number"] == y].set_index("tokenizer")["single_token"]
+        summary[str(y)] = summary["tokenizer"].map(one).astype(bool)
+    return summary
+
+
 def years_grid(years: pd.DataFrame, tokenizer: str) -> pd.DataFrame:
     """One tokenizer's rows of `single_token_years` as a decade x last-digit grid.
 

@@ -23,12 +23,47 @@ DEFAULT_TEXTS = ("Hello world", "The answer is 42.", "    return total", "Dear t
 DEFAULT_WORDS = ("the", "The", "hello", "world", "tokenizer", "2024", "return", "Paris", "naïve")
 
 
+SUFFIX_CHARS = {"spaces": " ", "newline": "\n", "tab": "\t"}
+
+
+def suffix_label(kind: str, k: int) -> str:
+    """The `suffix` label of `trailing_whitespace` rows: k characters of one kind.
+
+    >>> suffix_label("spaces", 3), suffix_label("spaces", 1), suffix_label("newline", 1), suffix_label("tab", 2)
+    ('3 spaces', '1 space', 'newline', '2 tabs')
+    """
+    if kind == "spaces":
+        return f"{k} space{'s' if k != 1 else ''}"
+    if kind not in SUFFIX_CHARS:
+        raise ValueError(f"unknown suffix kind {kind!r}: use one of {', '.join(SUFFIX_CHARS)}")
+    name = {"newline": "newline", "tab": "tab"}[kind]
+    return name if k == 1 else f"{k} {name}s"
+
+
 def _suffixes(max_spaces: int) -> list[tuple[str, str, int, str]]:
     """(label, kind, k, suffix) for 0..max_spaces spaces, then 1-2 newlines and 1-2 tabs."""
-    out = [(f"{k} space{'s' if k != 1 else ''}", "spaces", k, " " * k) for k in range(max_spaces + 1)]
-    out += [("newline", "newline", 1, "\n"), ("2 newlines", "newline", 2, "\n\n"),
-            ("tab", "tab", 1, "\t"), ("2 tabs", "tab", 2, "\t\t")]
-    return out
+    return ([(suffix_label("spaces", k), "spaces", k, " " * k) for k in range(max_spaces + 1)]
+            + [(suffix_label(kind, k), kind, k, SUFFIX_CHARS[kind] * k) for kind in ("newline", "tab") for k in (1, 2)])
+
+
+def before_after(trailing: pd.DataFrame, kind: str, k: int) -> pd.DataFrame:
+    """One text's `trailing_whitespace` rows as before/after counts for one suffix.
+
+    Returns:
+        One row per tokenizer: tokenizer, before, after, extra_tokens, last_tokens_changed (the
+        suffix changed how the end of the text is cut, not just added tokens), new tokens.
+
+    >>> t = trailing_whitespace("cl100k_base", ["Hello world"], max_spaces=2)
+    >>> before_after(t, "spaces", 2)[["before", "after", "extra_tokens"]].to_dict("records")
+    [{'before': 2, 'after': 3, 'extra_tokens': 1}]
+    """
+    before = trailing[trailing["suffix"] == suffix_label("spaces", 0)].set_index("tokenizer")["n_tokens"]
+    after = trailing[trailing["suffix"] == suffix_label(kind, k)]
+    return (after.assign(before=after["tokenizer"].map(before).astype(int),
+                         last_tokens_changed=~after["prefix_kept"].astype(bool))
+            [["tokenizer", "before", "n_tokens", "extra_tokens", "last_tokens_changed", "tail"]]
+            .rename(columns={"n_tokens": "after", "tail": "new tokens"})
+            .reset_index(drop=True))
 
 
 def _show(tok, ids: Sequence[int]) -> str:

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from analysis.probes.numbers import years_grid
+from analysis.probes.numbers import years_grid, years_summary
+from analysis.probes.whitespace import SUFFIX_CHARS, before_after, suffix_label
 from analysis.render import html_tokens
 from dashboards import shared
 
@@ -29,12 +30,8 @@ def digits() -> None:
     context = c1.segmented_control("Written", ["bare", "leading space"], default="bare", key="why_context",
                                    help="'leading space' is the year inside a sentence: ' 2024'.")
     years = shared.single_token_years(tuple(names), context or "bare")
-    summary = (years.groupby("tokenizer", observed=True)["single_token"].sum().rename("single_token_years")
-               .reset_index())
-    for y in (2023, 2024, 2025):
-        summary[str(y)] = summary["tokenizer"].map(years[years["number"] == y].set_index("tokenizer")["single_token"])
     left, right = st.columns([2, 3])
-    left.table(shared.styled(summary.astype({str(y): bool for y in (2023, 2024, 2025)})), hide_index=True)
+    left.table(shared.styled(years_summary(years)), hide_index=True)
     pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok")
     left.caption("A year can only be one token if the pre-tokenizer lets four digits stay together: cl100k, o200k "
                  "and DeepSeek cut digit runs into groups of at most three, Qwen into single digits.")
@@ -51,21 +48,16 @@ def trailing_spaces() -> None:
     if not text:
         st.warning("Type a short text, e.g. Hello world.")
         return
-    label = {"spaces": f"{k} space{'s' if k != 1 else ''}", "newline": "newline", "tab": "tab"}[kind]
-    rows = shared.trailing_whitespace(tuple(names), text, k)
-    before = rows[rows["suffix"] == "0 spaces"].set_index("tokenizer")["n_tokens"]
-    after = rows[rows["suffix"] == label].assign(before=lambda d: d["tokenizer"].map(before).astype(int))
-    table = after.assign(last_tokens_changed=~after["prefix_kept"].astype(bool))[
-        ["tokenizer", "before", "n_tokens", "extra_tokens", "last_tokens_changed", "tail"]].rename(
-        columns={"n_tokens": "after", "tail": "new tokens"})
+    label = suffix_label(kind, k)
+    table = before_after(shared.trailing_whitespace(tuple(names), text, k), kind, k)
     st.table(shared.styled(table), hide_index=True)
     st.caption("*last_tokens_changed*: the suffix did not just add tokens, it changed how the end of the text is "
                "cut. *new tokens*: from the first token that differs.")
     pick = st.selectbox("Draw before and after for", names, index=names.index(shared.default_names(names)[0]), key="ws_tok")
-    suffix = " " * k if kind == "spaces" else "\n" if kind == "newline" else "\t"
+    suffix = SUFFIX_CHARS[kind] * k
     st.html(shared.LEGEND)
     c1, c2 = st.columns(2)
-    c1.markdown(f"**Before** · {int(before[pick])} tokens")
+    c1.markdown(f"**Before** · {int(table.set_index('tokenizer').loc[pick, 'before'])} tokens")
     c1.html(html_tokens(text, shared.pieces(text, pick)))
     c2.markdown(f"**After** appending {label} · {int(table.set_index('tokenizer').loc[pick, 'after'])} tokens")
     c2.html(html_tokens(text + suffix, shared.pieces(text + suffix, pick)))
