@@ -2,7 +2,8 @@
 
 The modules, from the leaf up: `prices` (the price records, reading nothing), `genai` (prices from
 the maintained `genai-prices` package), `overrides` (the user's price file), `models` (which
-tokenizer counts for a model, and how exactly), and `estimate` (a workload's cost per model).
+tokenizer counts for a model, and how exactly), `estimate` (a workload's cost per model, exact
+Decimal) and `display` (the same report rounded for people to read).
 """
 
 from .estimate import (
@@ -11,11 +12,15 @@ from .estimate import (
     NoPriceError as NoPriceError,
     RequestCost as RequestCost,
     Workload as Workload,
-    display_models as display_models,
     estimate as estimate,
-    format_usd as format_usd,
     request_cost as request_cost,
     to_decimal as to_decimal,
+)
+from .display import (
+    display_categories as display_categories,
+    display_models as display_models,
+    format_usd as format_usd,
+    model_notes as model_notes,
 )
 from .genai import get_price as get_price, list_prices as list_prices, price_source as price_source
 from .models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model

@@ -10,7 +10,8 @@ from decimal import Decimal
 
 import pandas as pd
 
-from .estimate import NoPriceError, format_usd, request_cost
+from .display import format_usd
+from .estimate import NoPriceError, request_cost
 from .genai import get_price
 from .models import tokenizer_for_model
 

@@ -13,7 +13,8 @@ import html
 
 import pandas as pd
 
-from ..cost import CostReport, display_models, format_usd
+from ..cost import CostReport
+from ..cost.display import display_categories, display_models, model_notes
 from ..plots.figures import figure_bytes
 from .page import html_page, markdown_table
 
@@ -24,21 +25,6 @@ def _header(report: CostReport) -> list[str]:
             f"input: {report.n_samples:,} request text(s), {report.n_chars:,} characters"]
 
 
-def _model_notes(report: CostReport) -> list[str]:
-    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
-
-
-def _display_categories(report: CostReport) -> pd.DataFrame:
-    c = report.categories
-    return pd.DataFrame({
-        "model": c["model"], "category": c["category"], "requests": c["n_requests"],
-        "tokenizer": c["tokenizer"], "chars/tok": c["chars_per_token"].map(lambda v: f"{v:.2f}"),
-        "in_tok/req": c["input_tokens_per_request"].map(lambda v: f"{v:,.1f}"),
-        "$/request": c["usd_per_request"].map(format_usd), "$/month": c["usd_per_month"].map(format_usd),
-        "$/M chars in": c["usd_per_mchar_input"].map(format_usd),
-    })
-
-
 def render_text(report: CostReport) -> str:
     """The report as aligned text for a terminal."""
     lines = _header(report) + [""]
@@ -46,9 +32,9 @@ def render_text(report: CostReport) -> str:
         lines.append(display_models(report).to_string(index=False))
         if len(report.categories):
             lines += ["", "by category (cost if every request were like this category):",
-                      _display_categories(report).to_string(index=False)]
+                      display_categories(report).to_string(index=False)]
     lines += ["", "notes:"] + [f"  - {n}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         lines += ["per model:"] + [f"  - {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -60,11 +46,11 @@ def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None
                                                                                      markdown_table(display_models(report), index=False, float_format=None)]
     if len(report.categories):
         parts += ["", "## By category", "", "Cost if every request were like this category.", "",
-                  markdown_table(_display_categories(report), index=False, float_format=None)]
+                  markdown_table(display_categories(report), index=False, float_format=None)]
     for caption, path in (figures or {}).items():
         parts += ["", f"![{caption}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         parts += ["", "### Per model", ""] + [f"- {n}".replace("\n", " ") for n in notes]
     return "\n".join(parts) + "\n"
@@ -81,7 +67,7 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
             "<h2>Cost by model</h2>", display_models(report).to_html(index=False, border=0, classes="tp")]
     if len(report.categories):
         body += ["<h2>By category</h2>", "<p>Cost if every request were like this category.</p>",
-                 _display_categories(report).to_html(index=False, border=0, classes="tp")]
+                 display_categories(report).to_html(index=False, border=0, classes="tp")]
     if figures:
         from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
 
@@ -89,7 +75,7 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
                          (cost_vs_chars_per_token(report.models), "input cost vs characters per token")):
             body.append(f'<p><img alt="{esc(alt)}" src="{_png_data_uri(fig)}"></p>')
     body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
     return html_page("tokenprism cost report", body)

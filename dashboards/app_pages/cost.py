@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.textio import decode_upload, input_problem
 from analysis.report.cost import render_markdown
-from analysis.cost import DEFAULT_MODELS, display_models, format_usd
+from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
 from analysis.corpora import sample_text
 from dashboards import shared
 
@@ -86,14 +86,12 @@ for tab, plot in zip(st.tabs(["Monthly cost by model", "Input cost vs characters
         tab.image(png)
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
-    st.dataframe(report.categories.assign(**{c: report.categories[c].map(format_usd) for c in
-                                             ("usd_per_request", "usd_per_month", "usd_per_mchar_input")}),
-                 hide_index=True, width="stretch")
+    st.dataframe(display_categories(report), hide_index=True, width="stretch")
 with st.expander("Notes: estimates, overheads, tiers", expanded=True):
     st.markdown("\n".join(f"- {n}" for n in report.notes))
-    per_model = [f"- **{m}**: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+    per_model = model_notes(report)
     if per_model:
-        st.markdown("\n".join(per_model))
+        st.markdown("\n".join(f"- {n}" for n in per_model))
 
 c1, c2, c3 = st.columns(3)
 c1.download_button("Report (HTML, with charts)", shared.cost_html(report), "tokenprism-cost-report.html", "text/html",
