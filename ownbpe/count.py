@@ -72,7 +72,12 @@ def count_file(
         FileNotFoundError: no such file.
         ValueError: invalid UTF-8; the message gives the byte offset (the first one found).
 
-    >>> # count_file("corpus.txt", ["<|endoftext|>"])
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     corpus = Path(folder, "corpus.txt")
+    ...     _ = corpus.write_text("a b<|endoftext|>b a", encoding="utf-8")
+    ...     sorted(count_file(corpus, ["<|endoftext|>"]).items())
+    [(' a', 1), (' b', 1), ('a', 1), ('b', 1)]
     """
     path = Path(path)
     try:

@@ -141,7 +141,15 @@ class Tokenizer:
 
         `<|...|>` entries of the vocab become special tokens (add others with `special_tokens`).
 
-        >>> # tok = Tokenizer.from_gpt2_files("gpt2_vocab.json", "gpt2_merges.txt")
+        >>> import json, tempfile
+        >>> chars = io.gpt2_byte_to_char()  # GPT-2 writes each byte as a printable character
+        >>> encoder = {chars[b]: b for b in range(256)} | {"ab": 256, "<|endoftext|>": 257}
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = Path(folder, "vocab.json").write_text(json.dumps(encoder), encoding="utf-8")
+        ...     _ = Path(folder, "merges.txt").write_text("#version: 0.2\\na b\\n", encoding="utf-8")
+        ...     tok = Tokenizer.from_gpt2_files(Path(folder, "vocab.json"), Path(folder, "merges.txt"))
+        >>> tok.encode("abc<|endoftext|>")
+        [256, 99, 257]
         """
         vocab, merges, specials = io.read_gpt2_files(vocab_path, merges_path)
         for text in special_tokens or ():
@@ -163,7 +171,13 @@ class Tokenizer:
     ) -> "Tokenizer":
         """Train on a UTF-8 text file (see `ownbpe.train_bpe`) and return the tokenizer.
 
-        >>> # tok = Tokenizer.train("corpus.txt", 1000, ["<|endoftext|>"])
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     corpus = Path(folder, "corpus.txt")
+        ...     _ = corpus.write_text("low lower lowest<|endoftext|>" * 3, encoding="utf-8")
+        ...     tok = Tokenizer.train(corpus, 259, ["<|endoftext|>"])
+        >>> tok.merges, tok.special_tokens
+        ([(b'o', b'w'), (b'l', b'ow')], {'<|endoftext|>': 258})
         """
         from .train import train_bpe
 
@@ -197,7 +211,13 @@ class Tokenizer:
     def load(cls, path: str | Path) -> "Tokenizer":
         """Load a model written by `save`. A corrupt file raises ValueError naming the line.
 
-        >>> # tok = Tokenizer.load("my.model")
+        >>> import tempfile
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     tok.save(Path(folder, "my.model"))
+        ...     loaded = Tokenizer.load(Path(folder, "my.model"))
+        >>> loaded.encode("lowest<|endoftext|>") == tok.encode("lowest<|endoftext|>")
+        True
         """
         model = io.read_model(path)
         try:
@@ -214,7 +234,12 @@ class Tokenizer:
     def save(self, path: str | Path) -> None:
         """Write the model as versioned, human-readable text (see `ownbpe.io`).
 
-        >>> # tok.save("my.model"); Tokenizer.load("my.model")
+        >>> import tempfile
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     tok.save(Path(folder, "my.model"))
+        ...     Path(folder, "my.model").read_text(encoding="utf-8").splitlines()[0]
+        'ownbpe v1'
         """
         io.write_model(
             path, pattern=self.pattern, rule=self.rule, vocab=self.vocab, merges=self.merges, specials=self.special_tokens
@@ -240,7 +265,9 @@ class Tokenizer:
 
         Lone surrogates are replaced with U+FFFD first, as tiktoken does.
 
-        >>> # tok.encode("Hello world<|endoftext|>")
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> tok.encode("lowest<|endoftext|>")  # l, ow... were merged into 257 = "low"
+        [257, 101, 115, 116, 258]
         """
         if self._special_re is None:
             return self.encode_ordinary(text)
@@ -259,7 +286,9 @@ class Tokenizer:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode `text` treating special-token strings as plain text.
 
-        >>> # tok.encode_ordinary("<|endoftext|>")  # several ordinary tokens
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> len(tok.encode_ordinary("<|endoftext|>")), len(tok.encode("<|endoftext|>"))
+        (13, 1)
         """
         try:
             return self._encode_ordinary(text)
@@ -330,7 +359,9 @@ class Tokenizer:
             texts: strings, e.g. an open text file (lines) or fixed-size reads.
             ordinary: treat special-token strings as plain text (like `encode_ordinary`).
 
-        >>> # with open("big.txt") as f: ids = list(tok.encode_iterable(f))
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> list(tok.encode_iterable(["low", "er lo", "west"])) == tok.encode("lower lowest")
+        True
         """
         encode = self.encode_ordinary if ordinary or self._special_re is None else self.encode
         specials = None if ordinary else self._special_re
@@ -402,7 +433,8 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of `ids` joined.
 
-        >>> # tok.decode_bytes([72, 105]) == b"Hi"
+        >>> Tokenizer.train_from_iterator(["low lower"], 257).decode_bytes([72, 105, 256])
+        b'Hiow'
         """
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
@@ -415,7 +447,9 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Decode `ids` to text; malformed UTF-8 (e.g. half a character) becomes U+FFFD.
 
-        >>> # tok.decode(tok.encode("héllo")) == "héllo"
+        >>> tok = Tokenizer.train_from_iterator(["low lower"], 257)
+        >>> tok.decode(tok.encode("héllo")), tok.decode([195])  # 195 is half of "é"
+        ('héllo', '\ufffd')
         """
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 

@@ -56,7 +56,14 @@ def train_bpe(
         ValueError: vocab_size too small, invalid UTF-8 (with the byte offset), bad arguments.
         FileNotFoundError: no such file.
 
-    >>> # vocab, merges = train_bpe("corpus.en", 500, ["<|endoftext|>"])
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     corpus = Path(folder, "corpus.txt")
+    ...     _ = corpus.write_text("low lower lowest<|endoftext|>" * 3, encoding="utf-8")
+    ...     vocab, merges = train_bpe(corpus, 259, ["<|endoftext|>"])
+    >>> merges, vocab[257], vocab[258]
+    ([(b'o', b'w'), (b'l', b'ow')], b'low', b'<|endoftext|>')
     """
     specials = _check_args(vocab_size, special_tokens, pattern, workers)
     counts = count_file(input_path, specials, pattern, workers=workers, progress=progress)
