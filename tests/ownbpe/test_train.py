@@ -142,3 +142,8 @@ def test_bad_arguments(cs336):
         train_bpe(cs336 / "corpus.en", 300, workers=0)
     with pytest.raises(ValueError, match="invalid pre-tokenization pattern"):
         train_bpe(cs336 / "corpus.en", 300, pattern="(")
+
+
+def test_vocab_size_too_large(cs336):
+    with pytest.raises(ValueError, match="too large: ownbpe trains at most 1,114,112 tokens"):
+        train_bpe(cs336 / "corpus.en", 2_000_000)
