@@ -22,7 +22,7 @@ from typing import Iterable, Iterator
 
 import regex
 
-from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, stream_cut
+from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, pretokenizer, stream_cut
 
 # Below this many bytes a single process is faster than starting workers, and each worker
 # gets at least PART_MIN_BYTES.
@@ -240,7 +240,7 @@ def _count_stream(texts: Iterable[str], special_tokens: tuple[str, ...], pattern
     specials = _special_regex(special_tokens)
     max_len = max(map(len, special_tokens), default=0)
     builtin = is_builtin(pattern)
-    findall = regex.compile(pattern).findall
+    findall = pretokenizer(pattern)
     buf = ""
     searched = 0
     for text in texts:
@@ -266,16 +266,17 @@ def _count_block(text: str, specials: regex.Pattern | None, findall, builtin: bo
         # Chunks that start with a horizontal space and end with a non-space can be joined and
         # pre-tokenized in one call (each boundary is a safe cut); group them by count so that
         # one Counter per group gives the weighted pre-token counts.
+        # ASCII chunks are grouped apart: joined, they go to the faster twin of the pattern.
         chunks = Counter(_CHUNK_RE.findall(segment))
-        groups: defaultdict[int, list[str]] = defaultdict(list)
+        groups: defaultdict[tuple[int, bool], list[str]] = defaultdict(list)
         get = counts.get
         for chunk, c in chunks.items():
             if chunk[0] in _HSPACE and chunk[-1] not in _SPACE:
-                groups[c].append(chunk)
+                groups[c, chunk.isascii()].append(chunk)
             else:
                 for piece in findall(chunk):
                     counts[piece] = get(piece, 0) + c
-        for c, group in groups.items():
+        for (c, _), group in groups.items():
             found = Counter(findall("".join(group)))
             if c == 1:
                 counts.update(found)

@@ -27,6 +27,7 @@ Custom patterns get no safe cuts except special tokens: exactness first.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import regex
 
@@ -67,6 +68,50 @@ _CHUNK_RE = re.compile(
     rf"[{_WS_CLASS}]*+[^{_WS_CLASS}]++(?:[\r\n][{_WS_CLASS}]*+[^{_WS_CLASS}]++)*+(?:[\r\n][{_WS_CLASS}]*+)?+"
     rf"|[{_WS_CLASS}]++"
 )
+
+# ASCII twins of the three patterns for the stdlib `re`, about twice as fast as `regex` on the
+# same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
+# `[a-z]`, `\p{N}` is `[0-9]`, `\p{Lt}`, `\p{Lm}`, `\p{Lo}` and `\p{M}` match nothing, and `\s` is
+# the six characters below, so each twin finds exactly what its original finds (tested on
+# random ASCII text and the standard library's sources).
+_A_WS = r"\t\n\x0b\x0c\r "  # the ASCII part of `_WS` (a test checks it)
+_ASCII_TWINS = {
+    GPT2_PATTERN: rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^{_A_WS}A-Za-z0-9]++|[{_A_WS}]++$"""
+    rf"""|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    CL100K_PATTERN: rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_WS}A-Za-z0-9]++[\r\n]*+"""
+    rf"""|[{_A_WS}]++$|[{_A_WS}]*[\r\n]|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    O200K_PATTERN: "|".join(
+        [
+            r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[0-9]{1,3}""",
+            rf""" ?[^{_A_WS}A-Za-z0-9]+[\r\n/]*""",
+            rf"""[{_A_WS}]*[\r\n]+""",
+            rf"""[{_A_WS}]+(?![^{_A_WS}])""",
+            rf"""[{_A_WS}]+""",
+        ]
+    ),
+}
+
+
+def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
+    """`findall` for `pattern`: for a built-in pattern, ASCII text goes to its faster `re` twin.
+
+    >>> pretokenizer(GPT2_PATTERN)("Hello, wörld!")
+    ['Hello', ',', ' wörld', '!']
+    """
+    findall = regex.compile(pattern).findall
+    twin = _ASCII_TWINS.get(pattern)
+    if twin is None:
+        return findall
+    ascii_findall = re.compile(twin).findall
+
+    def pretokenize(text: str) -> list[str]:
+        # str.isascii() reads a flag: it costs nothing whatever the length.
+        return ascii_findall(text) if text.isascii() else findall(text)
+
+    return pretokenize
+
 
 # Cut positions for streaming (kinds A and B), searched from the end of a buffer.
 _CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)", flags=regex.REVERSE)

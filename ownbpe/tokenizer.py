@@ -20,14 +20,15 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import regex
 
 from . import io
-from .bpe import merge_pairs, merge_ranked
+from . import batch
+from .bpe import byte_pair_table, merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
-from .patterns import GPT2_PATTERN, chunk_text, is_builtin, stream_cut
+from .patterns import GPT2_PATTERN, chunk_text, is_builtin, pretokenizer, stream_cut
 
 # Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
 # run would otherwise pin its text and ids in memory).
 MAX_CACHED_CHARS = 1024
-# Approximate memory the two caches may use before they are emptied (see `_remember`).
+# Approximate memory the two caches may use before they are emptied (see `_cache_many`).
 DEFAULT_CACHE_BYTES = 32 << 20
 # encode_iterable works on blocks of about this many characters.
 STREAM_BLOCK = 1 << 16
@@ -296,57 +297,55 @@ class Tokenizer:
             return self._encode_ordinary(_fix_surrogates(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
-        # Hot path: one cheap regex pass, then cache lookups done by map() in C. Misses are
-        # rare on a warm cache and handled in a second pass.
-        if self._builtin:
-            units = chunk_text(text)
-            slow = self._encode_chunk
-        else:
-            units = self._findall(text)
-            slow = self._encode_piece
-        get = self._chunk_cache.get
-        found = list(map(get, units))
+        # Hot path: one cheap regex pass, then cache lookups done by map() in C. The misses
+        # are encoded together in a second pass (see `batch`).
+        units = chunk_text(text) if self._builtin else self._findall(text)
+        found = list(map(self._chunk_cache.get, units))
         if None in found:
-            for k, ids in enumerate(found):
-                if ids is None:
-                    # Look again: an earlier miss in this same text may have filled it.
-                    found[k] = get(units[k]) or slow(units[k])
+            missing = batch.missing_units(units, found)
+            if self._builtin:
+                # One pre-tokenization for all the new chunks, joined (see `batch.join_chunks`);
+                # two if some are ASCII and some not, so that the ASCII ones get the faster twin.
+                new = {}
+                for group in batch.split_ascii(missing):
+                    group = batch.join_chunks(units, group)
+                    pieces = self._findall("".join(group))
+                    new.update(zip(group, batch.regroup(group, pieces, self._piece_ids(pieces))))
+            else:  # the units are pre-tokens already
+                new = dict(zip(missing, self._encode_pieces(missing)))
+            self._cache_many(self._chunk_cache, new)
+            found = list(map(new.get, units, found))
         return list(chain.from_iterable(found))
 
-    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        ids: list[int] = []
-        get = self._piece_cache.get
-        for piece in self._findall(chunk):
-            got = get(piece)
-            ids += got if got is not None else self._encode_piece(piece, self._piece_cache)
-        result = tuple(ids)
-        self._remember(self._chunk_cache, chunk, result)
-        return result
+    def _piece_ids(self, pieces: list[str]) -> list[tuple[int, ...]]:
+        """The ids of each pre-token, from the piece cache or encoded once per distinct piece."""
+        found = list(map(self._piece_cache.get, pieces))
+        if None in found:
+            missing = batch.missing_units(pieces, found)
+            new = dict(zip(missing, self._encode_pieces(missing)))
+            self._cache_many(self._piece_cache, new)
+            found = list(map(new.get, pieces, found))
+        return found  # type: ignore[return-value]  # no None left
 
-    def _encode_piece(self, piece: str, cache: dict | None = None) -> tuple[int, ...]:
-        data = piece.encode("utf-8")
+    def _encode_pieces(self, pieces: list[str]) -> list[tuple[int, ...]]:
         if self.rule == "ranked":
-            rank = self._encoder.get(data)
-            if rank is not None:
-                result: tuple[int, ...] = (rank,)
-            else:
-                result = tuple(map(self._encoder.__getitem__, merge_ranked(data, self._encoder)))
-        else:
-            result = tuple(map(self._encoder.__getitem__, merge_pairs(data, self._pair_ranks)))
-        self._remember(self._chunk_cache if cache is None else cache, piece, result)
-        return result
+            return batch.ranked_piece_ids(pieces, self._encoder, self._byte_ids, self._byte_pair_ranks)
+        return batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)
 
-    def _remember(self, cache: dict, key: str, ids: tuple[int, ...]) -> None:
-        if len(key) > MAX_CACHED_CHARS or key in cache:
-            return
+    def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
+        if max(map(len, new)) > MAX_CACHED_CHARS:
+            new = {key: ids for key, ids in new.items() if len(key) <= MAX_CACHED_CHARS}
         # Rough bytes per entry: the key string, the tuple and the dict slot.
-        self._cache_load += 160 + 2 * len(key) + 8 * len(ids)
-        if self._cache_load > self._cache_bytes:
+        load = 160 * len(new) + 2 * sum(map(len, new)) + 8 * sum(map(len, new.values()))
+        if self._cache_load + load > self._cache_bytes:
             # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
             self._chunk_cache.clear()
             self._piece_cache.clear()
             self._cache_load = 0
-        cache[key] = ids
+            if load > self._cache_bytes:
+                return  # more new text than the whole budget: keep none of it
+        cache.update(new)
+        self._cache_load += load
 
     def encode_iterable(self, texts: Iterable[str], *, ordinary: bool = False) -> Iterator[int]:
         """Encode a stream of strings lazily, exactly as `encode("".join(texts))` would.
@@ -482,7 +481,7 @@ class Tokenizer:
         self.pattern = pattern
         self._encoder = encoder
         self._pattern = compiled
-        self._findall = compiled.findall
+        self._findall = pretokenizer(pattern)  # ASCII text goes to a faster twin (see `patterns`)
         self._builtin = is_builtin(pattern)
         self._n_vocab = max(vocab) + 1
         self._special_re = (
@@ -491,6 +490,9 @@ class Tokenizer:
             else None
         )
         self._max_special_len = max(map(len, specials), default=0)
+        if rule == "ranked":  # tables for `batch.ranked_piece_ids`
+            self._byte_ids = [encoder[bytes([b])] for b in range(256)]
+            self._byte_pair_ranks = byte_pair_table(encoder)
         self._chunk_cache: dict[str, tuple[int, ...]] = {}
         self._piece_cache: dict[str, tuple[int, ...]] = {}
         self._cache_bytes = cache_bytes
