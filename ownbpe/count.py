@@ -22,7 +22,7 @@ from typing import Iterable, Iterator
 
 import regex
 
-from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, pretokenizer, stream_cut
+from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, ascii_runs, is_builtin, pretokenizer, stream_cut
 
 # Below this many bytes a single process is faster than starting workers, and each worker
 # gets at least PART_MIN_BYTES.
@@ -263,26 +263,39 @@ def _count_block(text: str, specials: regex.Pattern | None, findall, builtin: bo
         if not builtin:
             counts.update(findall(segment))
             continue
-        # Chunks that start with a horizontal space and end with a non-space can be joined and
-        # pre-tokenized in one call (each boundary is a safe cut); group them by count so that
-        # one Counter per group gives the weighted pre-token counts.
-        # ASCII chunks are grouped apart: joined, they go to the faster twin of the pattern.
-        chunks = Counter(_CHUNK_RE.findall(segment))
-        groups: defaultdict[tuple[int, bool], list[str]] = defaultdict(list)
-        get = counts.get
-        for chunk, c in chunks.items():
-            if chunk[0] in _HSPACE and chunk[-1] not in _SPACE:
-                groups[c, chunk.isascii()].append(chunk)
+        for part, is_ascii in ascii_runs(segment):
+            if is_ascii:
+                # The pattern's `re` twin over all of the part, then one C-level count: for
+                # ASCII this beats deduplicating chunks first.
+                counts.update(findall(part))
             else:
-                for piece in findall(chunk):
-                    counts[piece] = get(piece, 0) + c
-        for (c, _), group in groups.items():
-            found = Counter(findall("".join(group)))
-            if c == 1:
-                counts.update(found)
-            else:
-                for piece, k in found.items():
-                    counts[piece] = get(piece, 0) + k * c
+                _count_chunks(part, findall, counts)
+
+
+def _count_chunks(segment: str, findall, counts: Counter) -> None:
+    """Count the pre-tokens of text that is not all ASCII, once per distinct chunk.
+
+    Chunks that start with a horizontal space and end with a non-space can be joined and
+    pre-tokenized in one call (each boundary is a safe cut); they are grouped by count (so that
+    one Counter per group gives the weighted counts) and by being ASCII (so those joined go to
+    the pattern's faster twin).
+    """
+    chunks = Counter(_CHUNK_RE.findall(segment))
+    groups: defaultdict[tuple[int, bool], list[str]] = defaultdict(list)
+    get = counts.get
+    for chunk, c in chunks.items():
+        if chunk[0] in _HSPACE and chunk[-1] not in _SPACE:
+            groups[c, chunk.isascii()].append(chunk)
+        else:
+            for piece in findall(chunk):
+                counts[piece] = get(piece, 0) + c
+    for (c, _), group in groups.items():
+        found = Counter(findall("".join(group)))
+        if c == 1:
+            counts.update(found)
+        else:
+            for piece, k in found.items():
+                counts[piece] = get(piece, 0) + k * c
 
 
 class _NoBar:

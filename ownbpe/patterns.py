@@ -113,8 +113,10 @@ def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
     return pretokenize
 
 
-# Cut positions for streaming (kinds A and B), searched from the end of a buffer.
+# Cut positions for streaming (kinds A and B), searched from the end of a buffer; and forwards.
 _CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)", flags=regex.REVERSE)
+_FORWARD_CUTS = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def is_builtin(pattern: str) -> bool:
@@ -148,6 +150,34 @@ def last_safe_cut(text: str, start: int = 0, end: int | None = None) -> int:
     # The `regex` module's lookbehinds do not see before `pos`, so search from `start` itself.
     m = _CUT_RE.search(text, start, len(text) if end is None else end)
     return m.start() if m and m.start() > start else -1
+
+
+def ascii_runs(text: str) -> list[tuple[str, bool]]:
+    """Cut `text` at safe cuts (kinds A and B) into parts that are all ASCII or not.
+
+    Returns `(part, is_ascii)` in order; `"".join` of the parts gives `text` back. Each
+    non-ASCII stretch is widened to the nearest safe cuts around it, so every part pre-tokenizes
+    on its own as it does in `text`. Only valid for the built-in patterns.
+
+    >>> ascii_runs("plain text, then café au lait and more")
+    [('plain text, then', True), (' café', False), (' au lait and more', True)]
+    """
+    out = []
+    pos = 0
+    for m in _NON_ASCII.finditer(text):
+        first, stop = m.span()
+        if stop <= pos:  # already inside the previous non-ASCII part
+            continue
+        start = pos if first < pos else max(last_safe_cut(text, pos, first + 1), pos)
+        # The first cut at or after the run's end; lookbehinds see from the search start on.
+        end = next((c.start() for c in _FORWARD_CUTS.finditer(text, max(stop - 2, 0)) if c.start() >= stop), len(text))
+        if start > pos:
+            out.append((text[pos:start], True))
+        out.append((text[start:end], False))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], True))
+    return out
 
 
 def stream_cut(buf: str, start: int, builtin: bool, specials: regex.Pattern | None, max_special_len: int) -> int:

@@ -113,3 +113,13 @@ def test_ascii_twins_on_the_standard_library():
         text = path.read_bytes().decode("ascii", errors="replace").replace("\ufffd", "?")
         for pattern in BUILTIN_PATTERNS.values():
             assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text), path
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(TEXT)
+def test_ascii_runs_are_cut_where_nothing_changes(text):
+    parts = patterns.ascii_runs(text)
+    assert "".join(p for p, _ in parts) == text
+    assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
+    for pattern in BUILTIN_PATTERNS.values():
+        assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
