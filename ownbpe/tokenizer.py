@@ -23,13 +23,16 @@ from . import io
 from . import batch
 from .bpe import byte_pair_table, merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
-from .patterns import GPT2_PATTERN, chunk_text, is_builtin, pretokenizer, stream_cut
+from .patterns import GPT2_PATTERN, ascii_runs, chunk_text, is_builtin, pretokenizer, stream_cut
 
 # Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
 # run would otherwise pin its text and ids in memory).
 MAX_CACHED_CHARS = 1024
 # Approximate memory the two caches may use before they are emptied (see `_cache_many`).
 DEFAULT_CACHE_BYTES = 32 << 20
+# Texts longer than this are first sampled (their first SAMPLE_CHARS characters) to choose
+# between the chunk cache and encoding pre-tokens directly (see `_looks_new`).
+SAMPLE_CHARS = 4096
 # encode_iterable works on blocks of about this many characters.
 STREAM_BLOCK = 1 << 16
 
@@ -297,6 +300,8 @@ class Tokenizer:
             return self._encode_ordinary(_fix_surrogates(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
+        if self._builtin and len(text) > SAMPLE_CHARS and self._looks_new(text):
+            return self._encode_new(text)
         # Hot path: one cheap regex pass, then cache lookups done by map() in C. The misses
         # are encoded together in a second pass (see `batch`).
         units = chunk_text(text) if self._builtin else self._findall(text)
@@ -316,6 +321,27 @@ class Tokenizer:
             self._cache_many(self._chunk_cache, new)
             found = list(map(new.get, units, found))
         return list(chain.from_iterable(found))
+
+    def _looks_new(self, text: str) -> bool:
+        """Whether the start of `text` is new to both caches (then `_encode_new` is faster).
+
+        A text whose chunks are unknown but whose pre-tokens are known is being seen again:
+        it takes the chunk path, which fills the chunk cache for the next time.
+        """
+        sample = chunk_text(text[:SAMPLE_CHARS])[:-1]  # the last chunk may be cut short
+        if not sample or sum(map(self._chunk_cache.__contains__, sample)) * 2 >= len(sample):
+            return False
+        pieces = self._findall("".join(sample))
+        return sum(map(self._piece_cache.__contains__, pieces)) * 2 < len(pieces)
+
+    def _encode_new(self, text: str) -> list[int]:
+        # First sight of a text: pre-tokenize all of it (ASCII stretches with the pattern's
+        # faster twin) and look up, or encode, each distinct pre-token once. Skipping the
+        # chunk cache saves regrouping pre-tokens into chunks: new text is mostly seen once.
+        pieces: list[str] = []
+        for part, _ in ascii_runs(text):
+            pieces += self._findall(part)
+        return list(chain.from_iterable(self._piece_ids(pieces)))
 
     def _piece_ids(self, pieces: list[str]) -> list[tuple[int, ...]]:
         """The ids of each pre-token, from the piece cache or encoded once per distinct piece."""
