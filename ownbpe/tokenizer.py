@@ -13,7 +13,8 @@ ranks and reproduces its ids exactly.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -315,7 +316,8 @@ class Tokenizer:
                 for group in batch.split_ascii(missing):
                     group = batch.join_chunks(units, group)
                     pieces = self._findall("".join(group))
-                    new.update(zip(group, batch.regroup(group, pieces, self._piece_ids(pieces))))
+                    piece_ids = list(map(self._piece_ids(pieces).__getitem__, pieces))
+                    new.update(zip(group, batch.regroup(group, pieces, piece_ids)))
             else:  # the units are pre-tokens already
                 new = dict(zip(missing, self._encode_pieces(missing)))
             self._cache_many(self._chunk_cache, new)
@@ -341,17 +343,18 @@ class Tokenizer:
         pieces: list[str] = []
         for part, _ in ascii_runs(text):
             pieces += self._findall(part)
-        return list(chain.from_iterable(self._piece_ids(pieces)))
+        return list(chain.from_iterable(map(self._piece_ids(pieces).__getitem__, pieces)))
 
-    def _piece_ids(self, pieces: list[str]) -> list[tuple[int, ...]]:
-        """The ids of each pre-token, from the piece cache or encoded once per distinct piece."""
-        found = list(map(self._piece_cache.get, pieces))
+    def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
+        """Pre-token -> ids for every distinct one of `pieces`: cached, or encoded once."""
+        distinct = list(dict.fromkeys(pieces))
+        found = list(map(self._piece_cache.get, distinct))
         if None in found:
-            missing = batch.missing_units(pieces, found)
+            missing = list(compress(distinct, map(is_, found, repeat(None))))
             new = dict(zip(missing, self._encode_pieces(missing)))
             self._cache_many(self._piece_cache, new)
-            found = list(map(new.get, pieces, found))
-        return found  # type: ignore[return-value]  # no None left
+            found = list(map(new.get, distinct, found))
+        return dict(zip(distinct, found))  # type: ignore[arg-type]  # no None left
 
     def _encode_pieces(self, pieces: list[str]) -> list[tuple[int, ...]]:
         if self.rule == "ranked":
