@@ -3,6 +3,8 @@ like tiktoken, and explains its splits.
 
 Unlike tiktoken (Rust, encode only) and Hugging Face `tokenizers` (Rust, many model types), this
 package is pure Python and does one thing in the open: GPT-2-family byte-level BPE.
+`ownbpe._educational` is the same algorithm in a few readable lines (and the reference the fast
+modules are tested against); the other modules are built for speed.
 
 >>> import ownbpe
 >>> tok = ownbpe.Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)

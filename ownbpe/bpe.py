@@ -20,7 +20,7 @@ from __future__ import annotations
 from array import array
 from heapq import heapify, heappop, heappush
 from itertools import compress, groupby, repeat
-from operator import eq
+from operator import eq, lshift, or_
 
 # Beyond this many bytes a piece goes to `_merge_long` (measured crossover: about 100 bytes).
 LONG_PIECE_BYTES = 128
@@ -31,37 +31,73 @@ _NONE = 1 << 62  # "no merge" rank: larger than any real rank, and an int so min
 Trace = list[tuple[int, bytes, bytes]]
 
 
-def merge_ranked(piece: bytes, ranks: dict[bytes, int], trace: Trace | None = None) -> list[bytes]:
+def merge_ranked(
+    piece: bytes, ranks: dict[bytes, int], trace: Trace | None = None, byte_pair_ranks: list[int] | None = None
+) -> list[bytes]:
     """Split `piece` into tokens by the ranked rule (tiktoken's). Returns the token bytes.
 
     Args:
         piece: the bytes of one pre-token; every single byte must be in `ranks`.
         ranks: token bytes -> rank (lower merges first); the rank is also the token id.
         trace: if given, receives `(rank, left, right)` for each merge, in order.
+        byte_pair_ranks: optional, from `byte_pair_table(ranks)`: the first ranks come from
+            one list look-up per byte pair instead of a slice and a dict look-up.
 
     >>> merge_ranked(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
     [b'abc']
     """
-    if len(piece) > LONG_PIECE_BYTES:
+    n = len(piece)
+    if n > LONG_PIECE_BYTES:
         return _merge_long(piece, ranks, True, trace)
     get = ranks.get
-    bounds = list(range(len(piece) + 1))
-    pair_ranks = [get(piece[i : i + 2], _NONE) for i in range(len(piece) - 1)]
+    bounds = list(range(n + 1))
+    if byte_pair_ranks is not None:
+        # C-level maps over the bytes: the pair (x, y) sits at x << 8 | y in the table.
+        pair_ranks = list(map(byte_pair_ranks.__getitem__, map(or_, map(lshift, piece, repeat(8)), piece[1:])))
+    else:
+        pair_ranks = [get(piece[i : i + 2], _NONE) for i in range(n - 1)]
     while pair_ranks:
         best = min(pair_ranks)
         if best == _NONE:
             break
         i = pair_ranks.index(best)  # index() finds the leftmost: tiktoken's tie-break
-        if trace is not None:
-            trace.append((best, piece[bounds[i] : bounds[i + 1]], piece[bounds[i + 1] : bounds[i + 2]]))
-        # Parts i and i+1 become one; only the pairs touching it change rank.
-        del bounds[i + 1]
-        del pair_ranks[i]
-        if i:
-            pair_ranks[i - 1] = get(piece[bounds[i - 1] : bounds[i + 1]], _NONE)
-        if i < len(pair_ranks):
-            pair_ranks[i] = get(piece[bounds[i] : bounds[i + 2]], _NONE)
+        # Merge every occurrence of `best` in one pass, left to right: multi-byte scripts
+        # repeat the same pair (a UTF-8 lead-byte pair, say) many times in one piece, and
+        # min/index are then paid once. This is the one-at-a-time order as long as no merge
+        # creates a pair of lower rank (equal is impossible: the new pair's token is longer);
+        # if one does, the pass stops and the outer loop picks the new minimum.
+        todo = pair_ranks.count(best)
+        while True:
+            if trace is not None:
+                trace.append((best, piece[bounds[i] : bounds[i + 1]], piece[bounds[i + 1] : bounds[i + 2]]))
+            # Parts i and i+1 become one; only the pairs touching it change rank.
+            del bounds[i + 1]
+            del pair_ranks[i]
+            todo -= 1
+            lower = False
+            if i:
+                r = pair_ranks[i - 1] = get(piece[bounds[i - 1] : bounds[i + 1]], _NONE)
+                lower = r < best
+            if i < len(pair_ranks):
+                if pair_ranks[i] == best:  # an overlapping occurrence ("aaa"): it is gone
+                    todo -= 1
+                r = pair_ranks[i] = get(piece[bounds[i] : bounds[i + 2]], _NONE)
+                lower = lower or r < best
+            if lower or todo <= 0:
+                break
+            i = pair_ranks.index(best, i)
     return [piece[bounds[k] : bounds[k + 1]] for k in range(len(bounds) - 1)]
+
+
+def byte_pair_table(ranks: dict[bytes, int]) -> list[int]:
+    """The rank of every two-byte token at index `x << 8 | y` (no merge: a huge sentinel).
+
+    >>> table = byte_pair_table({b"ab": 7})
+    >>> table[ord("a") << 8 | ord("b")], table[0] > 1 << 60
+    (7, True)
+    """
+    get = ranks.get
+    return [get(bytes((x, y)), _NONE) for x in range(256) for y in range(256)]
 
 
 def merge_pairs(

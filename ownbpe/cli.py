@@ -28,7 +28,13 @@ from .train import train_bpe
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
-    >>> # main(["encode", "--model", "my.model", "hello"])
+    >>> import tempfile
+    >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     tok.save(Path(folder, "my.model"))
+    ...     main(["encode", "--model", str(Path(folder, "my.model")), "lowest"])
+    257 101 115 116
+    0
     """
     parser = _parser()
     args = parser.parse_args(argv)

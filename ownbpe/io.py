@@ -85,7 +85,12 @@ def read_gpt2_files(
         `(vocab, merges, specials)`: id -> bytes for the ordinary tokens, merges in order, and
         the entries that are not valid GPT-2 byte strings but look like `<|...|>` special tokens.
 
-    >>> # vocab, merges, specials = read_gpt2_files("gpt2_vocab.json", "gpt2_merges.txt")
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = Path(folder, "vocab.json").write_text('{"a": 0, "b": 1, "ab": 2, "<|endoftext|>": 3}')
+    ...     _ = Path(folder, "merges.txt").write_text("#version: 0.2\\na b\\n")
+    ...     read_gpt2_files(Path(folder, "vocab.json"), Path(folder, "merges.txt"))
+    ({0: b'a', 1: b'b', 2: b'ab'}, [(b'a', b'b')], {'<|endoftext|>': 3})
     """
     vocab_path, merges_path = Path(vocab_path), Path(merges_path)
     try:
@@ -119,7 +124,11 @@ def read_gpt2_files(
 def read_tiktoken_ranks(path: str | Path) -> dict[bytes, int]:
     """Read a tiktoken rank file (`base64-token rank` per line; `.gz` is decompressed).
 
-    >>> # ranks = read_tiktoken_ranks("o200k_base.tiktoken")
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = Path(folder, "tiny.tiktoken").write_bytes(b"YQ== 0\\nYg== 1\\nYWI= 2\\n")
+    ...     read_tiktoken_ranks(Path(folder, "tiny.tiktoken"))
+    {b'a': 0, b'b': 1, b'ab': 2}
     """
     path = Path(path)
     data = _read_bytes(path)

@@ -27,6 +27,7 @@ Custom patterns get no safe cuts except special tokens: exactness first.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import regex
 
@@ -68,8 +69,54 @@ _CHUNK_RE = re.compile(
     rf"|[{_WS_CLASS}]++"
 )
 
-# Cut positions for streaming (kinds A and B), searched from the end of a buffer.
+# ASCII twins of the three patterns for the stdlib `re`, about twice as fast as `regex` on the
+# same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
+# `[a-z]`, `\p{N}` is `[0-9]`, `\p{Lt}`, `\p{Lm}`, `\p{Lo}` and `\p{M}` match nothing, and `\s` is
+# the six characters below, so each twin finds exactly what its original finds (tested on
+# random ASCII text and the standard library's sources).
+_A_WS = r"\t\n\x0b\x0c\r "  # the ASCII part of `_WS` (a test checks it)
+_ASCII_TWINS = {
+    GPT2_PATTERN: rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^{_A_WS}A-Za-z0-9]++|[{_A_WS}]++$"""
+    rf"""|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    CL100K_PATTERN: rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_WS}A-Za-z0-9]++[\r\n]*+"""
+    rf"""|[{_A_WS}]++$|[{_A_WS}]*[\r\n]|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    O200K_PATTERN: "|".join(
+        [
+            r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[0-9]{1,3}""",
+            rf""" ?[^{_A_WS}A-Za-z0-9]+[\r\n/]*""",
+            rf"""[{_A_WS}]*[\r\n]+""",
+            rf"""[{_A_WS}]+(?![^{_A_WS}])""",
+            rf"""[{_A_WS}]+""",
+        ]
+    ),
+}
+
+
+def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
+    """`findall` for `pattern`: for a built-in pattern, ASCII text goes to its faster `re` twin.
+
+    >>> pretokenizer(GPT2_PATTERN)("Hello, wörld!")
+    ['Hello', ',', ' wörld', '!']
+    """
+    findall = regex.compile(pattern).findall
+    twin = _ASCII_TWINS.get(pattern)
+    if twin is None:
+        return findall
+    ascii_findall = re.compile(twin).findall
+
+    def pretokenize(text: str) -> list[str]:
+        # str.isascii() reads a flag: it costs nothing whatever the length.
+        return ascii_findall(text) if text.isascii() else findall(text)
+
+    return pretokenize
+
+
+# Cut positions for streaming (kinds A and B), searched from the end of a buffer; and forwards.
 _CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)", flags=regex.REVERSE)
+_FORWARD_CUTS = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def is_builtin(pattern: str) -> bool:
@@ -103,6 +150,34 @@ def last_safe_cut(text: str, start: int = 0, end: int | None = None) -> int:
     # The `regex` module's lookbehinds do not see before `pos`, so search from `start` itself.
     m = _CUT_RE.search(text, start, len(text) if end is None else end)
     return m.start() if m and m.start() > start else -1
+
+
+def ascii_runs(text: str) -> list[tuple[str, bool]]:
+    """Cut `text` at safe cuts (kinds A and B) into parts that are all ASCII or not.
+
+    Returns `(part, is_ascii)` in order; `"".join` of the parts gives `text` back. Each
+    non-ASCII stretch is widened to the nearest safe cuts around it, so every part pre-tokenizes
+    on its own as it does in `text`. Only valid for the built-in patterns.
+
+    >>> ascii_runs("plain text, then café au lait and more")
+    [('plain text, then', True), (' café', False), (' au lait and more', True)]
+    """
+    out = []
+    pos = 0
+    for m in _NON_ASCII.finditer(text):
+        first, stop = m.span()
+        if stop <= pos:  # already inside the previous non-ASCII part
+            continue
+        start = pos if first < pos else max(last_safe_cut(text, pos, first + 1), pos)
+        # The first cut at or after the run's end; lookbehinds see from the search start on.
+        end = next((c.start() for c in _FORWARD_CUTS.finditer(text, max(stop - 2, 0)) if c.start() >= stop), len(text))
+        if start > pos:
+            out.append((text[pos:start], True))
+        out.append((text[start:end], False))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], True))
+    return out
 
 
 def stream_cut(buf: str, start: int, builtin: bool, specials: regex.Pattern | None, max_special_len: int) -> int:

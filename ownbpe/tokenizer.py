@@ -13,22 +13,27 @@ ranks and reproduces its ids exactly.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import regex
 
 from . import io
-from .bpe import merge_pairs, merge_ranked
+from . import batch
+from .bpe import byte_pair_table, merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
-from .patterns import GPT2_PATTERN, chunk_text, is_builtin, stream_cut
+from .patterns import GPT2_PATTERN, ascii_runs, chunk_text, is_builtin, pretokenizer, stream_cut
 
 # Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
 # run would otherwise pin its text and ids in memory).
 MAX_CACHED_CHARS = 1024
-# Approximate memory the two caches may use before they are emptied (see `_remember`).
+# Approximate memory the two caches may use before they are emptied (see `_cache_many`).
 DEFAULT_CACHE_BYTES = 32 << 20
+# Texts longer than this are first sampled (their first SAMPLE_CHARS characters) to choose
+# between the chunk cache and encoding pre-tokens directly (see `_looks_new`).
+SAMPLE_CHARS = 4096
 # encode_iterable works on blocks of about this many characters.
 STREAM_BLOCK = 1 << 16
 
@@ -141,7 +146,15 @@ class Tokenizer:
 
         `<|...|>` entries of the vocab become special tokens (add others with `special_tokens`).
 
-        >>> # tok = Tokenizer.from_gpt2_files("gpt2_vocab.json", "gpt2_merges.txt")
+        >>> import json, tempfile
+        >>> chars = io.gpt2_byte_to_char()  # GPT-2 writes each byte as a printable character
+        >>> encoder = {chars[b]: b for b in range(256)} | {"ab": 256, "<|endoftext|>": 257}
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     _ = Path(folder, "vocab.json").write_text(json.dumps(encoder), encoding="utf-8")
+        ...     _ = Path(folder, "merges.txt").write_text("#version: 0.2\\na b\\n", encoding="utf-8")
+        ...     tok = Tokenizer.from_gpt2_files(Path(folder, "vocab.json"), Path(folder, "merges.txt"))
+        >>> tok.encode("abc<|endoftext|>")
+        [256, 99, 257]
         """
         vocab, merges, specials = io.read_gpt2_files(vocab_path, merges_path)
         for text in special_tokens or ():
@@ -163,7 +176,13 @@ class Tokenizer:
     ) -> "Tokenizer":
         """Train on a UTF-8 text file (see `ownbpe.train_bpe`) and return the tokenizer.
 
-        >>> # tok = Tokenizer.train("corpus.txt", 1000, ["<|endoftext|>"])
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     corpus = Path(folder, "corpus.txt")
+        ...     _ = corpus.write_text("low lower lowest<|endoftext|>" * 3, encoding="utf-8")
+        ...     tok = Tokenizer.train(corpus, 259, ["<|endoftext|>"])
+        >>> tok.merges, tok.special_tokens
+        ([(b'o', b'w'), (b'l', b'ow')], {'<|endoftext|>': 258})
         """
         from .train import train_bpe
 
@@ -197,7 +216,13 @@ class Tokenizer:
     def load(cls, path: str | Path) -> "Tokenizer":
         """Load a model written by `save`. A corrupt file raises ValueError naming the line.
 
-        >>> # tok = Tokenizer.load("my.model")
+        >>> import tempfile
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     tok.save(Path(folder, "my.model"))
+        ...     loaded = Tokenizer.load(Path(folder, "my.model"))
+        >>> loaded.encode("lowest<|endoftext|>") == tok.encode("lowest<|endoftext|>")
+        True
         """
         model = io.read_model(path)
         try:
@@ -214,7 +239,12 @@ class Tokenizer:
     def save(self, path: str | Path) -> None:
         """Write the model as versioned, human-readable text (see `ownbpe.io`).
 
-        >>> # tok.save("my.model"); Tokenizer.load("my.model")
+        >>> import tempfile
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     tok.save(Path(folder, "my.model"))
+        ...     Path(folder, "my.model").read_text(encoding="utf-8").splitlines()[0]
+        'ownbpe v1'
         """
         io.write_model(
             path, pattern=self.pattern, rule=self.rule, vocab=self.vocab, merges=self.merges, specials=self.special_tokens
@@ -240,7 +270,9 @@ class Tokenizer:
 
         Lone surrogates are replaced with U+FFFD first, as tiktoken does.
 
-        >>> # tok.encode("Hello world<|endoftext|>")
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> tok.encode("lowest<|endoftext|>")  # l, ow... were merged into 257 = "low"
+        [257, 101, 115, 116, 258]
         """
         if self._special_re is None:
             return self.encode_ordinary(text)
@@ -259,7 +291,9 @@ class Tokenizer:
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode `text` treating special-token strings as plain text.
 
-        >>> # tok.encode_ordinary("<|endoftext|>")  # several ordinary tokens
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> len(tok.encode_ordinary("<|endoftext|>")), len(tok.encode("<|endoftext|>"))
+        (13, 1)
         """
         try:
             return self._encode_ordinary(text)
@@ -267,57 +301,80 @@ class Tokenizer:
             return self._encode_ordinary(_fix_surrogates(text))
 
     def _encode_ordinary(self, text: str) -> list[int]:
-        # Hot path: one cheap regex pass, then cache lookups done by map() in C. Misses are
-        # rare on a warm cache and handled in a second pass.
-        if self._builtin:
-            units = chunk_text(text)
-            slow = self._encode_chunk
-        else:
-            units = self._findall(text)
-            slow = self._encode_piece
-        get = self._chunk_cache.get
-        found = list(map(get, units))
+        if self._builtin and len(text) > SAMPLE_CHARS and self._looks_new(text):
+            return self._encode_new(text)
+        # Hot path: one cheap regex pass, then cache lookups done by map() in C. The misses
+        # are encoded together in a second pass (see `batch`).
+        units = chunk_text(text) if self._builtin else self._findall(text)
+        found = list(map(self._chunk_cache.get, units))
         if None in found:
-            for k, ids in enumerate(found):
-                if ids is None:
-                    # Look again: an earlier miss in this same text may have filled it.
-                    found[k] = get(units[k]) or slow(units[k])
+            missing = batch.missing_units(units, found)
+            if self._builtin:
+                # One pre-tokenization for all the new chunks, joined (see `batch.join_chunks`);
+                # two if some are ASCII and some not, so that the ASCII ones get the faster twin.
+                new = {}
+                for group in batch.split_ascii(missing):
+                    group = batch.join_chunks(units, group)
+                    pieces = self._findall("".join(group))
+                    piece_ids = list(map(self._piece_ids(pieces).__getitem__, pieces))
+                    new.update(zip(group, batch.regroup(group, pieces, piece_ids)))
+            else:  # the units are pre-tokens already
+                new = dict(zip(missing, self._encode_pieces(missing)))
+            self._cache_many(self._chunk_cache, new)
+            found = list(map(new.get, units, found))
         return list(chain.from_iterable(found))
 
-    def _encode_chunk(self, chunk: str) -> tuple[int, ...]:
-        ids: list[int] = []
-        get = self._piece_cache.get
-        for piece in self._findall(chunk):
-            got = get(piece)
-            ids += got if got is not None else self._encode_piece(piece, self._piece_cache)
-        result = tuple(ids)
-        self._remember(self._chunk_cache, chunk, result)
-        return result
+    def _looks_new(self, text: str) -> bool:
+        """Whether the start of `text` is new to both caches (then `_encode_new` is faster).
 
-    def _encode_piece(self, piece: str, cache: dict | None = None) -> tuple[int, ...]:
-        data = piece.encode("utf-8")
+        A text whose chunks are unknown but whose pre-tokens are known is being seen again:
+        it takes the chunk path, which fills the chunk cache for the next time.
+        """
+        sample = chunk_text(text[:SAMPLE_CHARS])[:-1]  # the last chunk may be cut short
+        if not sample or sum(map(self._chunk_cache.__contains__, sample)) * 2 >= len(sample):
+            return False
+        pieces = self._findall("".join(sample))
+        return sum(map(self._piece_cache.__contains__, pieces)) * 2 < len(pieces)
+
+    def _encode_new(self, text: str) -> list[int]:
+        # First sight of a text: pre-tokenize all of it (ASCII stretches with the pattern's
+        # faster twin) and look up, or encode, each distinct pre-token once. Skipping the
+        # chunk cache saves regrouping pre-tokens into chunks: new text is mostly seen once.
+        pieces: list[str] = []
+        for part, _ in ascii_runs(text):
+            pieces += self._findall(part)
+        return list(chain.from_iterable(map(self._piece_ids(pieces).__getitem__, pieces)))
+
+    def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
+        """Pre-token -> ids for every distinct one of `pieces`: cached, or encoded once."""
+        distinct = list(dict.fromkeys(pieces))
+        found = list(map(self._piece_cache.get, distinct))
+        if None in found:
+            missing = list(compress(distinct, map(is_, found, repeat(None))))
+            new = dict(zip(missing, self._encode_pieces(missing)))
+            self._cache_many(self._piece_cache, new)
+            found = list(map(new.get, distinct, found))
+        return dict(zip(distinct, found))  # type: ignore[arg-type]  # no None left
+
+    def _encode_pieces(self, pieces: list[str]) -> list[tuple[int, ...]]:
         if self.rule == "ranked":
-            rank = self._encoder.get(data)
-            if rank is not None:
-                result: tuple[int, ...] = (rank,)
-            else:
-                result = tuple(map(self._encoder.__getitem__, merge_ranked(data, self._encoder)))
-        else:
-            result = tuple(map(self._encoder.__getitem__, merge_pairs(data, self._pair_ranks)))
-        self._remember(self._chunk_cache if cache is None else cache, piece, result)
-        return result
+            return batch.ranked_piece_ids(pieces, self._encoder, self._byte_ids, self._byte_pair_ranks)
+        return batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)
 
-    def _remember(self, cache: dict, key: str, ids: tuple[int, ...]) -> None:
-        if len(key) > MAX_CACHED_CHARS or key in cache:
-            return
+    def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
+        if max(map(len, new)) > MAX_CACHED_CHARS:
+            new = {key: ids for key, ids in new.items() if len(key) <= MAX_CACHED_CHARS}
         # Rough bytes per entry: the key string, the tuple and the dict slot.
-        self._cache_load += 160 + 2 * len(key) + 8 * len(ids)
-        if self._cache_load > self._cache_bytes:
+        load = 160 * len(new) + 2 * sum(map(len, new)) + 8 * sum(map(len, new.values()))
+        if self._cache_load + load > self._cache_bytes:
             # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
             self._chunk_cache.clear()
             self._piece_cache.clear()
             self._cache_load = 0
-        cache[key] = ids
+            if load > self._cache_bytes:
+                return  # more new text than the whole budget: keep none of it
+        cache.update(new)
+        self._cache_load += load
 
     def encode_iterable(self, texts: Iterable[str], *, ordinary: bool = False) -> Iterator[int]:
         """Encode a stream of strings lazily, exactly as `encode("".join(texts))` would.
@@ -330,7 +387,9 @@ class Tokenizer:
             texts: strings, e.g. an open text file (lines) or fixed-size reads.
             ordinary: treat special-token strings as plain text (like `encode_ordinary`).
 
-        >>> # with open("big.txt") as f: ids = list(tok.encode_iterable(f))
+        >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
+        >>> list(tok.encode_iterable(["low", "er lo", "west"])) == tok.encode("lower lowest")
+        True
         """
         encode = self.encode_ordinary if ordinary or self._special_re is None else self.encode
         specials = None if ordinary else self._special_re
@@ -402,7 +461,8 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of `ids` joined.
 
-        >>> # tok.decode_bytes([72, 105]) == b"Hi"
+        >>> Tokenizer.train_from_iterator(["low lower"], 257).decode_bytes([72, 105, 256])
+        b'Hiow'
         """
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
@@ -415,7 +475,9 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Decode `ids` to text; malformed UTF-8 (e.g. half a character) becomes U+FFFD.
 
-        >>> # tok.decode(tok.encode("héllo")) == "héllo"
+        >>> tok = Tokenizer.train_from_iterator(["low lower"], 257)
+        >>> tok.decode(tok.encode("héllo")), tok.decode([195])  # 195 is half of "é"
+        ('héllo', '\ufffd')
         """
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
@@ -448,7 +510,7 @@ class Tokenizer:
         self.pattern = pattern
         self._encoder = encoder
         self._pattern = compiled
-        self._findall = compiled.findall
+        self._findall = pretokenizer(pattern)  # ASCII text goes to a faster twin (see `patterns`)
         self._builtin = is_builtin(pattern)
         self._n_vocab = max(vocab) + 1
         self._special_re = (
@@ -457,6 +519,9 @@ class Tokenizer:
             else None
         )
         self._max_special_len = max(map(len, specials), default=0)
+        if rule == "ranked":  # tables for `batch.ranked_piece_ids`
+            self._byte_ids = [encoder[bytes([b])] for b in range(256)]
+            self._byte_pair_ranks = byte_pair_table(encoder)
         self._chunk_cache: dict[str, tuple[int, ...]] = {}
         self._piece_cache: dict[str, tuple[int, ...]] = {}
         self._cache_bytes = cache_bytes

@@ -16,8 +16,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from heapq import heapify, heappop, heappush
-from itertools import repeat
-from operator import lshift, or_
+from operator import add
 from typing import Iterable
 
 import regex
@@ -56,7 +55,14 @@ def train_bpe(
         ValueError: vocab_size too small, invalid UTF-8 (with the byte offset), bad arguments.
         FileNotFoundError: no such file.
 
-    >>> # vocab, merges = train_bpe("corpus.en", 500, ["<|endoftext|>"])
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     corpus = Path(folder, "corpus.txt")
+    ...     _ = corpus.write_text("low lower lowest<|endoftext|>" * 3, encoding="utf-8")
+    ...     vocab, merges = train_bpe(corpus, 259, ["<|endoftext|>"])
+    >>> merges, vocab[257], vocab[258]
+    ([(b'o', b'w'), (b'l', b'ow')], b'low', b'<|endoftext|>')
     """
     specials = _check_args(vocab_size, special_tokens, pattern, workers)
     counts = count_file(input_path, specials, pattern, workers=workers, progress=progress)
@@ -93,14 +99,17 @@ def _train_from_counts(
     counts: dict[str, int], vocab_size: int, specials: list[str], progress: bool
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     n_merges = vocab_size - 256 - len(specials)
-    words: list[list[int]] = []
+    words: list[str] = []
     freqs: list[int] = []
     # The caller hands `counts` over: emptying it frees each string as its word is made.
     while counts:
         piece, c = counts.popitem()
-        data = piece.encode("utf-8")
-        if len(data) > 1:  # a single byte holds no pair
-            words.append(list(data))
+        # A word is a str with one character per token, character k being token id k; latin-1
+        # turns each byte into the character of its own id. Strings make the merge loop's
+        # searches and replacements C calls (find, replace) and take half the memory of lists.
+        word = piece.encode("utf-8").decode("latin-1")
+        if len(word) > 1:  # a single byte holds no pair
+            words.append(word)
             freqs.append(c)
     tokens, pairs = _learn_merges(words, freqs, n_merges, progress)
     vocab = dict(enumerate(tokens))
@@ -110,39 +119,42 @@ def _train_from_counts(
 
 
 _COMPLEMENT = bytes(range(255, -1, -1))
+_MAX_VOCAB = 0x110000  # one past the largest code point: chr(id) must exist
 
 
 def _order_key(token: bytes) -> str:
     """A string whose ascending order is the descending byte order of `token`.
 
     Complementing each byte reverses the order of differing bytes; the final U+0100 sorts a
-    longer token (greater as bytes) before its own prefix.
+    longer token (greater as bytes) before its own prefix. Because U+0100 occurs only at the
+    end, the key of a pair `(a, b)` can be the concatenation `key(a) + key(b)`: it sorts
+    exactly like the tuple of the two keys.
     """
     return token.translate(_COMPLEMENT).decode("latin-1") + "\u0100"
 
 
 def _learn_merges(
-    words: list[list[int]], freqs: list[int], n_merges: int, progress: bool
+    words: list[str], freqs: list[int], n_merges: int, progress: bool
 ) -> tuple[list[bytes], list[tuple[int, int]]]:
-    """The merge loop. `words` are pre-tokens as lists of token ids (changed in place).
+    """The merge loop. `words` are pre-tokens as strings of token ids (changed in place).
 
-    A pair `(a, b)` is the int `a << shift | b`: half the memory of a tuple, and as fast.
+    A pair of tokens is the two-character string of their ids: a slice of a word, so finding
+    and replacing it in a word are C string operations.
     """
     tokens = [bytes([b]) for b in range(256)]
     keys = [_order_key(t) for t in tokens]
-    shift = max(256 + n_merges, 2).bit_length()
-    mask = (1 << shift) - 1
-    pair_counts: dict[int, int] = {}
+    pair_counts: dict[str, int] = {}
     # pair -> the words that contain it: a bare int for one word (most pairs), else a list.
     # Not sets (a fifth of the memory): a word is only ever added right after itself, so
     # checking the last entry keeps them free of duplicates.
-    where: dict[int, int | list[int]] = {}
+    where: dict[str, int | list[int]] = {}
     get = pair_counts.get
+    where_get = where.get
     for w, word in enumerate(words):
         f = freqs[w]
-        for pair in map(or_, map(lshift, word, repeat(shift)), word[1:]):
+        for pair in map(add, word, word[1:]):
             pair_counts[pair] = get(pair, 0) + f
-            found = where.get(pair)
+            found = where_get(pair)
             if found is None:
                 where[pair] = w
             elif found.__class__ is int:
@@ -150,123 +162,102 @@ def _learn_merges(
                     where[pair] = [found, w]
             elif found[-1] != w:
                 found.append(w)
-    # Max-heap by (count, (left, right) as bytes): negated count, complemented byte keys.
-    heap = [(-c, keys[pair >> shift], keys[pair & mask], pair) for pair, c in pair_counts.items()]
+    # Max-heap by (count, (left, right) as bytes): negated count, then the pair's order key.
+    heap = [(-c, keys[ord(pair[0])] + keys[ord(pair[1])], pair) for pair, c in pair_counts.items()]
     heapify(heap)
     merges: list[tuple[int, int]] = []
     bar = _progress_bar(progress, n_merges, "merging", "merges")
     while len(merges) < n_merges and heap:
-        negative, key_a, key_b, pair = heappop(heap)
+        negative, key, pair = heappop(heap)
         count = get(pair, 0)
         if count != -negative:  # out of date: counts only decrease, so re-queue the truth
             if count > 0:
-                heappush(heap, (-count, key_a, key_b, pair))
+                heappush(heap, (-count, key, pair))
             continue
-        a, b = pair >> shift, pair & mask
+        a, b = ord(pair[0]), ord(pair[1])
         z = len(tokens)
         tokens.append(tokens[a] + tokens[b])
         keys.append(_order_key(tokens[z]))
         merges.append((a, b))
         bar.update()
-        for new in _apply_merge(a, b, z, shift, words, freqs, pair_counts, where):
-            heappush(heap, (-pair_counts[new], keys[new >> shift], keys[new & mask], new))
+        for new in _apply_merge(pair, chr(z), words, freqs, pair_counts, where):
+            heappush(heap, (-pair_counts[new], keys[ord(new[0])] + keys[ord(new[1])], new))
     bar.close()
     return tokens, merges
 
 
 def _apply_merge(
-    a: int,
-    b: int,
-    z: int,
-    shift: int,
-    words: list[list[int]],
-    freqs: list[int],
-    pair_counts: dict[int, int],
-    where: dict[int, int | list[int]],
-) -> set[int]:
-    """Replace `(a, b)` by `z` in every word that has it; fix the counts of neighbouring pairs.
+    pair: str, z: str, words: list[str], freqs: list[int], pair_counts: dict[str, int], where: dict[str, int | list[int]]
+) -> set[str]:
+    """Replace `pair` by the token `z` in every word that has it; fix the counts of the pairs around it.
 
     Returns the new pairs (all contain `z`), whose counts are final once every word is done.
     """
-    new_pairs: set[int] = set()
+    new_pairs: set[str] = set()
     counts_get = pair_counts.get
     where_get = where.get
-    ab = a << shift | b
-    ba = b << shift | a
-    targets = where.pop(ab, ())
+    a, b = pair
+    ba = b + a
+    zz = z + z
+    targets = where.pop(pair, ())
     for w in (targets,) if targets.__class__ is int else targets:
         word = words[w]
-        k = word.count(a)  # occurrences of `a` left to look at; 0: the lazy index is stale
-        if not k:
+        j = word.find(pair)
+        if j < 0:  # the lazy index is stale: an earlier merge took the pair from this word
             continue
-        n = len(word)
         f = freqs[w]
-        out: list[int] = []
-        i = 0
-        found = False
-        while k > 0:
-            j = word.index(a, i)
-            if j + 1 < n and word[j + 1] == b:
-                found = True
-                if j > i:
-                    out += word[i:j]
-                if out:
-                    # The pair on the left changes: (left, a) -> (left, z). If left is the z
-                    # made just before, the old pair was (b, a).
-                    left = out[-1]
-                    old = ba if left == z else left << shift | a
-                    c = counts_get(old, 0) - f
-                    if c > 0:
-                        pair_counts[old] = c
-                    else:
-                        pair_counts.pop(old, None)
-                        where.pop(old, None)
-                    new = left << shift | z
-                    pair_counts[new] = counts_get(new, 0) + f
-                    new_pairs.add(new)
-                    found_in = where_get(new)
-                    if found_in is None:
-                        where[new] = w
-                    elif found_in.__class__ is int:
-                        if found_in != w:
-                            where[new] = [found_in, w]
-                    elif found_in[-1] != w:
-                        found_in.append(w)
-                out.append(z)
-                i = j + 2
-                k -= 2 if a == b else 1
-                if i < n:
-                    right = word[i]
-                    # The pair on the right changes too, unless another (a, b) starts there:
-                    # then it is that one's left pair.
-                    if not (right == a and i + 1 < n and word[i + 1] == b):
-                        old = b << shift | right
-                        c = counts_get(old, 0) - f
-                        if c > 0:
-                            pair_counts[old] = c
-                        else:
-                            pair_counts.pop(old, None)
-                            where.pop(old, None)
-                        new = z << shift | right
-                        pair_counts[new] = counts_get(new, 0) + f
-                        new_pairs.add(new)
-                        found_in = where_get(new)
-                        if found_in is None:
-                            where[new] = w
-                        elif found_in.__class__ is int:
-                            if found_in != w:
-                                where[new] = [found_in, w]
-                        elif found_in[-1] != w:
-                            found_in.append(w)
-            else:
-                out += word[i : j + 1]
-                i = j + 1
-                k -= 1
-        if found:
-            if i < n:
-                out += word[i:]
-            words[w] = out
-    pair_counts.pop(ab, None)
+        n = len(word)
+        end = -1  # where the previous occurrence of the pair ended
+        while j >= 0:
+            if j:
+                # The pair on the left changes: (left, a) -> (left, z). If the previous
+                # occurrence ends here, its z is the left token and the old pair was (b, a).
+                if j == end:
+                    old, new = ba, zz
+                else:
+                    left = word[j - 1]
+                    old, new = left + a, left + z
+                c = pair_counts[old] - f
+                if c:
+                    pair_counts[old] = c
+                else:
+                    del pair_counts[old]
+                    where.pop(old, None)
+                pair_counts[new] = counts_get(new, 0) + f
+                new_pairs.add(new)
+                found_in = where_get(new)
+                if found_in is None:
+                    where[new] = w
+                elif found_in.__class__ is int:
+                    if found_in != w:
+                        where[new] = [found_in, w]
+                elif found_in[-1] != w:
+                    found_in.append(w)
+            end = j + 2
+            j = word.find(pair, end)
+            # The pair on the right changes too, unless another occurrence starts right
+            # there: then it is that one's left pair.
+            if end < n and j != end:
+                right = word[end]
+                old, new = b + right, z + right
+                c = pair_counts[old] - f
+                if c:
+                    pair_counts[old] = c
+                else:
+                    del pair_counts[old]
+                    where.pop(old, None)
+                pair_counts[new] = counts_get(new, 0) + f
+                new_pairs.add(new)
+                found_in = where_get(new)
+                if found_in is None:
+                    where[new] = w
+                elif found_in.__class__ is int:
+                    if found_in != w:
+                        where[new] = [found_in, w]
+                elif found_in[-1] != w:
+                    found_in.append(w)
+        words[w] = word.replace(pair, z)
+    pair_counts.pop(pair, None)
     return new_pairs
 
 
@@ -288,6 +279,9 @@ def _check_args(vocab_size: int, special_tokens: Iterable[str], pattern: str, wo
             f"vocab_size={vocab_size} is too small: it must be at least 256 (one token per byte) + "
             f"{len(specials)} special token{'s' if len(specials) != 1 else ''} = {minimum}"
         )
+    if vocab_size > _MAX_VOCAB:
+        # Words hold one character per token id (see `_train_from_counts`).
+        raise ValueError(f"vocab_size={vocab_size} is too large: ownbpe trains at most {_MAX_VOCAB:,} tokens")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive int or None (all CPUs), got {workers!r}")
     try:

@@ -1,13 +1,15 @@
-"""ownbpe against tiktoken and HF `tokenizers`, measured in the same run (issue 3's targets).
+"""ownbpe against tiktoken and HF `tokenizers`, measured in the same run (issue 15's targets).
 
-* train `corpus.en` at 500 (CS336): median wall time (target <= 0.2 s);
+* train `corpus.en` at 500 (CS336): median wall time (target <= 0.1 s);
 * train ~10 MB of English prose at 10k and 32k, and ~20 MB of Python standard-library source at
   32k: wall time and peak RSS as ratios to HF `tokenizers`' BpeTrainer with the ByteLevel
-  pre-tokenizer (targets: <= 1.5x time, <= 1x RSS). Each run is a fresh process;
-* encode with o200k ranks, warm cache, one thread: throughput ratio to tiktoken on prose, code and
-  all of FLORES-200 (targets >= 0.5, >= 0.5, >= 0.2), plus GPT-2 against HF `tokenizers`;
+  pre-tokenizer (targets: <= 1x time, <= 1x RSS). Each run is a fresh process;
+* encode with o200k ranks, one thread, as ratios to tiktoken on prose, code and all of
+  FLORES-200: cold (a fresh tokenizer; targets >= 0.45, >= 0.45, >= 0.15), the same text seen
+  again (it fills the chunk cache), and warm (targets >= 0.5, >= 0.5, >= 0.2); plus GPT-2
+  against HF `tokenizers`;
 * `encode_iterable` over a 100 MB file: peak memory growth (target < 64 MB);
-* long runs of one character: 1 MB (target < 5 s) and 10 MB (target <= 15x the 1 MB time);
+* long runs of one character: 1 MB (target < 5 s) and 10 MB (target <= 12x the 1 MB time);
 * where training time goes: reading, pre-tokenizing + counting, merging.
 
 The prose corpus is built from text that is always here (FLORES-200 English, the CS336
@@ -223,8 +225,8 @@ def bench_train_small(results: dict) -> None:
 
     corpus = SHARED / "conformance" / "cs336" / "corpus.en"
     median = median_time(lambda _: ownbpe.train_bpe(corpus, 500, ["<|endoftext|>"]), 9)
-    results["train_corpus_en_500"] = {"median_s": round(median, 3), "target_s": 0.2, "ok": median <= 0.2}
-    print(f"train corpus.en/500: median {median:.3f} s (target <= 0.2 s)")
+    results["train_corpus_en_500"] = {"median_s": round(median, 3), "target_s": 0.1, "ok": median <= 0.1}
+    print(f"train corpus.en/500: median {median:.3f} s (target <= 0.1 s)")
 
 
 def bench_train_large(results: dict, tmp: Path) -> None:
@@ -255,17 +257,17 @@ def bench_train_large(results: dict, tmp: Path) -> None:
         rows.append(row)
         print(f"train {kind} {row['mb']} MB @ {vocab_size}: ownbpe {row['ownbpe_s']} s "
               f"(read+count {row['ownbpe_count_s']}, merge {row['ownbpe_merge_s']}; {own['n_pretokens']} distinct pre-tokens) "
-              f"vs HF {row['hf_s']} s -> x{row['time_ratio']} (target <= 1.5); peak memory {row['ownbpe_peak_mb']} MB "
+              f"vs HF {row['hf_s']} s -> x{row['time_ratio']} (target <= 1); peak memory {row['ownbpe_peak_mb']} MB "
               f"vs HF {row['hf_peak_mb']} MB -> x{row['memory_ratio']} (target <= 1)")
     results["train_large"] = rows
 
 
 def bench_encode(results: dict) -> None:
-    """o200k ranks, one thread, warm cache (each text encoded once before timing).
+    """o200k ranks, one thread: cold (a fresh tokenizer), seen again, then warm.
 
     Prose and code are one ~3 MB text each. FLORES-200 is 46 files (23 languages x 2 splits),
-    each timed warm after its own first pass: a whole-corpus pass would exceed the cache's
-    default memory budget (32 MB) and measure the cold path instead, which is reported too.
+    each timed after its own first pass: a whole-corpus pass would exceed the cache's default
+    memory budget (32 MB) and measure the cold path instead, which is reported too.
     """
     import tiktoken
 
@@ -274,7 +276,6 @@ def bench_encode(results: dict) -> None:
     ranks = o200k_ranks()
     specials = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
     enc = tiktoken.Encoding("o200k_base", pat_str=ownbpe.O200K_PATTERN, mergeable_ranks=ranks, special_tokens=specials)
-    tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)
     size = MB if QUICK else 3 * MB
     flores = sorted((SHARED / "corpora" / "flores200").glob("*/*.dev*"))
     sets = {
@@ -285,21 +286,28 @@ def bench_encode(results: dict) -> None:
     rows = []
     for name, texts in sets.items():
         mb = sum(len(t.encode("utf-8")) for t in texts) / MB
-        cold = warm = ref = 0.0
+        tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)  # cold for each set
+        cold = again = warm = ref = 0.0
         for text in texts:
             t0 = time.perf_counter()
-            ids = tok.encode_ordinary(text)  # cold: fills the cache
+            ids = tok.encode_ordinary(text)  # cold: caches its pre-tokens
             cold += time.perf_counter() - t0
             assert ids == enc.encode_ordinary(text), f"ownbpe differs from tiktoken on {name}"
+            t0 = time.perf_counter()
+            tok.encode_ordinary(text)  # seen again: fills the chunk cache
+            again += time.perf_counter() - t0
             warm += median_time(lambda _: tok.encode_ordinary(text), 3)
             ref += median_time(lambda _: enc.encode_ordinary(text), 3)
         target = 0.2 if name.startswith("flores") else 0.5
+        cold_target = 0.15 if name.startswith("flores") else 0.45
         row = {"text": name, "mb": round(mb, 2), "tiktoken_mb_s": round(mb / ref, 2), "ownbpe_warm_mb_s": round(mb / warm, 2),
                "ownbpe_cold_mb_s": round(mb / cold, 2), "ratio_warm": round(ref / warm, 2), "ratio_cold": round(ref / cold, 2),
-               "target": target, "ok": ref / warm >= target}
+               "ratio_again": round(ref / again, 2), "target": target, "cold_target": cold_target,
+               "ok": ref / warm >= target and ref / cold >= cold_target}
         rows.append(row)
-        print(f"encode o200k {name} {mb:.1f} MB: tiktoken {row['tiktoken_mb_s']} MB/s, ownbpe warm {row['ownbpe_warm_mb_s']} "
-              f"MB/s (x{row['ratio_warm']}, target >= {target}), cold {row['ownbpe_cold_mb_s']} MB/s (x{row['ratio_cold']})")
+        print(f"encode o200k {name} {mb:.1f} MB: tiktoken {row['tiktoken_mb_s']} MB/s; ownbpe cold {row['ownbpe_cold_mb_s']} MB/s "
+              f"(x{row['ratio_cold']}, target >= {cold_target}), seen again x{row['ratio_again']}, warm "
+              f"{row['ownbpe_warm_mb_s']} MB/s (x{row['ratio_warm']}, target >= {target})")
     tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)
     whole = "\n".join(sets["flores200 (46 files)"])
     t0 = time.perf_counter()
@@ -387,7 +395,7 @@ def bench_long_runs(results: dict) -> None:
                "scaling_wall": round(wall_large / wall_small, 1), "scaling_cpu": round(cpu_large / cpu_small, 1)}
         rows.append(row)
         print(f"long run {char!r}: {row['small_mb']:g} MB in {row['small_s']} s (target < 5 s), {row['large_mb']:g} MB in "
-              f"{row['large_s']} s -> x{row['scaling_wall']} wall, x{row['scaling_cpu']} CPU for 10x input (target <= 15)")
+              f"{row['large_s']} s -> x{row['scaling_wall']} wall, x{row['scaling_cpu']} CPU for 10x input (target <= 12)")
     results["long_runs"] = rows
 
 

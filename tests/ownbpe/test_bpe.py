@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ownbpe import bpe
+from ownbpe import _educational, batch
 from ownbpe.bpe import merge_pairs, merge_ranked
 
 from .conftest import MAX_EXAMPLES
@@ -98,3 +99,36 @@ def test_long_runs_give_the_same_tokens_either_way(n):
     ranks = BYTES | {b"aa": 300, b"aaaa": 301, b"aaa": 302, b"a" * 8: 299}
     piece = b"a" * n
     assert merge_ranked(piece, ranks) == _scan(merge_ranked, piece, ranks, [])
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(piece_and_table())
+def test_batched_scan_equals_one_merge_at_a_time(case):
+    # The reference merges one pair per step; the scan merges every occurrence of the best
+    # rank in one pass, with or without the byte-pair table.
+    piece, ranks = case
+    steps = _educational.encode_steps(piece, ranks)
+    expected = list(steps[-1].parts) if steps else [bytes([b]) for b in piece]
+    for table in (None, bpe.byte_pair_table(ranks)):
+        trace = []
+        old = bpe.LONG_PIECE_BYTES
+        bpe.LONG_PIECE_BYTES = 1 << 30
+        try:
+            assert merge_ranked(piece, ranks, trace, table) == expected
+        finally:
+            bpe.LONG_PIECE_BYTES = old
+        assert trace == [(s.rank, *s.pair) for s in steps]
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(piece_and_table())
+def test_batch_shortcuts_equal_the_reference(case):
+    # Whole-token look-up, the two- and three-byte shortcuts and the scan, on every prefix
+    # of the piece (so short pieces are well covered), against the one-merge-at-a-time rule.
+    piece, ranks = case
+    prefixes = [piece[:k].decode("latin-1") for k in range(1, min(len(piece), 12) + 1)]
+    # (Both sides encode the same strings, so bytes >= 0x80 simply become two bytes each.)
+    encoder = dict(ranks)
+    got = batch.ranked_piece_ids(prefixes, encoder, [ranks[bytes([b])] for b in range(256)], bpe.byte_pair_table(ranks))
+    expected = [tuple(_educational.encode(p, ranks, (), r"(?s).+")) for p in prefixes]
+    assert got == expected

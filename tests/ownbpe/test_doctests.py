@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["ownbpe", "ownbpe.bpe", "ownbpe.cli", "ownbpe.count", "ownbpe.explain", "ownbpe.io", "ownbpe.patterns",
+MODULES = ["ownbpe", "ownbpe._educational", "ownbpe.bpe", "ownbpe.cli", "ownbpe.count", "ownbpe.explain", "ownbpe.io", "ownbpe.patterns",
            "ownbpe.tokenizer", "ownbpe.train"]
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sysconfig
+from pathlib import Path
+
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ownbpe
+from ownbpe import patterns
 from ownbpe.patterns import BUILTIN_PATTERNS, chunk_text, is_builtin, last_safe_cut
 
 from .conftest import MAX_EXAMPLES
@@ -83,3 +87,39 @@ def test_last_safe_cut_bounds():
     assert last_safe_cut("x\nYz") == 2  # kind B: after a newline between two non-spaces
     assert last_safe_cut("x \nYz") == 1
     assert last_safe_cut("nospace") == -1
+
+
+ASCII_ALPHABET = st.sampled_from(
+    list("aZ'sdtmlvreSDTMLVRE ") + ["  ", " \n", "\r\n", "\n", "\r", "\t", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "\x7f"]
+    + list("0123456789") + list(".,!?/-_()\"") + ["'S", "'LL", "don't", "ABCdef", "abcDEF", "1234567", "  \n  "]
+)
+
+
+def test_ascii_whitespace_class_is_the_ascii_part_of_regex_whitespace():
+    assert regex.compile(f"[{patterns._A_WS}]").findall("".join(map(chr, range(128)))) == [
+        c for c in patterns._WS if c.isascii()
+    ]
+
+
+@settings(max_examples=MAX_EXAMPLES * 5, deadline=None)
+@given(st.lists(ASCII_ALPHABET, max_size=60).map("".join))
+def test_ascii_twins_find_what_the_patterns_find(text):
+    for pattern in BUILTIN_PATTERNS.values():
+        assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+
+
+def test_ascii_twins_on_the_standard_library():
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::5]:
+        text = path.read_bytes().decode("ascii", errors="replace").replace("\ufffd", "?")
+        for pattern in BUILTIN_PATTERNS.values():
+            assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text), path
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(TEXT)
+def test_ascii_runs_are_cut_where_nothing_changes(text):
+    parts = patterns.ascii_runs(text)
+    assert "".join(p for p, _ in parts) == text
+    assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
+    for pattern in BUILTIN_PATTERNS.values():
+        assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)

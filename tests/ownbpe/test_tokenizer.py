@@ -294,3 +294,24 @@ def test_random_texts_explain_consistently(small_tok):
     for _ in range(50):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         assert [i for p in small_tok.explain(text) for i in p.ids] == small_tok.encode(text)
+
+
+@pytest.mark.parametrize("rule", ["ranked", "pairs"])
+def test_new_seen_again_and_warm_text_encode_alike(cs336, gpt2_ranks, gpt2_tiktoken, rule):
+    """First sight (pre-tokens only), second sight (fills the chunk cache) and warm: same ids."""
+    if rule == "ranked":
+        tok = ownbpe.Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, {"<|endoftext|>": 50256})
+    else:
+        tok = ownbpe.Tokenizer.from_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
+    text = (cs336 / "corpus.en").read_text(encoding="utf-8")[:50_000] + " naïve café ☕ end  "
+    expected = gpt2_tiktoken.encode_ordinary(text)
+    assert tok._looks_new(text)
+    assert tok.encode_ordinary(text) == expected
+    assert not tok._chunk_cache and tok._piece_cache  # first sight caches pre-tokens only
+    assert not tok._looks_new(text)  # its pre-tokens are known: seen again
+    assert tok.encode_ordinary(text) == expected
+    assert tok._chunk_cache
+    assert tok.encode_ordinary(text) == expected
+    # A small cache budget empties the caches on the way and changes nothing.
+    small = ownbpe.Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, cache_bytes=20_000)
+    assert [small.encode_ordinary(text) for _ in range(3)] == [expected] * 3

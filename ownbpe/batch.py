@@ -1,0 +1,129 @@
+"""Encoding many new pre-tokens at once: the cold path of `Tokenizer`.
+
+Unlike `bpe` (which merges one pre-token) and `tokenizer` (which caches, and splits text at
+special tokens and safe cuts), this module turns a list of text units the cache has not seen
+into ids with as few Python-level steps per unit as possible. The speed tricks, each exact:
+
+* the missing chunks are joined and pre-tokenized by **one** regex call (a safe cut between
+  every two of them, see `join_chunks`), not one call per chunk;
+* pre-tokens are looked up as whole tokens with `map` over the batch (in C); only the rest are
+  merged, two- and three-byte pieces directly, longer ones by `bpe.merge_ranked` with a byte-pair
+  table;
+* the ids are regrouped per chunk by slicing at cumulative lengths, again with `map`.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate, chain, compress, count, repeat
+from operator import is_, not_
+from typing import Callable, Sequence
+
+from .bpe import _NONE, merge_pairs, merge_ranked
+
+Ids = tuple[int, ...]
+
+
+def missing_units(units: list[str], found: list[Ids | None]) -> list[str]:
+    """The distinct units whose ids are None in `found`, in order of first appearance.
+
+    >>> missing_units(["a", " b", "a", " c"], [None, (1,), None, None])
+    ['a', ' c']
+    """
+    return list(dict.fromkeys(compress(units, map(is_, found, repeat(None)))))
+
+
+def join_chunks(units: list[str], missing: list[str]) -> list[str]:
+    """Order `missing` chunks (of a built-in pattern) so that joined they pre-tokenize as apart.
+
+    Every chunk but a text's first starts with horizontal whitespace, and every chunk but its
+    last ends with a non-space character: between them lies a safe cut (see `patterns`), so the
+    pattern finds the same pre-tokens in the joined text. Only the text's first chunk (which may
+    start otherwise) must come first, where it already is, and its last chunk (which may end in
+    whitespace) last.
+
+    >>> join_chunks(["Hi", " there", "  "], ["  ", "Hi", " there"])
+    ['Hi', ' there', '  ']
+    """
+    ordered = list(missing)
+    first, last = units[0], units[-1]
+    if first in ordered and ordered[0] != first:
+        ordered.remove(first)
+        ordered.insert(0, first)
+    if last in ordered and ordered[-1] != last:
+        ordered.remove(last)
+        ordered.append(last)
+    return ordered
+
+
+def split_ascii(units: list[str]) -> list[list[str]]:
+    """`units` as one or two non-empty lists: the ASCII ones, then the others (order kept).
+
+    >>> split_ascii(["a", "é", "b"]), split_ascii(["a"])
+    ([['a', 'b'], ['é']], [['a']])
+    """
+    flags = list(map(str.isascii, units))
+    if all(flags) or not any(flags):
+        return [units]
+    return [list(compress(units, flags)), list(compress(units, map(not_, flags)))]
+
+
+def regroup(chunks: list[str], pieces: list[str], piece_ids: Sequence[Ids]) -> list[Ids]:
+    """The ids of each chunk, given the pre-tokens of the chunks joined and their ids.
+
+    Each chunk ends where the pieces so far have the same total length as the chunks so far.
+
+    >>> regroup(["ab", " cd"], ["ab", " c", "d"], [(1,), (2,), (3,)])
+    [(1,), (2, 3)]
+    """
+    piece_index = dict(zip(accumulate(map(len, pieces)), count(1)))
+    stops = list(map(piece_index.__getitem__, accumulate(map(len, chunks))))
+    starts = [0, *stops[:-1]]
+    return list(map(tuple, map(chain.from_iterable, map(piece_ids.__getitem__, map(slice, starts, stops)))))
+
+
+def ranked_piece_ids(
+    pieces: list[str], encoder: dict[bytes, int], byte_ids: list[int], byte_pair_ranks: list[int]
+) -> list[Ids]:
+    """Ids of distinct pre-tokens by the ranked rule (tiktoken's), cheapest cases first.
+
+    Raises UnicodeEncodeError on lone surrogates (the caller replaces them and retries).
+
+    >>> encoder = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
+    >>> from ownbpe.bpe import byte_pair_table
+    >>> ranked_piece_ids(["abc", "ab", "ax", "abx", "aba", "abab"], encoder, list(range(256)), byte_pair_table(encoder))
+    [(257,), (256,), (97, 120), (256, 120), (256, 97), (256, 256)]
+    """
+    datas = list(map(str.encode, pieces))
+    out: list[Ids] = []
+    append = out.append
+    get = encoder.get
+    for data, rank in zip(datas, map(get, datas)):
+        if rank is not None:  # the whole piece is a token: tiktoken takes it as is
+            append((rank,))
+            continue
+        n = len(data)
+        if n == 2:  # the only pair is the piece itself, which is not a token
+            append((byte_ids[data[0]], byte_ids[data[1]]))
+        elif n == 3:
+            # Two pairs; the lower rank merges, then the only pair left is the whole piece.
+            left = byte_pair_ranks[data[0] << 8 | data[1]]
+            right = byte_pair_ranks[data[1] << 8 | data[2]]
+            if right < left:
+                append((byte_ids[data[0]], right))
+            elif left != _NONE:  # lower, or the same token twice ("::"): the left one wins
+                append((left, byte_ids[data[2]]))
+            else:  # no pair is a token
+                append((byte_ids[data[0]], byte_ids[data[1]], byte_ids[data[2]]))
+        else:
+            append(tuple(map(encoder.__getitem__, merge_ranked(data, encoder, None, byte_pair_ranks))))
+    return out
+
+
+def pairs_piece_ids(pieces: list[str], encoder: dict[bytes, int], pair_ranks: dict) -> list[Ids]:
+    """Ids of distinct pre-tokens by the pairs rule (a merges list).
+
+    >>> pairs_piece_ids(["ab", "ba"], {b"a": 0, b"b": 1, b"ab": 2}, {(b"a", b"b"): 0})
+    [(2,), (1, 0)]
+    """
+    ids_of: Callable = encoder.__getitem__
+    return [tuple(map(ids_of, merge_pairs(data, pair_ranks))) for data in map(str.encode, pieces)]
