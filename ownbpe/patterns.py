@@ -104,13 +104,23 @@ def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
     twin = _ASCII_TWINS.get(pattern)
     if twin is None:
         return findall
-    ascii_findall = re.compile(twin).findall
+    return _AsciiFirst(re.compile(twin), regex.compile(pattern))
 
-    def pretokenize(text: str) -> list[str]:
+
+class _AsciiFirst:
+    """`findall` that sends ASCII text to the `re` twin. A class, not a closure, so that it
+    pickles into the worker processes of parallel training."""
+
+    def __init__(self, ascii_re: re.Pattern, full_re) -> None:
+        self._ascii_findall = ascii_re.findall
+        self._findall = full_re.findall
+
+    def __call__(self, text: str) -> list[str]:
         # str.isascii() reads a flag: it costs nothing whatever the length.
-        return ascii_findall(text) if text.isascii() else findall(text)
+        return self._ascii_findall(text) if text.isascii() else self._findall(text)
 
-    return pretokenize
+    def __reduce__(self):
+        return (_AsciiFirst, (self._ascii_findall.__self__, self._findall.__self__))
 
 
 # Cut positions for streaming (kinds A and B), searched from the end of a buffer; and forwards.

@@ -1,16 +1,15 @@
 """The BPE lab's logic: byte-level BPE training replayed merge by merge, and two trainers compared.
 
-Unlike `trace` (merge traces of an existing vocabulary), this module trains: it replays an `ownbpe` training run
-one merge at a time, recounting each winning pair and checking the round trip at every step,
-and it trains `ownbpe` and Hugging Face's `BpeTrainer` on the same corpus to compare their
-merges. It never imports streamlit, so all of it is tested without a browser.
+Unlike `trace` (merge traces of an existing vocabulary), this module trains: it steps through
+training with ownbpe's readable reference (`ownbpe._educational`), one merge at a time, with
+each winning pair's count and a round-trip check at every step, and it trains `ownbpe` and
+Hugging Face's `BpeTrainer` on the same corpus to compare their merges. It never imports streamlit, so all of it is tested without a browser.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -84,7 +83,7 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
     [['ow', 3], ['low', 3]]
     """
     import ownbpe
-    import regex
+    from ownbpe import _educational
 
     if not corpus:
         raise ValueError("the corpus is empty: type a few sentences or pick a built-in sample")
@@ -94,31 +93,21 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
     if not 1 <= n_merges <= LAB_MAX_MERGES:
         raise ValueError(f"number of merges must be 1..{LAB_MAX_MERGES}, got {n_merges}")
     pattern = pattern or ownbpe.GPT2_PATTERN
-    tok = ownbpe.Tokenizer.train_from_iterator([corpus], 256 + n_merges, pattern=pattern)
-    vocab, merges = tok.vocab, tok.merges
-    # Replay on distinct pre-tokens: each a list of token bytes, with its frequency.
-    counts = Counter(regex.findall(pattern, corpus))
-    words = [[bytes([b]) for b in w.encode("utf-8")] for w in counts]
-    freqs = list(counts.values())
+    # The readable reference trains here: the lab shows the algorithm a learner reads, and
+    # ownbpe's fast trainer is tested to learn exactly the same merges.
+    steps = _educational.train_steps(corpus, n_merges, pattern=pattern)
+    vocab = {i: bytes([i]) for i in range(256)} | {s.new_id: s.token for s in steps}
+    merges = [s.pair for s in steps]
     data = corpus.encode("utf-8")
     rows = []
-    for k, (left, right) in enumerate(merges, start=1):
-        count = 0
-        for w, f in zip(words, freqs):
-            count += f * sum(1 for a, b in zip(w, w[1:]) if a == left and b == right)
-        for w in words:
-            i = 0
-            while i < len(w) - 1:
-                if w[i] == left and w[i + 1] == right:
-                    w[i : i + 2] = [left + right]
-                i += 1
-        n_tokens = sum(f * len(w) for w, f in zip(words, freqs))
+    for k, s in enumerate(steps, start=1):
+        left, right = s.pair
         step_tok = ownbpe.Tokenizer({i: vocab[i] for i in range(256 + k)}, merges[:k], pattern=pattern)
         ids = step_tok.encode_ordinary(corpus)
         rows.append({"step": k, "left": visible(show_token(left)), "right": visible(show_token(right)),
-                     "merged": visible(show_token(left + right)), "count": count, "n_tokens": n_tokens,
-                     "bytes_per_token": len(data) / n_tokens,
-                     "round_trip": step_tok.decode(ids) == corpus and len(ids) == n_tokens})
+                     "merged": visible(show_token(s.token)), "count": s.count, "n_tokens": s.n_tokens,
+                     "bytes_per_token": len(data) / s.n_tokens,
+                     "round_trip": step_tok.decode(ids) == corpus and len(ids) == s.n_tokens})
     rules = pd.DataFrame(rows, columns=["step", "left", "right", "merged", "count", "n_tokens", "bytes_per_token", "round_trip"])
     return BpeSteps(corpus, rules, dict(vocab), list(merges))
 

@@ -123,3 +123,13 @@ def test_ascii_runs_are_cut_where_nothing_changes(text):
     assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
     for pattern in BUILTIN_PATTERNS.values():
         assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
+
+
+def test_pretokenizer_pickles_into_worker_processes():
+    # Parallel training sends the pre-tokenizer to its worker processes.
+    import pickle
+
+    from ownbpe.patterns import GPT2_PATTERN, pretokenizer
+
+    for text in ("Hello, world!", "Hello, wörld!"):
+        assert pickle.loads(pickle.dumps(pretokenizer(GPT2_PATTERN)))(text) == pretokenizer(GPT2_PATTERN)(text)
