@@ -1,6 +1,6 @@
 """Cost figures: monthly cost by model, and input cost against characters per token.
 
-Unlike `plots` (token-count figures from measurement frames), these take the per-model frame of
+Unlike `figures` (token-count figures from measurement frames), these take the per-model frame of
 a `cost.CostReport`. Each function returns a matplotlib `Figure` built without pyplot (no global
 state, no `show()`); the CLI saves it and the dashboard renders the same object. Approximate
 rows (proxy tokenizer) are hatched and hollow, and models without a cost are named on the

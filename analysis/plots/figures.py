@@ -1,6 +1,6 @@
 """Figures of token counts and of the probes: each takes a tidy frame and returns a Figure.
 
-Unlike `plots_cost` (money, from cost reports), these draw `measure`/`probes` frames. Figures
+Unlike `cost` (money, from cost reports), these draw `pipeline.measure` and probe frames. Figures
 are built with `matplotlib.figure.Figure`, never pyplot: no global state, no `show()`, no
 backend to choose, so the CLI, the report and the dashboard can all render the same object.
 Frames are pivoted only here, for presentation. Tokenizers whose numbers are identical on a
@@ -159,7 +159,7 @@ def code_languages(table: pd.DataFrame, *, value: str = "chars_per_token_of_sums
     """Dot plot: chars/token per programming language (rows, sorted), one marker per tokenizer.
 
     Args:
-        table: `probes_code.code_languages`.
+        table: `code.code_languages`.
         value: the column to draw (or "token_premium_vs_prose").
     """
     data = merge_identical(table, key="tokenizer", index=["language"], value=value)
@@ -186,7 +186,7 @@ def code_variants(variants: pd.DataFrame) -> Figure:
     """Heatmap of token change (%) of each code variant vs its baseline, per tokenizer.
 
     Args:
-        variants: `probes_code.code_variants` (or any `measure.variant_deltas` frame).
+        variants: `code.code_variants` (or any `pipeline.variant_deltas` frame).
     """
     rows = variants[variants["variant"] != variants["baseline"]]
     rows = rows.assign(row=rows["group"].astype(str) + ": " + rows["variant"].astype(str)
@@ -211,7 +211,7 @@ def language_premium(premium: pd.DataFrame) -> Figure:
     """Heatmap of the language premium (tokens / pivot tokens): languages sorted by mean premium.
 
     Args:
-        premium: `probes_languages.language_premium`.
+        premium: `languages.language_premium`.
     """
     pivot = str(premium["pivot"].iloc[0]) if "pivot" in premium.columns and len(premium) else "pivot"
     tokenizers = _order(premium["tokenizer"])
@@ -240,7 +240,7 @@ def tokenizer_reduction(reduction: pd.DataFrame) -> Figure:
     """Bars: % fewer tokens per language under the newer tokenizer, largest first.
 
     Args:
-        reduction: `probes_languages.tokenizer_reduction`.
+        reduction: `languages.tokenizer_reduction`.
     """
     data = reduction.sort_values("reduction_pct", kind="stable")
     new, old = (str(data["new"].iloc[0]), str(data["old"].iloc[0])) if len(data) else ("new", "old")
@@ -271,7 +271,7 @@ def tokens_vs_digits(lengths: pd.DataFrame) -> Figure:
     """Lines: tokens per integer against its number of digits, one line per distinct tokenizer.
 
     Args:
-        lengths: `probes_numbers.digit_lengths`.
+        lengths: `numbers.digit_lengths`.
     """
     data = merge_identical(lengths, key="tokenizer", index=["n_digits"], value="tokens_per_number")
     fig = Figure(figsize=(8, 5), layout="constrained")
@@ -297,7 +297,7 @@ def single_token_years(years: pd.DataFrame, *, zoom: tuple[int, int] = (2015, 20
     context ("2024" and " 2024"): the whole range, and a zoom with every year labelled.
 
     Args:
-        years: `probes_numbers.single_token_years` (columns tokenizer, context, number, single_token).
+        years: `numbers.single_token_years` (columns tokenizer, context, number, single_token).
         zoom: first and last year of the labelled zoom panel.
     """
     if "context" not in years.columns:
@@ -342,7 +342,7 @@ def whitespace_deltas(trailing: pd.DataFrame) -> Figure:
     hollow markers where the tokens before the suffix changed too.
 
     Args:
-        trailing: `probes_whitespace.trailing_whitespace`.
+        trailing: `whitespace.trailing_whitespace`.
     """
     pooled = (trailing.assign(changed=~trailing["prefix_kept"].astype(bool))
               .groupby(["tokenizer", "suffix", "suffix_kind", "k"], observed=True, sort=True)
@@ -392,7 +392,7 @@ def boundary_agreement(matrix: pd.DataFrame) -> Figure:
     """Heatmap of pairwise boundary agreement (Jaccard of boundary offsets, pooled over texts).
 
     Args:
-        matrix: `probes_boundaries.agreement_matrix`.
+        matrix: `boundaries.agreement_matrix`.
     """
     names = _order(matrix["tokenizer_a"])
     wide = (matrix.assign(tokenizer_a=matrix["tokenizer_a"].astype(str), tokenizer_b=matrix["tokenizer_b"].astype(str))

@@ -1,6 +1,6 @@
 """Probe 1, code vs prose: why source code costs more tokens per character than English.
 
-Unlike `measure` (which counts), this probe explains with the built-in code corpus: chars per
+Unlike `pipeline.measure` (which counts), this probe explains with the built-in code corpus: chars per
 token per programming language against English prose, the cost of one property at a time from
 controlled variants of the same file (indentation 4 spaces / 2 / tabs, minified vs pretty JSON,
 snake_case vs camelCase; samples sharing a manifest `group`), and the share of tokens that are
@@ -29,7 +29,7 @@ def code_languages(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame |
 
     Args:
         tokenizers: names, adapters, a comma-separated string, or None (all available).
-        measured: a `measure` frame holding the code and prose categories (default: measure
+        measured: a `pipeline.measure` frame holding the code and prose categories (default: measure
             the built-in ones).
 
     Returns:
@@ -57,10 +57,10 @@ def code_variants(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame | 
 
     Args:
         tokenizers: as `code_languages`.
-        measured: a `measure` frame with the code (and whitespace) categories.
+        measured: a `pipeline.measure` frame with the code (and whitespace) categories.
 
     Returns:
-        `measure.variant_deltas` rows for every code group and the whitespace "indentation"
+        `pipeline.variant_deltas` rows for every code group and the whitespace "indentation"
         group, plus `property` (indentation, layout, naming: the last part of the group name).
         The baseline is 4-space indentation, minified JSON and snake_case.
     """

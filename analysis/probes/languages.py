@@ -1,6 +1,6 @@
 """Probe 2, languages: why the same sentence costs four times more in Hindi under one tokenizer.
 
-Unlike the `multilingual` rows of `measure` (each language on its own), these probes need a
+Unlike the `multilingual` rows of `pipeline.measure` (each language on its own), these probes need a
 *parallel* corpus, where line N of every language says the same thing, so token counts can be
 divided: premium = tokens(language) / tokens(pivot language), the "tokenization parity"
 measure of published studies. Any parallel folder works (`corpus.load_parallel`): the built-in
@@ -62,7 +62,7 @@ def language_premium(parallel: str | Path | pd.DataFrame = "builtin", tokenizers
             from `corpus.load_parallel(..., joined=True)` (one row per language).
         tokenizers: names, adapters, a comma-separated string, or None (all available).
         pivot: the reference language: a tag of the corpus ("en") or a FLORES name ("eng_Latn").
-        measured: a `measure` frame of these samples, to skip measuring again.
+        measured: a `pipeline.measure` frame of these samples, to skip measuring again.
         progress: progress bar on stderr.
 
     Returns:

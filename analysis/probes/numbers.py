@@ -1,6 +1,6 @@
 """Probe 3, numbers: why "2023" is one token in one vocabulary and two in another.
 
-Unlike the `numbers` corpus measured by `measure` (numbers in context, for averages), these
+Unlike the `numbers` corpus measured by `pipeline.measure` (numbers in context, for averages), these
 probes use controlled inputs: integers of every length, every integer 0-9999, one number
 written with different thousands separators. They show the two mechanisms at work: the
 pre-tokenizer's digit rule (cl100k/o200k/DeepSeek/Llama 3 cut digit runs into groups of up to

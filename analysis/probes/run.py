@@ -1,16 +1,16 @@
 """The five probes that explain *why* token counts differ, and one door to all their tables.
 
-Unlike `measure` (corpora x tokenizers, for totals), each probe feeds tokenizers controlled
+Unlike `pipeline.measure` (corpora x tokenizers, for totals), each probe feeds tokenizers controlled
 inputs and returns a tidy DataFrame that isolates one cause:
 
-1. code vs prose (`probes_code`): chars/token per programming language; indentation, JSON
+1. code vs prose (`code`): chars/token per programming language; indentation, JSON
    layout and identifier style from controlled variants; share of pure-whitespace tokens.
-2. languages (`probes_languages`): premium vs a pivot language on parallel text; bytes per
+2. languages (`languages`): premium vs a pivot language on parallel text; bytes per
    character by script; token reduction from one tokenizer to another.
-3. numbers (`probes_numbers`): tokens vs digit count; digit grouping; which of 0-9999 and
+3. numbers (`numbers`): tokens vs digit count; digit grouping; which of 0-9999 and
    which years are one token; thousands separators.
-4. whitespace (`probes_whitespace`): appending k spaces, a newline or a tab; " the" vs "the".
-5. boundaries (`probes_boundaries`): where tokenizers cut, compared pairwise (Jaccard).
+4. whitespace (`whitespace`): appending k spaces, a newline or a tab; " the" vs "the".
+5. boundaries (`boundaries`): where tokenizers cut, compared pairwise (Jaccard).
 
 `run_probe(name, ...)` computes one table by its name (the `tokenprism probe` names) and
 `run_probes(...)` computes them all, sharing intermediate results (one measurement, one
@@ -61,7 +61,7 @@ class ProbeRun:
 
     Attributes:
         tokenizers: adapters (see `measure.as_tokenizers`).
-        measured: a `measure` frame of the built-in corpora (measured on first use if None).
+        measured: a `pipeline.measure` frame of the built-in corpora (measured on first use if None).
         parallel: the parallel corpus for the language probe ("builtin" or a folder).
         pivot: its pivot language ("en", or a FLORES name such as "eng_Latn").
         texts: texts for the whitespace/boundary probes ({id: text}); None for their defaults.

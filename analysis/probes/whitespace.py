@@ -1,7 +1,7 @@
 """Probe 4, whitespace: why a trailing space changes the count, and " the" is not "the".
 
 Unlike the `whitespace` corpus (whole texts with trailing spaces on every line, measured by
-`measure` and compared with `measure.variant_deltas`), these probes take one short text at a
+`pipeline.measure` and compared with `pipeline.variant_deltas`), these probes take one short text at a
 time and append exactly k spaces, a newline or a tab, so the cost of each character and its
 effect on the tokens *before* it can be read off directly. Byte-level BPE vocabularies store
 most words with their leading space (" the"), so a space at the end of a prompt has no word to
