@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
+from decimal import Decimal
 from typing import Any
 
 import pandas as pd
@@ -111,3 +113,38 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
              "{padding:.2rem .5rem;border-bottom:1px solid #ddd;text-align:right}img{max-width:100%}")
     return (f"<!doctype html>\n<html><head><meta charset='utf-8'><title>tokenprism cost report</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+# -- JSON: the one shape `tokenprism cost --format json` and the service's /v1/cost share ------------
+def jsonable(v: Any) -> Any:
+    """A cell as JSON: Decimal money as an exact string (a float would round it), NaN as None."""
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts (see `jsonable`)."""
+    return [{k: jsonable(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
+def report_json(report: CostReport) -> dict:
+    """The report as JSON-ready data; money as exact decimal strings.
+
+    >>> from datetime import date
+    >>> from analysis.cost import Workload, estimate
+    >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
+    ...              on=date(2025, 1, 1))
+    >>> report_json(r)["models"][0]["usd_per_month"]
+    '0.125000'
+    """
+    w = report.workload
+    return {
+        "price_source": report.price_source, "prices_on": report.on.isoformat(),
+        "workload": {k: jsonable(getattr(w, k)) for k in ("requests_per_month", "output_tokens", "output_ratio",
+                                                          "cached_share", "messages_per_request", "chars_per_request")},
+        "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
+        "models": records(report.models), "categories": records(report.categories), "notes": list(report.notes),
+    }
