@@ -1,0 +1,34 @@
+"""POST /v1/count: texts x tokenizers -> token counts, the numbers of `tokenprism compare`."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from fastapi import APIRouter, Depends
+from starlette.responses import Response
+
+from ...compare import count_texts
+from ..runtime import Runtime
+from ..schemas import CountRequest, CountResponse
+from . import ERRORS, one_or_many, runtime
+
+router = APIRouter(tags=["count"], responses=ERRORS)
+
+
+@router.post("/v1/count", response_model=CountResponse, summary="Count tokens of one text or a batch, per tokenizer")
+async def count(body: CountRequest, rt: Runtime = Depends(runtime)) -> Response:
+    texts = one_or_many(body.text, body.texts, rt)
+    toks = rt.select(body.tokenizers)
+    rows = await rt.run(count_texts, texts, toks)
+    counter = rt.metrics.tokens
+    for tok in toks:
+        counter.labels(tok.name).inc(sum(r["n_tokens"] for r in rows if r["tokenizer"] == tok.name))
+    for r in rows:  # JSON has no NaN: an empty text has no ratio
+        for k in ("chars_per_token", "bytes_per_token"):
+            if math.isnan(r[k]):
+                r[k] = None
+    # Built by hand: the rows are already the response's shape, and validating them again
+    # would cost more than counting a short text.
+    return Response(json.dumps({"n_texts": len(texts), "results": rows}, ensure_ascii=False),
+                    media_type="application/json")
