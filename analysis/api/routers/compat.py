@@ -76,8 +76,7 @@ def resolve(rt: Runtime, model: str) -> Resolved:
 
 
 # -- vLLM --------------------------------------------------------------------------------------
-@router.post("/tokenize", response_model=VllmTokenizeResponse, response_model_exclude_none=True,
-             summary="vLLM-compatible: token ids of a prompt")
+@router.post("/tokenize", response_model=VllmTokenizeResponse, summary="vLLM-compatible: token ids of a prompt")
 async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
     check_texts(rt, [body.prompt], "prompt")
     r = resolve(rt, body.model)
