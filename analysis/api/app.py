@@ -50,7 +50,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   docs_url=None, redoc_url=None, openapi_url=None)  # ours, behind the key check: routers/ops.py
     app.state.settings = settings
     app.state.runtime = rt
-    keyed = [Depends(require_key)]
+    # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
+    keyed = [Depends(require_key)] if settings.api_keys else []
     app.include_router(ops.open_router)
     for r in (count.router, tokenize.router, cost.router, compat.router, ops.router):
         app.include_router(r, dependencies=keyed)
