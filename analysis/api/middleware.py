@@ -21,6 +21,7 @@ _log = logging.getLogger("tokenprism.api")
 class ServiceMiddleware:
     def __init__(self, app, *, max_body_bytes: int, metrics: Metrics) -> None:
         self.app, self.max_body, self.metrics = app, max_body_bytes, metrics
+        self._children: dict[tuple, tuple] = {}
 
     async def _refuse(self, send, path: str, size: str) -> None:
         body = problem_body(413, f"the request body is {size} bytes; the limit is {self.max_body:,}. Fix: send "
@@ -92,7 +93,12 @@ class ServiceMiddleware:
             route = scope.get("route")
             label = getattr(route, "path", None) or ("(refused)" if status == 413 else "(no route)")
             dt = time.perf_counter() - t0
-            self.metrics.requests.labels(scope["method"], label, str(status)).inc()
-            self.metrics.latency.labels(label).observe(dt)
+            key = (scope["method"], label, status)
+            children = self._children.get(key)
+            if children is None:  # labels() costs a lock and a lookup: resolve each series once
+                children = self._children[key] = (self.metrics.requests.labels(scope["method"], label, str(status)),
+                                                  self.metrics.latency.labels(label))
+            children[0].inc()
+            children[1].observe(dt)
             if _log.isEnabledFor(logging.INFO):
                 _log.info("%s %s %d body=%dB %.1fms", scope["method"], label, status, n_bytes, dt * 1000)

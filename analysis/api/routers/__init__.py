@@ -24,7 +24,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def runtime(request: Request) -> Runtime:
+async def runtime(request: Request) -> Runtime:
+    # async: FastAPI would run a plain `def` dependency in a worker thread, on every request
     return request.app.state.runtime
 
 

@@ -80,7 +80,7 @@ def resolve(rt: Runtime, model: str) -> Resolved:
 async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
     check_texts(rt, [body.prompt], "prompt")
     r = resolve(rt, body.model)
-    ids = await rt.run(r.tokenizer.encode, body.prompt)
+    ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
     rt.metrics.tokens.labels(r.tokenizer.name).inc(len(ids))
     strs = None
     if body.return_token_strs:
@@ -144,7 +144,7 @@ async def count_tokens(body: CountTokensRequest, rt: Runtime = Depends(runtime))
     texts = _texts(body)
     check_texts(rt, texts, "message text")
     r = resolve(rt, body.model)
-    n = sum(await rt.run(r.tokenizer.count_batch, texts)) if texts else 0
+    n = sum(await rt.run(r.tokenizer.count_batch, texts, work=sum(map(len, texts)))) if texts else 0
     notes = [r.note] if r.note else []
     if r.chat is not None:
         n += r.chat.tokens(len(body.messages))

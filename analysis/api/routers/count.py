@@ -5,22 +5,22 @@ from __future__ import annotations
 import json
 import math
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from ...compare import count_texts
-from ..runtime import Runtime
 from ..schemas import CountRequest, CountResponse
-from . import ERRORS, one_or_many, runtime
+from . import ERRORS, one_or_many
 
 router = APIRouter(tags=["count"], responses=ERRORS)
 
 
 @router.post("/v1/count", response_model=CountResponse, summary="Count tokens of one text or a batch, per tokenizer")
-async def count(body: CountRequest, rt: Runtime = Depends(runtime)) -> Response:
+async def count(body: CountRequest, request: Request) -> Response:
+    rt = request.app.state.runtime  # not a dependency: this is the hot path, and each one costs
     texts = one_or_many(body.text, body.texts, rt)
     toks = rt.select(body.tokenizers)
-    rows = await rt.run(count_texts, texts, toks)
+    rows = await rt.run(count_texts, texts, toks, work=sum(map(len, texts)) * len(toks))
     counter = rt.metrics.tokens
     for tok in toks:
         counter.labels(tok.name).inc(sum(r["n_tokens"] for r in rows if r["tokenizer"] == tok.name))
