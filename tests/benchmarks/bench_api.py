@@ -1,7 +1,7 @@
 """The HTTP service under load, against a bare reference app driven by the same load generator.
 
-The reference is a bare Starlette app, one uvicorn worker, that counts with a tiktoken
-o200k_base Encoding built from the same ranks. Both are real processes on free 127.0.0.1
+The references are a bare Starlette app and a bare FastAPI app (the issue allows either),
+each one uvicorn worker counting with a tiktoken o200k_base Encoding built from the same ranks. Both are real processes on free 127.0.0.1
 ports; the load generator (a small asyncio HTTP/1.1 keep-alive client, below) is bounded in
 requests and time and connects only to 127.0.0.1. Figures (issue #11):
 
@@ -21,13 +21,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.analysis.api.server import REPO, free_port, serve, wait_ready
+from tests.analysis.api.server import REPO, free_port, serve
 from tests.benchmarks.timing import median_time
 
 HOST = "127.0.0.1"  # the only address this load generator will ever connect to
@@ -35,18 +34,24 @@ CONNECTIONS = 32
 TIME_LIMIT_S = 300.0
 
 
-# -- the reference app (run as `uvicorn tests.benchmarks.bench_api:reference_app`) ----------------
-def _reference():
+# -- the reference apps (run as `uvicorn --factory tests.benchmarks.bench_api:<name>`) -------------
+def _o200k():
     import tiktoken
+
+    from analysis.tokenizers import tiktoken_params
+
+    ranks, pattern, specials = tiktoken_params("o200k_base")
+    return tiktoken.Encoding("o200k_base", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+
+
+def reference_starlette():
+    """Bare Starlette: one route that counts with tiktoken o200k_base."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from analysis.tokenizers import tiktoken_params
-
-    ranks, pattern, specials = tiktoken_params("o200k_base")
-    enc = tiktoken.Encoding("o200k_base", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    enc = _o200k()
 
     async def count(request: Request) -> JSONResponse:
         body = await request.json()
@@ -55,8 +60,21 @@ def _reference():
     return Starlette(routes=[Route("/v1/count", count, methods=["POST"])])
 
 
-def reference_app():  # uvicorn --factory
-    return _reference()
+def reference_fastapi():
+    """Bare FastAPI: the same route with a FastAPI body (no model, no limits, no keys, no metrics)."""
+    from fastapi import Body, FastAPI
+
+    enc = _o200k()
+    app = FastAPI()
+
+    @app.post("/v1/count")
+    async def count(body: dict = Body(...)) -> dict:
+        return {"n_tokens": len(enc.encode_ordinary(body["text"]))}
+
+    return app
+
+
+reference_app = reference_starlette
 
 
 # -- the load generator --------------------------------------------------------------------------
@@ -109,19 +127,15 @@ def summarize(latencies: list[float], errors: int, elapsed: float) -> dict:
             "latencies": latencies}
 
 
-def alternate(ref_url: str, ref_body: dict, url: str, body: dict, n: int, rounds: int = 5) -> tuple[dict, dict]:
-    """Reference and ours in alternating rounds of n/rounds requests: a shared, noisy machine
-    slows both alike instead of whichever happened to run during a busy spell."""
-    parts: dict[str, list[dict]] = {"ref": [], "ours": []}
+def alternate(targets: dict[str, tuple[str, dict]], n: int, rounds: int = 10, connections: int = CONNECTIONS) -> dict[str, dict]:
+    """Every target in turn, in rounds of n/rounds requests: a shared, noisy machine slows all of
+    them alike instead of whichever happened to run during a busy spell."""
+    parts: dict[str, list[dict]] = {k: [] for k in targets}
     for _ in range(rounds):
-        parts["ref"].append(load(ref_url, "/v1/count", ref_body, n // rounds))
-        parts["ours"].append(load(url, "/v1/count", body, n // rounds))
-    out = []
-    for key in ("ref", "ours"):
-        ps = parts[key]
-        out.append(summarize([x for p in ps for x in p["latencies"]], sum(p["errors"] for p in ps),
-                             sum(p["seconds"] for p in ps)))
-    return out[0], out[1]
+        for key, (url, body) in targets.items():
+            parts[key].append(load(url, "/v1/count", body, n // rounds, connections))
+    return {key: summarize([x for p in ps for x in p["latencies"]], sum(p["errors"] for p in ps),
+                           sum(p["seconds"] for p in ps)) for key, ps in parts.items()}
 
 
 def load(url: str, path: str, payload: dict, n: int, connections: int = CONNECTIONS) -> dict:
@@ -137,11 +151,14 @@ def rss_kb(pid: int) -> int:
 
 
 class Reference:
-    """The reference app in its own uvicorn process, stopped by pid."""
+    """A reference app in its own uvicorn process, stopped by pid."""
+
+    def __init__(self, factory: str) -> None:
+        self.factory = factory
 
     def __enter__(self):
         self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "tests.benchmarks.bench_api:reference_app",
+        self.proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", f"tests.benchmarks.bench_api:{self.factory}",
                                       "--host", HOST, "--port", str(self.port), "--log-level", "warning", "--no-access-log"],
                                      cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         url = f"http://{HOST}:{self.port}"
@@ -182,28 +199,31 @@ def main(out_dir: Path) -> dict:
     ours_body = {"text": text, "tokenizers": ["o200k_base"]}
     result: dict = {"cpu_count": os.cpu_count(), "text_bytes": len(text.encode()), "connections": CONNECTIONS}
 
-    # 1. throughput, p99 and errors: the reference and ours, same generator, same run, alternating
-    with Reference() as ref_url, serve("--tokenizers", "o200k_base") as (url, proc, _):
-        load(ref_url, "/v1/count", {"text": text}, 500)  # warm-up
-        load(url, "/v1/count", ours_body, 500)
-        ref, ours = alternate(ref_url, {"text": text}, url, ours_body, n)
-        ref_seq = load(ref_url, "/v1/count", {"text": text}, 300, 1)
-        result.update(reference=ref, ours=ours, throughput_ratio=ours["rps"] / ref["rps"],
-                      p99_ratio=ours["p99_ms"] / ref["p99_ms"], errors=ours["errors"], requests=ours["requests"])
-        # 3. RSS over the long run (after the warm-up above and the 10,000 requests)
-        before = rss_kb(proc.pid)
-        long = load(url, "/v1/count", ours_body, n_rss)
-        after = rss_kb(proc.pid)
-        result.update(rss_requests=long["requests"], rss_errors=long["errors"], rss_before_kb=before,
-                      rss_after_kb=after, rss_growth=(after - before) / before)
-
-    # 2 and 4. every bundled tokenizer in one request; time to ready with all of them
+    # 1. throughput, p99 and errors: both references and ours, same generator, same run, alternating
     names = available_tokenizers()
-    with serve() as (url, proc, seconds_to_ready):
-        result["readyz_seconds_all_tokenizers"] = seconds_to_ready
-        body = {"text": text}
-        load(url, "/v1/count", body, 50, 1)
-        seq = load(url, "/v1/count", body, 300, 1)
+    with Reference("reference_starlette") as star_url, Reference("reference_fastapi") as fast_url:
+        with serve("--tokenizers", "o200k_base") as (url, proc, _):
+            targets = {"starlette": (star_url, {"text": text}), "fastapi": (fast_url, {"text": text}), "ours": (url, ours_body)}
+            alternate(targets, 300 * 3, rounds=3)  # warm-up
+            runs = alternate(targets, n)
+            ours = runs["ours"]
+            result.update(runs=runs, errors=ours["errors"], requests=ours["requests"])
+            for key in ("starlette", "fastapi"):
+                result[f"throughput_ratio_vs_{key}"] = ours["rps"] / runs[key]["rps"]
+                result[f"p99_ratio_vs_{key}"] = ours["p99_ms"] / runs[key]["p99_ms"]
+            # 3. RSS over the long run (after the warm-up and the runs above)
+            before = rss_kb(proc.pid)
+            long = load(url, "/v1/count", ours_body, n_rss)
+            after = rss_kb(proc.pid)
+            result.update(rss_requests=long["requests"], rss_errors=long["errors"], rss_before_kb=before,
+                          rss_after_kb=after, rss_growth=(after - before) / before)
+
+        # 2 and 4. every bundled tokenizer in one request, one connection, alternating with the
+        # reference's own round trip; time to ready with all of them
+        with serve() as (url, proc, seconds_to_ready):
+            result["readyz_seconds_all_tokenizers"] = seconds_to_ready
+            seqs = alternate({"reference": (star_url, {"text": text}), "all": (url, {"text": text})}, 600, connections=1)
+    ref_seq, seq = seqs["reference"], seqs["all"]
     toks = [load_tokenizer(nm) for nm in names]
     encode_ms = {t.name: 1000 * median_time(lambda _: t.count_batch([text]), repeat=301) for t in toks}
     o200k = encode_ms["o200k_base"]
@@ -214,17 +234,21 @@ def main(out_dir: Path) -> dict:
 
     print(f"POST /v1/count, {result['text_bytes']} B text, o200k_base, {CONNECTIONS} connections, {n:,} requests each "
           f"(os.cpu_count()={os.cpu_count()}, load generator on the same machine)")
-    print(f"  reference: {ref['rps']:,.0f} req/s, p99 {ref['p99_ms']:.2f} ms")
-    print(f"  ours:      {ours['rps']:,.0f} req/s, p99 {ours['p99_ms']:.2f} ms, errors {ours['errors']}/{ours['requests']:,}")
-    print(f"  throughput ratio {result['throughput_ratio']:.2f} (target >= 0.8); p99 ratio {result['p99_ratio']:.2f} (target <= 2)")
+    for key, label in (("starlette", "bare Starlette"), ("fastapi", "bare FastAPI"), ("ours", "tokenprism")):
+        r = runs[key]
+        print(f"  {label:15s} {r['rps']:7,.0f} req/s  p50 {r['p50_ms']:6.2f} ms  p99 {r['p99_ms']:6.2f} ms  errors {r['errors']}/{r['requests']:,}")
+    for key in ("starlette", "fastapi"):
+        print(f"  vs bare {key}: throughput ratio {result[f'throughput_ratio_vs_{key}']:.2f} (target >= 0.8), "
+              f"p99 ratio {result[f'p99_ratio_vs_{key}']:.2f} (target <= 2)")
     print(f"all {len(names)} tokenizers per request: p50 {seq['p50_ms']:.2f} ms; sum of encodes {total:.2f} ms; "
           f"overhead {result['overhead_ms']:.2f} ms; beyond the reference's own round trip "
           f"({ref_seq['p50_ms']:.2f} ms): {result['overhead_beyond_reference_ms']:.2f} ms (target <= 1 ms)")
     print(f"RSS over {long['requests']:,} requests: {before / 1024:.1f} -> {after / 1024:.1f} MB "
           f"({100 * result['rss_growth']:+.1f}%, target < 5%), errors {long['errors']}")
     print(f"/readyz 200 after {seconds_to_ready:.2f} s from process start, all tokenizers (target <= 5 s)")
-    for key in ("reference", "ours"):
-        result[key].pop("latencies")
+    for r in (*runs.values(), ref_seq, seq):
+        r.pop("latencies")
     (out_dir / "api.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return {k: result[k] for k in ("throughput_ratio", "p99_ratio", "errors", "overhead_ms",
+    return {k: result[k] for k in ("throughput_ratio_vs_starlette", "p99_ratio_vs_starlette", "throughput_ratio_vs_fastapi",
+                                   "p99_ratio_vs_fastapi", "errors", "overhead_ms",
                                    "overhead_beyond_reference_ms", "rss_growth", "readyz_seconds_all_tokenizers")}
