@@ -50,9 +50,17 @@ class Metrics:
         self.latency = Histogram("tokenprism_http_request_duration_seconds", "Time to answer a request",
                                  ["route"], buckets=_BUCKETS, registry=r)
         self.tokens = Counter("tokenprism_tokens_counted", "Tokens counted, per tokenizer", ["tokenizer"], registry=r)
+        self._token_series: dict[str, Any] = {}
         self.loaded = Gauge("tokenprism_tokenizers_loaded", "Tokenizers loaded and served", registry=r,
                             multiprocess_mode="max")
         self.ready = Gauge("tokenprism_ready", "1 when every tokenizer is loaded", registry=r, multiprocess_mode="min")
+
+    def count_tokens(self, tokenizer: str, n: int) -> None:
+        """Add `n` to the tokens counted by `tokenizer` (its series resolved once, then reused)."""
+        child = self._token_series.get(tokenizer)
+        if child is None:
+            child = self._token_series[tokenizer] = self.tokens.labels(tokenizer)
+        child.inc(n)
 
     def exposition(self) -> tuple[bytes, str]:
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest

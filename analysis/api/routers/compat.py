@@ -81,7 +81,7 @@ async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime
     check_texts(rt, [body.prompt], "prompt")
     r = resolve(rt, body.model)
     ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
-    rt.metrics.tokens.labels(r.tokenizer.name).inc(len(ids))
+    rt.metrics.count_tokens(r.tokenizer.name, len(ids))
     strs = None
     if body.return_token_strs:
         strs = [r.tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids]
@@ -152,6 +152,6 @@ async def count_tokens(body: CountTokensRequest, rt: Runtime = Depends(runtime))
         notes.append("chat-format overhead unknown for this model: only the text is counted")
     if (body.model_extra or {}).get("tools"):
         notes.append("tool definitions counted as their JSON text (an estimate)")
-    rt.metrics.tokens.labels(r.tokenizer.name).inc(n)
+    rt.metrics.count_tokens(r.tokenizer.name, n)
     exactness = r.exactness if not (body.model_extra or {}).get("tools") else "approximate"
     return {"input_tokens": n, "tokenizer": r.tokenizer.name, "exactness": exactness, "note": "; ".join(notes)}

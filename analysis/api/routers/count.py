@@ -21,9 +21,8 @@ async def count(body: CountRequest, request: Request) -> Response:
     texts = one_or_many(body.text, body.texts, rt)
     toks = rt.select(body.tokenizers)
     rows = await rt.run(count_texts, texts, toks, work=sum(map(len, texts)) * len(toks))
-    counter = rt.metrics.tokens
     for tok in toks:
-        counter.labels(tok.name).inc(sum(r["n_tokens"] for r in rows if r["tokenizer"] == tok.name))
+        rt.metrics.count_tokens(tok.name, sum(r["n_tokens"] for r in rows if r["tokenizer"] == tok.name))
     for r in rows:  # JSON has no NaN: an empty text has no ratio
         for k in ("chars_per_token", "bytes_per_token"):
             if math.isnan(r[k]):

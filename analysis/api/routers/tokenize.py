@@ -46,7 +46,7 @@ async def tokenize(body: TokenizeRequest, rt: Runtime = Depends(runtime)) -> dic
         ids = [p["id"] for p in pieces]
     else:
         pieces, ids = None, await rt.run(tok.encode, body.text, work=len(body.text))
-    rt.metrics.tokens.labels(tok.name).inc(len(ids))
+    rt.metrics.count_tokens(tok.name, len(ids))
     return {"tokenizer": tok.name, "n_tokens": len(ids), "ids": ids, "pieces": pieces}
 
 
