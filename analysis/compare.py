@@ -7,6 +7,7 @@ Compare page. Ratios are NaN (not 0, not an error) for empty text.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter
@@ -38,6 +39,43 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
     return [load_tokenizer(n) for n in names]
 
 
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else math.nan
+
+
+def count_texts(texts: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[dict]:
+    """Count each text under each tokenizer, without a frame: the numbers `compare` shows.
+
+    For callers that answer one small request at a time (the HTTP service), where building a
+    DataFrame would cost more than the counting. Each tokenizer counts all texts through its
+    `count_batch`, its fastest path.
+
+    Returns:
+        One dict per text x tokenizer (text-major): text_index and the COLUMNS; the ratios
+        are NaN for an empty text.
+
+    >>> [r["n_tokens"] for r in count_texts(["hello world", ""], [load_tokenizer("cl100k_base")])]
+    [2, 0]
+    """
+    texts = list(texts)
+    if sum(map(len, texts)) > PARALLEL_CHARS and len(tokenizers) > 1:
+        # the Rust engines release the GIL: one thread per core keeps them all busy
+        with ThreadPoolExecutor(max_workers=min(len(tokenizers), os.cpu_count() or 1)) as pool:
+            counts = list(pool.map(lambda t: t.count_batch(texts), tokenizers))
+    else:
+        counts = [tok.count_batch(texts) for tok in tokenizers]
+    rows = []
+    for i, text in enumerate(texts):
+        n_chars = len(text)
+        n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
+        for tok, per_text in zip(tokenizers, counts):
+            n = per_text[i]
+            rows.append({"text_index": i, "tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab,
+                         "n_tokens": n, "n_chars": n_chars, "n_bytes": n_bytes,
+                         "chars_per_token": _ratio(n_chars, n), "bytes_per_token": _ratio(n_bytes, n)})
+    return rows
+
+
 def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = False) -> pd.DataFrame:
     """Count `text` under each tokenizer.
 
@@ -47,9 +85,8 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
     >>> compare("hello world", [load_tokenizer("cl100k_base")])[["tokenizer", "n_tokens"]].to_dict("records")
     [{'tokenizer': 'cl100k_base', 'n_tokens': 2}]
     """
-    n_chars = len(text)
-    n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
-    rows = []
+    if not with_ids:
+        return pd.DataFrame(count_texts([text], tokenizers), columns=["text_index"] + COLUMNS)[COLUMNS]
     if len(text) > PARALLEL_CHARS and len(tokenizers) > 1:
         # tiktoken and HF release the GIL while encoding: one thread per core keeps them all
         # busy, overlapping the Rust engines with ownbpe's pure-Python encoder.
@@ -57,16 +94,12 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
             all_ids = list(pool.map(lambda t: t.encode(text), tokenizers))
     else:
         all_ids = [tok.encode(text) for tok in tokenizers]
-    for tok, ids in zip(tokenizers, all_ids):
-        row = {"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
-               "n_chars": n_chars, "n_bytes": n_bytes}
-        if with_ids:
-            row["ids"] = ids
-        rows.append(row)
-    df = pd.DataFrame(rows, columns=COLUMNS[:6] + (["ids"] if with_ids else []))
-    tokens = df["n_tokens"].where(df["n_tokens"] > 0)
-    df = df.assign(chars_per_token=df["n_chars"] / tokens, bytes_per_token=df["n_bytes"] / tokens)
-    return df[COLUMNS + (["ids"] if with_ids else [])]
+    n_chars = len(text)
+    n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
+    rows = [{"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
+             "n_chars": n_chars, "n_bytes": n_bytes, "chars_per_token": _ratio(n_chars, len(ids)),
+             "bytes_per_token": _ratio(n_bytes, len(ids)), "ids": ids} for tok, ids in zip(tokenizers, all_ids)]
+    return pd.DataFrame(rows, columns=COLUMNS + ["ids"])
 
 
 def special_token_strings(tok: Tokenizer) -> frozenset[str]:

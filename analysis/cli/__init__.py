@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "analysis.cli.dashboard",  # dashboard
     "analysis.cli.cost",  # cost, models
     "analysis.cli.measure",  # measure, report, plot, probe
+    "analysis.cli.serve",  # serve
 )
 
 

@@ -10,40 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import unicodedata
-from functools import lru_cache
 from pathlib import Path
 
 import ownbpe
 
-from ..tokenizers import CATALOGUE, load_tokenizer, tiktoken_params
+from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
-
-
-@lru_cache(maxsize=8)
-def bpe_for(name: str) -> ownbpe.Tokenizer:
-    """An ownbpe tokenizer that reproduces registry tokenizer `name` (tiktoken family or ownbpe).
-
-    >>> bpe_for("cl100k_base").encode("hello world")
-    [15339, 1917]
-    """
-    if name == "ownbpe" or name.startswith("ownbpe:"):
-        return load_tokenizer(name).bpe
-    if name in CATALOGUE and CATALOGUE[name].family != "tiktoken":
-        names = [n for n, e in CATALOGUE.items() if e.family in ("tiktoken", "ownbpe")]
-        raise ValueError(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. Choose one of: {', '.join(names)}")
-    ranks, pattern, specials = tiktoken_params(name)
-    return ownbpe.Tokenizer.from_tiktoken(ranks, pattern, specials)
-
-
-def explain(text: str, name: str) -> list[ownbpe.PieceExplanation]:
-    """The merges behind `text`'s split under tokenizer `name` (special strings as plain text)."""
-    tok = load_tokenizer(name)
-    norm = getattr(tok, "normalize", None)
-    if norm:
-        text = unicodedata.normalize(norm, text)
-    return bpe_for(name).explain(text, ordinary=True)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from ..cost import DEFAULT_MODELS, CostReport, Workload, estimate, to_decimal
-from ..report.cost import render_html, render_markdown, render_text
+from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
 
 FORMATS = ("table", "csv", "json", "md", "html")
@@ -168,30 +166,6 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 
 # -- JSON and the report folder ----------------------------------------------------------------
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, Decimal):
-        return str(v)  # exact; a float would round the money
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    return v
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: _jsonable(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
-
-
-def report_json(report: CostReport) -> dict:
-    """The report as JSON-ready data; money as exact decimal strings."""
-    w = report.workload
-    return {
-        "price_source": report.price_source, "prices_on": report.on.isoformat(),
-        "workload": {k: _jsonable(getattr(w, k)) for k in ("requests_per_month", "output_tokens", "output_ratio",
-                                                           "cached_share", "messages_per_request", "chars_per_request")},
-        "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
-        "models": _records(report.models), "categories": _records(report.categories), "notes": list(report.notes),
-    }
-
-
 def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     """Write report.md, report.html, cost_by_model.csv (+ by category, per request) and figures.
 
@@ -224,42 +198,11 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
 # -- models ------------------------------------------------------------------------------------
 def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
     """The rows of `tokenprism models` and the price-source line."""
-    from ..cost.genai import list_prices, price_source, provider_ids
-    from ..cost.models import explicit_choice, load_rules, tokenizer_for_model
+    from ..cost.catalog import model_table
 
-    if args.provider and args.provider not in provider_ids():
-        import difflib
-
-        close = difflib.get_close_matches(args.provider, provider_ids(), n=3)
-        raise KeyError(f"unknown provider {args.provider!r}" + (f"; did you mean {', '.join(close)}?" if close else "")
-                       + f" Valid: {', '.join(provider_ids())}")
-    overrides = _overrides(args.prices)
-    prices = list_prices(on=args.on, provider=args.provider, contains=args.contains, all_providers=args.all_providers,
-                         overrides=overrides, include_deprecated=args.include_deprecated)
-    rules = load_rules()
-    rows = []
-    for p in prices:
-        c = (explicit_choice(p.model, p.tokenizer, p.exactness or "exact", "stated in the price file") if p.tokenizer
-             else tokenizer_for_model(p.model, rules=rules))
-        if args.exactness and c.exactness != args.exactness:
-            continue
-        tiers = sorted({start for r in (p.input, p.output) if r for start, _ in r.tiers})
-        rows.append({
-            "model": p.key, "name": p.name,
-            "usd_per_mtok_input": p.input.base if p.input else None,
-            "usd_per_mtok_cached_input": p.cached_input.base if p.cached_input else None,
-            "usd_per_mtok_output": p.output.base if p.output else None,
-            "tiers": ", ".join(f">{t:,}" for t in tiers),
-            "price_remark": ", ".join(filter(None, ["peak-hour price" if p.time_of_day else "",
-                                                    f"changes {p.next_change}" if p.next_change else ""])),
-            "tokenizer": c.label, "exactness": c.exactness, "tokenizer_status": c.status,
-            "price_source": p.source, "price_as_of": p.as_of.isoformat() if p.as_of else "",
-            "note": "; ".join(([c.note] if c.exactness != "exact" or c.status != "ok" else []) + list(p.notes)),
-        })
-    if not rows:
-        raise ValueError("no model matches these filters; try without them, or with --all-providers")
-    sources = [price_source().describe()] + sorted({p.source for p in overrides})
-    return pd.DataFrame(rows), "; ".join(sources)
+    return model_table(contains=args.contains, provider=args.provider, all_providers=args.all_providers,
+                       exactness=args.exactness, include_deprecated=args.include_deprecated,
+                       overrides=_overrides(args.prices), on=args.on)
 
 
 def cmd_models(args: argparse.Namespace) -> int:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import base64
 import html
+import math
+from decimal import Decimal
+from typing import Any
 
 import pandas as pd
 
@@ -79,3 +82,38 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
     if notes:
         body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
     return html_page("tokenprism cost report", body)
+
+
+# -- JSON: the one shape `tokenprism cost --format json` and the service's /v1/cost share ------------
+def jsonable(v: Any) -> Any:
+    """A cell as JSON: Decimal money as an exact string (a float would round it), NaN as None."""
+    if isinstance(v, Decimal):
+        return str(v)
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """A frame's rows as JSON-ready dicts (see `jsonable`)."""
+    return [{k: jsonable(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
+def report_json(report: CostReport) -> dict:
+    """The report as JSON-ready data; money as exact decimal strings.
+
+    >>> from datetime import date
+    >>> from analysis.cost import Workload, estimate
+    >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
+    ...              on=date(2025, 1, 1))
+    >>> report_json(r)["models"][0]["usd_per_month"]
+    '0.125000'
+    """
+    w = report.workload
+    return {
+        "price_source": report.price_source, "prices_on": report.on.isoformat(),
+        "workload": {k: jsonable(getattr(w, k)) for k in ("requests_per_month", "output_tokens", "output_ratio",
+                                                          "cached_share", "messages_per_request", "chars_per_request")},
+        "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
+        "models": records(report.models), "categories": records(report.categories), "notes": list(report.notes),
+    }

@@ -1,0 +1,75 @@
+"""The application factory: `create_app(settings)` wires settings, runtime, routers and errors.
+
+`tokenprism serve` runs `create_app` in every uvicorn worker (as an import string, so the CLI
+never imports this face); tests call it with their own `Settings`. Tokenizers are loaded in
+the lifespan handler, never at import.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .middleware import ServiceMiddleware
+from .problems import Problem, handle
+from .routers import compat, cost, count, ops, tokenize
+from .runtime import Runtime
+from .security import require_key
+from .settings import Settings
+
+DESCRIPTION = """\
+Every tokenizer and every price of tokenprism behind one JSON API, offline.
+
+* Native endpoints are versioned under `/v1`.
+* `/tokenize`, `/detokenize` (vLLM) and `/v1/messages/count_tokens` (Anthropic) speak the shapes
+  those clients already send; `model` may be a model id or a tokenizer name.
+* Counts from a proxy tokenizer are labelled `exactness: approximate`: they are estimates.
+* Errors are RFC 9457 problem details (`application/problem+json`).
+* With API keys configured, every route but `/healthz` and `/readyz` needs one
+  (`x-api-key: KEY` or `Authorization: Bearer KEY`).
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The service as an ASGI app; settings default to the environment (`Settings.from_env`)."""
+    settings = settings or Settings.from_env()
+    rt = Runtime(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        rt.start()  # loading runs in the background: /healthz answers while it runs
+        try:
+            yield
+        finally:
+            await rt.stop()
+
+    app = FastAPI(title="tokenprism", version=_version(), description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None, openapi_url=None)  # ours, behind the key check: routers/ops.py
+    app.state.settings = settings
+    app.state.runtime = rt
+    # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
+    keyed = [Depends(require_key)] if settings.api_keys else []
+    app.include_router(ops.open_router)
+    for r in (count.router, tokenize.router, cost.router, compat.router, ops.router):
+        app.include_router(r, dependencies=keyed)
+    for exc in (Problem, RequestValidationError, StarletteHTTPException, Exception):
+        app.add_exception_handler(exc, handle)
+    if settings.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["authorization", "x-api-key", "content-type", "anthropic-version"])
+    app.add_middleware(ServiceMiddleware, max_body_bytes=settings.limits.max_body_bytes, metrics=rt.metrics)
+    return app
+
+
+def _version() -> str:
+    import importlib.metadata as md
+
+    try:
+        return md.version("tokenprism")
+    except md.PackageNotFoundError:
+        return "0"

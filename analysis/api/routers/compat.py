@@ -1,0 +1,157 @@
+"""The shapes existing clients speak: vLLM's /tokenize and /detokenize, Anthropic's count_tokens.
+
+`model` may be a model id (resolved through the model map, `analysis.cost.models`) or a
+tokenizer name. Every answer carries `tokenizer` and `exactness`: a Claude 3+ count comes from
+a proxy tokenizer and says "approximate", never passing for the model's own count.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from fastapi import APIRouter, Depends
+
+from ...cost.genai import find_model, model_names
+from ...cost.models import ChatOverhead, tokenizer_for_model
+from ...tokenizers import Tokenizer
+from ..problems import Problem
+from ..runtime import Runtime
+from ..schemas import (
+    ContentBlock, CountTokensRequest, CountTokensResponse, VllmDetokenizeRequest, VllmDetokenizeResponse,
+    VllmTokenizeRequest, VllmTokenizeResponse,
+)
+from . import ERRORS, check_texts, runtime
+from .tokenize import check_ids
+
+router = APIRouter(tags=["compatible"], responses=ERRORS)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    tokenizer: Tokenizer
+    exactness: str
+    note: str
+    chat: ChatOverhead | None
+    max_model_len: int | None
+
+
+@lru_cache(maxsize=1024)
+def _context_window(model: str) -> int | None:
+    try:
+        _, info = find_model(model)
+    except (KeyError, LookupError, ValueError):
+        return None
+    return info.context_window
+
+
+def _closest_models(model: str) -> list[str]:
+    import difflib
+
+    ids = {n.split(":", 1)[-1] for n in model_names()}
+    return difflib.get_close_matches(model, sorted(ids), n=5, cutoff=0.6)
+
+
+def resolve(rt: Runtime, model: str) -> Resolved:
+    """The served tokenizer for a model id or tokenizer name, with its exactness; 404 otherwise."""
+    if model in rt.tokenizers or not rt.ready:
+        return Resolved(rt.tokenizer(model), "exact", "", None, None)
+    choice = tokenizer_for_model(model)
+    if choice.exactness == "none":
+        close = _closest_models(model)
+        raise Problem(404, f"unknown model {model!r}: no rule of the model map covers it and it is not a tokenizer "
+                      f"this server serves." + (f" Closest model ids: {', '.join(close)}." if close else "")
+                      + f" Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
+                      type_="unknown-model", valid=close or list(rt.tokenizers))
+    if not choice.usable:
+        raise Problem(404, f"model {model!r} maps to tokenizer {choice.wanted!r}, which is {choice.status}; fix: "
+                      f"fetch it, then restart the server with --tokenizers including {choice.wanted}",
+                      type_="tokenizer-unavailable", valid=list(rt.tokenizers))
+    if choice.tokenizer not in rt.tokenizers:
+        raise Problem(404, f"model {model!r} is counted with {choice.tokenizer!r}, which this server does not load; "
+                      f"restart it with --tokenizers including {choice.tokenizer}", type_="tokenizer-not-loaded",
+                      valid=list(rt.tokenizers))
+    return Resolved(rt.tokenizers[choice.tokenizer], choice.exactness, choice.note, choice.chat, _context_window(model))
+
+
+# -- vLLM --------------------------------------------------------------------------------------
+@router.post("/tokenize", response_model=VllmTokenizeResponse, summary="vLLM-compatible: token ids of a prompt")
+async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+    check_texts(rt, [body.prompt], "prompt")
+    r = resolve(rt, body.model)
+    ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
+    rt.metrics.count_tokens(r.tokenizer.name, len(ids))
+    strs = None
+    if body.return_token_strs:
+        strs = [r.tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids]
+    return {"count": len(ids), "max_model_len": r.max_model_len, "tokens": ids, "token_strs": strs,
+            "tokenizer": r.tokenizer.name, "exactness": r.exactness}
+
+
+@router.post("/detokenize", response_model=VllmDetokenizeResponse, summary="vLLM-compatible: the text of token ids")
+async def vllm_detokenize(body: VllmDetokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+    r = resolve(rt, body.model)
+    check_ids(rt, body.tokens, r.tokenizer.n_vocab, "tokens")
+    data = await rt.run(r.tokenizer.decode_bytes, body.tokens)
+    return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.tokenizer.name, "exactness": r.exactness}
+
+
+# -- Anthropic ---------------------------------------------------------------------------------
+def _block_text(block: ContentBlock, where: str) -> str:
+    extra = block.model_extra or {}
+    if block.type == "text":
+        return block.text or ""
+    if block.type == "thinking":
+        return str(extra.get("thinking", ""))
+    if block.type == "tool_use":
+        return f"{extra.get('name', '')} {json.dumps(extra.get('input', {}), ensure_ascii=False)}"
+    if block.type == "tool_result":
+        content = extra.get("content", "")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "text")
+        return ""
+    raise Problem(422, f"{where} is a {block.type!r} block; only text, thinking, tool_use and tool_result blocks can "
+                  "be counted offline. Fix: leave images and documents out of the count", type_="unsupported-content")
+
+
+def _texts(body: CountTokensRequest) -> list[str]:
+    texts = []
+    if isinstance(body.system, str):
+        texts.append(body.system)
+    elif body.system:
+        texts += [_block_text(b, f"system[{i}]") for i, b in enumerate(body.system)]
+    for i, m in enumerate(body.messages):
+        if isinstance(m.content, str):
+            texts.append(m.content)
+        else:
+            texts += [_block_text(b, f"messages[{i}].content[{j}]") for j, b in enumerate(m.content)]
+    tools = (body.model_extra or {}).get("tools")
+    if tools:
+        texts.append(json.dumps(tools, ensure_ascii=False))
+    return texts
+
+
+@router.post("/v1/messages/count_tokens", response_model=CountTokensResponse,
+             summary="Anthropic-compatible: input tokens of a Messages request (Claude 3+: an estimate)")
+async def count_tokens(body: CountTokensRequest, rt: Runtime = Depends(runtime)) -> dict:
+    limit = rt.settings.limits.max_messages
+    if len(body.messages) > limit:
+        raise Problem(422, f"{len(body.messages):,} messages; the limit is {limit:,}. Fix: raise the server's "
+                      "--max-messages", type_="limit-exceeded")
+    texts = _texts(body)
+    check_texts(rt, texts, "message text")
+    r = resolve(rt, body.model)
+    n = sum(await rt.run(r.tokenizer.count_batch, texts, work=sum(map(len, texts)))) if texts else 0
+    notes = [r.note] if r.note else []
+    if r.chat is not None:
+        n += r.chat.tokens(len(body.messages))
+    else:
+        notes.append("chat-format overhead unknown for this model: only the text is counted")
+    if (body.model_extra or {}).get("tools"):
+        notes.append("tool definitions counted as their JSON text (an estimate)")
+    rt.metrics.count_tokens(r.tokenizer.name, n)
+    exactness = r.exactness if not (body.model_extra or {}).get("tools") else "approximate"
+    return {"input_tokens": n, "tokenizer": r.tokenizer.name, "exactness": exactness, "note": "; ".join(notes)}

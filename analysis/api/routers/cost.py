@@ -1,0 +1,55 @@
+"""GET /v1/models (prices, tokenizer, exactness) and POST /v1/cost (`tokenprism cost --format json`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from ...cost import Workload, estimate
+from ...cost.catalog import model_table
+from ...report.cost import records, report_json
+from ..problems import Problem
+from ..runtime import Runtime
+from ..schemas import CostRequest, CostResponse, ModelsResponse
+from . import ERRORS, one_or_many, runtime
+
+router = APIRouter(tags=["cost"], responses=ERRORS)
+
+
+def _models(**kw) -> dict:
+    frame, source = model_table(**kw)
+    return {"price_source": source, "models": records(frame)}
+
+
+@router.get("/v1/models", response_model=ModelsResponse,
+            summary="Priced models with their tokenizer and its exactness (approximate = estimate)")
+async def models(contains: str | None = Query(None, max_length=200, description="only models whose provider:id or name contains this"),
+                 provider: str | None = Query(None, max_length=100, description="only this provider id (openai, anthropic, ...)"),
+                 all_providers: bool = Query(False, description="include hosts and resellers"),
+                 exactness: Literal["exact", "approximate", "none"] | None = Query(None),
+                 include_deprecated: bool = Query(False),
+                 rt: Runtime = Depends(runtime)) -> dict:
+    return await rt.run(_models, contains=contains, provider=provider, all_providers=all_providers,
+                        exactness=exactness, include_deprecated=include_deprecated)
+
+
+def _cost(texts: list[str], models: list[str] | None, workload: dict, on, fallback: str | None) -> dict:
+    report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
+    return report_json(report)
+
+
+@router.post("/v1/cost", response_model=CostResponse,
+             summary="What a workload costs per model: the numbers of `tokenprism cost --format json`")
+async def cost(body: CostRequest, rt: Runtime = Depends(runtime)) -> dict:
+    texts = one_or_many(body.text, body.texts, rt)
+    limit = rt.settings.limits.max_models
+    if body.models is not None and len(body.models) > limit:
+        raise Problem(422, f"{len(body.models)} models named; the limit is {limit}. Fix: split the request, or raise "
+                      "the server's --max-models", type_="limit-exceeded")
+    if body.models is not None and not [m for m in body.models if m.strip()]:
+        raise Problem(422, "models is an empty list; name at least one (GET /v1/models lists them), or leave it out",
+                      type_="invalid-input")
+    workload = {k: getattr(body, k) for k in ("requests_per_month", "output_tokens", "output_ratio", "cached_share",
+                                              "messages_per_request", "chars_per_request")}
+    return await rt.run(_cost, texts, body.models, workload, body.on, body.fallback_tokenizer)

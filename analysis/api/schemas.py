@@ -1,0 +1,279 @@
+"""The service's request and response bodies as pydantic models: together they are the OpenAPI schema.
+
+Unlike `settings` (limits that change per deployment), these describe shapes only; limits are
+checked in the handlers, so a deployment can raise them without a different schema. The
+compatibility shapes (vLLM's /tokenize, Anthropic's count_tokens) keep the field names those
+clients send and read, and add `tokenizer`/`exactness` so an estimate is never taken for an
+exact count.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+Exactness = Literal["exact", "approximate", "none"]
+
+
+class Strict(BaseModel):
+    """Native bodies: unknown fields are an error (a typo must not be ignored silently)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProblemDetails(BaseModel):
+    """RFC 9457 problem details: every error response."""
+
+    type: str = Field(description="urn:tokenprism:problem:<slug>")
+    title: str
+    status: int
+    detail: str = Field(description="what went wrong and how to fix it")
+    instance: str | None = None
+    valid: list[str] | None = Field(None, description="the valid names, for an unknown tokenizer")
+    errors: list[dict[str, str]] | None = Field(None, description="schema problems: field and problem")
+
+
+# -- tokenizers and counting ---------------------------------------------------------------------
+class TokenizerInfo(BaseModel):
+    name: str
+    family: str
+    n_vocab: int
+    description: str
+    source: str = Field(description="the package and file the vocabulary comes from")
+    licence: str
+
+
+class TokenizersResponse(BaseModel):
+    tokenizers: list[TokenizerInfo]
+
+
+class CountRequest(Strict):
+    text: str | None = Field(None, description="one text (give text or texts)")
+    texts: list[str] | None = Field(None, description="a batch of texts (give text or texts)")
+    tokenizers: list[str] | None = Field(None, description="tokenizer names; default: every tokenizer this server loaded")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "examples": [{"text": "hello", "tokenizers": ["o200k_base"]}]})
+
+
+class CountRow(BaseModel):
+    text_index: int = Field(description="position of the text in the request (0 for `text`)")
+    tokenizer: str
+    family: str
+    n_vocab: int
+    n_tokens: int
+    n_chars: int = Field(description="Unicode code points")
+    n_bytes: int = Field(description="UTF-8 bytes")
+    chars_per_token: float | None = Field(description="null for an empty text")
+    bytes_per_token: float | None = Field(description="null for an empty text")
+
+
+class CountResponse(BaseModel):
+    n_texts: int
+    results: list[CountRow] = Field(description="one row per text x tokenizer, text-major: the numbers of `tokenprism compare`")
+
+
+class TokenizeRequest(Strict):
+    text: str
+    tokenizer: str = "o200k_base"
+    pieces: bool = Field(False, description="also return each token's bytes and character offsets")
+
+
+class PieceOut(BaseModel):
+    id: int
+    text: str = Field(description="the token's bytes as UTF-8; a partial character shows as U+FFFD")
+    bytes_hex: str
+    start: int = Field(description="character offset where the token starts in the text")
+    end: int = Field(description="character offset where it ends (start == end for a continuation of a split character)")
+    partial: bool = Field(description="the token holds part of a character's UTF-8 bytes")
+
+
+class TokenizeResponse(BaseModel):
+    tokenizer: str
+    n_tokens: int
+    ids: list[int]
+    pieces: list[PieceOut] | None = None
+
+
+class DetokenizeRequest(Strict):
+    ids: list[int]
+    tokenizer: str = "o200k_base"
+
+
+class DetokenizeResponse(BaseModel):
+    tokenizer: str
+    text: str = Field(description="the decoded text; bytes that are not whole UTF-8 characters become U+FFFD")
+    n_bytes: int
+    complete_utf8: bool = Field(description="false when the ids end or start inside a character")
+
+
+class ExplainRequest(Strict):
+    text: str
+    tokenizer: str = "o200k_base"
+
+
+class MergeOut(BaseModel):
+    rank: int
+    left: str
+    right: str
+    result: str
+    result_id: int
+
+
+class ExplainPiece(BaseModel):
+    text: str = Field(description="the pre-token")
+    start: int
+    end: int
+    special: bool
+    whole_piece_in_vocab: bool = Field(description="the pre-token is one token and is taken whole")
+    ids: list[int]
+    tokens: list[str] = Field(description="each token as text; bytes that are not whole characters as <xx>")
+    merges: list[MergeOut] = Field(description="the merges that fired, in order")
+
+
+class ExplainResponse(BaseModel):
+    tokenizer: str
+    n_tokens: int
+    pieces: list[ExplainPiece]
+
+
+# -- models and cost ---------------------------------------------------------------------------
+_MODEL_MONEY = ("usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output")
+ModelRow = create_model(
+    "ModelRow",
+    __doc__="One priced model; money in USD as exact decimal strings, null where there is no price.",
+    **{c: (str | None, None) for c in ("model", "name", *_MODEL_MONEY, "tiers", "price_remark", "tokenizer",
+                                      "tokenizer_status", "price_source", "price_as_of", "note")},
+    exactness=(Exactness, ...),
+)
+
+
+class ModelsResponse(BaseModel):
+    price_source: str
+    models: list[ModelRow]  # type: ignore[valid-type]
+
+
+class CostRequest(Strict):
+    text: str | None = Field(None, description="the prompt of one request (give text or texts)")
+    texts: list[str] | None = Field(None, description="one request per text")
+    models: list[str] | None = Field(None, description="model ids or provider:model; default: a cross-provider selection")
+    requests_per_month: Decimal = Field(description="a non-negative number (a string keeps it exact)")
+    output_tokens: Decimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
+    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x input tokens")
+    cached_share: Decimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
+    messages_per_request: int = Field(1, description="chat messages per request (0: raw text, no chat overhead)")
+    chars_per_request: Decimal | None = Field(None, description="scale each text to this many characters")
+    on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
+    fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled approximate")
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"text": "Summarise this contract.", "models": ["gpt-4o", "claude-sonnet-4-5"],
+         "requests_per_month": 100000, "output_tokens": 300}]})
+
+
+def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
+    def kind(c: str) -> Any:
+        if c.startswith("usd_") and c not in ("usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output"):
+            return str | None  # exact decimal money
+        if c.startswith("usd_per_mtok"):
+            return str | None
+        if c == "n_requests":
+            return int | None
+        if c.endswith(("_per_request", "_per_token")) or c == "chars_per_request":
+            return float | None
+        return str | None
+    return create_model(name, __doc__=doc, **{c: (kind(c), None) for c in columns})
+
+
+def _cost_columns() -> tuple[list[str], list[str]]:
+    from ..cost.estimate import CATEGORY_COLUMNS, MODEL_COLUMNS
+
+    return MODEL_COLUMNS, CATEGORY_COLUMNS
+
+
+CostModelRow = _row_model("CostModelRow", "One model's cost; money as exact decimal strings, null = no price.",
+                          _cost_columns()[0])
+CostCategoryRow = _row_model("CostCategoryRow", "One model x category.", _cost_columns()[1])
+
+
+class CostResponse(BaseModel):
+    """The same document as `tokenprism cost --format json`."""
+
+    price_source: str
+    prices_on: str
+    workload: dict[str, Any]
+    input: dict[str, int]
+    models: list[CostModelRow]  # type: ignore[valid-type]
+    categories: list[CostCategoryRow]  # type: ignore[valid-type]
+    notes: list[str] = Field(description="what every reader must know: ESTIMATE lines name the models counted by a proxy")
+
+
+# -- compatibility shapes ------------------------------------------------------------------------
+class Loose(BaseModel):
+    """Compatibility bodies: fields this service does not use are accepted and ignored, as
+    the original servers evolve and clients send more than we read."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class VllmTokenizeRequest(Loose):
+    model: str = Field(description="a model id (gpt-4o, claude-sonnet-4-5, ...) or a tokenizer name (o200k_base)")
+    prompt: str
+    add_special_tokens: bool = Field(True, description="accepted for vLLM compatibility; no BOS/EOS ids are added here")
+    return_token_strs: bool = False
+
+
+class VllmTokenizeResponse(BaseModel):
+    count: int
+    max_model_len: int | None = Field(description="the model's context window when the price data knows it")
+    tokens: list[int]
+    token_strs: list[str] | None = None
+    tokenizer: str
+    exactness: Exactness
+
+
+class VllmDetokenizeRequest(Loose):
+    model: str
+    tokens: list[int]
+
+
+class VllmDetokenizeResponse(BaseModel):
+    prompt: str
+    tokenizer: str
+    exactness: Exactness
+
+
+class ContentBlock(Loose):
+    type: str
+    text: str | None = None
+
+
+class Message(Loose):
+    role: str
+    content: str | list[ContentBlock]
+
+
+class CountTokensRequest(Loose):
+    model: str
+    messages: list[Message]
+    system: str | list[ContentBlock] | None = None
+
+
+class CountTokensResponse(BaseModel):
+    input_tokens: int
+    tokenizer: str = Field(description="the tokenizer that counted")
+    exactness: Exactness = Field(description="approximate: an estimate from a proxy tokenizer, not the model's own")
+    note: str = ""
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    status: str
+    tokenizers: list[str]
+    seconds_to_ready: float | None

@@ -1,0 +1,59 @@
+"""Optional API keys, compared in constant time, required on every route but /healthz and /readyz.
+
+A key is accepted in `x-api-key` (Anthropic's header), `Authorization: Bearer KEY` (OpenAI's
+and vLLM's), or as the password of HTTP Basic auth, so a browser can open /docs on a server
+with keys (it asks for a user name, which is ignored, and the key). Every configured key is
+compared with `hmac.compare_digest`, all of them every time, so the time taken says nothing
+about which key, or how much of one, matched.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+
+from fastapi import Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from .problems import Problem
+
+# Declared as security schemes so the OpenAPI schema and /docs' "Authorize" button know them;
+# auto_error=False because the check below gives the problem-details error itself.
+_api_key_header = APIKeyHeader(name="x-api-key", auto_error=False, description="an API key of the server")
+_bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
+
+
+def _matches(given: str, keys: tuple[str, ...]) -> bool:
+    candidate = given.encode("utf-8", "surrogatepass")
+    ok = False
+    for key in keys:  # no early exit: every key is compared every time
+        ok |= hmac.compare_digest(candidate, key.encode("utf-8"))
+    return ok
+
+
+def _basic_password(header: str | None) -> str | None:
+    if not header or not header[:6].lower() == "basic ":
+        return None
+    try:
+        decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded.partition(":")[2] or None
+
+
+async def require_key(request: Request, api_key: str | None = Security(_api_key_header),
+                      bearer: HTTPAuthorizationCredentials | None = Security(_bearer)) -> None:
+    """The dependency every protected router carries; a no-op when the server has no keys."""
+    keys: tuple[str, ...] = request.app.state.settings.api_keys
+    if not keys:
+        return
+    given = api_key or (bearer.credentials if bearer else None) or _basic_password(request.headers.get("authorization"))
+    if given is None:
+        raise Problem(401, "this server requires an API key: send it in the x-api-key header or as "
+                      "Authorization: Bearer KEY", type_="missing-api-key",
+                      headers={"WWW-Authenticate": 'Bearer, Basic realm="tokenprism (password: API key)"'})
+    if not _matches(given, keys):
+        raise Problem(401, "the API key is not valid for this server; check for a typo or ask its operator "
+                      "for a key", type_="invalid-api-key",
+                      headers={"WWW-Authenticate": 'Bearer, Basic realm="tokenprism (password: API key)"'})

@@ -1,0 +1,242 @@
+"""Every endpoint and every error path of the service, in process (FastAPI's TestClient)."""
+
+from __future__ import annotations
+
+from analysis import load_tokenizer
+from analysis.compare import compare
+
+PROBLEM = "application/problem+json"
+
+
+def problem(r, status: int) -> dict:
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith(PROBLEM)
+    body = r.json()
+    assert body["status"] == status and body["type"].startswith("urn:tokenprism:problem:") and body["detail"]
+    return body
+
+
+# -- operations ----------------------------------------------------------------------------------
+def test_health_and_ready(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz").json()
+    assert ready["status"] == "ready" and ready["tokenizers"][0] == "o200k_base" and ready["seconds_to_ready"] >= 0
+
+
+def test_readyz_is_503_while_loading():
+    from fastapi.testclient import TestClient
+
+    from analysis.api.app import create_app
+    from analysis.api.runtime import Runtime
+    from analysis.api.settings import Settings
+
+    app = create_app(Settings(tokenizers=("o200k_base",)))
+    app.state.runtime._load = _never_loads.__get__(app.state.runtime, Runtime)  # loading never finishes
+    with TestClient(app) as c:
+        body = problem(c.get("/readyz"), 503)
+        assert "still loading" in body["detail"]
+        r = c.post("/v1/count", json={"text": "x"})
+        assert problem(r, 503) and r.headers["retry-after"] == "1"
+        assert c.get("/healthz").status_code == 200
+
+
+async def _never_loads(self):
+    import asyncio
+
+    await asyncio.sleep(3600)
+
+
+def test_metrics_count_requests_and_tokens(client):
+    client.post("/v1/count", json={"text": "hello world", "tokenizers": ["gpt2"]})
+    text = client.get("/metrics").text
+    assert 'tokenprism_http_requests_total{method="POST",route="/v1/count",status="200"}' in text
+    assert 'tokenprism_tokens_counted_total{tokenizer="gpt2"}' in text
+    assert "tokenprism_http_request_duration_seconds_bucket" in text
+    assert "tokenprism_ready 1.0" in text
+
+
+def test_openapi_and_offline_docs(client):
+    schema = client.get("/openapi.json").json()
+    for path in ("/v1/count", "/v1/tokenize", "/v1/detokenize", "/v1/explain", "/v1/models", "/v1/cost",
+                 "/v1/tokenizers", "/tokenize", "/detokenize", "/v1/messages/count_tokens", "/healthz", "/readyz"):
+        assert path in schema["paths"], path
+    page = client.get("/docs").text
+    assert "https://" not in page and "http://" not in page  # nothing from a CDN
+    for asset in ("swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"):
+        assert f"docs/assets/{asset}" in page
+        r = client.get(f"/docs/assets/{asset}")
+        assert r.status_code == 200 and len(r.content) > 500
+    problem(client.get("/docs/assets/..%2Fsecret"), 404)
+    problem(client.get("/docs/assets/index.html"), 404)
+
+
+def test_unknown_route_and_method(client):
+    assert "no endpoint" in problem(client.get("/v2/count"), 404)["detail"]
+    assert "not allowed" in problem(client.get("/v1/count"), 405)["detail"]
+
+
+# -- count ---------------------------------------------------------------------------------------
+def test_count_matches_compare(client):
+    text = "Hello, wörld! 12345 \n\tdef f(x): return x"
+    rows = client.post("/v1/count", json={"text": text, "tokenizers": ["o200k_base", "deepseek-v4", "ownbpe"]}).json()["results"]
+    expected = compare(text, [load_tokenizer(n) for n in ("o200k_base", "deepseek-v4", "ownbpe")])
+    assert [r["n_tokens"] for r in rows] == expected["n_tokens"].tolist()
+    assert [r["chars_per_token"] for r in rows] == expected["chars_per_token"].tolist()
+    assert rows[0]["n_bytes"] == len(text.encode()) and rows[0]["n_chars"] == len(text)
+
+
+def test_count_batch_and_defaults(client):
+    body = client.post("/v1/count", json={"texts": ["a b c", "", "xyz"]}).json()
+    assert body["n_texts"] == 3 and len(body["results"]) == 3 * 5  # every served tokenizer
+    empty = [r for r in body["results"] if r["text_index"] == 1]
+    assert all(r["n_tokens"] == 0 and r["chars_per_token"] is None for r in empty)
+
+
+def test_count_accepts_curl_form_content_type(client):
+    r = client.post("/v1/count", content=b'{"text":"hello","tokenizers":["o200k_base"]}',
+                    headers={"content-type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 200 and r.json()["results"][0]["n_tokens"] == 1
+
+
+def test_count_errors(client):
+    body = problem(client.post("/v1/count", json={"text": "x", "tokenizers": ["o200k"]}), 404)
+    assert "o200k_base" in body["detail"] and "o200k_base" in body["valid"]
+    assert "not loaded" in problem(client.post("/v1/count", json={"text": "x", "tokenizers": ["qwen2.5"]}), 404)["detail"]
+    assert "exactly one" in problem(client.post("/v1/count", json={"text": "x", "texts": ["y"]}), 422)["detail"]
+    assert "exactly one" in problem(client.post("/v1/count", json={}), 422)["detail"]
+    problem(client.post("/v1/count", json={"texts": []}), 422)
+    problem(client.post("/v1/count", json={"text": "x", "tokenizers": []}), 422)
+    assert "limit is 5" in problem(client.post("/v1/count", json={"texts": ["a"] * 6}), 422)["detail"]
+    assert "limit is 3" in problem(client.post("/v1/count", json={"text": "a", "tokenizers": ["gpt2"] * 4}), 422)["detail"]
+    assert "--max-text-chars" in problem(client.post("/v1/count", json={"text": "a" * 50_001}), 422)["detail"]
+    body = problem(client.post("/v1/count", json={"text": 5}), 422)
+    assert body["errors"][0]["field"] == "text"
+    assert "5" not in body["detail"].split("(")[0]  # the input is never echoed
+    problem(client.post("/v1/count", json={"text": "x", "typo": 1}), 422)
+    problem(client.post("/v1/count", content=b"{not json", headers={"content-type": "application/json"}), 422)
+
+
+def test_body_limit_is_413(client):
+    big = {"text": "a" * 250_000}
+    body = problem(client.post("/v1/count", json=big), 413)
+    assert "--max-body-bytes" in body["detail"]
+
+    def chunks():  # no Content-Length: the limit still holds while the body streams
+        yield b'{"text": "'
+        for _ in range(30):
+            yield b"a" * 10_000
+        yield b'"}'
+    problem(client.post("/v1/count", content=chunks(), headers={"content-type": "application/json"}), 413)
+
+
+def test_lone_surrogates_do_not_fail(client):
+    r = client.post("/v1/count", content=b'{"text": "a\\ud800b", "tokenizers": ["o200k_base"]}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["results"][0]["n_tokens"] >= 2
+
+
+# -- tokenize, detokenize, explain ---------------------------------------------------------------
+def test_tokenize_with_pieces(client):
+    r = client.post("/v1/tokenize", json={"text": "héllo🤗", "tokenizer": "gpt2", "pieces": True}).json()
+    tok = load_tokenizer("gpt2")
+    assert r["ids"] == tok.encode("héllo🤗") and r["n_tokens"] == len(r["ids"])
+    assert [p["id"] for p in r["pieces"]] == r["ids"]
+    assert any(p["partial"] for p in r["pieces"])  # the emoji's bytes are split across tokens
+    assert bytes.fromhex("".join(p["bytes_hex"] for p in r["pieces"])) == "héllo🤗".encode()
+    plain = client.post("/v1/tokenize", json={"text": "hello"}).json()
+    assert plain == {"tokenizer": "o200k_base", "n_tokens": 1, "ids": [24912]}
+
+
+def test_detokenize(client):
+    assert client.post("/v1/detokenize", json={"ids": [24912, 2375]}).json()["text"] == "hello world"
+    ids = load_tokenizer("gpt2").encode("🙂")
+    half = client.post("/v1/detokenize", json={"ids": ids[:1], "tokenizer": "gpt2"}).json()
+    assert half["complete_utf8"] is False and "\ufffd" in half["text"]
+    assert "not a token id" in problem(client.post("/v1/detokenize", json={"ids": [-1]}), 422)["detail"]
+    problem(client.post("/v1/detokenize", json={"ids": [199998]}), 422)  # a hole in o200k's ids
+    assert "--max-ids" in problem(client.post("/v1/detokenize", json={"ids": [1] * 101}), 422)["detail"]
+    problem(client.post("/v1/detokenize", json={"ids": ["a"]}), 422)
+
+
+def test_explain(client):
+    r = client.post("/v1/explain", json={"text": "hello world", "tokenizer": "cl100k_base"}).json()
+    assert r["n_tokens"] == 2 and [p["ids"] for p in r["pieces"]] == [[15339], [1917]]
+    assert r["pieces"][0]["merges"][-1]["result"] == "hello"
+    assert "rank table" in problem(client.post("/v1/explain", json={"text": "x", "tokenizer": "deepseek-v4"}), 422)["detail"]
+    assert "--max-explain-chars" in problem(client.post("/v1/explain", json={"text": "a" * 201}), 422)["detail"]
+
+
+def test_tokenizers_list(client):
+    names = [t["name"] for t in client.get("/v1/tokenizers").json()["tokenizers"]]
+    assert names == ["o200k_base", "cl100k_base", "gpt2", "deepseek-v4", "ownbpe"]
+
+
+# -- models and cost -----------------------------------------------------------------------------
+def test_models(client):
+    rows = client.get("/v1/models", params={"contains": "claude-sonnet-4-5"}).json()["models"]
+    claude = [r for r in rows if r["model"] == "anthropic:claude-sonnet-4-5"][0]
+    assert claude["exactness"] == "approximate" and claude["tokenizer"] == "~o200k_base" and "estimate" in claude["note"]
+    assert isinstance(claude["usd_per_mtok_input"], str)  # money as a decimal string
+    assert "did you mean openai" in problem(client.get("/v1/models", params={"provider": "opneai"}), 404)["detail"]
+    problem(client.get("/v1/models", params={"exactness": "maybe"}), 422)
+    problem(client.get("/v1/models", params={"contains": "no-such-model-anywhere"}), 422)
+
+
+def test_cost_matches_the_cli_shape(client):
+    from datetime import date
+
+    from analysis.cost import Workload, estimate
+    from analysis.report.cost import report_json
+
+    body = {"text": "Summarise this.", "models": ["gpt-4o", "claude-sonnet-4-5"], "requests_per_month": "1000",
+            "output_tokens": 10, "on": "2025-06-01"}
+    got = client.post("/v1/cost", json=body).json()
+    want = report_json(estimate("Summarise this.", ["gpt-4o", "claude-sonnet-4-5"],
+                                workload=Workload(requests_per_month="1000", output_tokens=10), on=date(2025, 6, 1)))
+    assert got == want
+    assert any(n.startswith("ESTIMATE") for n in got["notes"])
+
+
+def test_cost_errors(client):
+    base = {"text": "x", "requests_per_month": 10, "output_tokens": 1}
+    assert "Closest" in problem(client.post("/v1/cost", json={**base, "models": ["gpt-4oo"]}), 404)["detail"]
+    assert "exactly one of output_tokens" in problem(client.post("/v1/cost", json={**base, "output_ratio": 1}), 422)["detail"]
+    assert "non-negative" in problem(client.post("/v1/cost", json={**base, "requests_per_month": -1}), 422)["detail"]
+    problem(client.post("/v1/cost", json={**base, "cached_share": 2}), 422)
+    assert "--max-models" in problem(client.post("/v1/cost", json={**base, "models": ["gpt-4o"] * 4}), 422)["detail"]
+    problem(client.post("/v1/cost", json={**base, "models": []}), 422)
+    problem(client.post("/v1/cost", json={**base, "requests_per_month": "NaN"}), 422)
+
+
+# -- compatible shapes ---------------------------------------------------------------------------
+def test_vllm_tokenize_and_detokenize(client):
+    r = client.post("/tokenize", json={"model": "gpt-4o", "prompt": "hello world", "return_token_strs": True}).json()
+    assert r["tokens"] == [24912, 2375] and r["count"] == 2 and r["token_strs"] == ["hello", " world"]
+    assert r["exactness"] == "exact" and r["max_model_len"] == 128000
+    by_name = client.post("/tokenize", json={"model": "cl100k_base", "prompt": "hello world"}).json()
+    assert by_name["tokens"] == [15339, 1917] and by_name["max_model_len"] is None
+    claude = client.post("/tokenize", json={"model": "claude-sonnet-4-5", "prompt": "hi"}).json()
+    assert claude["exactness"] == "approximate" and claude["tokenizer"] == "o200k_base"
+    assert client.post("/detokenize", json={"model": "gpt-4o", "tokens": [24912]}).json()["prompt"] == "hello"
+    assert "Closest" in problem(client.post("/tokenize", json={"model": "gtp-4o", "prompt": "x"}), 404)["detail"]
+    assert "vocab fetch" in problem(client.post("/tokenize", json={"model": "llama-3.3-70b", "prompt": "x"}), 404)["detail"]
+    assert "does not load" in problem(client.post("/tokenize", json={"model": "qwen3-32b", "prompt": "x"}), 404)["detail"]
+    problem(client.post("/detokenize", json={"model": "gpt-4o", "tokens": [10**9]}), 422)
+    problem(client.post("/tokenize", json={"model": "gpt-4o"}), 422)
+
+
+def test_anthropic_count_tokens(client):
+    body = {"model": "claude-sonnet-4-5", "system": "Be brief.",
+            "messages": [{"role": "user", "content": "Hello there"},
+                         {"role": "assistant", "content": [{"type": "text", "text": "Hi!"}]}]}
+    r = client.post("/v1/messages/count_tokens", json=body, headers={"anthropic-version": "2023-06-01"}).json()
+    tok = load_tokenizer("o200k_base")
+    assert r["input_tokens"] == sum(tok.count(t) for t in ("Be brief.", "Hello there", "Hi!"))
+    assert r["exactness"] == "approximate" and "estimate" in r["note"]
+    gpt = client.post("/v1/messages/count_tokens", json={**body, "model": "gpt-4o"}).json()
+    assert gpt["exactness"] == "exact" and gpt["input_tokens"] == r["input_tokens"] + 2 * 4 + 3  # chat overhead
+    image = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]}
+    assert "image" in problem(client.post("/v1/messages/count_tokens", json=image), 422)["detail"]
+    many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}
+    assert "--max-messages" in problem(client.post("/v1/messages/count_tokens", json=many), 422)["detail"]
+    problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": []}), 404)
