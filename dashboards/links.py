@@ -6,7 +6,9 @@ adds what binding leaves out:
 
 - `check`: the URL a page was opened with is read once, and an unknown parameter, a value too
   long, or a value no widget accepts gets one message naming the problem and the fix (never an
-  exception); the bad parameter is then dropped from the URL.
+  exception). Unknown parameters are dropped from the URL; a bad value of a bound widget is
+  dropped by the widget itself, except a free text, which the page's own input limits then
+  catch (Streamlit seeds widgets from the URL as first opened, before any page code runs).
 - `linked_text`: a free text (Compare's) that goes into the URL only up to `LINK_MAX_TEXT`
   characters, so a pasted book does not become a megabyte URL.
 - `copy_link`: a "Copy link" control showing the page's current URL, with a copy button.
@@ -122,8 +124,8 @@ def check(page: str, params: Sequence[Param]) -> None:
     found = problems(query, params)
     if not found:
         return
-    st.warning("Part of this link was left out (the page shows the rest):\n\n"
-               + "\n".join(f"- {p}" for p in found), icon=":material/link_off:")
+    st.warning("Some of this link's parameters could not be used as given (fix or remove them and open the "
+               "link again):\n\n" + "\n".join(f"- {p}" for p in found), icon=":material/link_off:")
     known = {p.name: p for p in params}
     for name, values in query.items():
         param = known.get(name)
