@@ -58,18 +58,20 @@ def _fade(pick: alt.Parameter):
     return alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(FADED))
 
 
-def _tokenizer_color(order: list[str], *, title: str = "tokenizer (click to pick)") -> alt.Color:
-    return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, scheme="tableau10"),
-                     legend=alt.Legend(title=title, orient="right"))
+def _tokenizer_color(order: list[str], *, below: bool = False) -> alt.Color:
+    """Colour by tokenizer, the legend on the right (or below a narrow chart, in columns)."""
+    legend = (alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top") if below
+              else alt.Legend(title="tokenizer (click to pick)", orient="right"))
+    return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, scheme="tableau10"), legend=legend)
 
 
 def _strip(order: list[str], pick: alt.Parameter) -> alt.Chart:
     """A clickable column of tokenizer names: the legend of a heatmap whose colour is a value."""
     names = pd.DataFrame({"tokenizer": order})
     base = alt.Chart(names, title=alt.TitleParams("tokenizers", fontSize=11, subtitle="click to pick"))
-    dots = base.mark_point(filled=True, size=110, cursor="pointer").encode(
-        y=alt.Y("tokenizer:N", sort=order, title=None, axis=alt.Axis(orient="right", labelLimit=160)),
-        color=alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, scheme="tableau10"), legend=None),
+    dots = base.mark_point(filled=True, size=110, cursor="pointer", color="#4c566a").encode(
+        y=alt.Y("tokenizer:N", sort=order, title=None,
+                axis=alt.Axis(orient="right", labelLimit=160, labelOverlap=False, domain=False, ticks=False)),
         opacity=_fade(pick), tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer")])
     return dots.add_params(pick).properties(width=16, height=_ROW * len(order))
 
@@ -162,9 +164,9 @@ def code_variants(variants: pd.DataFrame) -> alt.HConcatChart:
                        label=data["token_change_pct"].map(lambda v: "" if pd.isna(v) else f"{v:+.0f}%"))
     limit = max(float(data["token_change_pct"].abs().max()) if len(data) else 1.0, 1.0)
     return _heatmap(
-        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35)),
-        y=alt.Y("row:N", sort=None, title="variant vs baseline (same file)"),
-        color=alt.Color("token_change_pct:Q", title="token change vs baseline (%)",
+        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("row:N", sort=None, title="variant vs baseline (same file)", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("token_change_pct:Q", title=["token change", "vs baseline (%)"],
                         scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit], domainMid=0)),
         label="label", dark_when=f"abs(datum.token_change_pct) > {limit * 0.6:.6g}",
         tooltip=[alt.Tooltip("group:N", title="file"), alt.Tooltip("variant:N", title="variant"),
@@ -193,9 +195,9 @@ def language_premium(premium: pd.DataFrame) -> alt.HConcatChart:
     low = max(min(float(data["premium"].min()) if len(data) else 1.0, 1.0), 0.1)
     high = max(float(data["premium"].max()) if len(data) else 1.01, 1.01)
     return _heatmap(
-        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(orient="top", labelAngle=-35)),
-        y=alt.Y("row:N", sort=rows, title="language (script)"),
-        color=alt.Color("premium:Q", title=f"tokens / tokens of {pivot} (log scale)",
+        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(orient="top", labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("row:N", sort=rows, title="language (script)", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("premium:Q", title=[f"tokens / tokens of {pivot}", "(log scale)"],
                         scale=alt.Scale(type="log", domain=[low, high], scheme="magma", reverse=True),
                         legend=alt.Legend(values=[t for t in (0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50) if low <= t <= high],
                                           format="g")),
@@ -280,14 +282,15 @@ def single_token_years(years: pd.DataFrame) -> alt.HConcatChart:
     grid = alt.Chart(data).mark_rect().encode(
         x=alt.X("number:O", title=f"year ({first}–{last})",
                 axis=alt.Axis(values=list(range(first + (-first) % 10, last + 1, 10)), labelAngle=0)),
-        y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
+        y=alt.Y("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
         yOffset=alt.YOffset("context:N", sort=contexts),
         color=alt.Color("cut:N", title="the year is", scale=alt.Scale(domain=["one token", "several tokens"],
                                                                       range=["#1f4e79", "#e4e6ea"])),
         opacity=_fade(pick),
         tooltip=[alt.Tooltip("number:O", title="year"), alt.Tooltip("tokenizer:N", title="tokenizer"),
                  alt.Tooltip("context:N", title="written"), alt.Tooltip("n_tokens:Q", title="tokens")],
-    ).properties(width=max(3 * (last - first + 1), 300), height=_ROW * len(order) * max(len(contexts), 1) // 1.4,
+    ).properties(width=max(3 * (last - first + 1), 300),
+                 height=int(_ROW * len(order) * (1 if len(contexts) < 2 else 0.75 * len(contexts))),
                  title="Which years are a single token (sub-rows: " + ", ".join(contexts) + ")")
     return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
 
@@ -304,7 +307,7 @@ def digit_grouping(grouping: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Tokens for the number").mark_bar().encode(
         x=alt.X("n_tokens:Q", title="tokens for the number", axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
-        color=_tokenizer_color(order), opacity=_fade(pick),
+        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
         tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("number:N", title="number"),
                  alt.Tooltip("n_tokens:Q", title="tokens"), alt.Tooltip("pieces:N", title="pieces")],
     ).add_params(pick).properties(height=alt.Step(_ROW + 3))
@@ -352,7 +355,7 @@ def trailing_suffix(table: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Extra tokens from the suffix").mark_bar().encode(
         x=alt.X("extra_tokens:Q", title="extra tokens (after − before)", axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
-        color=_tokenizer_color(order), opacity=_fade(pick),
+        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
         tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("before:Q", title="tokens before"),
                  alt.Tooltip("after:Q", title="tokens after"), alt.Tooltip("extra_tokens:Q", title="extra tokens")],
     ).add_params(pick).properties(height=alt.Step(_ROW + 3))
@@ -369,9 +372,9 @@ def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
     data = _plain(matrix, ["tokenizer_a", "tokenizer_b", "n_shared", "n_union", "jaccard", "f1", "value"])
     data = data.assign(tokenizer=data["tokenizer_a"], label=_fmt_float(data["value"], 2))
     return _heatmap(
-        data, x=alt.X("tokenizer_b:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35)),
-        y=alt.Y("tokenizer_a:N", sort=order, title="tokenizer"),
-        color=alt.Color("value:Q", title="Jaccard index of boundary offsets (1 = same cuts)",
+        data, x=alt.X("tokenizer_b:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("tokenizer_a:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("value:Q", title=["Jaccard index of boundary", "offsets (1 = same cuts)"],
                         scale=alt.Scale(scheme="viridis", domain=[0, 1])),
         label="label", dark_when="datum.value < 0.6",
         tooltip=[alt.Tooltip("tokenizer_a:N", title="tokenizer"), alt.Tooltip("tokenizer_b:N", title="vs"),
