@@ -50,9 +50,14 @@ model = c2.selectbox("Price it for", models, index=0, key="cost_model", bind="qu
                      help="Each row is priced at this model's input price; the row of the model's own tokenizer is "
                           "marked in for_model. Type to search every model with a price.")
 
-in_link = source == "Upload a file" or links.sync_text("text", text, sample_text())
-links.copy_link("", note="" if in_link else f"The text is longer than {links.LINK_MAX_TEXT:,} characters, so the link "
-                "holds the tokenizers and the model only: paste the text again after opening it.")
+if source == "Upload a file":
+    left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
+elif links.sync_text("text", text, sample_text()):
+    left_out = ""
+else:
+    left_out = (f"The text is longer than {links.LINK_MAX_TEXT:,} characters, so the link holds the tokenizers and "
+                "the model only: paste the text again after opening it.")
+links.copy_link("", note=left_out)
 
 problem = input_problem(text)
 if problem:

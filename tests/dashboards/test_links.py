@@ -37,13 +37,15 @@ def test_compare_link_sets_text_and_tokenizers_and_copy_link_gives_them_back():
 
 
 def test_a_text_too_long_for_a_link_is_a_message_and_the_default_text_stays():
-    at = open_link("app_pages/compare.py", {"text": "x" * (LINK_MAX_TEXT + 1)})
+    at = open_link("app_pages/compare.py", {"text": "x" * (LINK_MAX_TEXT + 1), "tokenizers": "gpt2"})
     assert f"links carry up to {LINK_MAX_TEXT:,}" in _warnings(at)
     assert at.text_area(key="text").value != "x" * (LINK_MAX_TEXT + 1)
     # a long text typed on the page is counted, and the link says it left the text out
-    at.text_area(key="text").set_value("y " * LINK_MAX_TEXT).run()
+    long = "y " * (LINK_MAX_TEXT // 2 + 1)
+    at.text_area(key="text").set_value(long).run()
     assert not at.exception
-    assert "text" not in _link(at)
+    assert _counts(at) == {"gpt2": len(load_tokenizer("gpt2").encode(long))}
+    assert "text" not in _link(at) and _link(at)["tokenizers"] == ["gpt2"]
     assert any(f"longer than {LINK_MAX_TEXT:,}" in c.value for c in at.caption)
 
 
