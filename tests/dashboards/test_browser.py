@@ -101,6 +101,22 @@ def test_deep_link_opens_with_the_expected_counts(served):
     assert rows["gpt2"]["n_tokens"] == str(_n("gpt2", text))
     assert page.locator('[data-testid="stTextArea"] textarea').input_value() == text
 
+    # Copy link gives a URL that, opened in a new tab (a new session), shows the same numbers
+    page.get_by_role("button", name=re.compile("Copy link")).click()
+    shown = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"] code').first
+    shown.wait_for(timeout=10_000)
+    link = shown.inner_text().strip()
+    assert link.startswith(url) and "tokenizers=gpt2" in link, link
+    other = page.context.new_page()
+    try:
+        other.goto(link)
+        other.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=60_000)
+        browser.wait_idle(other)
+        other.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
+        assert _counts_table(other) == rows
+    finally:
+        other.close()
+
 
 def _hover_until_tooltip(page, chart) -> str:
     """Move the mouse over a chart, row by row, until Vega's tooltip shows; return its text."""
