@@ -86,7 +86,10 @@ def _heatmap(data: pd.DataFrame, *, x: alt.X, y: alt.Y, color: alt.Color, label:
         text=alt.Text(f"{label}:N"),
         color=alt.when(dark_when).then(alt.value("white")).otherwise(alt.value("black")),
         opacity=_fade(pick))
-    grid = (cells + text).properties(width=_CELL * n_cols, height=_ROW * n_rows, title=title)
+    # few rows or columns get bigger cells, so a 2 x 2 matrix is still readable
+    width = n_cols * max(_CELL, min(80, 480 // max(n_cols, 1)))
+    height = n_rows * max(_ROW, min(34, 300 // max(n_rows, 1)))
+    grid = (cells + text).properties(width=width, height=height, title=title)
     return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
 
 
