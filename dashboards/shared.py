@@ -8,6 +8,7 @@ bounded by `max_entries`.
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -28,6 +29,7 @@ from analysis.lab import bpe as bpe_lab
 from analysis.lab import trace
 from analysis.pipeline import measure
 from analysis.pipeline import summarize as summarize_measured
+from analysis.plots import charts
 from analysis.plots import cost as plots_cost
 from analysis.probes import numbers as probes_numbers
 from analysis.probes import whitespace as probes_whitespace
@@ -60,6 +62,26 @@ LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
 
 def inject_css() -> None:
     st.html(CSS)
+
+
+# Focus the first text box of the page once it is drawn, unless the reader is already somewhere
+# else (a rerun must never steal focus). Streamlit has no autofocus option.
+_FOCUS_JS = """<script>
+(function () {
+  let tries = 0;
+  const focus = () => {
+    const box = document.querySelector('[data-testid="stTextArea"] textarea');
+    if (!box) { if (tries++ < 100) setTimeout(focus, 50); return; }
+    const active = document.activeElement;
+    if (!active || active === document.body) box.focus();
+  };
+  focus();
+})();
+</script>"""
+
+
+def focus_text_area() -> None:
+    st.html(_FOCUS_JS, unsafe_allow_javascript=True)
 
 
 def default_names(names: list[str], preferred=("o200k_base", "cl100k_base")) -> list[str]:
@@ -201,6 +223,17 @@ def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
     module, _, name = plot.rpartition(".")
     fig = getattr(plots_cost if module == "plots_cost" else plots, name)(table)
     return plots.figure_bytes(fig)
+
+
+def show_chart(plot: str, table: pd.DataFrame) -> None:
+    """Draw `analysis.plots.charts.CHARTS[plot](table)`: an interactive Vega-Lite chart.
+
+    Single views stretch to the column; concatenated ones (heatmaps with their tokenizer
+    strip) keep the size their cells give them.
+    """
+    chart = charts.CHARTS[plot](table)
+    single = isinstance(chart, (alt.Chart, alt.LayerChart))
+    st.altair_chart(chart, width="stretch" if single else "content")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

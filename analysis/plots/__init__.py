@@ -1,7 +1,8 @@
-"""Figures from tidy frames: `figures` for the analysis and probes, `cost` for cost reports.
+"""Figures from tidy frames: `figures` for the analysis and probes, `cost` for cost reports,
+`charts` for the same analysis figures as interactive Vega-Lite charts (Altair).
 
-Every function returns a matplotlib `Figure` and leaves pyplot state alone; `save_figure` writes
-byte-reproducible files.
+Every `figures`/`cost` function returns a matplotlib `Figure` and leaves pyplot state alone;
+`save_figure` writes byte-reproducible files. `charts` is imported on its own (it needs Altair).
 """
 
 from .figures import (

@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.lab import bpe as lab
 from analysis.textio import decode_upload
 from analysis.render import html_tokens
-from dashboards import shared
+from dashboards import links, shared
 
 SENNRICH = ("low low low low low lower lower newest newest newest newest newest newest "
             "widest widest widest\nthe lowest of the new, the widest of the low")
@@ -14,25 +14,40 @@ st.title("BPE lab")
 st.caption("Byte-level BPE starts from the 256 bytes and, again and again, merges the most frequent adjacent "
            "pair of tokens into a new one. Watch it learn, merge by merge.")
 
-step_tab, train_tab = st.tabs(["Step through training", "ownbpe vs Hugging Face"])
+TABS = ["Step through training", "ownbpe vs Hugging Face"]
+
+# -- link: ?lab_tab=…&lab_corpus=…&lab_merges=… and the other inputs (each widget's key is its parameter)
+links.check("bpe_lab", [
+    links.Param("lab_tab", "tabs", choices=lambda: TABS),
+    links.Param("lab_source", "corpus sources", choices=lambda: ["Type a corpus", "Built-in sample"]),
+    links.Param("lab_sample", "built-in sample ids", choices=lambda: shared.builtin_samples()["id"].tolist()),
+    links.Param("lab_corpus", "a corpus", max_chars=lab.LAB_MAX_CHARS),
+    links.Param("lab_merges", "a number of merges", number="int", low=1, high=lab.LAB_MAX_MERGES),
+    links.Param("lab_step", "a step", number="int", low=0, high=lab.LAB_MAX_MERGES),
+    links.Param("train_builtin", "built-in corpora", choices=lambda: ["prose", "code", "multilingual"]),
+    links.Param("train_vocab", "a vocabulary size", number="int", low=257, high=lab.TRAIN_MAX_VOCAB),
+    links.Param("train_probe", "a short text"),
+])
+links.copy_link("bpe_lab")
+step_tab, train_tab = st.tabs(TABS, key="lab_tab", bind="query-params")
 
 
 # Each tab is a function so that a message in one (e.g. an empty corpus) can end it with
 # `return` without stopping the other, as st.stop() would.
 def step_through() -> None:
     source = st.segmented_control("Corpus", ["Type a corpus", "Built-in sample"], default="Type a corpus",
-                                  key="lab_source")
+                                  key="lab_source", bind="query-params")
     if source == "Built-in sample":
         samples = shared.builtin_samples()
-        sample_id = st.selectbox("Sample", samples["id"], key="lab_sample")
+        sample_id = st.selectbox("Sample", samples["id"], key="lab_sample", bind="query-params")
         corpus = samples.loc[samples["id"] == sample_id, "text"].iloc[0]
         if len(corpus) > lab.LAB_MAX_CHARS:
             corpus = corpus[: lab.LAB_MAX_CHARS]
             st.caption(f"Using the first {lab.LAB_MAX_CHARS:,} characters.")
     else:
-        corpus = st.text_area("Corpus", SENNRICH, height=110, key="lab_corpus",
+        corpus = st.text_area("Corpus", SENNRICH, height=110, key="lab_corpus", bind="query-params",
                               help=f"Up to {lab.LAB_MAX_CHARS:,} characters; pre-tokenized with GPT-2's pattern.")
-    n_merges = st.slider("Number of merges", 1, lab.LAB_MAX_MERGES, 15, key="lab_merges")
+    n_merges = st.slider("Number of merges", 1, lab.LAB_MAX_MERGES, 15, key="lab_merges", bind="query-params")
     try:
         steps = shared.lab_steps(corpus, n_merges)
     except ValueError as e:
@@ -44,7 +59,7 @@ def step_through() -> None:
         st.info(f"The corpus ran out of pairs after {learned} merges: every pre-token is a single token.")
     if learned == 0:
         return
-    step = st.slider("Show the corpus after step", 0, learned, learned, key="lab_step")
+    step = st.slider("Show the corpus after step", 0, learned, learned, key="lab_step", bind="query-params")
 
     n_bytes = len(corpus.encode("utf-8"))
     n_tokens = n_bytes if step == 0 else int(rules["n_tokens"].iloc[step - 1])
@@ -94,10 +109,10 @@ def train_and_compare() -> None:
             st.error(str(e))
             return
     else:
-        category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin")
+        category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin", bind="query-params")
         corpus = shared.builtin_corpus(category)
     vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, lab.TRAIN_MAX_VOCAB, 1000, step=100,
-                                 key="train_vocab")
+                                 key="train_vocab", bind="query-params")
     try:
         result = shared.train_both(corpus, int(vocab_size))
     except ValueError as e:
@@ -125,7 +140,7 @@ def train_and_compare() -> None:
     with right:
         st.markdown("**Learned tokens** (longest first)")
         st.dataframe(vocab, hide_index=True, height=300, width="stretch")
-    probe = st.text_input("Split a text with both", "The lowest newest tokenizer splits unseen words.", key="train_probe")
+    probe = st.text_input("Split a text with both", "The lowest newest tokenizer splits unseen words.", key="train_probe", bind="query-params")
     if probe:
         st.table(result.split(probe), hide_index=True)
 

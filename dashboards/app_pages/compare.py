@@ -7,10 +7,19 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.corpora import sample_text
-from dashboards import shared
+from dashboards import links, shared
 
 st.title("Compare")
-st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts.")
+st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts. "
+           "Ctrl+Enter counts.")
+
+# -- link: ?text=…&tokenizers=…&tokenizers=…&cost_model=… (the text only up to links.LINK_MAX_TEXT characters)
+links.check("compare", [
+    links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
+    links.Param("tokenizers", "tokenizer names", choices=shared.tokenizer_names, multi=True),
+    links.Param("cost_model", "models with a price", choices=shared.model_choices),
+])
+links.linked_text("text", "text")
 
 source = st.segmented_control("Input", ["Paste text", "Upload a file"], default="Paste text", key="source")
 if source == "Upload a file":
@@ -29,15 +38,26 @@ if source == "Upload a file":
         st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
 else:
     text = st.text_area("Text", value=sample_text(), height=180, key="text",
-                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are kept.")
+                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are "
+                             f"kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
+    shared.focus_text_area()
 
 all_names = shared.tokenizer_names()
 c1, c2 = st.columns([3, 1])
-names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers")
+names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 models = shared.model_choices()
-model = c2.selectbox("Price it for", models, index=0, key="cost_model",
+model = c2.selectbox("Price it for", models, index=0, key="cost_model", bind="query-params",
                      help="Each row is priced at this model's input price; the row of the model's own tokenizer is "
                           "marked in for_model. Type to search every model with a price.")
+
+if source == "Upload a file":
+    left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
+elif links.sync_text("text", text, sample_text()):
+    left_out = ""
+else:
+    left_out = (f"The text is longer than {links.LINK_MAX_TEXT:,} characters, so the link holds the tokenizers and "
+                "the model only: paste the text again after opening it.")
+links.copy_link("", note=left_out)
 
 problem = input_problem(text)
 if problem:

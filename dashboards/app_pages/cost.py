@@ -6,12 +6,24 @@ from analysis.textio import decode_upload, input_problem
 from analysis.report.cost import render_markdown
 from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
 from analysis.corpora import sample_text
-from dashboards import shared
+from dashboards import links, shared
 
 st.title("Cost")
 st.caption("What a workload costs under each model: your requests counted with each model's own tokenizer "
            "(or a named proxy, marked ~ as an estimate), priced from the maintained genai-prices data.")
 
+# -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
+links.check("cost", [
+    links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
+    links.Param("cost_rpm", "a whole number of requests", number="int", low=0),
+    links.Param("cost_messages", "a whole number of messages", number="int", low=1),
+    links.Param("cost_chars", "a whole number of characters", number="int", low=0),
+    links.Param("cost_out_mode", "output modes", choices=lambda: ["tokens per request", "ratio of input tokens"]),
+    links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0),
+    links.Param("cost_out_ratio", "a ratio", number="float", low=0),
+    links.Param("cost_cached", "a share", number="float", low=0, high=1),
+])
+links.copy_link("cost")
 source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "Built-in corpus"],
                               default="Paste a prompt", key="cost_source")
 if source == "Upload a file":
@@ -38,21 +50,21 @@ else:
         st.warning(problem)
         st.stop()
 
-models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS), key="cost_models",
+models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS), key="cost_models", bind="query-params",
                         help="Type to search every model with a price (provider:model).")
 with st.form("workload"):
     st.markdown("**Workload**")
     c1, c2, c3 = st.columns(3)
-    requests = c1.number_input("Requests per month", min_value=0, value=100_000, step=10_000, key="cost_rpm")
-    messages = c2.number_input("Chat messages per request", min_value=1, value=2, step=1, key="cost_messages",
+    requests = c1.number_input("Requests per month", min_value=0, value=100_000, step=10_000, key="cost_rpm", bind="query-params")
+    messages = c2.number_input("Chat messages per request", min_value=1, value=2, step=1, key="cost_messages", bind="query-params",
                                help="For the chat format's overhead tokens, where the provider documents it.")
     chars = c3.number_input("Characters per request (0: each text as it is)", min_value=0, value=0, step=500,
-                            key="cost_chars", help="Scale each text to this length, keeping its tokens per character.")
+                            key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
-    out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode")
-    out_tokens = c2.number_input("Output tokens per request", min_value=0, value=300, step=50, key="cost_out_tokens")
-    out_ratio = c2.number_input("Output / input tokens", min_value=0.0, value=0.5, step=0.1, key="cost_out_ratio")
-    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached")
+    out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params")
+    out_tokens = c2.number_input("Output tokens per request", min_value=0, value=300, step=50, key="cost_out_tokens", bind="query-params")
+    out_ratio = c2.number_input("Output / input tokens", min_value=0.0, value=0.5, step=0.1, key="cost_out_ratio", bind="query-params")
+    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 
 if not models:

@@ -3,21 +3,34 @@
 import streamlit as st
 
 from analysis.pipeline import filter_frame
-from dashboards import shared
+from dashboards import links, shared
+
+SECTIONS = ["Categories", "1 · Code", "2 · Languages", "3 · Numbers", "4 · Whitespace", "5 · Boundaries"]
 
 st.title("Explore")
 st.caption("Every tokenizer on tokenprism's built-in corpora (prose, code, a parallel multilingual text, numbers, "
-           "whitespace variants) and the five probes that explain the differences. Ratios are ratios of sums.")
+           "whitespace variants) and the five probes that explain the differences. Ratios are ratios of sums. "
+           "Hover a chart for exact values; click a tokenizer in its legend to show only it.")
 
 names = shared.tokenizer_names()
 measured = shared.explore_measured(tuple(names))
+category_names = list(measured["category"].cat.categories)
+language_names = sorted(measured["language"].astype(str).unique())
 
-chosen = st.multiselect("Tokenizers", names, default=names, key="ex_tokenizers")
+# -- link: ?ex_section=…&ex_tokenizers=…&ex_categories=…&ex_languages=… (each widget's key is its parameter)
+links.check("explore", [
+    links.Param("ex_section", "sections", choices=lambda: SECTIONS),
+    links.Param("ex_tokenizers", "tokenizer names", choices=lambda: names, multi=True),
+    links.Param("ex_categories", "categories", choices=lambda: category_names, multi=True),
+    links.Param("ex_languages", "languages", choices=lambda: language_names, multi=True),
+])
+
+chosen = st.multiselect("Tokenizers", names, default=names, key="ex_tokenizers", bind="query-params")
 c2, c3 = st.columns(2)
-categories = c2.multiselect("Categories", list(measured["category"].cat.categories), key="ex_categories",
-                            placeholder="All categories")
-languages = c3.multiselect("Languages", sorted(measured["language"].astype(str).unique()), key="ex_languages",
-                           placeholder="All languages")
+categories = c2.multiselect("Categories", category_names, key="ex_categories", placeholder="All categories",
+                            bind="query-params")
+languages = c3.multiselect("Languages", language_names, key="ex_languages", placeholder="All languages",
+                           bind="query-params")
 if not chosen:
     st.warning("Pick at least one tokenizer.")
     st.stop()
@@ -25,14 +38,12 @@ filters = {"tokenizers": chosen, "categories": categories or None, "languages": 
 
 
 def show(name: str, table, *, plot: str | None = None, caption: str = "") -> None:
-    """A figure (if any), the table, and its CSV download."""
+    """An interactive chart (if any), the table, and its CSV download."""
     if table.empty:
         st.info(f"No rows of {name} match the filters.")
         return
     if plot:
-        png = shared.figure_png(plot, table)
-        if png:
-            st.image(png)
+        shared.show_chart(plot, table)
     if caption:
         st.caption(caption)
     st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 320))
@@ -46,9 +57,11 @@ def probe(name: str):
 
 
 # One section at a time (not tabs, which would compute every probe on the first visit).
-section = st.segmented_control("Section", ["Categories", "1 · Code", "2 · Languages", "3 · Numbers",
-                                           "4 · Whitespace", "5 · Boundaries"], default="Categories",
-                               key="ex_section") or "Categories"
+c1, c2 = st.columns([6, 1], vertical_alignment="bottom")
+section = c1.segmented_control("Section", SECTIONS, default="Categories", key="ex_section",
+                               bind="query-params") or "Categories"
+with c2:
+    links.copy_link("explore")
 
 if section == "Categories":
     rows = filter_frame(measured, **filters)

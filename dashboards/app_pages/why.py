@@ -5,55 +5,80 @@ import streamlit as st
 from analysis.probes.numbers import years_grid, years_summary
 from analysis.probes.whitespace import SUFFIX_CHARS, before_after, suffix_label
 from analysis.render import html_tokens
-from dashboards import shared
+from dashboards import links, shared
 
 st.title("Why")
 st.caption("Why a number, a trailing space or a long word costs what it costs: the pre-tokenizer's rules and "
            "the merges a vocabulary happens to contain.")
 
 names = shared.tokenizer_names()
-digits_tab, spaces_tab, trace_tab = st.tabs(["Digits and years", "Trailing spaces", "Merge trace"])
+TABS = ["Digits and years", "Trailing spaces", "Merge trace"]
+
+# -- link: ?why_tab=…&why_number=…&trace_word=… and the other inputs (each widget's key is its parameter)
+links.check("why", [
+    links.Param("why_tab", "tabs", choices=lambda: TABS),
+    links.Param("why_number", "a number"), links.Param("why_context", "contexts", choices=lambda: ["bare", "leading space"]),
+    links.Param("why_years_tok", "tokenizer names", choices=lambda: names),
+    links.Param("ws_text", "a short text"), links.Param("ws_kind", "suffixes", choices=lambda: ["spaces", "newline", "tab"]),
+    links.Param("ws_k", "a whole number of spaces", number="int", low=1, high=8),
+    links.Param("ws_tok", "tokenizer names", choices=lambda: names),
+    links.Param("trace_word", "a word"),
+    links.Param("trace_tok", "tiktoken-family vocabularies",
+                choices=lambda: [n for n in names if shared.family(n) == "tiktoken"]),
+])
+links.copy_link("why")
+digits_tab, spaces_tab, trace_tab = st.tabs(TABS, key="why_tab", bind="query-params")
 
 
 def digits() -> None:
-    number = st.text_input("Type a number", "1234567", key="why_number",
+    number = st.text_input("Type a number", "1234567", key="why_number", bind="query-params",
                            help="Try 2023 and 2024, 31415926535, or 1,234,567 with separators.")
     if not any(c.isdigit() for c in number):
         st.warning("Type a number: some digits, e.g. 1234567.")
         return
     grouping = shared.digit_grouping(tuple(names), number)
     st.markdown("**How each tokenizer groups the digits** (`|` marks token boundaries)")
-    st.table(shared.styled(grouping[["tokenizer", "n_tokens", "pieces", "pattern", "rule"]]), hide_index=True)
+    left, right = st.columns([3, 2])
+    left.table(shared.styled(grouping[["tokenizer", "n_tokens", "pieces", "pattern", "rule"]]), hide_index=True)
+    with right:
+        shared.show_chart("digit_grouping", grouping)
 
     st.markdown("**Which years are a single token?** (from the numbers probe: 1900–2100)")
     c1, c2 = st.columns([1, 1])
     context = c1.segmented_control("Written", ["bare", "leading space"], default="bare", key="why_context",
-                                   help="'leading space' is the year inside a sentence: ' 2024'.")
+                                   bind="query-params", help="'leading space' is the year inside a sentence: ' 2024'.")
     years = shared.single_token_years(tuple(names), context or "bare")
     left, right = st.columns([2, 3])
     left.table(shared.styled(years_summary(years)), hide_index=True)
-    pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok")
+    pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok",
+                        bind="query-params")
     left.caption("A year can only be one token if the pre-tokenizer lets four digits stay together: cl100k, o200k "
                  "and DeepSeek cut digit runs into groups of at most three, Qwen into single digits.")
     grid = years_grid(years, pick)
     right.table(grid.style.format(lambda v: "✓" if v is True else "", na_rep="").map(
         lambda v: "background-color: #9fd8b0" if v is True else "background-color: #eceef2" if v is False else ""))
+    shared.show_chart("single_token_years", years)
 
 
 def trailing_spaces() -> None:
-    text = st.text_input("Text", "Hello world", key="ws_text")
+    text = st.text_input("Text", "Hello world", key="ws_text", bind="query-params")
     c1, c2 = st.columns(2)
-    kind = c1.segmented_control("Append", ["spaces", "newline", "tab"], default="spaces", key="ws_kind") or "spaces"
-    k = c2.slider("How many", 1, 8, 1, key="ws_k") if kind == "spaces" else 1
+    kind = c1.segmented_control("Append", ["spaces", "newline", "tab"], default="spaces", key="ws_kind",
+                                bind="query-params") or "spaces"
+    k = c2.slider("How many", 1, 8, 1, key="ws_k", bind="query-params") if kind == "spaces" else 1
     if not text:
         st.warning("Type a short text, e.g. Hello world.")
         return
     label = suffix_label(kind, k)
     table = before_after(shared.trailing_whitespace(tuple(names), text, k), kind, k)
-    st.table(shared.styled(table), hide_index=True)
+    left, right = st.columns([3, 2])
+    left.table(shared.styled(table), hide_index=True)
+    with right:
+        shared.show_chart("trailing_suffix", table)
     st.caption("*last_tokens_changed*: the suffix did not just add tokens, it changed how the end of the text is "
                "cut. *new tokens*: from the first token that differs.")
-    pick = st.selectbox("Draw before and after for", names, index=names.index(shared.default_names(names)[0]), key="ws_tok")
+    pick = st.selectbox("Draw before and after for", names, index=names.index(shared.default_names(names)[0]), key="ws_tok",
+                        bind="query-params")
     suffix = SUFFIX_CHARS[kind] * k
     st.html(shared.LEGEND)
     c1, c2 = st.columns(2)
@@ -66,9 +91,9 @@ def trailing_spaces() -> None:
 def merge_trace() -> None:
     tiktoken_names = [n for n in names if shared.family(n) == "tiktoken"]
     c1, c2 = st.columns([2, 1])
-    word = c1.text_input("Word or short text", "tokenization", key="trace_word")
+    word = c1.text_input("Word or short text", "tokenization", key="trace_word", bind="query-params")
     name = c2.selectbox("Vocabulary", tiktoken_names, index=tiktoken_names.index(shared.default_names(tiktoken_names)[0]),
-                        key="trace_tok")
+                        key="trace_tok", bind="query-params")
     if not word:
         st.warning("Type a word, e.g. tokenization.")
         return

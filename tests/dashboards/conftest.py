@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -30,3 +33,22 @@ def open_page(page: str | None = None) -> AppTest:
         at.switch_page(page).run()
         assert not at.exception, at.exception
     return at
+
+
+def open_link(page: str, params: dict[str, str | list[str]]) -> AppTest:
+    """Open `page` the way a link does: its first run already has the URL's query parameters."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def vega_charts(at: AppTest) -> list[tuple[dict, list[pd.DataFrame]]]:
+    """(spec, datasets) of every Vega-Lite chart on the page, datasets decoded from Arrow."""
+    found = []
+    for element in at.get("vega_lite_chart"):
+        datasets = [pa.ipc.open_stream(d.data.data).read_pandas() for d in element.proto.datasets]
+        found.append((json.loads(element.proto.spec), datasets))
+    return found

@@ -1,15 +1,19 @@
-"""One real-browser test: `streamlit run` plus headless Chromium, paste text on Compare.
+"""Real-browser tests: `streamlit run` plus headless Chromium, one server for the module.
 
-AppTest (the other tests here) runs the scripts without a browser; this one checks what a user
-gets: the page loads, the pasted text is counted, the counts table and the drawn tokens appear.
-It needs Debian's `chromium` and the `playwright` package; without them it is skipped, except
-under CI (CI set), where it fails so a broken setup is not mistaken for a pass.
+AppTest (the other tests here) runs the scripts without a browser; these check what a user gets:
+the first text box has focus and Ctrl+Enter counts without reloading the page, a deep link
+opens with the expected counts, a chart's tooltip tells the exact value, and no request the
+page makes leaves the machine. They need Debian's `chromium` and the `playwright` package;
+without them they are skipped, except under CI (CI set), where they fail so that a broken
+setup is not mistaken for a pass.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -19,46 +23,141 @@ from tests.dashboards import browser
 TEXT = "Tokenizers cut text into pieces: 2024 costs one token, ２０２４ more.\n    indented()  \n"
 
 
-@pytest.fixture
-def page_and_url(tmp_path):
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(page, base URL, every URL the browser requested) for the whole module."""
     reason = browser.missing()
     if reason:
         if os.environ.get("CI"):
             pytest.fail(f"CI is set but the browser test cannot run: {reason}")
         pytest.skip(reason)
-    with browser.serve(log=tmp_path / "streamlit.log") as url, browser.chromium(tmp_path / "profile", height=1600) as page:
-        yield page, url
+    tmp = tmp_path_factory.mktemp("browser")
+    requested: list[str] = []
+    with browser.serve(log=tmp / "streamlit.log") as url, browser.chromium(tmp / "profile", height=1600) as page:
+        page.context.on("request", lambda request: requested.append(request.url))
+        page.on("websocket", lambda ws: requested.append(ws.url))
+        yield page, url, requested
 
 
-def test_paste_on_compare_shows_counts_and_tokens(page_and_url, tmp_path):
-    page, url = page_and_url
-    page.goto(url)
-    area = page.locator('[data-testid="stTextArea"] textarea')
-    area.wait_for(timeout=90_000)
-    area.fill(TEXT)
-    area.press("Control+Enter")  # a text area sends its value on Ctrl+Enter (or on blur)
-
-    n = len(load_tokenizer("o200k_base").encode(TEXT))
-    page.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=90_000)
-    browser.wait_idle(page)
-
+def _counts_table(page) -> dict[str, dict[str, str]]:
     table = page.locator('[data-testid="stTable"]').first
     header = [c.inner_text().strip() for c in table.locator("thead th").all()]
     rows = {}
     for r in table.locator("tbody tr").all():
         cells = [c.inner_text().strip() for c in r.locator("td, th").all()]
         rows[cells[0]] = dict(zip(header, cells))
+    return rows
+
+
+def _n(name: str, text: str) -> int:
+    return len(load_tokenizer(name).encode(text))
+
+
+def test_compare_keyboard_flow_counts_without_reloading(served, tmp_path):
+    page, url, _ = served
+    page.goto(url)
+    area = page.locator('[data-testid="stTextArea"] textarea')
+    area.wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    # focus starts in the text box: typing goes straight in
+    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'",
+                           timeout=10_000)
+    page.evaluate("() => { window.__tpSamePage = true; }")  # gone if the page reloads
+    page.keyboard.press("Control+A")
+    page.keyboard.type(TEXT)
+    page.keyboard.press("Control+Enter")  # a text area sends its value on Ctrl+Enter (or on blur)
+
+    n = _n("o200k_base", TEXT)
+    page.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    assert page.evaluate("() => window.__tpSamePage === true"), "the page reloaded"
+    rows = _counts_table(page)
     assert rows["o200k_base"]["n_tokens"] == str(n), rows
-    assert rows["cl100k_base"]["n_tokens"] == str(len(load_tokenizer("cl100k_base").encode(TEXT))), rows
+    assert rows["cl100k_base"]["n_tokens"] == str(_n("cl100k_base", TEXT)), rows
 
     drawing = page.locator("div.tp-text").first
     spans = drawing.locator("span.tp-tok")
     assert spans.count() == n
     assert spans.first.get_attribute("title").startswith("id ")  # hover shows id and bytes
     assert "·" in drawing.inner_text()  # spaces made visible
-
+    # the URL now holds the text: the Copy link control shows it
+    assert urlsplit(page.url).query
     out = Path(os.environ.get("TOKENPRISM_SCREENSHOT_DIR", tmp_path))
     out.mkdir(parents=True, exist_ok=True)
-    shot = out / "browser-compare.png"
-    page.screenshot(path=str(shot))
-    assert shot.stat().st_size > 10_000
+    page.screenshot(path=str(out / "browser-compare.png"))
+
+
+def test_deep_link_opens_with_the_expected_counts(served):
+    page, url, _ = served
+    text = "Deep links reopen a view: 31415926535 tokens?"
+    query = urlencode([("text", text), ("tokenizers", "o200k_base"), ("tokenizers", "gpt2")])
+    page.goto(f"{url}/?{query}")
+    n = _n("o200k_base", text)
+    page.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    page.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
+    rows = _counts_table(page)
+    assert set(rows) == {"o200k_base", "gpt2"}
+    assert rows["gpt2"]["n_tokens"] == str(_n("gpt2", text))
+    assert page.locator('[data-testid="stTextArea"] textarea').input_value() == text
+
+    # Copy link gives a URL that, opened in a new tab (a new session), shows the same numbers
+    page.get_by_role("button", name=re.compile("Copy link")).click()
+    shown = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"] code').first
+    shown.wait_for(timeout=10_000)
+    link = shown.inner_text().strip()
+    assert link.startswith(url) and "tokenizers=gpt2" in link, link
+    other = page.context.new_page()
+    try:
+        other.goto(link)
+        other.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=60_000)
+        browser.wait_idle(other)
+        other.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
+        assert _counts_table(other) == rows
+    finally:
+        other.close()
+
+
+def _hover_until_tooltip(page, chart) -> str:
+    """Move the mouse over a chart, row by row, until Vega's tooltip shows; return its text."""
+    box = chart.bounding_box()
+    assert box, "the chart is not drawn"
+    tooltip = page.locator("#vg-tooltip-element")
+    for fx in (0.25, 0.35, 0.15):
+        for y in range(int(box["y"]) + 4, int(box["y"] + box["height"]) - 4, 6):
+            page.mouse.move(box["x"] + box["width"] * fx, y)
+            if tooltip.count() and "visible" in (tooltip.get_attribute("class") or ""):
+                return tooltip.inner_text()
+    raise AssertionError("no tooltip appeared over the chart")
+
+
+def test_hovering_a_bar_shows_its_exact_value(served):
+    page, url, _ = served
+    number = "31415926535"
+    page.goto(f"{url}/why?why_number={number}")
+    chart = page.locator('[data-testid="stVegaLiteChart"]').first
+    chart.wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    page.wait_for_timeout(500)  # Vega finishes drawing
+    text = _hover_until_tooltip(page, chart.locator("canvas, svg").first)
+    found = re.search(r"tokenizer\s+(\S+)", text)
+    assert found, text
+    name = found.group(1)
+    assert re.search(rf"tokens\s+{_n(name, number)}\b", text), text
+    assert number in text
+
+
+def test_no_request_leaves_the_machine(served):
+    """Every page opened here loads only from the dashboard's own server (no CDN, no telemetry)."""
+    page, url, requested = served
+    # Compare and Why (with its Vega charts) were opened by the tests above; Explore's first
+    # visit measures every corpus (slow) and draws the same kind of charts as Why.
+    for path in ("cost", "bpe_lab?lab_merges=5"):
+        page.goto(f"{url}/{path}")
+        page.locator('[data-testid="stMainBlockContainer"]').wait_for(timeout=90_000)
+        browser.wait_idle(page, 120_000)
+    page.wait_for_timeout(500)
+    assert any("/_stcore/stream" in u for u in requested)  # the websocket was seen too
+    own = urlsplit(url).netloc
+    hosts = {urlsplit(u).netloc for u in requested if urlsplit(u).scheme in ("http", "https", "ws", "wss")}
+    assert requested and hosts == {own}, f"requests to other hosts: {sorted(hosts - {own})}"

@@ -1,45 +1,22 @@
-"""The Explore page under AppTest: filters drive the tables, and the tables are the library's."""
+"""The Explore page under AppTest: filters drive the tables, and the tables are the library's.
+
+Every section's charts and tables are walked in test_charts.py."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis import available_tokenizers
 from analysis.corpora import load_builtin
 from analysis.pipeline import measure, summarize
-from analysis.probes import run_probe
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/explore.py"
-SECTIONS = {
-    "Categories": ["summary-by-category", "measured"],
-    "1 · Code": ["code-languages", "code-variants", "whitespace-tokens"],
-    "2 · Languages": ["language-premium", "tokenizer-reduction", "bytes-per-char"],
-    "3 · Numbers": ["digit-lengths", "single-token-years", "single-token-numbers", "digit-grouping", "thousands-separators"],
-    "4 · Whitespace": ["trailing-whitespace", "whitespace-summary", "leading-space"],
-    "5 · Boundaries": ["agreement-matrix", "boundary-agreement"],
-}
 
 
 def _frame(at, name: str) -> pd.DataFrame:
     """The table shown with the download button of `name`.csv (each table has exactly one)."""
     labels = [b.label for b in at.download_button]
     return at.dataframe[labels.index(f"Download {name}.csv")].value
-
-
-def test_every_section_draws_its_figures_and_offers_its_tables():
-    at = open_page(PAGE)
-    names = available_tokenizers()
-    assert set(_frame(at, "summary-by-category")["tokenizer"].astype(str)) == set(names)
-    for section, tables in SECTIONS.items():
-        at.segmented_control(key="ex_section").set_value(section).run()
-        assert not at.exception, section
-        assert [b.label for b in at.download_button] == [f"Download {t}.csv" for t in tables]
-        assert len(at.get("image")) >= 1, section
-    # a probe table is the library's table, unfiltered
-    shown = _frame(at, "agreement-matrix")
-    expected = run_probe("agreement-matrix", tokenizers=names)
-    assert shown["jaccard"].round(9).tolist() == expected["jaccard"].round(9).tolist()
 
 
 def test_filters_drive_the_numbers_and_they_equal_measure():

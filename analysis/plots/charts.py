@@ -1,0 +1,405 @@
+"""Interactive charts (Vega-Lite, through Altair) from the same tidy frames as `figures`.
+
+Unlike `figures` (static matplotlib, for the report's byte-reproducible PNG/SVG files), these
+return Altair charts for a browser. Every chart has:
+
+- tooltips with the exact numbers and their units (counts in full, ratios to 3 decimals);
+- axis titles with units;
+- a tokenizer selection: click a tokenizer in the legend (or, on heatmaps, in the strip of
+  tokenizer names beside the chart) to show only it; shift-click adds more, double-click
+  shows all again. Unselected tokenizers fade rather than vanish, so they can be picked back.
+
+Each function takes the tidy frame the report draws and returns a chart; nothing is rendered
+here (no `show()`, no `st.*`). `CHARTS` maps a figure name to its builder, as the report's
+figure table does for `figures`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import altair as alt
+import pandas as pd
+
+# Name of the tokenizer selection parameter in every spec (tests and the browser look for it).
+PICK = "pick_tokenizer"
+FADED = 0.12
+_CELL = 44  # heatmap cell width in pixels
+_ROW = 17  # heatmap/bar row height in pixels
+
+
+# --- helpers -------------------------------------------------------------------------------
+def _order(values: pd.Series) -> list[str]:
+    """Categories in their categorical order if any, else in order of appearance."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        present = set(values.astype(str))
+        return [str(c) for c in values.cat.categories if str(c) in present]
+    return [str(v) for v in pd.unique(values.astype(str))]
+
+
+def _plain(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """The columns a chart needs, categoricals as strings (Vega-Lite has no categorical type)."""
+    out = frame[columns].copy()
+    for col in columns:
+        if isinstance(out[col].dtype, pd.CategoricalDtype) or out[col].dtype == object:
+            out[col] = out[col].astype(str)
+    return out.reset_index(drop=True)
+
+
+def _pick(*, legend: bool = True) -> alt.Parameter:
+    """The tokenizer selection: bound to the colour legend, or to clicks on a tokenizer strip."""
+    if legend:
+        return alt.selection_point(name=PICK, fields=["tokenizer"], bind="legend")
+    return alt.selection_point(name=PICK, fields=["tokenizer"])
+
+
+def _fade(pick: alt.Parameter):
+    return alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(FADED))
+
+
+def _tokenizer_color(order: list[str], *, below: bool = False) -> alt.Color:
+    """Colour by tokenizer, the legend on the right (or below a narrow chart, in columns)."""
+    legend = (alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top") if below
+              else alt.Legend(title="tokenizer (click to pick)", orient="right"))
+    return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, scheme="tableau10"), legend=legend)
+
+
+def _strip(order: list[str], pick: alt.Parameter) -> alt.Chart:
+    """A clickable column of tokenizer names: the legend of a heatmap whose colour is a value."""
+    names = pd.DataFrame({"tokenizer": order})
+    base = alt.Chart(names, title=alt.TitleParams("tokenizers", fontSize=11, subtitle="click to pick"))
+    dots = base.mark_point(filled=True, size=110, cursor="pointer", color="#4c566a").encode(
+        y=alt.Y("tokenizer:N", sort=order, title=None,
+                axis=alt.Axis(orient="right", labelLimit=160, labelOverlap=False, domain=False, ticks=False)),
+        opacity=_fade(pick), tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer")])
+    return dots.add_params(pick).properties(width=16, height=_ROW * len(order))
+
+
+def _heatmap(data: pd.DataFrame, *, x: alt.X, y: alt.Y, color: alt.Color, label: str, dark_when: str,
+             tooltip: list, order: list[str], title: str, n_cols: int, n_rows: int) -> alt.HConcatChart:
+    """Cells coloured by value, each with its value written in black or white, plus the strip."""
+    pick = _pick(legend=False)
+    base = alt.Chart(data).encode(x=x, y=y, tooltip=tooltip)
+    cells = base.mark_rect(stroke="white", strokeWidth=0.5).encode(color=color, opacity=_fade(pick))
+    text = base.mark_text(fontSize=10).encode(
+        text=alt.Text(f"{label}:N"),
+        color=alt.when(dark_when).then(alt.value("white")).otherwise(alt.value("black")),
+        opacity=_fade(pick))
+    # few rows or columns get bigger cells, so a 2 x 2 matrix is still readable
+    width = n_cols * max(_CELL, min(80, 480 // max(n_cols, 1)))
+    height = n_rows * max(_ROW, min(34, 300 // max(n_rows, 1)))
+    grid = (cells + text).properties(width=width, height=height, title=title)
+    return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
+
+
+def _fmt_float(values: pd.Series, digits: int) -> pd.Series:
+    return values.map(lambda v: "" if pd.isna(v) else f"{v:.{digits}f}")
+
+
+# --- measure -------------------------------------------------------------------------------
+def chars_per_token_by_category(summary: pd.DataFrame, *, value: str = "chars_per_token_of_sums") -> alt.Chart:
+    """Grouped bars: characters per token per category, one bar per tokenizer.
+
+    Args:
+        summary: `pipeline.summarize(measured, ["category", "tokenizer"])`.
+        value: the column to draw.
+
+    >>> s = pd.DataFrame({"category": ["prose"], "tokenizer": ["t"], "n_chars": [9], "n_tokens": [2],
+    ...                   "chars_per_token_of_sums": [4.5]})
+    >>> chars_per_token_by_category(s).to_dict()["mark"]["type"]
+    'bar'
+    """
+    order, categories = _order(summary["tokenizer"]), _order(summary["category"])
+    data = _plain(summary, ["category", "tokenizer", "n_chars", "n_tokens", value])
+    pick = _pick()
+    return alt.Chart(data, title="Characters per token by category (higher = fewer tokens)").mark_bar().encode(
+        x=alt.X(f"{value}:Q", title="characters per token (total chars / total tokens)"),
+        y=alt.Y("category:N", sort=categories, title="category"),
+        yOffset=alt.YOffset("tokenizer:N", sort=order),
+        color=_tokenizer_color(order), opacity=_fade(pick),
+        tooltip=[alt.Tooltip("category:N", title="category"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+                 alt.Tooltip(f"{value}:Q", title="characters per token", format=".3f"),
+                 alt.Tooltip("n_tokens:Q", title="tokens", format=","),
+                 alt.Tooltip("n_chars:Q", title="characters", format=",")],
+    ).add_params(pick).properties(height=alt.Step(9))
+
+
+# --- probe 1: code -------------------------------------------------------------------------
+def code_languages(table: pd.DataFrame, *, value: str = "chars_per_token_of_sums") -> alt.Chart:
+    """Dot plot: characters per token per programming language (sorted), one dot per tokenizer.
+
+    Args:
+        table: `probes.code.code_languages`.
+        value: the column to draw (or "token_premium_vs_prose").
+    """
+    order = _order(table["tokenizer"])
+    data = _plain(table, ["language", "tokenizer", "n_chars", "n_tokens", value, "token_premium_vs_prose"]
+                  if value != "token_premium_vs_prose" else ["language", "tokenizer", "n_chars", "n_tokens", value])
+    languages = data.groupby("language")[value].mean().sort_values(kind="stable").index.tolist()
+    title = ("characters per token (total chars / total tokens)" if value == "chars_per_token_of_sums"
+             else "tokens / tokens of English prose (×)")
+    pick = _pick()
+    return alt.Chart(data, title="Code vs prose: characters per token by programming language").mark_point(
+        filled=True, size=70).encode(
+        x=alt.X(f"{value}:Q", title=title, scale=alt.Scale(zero=False)),
+        y=alt.Y("language:N", sort=languages, title="language"),
+        color=_tokenizer_color(order), shape=alt.Shape("tokenizer:N", sort=order, legend=None),
+        opacity=_fade(pick),
+        tooltip=[alt.Tooltip("language:N", title="language"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+                 alt.Tooltip(f"{value}:Q", title=title, format=".3f"),
+                 alt.Tooltip("n_tokens:Q", title="tokens", format=","),
+                 alt.Tooltip("n_chars:Q", title="characters", format=",")],
+    ).add_params(pick).properties(height=_ROW * len(languages) + 20)
+
+
+def code_variants(variants: pd.DataFrame) -> alt.HConcatChart:
+    """Heatmap: token change (%) of each code variant vs its baseline, per tokenizer.
+
+    Args:
+        variants: `probes.code.code_variants` (or any `pipeline.variant_deltas` frame).
+    """
+    rows = variants[variants["variant"] != variants["baseline"]]
+    order = _order(rows["tokenizer"])
+    data = _plain(rows, ["group", "variant", "baseline", "tokenizer", "n_tokens", "baseline_tokens", "extra_tokens",
+                         "token_change_pct"])
+    data = data.assign(row=data["group"] + ": " + data["variant"] + " vs " + data["baseline"],
+                       label=data["token_change_pct"].map(lambda v: "" if pd.isna(v) else f"{v:+.0f}%"))
+    limit = max(float(data["token_change_pct"].abs().max()) if len(data) else 1.0, 1.0)
+    return _heatmap(
+        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("row:N", sort=None, title="variant vs baseline (same file)", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("token_change_pct:Q", title=["token change", "vs baseline (%)"],
+                        scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit], domainMid=0)),
+        label="label", dark_when=f"abs(datum.token_change_pct) > {limit * 0.6:.6g}",
+        tooltip=[alt.Tooltip("group:N", title="file"), alt.Tooltip("variant:N", title="variant"),
+                 alt.Tooltip("baseline:N", title="baseline"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+                 alt.Tooltip("n_tokens:Q", title="tokens (variant)", format=","),
+                 alt.Tooltip("baseline_tokens:Q", title="tokens (baseline)", format=","),
+                 alt.Tooltip("extra_tokens:Q", title="extra tokens", format="+,"),
+                 alt.Tooltip("token_change_pct:Q", title="token change (%)", format="+.2f")],
+        order=order, title="Cost of indentation, JSON layout and identifier style (% tokens vs baseline)",
+        n_cols=len(order), n_rows=data["row"].nunique())
+
+
+# --- probe 2: languages --------------------------------------------------------------------
+def language_premium(premium: pd.DataFrame) -> alt.HConcatChart:
+    """Heatmap of the language premium (tokens / pivot tokens) on a log colour scale, with values.
+
+    Args:
+        premium: `probes.languages.language_premium`.
+    """
+    pivot = str(premium["pivot"].iloc[0]) if "pivot" in premium.columns and len(premium) else "pivot"
+    order = _order(premium["tokenizer"])
+    data = _plain(premium, ["language", "script", "tokenizer", "n_chars", "n_tokens", "chars_per_token", "premium"])
+    data = data.assign(row=data["language"] + " (" + data["script"] + ")",
+                       label=data["premium"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}" if v < 10 else f"{v:.0f}"))
+    rows = data.groupby("row")["premium"].mean().sort_values(kind="stable").index.tolist()
+    low = max(min(float(data["premium"].min()) if len(data) else 1.0, 1.0), 0.1)
+    high = max(float(data["premium"].max()) if len(data) else 1.01, 1.01)
+    return _heatmap(
+        data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(orient="top", labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("row:N", sort=rows, title="language (script)", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("premium:Q", title=[f"tokens / tokens of {pivot}", "(log scale)"],
+                        scale=alt.Scale(type="log", domain=[low, high], scheme="magma", reverse=True),
+                        legend=alt.Legend(values=[t for t in (0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50) if low <= t <= high],
+                                          format="g")),
+        label="label", dark_when=f"datum.premium > {math.sqrt(low * high):.6g}",
+        tooltip=[alt.Tooltip("row:N", title="language"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+                 alt.Tooltip("premium:Q", title=f"premium (tokens / tokens of {pivot}, ×)", format=".3f"),
+                 alt.Tooltip("n_tokens:Q", title="tokens", format=","),
+                 alt.Tooltip("n_chars:Q", title="characters", format=","),
+                 alt.Tooltip("chars_per_token:Q", title="characters per token", format=".3f")],
+        order=order, title=f"Language premium: tokens for the same text relative to {pivot} (1.0 = parity)",
+        n_cols=len(order), n_rows=len(rows))
+
+
+def tokenizer_reduction(reduction: pd.DataFrame) -> alt.LayerChart:
+    """Dumbbells: tokens per language under the older and the newer tokenizer, labelled with the
+    percentage saved; languages sorted by that saving.
+
+    Args:
+        reduction: `probes.languages.tokenizer_reduction`.
+    """
+    data = _plain(reduction, ["language", "script", "old", "new", "tokens_old", "tokens_new", "reduction_pct"])
+    data = data.assign(row=data["language"] + " (" + data["script"] + ")")
+    rows = data.sort_values("reduction_pct", ascending=False, kind="stable")["row"].tolist()
+    new, old = (data["new"].iloc[0], data["old"].iloc[0]) if len(data) else ("new", "old")
+    long = pd.concat([data.assign(tokenizer=data["old"], n_tokens=data["tokens_old"]),
+                      data.assign(tokenizer=data["new"], n_tokens=data["tokens_new"])], ignore_index=True)
+    order = [old, new]
+    pick = _pick()
+    tip = [alt.Tooltip("row:N", title="language"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+           alt.Tooltip("n_tokens:Q", title="tokens", format=","),
+           alt.Tooltip("reduction_pct:Q", title=f"fewer tokens with {new} (%)", format=".2f")]
+    y = alt.Y("row:N", sort=rows, title="language (script)")
+    base = alt.Chart(long)
+    rule = alt.Chart(data).mark_rule(color="#bbbbbb").encode(y=y, x="tokens_new:Q", x2="tokens_old:Q")
+    dots = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("n_tokens:Q", title="tokens for the same parallel text"), y=y,
+        color=_tokenizer_color(order), opacity=_fade(pick), tooltip=tip).add_params(pick)
+    label = alt.Chart(data).mark_text(align="left", dx=6, fontSize=10).encode(
+        y=y, x="tokens_old:Q", text=alt.Text("reduction_pct:Q", format=".0f"))
+    return (rule + dots + label).properties(
+        title=f"Tokens saved per language: {new} vs {old} (label: % fewer with {new})", height=_ROW * len(rows))
+
+
+# --- probe 3: numbers ----------------------------------------------------------------------
+def tokens_vs_digits(lengths: pd.DataFrame) -> alt.LayerChart:
+    """Lines: mean tokens per integer against its number of digits, one line per tokenizer.
+
+    Args:
+        lengths: `probes.numbers.digit_lengths`.
+    """
+    order = _order(lengths["tokenizer"])
+    data = _plain(lengths, ["tokenizer", "n_digits", "n_numbers", "tokens_per_number", "min_tokens", "max_tokens"])
+    top = int(data["n_digits"].max()) if len(data) else 1
+    pick = _pick()
+    lines = alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("n_digits:Q", title="digits in the integer", scale=alt.Scale(domain=[1, top])),
+        y=alt.Y("tokens_per_number:Q", title="tokens per integer (mean over random integers)"),
+        color=_tokenizer_color(order), opacity=_fade(pick),
+        tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("n_digits:Q", title="digits"),
+                 alt.Tooltip("tokens_per_number:Q", title="tokens per integer (mean)", format=".2f"),
+                 alt.Tooltip("min_tokens:Q", title="fewest tokens"), alt.Tooltip("max_tokens:Q", title="most tokens"),
+                 alt.Tooltip("n_numbers:Q", title="integers measured", format=",")],
+    ).add_params(pick)
+    diagonal = alt.Chart(pd.DataFrame({"n_digits": [1, top]})).mark_line(color="#bbbbbb", strokeDash=[2, 3]).encode(
+        x="n_digits:Q", y=alt.Y("n_digits:Q"))
+    return (diagonal + lines).properties(title="Tokens vs digits (dotted: one token per digit)", height=360)
+
+
+def single_token_years(years: pd.DataFrame) -> alt.HConcatChart:
+    """Grid: which years are a single token in each vocabulary, one sub-row per context.
+
+    Args:
+        years: `probes.numbers.single_token_years` (tokenizer, context, number, n_tokens, single_token).
+    """
+    if "context" not in years.columns:
+        years = years.assign(context="bare")
+    order, contexts = _order(years["tokenizer"]), _order(years["context"])
+    data = _plain(years, ["tokenizer", "context", "number", "n_tokens", "single_token"])
+    data = data.assign(cut=data["single_token"].map({True: "one token", False: "several tokens"}))
+    first, last = (int(data["number"].min()), int(data["number"].max())) if len(data) else (0, 1)
+    pick = _pick(legend=False)
+    grid = alt.Chart(data).mark_rect().encode(
+        x=alt.X("number:O", title=f"year ({first}–{last})",
+                axis=alt.Axis(values=list(range(first + (-first) % 10, last + 1, 10)), labelAngle=0)),
+        y=alt.Y("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
+        yOffset=alt.YOffset("context:N", sort=contexts),
+        color=alt.Color("cut:N", title="the year is", scale=alt.Scale(domain=["one token", "several tokens"],
+                                                                      range=["#1f4e79", "#e4e6ea"])),
+        opacity=_fade(pick),
+        tooltip=[alt.Tooltip("number:O", title="year"), alt.Tooltip("tokenizer:N", title="tokenizer"),
+                 alt.Tooltip("context:N", title="written"), alt.Tooltip("n_tokens:Q", title="tokens")],
+    ).properties(width=max(3 * (last - first + 1), 300),
+                 height=int(_ROW * len(order) * (1 if len(contexts) < 2 else 0.75 * len(contexts))),
+                 title="Which years are a single token (sub-rows: " + ", ".join(contexts) + ")")
+    return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
+
+
+def digit_grouping(grouping: pd.DataFrame) -> alt.Chart:
+    """Bars: tokens each tokenizer needs for one number, with its pieces in the tooltip.
+
+    Args:
+        grouping: `probes.numbers.digit_grouping` for one number.
+    """
+    order = _order(grouping["tokenizer"])
+    data = _plain(grouping, ["tokenizer", "number", "n_tokens", "pieces"])
+    pick = _pick()
+    return alt.Chart(data, title="Tokens for the number").mark_bar().encode(
+        x=alt.X("n_tokens:Q", title="tokens for the number", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
+        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
+        tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("number:N", title="number"),
+                 alt.Tooltip("n_tokens:Q", title="tokens"), alt.Tooltip("pieces:N", title="pieces")],
+    ).add_params(pick).properties(height=alt.Step(_ROW + 3))
+
+
+# --- probe 4: whitespace -------------------------------------------------------------------
+def whitespace_deltas(trailing: pd.DataFrame) -> alt.HConcatChart:
+    """Extra tokens (mean over texts) when appending k spaces (left) or a newline/tab (right).
+
+    Args:
+        trailing: `probes.whitespace.trailing_whitespace`.
+    """
+    order = _order(trailing["tokenizer"])
+    pooled = (_plain(trailing, ["tokenizer", "suffix", "suffix_kind", "k", "extra_tokens", "prefix_kept"])
+              .assign(changed=lambda d: ~d["prefix_kept"].astype(bool))
+              .groupby(["tokenizer", "suffix", "suffix_kind", "k"], sort=False)
+              .agg(extra=("extra_tokens", "mean"), changed_pct=("changed", "mean"), n_texts=("extra_tokens", "size"))
+              .reset_index().assign(changed_pct=lambda d: 100 * d["changed_pct"]))
+    pick = _pick()
+    tip = [alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("suffix:N", title="appended"),
+           alt.Tooltip("extra:Q", title="extra tokens (mean)", format=".2f"),
+           alt.Tooltip("changed_pct:Q", title="texts whose earlier tokens changed (%)", format=".0f"),
+           alt.Tooltip("n_texts:Q", title="texts")]
+    y = alt.Y("extra:Q", title="extra tokens (mean over texts)")
+    spaces = alt.Chart(pooled[pooled["suffix_kind"] == "spaces"], title="k spaces").mark_line(point=True).encode(
+        x=alt.X("k:Q", title="trailing spaces appended (k)", axis=alt.Axis(tickMinStep=1)), y=y,
+        color=_tokenizer_color(order), opacity=_fade(pick), tooltip=tip).add_params(pick)
+    others = pooled[pooled["suffix_kind"] != "spaces"]
+    rest = alt.Chart(others, title="newlines and tabs").mark_point(filled=True, size=70).encode(
+        x=alt.X("suffix:N", sort=_order(trailing["suffix"]), title="appended instead", axis=alt.Axis(labelAngle=-30)),
+        y=y, color=_tokenizer_color(order), opacity=_fade(pick), tooltip=tip)
+    return alt.hconcat(spaces.properties(width=420, height=300), rest.properties(width=alt.Step(40), height=300),
+                       title="Trailing whitespace: extra tokens when a text ends in spaces, newlines or tabs")
+
+
+def trailing_suffix(table: pd.DataFrame) -> alt.Chart:
+    """Bars: tokens before and after appending one suffix to one text, per tokenizer.
+
+    Args:
+        table: one row per tokenizer with `before`, `after` and `extra_tokens` (the Why page's table).
+    """
+    order = _order(table["tokenizer"])
+    data = _plain(table, ["tokenizer", "before", "after", "extra_tokens"])
+    pick = _pick()
+    return alt.Chart(data, title="Extra tokens from the suffix").mark_bar().encode(
+        x=alt.X("extra_tokens:Q", title="extra tokens (after − before)", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
+        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
+        tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("before:Q", title="tokens before"),
+                 alt.Tooltip("after:Q", title="tokens after"), alt.Tooltip("extra_tokens:Q", title="extra tokens")],
+    ).add_params(pick).properties(height=alt.Step(_ROW + 3))
+
+
+# --- probe 5: boundaries -------------------------------------------------------------------
+def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
+    """Heatmap of pairwise boundary agreement (Jaccard of boundary offsets), with values.
+
+    Args:
+        matrix: `probes.boundaries.agreement_matrix`. Picking a tokenizer keeps its row.
+    """
+    order = _order(matrix["tokenizer_a"])
+    data = _plain(matrix, ["tokenizer_a", "tokenizer_b", "n_shared", "n_union", "jaccard", "f1", "value"])
+    data = data.assign(tokenizer=data["tokenizer_a"], label=_fmt_float(data["value"], 2))
+    return _heatmap(
+        data, x=alt.X("tokenizer_b:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
+        y=alt.Y("tokenizer_a:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
+        color=alt.Color("value:Q", title=["Jaccard index of boundary", "offsets (1 = same cuts)"],
+                        scale=alt.Scale(scheme="viridis", domain=[0, 1])),
+        label="label", dark_when="datum.value < 0.6",
+        tooltip=[alt.Tooltip("tokenizer_a:N", title="tokenizer"), alt.Tooltip("tokenizer_b:N", title="vs"),
+                 alt.Tooltip("jaccard:Q", title="Jaccard index", format=".4f"),
+                 alt.Tooltip("f1:Q", title="F1 of boundaries", format=".4f"),
+                 alt.Tooltip("n_shared:Q", title="shared boundary offsets", format=","),
+                 alt.Tooltip("n_union:Q", title="boundary offsets in either", format=",")],
+        order=order, title="Same text, different cuts: token-boundary agreement",
+        n_cols=len(order), n_rows=len(order))
+
+
+# figure name (as in the report) -> builder; the dashboard draws these from the report's tables
+CHARTS: dict[str, Callable[[pd.DataFrame], alt.TopLevelMixin]] = {
+    "chars_per_token_by_category": chars_per_token_by_category,
+    "code_languages": code_languages,
+    "code_variants": code_variants,
+    "language_premium": language_premium,
+    "tokenizer_reduction": tokenizer_reduction,
+    "tokens_vs_digits": tokens_vs_digits,
+    "single_token_years": single_token_years,
+    "whitespace_deltas": whitespace_deltas,
+    "boundary_agreement": boundary_agreement,
+    "digit_grouping": digit_grouping,
+    "trailing_suffix": trailing_suffix,
+}

@@ -1,0 +1,188 @@
+"""Links that reopen a view: each page's state lives in the URL's query parameters.
+
+Widgets keep their value in the URL through Streamlit's own `bind="query-params"` (the widget's
+key is the parameter's name). Streamlit silently drops a value a widget cannot take; this module
+adds what binding leaves out:
+
+- `check`: the URL a page was opened with is read once, and an unknown parameter, a value too
+  long, or a value no widget accepts gets one message naming the problem and the fix (never an
+  exception). Unknown parameters are dropped from the URL; a bad value of a bound widget is
+  dropped by the widget itself, except a free text, which the page's own input limits then
+  catch (Streamlit seeds widgets from the URL as first opened, before any page code runs).
+- `linked_text`: a free text (Compare's) that goes into the URL only up to `LINK_MAX_TEXT`
+  characters, so a pasted book does not become a megabyte URL.
+- `copy_link`: a "Copy link" control showing the page's current URL, with a copy button.
+
+Each page declares its parameters as a list of `Param` next to the widgets they feed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+# Compare's text is carried in links up to this many characters (a URL of a few kB opens
+# everywhere); a longer text is counted as usual but left out of the link.
+LINK_MAX_TEXT = 2_000
+# Any other parameter value: names, numbers and short words.
+MAX_VALUE_CHARS = 200
+# Parameters Streamlit itself reads (embedding options): always accepted.
+_STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One query parameter of a page.
+
+    Args:
+        name: the parameter's name, which is also the key of the widget it sets.
+        what: what it holds, for messages ("tokenizer names").
+        choices: the values it accepts (a callable, evaluated only when the parameter is given).
+        number: "int" or "float" when the value must be a number, with `low`/`high` bounds.
+        multi: the parameter may repeat (`?tokenizers=a&tokenizers=b`).
+        max_chars: the longest value accepted.
+    """
+
+    name: str
+    what: str
+    choices: Callable[[], Sequence[str]] | None = None
+    number: str | None = None
+    low: float | None = None
+    high: float | None = None
+    multi: bool = False
+    max_chars: int = MAX_VALUE_CHARS
+
+
+def problems(query: dict[str, list[str]], params: Sequence[Param]) -> list[str]:
+    """What is wrong with `query` (name -> values) for a page taking `params`, one line each.
+
+    >>> problems({"colour": ["red"]}, [Param("color", "a colour")])
+    ["unknown link parameter 'colour' (did you mean 'color'?): this page takes color"]
+    """
+    known = {p.name: p for p in params}
+    found = []
+    for name, values in query.items():
+        param = known.get(name)
+        if name in _STREAMLIT_PARAMS:
+            continue
+        if param is None:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            found.append(f"unknown link parameter {name[:40]!r}{hint}: this page takes "
+                         + (", ".join(known) or "no parameters"))
+            continue
+        if len(values) > 1 and not param.multi:
+            found.append(f"link parameter {name!r} is given {len(values)} times: give it once")
+        for value in values:
+            problem = _value_problem(param, value)
+            if problem:
+                found.append(problem)
+    return found
+
+
+def _value_problem(param: Param, value: str) -> str | None:
+    if len(value) > param.max_chars:
+        return (f"link parameter {param.name!r} is {len(value):,} characters long; links carry up to "
+                f"{param.max_chars:,}: type or paste it instead")
+    if param.number:
+        try:
+            number = int(value) if param.number == "int" else float(value)
+        except ValueError:
+            return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
+        if (param.low is not None and number < param.low) or (param.high is not None and number > param.high):
+            return f"link parameter {param.name!r} must be between {param.low:g} and {param.high:g}, not {value[:40]}"
+    if param.choices is not None:
+        choices = [str(c) for c in param.choices()]
+        if value not in choices:
+            close = difflib.get_close_matches(value, choices, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            return (f"link parameter {param.name!r}: {value[:40]!r} is not one of the {param.what}; {hint}"
+                    f"valid: {', '.join(choices[:12])}{', …' if len(choices) > 12 else ''}")
+    return None
+
+
+def _query() -> dict[str, list[str]]:
+    return {name: st.query_params.get_all(name) for name in st.query_params}
+
+
+def check(page: str, params: Sequence[Param]) -> None:
+    """Tell the reader what is wrong with the link this page was opened with, then drop the bad parts.
+
+    Runs on the page's first run in a session (when the link is opened), before its widgets,
+    so a bad value never reaches a widget. Call it at the top of the page.
+    """
+    seen = st.session_state.setdefault("_links_checked", {})
+    query = _query()
+    if seen.get(page) == query:
+        return
+    seen[page] = query
+    found = problems(query, params)
+    if not found:
+        return
+    st.warning("Some of this link's parameters could not be used as given (fix or remove them and open the "
+               "link again):\n\n" + "\n".join(f"- {p}" for p in found), icon=":material/link_off:")
+    known = {p.name: p for p in params}
+    for name, values in query.items():
+        param = known.get(name)
+        good = [v for v in values if param is not None and not _value_problem(param, v)]
+        if param is not None and (good == values) and (len(values) == 1 or param.multi):
+            continue
+        try:
+            if param is not None and param.multi and good:
+                st.query_params[name] = good  # keep the names that are fine
+            else:
+                del st.query_params[name]
+        except StreamlitAPIException:  # already bound to its widget, which drops what it cannot take
+            pass
+    seen[page] = _query()  # what the page now holds is what the next check compares against
+
+
+def linked_text(name: str, key: str) -> None:
+    """Put the link's text (parameter `name`) into the widget `key` when the link is opened.
+
+    Call before the widget is drawn; call `sync_text` after it.
+    """
+    value = st.query_params.get(name)
+    if value is None or len(value) > LINK_MAX_TEXT or value == st.session_state.get(f"_link_{name}"):
+        return
+    st.session_state[key] = value
+    st.session_state[f"_link_{name}"] = value
+
+
+def sync_text(name: str, text: str, default: str) -> bool:
+    """Write `text` into the URL as parameter `name` (dropped when default or too long).
+
+    Returns:
+        Whether the link carries the text.
+    """
+    carried = len(text) <= LINK_MAX_TEXT
+    if carried and text != default:
+        if st.query_params.get(name) != text:
+            st.query_params[name] = text
+    elif name in st.query_params:
+        del st.query_params[name]
+    st.session_state[f"_link_{name}"] = st.query_params.get(name)
+    return carried
+
+
+def page_url(path: str) -> str:
+    """This page's URL in the reader's browser with the current query parameters.
+
+    `path` is the page's URL path ("" for the default page), used when the browser's URL is
+    unknown (as under AppTest): the link is then relative to the dashboard's address.
+    """
+    base = st.context.url or f"/{path}"
+    query = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
+    return base + (f"?{query}" if query else "")
+
+
+def copy_link(path: str, *, note: str = "") -> None:
+    """A "Copy link" control: the URL that reopens this view, with a copy button."""
+    with st.popover("Copy link", icon=":material/link:"):
+        st.caption("Opening this link shows this view with the same inputs and numbers. " + note)
+        st.code(page_url(path), language=None, wrap_lines=True)
