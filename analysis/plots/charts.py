@@ -134,8 +134,7 @@ def code_languages(table: pd.DataFrame, *, value: str = "chars_per_token_of_sums
         value: the column to draw (or "token_premium_vs_prose").
     """
     order = _order(table["tokenizer"])
-    data = _plain(table, ["language", "tokenizer", "n_chars", "n_tokens", value, "token_premium_vs_prose"]
-                  if value != "token_premium_vs_prose" else ["language", "tokenizer", "n_chars", "n_tokens", value])
+    data = _plain(table, ["language", "tokenizer", "n_chars", "n_tokens", *dict.fromkeys([value, "token_premium_vs_prose"])])
     languages = data.groupby("language")[value].mean().sort_values(kind="stable").index.tolist()
     title = ("characters per token (total chars / total tokens)" if value == "chars_per_token_of_sums"
              else "tokens / tokens of English prose (×)")
