@@ -291,8 +291,8 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     logged = np.fromiter((r.response is not None for r in records), dtype=bool, count=n)
     if plan.output_tokens is None and plan.output_ratio is None and not logged.all():
         first = records[int(np.argmin(logged))]
-        raise ValueError(f"{first.where}: no logged response, so its output tokens are unknown; pass "
-                         "--output-tokens N or --output-ratio R (output_tokens/output_ratio) for rows without one")
+        raise ValueError(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
+                         "size for rows without one: --output-tokens N or --output-ratio R")
     n_messages = np.fromiter((len(r.messages) for r in records), dtype=np.int64, count=n)
     day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
     day_names = list(dict.fromkeys(day_of))

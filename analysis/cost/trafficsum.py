@@ -93,7 +93,8 @@ def _percentiles(part: ModelPart) -> tuple[float, float, float]:
     if not len(costs) or np.isnan(costs).any():
         return (float("nan"),) * 3
     p50, p95 = np.percentile(costs, [50, 95])
-    return float(p50), float(p95), float(costs.max())
+    # floats carry binary noise (0.00014000000000000001); 10 significant digits is far below a cent
+    return tuple(float(f"{v:.10g}") for v in (p50, p95, costs.max()))  # type: ignore[return-value]
 
 
 def _served_total(partial: TrafficPartial, plan: TrafficPlan) -> tuple[Decimal | None, pd.DataFrame, str]:
