@@ -36,7 +36,7 @@ from typing import Any
 
 from .logshapes import SHAPES, RowError, detect_shape, parse_row
 
-__all__ = ["SHAPES", "LogRecord", "LogReport", "Turn", "Usage", "iter_log_records", "read_log_records"]
+__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 
 CONTAINERS = ("jsonl", "csv", "parquet", "text")
 MESSAGES_COLUMN = "messages"
@@ -133,9 +133,9 @@ class LogReport:
 
 
 # -- containers -----------------------------------------------------------------------------------
-def container_of(path: Path) -> str:
+def container_of(path: Source) -> str:
     """The container by file name: .jsonl[.gz], .json[.gz], .csv, .parquet; anything else is text."""
-    name = path.name.lower().removesuffix(".gz")
+    name = (path.name if isinstance(path, LogUpload) else Path(path).name).lower().removesuffix(".gz")
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     if name.endswith(".csv"):
@@ -145,28 +145,53 @@ def container_of(path: Path) -> str:
     return "text"
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    """A UTF-8 text stream, decompressing gzip (by its magic bytes, not its name)."""
-    with open(path, "rb") as fh:
+@dataclass(frozen=True)
+class LogUpload:
+    """A log file held in memory (a dashboard upload): its name (for the container and messages) and bytes."""
+
+    name: str
+    data: bytes
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Source = Path | LogUpload
+
+
+def _binary(src: Source) -> io.BufferedIOBase:
+    return io.BytesIO(src.data) if isinstance(src, LogUpload) else open(src, "rb")
+
+
+def _open_binary(src: Source) -> io.BufferedIOBase:
+    """The file's bytes, decompressing gzip (recognised by its magic bytes, not its name)."""
+    with _binary(src) as fh:
         gz = fh.read(2) == b"\x1f\x8b"
-    raw = gzip.open(path, "rb") if gz else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="strict", newline="")
+    raw = _binary(src)
+    return gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[return-value]
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, line) of a text file, streamed; invalid UTF-8 names the line."""
-    with _open_text(path) as fh:
+def _open_text(src: Source) -> io.TextIOBase:
+    return io.TextIOWrapper(_open_binary(src), encoding="utf-8", errors="strict", newline="")
+
+
+def _lines(path: Source) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text file, streamed; invalid UTF-8 or a damaged gzip names the line."""
+    with _open_binary(path) as fh:
         n = 0
         while True:
             try:
-                line = fh.readline()
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}: line {n + 1}: not valid UTF-8 ({e.reason}); convert the file to UTF-8") from None
+                raw = fh.readline()
             except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
                 raise ValueError(f"{path}: line {n + 1}: cannot decompress ({e}); the gzip file is damaged") from None
-            if not line:
+            if not raw:
                 return
             n += 1
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}: line {n}: not valid UTF-8 at byte {e.start} of the line ({e.reason}); "
+                                 "convert the file to UTF-8") from None
             yield n, line.lstrip("\ufeff") if n == 1 else line
 
 
@@ -179,7 +204,7 @@ def _cell(column: str, value: Any) -> Any:
     return value
 
 
-def _table_rows(path: Path, container: str, column: str) -> Iterator[tuple[str, Any]]:
+def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
     """(where, row dict) of a CSV or Parquet table; the messages column is renamed "messages"."""
     def rename(row: dict[str, Any]) -> dict[str, Any]:
         if column not in row:
@@ -192,7 +217,10 @@ def _table_rows(path: Path, container: str, column: str) -> Iterator[tuple[str, 
     if container == "parquet":
         import pyarrow.parquet as pq
 
-        pf = pq.ParquetFile(path)
+        try:
+            pf = pq.ParquetFile(io.BytesIO(path.data) if isinstance(path, LogUpload) else path)
+        except Exception as e:  # pyarrow raises its own error types for a damaged file
+            raise ValueError(f"{path}: not a readable Parquet file ({e})") from None
         n = 0
         for batch in pf.iter_batches(batch_size=2048):
             for row in batch.to_pylist():
@@ -201,7 +229,14 @@ def _table_rows(path: Path, container: str, column: str) -> Iterator[tuple[str, 
         return
     with _open_text(path) as fh:
         reader = csv.DictReader(fh)
-        for row in reader:
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as e:
+                raise ValueError(f"{path}: not readable as CSV after line {reader.line_num} ({e}); "
+                                 "it must be UTF-8 CSV with a header row") from None
             yield f"{path}:line {reader.line_num}", rename(row)
 
 
@@ -215,7 +250,7 @@ def _decoded(where: str, row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _raw_rows(path: Path, container: str, column: str) -> Iterator[tuple[str, Any]]:
+def _raw_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
     """(where, row) before shape parsing; a JSON syntax error arrives as a RowError in place of a row."""
     if container in ("csv", "parquet"):
         yield from _table_rows(path, container, column)
@@ -234,12 +269,13 @@ def _raw_rows(path: Path, container: str, column: str) -> Iterator[tuple[str, An
 
 
 # -- the reader -------------------------------------------------------------------------------
-def iter_log_records(paths: str | Path | Iterable[str | Path], *, shape: str = "auto", column: str = MESSAGES_COLUMN,
+def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str = "auto", column: str = MESSAGES_COLUMN,
                      errors: str = "strict", report: LogReport | None = None) -> Iterator[LogRecord]:
     """Stream `LogRecord`s from log files, one file after another, one row at a time.
 
     Args:
-        paths: log files (.jsonl, .jsonl.gz, .csv, .parquet, or text: one request per line).
+        paths: log files (.jsonl, .jsonl.gz, .csv, .parquet, or text: one request per line), or
+            `LogUpload`s holding such a file in memory.
         shape: "auto" (detected per file from its first row) or one of `SHAPES`.
         column: the messages column of CSV/Parquet files.
         errors: "strict" (the first bad row raises) or "skip" (bad rows are counted in `report`).
@@ -260,8 +296,10 @@ def iter_log_records(paths: str | Path | Iterable[str | Path], *, shape: str = "
     if errors not in ("strict", "skip"):
         raise ValueError(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
     report = report if report is not None else LogReport()
-    for path in [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]:
-        if not path.is_file():
+    sources = [paths] if isinstance(paths, (str, Path, LogUpload)) else list(paths)
+    for src in sources:
+        path = src if isinstance(src, LogUpload) else Path(src)
+        if isinstance(path, Path) and not path.is_file():
             raise ValueError(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
         container = container_of(path)
         file_shape = "text" if (shape == "auto" and container == "text") else shape
@@ -286,7 +324,7 @@ def iter_log_records(paths: str | Path | Iterable[str | Path], *, shape: str = "
         report.shapes.setdefault(str(path), file_shape)
 
 
-def read_log_records(paths: str | Path | Iterable[str | Path], **options: Any) -> tuple[list[LogRecord], LogReport]:
+def read_log_records(paths: str | Source | Iterable[str | Source], **options: Any) -> tuple[list[LogRecord], LogReport]:
     """All records of small logs at once (tests, the dashboard); big logs use `iter_log_records`."""
     report = LogReport()
     return list(iter_log_records(paths, report=report, **options)), report

@@ -8,6 +8,7 @@ rendering names the price source and says that the figures are estimates.
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 from decimal import Decimal
@@ -134,6 +135,13 @@ def figures(report: TrafficReport) -> dict[str, Any]:
     if not report.days.empty:
         out["Cost per day by model"] = traffic_cost_per_day(report.days)
     return out
+
+
+def png_bytes(fig: Any) -> bytes:
+    """A figure as PNG bytes, for the dashboard."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    return buf.getvalue()
 
 
 def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
