@@ -64,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
-    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
+                     "row: fail (strict) or leave it out and count it (skip)")
     mod = p.add_argument_group("models and prices")
     mod.add_argument("--models", "-m", metavar="A,B",
                      help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")

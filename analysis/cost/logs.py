@@ -302,6 +302,8 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
         if isinstance(path, Path) and not path.is_file():
             raise ValueError(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
         container = container_of(path)
+        if container == "text" and shape not in ("auto", "text"):
+            container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
         file_shape = "text" if (shape == "auto" and container == "text") else shape
         for where, row in _raw_rows(path, container, column):
             try:

@@ -148,3 +148,12 @@ def test_missing_file_and_streaming_is_lazy(tmp_path):
     assert next(stream).messages[0].text == "ok"  # the first row arrives before the bad one is read
     with pytest.raises(ValueError, match=":2: not valid JSON"):
         next(stream)
+
+
+def test_a_forced_json_shape_reads_a_file_with_another_name(tmp_path):
+    path = tmp_path / "requests.log"
+    path.write_bytes((LOGS / "anthropic.jsonl").read_bytes())
+    records, report = read_log_records(path, shape="anthropic")
+    assert len(records) == 2 and records[0].messages[0].role == "system"
+    auto, _ = read_log_records(path)  # by default a .log file is text, one request per line
+    assert auto[0].messages[0].text.startswith('{"model"')
