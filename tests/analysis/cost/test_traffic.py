@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -113,7 +114,8 @@ def test_chunks_are_pure_and_merge_to_the_whole():
     records, _ = read_log_records([LOGS / "openai_chat.jsonl", LOGS / "anthropic.jsonl", LOGS / "calibration.jsonl"])
     plan = plan_traffic(MODELS, on=ON, output_tokens=20, cached_share="0.25")
     whole = summarise(price_chunk(records, plan), plan)
-    again = price_chunk(records, plan)  # same input, same output: no state carried between calls
+    # same input, same output, and plan, records and partials survive pickling (an engine ships them)
+    again = pickle.loads(pickle.dumps(price_chunk(*pickle.loads(pickle.dumps((records, plan))))))
     parts = TrafficPartial()
     for chunk in chunked(records, 3):
         parts.merge(price_chunk(chunk, plan))
