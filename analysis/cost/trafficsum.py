@@ -24,7 +24,7 @@ from .traffic import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 MODEL_COLUMNS = [
-    "model", "priced_as", "tokenizer", "exactness", "chat_overhead", "status", "n_requests",
+    "model", "estimate", "priced_as", "tokenizer", "exactness", "chat_overhead", "status", "n_requests",
     "input_tokens", "overhead_tokens", "approx_tokens", "output_tokens", "usd_total",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
@@ -41,6 +41,8 @@ class TrafficReport:
         served: the models that served the log: model, n_requests, usd_as_served (our recount).
         calibration: per serving model, our recount against the logged usage (median, worst).
         calibration_rows: the rows that differ most.
+        served_total: our recount of the whole log on the models that served it (None when some
+            rows cannot be priced so), the baseline of `change_vs_served`.
         n_rows, log_summary, price_source, on, notes: for every rendering's header.
     """
 
@@ -54,6 +56,18 @@ class TrafficReport:
     price_source: str
     on: Any
     notes: tuple[str, ...] = field(default_factory=tuple)
+    served_total: Decimal | None = None
+
+    def headlines(self) -> list[str]:
+        """ "on gpt-4.1-mini this traffic would have cost -86% ($1.20 instead of $8.40, estimate)", per model."""
+        from .estimate import format_usd
+
+        if self.served_total is None:
+            return []
+        return [f"on {m} this traffic would have cost {c:+.0%} ({format_usd(u)} instead of "
+                f"{format_usd(self.served_total)} as served, estimate)"
+                for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
+                if isinstance(u, Decimal) and c == c and c is not None]
 
 
 def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | None, Decimal, Decimal, str]:
@@ -145,7 +159,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
-        row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
+        row: dict[str, Any] = {"model": t.ref, "estimate": True, "priced_as": t.price.key, "tokenizer": t.choice.label,
                                "exactness": t.choice.exactness, "chat_overhead": _chat_label(t.choice),
                                "usd_per_mtok_input": t.price.input.base if t.price.input else None,
                                "usd_per_mtok_output": t.price.output.base if t.price.output else None,
@@ -175,7 +189,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     summary = log_report.summary() if log_report is not None else f"{partial.rows:,} row(s) read"
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
-                         _notes(partial, plan, models, no_baseline))
+                         _notes(partial, plan, models, no_baseline), baseline)
 
 
 def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str) -> tuple[str, ...]:

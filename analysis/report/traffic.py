@@ -83,7 +83,7 @@ def display_days(report: TrafficReport) -> pd.DataFrame:
 
 def _header(report: TrafficReport) -> list[str]:
     return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
-            "all figures are estimates: logged text recounted in each model's tokenizer"]
+            "all figures are estimates: logged text recounted in each model's tokenizer"] + report.headlines()
 
 
 def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
@@ -181,7 +181,8 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 def report_json(report: TrafficReport) -> dict:
     """The report as JSON-ready data; money as exact decimal strings, every figure an estimate."""
     return {"estimate": True, "price_source": report.price_source, "prices_on": str(report.on),
-            "log": report.log_summary, "n_rows": report.n_rows, "models": _records(report.models),
+            "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": _jsonable(report.served_total),
+            "headlines": report.headlines(), "models": _records(report.models),
             "days": _records(report.days), "served": _records(report.served),
             "calibration": _records(report.calibration), "calibration_rows": _records(report.calibration_rows),
             "notes": list(report.notes)}

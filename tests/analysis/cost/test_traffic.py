@@ -90,6 +90,9 @@ def test_change_against_the_serving_model_and_cost_per_day():
     assert m.loc["claude-sonnet-4-5", "change_vs_served"] == 0.0
     expected = float(m.loc["gpt-4.1-mini", "usd_total"] / m.loc["claude-sonnet-4-5", "usd_total"] - 1)
     assert m.loc["gpt-4.1-mini", "change_vs_served"] == pytest.approx(expected)
+    assert report.served_total == m.loc["claude-sonnet-4-5", "usd_total"]
+    assert f"on gpt-4.1-mini this traffic would have cost {expected:+.0%}" in "\n".join(report.headlines())
+    assert m["estimate"].all()
     days = report.days[report.days["model"] == "gpt-4o"]
     assert days["day"].tolist() == ["2026-03-01"] and days["usd"].sum() == m.loc["gpt-4o", "usd_total"]
     assert any("1 image(s) in 1 row(s)" in n for n in report.notes)
@@ -97,7 +100,7 @@ def test_change_against_the_serving_model_and_cost_per_day():
 
 def test_no_serving_model_means_no_change_and_says_why():
     report, _ = _report(LOGS / "plain.txt", output_tokens=10)
-    assert report.models["change_vs_served"].isna().all()
+    assert report.models["change_vs_served"].isna().all() and report.headlines() == []
     assert any("no change against the serving model" in n and "no model in the log" in n for n in report.notes)
 
 
