@@ -19,8 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..cost.quick import display_quick, quick_frame
 from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
+from .traffic import add_log_arguments, cmd_traffic
 
 FORMATS = ("table", "csv", "json", "md", "html")
 
@@ -60,7 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
-    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
+                     "row: fail (strict) or leave it out and count it (skip)")
     mod = p.add_argument_group("models and prices")
     mod.add_argument("--models", "-m", metavar="A,B",
                      help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")
@@ -69,12 +72,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     mod.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="use the prices in force on this day (default: today, UTC)")
     mod.add_argument("--fallback-tokenizer", metavar="NAME",
                      help="count models that no rule maps with this tokenizer, labelled approximate (default: no count)")
-    wl = p.add_argument_group("workload")
-    wl.add_argument("--requests-per-month", required=True, type=_number("--requests-per-month"), metavar="N")
-    out = wl.add_mutually_exclusive_group(required=True)
+    wl = p.add_argument_group("workload (without --requests-per-month and an output size: the price of one request)")
+    wl.add_argument("--requests-per-month", type=_number("--requests-per-month"), metavar="N",
+                    help="requests per month; with an output size, the full workload estimate")
+    out = wl.add_mutually_exclusive_group()
     out.add_argument("--output-tokens", type=_number("--output-tokens"), metavar="N",
                      help="output tokens per request (in each model's tokens)")
     out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x input tokens")
+    add_log_arguments(p)
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
@@ -143,6 +148,10 @@ def _overrides(path: str | None) -> list:
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
+    if args.logs:
+        return cmd_traffic(args, _overrides(args.prices))
+    if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
+        return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)
@@ -162,6 +171,46 @@ def cmd_cost(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         for path in write_report(report, Path(args.out)):
             print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_quick(args: argparse.Namespace) -> int:
+    """The price of one request: input always; output with an output size; monthly with a request rate."""
+    if args.out:
+        raise ValueError("--out writes a workload report: add --requests-per-month N and --output-tokens N "
+                         "(or --output-ratio R)")
+    output = args.output_tokens is not None or args.output_ratio is not None
+    workload = Workload(requests_per_month=args.requests_per_month or 1,
+                        output_tokens=args.output_tokens if output else 0, output_ratio=args.output_ratio,
+                        cached_share=args.cached_share, messages_per_request=args.messages_per_request,
+                        chars_per_request=args.chars_per_request)
+    report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
+                      on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    elif args.format == "json":
+        data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
+                "per_request": _records(frame), "notes": list(report.notes)}
+        sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    else:
+        shown = display_quick(frame)
+        lines = [f"prices: {report.price_source}; in force on {report.on} (UTC)",
+                 f"one request{' (mean of ' + str(report.n_samples) + ' texts)' if report.n_samples > 1 else ''}: "
+                 f"{report.workload.messages_per_request} message(s), chat-format overhead included where documented"]
+        if args.format == "md":
+            from ..report.page import markdown_table
+
+            body = markdown_table(shown, index=False, float_format=None)
+        elif args.format == "html":
+            body = shown.to_html(index=False, border=0)
+        else:
+            with pd.option_context("display.width", 250, "display.max_columns", None):
+                body = shown.to_string(index=False)
+        hints = [] if output else ["add --output-tokens N for the output cost"]
+        hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
+        sys.stdout.write("\n".join(lines + ["", body, "", "notes:"] + [f"  - {n}" for n in report.notes]
+                                   + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
     return 0
 
 

@@ -3,7 +3,10 @@
 The modules, from the leaf up: `prices` (the price records, reading nothing), `genai` (prices from
 the maintained `genai-prices` package), `overrides` (the user's price file), `models` (which
 tokenizer counts for a model, and how exactly), `estimate` (a workload's cost per model, exact
-Decimal) and `display` (the same report rounded for people to read).
+Decimal), `display` (the same report rounded for people to read) and `quick` (one request).
+Logged traffic: `logshapes` and `logs` (request logs of several shapes read into one
+`LogRecord`), `traffic` (chunks of records reduced to partial sums per model) and `trafficsum`
+(the `TrafficReport`).
 """
 
 from .estimate import (

@@ -247,7 +247,7 @@ def as_samples(inputs: str | Sequence[str] | pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"id": [f"text-{i + 1}" for i in range(len(texts))], "category": "text", "text": texts})
 
 
-def _choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: list) -> TokenizerChoice:
+def choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: list) -> TokenizerChoice:
     if price.tokenizer:
         return explicit_choice(price.model, price.tokenizer, price.exactness or "exact",
                                f"tokenizer stated in the price file ({price.source})")
@@ -258,7 +258,7 @@ def _choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: l
     return choice
 
 
-def _chat_label(choice: TokenizerChoice) -> str:
+def chat_label(choice: TokenizerChoice) -> str:
     if choice.chat is None:
         return "unknown"
     return f"{choice.chat.per_message}/message + {choice.chat.per_request}/request"
@@ -343,7 +343,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
     prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
     rules = load_rules()
-    choices = [_choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+    choices = [choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
 
     texts = samples["text"].tolist()
     raw_chars = [len(t) for t in texts]
@@ -366,7 +366,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         request_rows.extend(rows)
         model_rows.append({
             "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
-            "exactness": choice.exactness, "chat_overhead": _chat_label(choice), "status": status,
+            "exactness": choice.exactness, "chat_overhead": chat_label(choice), "status": status,
             **(_summary(rows, workload) if rows else {}),
             "usd_per_mtok_input": price.input.base if price.input else None,
             "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,

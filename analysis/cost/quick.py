@@ -1,7 +1,8 @@
-"""One text as the input of one request: what it costs under a model, next to each tokenizer's count.
+"""One text as one request: what it costs under a model, without an assumed workload.
 
 Unlike `estimate` (a workload of many requests, per model), this prices the text the user is
-looking at, once, for the dashboard's Compare page.
+looking at, once: for the dashboard's Compare page (`input_cost`, next to each tokenizer's
+count) and for `tokenprism cost TEXT -m MODEL` with no workload flags (`quick_frame`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from decimal import Decimal
 import pandas as pd
 
 from .display import format_usd
-from .estimate import NoPriceError, request_cost
+from .estimate import CostReport, NoPriceError, request_cost
 from .genai import get_price
 from .models import tokenizer_for_model
 
@@ -58,3 +59,40 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
     else:
         note = f"{price.key} ({rate}, {price.source}): {choice.note or choice.status}."
     return out, note
+
+
+def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFrame:
+    """One request's price per model from an `estimate` report: input always, output and month on request.
+
+    `tokenprism cost TEXT -m MODEL` prices one request without an assumed workload: its input
+    tokens (text plus the documented chat-format overhead of one message) and input cost; the
+    output columns when an output size was given, the monthly column when a request rate was.
+    Money stays `Decimal` (None: no price).
+
+    >>> from analysis.cost import Workload, estimate
+    >>> r = estimate("hi", ["gpt-4o"], workload=Workload(requests_per_month=1, output_tokens=0))
+    >>> quick_frame(r, output=False, monthly=False)[["model", "input_tokens"]].values.tolist()
+    [['gpt-4o', 8.0]]
+    """
+    m = report.models
+    usd_in = [None if a is None or b is None else a + b
+              for a, b in zip(m["usd_input_per_request"], m["usd_cached_input_per_request"])]
+    out = pd.DataFrame({"model": m["model"], "priced_as": m["priced_as"], "tokenizer": m["tokenizer"],
+                        "exactness": m["exactness"], "input_tokens": m["input_tokens_per_request"], "usd_input": usd_in})
+    if output:
+        out = out.assign(output_tokens=m["output_tokens_per_request"], usd_output=m["usd_output_per_request"],
+                         usd_per_request=m["usd_per_request"])
+    if monthly:
+        out = out.assign(usd_per_month=m["usd_per_month"])
+    return out.assign(status=m["status"], note=m["note"])
+
+
+def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
+    """`quick_frame` as people read it: rounded money, "no price" where unpriced, "~" for estimates."""
+    money = [c for c in ("usd_input", "usd_output", "usd_per_request", "usd_per_month") if c in frame]
+    tokens = [c for c in ("input_tokens", "output_tokens") if c in frame]
+    shown = frame.drop(columns=["priced_as", "note"]).assign(
+        **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
+        **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
+    return shown.rename(columns={"input_tokens": "input tokens", "usd_input": "$ input", "output_tokens": "output tokens",
+                                 "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})

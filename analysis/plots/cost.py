@@ -1,4 +1,4 @@
-"""Cost figures: monthly cost by model, and input cost against characters per token.
+"""Cost figures: monthly cost by model, input cost against characters per token, and logged traffic.
 
 Unlike `figures` (token-count figures from measurement frames), these take the per-model frame of
 a `cost.CostReport`. Each function returns a matplotlib `Figure` built without pyplot (no global
@@ -128,4 +128,61 @@ def cost_vs_chars_per_token(models: pd.DataFrame, *, title: str | None = None) -
     if len(missing):
         text = "not shown: " + "; ".join(f"{r['model']} ({_reason(r)})" for _, r in missing.iterrows())
         fig.supxlabel(textwrap.fill(text, 130), fontsize=7, color="#a33")
+    return fig
+
+
+# -- logged traffic ------------------------------------------------------------------------------
+def traffic_total_bar(models: pd.DataFrame, *, title: str | None = None) -> Figure:
+    """Total $ of logged traffic per model (a `TrafficReport.models` frame), with the change vs served.
+
+    Bars are labelled "estimate" (every figure recounts logged text); approximate rows are
+    hatched; a model without a cost is named with the reason, never drawn as $0.
+
+    >>> fig = traffic_total_bar(pd.DataFrame({"model": ["a", "b"], "exactness": ["exact", "approximate"],
+    ...     "status": ["ok", "ok"], "usd_total": [Decimal("2"), Decimal("1")], "change_vs_served": [0.0, -0.5]}))
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['b', 'a']
+    """
+    frame = models.assign(_v=models["usd_total"].map(_value))
+    priced = frame[frame["_v"].notna()].sort_values("_v", kind="stable")
+    rows = pd.concat([priced, frame[frame["_v"].isna()]])
+    fig = Figure(figsize=(8, 0.45 * len(rows) + 1.6), layout="constrained")
+    ax = fig.add_subplot()
+    ypos = list(range(len(rows)))[::-1]
+    top = max(priced["_v"], default=0.0) or 1.0
+    for y, (_, row) in zip(ypos, rows.iterrows()):
+        approx = row["exactness"] == "approximate"
+        if pd.notna(row["_v"]):
+            ax.barh(y, row["_v"], color=_APPROX if approx else _EXACT, hatch="//" if approx else None,
+                    edgecolor="white" if approx else None)
+            change = row.get("change_vs_served")
+            label = format_usd(Decimal(str(row["usd_total"]))) + " (estimate)"
+            if change is not None and pd.notna(change):
+                label += f", {change:+.0%} vs served"
+            ax.text(row["_v"] + top * 0.01, y, label, va="center", fontsize=8)
+        else:
+            ax.text(top * 0.01, y, _reason(row), va="center", fontsize=8, color="#a33", style="italic")
+    ax.set_yticks(ypos, rows["model"].tolist())
+    ax.set_xlim(0, top * 1.6)
+    ax.set_xlabel("USD for the logged period (estimate)")
+    ax.set_title(title or "Logged traffic priced under each model (USD, estimate)")
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def traffic_cost_per_day(days: pd.DataFrame, *, title: str | None = None) -> Figure:
+    """USD per day per model (a `TrafficReport.days` frame: model, day, usd), one line per model."""
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    frame = days.assign(_v=days["usd"].map(_value), _day=pd.to_datetime(days["day"]))
+    for model, part in frame.groupby("model", sort=False):
+        part = part[part["_v"].notna()].sort_values("_day")
+        if len(part):
+            ax.plot(part["_day"], part["_v"], marker="o", markersize=3, label=str(model))
+    ax.set_ylabel("USD per day (estimate)")
+    ax.set_title(title or "Cost per day of the logged traffic, by model (USD, estimate)")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:g}"))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.autofmt_xdate()
     return fig

@@ -14,6 +14,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..cost import CostReport
@@ -91,6 +92,8 @@ def jsonable(v: Any) -> Any:
         return str(v)
     if isinstance(v, float) and math.isnan(v):
         return None
+    if isinstance(v, np.generic):  # numpy scalars, as Python numbers
+        return jsonable(v.item())
     return v
 
 

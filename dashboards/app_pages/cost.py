@@ -1,8 +1,12 @@
-"""Cost: a workload form -> cost per model (table, charts) and a downloadable report."""
+"""Cost: a workload form (or an uploaded chat log) -> cost per model (table, charts) and a downloadable report."""
 
 import streamlit as st
 
-from analysis.textio import decode_upload, input_problem
+from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
+from analysis.cost.logs import SHAPES, LogReport, LogUpload, iter_log_records
+from analysis.cost.traffic import plan_traffic, price_records
+from analysis.cost.trafficsum import summarise
+from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown
 from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
 from analysis.corpora import sample_text
@@ -24,8 +28,76 @@ links.check("cost", [
     links.Param("cost_cached", "a share", number="float", low=0, high=1),
 ])
 links.copy_link("cost")
-source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "Built-in corpus"],
+source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "Built-in corpus", "Chat log"],
                               default="Paste a prompt", key="cost_source")
+
+
+@st.cache_data(max_entries=4, show_spinner="Pricing the log under each model...")
+def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool, output_tokens: int,
+                   cached: str):
+    """The traffic report of an uploaded log (cached on the bytes and the settings)."""
+    report = LogReport()
+    records = iter_log_records(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report)
+    plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached)
+    partial = price_records(records, plan)
+    if not partial.rows:
+        raise ValueError(f"no request read from {name}: {report.summary()}")
+    return summarise(partial, plan, report)
+
+
+if source == "Chat log":
+    st.caption("Each row of the log is one request: OpenAI Chat Completions bodies, OpenAI Batch input lines, "
+               "Anthropic Messages requests (JSONL, optionally gzip), CSV/Parquet with a `messages` column, or text "
+               "with one request per line. Every request is recounted in each model's own tokenizer.")
+    log = st.file_uploader(f"Chat log (up to {MAX_UPLOAD_BYTES // 1_000_000} MB)", key="cost_log",
+                           type=["jsonl", "json", "gz", "csv", "parquet", "txt"])
+    models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS[:6]), key="cost_log_models")
+    c1, c2, c3, c4 = st.columns(4)
+    shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format")
+    out_tokens = c2.number_input("Output tokens of rows without a logged response", min_value=0, value=300, step=50,
+                                 key="cost_log_out")
+    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached")
+    skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip")
+    if log is None:
+        st.info("Upload a chat log to price last month's traffic under each model.")
+        st.stop()
+    if log.size > MAX_UPLOAD_BYTES:
+        st.error(f"{log.name} is {log.size:,} bytes; the limit here is {MAX_UPLOAD_BYTES:,}. Price bigger logs with "
+                 "the CLI: tokenprism cost --logs FILE -m MODELS")
+        st.stop()
+    if not models:
+        st.warning("Pick at least one model.")
+        st.stop()
+    try:
+        traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, int(out_tokens), str(cached))
+    except (ValueError, KeyError) as e:
+        st.error(e.args[0] if e.args else str(e))
+        st.stop()
+    st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Log: {traffic.log_summary}. "
+               "**All figures are estimates.**")
+    st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
+    for caption, fig in render_traffic.figures(traffic).items():
+        st.image(render_traffic.png_bytes(fig), caption=caption)
+    if not traffic.days.empty:
+        st.markdown("**Cost per day**")
+        st.dataframe(render_traffic.display_days(traffic), hide_index=True, width="stretch")
+    st.markdown("**Calibration** — our recount against the provider's logged usage, on the model that served each row")
+    if traffic.calibration.empty:
+        st.info("No row carries provider usage for a model we can count, so there is nothing to calibrate against.")
+    else:
+        st.dataframe(render_traffic.display_calibration(traffic), hide_index=True, width="stretch")
+        st.dataframe(render_traffic.display_worst_rows(traffic), hide_index=True, width="stretch")
+    with st.expander("Notes: estimates, overheads, what is not counted", expanded=True):
+        st.markdown("\n".join(f"- {n}" for n in traffic.notes))
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Traffic report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
+                       "tokenprism-traffic-report.html", "text/html", key="dl_traffic_html", icon=":material/download:")
+    c2.download_button("Traffic report (Markdown)", render_traffic.render_markdown(traffic).encode("utf-8"),
+                       "tokenprism-traffic-report.md", "text/markdown", key="dl_traffic_md", icon=":material/download:")
+    c3.download_button("Cost by model (CSV)", render_traffic.models_csv(traffic).encode("utf-8"), "traffic_by_model.csv",
+                       "text/csv", key="dl_traffic_csv", icon=":material/download:")
+    st.stop()
+
 if source == "Upload a file":
     upload = st.file_uploader("One request's text (UTF-8)", key="cost_upload")
     if upload is None:

@@ -84,3 +84,27 @@ def test_compare_page_prices_each_row_for_the_chosen_model():
         assert Decimal(str(table.loc[name, "usd_input"])) == request_cost(price, input_tokens=n, output_tokens=0).usd_total
     assert table.loc["o200k_base", "for_model"] == "exact"
     assert any("counts with o200k_base (exact)" in c.value for c in at.caption)
+
+
+def test_an_uploaded_chat_log_shows_per_model_change_and_calibration():
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "calibration.jsonl"
+    at = open_page(PAGE)
+    at.segmented_control(key="cost_source").set_value("Chat log").run()
+    assert not at.exception
+    assert any("Upload a chat log" in i.value for i in at.info)
+    at.file_uploader(key="cost_log").set_value((log.name, log.read_bytes(), "application/jsonl"))
+    at.multiselect(key="cost_log_models").set_value(["openai:gpt-4o", "openai:gpt-4.1-mini"]).run()
+    assert not at.exception, at.exception
+    models = at.dataframe[0].value.set_index("model")
+    assert models.loc["openai:gpt-4o", "vs served"] == "+0.0%"
+    assert models.loc["openai:gpt-4.1-mini", "vs served"].startswith("-")
+    tables = {tuple(d.value.columns)[0]: d.value for d in at.dataframe}
+    assert list(tables) == ["model", "day", "served by", "row"]  # by model, per day, calibration, worst rows
+    calibration = tables["served by"]
+    assert calibration.loc[0, "served by"] == "gpt-4o" and calibration.loc[0, "rows with usage"] == 2
+    worst = tables["row"].set_index("row")
+    assert worst.loc[f"{log.name}:1", "input error"] == "+0.0%"
+    assert worst.loc[f"{log.name}:2", "approximate"] == "yes"
+    assert any("estimates" in c.value for c in at.caption)

@@ -1,0 +1,79 @@
+"""`tokenprism cost --logs FILE...`: logged traffic priced under each model (part of the `cost` command).
+
+Unlike `cli.cost` (the command's parser, its workload estimate and its quick price), this module
+holds the log flags and the handler that streams log files through `cost.traffic`, showing
+progress on stderr, and writes the `TrafficReport` as a table, CSV, JSON, Markdown, HTML or a
+report folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..cost.logs import SHAPES, LogReport, iter_log_records
+from ..cost.traffic import plan_traffic, price_records
+from ..cost.trafficsum import summarise
+from ..report import traffic as render
+
+
+def add_log_arguments(p: argparse.ArgumentParser) -> None:
+    """The `--logs` group of `tokenprism cost`."""
+    g = p.add_argument_group("chat logs (instead of TEXT: price logged requests under each model)")
+    g.add_argument("--logs", nargs="+", metavar="FILE",
+                   help="request logs: .jsonl (or .jsonl.gz), .csv or .parquet with a messages column, or text with "
+                        "one request per line; each row is one request")
+    g.add_argument("--log-format", choices=("auto",) + SHAPES, default="auto",
+                   help="row shape; auto detects it per file from the first row")
+    g.add_argument("--log-column", default="messages", metavar="NAME", help="the messages column of .csv/.parquet logs")
+
+
+def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
+    """Price the logs named by --logs; output as --format, and a report folder with --out."""
+    if args.text is not None or args.file or args.corpus or args.builtin or args.system:
+        raise ValueError("--logs prices logged requests; give either --logs or texts (TEXT, -f, --corpus, --builtin, "
+                         "--system), not both")
+    if args.errors == "replace":
+        raise ValueError("--errors replace does not apply to logs: a bad row is either an error (strict) or left "
+                         "out and counted (skip)")
+    if args.requests_per_month is not None or args.messages_per_request != 1 or args.chars_per_request is not None:
+        raise ValueError("--requests-per-month, --messages-per-request and --chars-per-request describe an assumed "
+                         "workload; with --logs the log itself is the workload, so leave them out")
+    plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
+                        output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
+                        on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    log_report = LogReport()
+    records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
+                               report=log_report)
+    from tqdm.auto import tqdm
+
+    with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models", file=sys.stderr, disable=None) as bar:
+        partial = price_records(records, plan, progress=bar.update)
+    if not partial.rows:
+        raise ValueError(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
+    if log_report.n_skipped:
+        print(f"note: {log_report.summary()}", file=sys.stderr)
+    report = summarise(partial, plan, log_report)
+    if args.format == "csv":
+        sys.stdout.write(render.models_csv(report))
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(render.report_json(report), indent=1, ensure_ascii=False) + "\n")
+    elif args.format == "md":
+        sys.stdout.write(render.render_markdown(report))
+    elif args.format == "html":
+        sys.stdout.write(render.render_html(report, with_figures=False))
+    else:
+        sys.stdout.write(render.render_text(report))
+    if args.out:
+        sys.stdout.flush()
+        for path in render.write_report(report, Path(args.out)):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _default_models() -> list[str]:
+    from ..cost import DEFAULT_MODELS
+
+    return list(DEFAULT_MODELS)

@@ -1,0 +1,340 @@
+"""Chat logs as one record type: read request logs of several shapes, streamed, into `LogRecord`s.
+
+Unlike `estimate` (texts plus an assumed workload) and `traffic` (which prices records), this
+module only reads. Each file is a container (JSON Lines, plain or gzip; CSV or Parquet with a
+messages column; plain text, one request per line) holding rows of one shape:
+
+* ``openai-chat``: an OpenAI Chat Completions request body (``model``, ``messages``, ``tools``);
+* ``openai-batch``: an OpenAI Batch input line (``custom_id``, ``body`` holding the same);
+* ``anthropic``: an Anthropic Messages request (``system``, ``messages`` whose content is a
+  string or a list of blocks, ``tools``);
+* ``text``: one user message per line.
+
+A JSON row may also carry ``response`` (the assistant text, a Chat Completion with
+``choices[0].message.content``, an Anthropic message with ``content`` blocks, or a Batch output
+``{"body": ...}``), ``usage`` (at the top or inside the response) and a timestamp (``timestamp``,
+``created_at``, ``time`` or the response's ``created``: ISO 8601 or Unix seconds).
+
+The shape is detected per file from its first row and can be forced. Nothing is dropped
+silently: a malformed row is a `ValueError` naming the file, the line and the problem (or,
+with ``errors="skip"``, counted with its reason in a `LogReport`); an unknown role or content
+type is named; images, audio and files are counted in `LogRecord.not_counted`.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .logshapes import SHAPES, RowError, detect_shape, parse_row
+
+__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
+
+CONTAINERS = ("jsonl", "csv", "parquet", "text")
+MESSAGES_COLUMN = "messages"
+_JSON_COLUMNS = ("messages", "tools", "system", "response", "usage", "body")
+_MAX_EXAMPLES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message: its role, its plain text, and JSON-as-text parts (tool calls and results)."""
+
+    role: str
+    text: str
+    json_text: str = ""  # counted as JSON text: the provider's exact formatting is not public
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Provider-reported tokens of a row, for the model that served it (cached included in input)."""
+
+    input_tokens: int
+    output_tokens: int | None = None
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One logged request, whatever shape it came in.
+
+    Attributes:
+        where: "FILE:LINE" (or "FILE:row N"), for messages.
+        messages: the request's messages in order (an Anthropic ``system`` becomes the first).
+        tools: the tool definitions as JSON text ("" when none).
+        response: the logged assistant text, or None when the row has no response.
+        response_json: tool calls in the response, as JSON text.
+        usage: provider usage, or None.
+        timestamp: when the request was made (UTC), or None.
+        model: the model that served it, or None.
+        not_counted: (kind, number) of parts no tokenizer counts here: image, audio, file.
+    """
+
+    where: str
+    messages: tuple[Turn, ...]
+    tools: str = ""
+    response: str | None = None
+    response_json: str = ""
+    usage: Usage | None = None
+    timestamp: datetime | None = None
+    model: str | None = None
+    not_counted: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def approximate(self) -> bool:
+        """True when tools or tool calls are counted as JSON text (their exact format is not public)."""
+        return bool(self.tools or self.response_json or any(m.json_text for m in self.messages))
+
+
+@dataclass
+class LogReport:
+    """What reading the logs found: rows read, rows skipped (by reason), shapes detected per file."""
+
+    rows: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+    shapes: dict[str, str] = field(default_factory=dict)
+
+    def skip(self, reason: str, where: str) -> None:
+        self.skipped[reason] += 1
+        seen = self.examples.setdefault(reason, [])
+        if len(seen) < _MAX_EXAMPLES:
+            seen.append(where)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    def summary(self) -> str:
+        """One line: "1,000 row(s) read; 2 skipped: not valid JSON (2: a.jsonl:3, ...)"."""
+        line = f"{self.rows:,} row(s) read"
+        if self.skipped:
+            parts = [f"{reason} ({n:,}: {', '.join(self.examples.get(reason, []))}"
+                     f"{', ...' if n > len(self.examples.get(reason, [])) else ''})"
+                     for reason, n in self.skipped.most_common()]
+            line += f"; {self.n_skipped:,} skipped: " + "; ".join(parts)
+        return line
+
+    def merge(self, other: LogReport) -> None:
+        self.rows += other.rows
+        self.skipped.update(other.skipped)
+        for reason, where in other.examples.items():
+            mine = self.examples.setdefault(reason, [])
+            mine.extend(where[: _MAX_EXAMPLES - len(mine)])
+        self.shapes.update(other.shapes)
+
+
+# -- containers -----------------------------------------------------------------------------------
+def container_of(path: Source) -> str:
+    """The container by file name: .jsonl[.gz], .json[.gz], .csv, .parquet; anything else is text."""
+    name = (path.name if isinstance(path, LogUpload) else Path(path).name).lower().removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith(".parquet"):
+        return "parquet"
+    return "text"
+
+
+@dataclass(frozen=True)
+class LogUpload:
+    """A log file held in memory (a dashboard upload): its name (for the container and messages) and bytes."""
+
+    name: str
+    data: bytes
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Source = Path | LogUpload
+
+
+def _binary(src: Source) -> io.BufferedIOBase:
+    return io.BytesIO(src.data) if isinstance(src, LogUpload) else open(src, "rb")
+
+
+def _open_binary(src: Source) -> io.BufferedIOBase:
+    """The file's bytes, decompressing gzip (recognised by its magic bytes, not its name)."""
+    with _binary(src) as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    raw = _binary(src)
+    return gzip.GzipFile(fileobj=raw) if gz else raw
+
+
+def _open_text(src: Source) -> io.TextIOBase:
+    return io.TextIOWrapper(_open_binary(src), encoding="utf-8", errors="strict", newline="")  # type: ignore[type-var]
+
+
+def _lines(path: Source) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text file, streamed; invalid UTF-8 or a damaged gzip names the line."""
+    with _open_binary(path) as fh:
+        n = 0
+        while True:
+            try:
+                raw = fh.readline()
+            except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
+                raise ValueError(f"{path}: line {n + 1}: cannot decompress ({e}); the gzip file is damaged") from None
+            if not raw:
+                return
+            n += 1
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}: line {n}: not valid UTF-8 at byte {e.start} of the line ({e.reason}); "
+                                 "convert the file to UTF-8") from None
+            yield n, line.lstrip("\ufeff") if n == 1 else line
+
+
+def _cell(column: str, value: Any) -> Any:
+    """A CSV/Parquet cell: JSON-decoded where the column holds structure ("messages", "usage", ...)."""
+    if isinstance(value, str) and column in _JSON_COLUMNS and value.strip()[:1] in ("[", "{", '"'):
+        return json.loads(value)
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return None
+    return value
+
+
+def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
+    """(where, row dict) of a CSV or Parquet table; the messages column is renamed "messages"."""
+    def rename(row: dict[str, Any]) -> dict[str, Any]:
+        if column not in row:
+            raise ValueError(f"{path} has no column {column!r}; columns found: {list(row)}. "
+                             "Fix: --log-column NAME naming the column that holds the messages")
+        row = dict(row)
+        row["messages"] = row.pop(column)
+        return row
+
+    if container == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            pf = pq.ParquetFile(io.BytesIO(path.data) if isinstance(path, LogUpload) else path)
+        except Exception as e:  # pyarrow raises its own error types for a damaged file
+            raise ValueError(f"{path}: not a readable Parquet file ({e})") from None
+        n = 0
+        for batch in pf.iter_batches(batch_size=2048):
+            for row in batch.to_pylist():
+                n += 1
+                yield f"{path}:row {n}", rename(row)
+        return
+    with _open_text(path) as fh:
+        reader = csv.DictReader(fh)
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as e:
+                raise ValueError(f"{path}: not readable as CSV after line {reader.line_num} ({e}); "
+                                 "it must be UTF-8 CSV with a header row") from None
+            yield f"{path}:line {reader.line_num}", rename(row)
+
+
+def _decoded(where: str, row: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in row.items():
+        try:
+            out[k] = _cell(k, v)
+        except json.JSONDecodeError as e:
+            raise RowError(f"column {k!r} is not valid JSON ({e.msg} at char {e.pos})", "not valid JSON") from None
+    return out
+
+
+def _raw_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
+    """(where, row) before shape parsing; a JSON syntax error arrives as a RowError in place of a row."""
+    if container in ("csv", "parquet"):
+        yield from _table_rows(path, container, column)
+        return
+    for n, line in _lines(path):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        if container == "text":
+            yield where, line.rstrip("\r\n")
+            continue
+        try:
+            yield where, json.loads(line)
+        except json.JSONDecodeError as e:
+            yield where, RowError(f"not valid JSON ({e.msg} at column {e.colno})", "not valid JSON")
+
+
+# -- the reader -------------------------------------------------------------------------------
+def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str = "auto", column: str = MESSAGES_COLUMN,
+                     errors: str = "strict", report: LogReport | None = None) -> Iterator[LogRecord]:
+    """Stream `LogRecord`s from log files, one file after another, one row at a time.
+
+    Args:
+        paths: log files (.jsonl, .jsonl.gz, .csv, .parquet, or text: one request per line), or
+            `LogUpload`s holding such a file in memory.
+        shape: "auto" (detected per file from its first row) or one of `SHAPES`.
+        column: the messages column of CSV/Parquet files.
+        errors: "strict" (the first bad row raises) or "skip" (bad rows are counted in `report`).
+        report: receives counts of rows read and skipped, and each file's shape.
+
+    Raises:
+        ValueError: "FILE:LINE: problem" for a malformed row (with errors="strict"), an unknown
+            shape, a missing file, or a table without the messages column.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    ...     _ = f.write('{"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}\\n')
+    >>> [(r.model, r.messages) for r in iter_log_records(f.name)]; os.unlink(f.name)
+    [('gpt-4o', (Turn(role='user', text='Hi', json_text=''),))]
+    """
+    if shape != "auto" and shape not in SHAPES:
+        raise ValueError(f"unknown log format {shape!r}; valid: auto, {', '.join(SHAPES)}")
+    if errors not in ("strict", "skip"):
+        raise ValueError(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
+    report = report if report is not None else LogReport()
+    sources = [paths] if isinstance(paths, (str, Path, LogUpload)) else list(paths)
+    for src in sources:
+        path = src if isinstance(src, LogUpload) else Path(src)
+        if isinstance(path, Path) and not path.is_file():
+            raise ValueError(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
+        container = container_of(path)
+        if container == "text" and shape not in ("auto", "text"):
+            container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
+        file_shape = "text" if (shape == "auto" and container == "text") else shape
+        for where, row in _raw_rows(path, container, column):
+            try:
+                if isinstance(row, RowError):
+                    raise row
+                if container in ("csv", "parquet"):
+                    row = _decoded(where, row)
+                if file_shape == "auto":
+                    file_shape = detect_shape(row)
+                    report.shapes[str(path)] = file_shape
+                record = _build(where, parse_row(row, file_shape, where=where))
+            except RowError as e:
+                if errors == "strict":
+                    hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with --log-format)"
+                    raise ValueError(f"{where}: {e}{hint}. Fix the row, or pass --errors skip to load the rest") from None
+                report.skip(e.reason, where)
+                continue
+            report.rows += 1
+            yield record
+        report.shapes.setdefault(str(path), file_shape)
+
+
+def read_log_records(paths: str | Source | Iterable[str | Source], **options: Any) -> tuple[list[LogRecord], LogReport]:
+    """All records of small logs at once (tests, the dashboard); big logs use `iter_log_records`."""
+    report = LogReport()
+    return list(iter_log_records(paths, report=report, **options)), report
+
+
+def _build(where: str, parsed: dict[str, Any]) -> LogRecord:
+    return LogRecord(
+        where=where, messages=tuple(Turn(*m) for m in parsed["messages"]), tools=parsed.get("tools", ""),
+        response=parsed.get("response"), response_json=parsed.get("response_json", ""),
+        usage=Usage(*parsed["usage"]) if parsed.get("usage") else None, timestamp=parsed.get("timestamp"),
+        model=parsed.get("model"), not_counted=tuple(sorted(parsed.get("not_counted", {}).items())))

@@ -1,0 +1,363 @@
+"""Logged traffic priced under other models: each chunk of `LogRecord`s reduced to partial sums.
+
+Unlike `estimate` (texts plus an assumed workload) and `logs` (which reads the records), this
+module recounts logged requests in every target model's own tokenizer and adds the documented
+chat-format overhead, then reduces a chunk of records to sums before the next chunk is read, so
+memory stays flat in the number of rows. `price_chunk(records, plan)` is a pure function (a
+chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
+engine can run chunks anywhere and combine them; `trafficsum.summarise` turns the total into a
+report. Only the per-row dollar figure is kept per row (one float64 per row and model), for the
+percentiles of $ per request; totals are exact `Decimal`s rebuilt from integer token sums.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from .estimate import choice_for, to_decimal
+from .genai import get_price
+from .logs import LogRecord
+from .models import TokenizerChoice, load_rules
+from .prices import Price, Rate
+from ..tokenizers import CATALOGUE, load_tokenizer
+
+CHUNK_ROWS = 4096
+TOP_ROWS = 10  # calibration rows kept: the ones that differ most
+# Columns of a sums vector, one vector per (day, tier) of a model.
+SUM_FIELDS = ("rows", "text_in", "approx_in", "overhead_in", "logged_out", "rows_logged_out", "in_of_unlogged")
+_F = {name: i for i, name in enumerate(SUM_FIELDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A model to price with: its price, its tokenizer choice, and the tier starts of its price."""
+
+    ref: str
+    price: Price
+    choice: TokenizerChoice
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        rates = (self.price.input, self.price.cached_input, self.price.output)
+        return tuple(sorted({s for r in rates if r is not None for s, _ in r.tiers}))
+
+    def overhead(self, n_messages: np.ndarray) -> np.ndarray:
+        chat = self.choice.chat
+        if chat is None:
+            return np.zeros_like(n_messages)
+        return np.where(n_messages > 0, n_messages * chat.per_message + chat.per_request, 0)
+
+
+@dataclass(frozen=True)
+class TrafficPlan:
+    """What to price logged traffic with: picklable, so each worker of an engine can hold one.
+
+    Attributes:
+        targets: the models to price every row under.
+        output_tokens, output_ratio: the output of rows without a logged response (at most one).
+        cached_share: share of each request's input billed at the cached-input price.
+        on: the day whose prices apply.
+        overrides, fallback_tokenizer: as `estimate`, also used for the models that served the rows.
+    """
+
+    targets: tuple[Target, ...]
+    output_tokens: Decimal | None = None
+    output_ratio: Decimal | None = None
+    cached_share: Decimal = Decimal(0)
+    on: date = field(default_factory=lambda: datetime.now(UTC).date())
+    overrides: tuple[Price, ...] = ()
+    fallback_tokenizer: str | None = None
+
+
+def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
+                 cached_share: Any = 0, overrides: Iterable[Price] = (), on: date | None = None,
+                 fallback_tokenizer: str | None = None) -> TrafficPlan:
+    """Resolve model references to prices and tokenizers once, before any row is read.
+
+    Raises:
+        KeyError: an unknown model (with the closest names) or fallback tokenizer.
+        ValueError: no models, both output fallbacks, or a bad number.
+
+    >>> plan_traffic("gpt-4o", output_tokens=10).targets[0].choice.tokenizer
+    'o200k_base'
+    """
+    refs = [m.strip() for m in (models.split(",") if isinstance(models, str) else models) if m.strip()]
+    refs = list(dict.fromkeys(refs))
+    if not refs:
+        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+    if output_tokens is not None and output_ratio is not None:
+        raise ValueError("give at most one of output_tokens and output_ratio")
+    if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
+        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+    day = on or datetime.now(UTC).date()
+    overrides = tuple(overrides)
+    rules = load_rules()
+    targets = []
+    for ref in refs:
+        price = get_price(ref, on=day, overrides=overrides)
+        targets.append(Target(ref, price, choice_for(price, ref, fallback_tokenizer, rules)))
+    return TrafficPlan(
+        tuple(targets),
+        None if output_tokens is None else to_decimal("output_tokens", output_tokens),
+        None if output_ratio is None else to_decimal("output_ratio", output_ratio),
+        to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer)
+
+
+@functools.lru_cache(maxsize=256)
+def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: str | None) -> Target | str:
+    """The `Target` for the model a row was served by, or why it cannot be priced (cached per process)."""
+    try:
+        price = get_price(model, on=on, overrides=overrides)
+    except KeyError as e:
+        return f"unknown model ({e.args[0].split(':', 1)[0] if e.args else 'no price'})"
+    choice = choice_for(price, model, fallback, load_rules())
+    return Target(model, price, choice)
+
+
+# -- partial sums ----------------------------------------------------------------------------
+@dataclass
+class ModelPart:
+    """One model's sums: a vector of `SUM_FIELDS` per (day, tier), and the $ of each row (float64)."""
+
+    sums: dict[tuple[str | None, int], np.ndarray] = field(default_factory=dict)
+    costs: list[np.ndarray] = field(default_factory=list)
+
+    def merge(self, other: ModelPart) -> None:
+        for key, vec in other.sums.items():
+            self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
+        self.costs.extend(other.costs)
+
+
+@dataclass
+class CalibrationPart:
+    """Relative errors (ours - logged) / logged of one serving model's rows, and the worst rows."""
+
+    rel_in: list[np.ndarray] = field(default_factory=list)
+    rel_out: list[np.ndarray] = field(default_factory=list)
+    top: list[dict[str, Any]] = field(default_factory=list)
+
+    def merge(self, other: CalibrationPart) -> None:
+        self.rel_in.extend(other.rel_in)
+        self.rel_out.extend(other.rel_out)
+        self.top = sorted(self.top + other.top, key=lambda r: -r["worst"])[:TOP_ROWS]
+
+
+@dataclass
+class TrafficPartial:
+    """Everything `summarise` needs, for any number of rows; `merge` adds another partial in place."""
+
+    rows: int = 0
+    models: dict[str, ModelPart] = field(default_factory=dict)
+    served: dict[str, ModelPart] = field(default_factory=dict)
+    unpriced_served: Counter = field(default_factory=Counter)  # "model: reason" -> rows
+    calibration: dict[str, CalibrationPart] = field(default_factory=dict)
+    not_counted: Counter = field(default_factory=Counter)
+    approximate_rows: int = 0
+    rows_with_media: int = 0
+    rows_without_time: int = 0
+
+    def merge(self, other: TrafficPartial) -> TrafficPartial:
+        self.rows += other.rows
+        for mine, theirs in ((self.models, other.models), (self.served, other.served)):
+            for key, part in theirs.items():
+                mine.setdefault(key, ModelPart()).merge(part)
+        for key, cal in other.calibration.items():
+            self.calibration.setdefault(key, CalibrationPart()).merge(cal)
+        self.unpriced_served.update(other.unpriced_served)
+        self.not_counted.update(other.not_counted)
+        self.approximate_rows += other.approximate_rows
+        self.rows_with_media += other.rows_with_media
+        self.rows_without_time += other.rows_without_time
+        return self
+
+
+# -- one chunk -------------------------------------------------------------------------------
+_KINDS = 4  # per row: text in, approximate (JSON) in, response text out, response tool calls out
+
+
+def _segments(records: Sequence[LogRecord]) -> tuple[list[str], np.ndarray]:
+    """Every non-empty text of the chunk, and its slot (row * _KINDS + kind) for bincount."""
+    texts: list[str] = []
+    slots: list[int] = []
+    for i, r in enumerate(records):
+        base = i * _KINDS
+        for m in r.messages:
+            if m.text:
+                texts.append(m.text)
+                slots.append(base)
+            if m.json_text:
+                texts.append(m.json_text)
+                slots.append(base + 1)
+        for text, kind in ((r.tools, 1), (r.response, 2), (r.response_json, 3)):
+            if text:
+                texts.append(text)
+                slots.append(base + kind)
+    return texts, np.asarray(slots, dtype=np.int64)
+
+
+def _token_matrix(tokenizer: str, texts: list[str], slots: np.ndarray, n: int) -> np.ndarray:
+    """(n, 4) int64 token counts; identical texts (a shared system prompt) are counted once."""
+    unique = list(dict.fromkeys(texts))
+    counts = dict(zip(unique, load_tokenizer(tokenizer).count_batch(unique))) if unique else {}
+    per_text = np.fromiter((counts[t] for t in texts), dtype=np.int64, count=len(texts))
+    return np.bincount(slots, weights=per_text, minlength=n * _KINDS).astype(np.int64).reshape(n, _KINDS)
+
+
+def _reduce(target: Target, tokens: np.ndarray, mask: np.ndarray, n_messages: np.ndarray, logged: np.ndarray,
+            days: np.ndarray, day_names: list[str | None], plan: TrafficPlan, *, keep_costs: bool) -> ModelPart:
+    """Sums per (day, tier) of the rows in `mask`, and their $ per row as floats."""
+    tokens, n_messages, logged, days = tokens[mask], n_messages[mask], logged[mask], days[mask]
+    overhead = target.overhead(n_messages)
+    n_in = tokens[:, 0] + tokens[:, 1] + overhead
+    out_logged = np.where(logged, tokens[:, 2] + tokens[:, 3], 0)
+    starts = np.asarray(target.starts, dtype=np.int64)
+    tier = np.searchsorted(starts, n_in, side="left")  # number of starts the request exceeds
+    cols = np.stack([np.ones_like(n_in), tokens[:, 0], tokens[:, 1], overhead, out_logged,
+                     logged.astype(np.int64), np.where(logged, 0, n_in)], axis=1)
+    keys = days * (len(starts) + 1) + tier
+    part = ModelPart()
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    for j, key in enumerate(uniq):
+        part.sums[(day_names[key // (len(starts) + 1)], int(key % (len(starts) + 1)))] = cols[inverse == j].sum(axis=0)
+    if keep_costs:
+        part.costs.append(_row_costs(target, plan, n_in, out_logged, logged, tier))
+    return part
+
+
+def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, out_logged: np.ndarray, logged: np.ndarray,
+               tier: np.ndarray) -> np.ndarray:
+    """$ per row as float64, for percentiles only (totals are exact Decimals from the sums)."""
+    p = target.price
+    if p.input is None:
+        return np.full(len(n_in), np.nan)
+    fallback = float(plan.output_tokens) if plan.output_tokens is not None else None
+    n_out = np.where(logged, out_logged, fallback if fallback is not None else float(plan.output_ratio or 0) * n_in)
+    reps = [0] + [s + 1 for s in target.starts]  # an input size inside each tier
+    def rate(r: Rate) -> np.ndarray:
+        return np.asarray([float(r.for_request(x)) for x in reps])[tier]
+
+    r_in = rate(p.input)
+    r_cached = rate(p.cached_input) if p.cached_input is not None else r_in
+    r_out = rate(p.output) if p.output is not None else np.full(len(n_in), np.nan)
+    share = float(plan.cached_share)
+    usd = (n_in * (1 - share) * r_in + n_in * share * r_cached) / 1e6 + np.where(n_out > 0, n_out * r_out / 1e6, 0.0)
+    return usd + float(p.per_request or 0)
+
+
+def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, target: Target, tokens: np.ndarray,
+               n_messages: np.ndarray) -> CalibrationPart:
+    """Our recount in the serving model's tokenizer against the provider's usage, for rows in `idx`."""
+    part = CalibrationPart()
+    ours_in = tokens[idx, 0] + tokens[idx, 1] + target.overhead(n_messages[idx])
+    ours_out = tokens[idx, 2] + tokens[idx, 3]
+    logged_in = np.asarray([records[i].usage.input_tokens for i in idx], dtype=np.float64)
+    logged_out = np.asarray([np.nan if records[i].usage.output_tokens is None or records[i].response is None
+                             else records[i].usage.output_tokens for i in idx], dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel_in = np.where(logged_in > 0, (ours_in - logged_in) / logged_in, np.nan)
+        rel_out = np.where(logged_out > 0, (ours_out - logged_out) / logged_out, np.nan)
+    part.rel_in.append(rel_in)
+    part.rel_out.append(rel_out)
+    worst = np.fmax(np.abs(rel_in), np.abs(rel_out))
+    for k in np.argsort(-np.nan_to_num(worst, nan=-1.0))[:TOP_ROWS]:
+        if np.isnan(worst[k]):
+            break
+        r = records[idx[k]]
+        part.top.append({"where": r.where, "served_by": r.model, "approximate": r.approximate,
+                         "input_ours": int(ours_in[k]), "input_logged": int(logged_in[k]), "input_error": float(rel_in[k]),
+                         "output_ours": int(ours_out[k]),
+                         "output_logged": None if np.isnan(logged_out[k]) else int(logged_out[k]),
+                         "output_error": float(rel_out[k]), "worst": float(worst[k])})
+    return part
+
+
+def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficPartial:
+    """Reduce a chunk of records to partial sums under every target model (a pure function).
+
+    Raises:
+        ValueError: a row has no logged response and the plan has no output fallback (the
+            message names the row and the flags that fix it).
+    """
+    records = list(records)
+    n = len(records)
+    out = TrafficPartial(rows=n)
+    if not n:
+        return out
+    logged = np.fromiter((r.response is not None for r in records), dtype=bool, count=n)
+    if plan.output_tokens is None and plan.output_ratio is None and not logged.all():
+        first = records[int(np.argmin(logged))]
+        raise ValueError(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
+                         "size for rows without one: --output-tokens N or --output-ratio R")
+    n_messages = np.fromiter((len(r.messages) for r in records), dtype=np.int64, count=n)
+    day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
+    day_names = list(dict.fromkeys(day_of))
+    codes = {d: i for i, d in enumerate(day_names)}
+    days = np.fromiter((codes[d] for d in day_of), dtype=np.int64, count=n)
+    for r in records:
+        out.not_counted.update(dict(r.not_counted))
+    out.rows_with_media = sum(1 for r in records if r.not_counted)
+    out.approximate_rows = sum(1 for r in records if r.approximate)
+    out.rows_without_time = day_of.count(None)
+
+    served = [served_target(r.model, plan.on, plan.overrides, plan.fallback_tokenizer) if r.model else "no model in the log"
+              for r in records]
+    wanted = {t.choice.tokenizer for t in plan.targets if t.choice.usable and t.choice.tokenizer is not None}
+    wanted |= {s.choice.tokenizer for s in served
+               if isinstance(s, Target) and s.choice.usable and s.choice.tokenizer is not None}
+    texts, slots = _segments(records)
+    matrices = {name: _token_matrix(name, texts, slots, n) for name in sorted(wanted)}
+
+    everyone = np.ones(n, dtype=bool)
+    for t in plan.targets:
+        if t.choice.usable and t.choice.tokenizer is not None:
+            out.models[t.ref] = _reduce(t, matrices[t.choice.tokenizer], everyone, n_messages, logged, days, day_names,
+                                        plan, keep_costs=True)
+    by_served: dict[str, list[int]] = {}
+    for i, s in enumerate(served):
+        if isinstance(s, Target) and s.choice.usable:
+            by_served.setdefault(s.ref, []).append(i)
+        else:
+            reason = s if isinstance(s, str) else s.choice.status
+            out.unpriced_served[f"{records[i].model or 'unknown'}: {reason}"] += 1
+    for ref, rows in by_served.items():
+        target = served[rows[0]]
+        assert isinstance(target, Target) and target.choice.tokenizer is not None  # usable, by `by_served`
+        mask = np.zeros(n, dtype=bool)
+        mask[rows] = True
+        tokens = matrices[target.choice.tokenizer]
+        out.served[ref] = _reduce(target, tokens, mask, n_messages, logged, days, day_names, plan, keep_costs=False)
+        with_usage = np.asarray([i for i in rows if records[i].usage is not None], dtype=np.int64)
+        if len(with_usage):
+            out.calibration[ref] = _calibrate(records, with_usage, target, tokens, n_messages)
+    return out
+
+
+def chunked(records: Iterable[LogRecord], size: int = CHUNK_ROWS) -> Iterator[list[LogRecord]]:
+    """Lists of at most `size` records, in order."""
+    chunk: list[LogRecord] = []
+    for r in records:
+        chunk.append(r)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def price_records(records: Iterable[LogRecord], plan: TrafficPlan, *, chunk_rows: int = CHUNK_ROWS,
+                  progress: Callable[[int], None] | None = None) -> TrafficPartial:
+    """Price a stream of records in this process, one chunk at a time; `progress(rows)` after each chunk."""
+    total = TrafficPartial()
+    for chunk in chunked(records, chunk_rows):
+        total.merge(price_chunk(chunk, plan))
+        if progress is not None:
+            progress(len(chunk))
+    return total

@@ -1,0 +1,197 @@
+"""A `TrafficReport` as text: terminal table, Markdown, HTML, JSON data, and the report folder.
+
+Unlike `report.cost` (a workload estimate) and `cost.trafficsum` (which computes the traffic
+report), this module only renders, so the CLI and the dashboard show the same tables. Every
+rendering names the price source and says that the figures are estimates.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..atomic import atomic_path, write_text
+from ..cost import format_usd
+from ..cost.trafficsum import TrafficReport
+from ..plots.figures import figure_bytes
+from .cost import _png_data_uri, jsonable, records
+from .page import html_page, markdown_table
+
+TITLE = "tokenprism traffic cost report (estimates)"
+
+
+def _pct(v: Any) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:+.1%}"
+
+
+def _usd_float(v: Any) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format_usd(Decimal(repr(float(v))))
+
+
+def _tokens(v: Any) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{Decimal(v):,.0f}"
+
+
+def display_models(report: TrafficReport) -> pd.DataFrame:
+    """The per-model table as people read it."""
+    m = report.models
+    return pd.DataFrame({
+        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
+        "tokens in": m["input_tokens"].map(_tokens), "tokens out": m["output_tokens"].map(_tokens),
+        "total $ (estimate)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
+        "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
+        "max": m["usd_per_request_max"].map(_usd_float), "vs served": m["change_vs_served"].map(_pct),
+        "status": m["status"],
+    })
+
+
+def display_calibration(report: TrafficReport) -> pd.DataFrame:
+    c = report.calibration
+    return pd.DataFrame({
+        "served by": c["served_by"], "rows with usage": c["n_rows"],
+        "input: median error": c["input_median_error"].map(_pct), "input: worst": c["input_worst_error"].map(_pct),
+        "output rows": c["output_rows"], "output: median error": c["output_median_error"].map(_pct),
+        "output: worst": c["output_worst_error"].map(_pct),
+    })
+
+
+def display_worst_rows(report: TrafficReport) -> pd.DataFrame:
+    r = report.calibration_rows
+    if r.empty:
+        return r
+    return pd.DataFrame({
+        "row": r["where"], "served by": r["served_by"], "approximate": r["approximate"].map({True: "yes", False: ""}),
+        "input ours / logged": [f"{a} / {b}" for a, b in zip(r["input_ours"], r["input_logged"])],
+        "input error": r["input_error"].map(_pct),
+        "output ours / logged": [f"{a} / {'' if b is None or b != b else int(b)}" for a, b in
+                                 zip(r["output_ours"], r["output_logged"])],
+        "output error": r["output_error"].map(_pct),
+    })
+
+
+def display_days(report: TrafficReport) -> pd.DataFrame:
+    if report.days.empty:
+        return report.days
+    wide = report.days.assign(usd=report.days["usd"].map(format_usd)).pivot(index="day", columns="model", values="usd")
+    return wide.reindex(columns=[m for m in report.models["model"] if m in wide.columns]).reset_index()
+
+
+def _header(report: TrafficReport) -> list[str]:
+    return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
+            "all figures are estimates: logged text recounted in each model's tokenizer"] + report.headlines()
+
+
+def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
+    out = [("Cost by model", "Total for the logged period; change against the models that served the log.",
+            display_models(report))]
+    if not report.days.empty:
+        out.append(("Cost per day", "Rows with a timestamp.", display_days(report)))
+    if not report.calibration.empty:
+        out.append(("Calibration", "Our recount against the provider's logged usage, on the model that served "
+                    "each row: (ours - logged) / logged.", display_calibration(report)))
+        out.append(("Rows that differ most", "", display_worst_rows(report)))
+    return out
+
+
+def _model_notes(report: TrafficReport) -> list[str]:
+    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+
+
+def render_text(report: TrafficReport) -> str:
+    lines = _header(report) + [""]
+    with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 60):
+        for title, caption, frame in _sections(report):
+            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False), ""]
+    lines += ["notes:"] + [f"  - {n}" for n in report.notes]
+    notes = _model_notes(report)
+    if notes:
+        lines += ["per model:"] + [f"  - {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = None) -> str:
+    parts = [f"# {TITLE}", ""] + [f"- {h}" for h in _header(report)]
+    for title, caption, frame in _sections(report):
+        parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None)]
+    for caption, path in (figures or {}).items():
+        parts += ["", f"![{caption}]({path})"]
+    parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+    notes = _model_notes(report)
+    if notes:
+        parts += ["", "### Per model", ""] + [f"- {n}" for n in notes]
+    return "\n".join(parts) + "\n"
+
+
+def figures(report: TrafficReport) -> dict[str, Any]:
+    """Caption -> matplotlib Figure: total by model, and cost per day when timestamps exist."""
+    from ..plots.cost import traffic_cost_per_day, traffic_total_bar
+
+    out = {"Total cost of the logged traffic by model": traffic_total_bar(report.models)}
+    if not report.days.empty:
+        out["Cost per day by model"] = traffic_cost_per_day(report.days)
+    return out
+
+
+def png_bytes(fig: Any) -> bytes:
+    """A figure as PNG bytes, for the dashboard."""
+    return figure_bytes(fig)
+
+
+def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
+    esc = html.escape
+    body = [f"<h1>{esc(TITLE)}</h1>", "<ul>" + "".join(f"<li>{esc(h)}</li>" for h in _header(report)) + "</ul>"]
+    for title, caption, frame in _sections(report):
+        body += [f"<h2>{esc(title)}</h2>"] + ([f"<p>{esc(caption)}</p>"] if caption else [])
+        body.append(frame.to_html(index=False, border=0, classes="tp"))
+    if with_figures:
+        for caption, fig in figures(report).items():
+            body.append(f'<p><img alt="{esc(caption)}" src="{_png_data_uri(fig)}"></p>')
+    body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
+    notes = _model_notes(report)
+    if notes:
+        body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
+    return html_page(TITLE, body)
+
+
+def report_json(report: TrafficReport) -> dict:
+    """The report as JSON-ready data; money as exact decimal strings, every figure an estimate."""
+    return {"estimate": True, "price_source": report.price_source, "prices_on": str(report.on),
+            "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
+            "headlines": report.headlines(), "models": records(report.models),
+            "days": records(report.days), "served": records(report.served),
+            "calibration": records(report.calibration), "calibration_rows": records(report.calibration_rows),
+            "notes": list(report.notes)}
+
+
+def models_csv(report: TrafficReport) -> str:
+    return report.models.to_csv(index=False)
+
+
+def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
+    """Write report.md, report.html, report.json, the CSV tables and the figures, each atomically."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    names = {}
+    for i, (caption, fig) in enumerate(figures(report).items()):
+        stem = ("traffic_total", "traffic_per_day")[i]
+        for ext in ("png", "svg"):
+            path = out_dir / f"{stem}.{ext}"
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, dpi=120, format=ext)
+            written.append(path)
+        names[caption] = f"{stem}.png"
+    tables = {"traffic_by_model.csv": report.models, "traffic_by_day.csv": report.days,
+              "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,
+              "traffic_calibration_rows.csv": report.calibration_rows}
+    for name, frame in tables.items():
+        written.append(write_text(out_dir / name, frame.to_csv(index=False)))
+    written.append(write_text(out_dir / "report.json", json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n"))
+    written.append(write_text(out_dir / "report.md", render_markdown(report, figures=names)))
+    written.append(write_text(out_dir / "report.html", render_html(report)))
+    return written

@@ -1,0 +1,159 @@
+"""Reading chat logs: each shape and container into one record type, and bad rows named."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.cost.logs import LogReport, Turn, iter_log_records, read_log_records
+
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+
+
+def test_openai_chat_rows_with_responses_and_timestamps():
+    records, report = read_log_records(LOGS / "openai_chat.jsonl")
+    assert report.shapes == {str(LOGS / "openai_chat.jsonl"): "openai-chat"} and report.rows == 3
+    first, second, third = records
+    assert first.messages == (Turn("system", "You are a helpful assistant."),
+                              Turn("user", "Where is my parcel? It was due on Monday."))
+    assert first.response == "It is on its way and should arrive tomorrow." and first.model == "gpt-4o"
+    assert first.timestamp.isoformat() == "2026-03-01T09:00:00+00:00"
+    # a Chat Completion response: text from choices[0], the serving model and time from the response
+    assert second.response == "The meeting moved to Friday. Bring the report."
+    assert second.model == "gpt-4o-2024-08-06" and second.timestamp.date().isoformat() == "2026-03-02"
+    assert third.response is None and not any(r.approximate for r in records)
+    assert first.where == f"{LOGS / 'openai_chat.jsonl'}:1"
+
+
+def test_openai_batch_lines_and_tools_are_approximate():
+    records, report = read_log_records(LOGS / "openai_batch.jsonl")
+    assert set(report.shapes.values()) == {"openai-batch"}
+    plain, with_tools = records
+    assert [m.role for m in plain.messages] == ["developer", "user"] and plain.model == "gpt-4o-mini"
+    assert not plain.approximate
+    assert with_tools.approximate and '"get_weather"' in with_tools.tools
+
+
+def test_anthropic_system_blocks_usage_and_images_not_counted():
+    records, report = read_log_records(LOGS / "anthropic.jsonl")
+    assert set(report.shapes.values()) == {"anthropic"}
+    first, second = records
+    assert first.messages[0] == Turn("system", "You are a terse assistant.")
+    assert first.usage.input_tokens == 20 and first.usage.output_tokens == 9 and first.response == "2, 3 and 5."
+    assert second.messages[0].text == "Describe images briefly."
+    assert second.messages[1].text == "What is in this picture?"
+    assert second.not_counted == (("image", 1),)
+
+
+def test_plain_text_one_request_per_line():
+    records, report = read_log_records(LOGS / "plain.txt")
+    assert [r.messages for r in records] == [(Turn("user", t),) for t in
+                                             ("Where is my parcel?", "Please reset my password.",
+                                              "Can I change my delivery address?")]
+    assert set(report.shapes.values()) == {"text"}
+
+
+def test_gzip_csv_and_parquet_give_the_same_records(tmp_path):
+    plain, _ = read_log_records(LOGS / "openai_chat.jsonl")
+    gz = tmp_path / "month.jsonl.gz"
+    with open(LOGS / "openai_chat.jsonl", "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    from_csv, _ = read_log_records(LOGS / "chat.csv")
+    frame = pd.read_csv(LOGS / "chat.csv", keep_default_na=False)
+    frame.to_parquet(tmp_path / "month.parquet")
+    from_parquet, _ = read_log_records(tmp_path / "month.parquet")
+    def key(records):
+        return [(r.messages, r.response, r.model, r.timestamp) for r in records]
+    assert key(read_log_records(gz)[0]) == key(plain)
+    assert key(from_csv) == key(plain) == key(from_parquet)
+
+
+def test_parquet_with_a_list_of_structs_and_another_column_name(tmp_path):
+    frame = pd.DataFrame({"conversation": [[{"role": "user", "content": "Hi there"}]], "response": ["Hello!"],
+                          "usage": [{"prompt_tokens": 9, "completion_tokens": 2}]})
+    frame.to_parquet(tmp_path / "log.parquet")
+    (record,), _ = read_log_records(tmp_path / "log.parquet", column="conversation")
+    assert record.messages == (Turn("user", "Hi there"),) and record.usage.input_tokens == 9
+    with pytest.raises(ValueError, match="has no column 'messages'.*--log-column"):
+        read_log_records(tmp_path / "log.parquet")
+
+
+BAD_ROWS = [
+    pytest.param('{"messages": [{"role": "user", "content": "ok"}]}\n{"messages": [\n', ":2: not valid JSON", id="json"),
+    pytest.param('{"messages": [{"role": "wizard", "content": "x"}]}\n', ":1: messages[0] has unknown role 'wizard'", id="role"),
+    pytest.param('{"messages": [{"role": "user", "content": [{"type": "hologram"}]}]}\n',
+                 "unknown content type 'hologram'", id="content-type"),
+    pytest.param('{"prompt": "hi"}\n', ":1: has no 'messages' (keys: prompt)", id="no-messages"),
+    pytest.param('{"messages": [{"role": "user", "content": "x"}], "usage": {"prompt_tokens": -3}}\n',
+                 "usage.prompt_tokens must be a non-negative integer", id="usage"),
+    pytest.param('{"messages": [{"role": "user", "content": "x"}], "timestamp": "last tuesday"}\n',
+                 "timestamp 'last tuesday' is neither ISO 8601 nor Unix seconds", id="time"),
+    pytest.param('[1, 2]\n', ":1: a row must be a JSON object, got list", id="not-object"),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_ROWS)
+def test_a_malformed_row_names_file_line_and_problem(tmp_path, content, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    with pytest.raises(ValueError) as info:
+        read_log_records(path)
+    assert message in str(info.value) and str(path) in str(info.value) and "--errors skip" in str(info.value)
+
+
+def test_errors_skip_loads_the_rest_and_counts_reasons(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    good = json.dumps({"messages": [{"role": "user", "content": "fine"}]})
+    path.write_text("\n".join([good, "{oops", good, '{"messages": [{"role": "wizard", "content": "x"}]}', "{nope", ""]))
+    report = LogReport()
+    records = list(iter_log_records(path, errors="skip", report=report))
+    assert len(records) == 2 and report.rows == 2 and report.n_skipped == 3
+    assert report.skipped == {"not valid JSON": 2, "unknown role 'wizard'": 1}
+    assert f"{path}:2" in report.summary() and "3 skipped" in report.summary()
+
+
+def test_a_forced_shape_names_what_does_not_fit():
+    with pytest.raises(ValueError, match="top-level 'system'.*read as openai-chat.*--log-format"):
+        read_log_records(LOGS / "anthropic.jsonl", shape="openai-chat")
+    records, _ = read_log_records(LOGS / "openai_chat.jsonl", shape="openai-chat")
+    assert len(records) == 3
+    with pytest.raises(ValueError, match="unknown log format 'yaml'"):
+        read_log_records(LOGS / "openai_chat.jsonl", shape="yaml")
+
+
+def test_anthropic_tool_use_and_results_are_json_text(tmp_path):
+    row = {"system": "s", "messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "18 C, sunny"},
+                                     {"type": "document", "source": {"type": "base64", "data": "JVBE"}}]}]}
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (record,), _ = read_log_records(path)
+    assert record.approximate and '"get_weather"' in record.messages[2].json_text
+    assert record.messages[3].json_text == "18 C, sunny" and record.not_counted == (("file", 1),)
+
+
+def test_missing_file_and_streaming_is_lazy(tmp_path):
+    with pytest.raises(ValueError, match="no such log file"):
+        read_log_records(tmp_path / "absent.jsonl")
+    path = tmp_path / "late.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "ok"}]}) + "\n{broken\n")
+    stream = iter_log_records(path)
+    assert next(stream).messages[0].text == "ok"  # the first row arrives before the bad one is read
+    with pytest.raises(ValueError, match=":2: not valid JSON"):
+        next(stream)
+
+
+def test_a_forced_json_shape_reads_a_file_with_another_name(tmp_path):
+    path = tmp_path / "requests.log"
+    path.write_bytes((LOGS / "anthropic.jsonl").read_bytes())
+    records, report = read_log_records(path, shape="anthropic")
+    assert len(records) == 2 and records[0].messages[0].role == "system"
+    auto, _ = read_log_records(path)  # by default a .log file is text, one request per line
+    assert auto[0].messages[0].text.startswith('{"model"')
