@@ -52,9 +52,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.runtime = rt
     # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
     keyed = [Depends(require_key)] if settings.api_keys else []
-    app.include_router(ops.open_router)
+    # /v1/count first: routes are matched in order, and it is the one called most
     for r in (count.router, tokenize.router, cost.router, compat.router, ops.router):
         app.include_router(r, dependencies=keyed)
+    app.include_router(ops.open_router)
     for exc in (Problem, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc, handle)
     if settings.cors_origins:

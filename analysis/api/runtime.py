@@ -124,7 +124,8 @@ class Runtime:
         return bool(self.tokenizers) and self.error is None
 
     # -- serving -----------------------------------------------------------------------------
-    def _not_ready(self) -> Problem:
+    def not_ready(self) -> Problem:
+        """The 503 answered while the tokenizers load (or after they failed to)."""
         if self.error:
             return Problem(503, f"the tokenizers failed to load ({self.error}); fix the server's --tokenizers "
                            "and restart it", type_="not-ready")
@@ -134,7 +135,7 @@ class Runtime:
     def tokenizer(self, name: str) -> Tokenizer:
         """A served tokenizer by name, or a 404 Problem naming the served ones and the closest."""
         if not self.ready:
-            raise self._not_ready()
+            raise self.not_ready()
         tok = self.tokenizers.get(name)
         if tok is not None:
             return tok
@@ -152,7 +153,7 @@ class Runtime:
         """The tokenizers a request names (all served ones for None), checked against the limit."""
         if names is None:
             if not self.ready:
-                raise self._not_ready()
+                raise self.not_ready()
             return list(self.tokenizers.values())
         limit = self.settings.limits.max_tokenizers
         if len(names) > limit:
@@ -167,7 +168,7 @@ class Runtime:
         """Run `fn` in the encoding pool (inline when `work`, characters x tokenizers, is at
         most INLINE_WORK); a KeyError becomes 404 and a ValueError 422."""
         if self._pool is None:
-            raise self._not_ready()
+            raise self.not_ready()
         try:
             if work is not None and work <= INLINE_WORK:
                 return fn(*args, **kwargs)

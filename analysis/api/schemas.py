@@ -176,10 +176,8 @@ class CostRequest(Strict):
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
     def kind(c: str) -> Any:
-        if c.startswith("usd_") and c not in ("usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output"):
-            return str | None  # exact decimal money
-        if c.startswith("usd_per_mtok"):
-            return str | None
+        if c.startswith("usd_"):
+            return str | None  # money: an exact decimal string
         if c == "n_requests":
             return int | None
         if c.endswith(("_per_request", "_per_token")) or c == "chars_per_request":

@@ -73,11 +73,14 @@ def _check_key_file(path: str) -> None:
                          "(python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)")
 
 
-def _warn_open(host: str) -> None:
+def open_warning(host: str, has_key: bool) -> str | None:
+    """The loud warning for a non-loopback address served without a key, or None."""
+    if has_key or _is_loopback(host):
+        return None
     bar = "!" * 78
-    print(f"{bar}\nWARNING: serving on {host}, which is not a loopback address, WITHOUT an API key.\n"
-          "Anyone who can reach this machine can use the service. Give --api-key-file FILE (or set\n"
-          f"TOKENPRISM_API_KEY), or bind to 127.0.0.1 behind a reverse proxy.\n{bar}", file=sys.stderr, flush=True)
+    return (f"{bar}\nWARNING: serving on {host}, which is not a loopback address, WITHOUT an API key.\n"
+            "Anyone who can reach this machine can use the service. Give --api-key-file FILE (or set\n"
+            f"TOKENPRISM_API_KEY), or bind to 127.0.0.1 behind a reverse proxy.\n{bar}")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -99,8 +102,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.api_key_file:
         _check_key_file(args.api_key_file)
     has_key = bool(args.api_key_file or os.environ.get("TOKENPRISM_API_KEY", "").strip())
-    if not has_key and not _is_loopback(args.host):
-        _warn_open(args.host)
+    warning = open_warning(args.host, has_key)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     config = {"limits": limits, "tokenizers": list(tokenizers), "cors_origins": list(args.cors_origin or ()),
               "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None}
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it

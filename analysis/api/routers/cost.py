@@ -8,7 +8,6 @@ from fastapi import APIRouter, Depends, Query
 
 from ...cost import Workload, estimate
 from ...cost.catalog import model_table
-from ...report.cost import records, report_json
 from ..problems import Problem
 from ..runtime import Runtime
 from ..schemas import CostRequest, CostResponse, ModelsResponse
@@ -17,7 +16,11 @@ from . import ERRORS, one_or_many, runtime
 router = APIRouter(tags=["cost"], responses=ERRORS)
 
 
+# `analysis.report` loads matplotlib for its figures (0.7 s): imported on the first cost request,
+# in the pool, rather than before the server can answer /readyz.
 def _models(**kw) -> dict:
+    from ...report.cost import records
+
     frame, source = model_table(**kw)
     return {"price_source": source, "models": records(frame)}
 
@@ -35,6 +38,8 @@ async def models(contains: str | None = Query(None, max_length=200, description=
 
 
 def _cost(texts: list[str], models: list[str] | None, workload: dict, on, fallback: str | None) -> dict:
+    from ...report.cost import report_json
+
     report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
     return report_json(report)
 

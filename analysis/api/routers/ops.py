@@ -28,7 +28,7 @@ async def healthz() -> dict:
                  responses={503: {"model": ProblemDetails, "description": "still loading, or loading failed"}})
 async def readyz(rt: Runtime = Depends(runtime)) -> dict:
     if not rt.ready:
-        raise rt._not_ready()
+        raise rt.not_ready()
     return {"status": "ready", "tokenizers": list(rt.tokenizers), "seconds_to_ready": rt.seconds_to_ready}
 
 

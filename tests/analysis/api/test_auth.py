@@ -99,3 +99,30 @@ def test_cli_limits_repeat_the_service_defaults():
 
     assert serve.CONFIG_ENV == CONFIG_ENV
     assert {name: default for name, default, _ in serve.LIMITS.values()} == {f.name: f.default for f in fields(Limits)}
+
+
+def test_non_loopback_without_a_key_warns():
+    from analysis.cli.serve import open_warning
+
+    for host in ("127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"):
+        assert open_warning(host, has_key=False) is None, host
+    for host in ("0.0.0.0", "192.168.1.20", "::", "tokenprism.example"):
+        assert "WITHOUT an API key" in open_warning(host, has_key=False), host
+        assert open_warning(host, has_key=True) is None
+
+
+def test_request_text_is_never_logged(client, caplog):
+    import logging
+
+    secret = "my-private-prompt-4711"
+    with caplog.at_level(logging.DEBUG):
+        client.post("/v1/count", json={"text": secret})
+        client.post("/v1/count", json={"text": secret, "tokenizers": ["nope"]})
+        client.post("/v1/count", json={"text": secret, "extra": secret})
+        client.post("/v1/messages/count_tokens", json={"model": "gpt-4o", "messages": [{"role": "user", "content": secret}]})
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("/v1/count" in m and "body=" in m for m in lines)  # sizes and timings are logged
+    assert not [m for m in lines if secret in m]
+    # and error bodies do not echo it either
+    r = client.post("/v1/count", json={"text": secret, "extra": secret})
+    assert secret not in r.text

@@ -95,7 +95,7 @@ def test_schemathesis_fuzz(live_server):
         else:
             n = 12
 
-        @settings(max_examples=n, deadline=None, phases=[Phase.generate], database=None,
+        @settings(max_examples=n, deadline=None, phases=[Phase.generate], database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy())
         def run(case):
