@@ -4,8 +4,9 @@ Unlike `train` (which turns counts into merges) this module only answers "how of
 pre-token occur?", exactly as the CS336 reference splits text: special tokens first (never
 counted), then the pattern. The file is read in blocks, decoded as UTF-8 without newline
 translation (invalid bytes are reported with their offset), and cut only where cutting provably
-changes no pre-token (see `patterns`). Within a block a cheap regex cuts the text into chunks,
-the chunks are counted with `Counter`, and the real pattern runs once per distinct chunk.
+changes no pre-token (see `patterns`). Within a block, ASCII stretches go to the pattern's
+faster `re` twin whole; elsewhere a cheap regex cuts the text into chunks, the chunks are counted
+with `Counter`, and the real pattern runs once per distinct chunk.
 Workers count separate byte ranges of the file; counts are sums, so the result is the same for
 any number of workers.
 """

@@ -4,7 +4,9 @@ Unlike `train` (which learns merges from a corpus) and `bpe` (which merges one p
 module does everything around the merge loop: special tokens are split out first (longest
 first), the rest is cut into chunks at provably safe positions (see `patterns`), each distinct
 chunk is pre-tokenized and merged once, and the result is cached. A warm cache turns encoding
-into one cheap regex pass plus dictionary lookups.
+into one cheap regex pass plus dictionary lookups. A long text seen for the first time skips
+the chunk cache: it is pre-tokenized whole and each distinct pre-token is encoded once (see
+`batch`); its chunks are cached when it comes again.
 
 Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merges list, like
 GPT-2's files and the CS336 reference; `Tokenizer.from_tiktoken(ranks, ...)` follows tiktoken's

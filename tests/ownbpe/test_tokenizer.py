@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import ownbpe
 from ownbpe import Tokenizer, format_explanation
 
-from .conftest import MAX_EXAMPLES
+from .conftest import MAX_EXAMPLES, O200K_SPECIALS, load_ranks
 
 FIXTURES = [
     "address.txt",
@@ -315,3 +315,13 @@ def test_new_seen_again_and_warm_text_encode_alike(cs336, gpt2_ranks, gpt2_tikto
     # A small cache budget empties the caches on the way and changes nothing.
     small = ownbpe.Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, cache_bytes=20_000)
     assert [small.encode_ordinary(text) for _ in range(3)] == [expected] * 3
+
+
+def test_long_new_text_with_lone_surrogates_and_no_cache(encodings):
+    enc, _ = encodings["o200k_base"]
+    ranks = load_ranks("o200k_base")
+    text = ("hello world \ud800 bad " * 500) + "x<|endoftext|>y" + "Grüße 東京 " * 400
+    expected = enc.encode(text, allowed_special="all")
+    for cache_bytes in (32 << 20, 0):
+        tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, O200K_SPECIALS, cache_bytes=cache_bytes)
+        assert [tok.encode(text) for _ in range(3)] == [expected] * 3
