@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 
 from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
-from ..report.cost import render_html, render_markdown, render_text
+from ..cost.estimate import WORKLOAD_LIMITS, workload_value
+from ..atomic import atomic_path, write_text
+from ..report.cost import render_html, render_markdown, render_text, safe_table
 from ..textio import read_stdin, read_text_file
 
 FORMATS = ("table", "csv", "json", "md", "html")
@@ -29,8 +31,11 @@ FORMATS = ("table", "csv", "json", "md", "html")
 
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
 def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
+    field = name.lstrip("-").replace("-", "_")
     def parse(text: str) -> Decimal:
         try:
+            if field in WORKLOAD_LIMITS:  # the bounds the dashboard uses too
+                return workload_value(field, text, label="value")
             return to_decimal("value", text, maximum=maximum, integer=integer)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
@@ -151,7 +156,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
-        sys.stdout.write(report.models.to_csv(index=False))
+        sys.stdout.write(safe_table(report.models).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
@@ -208,17 +213,19 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
                                 "Input cost per million characters vs characters per token")):
         for ext in ("png", "svg"):
             path = out_dir / f"{stem}.{ext}"
-            fig.savefig(path, dpi=120)
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, dpi=120, format=ext)
             written.append(path)
         figures[caption] = f"{stem}.png"
     tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
     if len(report.categories):
         tables["cost_by_category.csv"] = report.categories
     for name, frame in tables.items():
-        frame.to_csv(out_dir / name, index=False)
+        with atomic_path(out_dir / name) as tmp:
+            safe_table(frame).to_csv(tmp, index=False)
         written.append(out_dir / name)
-    (out_dir / "report.md").write_text(render_markdown(report, figures=figures), encoding="utf-8")
-    (out_dir / "report.html").write_text(render_html(report), encoding="utf-8")
+    write_text(out_dir / "report.md", render_markdown(report, figures=figures))
+    write_text(out_dir / "report.html", render_html(report))
     return written + [out_dir / "report.md", out_dir / "report.html"]
 
 
@@ -266,7 +273,7 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 def cmd_models(args: argparse.Namespace) -> int:
     frame, source = models_frame(args)
     if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
+        sys.stdout.write(safe_table(frame).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
     else:

@@ -42,9 +42,11 @@ def _progress(args: argparse.Namespace) -> bool:
 # -- measure -------------------------------------------------------------------------------------
 def cmd_measure(args: argparse.Namespace) -> int:
     from .. import corpora as corpus
-    from ..pipeline import as_tokenizers, measure, summarize, write_table
+    from ..pipeline import as_tokenizers, check_table_path, measure, summarize, write_table
     from ..probes.languages import language_premium
 
+    if args.out:
+        check_table_path(args.out)  # before the measuring, not after it
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = _progress(args)

@@ -19,6 +19,8 @@ import pandas as pd
 from matplotlib.colors import LogNorm, TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from ..atomic import atomic_path
+
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#393b79", "#ad494a")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
@@ -91,8 +93,8 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {".png": {"Software": None}, ".svg": {"Date": None, "Creator": None},
                 ".pdf": {"CreationDate": None, "Creator": None, "Producer": None}}[suffix]
-    with matplotlib.rc_context({"svg.hashsalt": "tokenprism", "svg.fonttype": "path"}):
-        fig.savefig(path, dpi=dpi, metadata=metadata)
+    with matplotlib.rc_context({"svg.hashsalt": "tokenprism", "svg.fonttype": "path"}), atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, metadata=metadata, format=suffix[1:])  # atomic: never half a figure
     return path
 
 

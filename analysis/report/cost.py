@@ -54,8 +54,31 @@ def render_text(report: CostReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralize_formula(v: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula, made inert with a leading apostrophe.
+
+    Numbers stay numbers (a negative number is data, not a formula).
+
+    >>> neutralize_formula('=HYPERLINK("http://x","y")'), neutralize_formula(-5), neutralize_formula("gpt-5")
+    ('\'=HYPERLINK("http://x","y")', -5, 'gpt-5')
+    """
+    return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
+
+
+def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every formula-like text cell neutralised, for CSV files a spreadsheet may open."""
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(neutralize_formula)
+    return out.rename(columns={c: neutralize_formula(c) for c in out.columns if isinstance(c, str)})
+
+
 def _md_cell(v: Any) -> str:
-    return str(v).replace("|", "\\|").replace("\n", " ")
+    return str(neutralize_formula(v)).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(frame: pd.DataFrame) -> str:

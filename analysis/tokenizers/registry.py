@@ -167,7 +167,7 @@ def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None
 # -- fetched vocabularies ------------------------------------------------------------------------
 def _build_fetched(name: str):
     spec = fetch.FETCHABLE[name]
-    path = fetch.fetched_path(name)  # raises with the fetch command when absent
+    path = fetch.verified_path(name)  # raises with the fetch command when absent or corrupt
     source = Source(spec.package, spec.member, spec.licence, spec.version)
     if spec.kind == "tiktoken":
         ranks = read_tiktoken_ranks(path)
