@@ -25,6 +25,7 @@ from ..cost.estimate import WORKLOAD_LIMITS, workload_value
 from ..atomic import atomic_path, write_text
 from ..report.cost import render_html, render_markdown, render_text, safe_table
 from ..textio import read_stdin, read_text_file
+from .tokenizers import add_max_input, max_input_bytes
 
 FORMATS = ("table", "csv", "json", "md", "html")
 
@@ -68,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
     src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    add_max_input(src)
     mod = p.add_argument_group("models and prices")
     mod.add_argument("--models", "-m", metavar="A,B",
                      help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")
@@ -115,7 +117,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     if args.text is not None:
         rows.append({"id": "text", "category": "text", "text": args.text})
     for f in args.file or ():
-        text, bad = read_text_file(f, errors=args.errors)
+        text, bad = read_text_file(f, errors=args.errors, max_bytes=max_input_bytes(args))
         if bad:
             print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         rows.append({"id": f, "category": "text", "text": text})
@@ -134,7 +136,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     for name in args.system or ():
         frames.append(corpus.samples_to_frame(corpus.iter_system(name)))
     if not frames:
-        text, bad = read_stdin(errors=args.errors)
+        text, bad = read_stdin(errors=args.errors, max_bytes=max_input_bytes(args))
         if bad:
             print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))

@@ -22,6 +22,7 @@ from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
     check_merges_file,
+    max_vocab_bytes,
     package_file,
     package_version,
     read_encoder_json,
@@ -271,6 +272,13 @@ def _load_spec(spec: str) -> Tokenizer:
     path = Path(arg).expanduser()
     if not path.exists():
         raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
+    target = path / "tokenizer.json" if family == "hf" and path.is_dir() else path
+    if not target.is_file():  # a FIFO or /dev/zero would block or never end
+        raise VocabularyError(f"{family}: {str(target)!r} is not a regular file (a folder, FIFO or device): give the "
+                              f"vocabulary file itself (spec {spec!r})")
+    if target.stat().st_size > max_vocab_bytes():
+        raise VocabularyError(f"{family}: {str(target)!r} is larger than the limit of {max_vocab_bytes():,} bytes. "
+                              "Fix: check the path, or raise the limit with TOKENPRISM_MAX_VOCAB_MB")
     if family == "hf":
         from .hf_adapter import HFTokenizerAdapter
 

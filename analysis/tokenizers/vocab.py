@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata as md
 import json
 import os
+import stat
 from pathlib import Path
 
 
@@ -62,16 +63,41 @@ def package_version(dist: str) -> str:
         return ""
 
 
-def _read_bytes(path: Path) -> bytes:
+# The largest real vocabulary files are tens of MB (Gemma's tokenizer.json is about 33 MB, a
+# tekken json about 15 MB); 256 MB leaves room and stops /dev/zero, a FIFO or a gzip bomb.
+# Raise it with TOKENPRISM_MAX_VOCAB_MB.
+DEFAULT_MAX_VOCAB_MB = 256
+
+
+def max_vocab_bytes() -> int:
+    raw = os.environ.get("TOKENPRISM_MAX_VOCAB_MB", "")
     try:
-        raw = Path(path).read_bytes()
+        mb = float(raw) if raw.strip() else DEFAULT_MAX_VOCAB_MB
+    except ValueError:
+        raise VocabularyError(f"TOKENPRISM_MAX_VOCAB_MB must be a number of megabytes, got {raw!r}") from None
+    return int(mb * 1_000_000)
+
+
+def _read_bytes(path: Path) -> bytes:
+    path = Path(path)
+    limit = max_vocab_bytes()
+    try:
+        st = path.stat()
     except OSError as e:
         raise VocabularyError(f"cannot read vocabulary file {path}: {e.strerror or e}") from e
-    if str(path).endswith(".gz"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            raise VocabularyError(f"vocabulary file {path} is not valid gzip: {e}") from e
+    if not stat.S_ISREG(st.st_mode):
+        raise VocabularyError(f"vocabulary {path} is not a regular file (a folder, FIFO or device): give the file itself")
+    too_big = (f"vocabulary file {path} is larger than the limit of {limit:,} bytes (the largest real vocabularies "
+               "are tens of MB). Fix: check the path, or raise the limit with TOKENPRISM_MAX_VOCAB_MB")
+    try:
+        with (gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")) as fh:
+            raw = fh.read(limit + 1)  # bounded: a file that grows, or a gzip bomb, stops here
+    except (EOFError, gzip.BadGzipFile) as e:
+        raise VocabularyError(f"vocabulary file {path} is not valid gzip: {e}") from e
+    except OSError as e:
+        raise VocabularyError(f"cannot read vocabulary file {path}: {e.strerror or e}") from e
+    if len(raw) > limit:
+        raise VocabularyError(too_big)
     return raw
 
 
