@@ -17,7 +17,7 @@ from typing import Callable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
-from . import fetch
+from . import cuts, fetch
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
@@ -44,6 +44,10 @@ LLAMA3_PATTERN = (
 )
 
 ENDOFTEXT = "<|endoftext|>"
+
+# Their letter alternatives consume letters, marks and contractions, never whitespace: long
+# texts may be cut between a letter and a space (see `cuts`).
+cuts.SAFE_PATTERNS.update({QWEN2_PATTERN, QWEN35_PATTERN, LLAMA3_PATTERN})
 
 
 @dataclass(frozen=True, slots=True)

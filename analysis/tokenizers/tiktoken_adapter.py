@@ -15,6 +15,7 @@ from typing import Sequence
 
 import tiktoken
 
+from . import cuts
 from .base import Piece, Source, byte_pieces, clean_text
 from .normalize import map_pieces, normalize_with_map
 
@@ -54,6 +55,8 @@ class TiktokenTokenizer:
         self.normalize = normalize
         self.special_tokens = dict(special_tokens)
         self._ranks = ranks
+        # long texts are cut where the ids provably do not change (see `cuts`), for this pattern only
+        self._cuttable = pattern in cuts.SAFE_PATTERNS
         self._enc = tiktoken.Encoding(
             name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens,
             explicit_n_vocab=n_vocab,
@@ -79,8 +82,24 @@ class TiktokenTokenizer:
             text = unicodedata.normalize(self.normalize, text)
         return text
 
+    def _parts(self, text: str) -> list[str] | None:
+        """A prepared long text cut into parts, or None when it is encoded whole."""
+        if self._cuttable and cuts.is_long(text):
+            parts = cuts.split_long(text)
+            if len(parts) > 1:
+                return parts
+        return None
+
     def encode(self, text: str) -> list[int]:
-        return self._enc.encode_ordinary(self._prepare(text))
+        text = self._prepare(text)
+        parts = self._parts(text)
+        if parts is None:
+            return self._enc.encode_ordinary(text)
+        out: list[int] = []
+        for batch in cuts.batches(parts):
+            for ids in self._enc.encode_ordinary_batch(batch, num_threads=os.cpu_count() or 1):
+                out.extend(ids)
+        return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         texts = [self._prepare(t) for t in texts]
@@ -91,9 +110,17 @@ class TiktokenTokenizer:
         return [self._enc.encode_ordinary(t) for t in texts]
 
     def count(self, text: str) -> int:
-        return len(self.encode(text))
+        text = self._prepare(text)
+        parts = self._parts(text)
+        if parts is None:
+            return len(self._enc.encode_ordinary(text))
+        # one batch of ids at a time: memory stays bounded whatever the length
+        return sum(len(ids) for batch in cuts.batches(parts)
+                   for ids in self._enc.encode_ordinary_batch(batch, num_threads=os.cpu_count() or 1))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
+        if any(cuts.is_long(t) for t in texts):
+            return [self.count(t) for t in texts]  # long texts take `count`'s bounded path
         return [len(ids) for ids in self.encode_batch(texts)]
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
@@ -115,7 +142,7 @@ class TiktokenTokenizer:
         text = clean_text(text)
         if self.normalize and not unicodedata.is_normalized(self.normalize, text):
             norm = normalize_with_map(text, self.normalize)
-            ids = self._enc.encode_ordinary(norm.text)
+            ids = self.encode(norm.text)
             return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
-        ids = self._enc.encode_ordinary(text)
+        ids = self.encode(text)
         return byte_pieces(text, ids, map(self.token_bytes, ids))
