@@ -273,6 +273,8 @@ def _load_spec(spec: str) -> Tokenizer:
             names = [n for n, e in CATALOGUE.items() if e.family == "tiktoken"]
             raise KeyError(f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
         return load_tokenizer(arg)
+    if family not in ("hf", "ownbpe"):
+        raise KeyError(f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH")
     path = Path(arg).expanduser()
     if not path.exists():
         raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
