@@ -16,7 +16,6 @@ empty or overlap its neighbour, and such pieces are marked partial.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from pathlib import Path
 from typing import Sequence
@@ -26,7 +25,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from . import cuts
 from .base import Piece, Source, byte_pieces, clean_text
 from .normalize import map_pieces, normalize_with_map
-from .vocab import UNICODE_TO_BYTE, VocabularyError, read_json
+from .vocab import UNICODE_TO_BYTE, VocabularyError, read_bytes, read_json
 
 _NORMALIZERS = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
 
@@ -69,7 +68,8 @@ class HFTokenizerAdapter:
         self.name = name
         self.source = source
         self.path = Path(path)
-        spec = read_json(self.path)
+        raw = read_bytes(self.path)  # bounded, regular files only
+        spec = read_json(self.path, data=raw)
         if not isinstance(spec, dict) or "model" not in spec:
             raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
         added = spec.get("added_tokens") or []
@@ -81,7 +81,7 @@ class HFTokenizerAdapter:
         # Non-special added tokens (e.g. DeepSeek's "<think>") are matched in text by the real
         # tokenizer too, so they stay; their text is their content, not the vocab entry's.
         self._added = {int(t["id"]): t["content"] for t in added}
-        spec["post_processor"] = None
+        had_post_processor = spec.get("post_processor") is not None
         norm = spec.get("normalizer") or {}
         self._byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(spec.get("decoder"), "ByteLevel")
         # A single unicode normaliser we can reproduce (with offsets) in Python; anything else
@@ -96,14 +96,23 @@ class HFTokenizerAdapter:
         elif kinds:
             self._exotic_normalizer = True
         try:
-            self._tok = HFTokenizer.from_str(json.dumps(spec))
+            # the file's own text: no re-serialisation of a multi-MB spec
+            self._tok = HFTokenizer.from_str(raw.decode("utf-8"))
+            if had_post_processor:
+                self._tok.post_processor = None
         except Exception as e:  # tokenizers raises plain Exception subclasses from Rust
             raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from e
         # Special added tokens are not matched in text (ids stay as in the file; removing them
         # from the JSON instead would renumber the others).
         self._tok.encode_special_tokens = True
-        vocab = self._tok.get_vocab(with_added_tokens=True)
-        self._n_vocab = max([*vocab.values(), *self._special.keys()]) + 1
+        model_vocab = spec["model"].get("vocab") if isinstance(spec["model"], dict) else None
+        if isinstance(model_vocab, dict) and model_vocab:  # BPE/WordPiece: token -> id, cheaper than get_vocab
+            top = max(model_vocab.values())
+        elif isinstance(model_vocab, list):  # Unigram: ids are positions
+            top = len(model_vocab) - 1
+        else:
+            top = max(self._tok.get_vocab(with_added_tokens=True).values())
+        self._n_vocab = max([top, *self._added.keys()]) + 1
 
     @property
     def n_vocab(self) -> int:

