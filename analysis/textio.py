@@ -163,6 +163,24 @@ def input_problem(text: str, *, limit: int = MAX_INPUT_CHARS) -> str | None:
     return None
 
 
+# The Why page's inputs are explained piece by piece (every digit grouping, every merge): short by
+# nature, and their cost grows faster than their length, so each has its own small limit.
+WHY_LIMITS = {"number": 200, "text": 2_000, "word": 200}
+
+
+def short_input_problem(text: str, kind: str) -> str | None:
+    """Why a Why-page input is too long (its limit is `WHY_LIMITS[kind]`), or None.
+
+    >>> short_input_problem("1" * 201, "number")
+    'The number has 201 characters; the limit here is 200. Shorten it: this page explains one piece at a time.'
+    """
+    limit = WHY_LIMITS[kind]
+    if len(text) > limit:
+        return (f"The {kind} has {len(text):,} characters; the limit here is {limit:,}. Shorten it: this page "
+                "explains one piece at a time.")
+    return None
+
+
 def decode_upload(data: bytes, name: str, *, replace_invalid: bool = False,
                   max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[str, int]:
     """The text of an uploaded file, or a ValueError that says what is wrong and what to do.

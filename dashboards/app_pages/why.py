@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from analysis.textio import WHY_LIMITS, short_input_problem
+
 from analysis.probes.numbers import years_grid
 from analysis.render import html_tokens
 from dashboards import shared
@@ -15,8 +17,11 @@ digits_tab, spaces_tab, trace_tab = st.tabs(["Digits and years", "Trailing space
 
 
 def digits() -> None:
-    number = st.text_input("Type a number", "1234567", key="why_number",
+    number = st.text_input("Type a number", "1234567", key="why_number", max_chars=WHY_LIMITS["number"],
                            help="Try 2023 and 2024, 31415926535, or 1,234,567 with separators.")
+    if short_input_problem(number, "number"):
+        st.warning(short_input_problem(number, "number"))
+        return
     if not any(c.isdigit() for c in number):
         st.warning("Type a number: some digits, e.g. 1234567.")
         return
@@ -44,7 +49,10 @@ def digits() -> None:
 
 
 def trailing_spaces() -> None:
-    text = st.text_input("Text", "Hello world", key="ws_text")
+    text = st.text_input("Text", "Hello world", key="ws_text", max_chars=WHY_LIMITS["text"])
+    if short_input_problem(text, "text"):
+        st.warning(short_input_problem(text, "text"))
+        return
     c1, c2 = st.columns(2)
     kind = c1.segmented_control("Append", ["spaces", "newline", "tab"], default="spaces", key="ws_kind") or "spaces"
     k = c2.slider("How many", 1, 8, 1, key="ws_k") if kind == "spaces" else 1
@@ -74,7 +82,10 @@ def trailing_spaces() -> None:
 def merge_trace() -> None:
     tiktoken_names = [n for n in names if shared.family(n) == "tiktoken"]
     c1, c2 = st.columns([2, 1])
-    word = c1.text_input("Word or short text", "tokenization", key="trace_word")
+    word = c1.text_input("Word or short text", "tokenization", key="trace_word", max_chars=WHY_LIMITS["word"])
+    if short_input_problem(word, "word"):
+        st.warning(short_input_problem(word, "word"))
+        return
     name = c2.selectbox("Vocabulary", tiktoken_names, index=tiktoken_names.index(shared.default_names(tiktoken_names)[0]),
                         key="trace_tok")
     if not word:
