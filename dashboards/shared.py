@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
+from analysis.tokenizers.fetch import vocabulary_problems
 from analysis import plots
 from analysis import probes
 from analysis.compare import compare
@@ -75,7 +76,8 @@ def tokenizers(names) -> list[Tokenizer]:
 
 @st.cache_data(ttl=600, max_entries=1, show_spinner=False)
 def tokenizer_names() -> list[str]:
-    return available_tokenizers()
+    broken = vocabulary_problems()  # named on every page by the app; not offered until re-fetched
+    return [n for n in available_tokenizers() if n not in broken]
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting…")

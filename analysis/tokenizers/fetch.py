@@ -194,3 +194,19 @@ def verified_path(name: str) -> Path:
     _verified.add(name)
     _verified_stat[name] = stamp
     return path
+
+
+def vocabulary_problems() -> dict[str, str]:
+    """Fetched vocabularies whose file fails its sha256 check: name -> the message with the fix.
+
+    Cheap after the first call in a process (a stat per file), so a dashboard can call it on
+    every page.
+    """
+    out: dict[str, str] = {}
+    for name in FETCHABLE:
+        if is_fetched(name):
+            try:
+                verified_path(name)
+            except (VocabularyError, OSError) as e:
+                out[name] = str(e)
+    return out
