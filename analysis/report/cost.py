@@ -72,7 +72,7 @@ def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with every formula-like text cell neutralised, for CSV files a spreadsheet may open."""
     out = frame.copy()
     for col in out.columns:
-        if out[col].dtype == object:
+        if not pd.api.types.is_numeric_dtype(out[col]):
             out[col] = out[col].map(neutralize_formula)
     return out.rename(columns={c: neutralize_formula(c) for c in out.columns if isinstance(c, str)})
 
