@@ -28,7 +28,7 @@ encodings on every built-in corpus.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import regex
 
@@ -50,32 +50,43 @@ def _cutter(points: str) -> regex.Pattern:
     return _compiled[points]
 
 
-def split_long(text: str, *, points: str = LETTER_SPACE, size: int | None = None) -> list[str]:
-    """Cut `text` into parts of about `size` characters at the first cut point after each `size`.
+def iter_long(text: str, *, points: str = LETTER_SPACE, size: int | None = None) -> Iterator[str]:
+    """Yield `text` in parts of about `size` characters, cut at the first cut point after each `size`.
 
-    >>> split_long("ab cd ef", size=2)
+    Lazy: only the part being yielded is copied, so a 200 MB text is never held twice.
+
+    >>> list(iter_long("ab cd ef", size=2))
     ['ab', ' cd', ' ef']
-    >>> split_long("abcdef", size=2)
+    >>> list(iter_long("abcdef", size=2))
     ['abcdef']
     """
     size = CHUNK_CHARS if size is None else size
-    parts: list[str] = []
     start = 0
     cut = _cutter(points)
     while len(text) - start > size:
         m = cut.search(text, start + size)
         if m is None:
             break
-        parts.append(text[start : m.start()])
+        yield text[start : m.start()]
         start = m.start()
-    parts.append(text[start:])
-    return parts
+    yield text[start:]
 
 
-def batches(parts: list[str], n: int = PARTS_PER_BATCH) -> Iterator[list[str]]:
-    """`parts` in groups of `n`, for encoding one bounded batch at a time."""
-    for i in range(0, len(parts), n):
-        yield parts[i : i + n]
+def split_long(text: str, *, points: str = LETTER_SPACE, size: int | None = None) -> list[str]:
+    """`iter_long` as a list (for tests and short texts)."""
+    return list(iter_long(text, points=points, size=size))
+
+
+def batches(parts: Iterable[str], n: int = PARTS_PER_BATCH) -> Iterator[list[str]]:
+    """`parts` in lists of `n`, produced lazily, for encoding one bounded batch at a time."""
+    batch: list[str] = []
+    for part in parts:
+        batch.append(part)
+        if len(batch) == n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 # tiktoken-family patterns for which LETTER_SPACE is proven above; Qwen's and Llama 3's are

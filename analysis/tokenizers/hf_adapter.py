@@ -126,11 +126,10 @@ class HFTokenizerAdapter:
     def __repr__(self) -> str:
         return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
 
-    def _parts(self, text: str) -> list[str] | None:
+    def _parts(self, text: str):
+        """A long text's parts (lazily), or None when it is encoded whole."""
         if self.safe_newline_cuts and cuts.is_long(text):
-            parts = split_at_safe_cuts(text)
-            if len(parts) > 1:
-                return parts
+            return cuts.iter_long(text, points=_SAFE_POINTS)
         return None
 
     def encode(self, text: str) -> list[int]:

@@ -57,7 +57,7 @@ class OwnBPETokenizer:
 
     def encode(self, text: str) -> list[int]:
         text = clean_text(text)
-        parts = cuts.split_long(text) if cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS else [text]
+        parts = cuts.iter_long(text) if cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS else [text]
         out: list[int] = []
         for part in parts:  # one part at a time (see `cuts`): the same ids, bounded working memory
             with self._lock:
@@ -75,7 +75,7 @@ class OwnBPETokenizer:
         if not (cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS):
             return len(self.encode(text))
         total = 0
-        for part in cuts.split_long(text):
+        for part in cuts.iter_long(text):
             with self._lock:
                 total += len(self.bpe.encode_ordinary(part))
         return total

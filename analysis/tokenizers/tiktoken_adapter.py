@@ -105,12 +105,10 @@ class TiktokenTokenizer:
             text = unicodedata.normalize(self.normalize, text)
         return text
 
-    def _parts(self, text: str) -> list[str] | None:
-        """A prepared long text cut into parts, or None when it is encoded whole."""
+    def _parts(self, text: str):
+        """A prepared long text's parts (lazily), or None when it is encoded whole."""
         if self._cuttable and cuts.is_long(text):
-            parts = cuts.split_long(text)
-            if len(parts) > 1:
-                return parts
+            return cuts.iter_long(text)
         return None
 
     def encode(self, text: str) -> list[int]:

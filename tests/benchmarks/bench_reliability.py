@@ -65,15 +65,19 @@ _LONG_LINE = r"""
 import resource, sys, time
 from analysis import load_builtin, load_tokenizer
 n = int(sys.argv[1])
-words = " ".join(t.replace("\n", " ").replace("\r", " ") for t in load_builtin(["prose", "multilingual"])["text"])
-text = (words + " ") * (n // (len(words) + 1) + 1)
-text = text[:n]
-assert "\n" not in text
+# English prose and code on one line; Latin-1 characters only, so the text takes 1 byte per
+# character in memory (200 MB) and the figure shows what tokenizing adds to it
+words = " ".join(t.replace("\n", " ").replace("\r", " ") for t in load_builtin(["prose", "code"])["text"])
+words = "".join(c for c in words if ord(c) < 256) + " "
+text = words * (n // len(words)) + words[: n % len(words)]
+del words
+assert "\n" not in text and len(text) == n
+text_mb = sys.getsizeof(text) / 1e6
 tok = load_tokenizer("deepseek-v4")
 t0 = time.perf_counter()
 count = tok.count(text)
 dt = time.perf_counter() - t0
-print(f"{count} {dt} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+print(f"{count} {dt} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} {text_mb}")
 """
 
 
@@ -82,8 +86,9 @@ def bench_long_line(n_chars: int = 200_000_000) -> dict:
                           timeout=1800)
     if proc.returncode != 0:
         return {"n_chars": n_chars, "failed": proc.stderr[-500:], "returncode": proc.returncode}
-    count, dt, rss_kb = proc.stdout.split()
-    return {"n_chars": n_chars, "tokens": int(count), "count_s": float(dt), "peak_rss_gb": int(rss_kb) / 1e6,
+    count, dt, rss_kb, text_mb = proc.stdout.split()
+    return {"n_chars": n_chars, "text_in_memory_mb": float(text_mb), "tokens": int(count), "count_s": float(dt),
+            "peak_rss_gb": int(rss_kb) / 1e6,
             "mb_per_s": n_chars / 1e6 / float(dt), "target_rss_gb": 2.0}
 
 
