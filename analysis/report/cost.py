@@ -62,8 +62,8 @@ def neutralize_formula(v: Any) -> Any:
 
     Numbers stay numbers (a negative number is data, not a formula).
 
-    >>> neutralize_formula('=HYPERLINK("http://x","y")'), neutralize_formula(-5), neutralize_formula("gpt-5")
-    ('\'=HYPERLINK("http://x","y")', -5, 'gpt-5')
+    >>> print(neutralize_formula('=HYPERLINK("http://x")'), neutralize_formula(-5), neutralize_formula("gpt-5"))
+    '=HYPERLINK("http://x") -5 gpt-5
     """
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
