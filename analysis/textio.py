@@ -165,7 +165,7 @@ def input_problem(text: str, *, limit: int = MAX_INPUT_CHARS) -> str | None:
 
 # The Why page's inputs are explained piece by piece (every digit grouping, every merge): short by
 # nature, and their cost grows faster than their length, so each has its own small limit.
-WHY_LIMITS = {"number": 200, "text": 2_000, "word": 200}
+WHY_LIMITS = {"number": 200, "text": 2_000}
 
 
 def short_input_problem(text: str, kind: str) -> str | None:

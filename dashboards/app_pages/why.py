@@ -82,10 +82,7 @@ def trailing_spaces() -> None:
 def merge_trace() -> None:
     tiktoken_names = [n for n in names if shared.family(n) == "tiktoken"]
     c1, c2 = st.columns([2, 1])
-    word = c1.text_input("Word or short text", "tokenization", key="trace_word", max_chars=WHY_LIMITS["word"])
-    if short_input_problem(word, "word"):
-        st.warning(short_input_problem(word, "word"))
-        return
+    word = c1.text_input("Word or short text", "tokenization", key="trace_word")
     name = c2.selectbox("Vocabulary", tiktoken_names, index=tiktoken_names.index(shared.default_names(tiktoken_names)[0]),
                         key="trace_tok")
     if not word:
