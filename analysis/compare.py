@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from .render import piece_label
-from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer
+from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer, load_tokenizers  # noqa: F401  (load_tokenizer: the doctests use it)
 
 PARALLEL_CHARS = 100_000
 COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "chars_per_token", "bytes_per_token"]
@@ -36,7 +36,7 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
     names = list(names)
     if not names:
         raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
-    return [load_tokenizer(n) for n in names]
+    return load_tokenizers(names)  # in parallel threads: vocabularies load side by side
 
 
 def _ratio(a: int, b: int) -> float:

@@ -33,6 +33,7 @@ import pandas as pd
 import regex
 from tqdm.auto import tqdm
 
+from .atomic import atomic_path
 from .compare import resolve_tokenizers
 from .corpora.sample import Labeled, Sample
 from .tokenizers import Tokenizer
@@ -393,6 +394,25 @@ def variant_deltas(measured: pd.DataFrame, groups: Iterable[str] | None = None,
 
 
 # --- output --------------------------------------------------------------------------------
+def check_table_path(path: str | Path) -> Path:
+    """Check an output table path before any work: a known suffix, and not a folder.
+
+    Raises:
+        ValueError: an unsupported suffix or a folder (the message says what to give instead).
+
+    >>> check_table_path("m.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot write a table to 'm.txt': use one of the suffixes .csv, .parquet, .json, .jsonl
+    """
+    path = Path(path)
+    if path.suffix.lower() not in TABLE_SUFFIXES:
+        raise ValueError(f"cannot write a table to {str(path)!r}: use one of the suffixes {', '.join(TABLE_SUFFIXES)}")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder: give a file name such as {path / 'measurements.csv'}")
+    return path
+
+
 def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     """Write a tidy frame; the format follows the suffix: .csv, .parquet, .json, .jsonl.
 
@@ -406,18 +426,18 @@ def write_table(frame: pd.DataFrame, path: str | Path) -> Path:
     >>> p = write_table(pd.DataFrame({"a": [1]}), pathlib.Path(tempfile.mkdtemp()) / "t.csv"); p.read_text()
     'a\\n1\\n'
     """
-    path = Path(path)
+    path = check_table_path(path)
     suffix = path.suffix.lower()
-    if suffix not in TABLE_SUFFIXES:
-        raise ValueError(f"cannot write a table to {str(path)!r}: use one of the suffixes {', '.join(TABLE_SUFFIXES)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".csv":
-        frame.to_csv(path, index=False, lineterminator="\n")
-    elif suffix == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif suffix == ".json":
-        path.write_text(frame.to_json(orient="records", force_ascii=False, indent=1) + "\n", encoding="utf-8")
-    else:
-        path.write_text(frame.to_json(orient="records", force_ascii=False, lines=True), encoding="utf-8")
+    # atomic: an interrupted write leaves the previous file (or none), never half a table
+    with atomic_path(path) as tmp:
+        if suffix == ".csv":
+            frame.to_csv(tmp, index=False, lineterminator="\n")
+        elif suffix == ".parquet":
+            frame.to_parquet(tmp, index=False)
+        elif suffix == ".json":
+            tmp.write_text(frame.to_json(orient="records", force_ascii=False, indent=1) + "\n", encoding="utf-8")
+        else:
+            tmp.write_text(frame.to_json(orient="records", force_ascii=False, lines=True), encoding="utf-8")
     return path
 

@@ -14,6 +14,11 @@ from typing import Sequence
 from .tokenizers.base import Piece
 
 VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
+# Other control characters never reach a terminal raw (an ESC could recolour or retitle it, a BEL
+# ring it): C0 controls as their Control Pictures (␛ for ESC), DEL as ␡, C1 controls as <0x9B>.
+_CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20)}, 0x7F: "\u2421",
+             **{c: f"<0x{c:02X}>" for c in range(0x80, 0xA0)}}
+_VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{ord(k): v for k, v in VISIBLE.items()}})
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
@@ -26,8 +31,10 @@ def visible(text: str) -> str:
 
     >>> visible("a b\\tc\\n")
     'a·b→c↵\\n'
+    >>> visible("\\x1b[31mred\\x07")
+    '␛[31mred␇'
     """
-    return "".join(VISIBLE.get(c, c) for c in text)
+    return text.translate(_VISIBLE_TABLE)
 
 
 def piece_label(text: str, piece: Piece) -> str:

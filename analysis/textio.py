@@ -7,6 +7,8 @@ caller asks for `errors="replace"` (U+FFFD, with the count returned).
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -14,6 +16,59 @@ from pathlib import Path
 # target); a million characters of UTF-8 is at most 4 MB.
 MAX_INPUT_CHARS = 1_000_000
 MAX_UPLOAD_BYTES = 4_000_000
+
+# The bound of one text read for a command (-f FILE, stdin): far above any prompt or document,
+# far below what would exhaust memory. Raise it with --max-input-mb or TOKENPRISM_MAX_INPUT_MB.
+DEFAULT_MAX_FILE_MB = 512
+
+
+def max_file_bytes() -> int:
+    """The read bound in bytes: $TOKENPRISM_MAX_INPUT_MB (megabytes) or `DEFAULT_MAX_FILE_MB`."""
+    raw = os.environ.get("TOKENPRISM_MAX_INPUT_MB", "")
+    try:
+        mb = float(raw) if raw.strip() else DEFAULT_MAX_FILE_MB
+    except ValueError:
+        raise ValueError(f"TOKENPRISM_MAX_INPUT_MB must be a number of megabytes, got {raw!r}") from None
+    if not mb > 0:
+        raise ValueError(f"TOKENPRISM_MAX_INPUT_MB must be positive, got {raw!r}")
+    return int(mb * 1_000_000)
+
+
+def regular_file_problem(path: str | Path, *, what: str = "file") -> str | None:
+    """Why `path` cannot be read as a file (a FIFO, a device, a socket, a folder), or None.
+
+    Reading a FIFO or /dev/zero would block or never end, so only regular files are read; a
+    pipe's content is given on stdin instead.
+
+    >>> print(regular_file_problem("/dev/null"))
+    /dev/null is a device, not a regular file: give a text file (or pipe text into stdin: ... < /dev/null)
+    """
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        return f"no such {what}: {p}"
+    except OSError as e:
+        return f"cannot read {p}: {e.strerror or e}"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"{p} is a folder; give a file (for folders use: tokenprism measure {p})"
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return f"{p} is {kind}, not a regular file: give a text file (or pipe text into stdin: ... < {p})"
+
+
+def read_bounded(fh, limit: int, *, where: str, raise_hint: str) -> bytes:
+    """Read at most `limit` bytes from a binary stream; a ValueError past the bound (never a hang on growth)."""
+    data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{where} is larger than the limit of {limit:,} bytes. Fix: {raise_hint}")
+    return data
+
+
+_RAISE_HINT = "raise the limit with --max-input-mb MB (or TOKENPRISM_MAX_INPUT_MB), or split the text"
+
 
 # Leading bytes of common binary formats, to name what was uploaded instead of a UTF-8 error.
 _MAGIC = {
@@ -63,22 +118,35 @@ def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int 
     return data.decode("utf-8", errors="ignore"), n_bad
 
 
-def read_text_file(path: str | Path, *, errors: str = "strict") -> tuple[str, int]:
-    """Read a file as UTF-8 without newline translation ('\\r\\n' stays two characters)."""
+def read_text_file(path: str | Path, *, errors: str = "strict", max_bytes: int | None = None) -> tuple[str, int]:
+    """Read a regular file as UTF-8 without newline translation ('\\r\\n' stays two characters).
+
+    Args:
+        path: the file.
+        errors: as `decode_utf8`.
+        max_bytes: the size bound (default `max_file_bytes()`).
+
+    Raises:
+        ValueError: no such file, not a regular file (FIFO, device, folder), larger than the
+            bound, or not UTF-8; each message says what to do.
+    """
     p = Path(path)
-    if p.is_dir():
-        raise ValueError(f"{p} is a folder; give a file (for folders use: tokenprism measure {p})")
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"no such file: {p}") from None
+    limit = max_file_bytes() if max_bytes is None else max_bytes
+    problem = regular_file_problem(p)
+    if problem:
+        raise ValueError(problem)
+    with open(p, "rb") as fh:
+        data = read_bounded(fh, limit, where=str(p), raise_hint=_RAISE_HINT)
     return decode_utf8(data, where=str(p), errors=errors)
 
 
-def read_stdin(*, errors: str = "strict") -> tuple[str, int]:
+def read_stdin(*, errors: str = "strict", max_bytes: int | None = None) -> tuple[str, int]:
+    """Read stdin as UTF-8, up to `max_bytes` (default `max_file_bytes()`)."""
     if sys.stdin is None or sys.stdin.isatty():
         raise ValueError("no text given: pass TEXT, -f FILE, or pipe text into stdin")
-    return decode_utf8(sys.stdin.buffer.read(), where="stdin", errors=errors)
+    limit = max_file_bytes() if max_bytes is None else max_bytes
+    data = read_bounded(sys.stdin.buffer, limit, where="stdin", raise_hint=_RAISE_HINT)
+    return decode_utf8(data, where="stdin", errors=errors)
 
 
 def input_problem(text: str, *, limit: int = MAX_INPUT_CHARS) -> str | None:
@@ -92,6 +160,24 @@ def input_problem(text: str, *, limit: int = MAX_INPUT_CHARS) -> str | None:
     if len(text) > limit:
         return (f"The text has {len(text):,} characters; the limit here is {limit:,}. Trim it, or count "
                 "it without a limit with the CLI: tokenprism compare -f FILE")
+    return None
+
+
+# The Why page's inputs are explained piece by piece (every digit grouping, every merge): short by
+# nature, and their cost grows faster than their length, so each has its own small limit.
+WHY_LIMITS = {"number": 200, "text": 2_000}
+
+
+def short_input_problem(text: str, kind: str) -> str | None:
+    """Why a Why-page input is too long (its limit is `WHY_LIMITS[kind]`), or None.
+
+    >>> short_input_problem("1" * 201, "number")
+    'The number has 201 characters; the limit here is 200. Shorten it: this page explains one piece at a time.'
+    """
+    limit = WHY_LIMITS[kind]
+    if len(text) > limit:
+        return (f"The {kind} has {len(text):,} characters; the limit here is {limit:,}. Shorten it: this page "
+                "explains one piece at a time.")
     return None
 
 

@@ -21,6 +21,7 @@ from analysis import (
     plots,
     probes,
 )
+from analysis.tokenizers.fetch import vocabulary_problems
 from analysis.compare import compare
 from analysis.corpora import load_builtin
 from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd, quick
@@ -100,7 +101,8 @@ def tokenizers(names) -> list[Tokenizer]:
 
 @st.cache_data(ttl=600, max_entries=1, show_spinner=False)
 def tokenizer_names() -> list[str]:
-    return available_tokenizers()
+    broken = vocabulary_problems()  # named on every page by the app; not offered until re-fetched
+    return [n for n in available_tokenizers() if n not in broken]
 
 
 @st.cache_data(max_entries=32, show_spinner="Counting…")

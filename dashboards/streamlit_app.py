@@ -5,6 +5,7 @@ The entrypoint only sets the page up and routes: each page is a script in `app_p
 
 import streamlit as st
 
+from analysis.tokenizers.fetch import vocabulary_problems
 from dashboards.shared import inject_css
 
 st.set_page_config(page_title="tokenprism", page_icon="🔷", layout="wide")
@@ -18,6 +19,9 @@ pages = [
     st.Page("app_pages/bpe_lab.py", title="BPE lab", icon=":material/science:"),
 ]
 page = st.navigation(pages)
+# A corrupt or changed fetched vocabulary is named on every page, with the command that fixes it.
+for problem in vocabulary_problems().values():
+    st.error(problem, icon=":material/error:")
 st.sidebar.caption("tokenprism — how LLM tokenizers cut your text, what it costs, and why. "
                    "Everything runs offline on this machine.")
 page.run()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
@@ -210,8 +211,14 @@ def write_model(
     lines += [f"{i} {json.dumps(s, ensure_ascii=False)}" for s, i in sorted(specials.items(), key=lambda kv: kv[1])]
     lines.append("end")
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8", newline="\n")
-    tmp.replace(path)  # a crash never leaves half a model under the real name
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)  # a crash never leaves half a model under the real name
+    finally:
+        tmp.unlink(missing_ok=True)  # after a failure (full disk, Ctrl-C) no .tmp stays behind
 
 
 def read_model(path: str | Path) -> dict:

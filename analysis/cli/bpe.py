@@ -14,6 +14,7 @@ from pathlib import Path
 
 import ownbpe
 
+from ..atomic import atomic_path
 from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
@@ -33,6 +34,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     for p in paths:
         if not p.is_file():
             raise ValueError(f"no such corpus file: {p} (give UTF-8 text files)")
+    out = Path(args.out)
+    if out.is_dir():  # checked before training, not after it
+        raise ValueError(f"--out {out} is a folder: give a file name such as {out / 'my.model'}")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out {out}: the folder {out.parent} does not exist; create it first")
     if len(paths) == 1:
         source = paths[0]
     else:  # several files: train on them joined, each separated by the first special token or a newline
@@ -40,11 +46,15 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         sep = (args.special[0] if args.special else "\n").encode("utf-8")
         tmp = tempfile.NamedTemporaryFile(prefix="tokenprism-train-", suffix=".txt", delete=False)
-        with tmp:
-            for i, p in enumerate(paths):
-                if i:
-                    tmp.write(sep)
-                tmp.write(p.read_bytes())
+        try:
+            with tmp:
+                for i, p in enumerate(paths):
+                    if i:
+                        tmp.write(sep)
+                    tmp.write(p.read_bytes())
+        except BaseException:  # a full disk or Ctrl-C while joining: remove the half-written join
+            Path(tmp.name).unlink(missing_ok=True)
+            raise
         source = Path(tmp.name)
     print(f"training ownbpe: corpus={', '.join(map(str, paths))} vocab_size={args.vocab_size} "
           f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}", file=sys.stderr)
@@ -56,7 +66,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if source not in paths:
             source.unlink(missing_ok=True)
     dt = time.perf_counter() - t0
-    tok.save(args.out)
+    with atomic_path(out) as tmp_model:
+        tok.save(tmp_model)
     print(f"{len(tok.merges)} merges in {dt:.2f} s -> {args.out}")
     shown = ", ".join(repr((a + b).decode("utf-8", "replace")) for a, b in tok.merges[:10])
     print(f"first merges: {shown}")

@@ -19,9 +19,12 @@ from pathlib import Path
 import pandas as pd
 
 from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..atomic import atomic_path, write_text
+from ..cost.estimate import WORKLOAD_LIMITS, workload_value
 from ..cost.quick import display_quick, quick_frame
-from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json
+from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json, safe_table
 from ..textio import read_stdin, read_text_file
+from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
 
 FORMATS = ("table", "csv", "json", "md", "html")
@@ -29,8 +32,11 @@ FORMATS = ("table", "csv", "json", "md", "html")
 
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
 def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
+    field = name.lstrip("-").replace("-", "_")
     def parse(text: str) -> Decimal:
         try:
+            if field in WORKLOAD_LIMITS:  # the bounds the dashboard uses too
+                return workload_value(field, text, label="value")
             return to_decimal("value", text, maximum=maximum, integer=integer)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e)) from None
@@ -64,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
     src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
                      "row: fail (strict) or leave it out and count it (skip)")
+    add_max_input(src)
     mod = p.add_argument_group("models and prices")
     mod.add_argument("--models", "-m", metavar="A,B",
                      help=f"model ids or PROVIDER:MODEL, comma-separated (default: {', '.join(DEFAULT_MODELS)}, plus --prices models)")
@@ -113,7 +120,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     if args.text is not None:
         rows.append({"id": "text", "category": "text", "text": args.text})
     for f in args.file or ():
-        text, bad = read_text_file(f, errors=args.errors)
+        text, bad = read_text_file(f, errors=args.errors, max_bytes=max_input_bytes(args))
         if bad:
             print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         rows.append({"id": f, "category": "text", "text": text})
@@ -132,7 +139,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     for name in args.system or ():
         frames.append(corpus.samples_to_frame(corpus.iter_system(name)))
     if not frames:
-        text, bad = read_stdin(errors=args.errors)
+        text, bad = read_stdin(errors=args.errors, max_bytes=max_input_bytes(args))
         if bad:
             print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))
@@ -148,6 +155,8 @@ def _overrides(path: str | None) -> list:
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
+        raise ValueError(f"--out {args.out} is a file: give a folder for the report files")
     if args.logs:
         return cmd_traffic(args, _overrides(args.prices))
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
@@ -158,7 +167,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
-        sys.stdout.write(report.models.to_csv(index=False))
+        sys.stdout.write(safe_table(report.models).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
@@ -188,7 +197,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
     if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
+        sys.stdout.write(safe_table(frame).to_csv(index=False))
     elif args.format == "json":
         data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
                 "per_request": _records(frame), "notes": list(report.notes)}
@@ -201,7 +210,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
         if args.format == "md":
             from ..report.page import markdown_table
 
-            body = markdown_table(shown, index=False, float_format=None)
+            body = markdown_table(shown, index=False, float_format=None, formulas=True)
         elif args.format == "html":
             body = shown.to_html(index=False, border=0)
         else:
@@ -237,10 +246,11 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     if len(report.categories):
         tables["cost_by_category.csv"] = report.categories
     for name, frame in tables.items():
-        frame.to_csv(out_dir / name, index=False)
+        with atomic_path(out_dir / name) as tmp:
+            safe_table(frame).to_csv(tmp, index=False)
         written.append(out_dir / name)
-    (out_dir / "report.md").write_text(render_markdown(report, figures=figures), encoding="utf-8")
-    (out_dir / "report.html").write_text(render_html(report), encoding="utf-8")
+    write_text(out_dir / "report.md", render_markdown(report, figures=figures))
+    write_text(out_dir / "report.html", render_html(report))
     return written + [out_dir / "report.md", out_dir / "report.html"]
 
 
@@ -257,7 +267,7 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 def cmd_models(args: argparse.Namespace) -> int:
     frame, source = models_frame(args)
     if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
+        sys.stdout.write(safe_table(frame).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
     else:

@@ -1,10 +1,16 @@
 """`tokenprism dashboard [STREAMLIT OPTIONS]`: serve the Streamlit app from the installed package.
 
 Unlike the other `cli_*` modules, which compute and print, this one hands over to
-`python -m streamlit run <installed dashboards/streamlit_app.py>` with the same interpreter, so
-it works from a wheel as well as from a checkout. Every argument after `dashboard` goes to
-`streamlit run` untouched (e.g. `--server.port 8600 --server.address 0.0.0.0`), which is why the
+`python -m dashboards.serve run <installed dashboards/streamlit_app.py>` (streamlit's own `run`,
+with the tokenizers loading in the background from the start) with the same interpreter, so it
+works from a wheel as well as from a checkout. Every argument after `dashboard` goes to
+`streamlit run` (e.g. `--server.port 8600 --server.address 0.0.0.0`), which is why the
 subcommand's own parser takes no `-` options.
+
+Defaults that keep the dashboard on this machine, each overridden by passing the option:
+it listens on 127.0.0.1 only, sends no usage statistics, and never looks up the machine's
+external IP address (streamlit does that, over the internet, when it listens on every
+interface without a `browser.serverAddress`).
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from pathlib import Path
 
 USAGE = """usage: tokenprism dashboard [STREAMLIT OPTIONS]
 
-Serve the tokenprism dashboard (default http://localhost:8501). Options go to `streamlit run`:
+Serve the tokenprism dashboard (default http://127.0.0.1:8501, this machine only). Options go to
+`streamlit run`:
   --server.port 8600            another port
-  --server.address 127.0.0.1    listen on this machine only
+  --server.address 0.0.0.0      listen on every interface (default: 127.0.0.1 only)
   --server.headless true        do not open a browser (the default here)
 See every option with: python -m streamlit run --help
 """
@@ -41,13 +48,43 @@ def app_path() -> Path:
     return path
 
 
+def _given(options: list[str], name: str) -> str | None:
+    """The value of `--name` in streamlit-style options (`--name value` or `--name=value`), or None."""
+    for i, opt in enumerate(options):
+        if opt == f"--{name}":
+            return options[i + 1] if i + 1 < len(options) else ""
+        if opt.startswith(f"--{name}="):
+            return opt.split("=", 1)[1]
+    return None
+
+
+def private_defaults(options: list[str]) -> list[str]:
+    """Options that keep the server on this machine, for each one the user did not set.
+
+    >>> private_defaults([])
+    ['--server.address', '127.0.0.1', '--browser.gatherUsageStats', 'false']
+    >>> private_defaults(["--server.address=0.0.0.0"])[-2:]
+    ['--browser.serverAddress', 'localhost']
+    """
+    extra: list[str] = []
+    address = _given(options, "server.address")
+    if address is None:
+        extra += ["--server.address", "127.0.0.1"]
+    if _given(options, "browser.gatherUsageStats") is None:
+        extra += ["--browser.gatherUsageStats", "false"]
+    if address in ("0.0.0.0", "::", "") and _given(options, "browser.serverAddress") is None:
+        # a wildcard bind without a display address makes streamlit look up the external IP online
+        extra += ["--browser.serverAddress", "localhost"]
+    return extra
+
+
 def streamlit_command(options: list[str]) -> list[str]:
     """The command that serves the dashboard with this Python and `options`.
 
     >>> streamlit_command(["--server.port", "8600"])[1:4]
-    ['-m', 'streamlit', 'run']
+    ['-m', 'dashboards.serve', 'run']
     """
-    return [sys.executable, "-m", "streamlit", "run", str(app_path()), *options]
+    return [sys.executable, "-m", "dashboards.serve", "run", str(app_path()), *private_defaults(options), *options]
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:

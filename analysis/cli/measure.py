@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -42,9 +43,11 @@ def _progress(args: argparse.Namespace) -> bool:
 # -- measure -------------------------------------------------------------------------------------
 def cmd_measure(args: argparse.Namespace) -> int:
     from .. import corpora as corpus
-    from ..pipeline import as_tokenizers, measure, summarize, write_table
+    from ..pipeline import as_tokenizers, check_table_path, measure, summarize, write_table
     from ..probes.languages import language_premium
 
+    if args.out:
+        check_table_path(args.out)  # before the measuring, not after it
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = _progress(args)
@@ -111,6 +114,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from ..report import make_figure
 
     name = args.figure.replace("-", "_")
+    if Path(args.out).suffix.lower() not in (".png", ".svg", ".pdf"):  # before the probes run
+        raise ValueError(f"cannot save a figure as {args.out!r}: use one of .png, .svg, .pdf")
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=_progress(args))
     path = save_figure(make_figure(name, run), args.out)
     print(path)

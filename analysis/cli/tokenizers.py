@@ -10,7 +10,7 @@ import pandas as pd
 
 from .. import render
 from ..compare import compare, resolve_tokenizers
-from ..textio import read_stdin, read_text_file
+from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
 from ..tokenizers.registry import is_available
@@ -26,6 +26,22 @@ def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
         with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                                "display.max_colwidth", 60):
             sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}") + "\n")
+
+
+def add_max_input(p: argparse.ArgumentParser) -> None:
+    """The --max-input-mb flag: the bound of -f FILE and stdin reads (see textio.max_file_bytes)."""
+    p.add_argument("--max-input-mb", type=float, metavar="MB", default=None,
+                   help=f"largest -f FILE / stdin to read, in megabytes (default {DEFAULT_MAX_FILE_MB}, "
+                        "or $TOKENPRISM_MAX_INPUT_MB)")
+
+
+def max_input_bytes(args: argparse.Namespace) -> int | None:
+    mb = getattr(args, "max_input_mb", None)
+    if mb is None:
+        return None
+    if not 0 < mb < 1e7:
+        raise ValueError(f"--max-input-mb must be a positive number of megabytes, got {mb:g}")
+    return int(mb * 1_000_000)
 
 
 def add_format(p: argparse.ArgumentParser) -> None:
@@ -62,7 +78,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     if args.file:
         out = []
         for f in args.file:
-            text, bad = read_text_file(f, errors=args.errors)
+            text, bad = read_text_file(f, errors=args.errors, max_bytes=max_input_bytes(args))
             if bad:
                 print(f"note: {f}: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
             out.append((f, text))
@@ -71,7 +87,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
         return out
     if args.text is not None:
         return [("text", args.text)]
-    text, bad = read_stdin(errors=args.errors)
+    text, bad = read_stdin(errors=args.errors, max_bytes=max_input_bytes(args))
     if bad:
         print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
     return [("stdin", text)]
@@ -135,6 +151,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tokenizers", "-t", metavar="A,B", help="comma-separated names (default: all available offline)")
     p.add_argument("--show", action="store_true", help="draw the token boundaries (whitespace made visible)")
     p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
+    add_max_input(p)
     add_format(p)
     p.set_defaults(func=cmd_compare)
 

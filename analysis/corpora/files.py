@@ -20,6 +20,7 @@ import pandas as pd
 
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
 from ..textio import decode_utf8
+from ..textio import regular_file_problem
 
 CHUNK_BYTES = 1 << 20
 BINARY_SNIFF_BYTES = 8192
@@ -165,6 +166,8 @@ def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = 
                 raise ValueError(f"pattern {str(raw)!r} matches no files; check the pattern "
                                  "(use ** for subfolders, e.g. 'docs/**/*.md')")
             found.extend((f, f.as_posix()) for f in files)
+        elif p.exists():  # a FIFO, device or socket: reading it could block or never end
+            raise ValueError(regular_file_problem(p) or f"cannot read {raw}")
         else:
             raise ValueError(f"no such file or folder: {raw}")
     return found

@@ -52,6 +52,31 @@ def percent(share: Decimal) -> str:
     return f"{(share * 100).normalize():f}%"
 
 
+# Upper bounds of every workload number, shared by the CLI and the dashboard: far above any real
+# workload, and low enough that no Decimal product overflows, no chart axis becomes infinite and
+# no loop runs as long as a number someone typed. The messages bound is the one a chat overhead is
+# multiplied by.
+WORKLOAD_LIMITS: dict[str, Decimal] = {
+    "requests_per_month": Decimal(10) ** 12,
+    "output_tokens": Decimal(10) ** 9,
+    "output_ratio": Decimal(1000),
+    "cached_share": Decimal(1),
+    "messages_per_request": Decimal(100_000),
+    "chars_per_request": Decimal(10) ** 10,
+}
+
+
+def workload_value(name: str, value: Any, *, label: str | None = None) -> Decimal:
+    """Validate one workload field against its bound in `WORKLOAD_LIMITS` (CLI and dashboard alike).
+
+    >>> workload_value("output_ratio", "1e308")
+    Traceback (most recent call last):
+    ...
+    ValueError: output_ratio must be at most 1000, got '1e308'
+    """
+    return to_decimal(label or name, value, maximum=WORKLOAD_LIMITS[name], integer=name == "messages_per_request")
+
+
 def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer: bool = False) -> Decimal:
     """Parse a workload value: a non-negative finite number (int, str, Decimal or float).
 
@@ -80,7 +105,9 @@ def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer
     if integer and d != d.to_integral_value():
         raise ValueError(f"{name} must be a whole number, got {value!r}")
     if maximum is not None and d > maximum:
-        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
+        shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
+        raise ValueError(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
+                         + f", got {shown!r}")
     return d
 
 
@@ -113,19 +140,19 @@ class Workload:
         def put(name: str, value: Any) -> None:
             object.__setattr__(self, name, value)
 
-        put("requests_per_month", to_decimal("requests_per_month", self.requests_per_month))
+        put("requests_per_month", workload_value("requests_per_month", self.requests_per_month))
         if (self.output_tokens is None) == (self.output_ratio is None):
             raise ValueError("give exactly one of output_tokens (tokens per request) and output_ratio "
                              f"(a multiple of input tokens); got output_tokens={self.output_tokens!r}, "
                              f"output_ratio={self.output_ratio!r}")
         if self.output_tokens is not None:
-            put("output_tokens", to_decimal("output_tokens", self.output_tokens))
+            put("output_tokens", workload_value("output_tokens", self.output_tokens))
         if self.output_ratio is not None:
-            put("output_ratio", to_decimal("output_ratio", self.output_ratio))
-        put("cached_share", to_decimal("cached_share", self.cached_share, maximum=Decimal(1)))
-        put("messages_per_request", int(to_decimal("messages_per_request", self.messages_per_request, integer=True)))
+            put("output_ratio", workload_value("output_ratio", self.output_ratio))
+        put("cached_share", workload_value("cached_share", self.cached_share))
+        put("messages_per_request", int(workload_value("messages_per_request", self.messages_per_request)))
         if self.chars_per_request is not None:
-            c = to_decimal("chars_per_request", self.chars_per_request)
+            c = workload_value("chars_per_request", self.chars_per_request)
             if c == 0:
                 raise ValueError("chars_per_request must be positive, got 0")
             put("chars_per_request", c)

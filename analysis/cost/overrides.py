@@ -35,6 +35,10 @@ def _bad(path: Path, where: str, column: str, problem: str) -> ValueError:
     return ValueError(f"{path}: {where}, column {column}: {problem}")
 
 
+# Far above any real price; keeps every product of price and workload finite.
+MAX_USD_PER_MTOK = Decimal(1_000_000)
+
+
 def _money(path: Path, row: _Row, column: str, *, required: bool) -> Decimal | None:
     raw = row.values.get(column)
     if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -48,8 +52,9 @@ def _money(path: Path, row: _Row, column: str, *, required: bool) -> Decimal | N
     except InvalidOperation:
         raise _bad(path, row.where, column, f"{raw!r} is not a number (write a plain decimal such as 2.50: "
                    "no currency sign, no thousands separator)") from None
-    if not value.is_finite() or value < 0:
-        raise _bad(path, row.where, column, f"{raw!r} must be a finite, non-negative USD amount per million tokens")
+    if not value.is_finite() or value < 0 or value > MAX_USD_PER_MTOK:
+        raise _bad(path, row.where, column, f"{raw!r} must be a finite, non-negative USD amount per million tokens, "
+                   f"at most {MAX_USD_PER_MTOK:,}")
     return value
 
 

@@ -10,19 +10,24 @@ whole analysis once: measure the corpora, run every probe, draw every figure, an
 
 Nothing in the bundle depends on the clock or the machine, so the same inputs give
 byte-identical CSV, Markdown, HTML and SVG files (Parquet: identical frames).
+
+The folder is owned by its manifest, `DIR/.tokenprism-report`, which lists every file a run
+wrote. A new run replaces its own files and removes only stale files that the previous manifest
+lists; a file the user put there (even in figures/ or tables/) is never deleted. Every file is
+written atomically, and the manifest last, so an interrupted run leaves complete files only.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..atomic import write_text
 from ..corpora import load_corpus
 from ..pipeline import as_tokenizers, measure, summarize, write_table
 from ..plots import figures as plots
@@ -235,7 +240,7 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
     Returns:
         A `Report` with the tables, figures and written files.
     """
-    out = Path(out_dir)
+    out = check_report_dir(out_dir)
     toks = as_tokenizers(tokenizers)
     names = [t.name for t in toks]
     run = ProbeRun(tokenizers=toks, parallel=parallel, pivot=pivot, progress=progress)
@@ -251,8 +256,7 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
     figures = {name: fn(tables[source]) for name, (source, fn) in FIGURES.items() if source in tables}
 
     report = Report(out, tables, figures)
-    for sub in ("figures", "tables"):
-        shutil.rmtree(out / sub, ignore_errors=True)  # no stale files from an earlier run
+    previous = read_manifest(out)
     for name, frame in tables.items():
         report.files += [write_table(frame, out / "tables" / f"{name}.csv"),
                          write_table(frame, out / "tables" / f"{name}.parquet")]
@@ -264,10 +268,59 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
     findings = _findings(tables, names)
     md, page = _render(tables, findings, names, pngs, parallel=str(parallel), pivot=pivot,
                        corpus=", ".join(map(str, corpus)) if corpus else "built-in corpora")
-    (out / "report.md").write_text(md, encoding="utf-8")
-    (out / "report.html").write_text(page, encoding="utf-8")
-    report.files += [out / "report.md", out / "report.html"]
+    report.files += [write_text(out / "report.md", md), write_text(out / "report.html", page)]
+    _write_manifest(out, report.files)
+    _remove_stale(out, previous, report.files)
     return report
+
+
+# --- the manifest: which files in the folder are ours ------------------------------------------
+MANIFEST = ".tokenprism-report"
+_MANIFEST_HEAD = "# tokenprism report manifest: files written by `tokenprism report`; only these are ever replaced or removed"
+
+
+def check_report_dir(out_dir: str | Path) -> Path:
+    """Check a report folder before any work: it may be absent, empty or hold anything, but not be a file.
+
+    Files already there stay: only files listed in the folder's manifest are ever replaced or removed.
+
+    Raises:
+        ValueError: the path is a file.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file, not a folder: give a folder name for the report (--out DIR)")
+    for sub in ("figures", "tables"):
+        if (out / sub).exists() and not (out / sub).is_dir():
+            raise ValueError(f"{out / sub} is a file, but the report needs a folder there: move it or choose another --out")
+    return out
+
+
+def read_manifest(out_dir: Path) -> list[str]:
+    """Relative paths the previous run wrote (empty without a manifest)."""
+    try:
+        lines = (Path(out_dir) / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except (FileNotFoundError, UnicodeDecodeError, IsADirectoryError):
+        return []
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+def _write_manifest(out: Path, files: list[Path]) -> None:
+    rel = sorted({p.relative_to(out).as_posix() for p in files})
+    write_text(out / MANIFEST, "\n".join([_MANIFEST_HEAD, *rel]) + "\n")
+
+
+def _remove_stale(out: Path, previous: list[str], written: list[Path]) -> None:
+    keep = {p.relative_to(out).as_posix() for p in written}
+    root = out.resolve()
+    for rel in previous:
+        if rel in keep:
+            continue
+        path = (out / rel)
+        # a manifest line never reaches outside the folder (a hand-edited "../x" is ignored)
+        if root not in path.resolve().parents or not path.is_file():
+            continue
+        path.unlink(missing_ok=True)
 
 
 # --- rendering ---------------------------------------------------------------------------------

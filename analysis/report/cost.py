@@ -20,7 +20,7 @@ import pandas as pd
 from ..cost import CostReport
 from ..cost.display import display_categories, display_models, model_notes
 from ..plots.figures import figure_bytes
-from .page import html_page, markdown_table
+from .page import html_page, markdown_table, neutralize_formula
 
 
 def _header(report: CostReport) -> list[str]:
@@ -44,13 +44,22 @@ def render_text(report: CostReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every formula-like text cell neutralised, for CSV files a spreadsheet may open."""
+    out = frame.copy()
+    for col in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[col]):
+            out[col] = out[col].map(neutralize_formula)
+    return out.rename(columns={c: neutralize_formula(c) for c in out.columns if isinstance(c, str)})
+
+
 def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None) -> str:
     """The report as Markdown; `figures` maps a caption to an image path relative to the report."""
     parts = ["# tokenprism cost report", ""] + [f"- {h}" for h in _header(report)] + ["", "## Cost by model", "",
-                                                                                     markdown_table(display_models(report), index=False, float_format=None)]
+                                                                                     markdown_table(display_models(report), index=False, float_format=None, formulas=True)]
     if len(report.categories):
         parts += ["", "## By category", "", "Cost if every request were like this category.", "",
-                  markdown_table(display_categories(report), index=False, float_format=None)]
+                  markdown_table(display_categories(report), index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
         parts += ["", f"![{caption}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]

@@ -15,20 +15,25 @@ TABLE_CSS = ("table.tp{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
              "table.tp td,table.tp th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}")
 
 
-def _cell(value: object, float_format: str | None) -> str:
+def _cell(value: object, float_format: str | None, formulas: bool = False) -> str:
     if isinstance(value, float) and float_format is not None:
         return "" if pd.isna(value) else float_format.format(value)
+    if formulas:
+        value = neutralize_formula(value)
     # a pipe would end the cell and a line break the row
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_table(frame: pd.DataFrame, *, index: bool = True, float_format: str | None = "{:,.2f}") -> str:
+def markdown_table(frame: pd.DataFrame, *, index: bool = True, float_format: str | None = "{:,.2f}",
+                   formulas: bool = False) -> str:
     """A frame as a GitHub Markdown table; numeric columns are right-aligned.
 
     Args:
         frame: the table.
         index: write the index as the first column (unnamed when the index has no name).
         float_format: how floats are written; None writes `str(value)`.
+        formulas: neutralise text cells a spreadsheet would run as formulas (`neutralize_formula`),
+            for tables whose cells come from the user (model names, price-file notes).
 
     >>> print(markdown_table(pd.DataFrame({"a": [1.5]}, index=["x"])))
     |  | a |
@@ -43,11 +48,25 @@ def markdown_table(frame: pd.DataFrame, *, index: bool = True, float_format: str
     if index and frame.index.name is None:
         df = df.rename(columns={df.columns[0]: ""})
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
-    head = "| " + " | ".join(_cell(c, None) for c in df.columns) + " |"
+    head = "| " + " | ".join(_cell(c, None, formulas) for c in df.columns) + " |"
     rule = "|" + "|".join("---:" if n else "---" for n in numeric) + "|"
-    body = ["| " + " | ".join(_cell(v, float_format) for v in row) + " |"
+    body = ["| " + " | ".join(_cell(v, float_format, formulas) for v in row) + " |"
             for row in df.itertuples(index=False, name=None)]
     return "\n".join([head, rule, *body])
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralize_formula(v: object) -> object:
+    """A text cell that a spreadsheet would run as a formula, made inert with a leading apostrophe.
+
+    Numbers stay numbers (a negative number is data, not a formula).
+
+    >>> print(neutralize_formula('=HYPERLINK("http://x")'), neutralize_formula(-5), neutralize_formula("gpt-5"))
+    '=HYPERLINK("http://x") -5 gpt-5
+    """
+    return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
 
 def html_page(title: str, body: list[str], *, css: str = TABLE_CSS) -> str:

@@ -20,7 +20,7 @@ from ..atomic import atomic_path, write_text
 from ..cost import format_usd
 from ..cost.trafficsum import TrafficReport
 from ..plots.figures import figure_bytes
-from .cost import _png_data_uri, jsonable, records
+from .cost import _png_data_uri, jsonable, records, safe_table
 from .page import html_page, markdown_table
 
 TITLE = "tokenprism traffic cost report (estimates)"
@@ -118,7 +118,7 @@ def render_text(report: TrafficReport) -> str:
 def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = None) -> str:
     parts = [f"# {TITLE}", ""] + [f"- {h}" for h in _header(report)]
     for title, caption, frame in _sections(report):
-        parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None)]
+        parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
         parts += ["", f"![{caption}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
@@ -170,7 +170,7 @@ def report_json(report: TrafficReport) -> dict:
 
 
 def models_csv(report: TrafficReport) -> str:
-    return report.models.to_csv(index=False)
+    return safe_table(report.models).to_csv(index=False)
 
 
 def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
@@ -190,7 +190,7 @@ def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
               "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,
               "traffic_calibration_rows.csv": report.calibration_rows}
     for name, frame in tables.items():
-        written.append(write_text(out_dir / name, frame.to_csv(index=False)))
+        written.append(write_text(out_dir / name, safe_table(frame).to_csv(index=False)))
     written.append(write_text(out_dir / "report.json", json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n"))
     written.append(write_text(out_dir / "report.md", render_markdown(report, figures=names)))
     written.append(write_text(out_dir / "report.html", render_html(report)))

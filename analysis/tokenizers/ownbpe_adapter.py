@@ -15,6 +15,7 @@ from typing import Sequence
 
 import ownbpe
 
+from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
 
@@ -56,8 +57,12 @@ class OwnBPETokenizer:
 
     def encode(self, text: str) -> list[int]:
         text = clean_text(text)
-        with self._lock:
-            return self.bpe.encode_ordinary(text)
+        parts = cuts.iter_long(text) if cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS else [text]
+        out: list[int] = []
+        for part in parts:  # one part at a time (see `cuts`): the same ids, bounded working memory
+            with self._lock:
+                out.extend(self.bpe.encode_ordinary(part))
+        return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]
@@ -66,7 +71,14 @@ class OwnBPETokenizer:
         return [len(ids) for ids in self.encode_batch(texts)]
 
     def count(self, text: str) -> int:
-        return len(self.encode(text))
+        text = clean_text(text)
+        if not (cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS):
+            return len(self.encode(text))
+        total = 0
+        for part in cuts.iter_long(text):
+            with self._lock:
+                total += len(self.bpe.encode_ordinary(part))
+        return total
 
     def token_bytes(self, token_id: int) -> bytes:
         try:

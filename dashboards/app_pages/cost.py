@@ -7,7 +7,7 @@ from analysis.cost.logs import SHAPES, LogReport, LogUpload, iter_log_records
 from analysis.cost.traffic import plan_traffic, price_records
 from analysis.cost.trafficsum import summarise
 from analysis.report import traffic as render_traffic
-from analysis.report.cost import render_markdown
+from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
 from analysis.corpora import sample_text
 from dashboards import links, shared
@@ -108,6 +108,9 @@ if source == "Upload a file":
     except ValueError as e:
         st.error(str(e))
         st.stop()
+    if input_problem(inputs):  # the same character limit as a pasted prompt
+        st.warning(input_problem(inputs))
+        st.stop()
 elif source == "Built-in corpus":
     categories = st.multiselect("Categories (each sample is one request)", ["prose", "code", "multilingual"],
                                 default=["prose", "code"], key="cost_categories")
@@ -127,15 +130,15 @@ models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_M
 with st.form("workload"):
     st.markdown("**Workload**")
     c1, c2, c3 = st.columns(3)
-    requests = c1.number_input("Requests per month", min_value=0, value=100_000, step=10_000, key="cost_rpm", bind="query-params")
-    messages = c2.number_input("Chat messages per request", min_value=1, value=2, step=1, key="cost_messages", bind="query-params",
+    requests = c1.number_input("Requests per month", value=100_000, step=10_000, key="cost_rpm", bind="query-params")
+    messages = c2.number_input("Chat messages per request", value=2, step=1, key="cost_messages", bind="query-params",
                                help="For the chat format's overhead tokens, where the provider documents it.")
-    chars = c3.number_input("Characters per request (0: each text as it is)", min_value=0, value=0, step=500,
+    chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500,
                             key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
     out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params")
-    out_tokens = c2.number_input("Output tokens per request", min_value=0, value=300, step=50, key="cost_out_tokens", bind="query-params")
-    out_ratio = c2.number_input("Output / input tokens", min_value=0.0, value=0.5, step=0.1, key="cost_out_ratio", bind="query-params")
+    out_tokens = c2.number_input("Output tokens per request", value=300, step=50, key="cost_out_tokens", bind="query-params")
+    out_ratio = c2.number_input("Output / input tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params")
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 
@@ -182,5 +185,5 @@ c1.download_button("Report (HTML, with charts)", shared.cost_html(report), "toke
                    key="dl_cost_html", icon=":material/download:")
 c2.download_button("Report (Markdown)", render_markdown(report).encode("utf-8"), "tokenprism-cost-report.md",
                    "text/markdown", key="dl_cost_md", icon=":material/download:")
-c3.download_button("Cost by model (CSV)", report.models.to_csv(index=False).encode("utf-8"), "cost_by_model.csv",
+c3.download_button("Cost by model (CSV)", safe_table(report.models).to_csv(index=False).encode("utf-8"), "cost_by_model.csv",
                    "text/csv", key="dl_cost_csv", icon=":material/download:")

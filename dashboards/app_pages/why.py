@@ -4,6 +4,7 @@ import streamlit as st
 
 from analysis.probes.numbers import years_grid, years_summary
 from analysis.probes.whitespace import SUFFIX_CHARS, before_after, suffix_label
+from analysis.textio import WHY_LIMITS, short_input_problem
 from analysis.render import html_tokens
 from dashboards import links, shared
 
@@ -31,8 +32,11 @@ digits_tab, spaces_tab, trace_tab = st.tabs(TABS, key="why_tab", bind="query-par
 
 
 def digits() -> None:
-    number = st.text_input("Type a number", "1234567", key="why_number", bind="query-params",
+    number = st.text_input("Type a number", "1234567", key="why_number", bind="query-params", max_chars=WHY_LIMITS["number"],
                            help="Try 2023 and 2024, 31415926535, or 1,234,567 with separators.")
+    if short_input_problem(number, "number"):
+        st.warning(short_input_problem(number, "number"))
+        return
     if not any(c.isdigit() for c in number):
         st.warning("Type a number: some digits, e.g. 1234567.")
         return
@@ -61,7 +65,10 @@ def digits() -> None:
 
 
 def trailing_spaces() -> None:
-    text = st.text_input("Text", "Hello world", key="ws_text", bind="query-params")
+    text = st.text_input("Text", "Hello world", key="ws_text", bind="query-params", max_chars=WHY_LIMITS["text"])
+    if short_input_problem(text, "text"):
+        st.warning(short_input_problem(text, "text"))
+        return
     c1, c2 = st.columns(2)
     kind = c1.segmented_control("Append", ["spaces", "newline", "tab"], default="spaces", key="ws_kind",
                                 bind="query-params") or "spaces"
