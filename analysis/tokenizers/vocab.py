@@ -19,6 +19,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from ownbpe.io import gpt2_byte_to_char, parse_tiktoken_ranks
+
 
 class VocabularyError(ValueError):
     """A vocabulary file is missing or corrupt; the message names the file (and line)."""
@@ -119,74 +121,15 @@ def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
             that appears twice.
     """
     path = Path(path)
-    data = _read_bytes(path)
-    fast = _fast_ranks(data)
-    if fast is not None:
-        return fast
-    return _checked_ranks(path, data)
-
-
-def _fast_ranks(data: bytes) -> dict[bytes, int] | None:
-    """Parse a well-formed rank file in bulk (about twice as fast as tiktoken's own loader), or None.
-
-    Well-formed: one "token rank" pair per line, no blank lines, strict base64, distinct ranks.
-    Anything else returns None and the line-by-line parser finds and names the problem.
-    """
-    fields = data.split()
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-    if not fields or len(fields) != 2 * n_lines:
-        return None
+    data = _read_bytes(path)  # bounded, decompressed, with this package's errors
     try:
-        tokens = [binascii.a2b_base64(t, strict_mode=True) for t in fields[0::2]]
-        ranks = list(map(int, fields[1::2]))
-    except (ValueError, binascii.Error):
-        return None
-    if len(set(ranks)) != len(ranks) or min(ranks) < 0:
-        return None
-    return dict(zip(tokens, ranks))
+        return parse_tiktoken_ranks(data, where=str(path))  # ownbpe's checked parser: one reader, not two
+    except ValueError as e:
+        raise VocabularyError(str(e)) from None
 
 
-def _checked_ranks(path: Path, data: bytes) -> dict[bytes, int]:
-    ranks: dict[bytes, int] = {}
-    seen: dict[int, int] = {}
-    for lineno, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        try:
-            if len(parts) != 2:
-                raise ValueError(f"expected 2 fields, found {len(parts)}")
-            token = base64.b64decode(parts[0], validate=True)
-            rank = int(parts[1])
-        except (ValueError, binascii.Error) as e:
-            raise VocabularyError(
-                f"{path}, line {lineno}: not a 'base64-token rank' line ({e}): {line[:80]!r}"
-            ) from None
-        if rank in seen:
-            raise VocabularyError(f"{path}, line {lineno}: rank {rank} already used on line {seen[rank]}")
-        seen[rank] = lineno
-        ranks[token] = rank
-    if not ranks:
-        raise VocabularyError(f"{path}: no ranks found (empty vocabulary file)")
-    return ranks
-
-
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's reversible byte -> printable character table (the 'Ġ for space' mapping)."""
-    # GPT-2 keeps these three ranges as themselves and shifts every other byte above 255.
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    table: dict[int, str] = {}
-    n = 0
-    for b in range(256):
-        if b in keep:
-            table[b] = chr(b)
-        else:
-            table[b] = chr(256 + n)
-            n += 1
-    return table
-
-
-BYTE_TO_UNICODE: dict[int, str] = _bytes_to_unicode()
+# GPT-2's byte <-> printable character table is ownbpe's (one table, not two).
+BYTE_TO_UNICODE: dict[int, str] = gpt2_byte_to_char()
 UNICODE_TO_BYTE: dict[str, int] = {c: b for b, c in BYTE_TO_UNICODE.items()}
 
 
