@@ -98,12 +98,15 @@ def test_warm_up_loads_in_the_background(monkeypatch):
 
 
 def test_fast_rank_parser_agrees_with_the_checked_one_and_falls_back(tmp_path):
-    from analysis.tokenizers.vocab import VocabularyError, _checked_ranks, _fast_ranks, read_tiktoken_ranks
+    from analysis.tokenizers.vocab import VocabularyError, read_tiktoken_ranks
+    from ownbpe.io import _bulk_ranks, parse_tiktoken_ranks
 
     good = b"YQ== 0\nYg== 1\nYWI= 2\n"
-    assert _fast_ranks(good) == _checked_ranks(tmp_path, good) == {b"a": 0, b"b": 1, b"ab": 2}
+    # the line-by-line path is what a blank line at the end sends the file to
+    assert _bulk_ranks(good) == parse_tiktoken_ranks(good + b"\n") == {b"a": 0, b"b": 1, b"ab": 2}
+    assert _bulk_ranks(good + b"\n") is None
     for bad in (b"YQ== 0\nYg== 0\n", b"YQ== 0\nnot base64! 1\n", b"YQ== 0 extra\nYg==\n", b"YQ== x\n"):
-        assert _fast_ranks(bad) is None
+        assert _bulk_ranks(bad) is None
         path = tmp_path / "bad.tiktoken"
         path.write_bytes(bad)
         with pytest.raises(VocabularyError, match="line"):
