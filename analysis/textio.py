@@ -1,6 +1,6 @@
 """Reading the user's text: files, stdin, with exact errors for bytes that are not UTF-8.
 
-Unlike `corpus` (whole corpora, sample records), this reads one text for a command. Bytes are
+Unlike `corpora` (whole corpora, sample records), this reads one text for a command. Bytes are
 never altered silently: invalid UTF-8 is an error naming the file and byte offset, unless the
 caller asks for `errors="replace"` (U+FFFD, with the count returned).
 """

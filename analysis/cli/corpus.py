@@ -1,6 +1,6 @@
 """`tokenprism corpus list|show|stats`: look at the corpora before measuring them.
 
-Unlike `cli_tokenizers` (which tokenizes), these commands only load text: the built-in
+Unlike `cli.tokenizers` (which tokenizes), these commands only load text: the built-in
 corpora, the user's files and folders, parallel folders, and the corpora already on the
 machine. Handlers return an exit code and raise ValueError/KeyError for bad input.
 """

@@ -1,6 +1,6 @@
 """`tokenprism cost` (what a workload costs per model) and `tokenprism models` (prices and tokenizers).
 
-Unlike `cost` and `pricing` (the computations) and `cost_report` (a report as text, Markdown or
+Unlike `cost.estimate` and `cost.genai` (the computations) and `report.cost` (a report as text, Markdown or
 HTML), this module reads the command line, gathers the input text (TEXT, files, a corpus, or
 stdin), and writes a `CostReport` as a table, CSV, JSON, Markdown or HTML, or as a report folder
 (`--out DIR`: report.md, report.html, CSV and figures). Every rendering names the price source

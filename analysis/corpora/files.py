@@ -1,6 +1,6 @@
 """Loading the user's own corpora: files, folders, globs, and tables with a text column.
 
-Unlike `corpus` (the built-in corpora) and `textio` (one text for one command), this module
+Unlike `builtin` (the built-in corpora) and `textio` (one text for one command), this module
 streams whole corpora: files are read in chunks of about 1 MB cut at line boundaries, so a
 multi-GB file is never held in memory at once, and every chunk or table row becomes one
 `Sample`. What was skipped or repaired (binary files, invalid UTF-8) is counted in a

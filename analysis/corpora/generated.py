@@ -1,6 +1,6 @@
 """The generated built-in categories: numbers, and whitespace variants of stored samples.
 
-Unlike the stored corpora under `datasets/` (read by `corpus`), these samples are made by code
+Unlike the stored corpora under `datasets/` (read by `builtin`), these samples are made by code
 each time, deterministically: every generator seeds its own `random.Random` from the sample id,
 so the same version of tokenprism always yields byte-identical text on any machine.
 

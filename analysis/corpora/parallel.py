@@ -1,6 +1,6 @@
 """Parallel corpora: one file per language, line N of every file a translation of line N.
 
-Unlike `corpus_files` (independent texts), this module reads a whole folder as one aligned
+Unlike `files` (independent texts), this module reads a whole folder as one aligned
 table and refuses folders whose files differ in line count. Three layouts are understood:
 
 - a folder with a `manifest.toml` listing `[[language]]` entries (file, language, name,
@@ -94,7 +94,7 @@ def read_parallel_dir(folder: str | Path, *, errors: str = "strict") -> pd.DataF
 
     Args:
         folder: a parallel folder in one of the layouts in the module docstring.
-        errors: invalid UTF-8 handling, as in `corpus_files.iter_samples`.
+        errors: invalid UTF-8 handling, as in `files.iter_samples`.
 
     Returns:
         DataFrame with columns language, script, line_no (from 0, continuing across splits),

@@ -1,6 +1,6 @@
 """The sample record every corpus loader yields, the load report, and script detection.
 
-Unlike `corpus` (which finds and loads corpora) and `corpus_files` (which reads the user's
+Unlike `builtin` (which finds and loads corpora) and `files` (which reads the user's
 files), this module only defines the shapes they share: `Sample`, `LoadReport`, the
 DataFrame built from samples, and `detect_script` for text whose script nobody declared.
 """

@@ -1,6 +1,6 @@
 """Corpora already on the machine, read where they are and never copied into the repository.
 
-Unlike the built-in corpora (`corpus`, written by this project) these are other people's text,
+Unlike the built-in corpora (`builtin`, written by this project) these are other people's text,
 so each has an availability check and a clear error when absent:
 
 - `stdlib`: the Python standard library's own `.py` sources (real code; PSF licence);

@@ -1,6 +1,6 @@
 """Which tokenizer counts a model's tokens, and how sure we are: exact, approximate or none.
 
-Unlike `pricing` (what a model costs per token) and the tokenizer registry (how to build a
+Unlike `genai` (what a model costs per token) and the tokenizer registry (how to build a
 tokenizer by name), this module only answers "which registry tokenizer stands for model X".
 The answer comes from a data file shipped in the package, `analysis/data/models.toml`:
 rules of glob patterns over model ids, first match wins. Every answer carries its exactness

@@ -1,6 +1,6 @@
 """A `CostReport` as text: an aligned terminal table, Markdown, or one self-contained HTML page.
 
-Unlike `cli_cost` (which reads the command line, gathers the input text and writes report
+Unlike `cli.cost` (which reads the command line, gathers the input text and writes report
 folders) and `cost` (which computes the report), this module only renders a finished report,
 so the CLI and the dashboard's Cost page produce the same documents. Every rendering names the
 price source and its date, and marks estimates.
