@@ -1,4 +1,4 @@
-"""The `tokenprism` command: argparse subcommands, each defined in its own `cli_*` module.
+"""The `tokenprism` command: argparse subcommands, one module per command group in this package.
 
 This file only builds the parser and runs the chosen handler. Handlers return an exit code and
 raise ValueError/KeyError/OSError for bad input; `main` turns those into one line on stderr and
