@@ -271,10 +271,10 @@ class UniqueIds:
     def add(self, ids: pd.Series) -> None:
         ids = ids.astype(str).reset_index(drop=True)
         hashes = pd.util.hash_pandas_object(ids, index=False).to_numpy()
-        clash = ids.duplicated().to_numpy()
+        clash = ids.duplicated().to_numpy().copy()
         for run in self._runs:
             pos = np.searchsorted(run, hashes).clip(max=len(run) - 1)
-            clash |= run[pos] == hashes
+            clash = clash | (run[pos] == hashes)
         if clash.any():
             raise ValueError(f"sample id {ids[clash].iloc[0]!r} occurs more than once; ids must be unique "
                              "(rename the sample, or load the corpus once)")

@@ -44,7 +44,7 @@ from .base import (
     ENGINES as ENGINES,
     Engine as Engine,
     EngineError as EngineError,
-    open_engine as open_engine,
     worker_tokenizers as worker_tokenizers,
 )
+from .choose import open_engine as open_engine
 from .run import count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun

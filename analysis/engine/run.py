@@ -23,10 +23,11 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .base import Engine, InProcessEngine, open_engine, provide_tokenizers
+from .base import Engine, InProcessEngine, provide_tokenizers
+from .choose import open_engine
 from .output import PartitionedParquet
 from ..corpora.sample import Labeled, Sample
-from ..pipeline import (UniqueIds, _with_ratios, as_tokenizers, combine_sums, finish_measured, iter_sample_chunks,
+from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
@@ -38,10 +39,12 @@ _FOLD_EVERY = 64
 @dataclass(frozen=True)
 class MeasureRun:
     """What `measure` kept. `rows`: the per-row frame (or None); `summary`: aggregates (or None);
+    `sums`: the integer sums behind the summary (add runs with `pipeline.combine_sums`);
     `out`: the Parquet dataset written (or None); `n_samples`, `n_bytes`: input size; `engine`: where it ran."""
 
     rows: pd.DataFrame | None
     summary: pd.DataFrame | None
+    sums: pd.DataFrame | None
     out: Path | None
     n_samples: int
     n_bytes: int
@@ -84,7 +87,7 @@ def _resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: 
 
 def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str | Engine = "local",
             scheduler: str | None = None, workers: int | None = None, by: str | Sequence[str] | None = None,
-            out: str | Path | None = None, rows: bool | None = None, progress: bool = False,
+            out: str | Path | PartitionedParquet | None = None, rows: bool | None = None, progress: bool = False,
             total_bytes: int | None = None, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> MeasureRun:
     """Measure `samples` x `tokenizers` on an engine, keeping rows, aggregates or a Parquet dataset.
 
@@ -95,7 +98,8 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
         scheduler: Dask scheduler address (engine "dask"); None starts a LocalCluster.
         workers: worker processes (local engine or LocalCluster); default one per core.
         by: aggregate by these columns (as `pipeline.summarize`); None for no aggregates.
-        out: a new folder for the per-row Parquet dataset (written only if the run completes).
+        out: a new folder for the per-row Parquet dataset (written only if the run completes), or
+            an open `PartitionedParquet` that the caller commits (several runs, one dataset).
         rows: keep the per-row frame in memory; default: only when neither `by` nor `out` is given.
         progress: one tqdm bar over input bytes on stderr.
         total_bytes: the input size, for the bar's total (e.g. the sum of file sizes).
@@ -123,7 +127,8 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
         raise ValueError("nothing to keep: pass by=[...] for aggregates, out=DIR for a Parquet dataset, or rows=True")
     if by_keys is not None:
         partial_sums(pd.DataFrame(columns=[*by_keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), by_keys)  # bad keys fail now
-    writer = PartitionedParquet(out) if out is not None else None
+    own_writer = not isinstance(out, PartitionedParquet)
+    writer = out if isinstance(out, PartitionedParquet) else PartitionedParquet(out) if out is not None else None
     opened, owned = _resolve_engine(engine, toks, scheduler, workers)
     kept: list[pd.DataFrame] = []
     sums: list[pd.DataFrame] = []
@@ -139,7 +144,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                     if by_keys is not None:
                         sums.append(partial_sums(result, by_keys))
                     if writer is not None:
-                        writer.write(_with_ratios(result))
+                        writer.write(_with_ratios(result)[list(COLUMNS)])
                     if keep_rows:
                         kept.append(result)
                     chunk_bytes = int(result["n_bytes"].sum()) // len(names)
@@ -153,16 +158,17 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                 if len(sums) >= _FOLD_EVERY:
                     sums = [combine_sums(sums, by_keys)]
     except BaseException:
-        if writer is not None:
+        if writer is not None and own_writer:
             writer.abort()
         raise
     finally:
         if owned:
             opened.close()
-    written = writer.commit() if writer is not None else None
-    summary = summary_from_sums(combine_sums(sums, by_keys), by_keys, names) if by_keys is not None else None
+    written = (writer.commit() if own_writer else writer.target) if writer is not None else None
+    total = combine_sums(sums, by_keys) if by_keys is not None else None
+    summary = summary_from_sums(total, by_keys, names) if total is not None else None
     frame = finish_measured(kept, names) if keep_rows else None
-    return MeasureRun(frame, summary, written, n_samples, n_bytes, opened.name)
+    return MeasureRun(frame, summary, total, written, n_samples, n_bytes, opened.name)
 
 
 # -- counting for cost -------------------------------------------------------------------------
