@@ -85,6 +85,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
+    from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus (streamed)
+
+    add_engine_options(p)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar for --corpus on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_cost)
 
     q = sub.add_parser("models", help="models with their prices, tokenizer and exactness", formatter_class=fmt,
@@ -144,12 +149,44 @@ def _overrides(path: str | None) -> list:
     return load_overrides(path)
 
 
+def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
+    """--corpus priced on --engine: files streamed in chunks, memory bounded (no per-request rows)."""
+    from itertools import chain
+
+    from .. import corpora as corpus
+    from ..cost.streamed import CorpusCost
+    from ..engine import price_corpus
+    from ..pipeline import DETECT_SCRIPT, iter_sample_chunks
+    from .measure import _progress
+
+    cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
+                      fallback_tokenizer=args.fallback_tokenizer)
+    others = args.text is not None or args.file or args.builtin or args.system
+    first = [gather_inputs(argparse.Namespace(**{**vars(args), "corpus": None}))] if others else []
+    report = corpus.LoadReport()
+    samples = corpus.iter_samples(args.corpus, category=args.category, column=args.column, errors=args.errors,
+                                  report=report, script=DETECT_SCRIPT)  # scripts are not used for pricing
+    chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]]
+                           for c in iter_sample_chunks(samples)))
+    total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
+    try:
+        return price_corpus(chunks, cost, engine=args.engine, scheduler=args.scheduler, workers=args.workers,
+                            progress=_progress(args), total_bytes=total)
+    except ValueError as e:
+        if not cost.n_samples:
+            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e
+        raise
+
+
 def cmd_cost(args: argparse.Namespace) -> int:
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)
-    report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
-                      on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    if args.corpus:  # streamed: counted on the engine, reduced to sums chunk by chunk
+        report = _cost_corpus(args, workload)
+    else:
+        report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
+                          on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
         sys.stdout.write(report.models.to_csv(index=False))
     elif args.format == "json":

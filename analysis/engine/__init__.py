@@ -47,4 +47,5 @@ from .base import (
     worker_tokenizers as worker_tokenizers,
 )
 from .choose import open_engine as open_engine
-from .run import count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun
+from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
+                  price_corpus as price_corpus)

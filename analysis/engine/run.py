@@ -27,6 +27,8 @@ from .base import Engine, InProcessEngine, provide_tokenizers
 from .choose import open_engine
 from .output import PartitionedParquet
 from ..corpora.sample import Labeled, Sample
+from ..cost.estimate import CostReport
+from ..cost.streamed import CorpusCost
 from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
@@ -202,3 +204,29 @@ def count_tokens(chunks: Iterable[pd.DataFrame], tokenizer_names: Sequence[str],
 
     for counts in engine.map(_count_task, texts(), tuple(tokenizer_names)):
         yield pending.pop(0), counts
+
+
+def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: str | Engine = "local",
+                 scheduler: str | None = None, workers: int | None = None, progress: bool = False,
+                 total_bytes: int | None = None) -> CostReport:
+    """Feed chunks of requests (id, category, text) through `cost`, counting tokens on an engine.
+
+    Each chunk is counted (on the workers), priced and reduced to sums before the next one is
+    read, so memory stays bounded; the figures equal `cost.estimate` on the same requests.
+
+    Raises:
+        ValueError: no requests, or the errors of `CorpusCost.add`.
+        EngineError: the engine could not run the work.
+    """
+    opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    try:
+        with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
+                  desc=f"cost x{len(cost.tokenizers)} tokenizers ({opened.name})", file=sys.stderr,
+                  dynamic_ncols=True) as bar:
+            for chunk, counts in count_tokens(chunks, cost.tokenizers, engine=opened):
+                cost.add(chunk, counts)
+                bar.update(int(chunk["text"].str.encode("utf-8", "surrogatepass").str.len().sum()) if progress else 0)
+    finally:
+        if isinstance(engine, str):
+            opened.close()
+    return cost.report()
