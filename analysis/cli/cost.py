@@ -156,7 +156,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     from .. import corpora as corpus
     from ..cost.streamed import CorpusCost
     from ..engine import price_corpus
-    from ..pipeline import DETECT_SCRIPT, iter_sample_chunks
+    from ..engine.read import iter_corpus_chunks
     from .measure import _progress
 
     cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
@@ -164,10 +164,9 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     others = args.text is not None or args.file or args.builtin or args.system
     first = [gather_inputs(argparse.Namespace(**{**vars(args), "corpus": None}))] if others else []
     report = corpus.LoadReport()
-    samples = corpus.iter_samples(args.corpus, category=args.category, column=args.column, errors=args.errors,
-                                  report=report, script=DETECT_SCRIPT)  # scripts are not used for pricing
-    chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]]
-                           for c in iter_sample_chunks(samples)))
+    read = iter_corpus_chunks(args.corpus, category=args.category, column=args.column, errors=args.errors,
+                              report=report)  # tables through Arrow; scripts are never detected (not used)
+    chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]] for c in read))
     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
     try:
         return price_corpus(chunks, cost, engine=args.engine, scheduler=args.scheduler, workers=args.workers,

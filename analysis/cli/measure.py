@@ -70,7 +70,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine import open_engine
     from ..engine import measure as measure_on
     from ..engine.output import PartitionedParquet
-    from ..pipeline import DETECT_SCRIPT, as_tokenizers, combine_sums, summary_from_sums, write_table
+    from ..engine.read import iter_corpus_chunks
+    from ..pipeline import as_tokenizers, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
 
     toks = as_tokenizers(args.tokenizers)
@@ -113,10 +114,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
             if args.corpus:
                 report = corpus.LoadReport()
                 total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
-                # streamed: files are read chunk by chunk here, scripts detected by the workers
-                user = corpus.iter_samples(args.corpus, category=args.category_name, language=args.language,
-                                           column=args.column, errors=args.errors, report=report,
-                                           script=DETECT_SCRIPT)
+                # streamed: files read chunk by chunk (tables through Arrow), scripts detected by the workers
+                user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
+                                          column=args.column, errors=args.errors, report=report)
                 r = run(user, total=total)
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
                 if not r.n_samples:

@@ -132,6 +132,7 @@ _SCRIPTS = (
 _SCRIPT_OF_LETTER = regex.compile(
     "|".join(f"(?P<{s}>\\p{{sc={s}}})" for s in _SCRIPTS) + "|(?P<Zzzz>\\p{L})"
 )
+_ASCII_LETTER = regex.compile("[A-Za-z]")
 _DETECT_PREFIX = 100_000  # characters; enough to decide, and bounded for multi-MB samples
 
 
@@ -170,7 +171,10 @@ def detect_script(text: str) -> str:
     >>> detect_script("Привет, мир"), detect_script("今日はいい天気です"), detect_script("2024-05-17")
     ('Cyrl', 'Jpan', 'Zyyy')
     """
-    counts = script_counts(text[:_DETECT_PREFIX])
+    prefix = text[:_DETECT_PREFIX]
+    if prefix.isascii():  # the common case, in one C-level pass: A-Z and a-z are the only letters
+        return "Latn" if _ASCII_LETTER.search(prefix) else "Zyyy"
+    counts = script_counts(prefix)
     if not counts:
         return "Zyyy"
     kana = counts.pop("Hira", 0) + counts.pop("Kana", 0)

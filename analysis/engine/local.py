@@ -61,9 +61,9 @@ class LocalEngine:
     # -- the pool ---------------------------------------------------------------------------
     def _start(self, names: Sequence[str]) -> ProcessPoolExecutor:
         if self._pool is None:
-            methods = mp.get_all_start_methods()
-            # forkserver: workers start from a clean process, not a fork of one running threads
-            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+            # spawn: workers start clean (not a fork of a process running threads), and are our
+            # children, so their CPU time and peak memory show in this process's rusage
+            ctx = mp.get_context("spawn")
             self._names = tuple(names)
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
                                              initargs=(self._names,))

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 from .base import Engine, InProcessEngine, provide_tokenizers
 from .choose import open_engine
 from .output import PartitionedParquet
+from .read import Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost.estimate import CostReport
 from ..cost.streamed import CorpusCost
@@ -33,7 +34,7 @@ from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, combine
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
-Samples = pd.DataFrame | Iterable[Sample | Labeled]
+Samples = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
 # combine partial sums every this many chunks, so the list of partials never grows with the corpus
 _FOLD_EVERY = 64
 
@@ -94,7 +95,8 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     """Measure `samples` x `tokenizers` on an engine, keeping rows, aggregates or a Parquet dataset.
 
     Args:
-        samples: a samples frame or an iterable of `Sample`/`Labeled` (streamed).
+        samples: a samples frame, an iterable of `Sample`/`Labeled` (streamed), or `Chunks`
+            (e.g. `read.iter_corpus_chunks(paths)`: the fast reader of the user's files).
         tokenizers: names, a comma-separated string, adapters (registry ones for local/dask), or None.
         engine: "local" (all cores), "dask", "inprocess", or an open `Engine`.
         scheduler: Dask scheduler address (engine "dask"); None starts a LocalCluster.
@@ -136,7 +138,8 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     sums: list[pd.DataFrame] = []
     n_samples = n_bytes = 0
     try:
-        chunks = _checked(iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples))
+        chunks = _checked(iter(samples) if isinstance(samples, Chunks) else
+                          iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples))
         with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
                   desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr, dynamic_ncols=True) as bar:
             params = {"by": by_keys, "rows": need_rows}
