@@ -235,16 +235,20 @@ def _with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
 DETECT_SCRIPT = "?detect"
 
 
-def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFrame:
+def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True) -> pd.DataFrame:
     """Counts of one chunk of samples (a frame from `iter_sample_chunks`) under `toks`, without ratios.
 
     The per-sample Python work (words, deferred script detection) happens here, in whatever
     process measures the chunk, so a reader feeding many workers stays light.
 
+    Args:
+        scripts: detect deferred scripts; False leaves `DETECT_SCRIPT` in place, for callers
+            that keep neither rows nor a grouping by script.
+
     Returns:
         SAMPLE_META, tokenizer, n_chars, n_bytes, n_words, n_tokens; sample-major rows.
     """
-    if len(chunk) and (chunk["script"] == DETECT_SCRIPT).any():
+    if scripts and len(chunk) and (chunk["script"] == DETECT_SCRIPT).any():
         todo = chunk["script"] == DETECT_SCRIPT
         chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
     texts = chunk["text"].tolist()
@@ -277,7 +281,7 @@ class UniqueIds:
         self._runs: list[np.ndarray] = []  # sorted, sizes strictly decreasing
 
     def add(self, ids: pd.Series) -> None:
-        ids = ids.astype(str).reset_index(drop=True)
+        ids = (ids if ids.dtype == object else ids.astype(str)).reset_index(drop=True)
         hashes = pd.util.hash_pandas_object(ids, index=False).to_numpy()
         clash = ids.duplicated().to_numpy().copy()
         for run in self._runs:

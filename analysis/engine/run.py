@@ -55,7 +55,8 @@ class MeasureRun:
 
 
 def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool) -> pd.DataFrame:
-    counts = measure_chunk(chunk, toks)
+    # a script nobody groups by and no row shows is not worth detecting
+    counts = measure_chunk(chunk, toks, scripts=rows or "script" in (by or ()))
     return counts if rows else partial_sums(counts, by or [])
 
 
