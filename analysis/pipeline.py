@@ -411,6 +411,62 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
             .reset_index().astype({c: "int64" for c in SUMS}))
 
 
+def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
+    """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
+
+    Tokens are counted per text (tokenization does not add up over joined texts), but
+    characters, bytes and words are counted once per group, on the group's texts joined with
+    "\n": no word spans a line break, so the counts add up, except Thai-like grapheme
+    estimates, which are rounded per text and are corrected here text by text.
+    """
+    keys = _group_keys(by)
+    labels = [k for k in keys if k != "tokenizer"]
+    if (chunk["script"] == DETECT_SCRIPT).any() and "script" in labels:
+        todo = chunk["script"] == DETECT_SCRIPT
+        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
+    texts = chunk["text"].tolist()
+    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
+    if labels:
+        codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
+            else pd.factorize(chunk[labels[0]].astype(str))
+        groups = [np.flatnonzero(codes == g) for g in range(len(uniques))]
+        label_rows = [dict(zip(labels, u if len(labels) > 1 else (u,))) for u in uniques]
+    else:
+        groups, label_rows = [np.arange(len(texts))], [{}]
+    rows = []
+    n_toks = len(toks)
+    for members, label in zip(groups, label_rows):
+        if not len(members):
+            continue
+        joined = "\n".join(texts[i] for i in members)
+        sizes = {"n_chars": len(joined) - (len(members) - 1),
+                 # lone surrogates count as 3 bytes, as in text_stats
+                 "n_bytes": len(joined.encode("utf-8", "surrogatepass")) - (len(members) - 1),
+                 "n_words": count_words(joined) + _grapheme_rounding(joined, texts, members)}
+        tokens = counts[members].sum(axis=0)
+        if "tokenizer" in keys:
+            for j, tok in enumerate(toks):
+                rows.append({**label, "tokenizer": tok.name, "n_samples": len(members), **sizes,
+                             "n_tokens": int(tokens[j])})
+        else:  # rows are sample x tokenizer, so every size counts once per tokenizer
+            rows.append({**label, "n_samples": len(members) * n_toks, **{k: v * n_toks for k, v in sizes.items()},
+                         "n_tokens": int(tokens.sum())})
+    out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
+    return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
+
+
+_UNSPACED_GATE = re.compile("[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]")
+
+
+def _grapheme_rounding(joined: str, texts: list[str], members: np.ndarray) -> int:
+    """Sum of per-text rounded grapheme words minus the joined text's rounded total (0 without such scripts)."""
+    if not _UNSPACED_GATE.search(joined):
+        return 0
+    per_text = [len(_UNSPACED_GRAPHEME.findall(texts[i])) for i in members if _UNSPACED_GATE.search(texts[i])]
+    return (sum(int(g / GRAPHEMES_PER_WORD + 0.5) for g in per_text)
+            - int(sum(per_text) / GRAPHEMES_PER_WORD + 0.5))
+
+
 def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
     """Add partial sums (from `partial_sums`, in corpus order) group by group; integers, so exact in any order."""
     keys = _group_keys(by)

@@ -149,6 +149,10 @@ def _overrides(path: str | None) -> list:
     return load_overrides(path)
 
 
+def report_line(args: argparse.Namespace) -> str:
+    return f"pricing corpus {', '.join(args.corpus)} chunk by chunk"
+
+
 def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     """--corpus priced on --engine: files streamed in chunks, memory bounded (no per-request rows)."""
     from itertools import chain
@@ -168,9 +172,13 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
                               report=report)  # tables through Arrow; scripts are never detected (not used)
     chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]] for c in read))
     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
+    from ..engine import open_engine
+
     try:
-        return price_corpus(chunks, cost, engine=args.engine, scheduler=args.scheduler, workers=args.workers,
-                            progress=_progress(args), total_bytes=total)
+        with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
+                         timeout=args.connect_timeout) as engine:
+            print(f"tokenprism cost: {report_line(args)}; engine: {engine.describe()}", file=sys.stderr)
+            return price_corpus(chunks, cost, engine=engine, progress=_progress(args), total_bytes=total)
     except ValueError as e:
         if not cost.n_samples:
             raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e

@@ -44,6 +44,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                         "cluster (--scheduler) or a LocalCluster; inprocess: this process only")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --engine dask)")
     p.add_argument("--workers", type=int, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to wait for the --scheduler to answer")
 
 
 def _progress(args: argparse.Namespace) -> bool:
@@ -95,7 +97,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     runs, rows = [], []
     parallel = None
     try:
-        with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers) as engine:
+        with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
+                         timeout=args.connect_timeout) as engine:
             print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
 
             def run(samples, *, keep: bool = False, total: int | None = None):

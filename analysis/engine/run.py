@@ -30,7 +30,7 @@ from .read import Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost.estimate import CostReport
 from ..cost.streamed import CorpusCost
-from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, combine_sums, finish_measured, iter_sample_chunks,
+from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
@@ -55,9 +55,9 @@ class MeasureRun:
 
 
 def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool) -> pd.DataFrame:
-    # a script nobody groups by and no row shows is not worth detecting
-    counts = measure_chunk(chunk, toks, scripts=rows or "script" in (by or ()))
-    return counts if rows else partial_sums(counts, by or [])
+    if rows:
+        return measure_chunk(chunk, toks)
+    return chunk_sums(chunk, toks, by or [])  # sums without the rows (scripts only if grouped by)
 
 
 def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:

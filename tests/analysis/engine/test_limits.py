@@ -1,0 +1,75 @@
+"""Bounded memory (aggregates-only RSS flat as the corpus grows) and Ctrl-C (no half-written output).
+
+Each run is a fresh process, so its peak RSS (`ru_maxrss`) is its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.analysis.engine.gen import text_folder
+
+REPO = Path(__file__).resolve().parents[3]
+_CHILD = r"""
+import json, resource, sys
+from analysis.engine import measure
+from analysis.engine.read import iter_corpus_chunks
+run = measure(iter_corpus_chunks(sys.argv[1]), "gpt2", engine=sys.argv[2], workers=2, by=["category", "tokenizer"])
+print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+                  "n_bytes": run.n_bytes}))
+"""
+
+
+def _peak(folder: Path, engine: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(folder), engine], capture_output=True, text=True,
+                         check=True, cwd=REPO)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _flat(tmp_path: Path, small_mb: int, big_mb: int, engine: str) -> None:
+    small = _peak(text_folder(tmp_path / "small", small_mb << 20), engine)
+    big = _peak(text_folder(tmp_path / "big", big_mb << 20), engine)
+    assert big["n_bytes"] > (big_mb - 1) * small["n_bytes"] / small_mb  # the big run really read more
+    # six times the input, not six times the memory: a few chunks in flight, whatever the size
+    assert big["rss_mb"] < small["rss_mb"] + 48, (small, big)
+    assert big["worker_rss_mb"] < small["worker_rss_mb"] + 48, (small, big)
+
+
+def test_aggregates_only_memory_is_flat(tmp_path):
+    _flat(tmp_path, 4, 24, "inprocess")
+
+
+@pytest.mark.slow
+def test_aggregates_only_memory_is_flat_10_vs_100_mb(tmp_path):
+    _flat(tmp_path, 10, 100, "local")
+
+
+def test_ctrl_c_stops_workers_and_leaves_no_output(tmp_path):
+    corpus = text_folder(tmp_path / "corpus", 24 << 20)
+    out = tmp_path / "out" / "rows"
+    proc = subprocess.Popen([sys.executable, "-m", "analysis", "measure", str(corpus), "-t", "gpt2,o200k_base",
+                             "--workers", "2", "--out", f"{out}/", "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any(p.name.startswith(".tokenprism-tmp-") and any(p.iterdir())
+                  for p in (tmp_path / "out").glob(".*")) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run ended before it could be interrupted; give it a bigger corpus"
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    rc = proc.wait(timeout=60)
+    err = proc.stderr.read().decode()
+    assert rc == 130 and "Traceback" not in err, err
+    assert not out.exists() and list((tmp_path / "out").iterdir()) == []  # no dataset, no hidden leftovers
+    time.sleep(1)
+    with pytest.raises(ProcessLookupError):  # no worker outlived the run
+        os.killpg(proc.pid, 0)
