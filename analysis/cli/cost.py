@@ -149,7 +149,7 @@ def _overrides(path: str | None) -> list:
     return load_overrides(path)
 
 
-def report_line(args: argparse.Namespace) -> str:
+def _corpus_line(args: argparse.Namespace) -> str:
     return f"pricing corpus {', '.join(args.corpus)} chunk by chunk"
 
 
@@ -177,7 +177,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     try:
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
                          timeout=args.connect_timeout) as engine:
-            print(f"tokenprism cost: {report_line(args)}; engine: {engine.describe()}", file=sys.stderr)
+            print(f"tokenprism cost: {_corpus_line(args)}; engine: {engine.describe()}", file=sys.stderr)
             return price_corpus(chunks, cost, engine=engine, progress=_progress(args), total_bytes=total)
     except ValueError as e:
         if not cost.n_samples:

@@ -38,6 +38,13 @@ def dask_engine():
 
 
 @pytest.fixture(scope="module")
+def local_engine():
+    engine = LocalEngine(2, small_input_chars=0)  # the pool even for small inputs: the pool is under test
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """A generated corpus of a few MB: a folder of mixed text and short JSON lines."""
     root = tmp_path_factory.mktemp("gen")
@@ -46,28 +53,27 @@ def corpus(tmp_path_factory):
     return root
 
 
-def _engines(dask_engine):
-    return {"inprocess": InProcessEngine(), "local": LocalEngine(2, small_input_chars=0), "dask": dask_engine}
+def _engines(local_engine, dask_engine):
+    return {"inprocess": InProcessEngine(), "local": local_engine, "dask": dask_engine}
 
 
-def test_builtin_corpora_identical_on_every_engine(dask_engine):
+def test_builtin_corpora_identical_on_every_engine(local_engine, dask_engine):
     builtin = load_builtin()
     rows = pipeline.measure(builtin, TOKS)
     summary = pipeline.summarize(rows, BY)
-    for name, engine in _engines(dask_engine).items():
+    for name, engine in _engines(local_engine, dask_engine).items():
         run = measure(builtin, TOKS, engine=engine, by=BY, rows=True, chunk_samples=40)
         pdt.assert_frame_equal(run.rows, rows, obj=f"rows on {name}")
         pdt.assert_frame_equal(run.summary, summary, obj=f"summary on {name}")
         agg = measure(builtin, TOKS, engine=engine, by=BY, chunk_samples=40)  # workers send sums only
         assert agg.rows is None
         pdt.assert_frame_equal(agg.summary, summary, obj=f"aggregates-only summary on {name}")
-        engine is dask_engine or engine.close()
 
 
-def test_generated_corpus_identical_on_every_engine(dask_engine, corpus, tmp_path):
+def test_generated_corpus_identical_on_every_engine(local_engine, dask_engine, corpus, tmp_path):
     paths = [str(corpus / "mixed"), str(corpus / "rows.jsonl")]
     reference = None
-    for name, engine in _engines(dask_engine).items():
+    for name, engine in _engines(local_engine, dask_engine).items():
         out = tmp_path / name
         run = measure(iter_corpus_chunks(paths, column="text"), "gpt2,o200k_base", engine=engine,
                       by=["category", "script", "tokenizer"], out=out, chunk_samples=2048)
@@ -84,22 +90,20 @@ def test_generated_corpus_identical_on_every_engine(dask_engine, corpus, tmp_pat
         else:
             pdt.assert_frame_equal(written, reference[0], obj=f"rows on {name}")
             pdt.assert_frame_equal(run.summary, reference[1], obj=f"summary on {name}")
-        engine is dask_engine or engine.close()
 
 
-def test_cost_corpus_identical_on_every_engine(dask_engine):
+def test_cost_corpus_identical_on_every_engine(local_engine, dask_engine):
     builtin = load_builtin()
     workload = Workload(requests_per_month=1000, output_tokens=200, cached_share="0.25")
     models = "openai:gpt-4o-mini,openai:gpt-4,deepseek:deepseek-chat,anthropic:claude-sonnet-4-5"
     ref = estimate(builtin, models, workload=workload, on=date(2025, 6, 1))
-    for name, engine in _engines(dask_engine).items():
+    for name, engine in _engines(local_engine, dask_engine).items():
         cost = CorpusCost(models, workload=workload, on=date(2025, 6, 1))
         chunks = (c.rename(columns={"sample_id": "id"}) for c in iter_sample_chunks(builtin, chunk_samples=30))
         report = price_corpus(chunks, cost, engine=engine)
         pdt.assert_frame_equal(report.models, ref.models, obj=f"models on {name}")
         pdt.assert_frame_equal(report.categories.reset_index(drop=True), ref.categories.reset_index(drop=True))
         assert report.n_samples == ref.n_samples and report.n_chars == ref.n_chars
-        engine is dask_engine or engine.close()
 
 
 # -- faults ----------------------------------------------------------------------------------
@@ -118,30 +122,30 @@ def _expected(chunks):
         return list(engine.map(slow_sums, chunks, ("gpt2",), params={"delay": 0}))
 
 
-def test_local_pool_worker_killed_mid_run_gives_the_same_result():
+def test_local_pool_worker_killed_mid_run_gives_the_same_result(local_engine):
     chunks = _chunks()
     expected = _expected(chunks)
-    with LocalEngine(2, small_input_chars=0) as engine:
-        results = []
-        for result in engine.map(slow_sums, chunks, ("gpt2",), params={"delay": 0.15}):
-            if not results:
-                os.kill(engine.worker_pids()[0], signal.SIGKILL)
-            results.append(result)
-        assert engine.restarts >= 1
+    engine, restarts = local_engine, local_engine.restarts
+    results = []
+    for result in engine.map(slow_sums, chunks, ("gpt2",), params={"delay": 0.15}):
+        if not results:
+            os.kill(engine.worker_pids()[0], signal.SIGKILL)
+        results.append(result)
+    assert engine.restarts > restarts  # the pool was started again, and the lost chunks sent again
     assert len(results) == len(expected)
     for got, want in zip(results, expected):
         pdt.assert_frame_equal(got, want)
 
 
-def test_dask_worker_killed_mid_run_gives_the_same_result():
+def test_dask_worker_killed_mid_run_gives_the_same_result(dask_engine):
     chunks = _chunks()
     expected = _expected(chunks)
-    with open_engine("dask", workers=2) as engine:  # its own cluster: the shared one keeps both workers
-        results = []
-        for result in engine.map(slow_sums, chunks, ("gpt2",), params={"delay": 0.15}):
-            if not results:
-                os.kill(next(iter(engine.worker_pids().values())), signal.SIGKILL)
-            results.append(result)
+    engine = dask_engine  # its nanny starts a new worker; the scheduler sends the lost tasks elsewhere
+    results = []
+    for result in engine.map(slow_sums, chunks, ("gpt2",), params={"delay": 0.15}):
+        if not results:
+            os.kill(next(iter(engine.worker_pids().values())), signal.SIGKILL)
+        results.append(result)
     for got, want in zip(results, expected, strict=True):
         pdt.assert_frame_equal(got, want)
 

@@ -45,7 +45,7 @@ def _flat(tmp_path: Path, small_mb: int, big_mb: int, engine: str) -> None:
 
 
 def test_aggregates_only_memory_is_flat(tmp_path):
-    _flat(tmp_path, 4, 24, "inprocess")
+    _flat(tmp_path, 3, 15, "inprocess")
 
 
 @pytest.mark.slow
@@ -53,8 +53,10 @@ def test_aggregates_only_memory_is_flat_10_vs_100_mb(tmp_path):
     _flat(tmp_path, 10, 100, "local")
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists() or os.name != "posix",
+                    reason="reads process groups from Linux /proc and sends SIGINT to a process group")
 def test_ctrl_c_stops_workers_and_leaves_no_output(tmp_path):
-    corpus = text_folder(tmp_path / "corpus", 24 << 20)
+    corpus = text_folder(tmp_path / "corpus", 14 << 20)
     out = tmp_path / "out" / "rows"
     proc = subprocess.Popen([sys.executable, "-m", "analysis", "measure", str(corpus), "-t", "gpt2,o200k_base",
                              "--workers", "2", "--out", f"{out}/", "--no-progress"],
@@ -70,6 +72,20 @@ def test_ctrl_c_stops_workers_and_leaves_no_output(tmp_path):
     err = proc.stderr.read().decode()
     assert rc == 130 and "Traceback" not in err, err
     assert not out.exists() and list((tmp_path / "out").iterdir()) == []  # no dataset, no hidden leftovers
-    time.sleep(1)
-    with pytest.raises(ProcessLookupError):  # no worker outlived the run
-        os.killpg(proc.pid, 0)
+    deadline = time.monotonic() + 10  # no worker outlives the run (they are stopped, not orphaned)
+    while _group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _group(proc.pid), _group(proc.pid)
+
+
+def _group(pgid: int) -> list[str]:
+    """Command lines of the live processes in process group `pgid` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120])
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
