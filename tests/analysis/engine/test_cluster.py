@@ -69,8 +69,8 @@ def scheduler(tmp_path_factory):
 
 
 def test_measure_on_a_real_cluster_matches_in_process(scheduler, tmp_path, capsys):
-    text_folder(tmp_path / "docs", 1 << 20, file_bytes=1 << 18)
-    jsonl_rows(tmp_path / "docs" / "rows.jsonl", 5_000)
+    text_folder(tmp_path / "docs", 1 << 19, file_bytes=1 << 17)
+    jsonl_rows(tmp_path / "docs" / "rows.jsonl", 2_000)
     common = [str(tmp_path / "docs"), "--column", "text", "-t", "gpt2,o200k_base", "--by", "category,script",
               "--format", "csv", "--no-progress"]
     assert main(["measure", *common, "--engine", "inprocess", "--out", str(tmp_path / "here") + "/"]) == 0

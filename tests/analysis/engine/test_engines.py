@@ -26,7 +26,7 @@ from analysis.engine.read import iter_corpus_chunks
 from analysis.pipeline import iter_sample_chunks, measure_chunk, partial_sums
 from tests.analysis.engine.gen import jsonl_rows, text_folder
 
-TOKS = "gpt2,o200k_base,deepseek-v4"  # two tiktoken encodings and a Hugging Face one
+TOKS = "gpt2,deepseek-v4"  # a tiktoken encoding and a Hugging Face one
 BY = ["category", "language", "tokenizer"]
 
 
