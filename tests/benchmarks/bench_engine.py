@@ -15,7 +15,7 @@ Every figure is a ratio against a reference measured in the same run:
 * **peak RSS** of an aggregates-only run (reader process and largest worker), and of
   `tokenprism cost --corpus` over the JSON lines under 3 models.
 
-Each run is a fresh subprocess, so its peak RSS is its own. Sizes (the issue asks for 1 GB and
+Each run is a fresh subprocess; peak RSS is each process's own VmHWM (see tests/analysis/engine/rss.py). Sizes (the issue asks for 1 GB and
 1,000,000 rows; 1 GB under four tokenizers takes about 15 minutes per engine on 2 shared
 cores, so the default is smaller and the JSON says which size ran):
 
@@ -45,30 +45,32 @@ COST_MODELS = "openai:gpt-4o-mini,openai:gpt-4,deepseek:deepseek-chat"
 TARGET_PER_CORE = 1.15
 
 _CHILD = r"""
-import json, os, resource, sys, time
+import json, os, sys, time
 a = json.loads(sys.argv[1])
 from analysis.engine import measure, worker_tokenizers
 from analysis.engine.read import iter_corpus_chunks
+from tests.analysis.engine.rss import ChildPeak, self_peak_mb
 worker_tokenizers(a["toks"])  # loaded before the clock starts, as the raw pass's are
 t0, c0 = time.perf_counter(), os.times()
-run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine=a["engine"],
-              workers=a["workers"], by=["category", "tokenizer"])
+with ChildPeak() as workers:
+    run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine=a["engine"],
+                  workers=a["workers"], by=["category", "tokenizer"])
 wall, c1 = time.perf_counter() - t0, os.times()
 cpu = sum(getattr(c1, k) - getattr(c0, k) for k in ("user", "system", "children_user", "children_system"))
 print(json.dumps({"wall_s": wall, "cpu_s": cpu, "n_samples": run.n_samples, "n_bytes": run.n_bytes,
-                  "n_tokens": int(run.summary["n_tokens"].sum()),
-                  "rss_reader_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "rss_worker_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
+                  "n_tokens": int(run.summary["n_tokens"].sum()), "rss_reader_mb": self_peak_mb(),
+                  "rss_worker_mb": workers.mb}))
 """
 
 _COST = r"""
-import json, resource, sys, time
+import json, sys, time
 from analysis.cli import main
+from tests.analysis.engine.rss import ChildPeak, self_peak_mb
 t0 = time.perf_counter()
-rc = main(json.loads(sys.argv[1]))
-print(json.dumps({"rc": rc, "wall_s": time.perf_counter() - t0,
-                  "rss_reader_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "rss_worker_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}), file=sys.stderr)
+with ChildPeak() as workers:
+    rc = main(json.loads(sys.argv[1]))
+print(json.dumps({"rc": rc, "wall_s": time.perf_counter() - t0, "rss_reader_mb": self_peak_mb(),
+                  "rss_worker_mb": workers.mb}), file=sys.stderr)
 """
 
 
