@@ -21,14 +21,17 @@ pricing, for example)::
 
     from analysis.engine import open_engine
 
-    def my_chunk_fn(chunk: pd.DataFrame, tokenizer_names: tuple[str, ...], **params) -> pd.DataFrame:
-        toks = worker_tokenizers(tokenizer_names)   # loaded once per process, then cached
+    def my_chunk_fn(chunk: pd.DataFrame, toks: tuple[Tokenizer, ...], **params) -> pd.DataFrame:
         ...                                          # pure: same chunk in, same frame out
         return partial_sums_frame                    # small: sums, not one row per record
 
     with open_engine("local") as engine:             # or "dask", scheduler=...; "inprocess"
         for result in engine.map(my_chunk_fn, chunks, ("o200k_base",), params={...}):
-            ...                                      # results in chunk order, as they finish
+            ...                                      # results in chunk order
+
+`engine.map` sends the tokenizer *names*; in each worker process they are loaded once
+(`worker_tokenizers`, a per-process cache) and passed to the function as adapters, in the
+order given. `count_tokens` and `price_corpus` (cost) and `measure` are built this way.
 
 Rules for a chunk function: a module-level function (pickled by reference), arguments and
 result are plain frames, names and numbers; it must be pure, because a chunk whose worker died
