@@ -35,7 +35,7 @@ from tqdm.auto import tqdm
 
 from .atomic import atomic_path
 from .compare import resolve_tokenizers
-from .corpora.sample import Labeled, Sample
+from .corpora.sample import Labeled, Sample, detect_script
 from .tokenizers import Tokenizer
 from .tokenizers import TokenizersArg
 
@@ -84,12 +84,20 @@ def count_words(text: str) -> int:
     (3, 6, 2)
     """
     if text.isascii() or not _MAYBE_NO_SPACES.search(text):  # the common case: two C-level passes
-        return len(text.split()) - len(_PUNCT_RUN.findall(f" {text} "))
-    words = len(_WORD.findall(text))
-    ideographs = sum(map(len, _IDEOGRAPH.findall(text)))
-    graphemes = len(_UNSPACED_GRAPHEME.findall(text))
+        return _spaced_words(text)
+    # No word spans a line break, so lines count apart: the slow path reads only the lines with
+    # an ideographic or unspaced character (in mixed text, a few), the fast one the others.
+    # (the fast count is additive over lines too: the whole text's minus the slow lines')
+    slow = "\n".join(line for line in text.split("\n") if not line.isascii() and _MAYBE_NO_SPACES.search(line))
+    words = _spaced_words(text) - _spaced_words(slow) + len(_WORD.findall(slow))
+    ideographs = sum(map(len, _IDEOGRAPH.findall(slow)))
+    graphemes = len(_UNSPACED_GRAPHEME.findall(slow))
     # round half up: a lone Thai syllable still counts as one word
     return words + ideographs + int(graphemes / GRAPHEMES_PER_WORD + 0.5)
+
+
+def _spaced_words(text: str) -> int:
+    return len(text.split()) - len(_PUNCT_RUN.findall(f" {text} "))
 
 
 def text_stats(texts: pd.Series) -> pd.DataFrame:
@@ -223,21 +231,87 @@ def _with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
     })
 
 
-def _measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFrame:
+# Script detection deferred to whoever measures the chunk (a worker process, not the reader):
+# loaders pass this as the script, and `measure_chunk` replaces it with `detect_script(text)`.
+DETECT_SCRIPT = "?detect"
+
+
+def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True) -> pd.DataFrame:
+    """Counts of one chunk of samples (a frame from `iter_sample_chunks`) under `toks`, without ratios.
+
+    The per-sample Python work (words, deferred script detection) happens here, in whatever
+    process measures the chunk, so a reader feeding many workers stays light.
+
+    Args:
+        scripts: detect deferred scripts; False leaves `DETECT_SCRIPT` in place, for callers
+            that keep neither rows nor a grouping by script.
+
+    Returns:
+        SAMPLE_META, tokenizer, n_chars, n_bytes, n_words, n_tokens; sample-major rows.
+    """
+    if scripts and len(chunk) and (chunk["script"] == DETECT_SCRIPT).any():
+        todo = chunk["script"] == DETECT_SCRIPT
+        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
     texts = chunk["text"].tolist()
-    # one native batch call per tokenizer (tiktoken: 2 threads; HF: rayon) keeps both cores busy
-    counts = np.column_stack([token_counts(tok, texts) for tok in toks])
+    # one native batch call per tokenizer (tiktoken: threads; HF: rayon)
+    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if len(texts) else np.zeros((0, len(toks)))
     per_sample = chunk[list(SAMPLE_META)].join(text_stats(chunk["text"]))
     n = len(toks)
     # sample-major: each sample's row repeated once per tokenizer, tokenizers in the given order
     return (per_sample.loc[per_sample.index.repeat(n)]
-            .assign(tokenizer=np.tile([t.name for t in toks], len(chunk)), n_tokens=counts.ravel())
+            .assign(tokenizer=np.tile([t.name for t in toks], len(chunk)), n_tokens=counts.ravel().astype(np.int64))
             .reset_index(drop=True))
+
+
+class UniqueIds:
+    """Raises on a sample id seen before, in time and memory linear in the number of ids.
+
+    Ids are kept as 64-bit hashes (8 bytes each, in sorted numpy runs merged like a binary
+    counter), not as Python strings: 10 million ids take 80 MB. Two different ids share a
+    hash with probability about n^2 / 2^65 (3e-6 for 10 million): then the run stops with a
+    duplicate-id error, never with a wrong number.
+
+    >>> u = UniqueIds(); u.add(pd.Series(["a", "b"])); u.add(pd.Series(["c"]))
+    >>> u.add(pd.Series(["b"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: sample id 'b' occurs more than once; ids must be unique (rename the sample, or load the corpus once)
+    """
+
+    def __init__(self) -> None:
+        self._runs: list[np.ndarray] = []  # sorted, sizes strictly decreasing
+
+    def add(self, ids: pd.Series) -> None:
+        ids = (ids if ids.dtype == object else ids.astype(str)).reset_index(drop=True)
+        hashes = pd.util.hash_pandas_object(ids, index=False).to_numpy()
+        clash = ids.duplicated().to_numpy().copy()
+        for run in self._runs:
+            pos = np.searchsorted(run, hashes).clip(max=len(run) - 1)
+            clash = clash | (run[pos] == hashes)
+        if clash.any():
+            raise ValueError(f"sample id {ids[clash].iloc[0]!r} occurs more than once; ids must be unique "
+                             "(rename the sample, or load the corpus once)")
+        run = np.sort(hashes)
+        while self._runs and len(self._runs[-1]) <= len(run):
+            run = np.sort(np.concatenate([self._runs.pop(), run]), kind="stable")  # two sorted runs: a merge
+        self._runs.append(run)
+
+
+def finish_measured(parts: Sequence[pd.DataFrame], tokenizer_names: Sequence[str]) -> pd.DataFrame:
+    """Per-chunk count frames (from `measure_chunk`, in order) -> the `measure` frame: ratios, categoricals."""
+    if not parts:
+        frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in COUNTS else "str") for c in COLUMNS[:-3]})
+    else:
+        frame = pd.concat(parts, ignore_index=True)
+    return frame.pipe(_with_ratios).pipe(_categorical, list(tokenizer_names))[list(COLUMNS)]
 
 
 def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: TokenizersArg = None,
             *, progress: bool = False, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> pd.DataFrame:
     """Token counts of every sample under every tokenizer: one tidy row per (sample, tokenizer).
+
+    This runs in this process; `analysis.engine.measure` runs the same chunks on all cores or
+    a Dask cluster, streams aggregates and writes Parquet datasets, with identical numbers.
 
     Args:
         samples: a samples frame (`corpus.load_builtin()`, `corpus.load_corpus(...)`,
@@ -265,24 +339,15 @@ def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Toke
     """
     toks = as_tokenizers(tokenizers)
     total = len(samples) if isinstance(samples, (pd.DataFrame, Sequence)) else None
-    seen: set[str] = set()
+    ids = UniqueIds()
     parts = []
     with tqdm(total=total, disable=not progress, unit="sample", desc=f"measure x{len(toks)} tokenizers",
               file=sys.stderr, dynamic_ncols=True) as bar:
         for chunk in iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples):
-            ids = chunk["sample_id"].astype(str)
-            dupes = ids[ids.duplicated() | ids.isin(seen)]
-            if len(dupes):
-                raise ValueError(f"sample id {dupes.iloc[0]!r} occurs more than once; ids must be unique "
-                                 "(rename the sample, or load the corpus once)")
-            seen.update(ids)
-            parts.append(_measure_chunk(chunk, toks))
+            ids.add(chunk["sample_id"])
+            parts.append(measure_chunk(chunk, toks))
             bar.update(len(chunk))
-    if not parts:
-        frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in COUNTS else "str") for c in COLUMNS[:-3]})
-    else:
-        frame = pd.concat(parts, ignore_index=True)
-    return frame.pipe(_with_ratios).pipe(_categorical, [t.name for t in toks])[list(COLUMNS)]
+    return finish_measured(parts, [t.name for t in toks])
 
 
 # --- aggregates ----------------------------------------------------------------------------
@@ -314,6 +379,111 @@ def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "to
             .groupby(by, observed=True, sort=True)
             .agg(n_samples=("sample_id", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
                  n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
+            .reset_index()
+            .pipe(_with_ratios, "_of_sums"))
+
+
+SUMS = ("n_samples", *COUNTS)
+
+
+def _group_keys(by: str | Sequence[str]) -> list[str]:
+    keys = [by] if isinstance(by, str) else list(by)
+    unknown = [c for c in keys if c not in (*SAMPLE_META, "tokenizer")]
+    if unknown:
+        raise KeyError(f"cannot aggregate by {unknown}: choose from {[*SAMPLE_META, 'tokenizer']}")
+    return keys
+
+
+def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
+    """One chunk's counts (a `measure_chunk` frame) reduced to sums per group, groups in order of first appearance.
+
+    Sums add up: `combine_sums` of the partial sums of every chunk, then `summary_from_sums`,
+    is `summarize(measure(...), by)` to the last token, without the per-row frame.
+
+    >>> c = pd.DataFrame({"category": ["a", "a"], "tokenizer": ["t", "t"], "n_chars": [10, 90], "n_bytes": [10, 90],
+    ...                   "n_words": [2, 18], "n_tokens": [10, 10]})
+    >>> partial_sums(c).to_dict("records")
+    [{'category': 'a', 'tokenizer': 't', 'n_samples': 2, 'n_chars': 100, 'n_bytes': 100, 'n_words': 20, 'n_tokens': 20}]
+    """
+    keys = _group_keys(by)
+    return (counts.groupby(keys, sort=False, observed=True)
+            .agg(n_samples=("n_tokens", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
+                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
+            .reset_index().astype({c: "int64" for c in SUMS}))
+
+
+def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
+    """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
+
+    Tokens are counted per text (tokenization does not add up over joined texts), but
+    characters, bytes and words are counted once per group, on the group's texts joined with
+    "\n": no word spans a line break, so the counts add up, except Thai-like grapheme
+    estimates, which are rounded per text and are corrected here text by text.
+    """
+    keys = _group_keys(by)
+    labels = [k for k in keys if k != "tokenizer"]
+    if (chunk["script"] == DETECT_SCRIPT).any() and "script" in labels:
+        todo = chunk["script"] == DETECT_SCRIPT
+        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
+    texts = chunk["text"].tolist()
+    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
+    if labels:
+        codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
+            else pd.factorize(chunk[labels[0]].astype(str))
+        groups = [np.flatnonzero(codes == g) for g in range(len(uniques))]
+        label_rows = [dict(zip(labels, u if len(labels) > 1 else (u,))) for u in uniques]
+    else:
+        groups, label_rows = [np.arange(len(texts))], [{}]
+    rows = []
+    n_toks = len(toks)
+    for members, label in zip(groups, label_rows):
+        if not len(members):
+            continue
+        joined = "\n".join(texts[i] for i in members)
+        sizes = {"n_chars": len(joined) - (len(members) - 1),
+                 # lone surrogates count as 3 bytes, as in text_stats
+                 "n_bytes": len(joined.encode("utf-8", "surrogatepass")) - (len(members) - 1),
+                 "n_words": count_words(joined) + _grapheme_rounding(joined, texts, members)}
+        tokens = counts[members].sum(axis=0)
+        if "tokenizer" in keys:
+            for j, tok in enumerate(toks):
+                rows.append({**label, "tokenizer": tok.name, "n_samples": len(members), **sizes,
+                             "n_tokens": int(tokens[j])})
+        else:  # rows are sample x tokenizer, so every size counts once per tokenizer
+            rows.append({**label, "n_samples": len(members) * n_toks, **{k: v * n_toks for k, v in sizes.items()},
+                         "n_tokens": int(tokens.sum())})
+    out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
+    return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
+
+
+_UNSPACED_GATE = re.compile("[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]")
+
+
+def _grapheme_rounding(joined: str, texts: list[str], members: np.ndarray) -> int:
+    """Sum of per-text rounded grapheme words minus the joined text's rounded total (0 without such scripts)."""
+    if not _UNSPACED_GATE.search(joined):
+        return 0
+    per_text = [len(_UNSPACED_GRAPHEME.findall(texts[i])) for i in members if _UNSPACED_GATE.search(texts[i])]
+    return (sum(int(g / GRAPHEMES_PER_WORD + 0.5) for g in per_text)
+            - int(sum(per_text) / GRAPHEMES_PER_WORD + 0.5))
+
+
+def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
+    """Add partial sums (from `partial_sums`, in corpus order) group by group; integers, so exact in any order."""
+    keys = _group_keys(by)
+    frames = [p.astype({k: "str" for k in keys}) for p in parts]
+    if not frames:
+        return pd.DataFrame({**{k: pd.Series(dtype="str") for k in keys}, **{c: pd.Series(dtype="int64") for c in SUMS}})
+    return pd.concat(frames, ignore_index=True).groupby(keys, sort=False).sum().reset_index()
+
+
+def summary_from_sums(sums: pd.DataFrame, by: str | Sequence[str], tokenizer_names: Sequence[str]) -> pd.DataFrame:
+    """Combined sums -> the `summarize` frame (same columns, dtypes, order and ratios of sums)."""
+    keys = _group_keys(by)
+    cats = {k: pd.CategoricalDtype(list(tokenizer_names) if k == "tokenizer" else pd.unique(sums[k].astype(str)))
+            for k in keys if k in CATEGORICAL}
+    return (sums.astype({k: "str" for k in cats}).astype(cats)
+            .groupby(keys, observed=True, sort=True)[list(SUMS)].sum()
             .reset_index()
             .pipe(_with_ratios, "_of_sums"))
 

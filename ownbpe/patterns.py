@@ -17,9 +17,10 @@ The safe cuts, and why they are safe for all three built-in patterns (`\\s` and 
   match always ends there. The text before the cut does not end in whitespace, so `\\s++$` and
   `(?!\\S)` behave the same whether the text continues or not, and none of the patterns looks
   behind, so the text after the cut is pre-tokenized the same on its own.
-* **B** -- (used when streaming only) after a `\\n` that follows a non-space character and
-  precedes a non-space character: no match joins `\\n` to a following non-space character, and the
-  lone `\\n` is one pre-token whether or not text follows.
+* **B** -- after a `\\n` that follows a non-space character and precedes a non-space character
+  other than `/`: no match joins `\\n` to such a following character, and the `\\n` ends its
+  pre-token whether or not text follows. The `/` is excluded because o200k's punctuation runs
+  take `[\\r\\n/]*` after them: in `".\\n//"` the `\\n` and both slashes belong to the `.`.
 
 Custom patterns get no safe cuts except special tokens: exactness first.
 """
@@ -124,8 +125,8 @@ class _AsciiFirst:
 
 
 # Cut positions for streaming (kinds A and B), searched from the end of a buffer; and forwards.
-_CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)", flags=regex.REVERSE)
-_FORWARD_CUTS = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=\S)")
+_CUT_RE = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=[^\s/])", flags=regex.REVERSE)
+_FORWARD_CUTS = regex.compile(r"(?<=\S)(?=[^\S\r\n])|(?<=\S\n)(?=[^\s/])")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 

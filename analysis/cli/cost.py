@@ -95,6 +95,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
+    from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus (streamed)
+
+    add_engine_options(p)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar for --corpus on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_cost)
 
     q = sub.add_parser("models", help="models with their prices, tokenizer and exactness", formatter_class=fmt,
@@ -154,6 +159,42 @@ def _overrides(path: str | None) -> list:
     return load_overrides(path)
 
 
+def _corpus_line(args: argparse.Namespace) -> str:
+    return f"pricing corpus {', '.join(args.corpus)} chunk by chunk"
+
+
+def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
+    """--corpus priced on --engine: files streamed in chunks, memory bounded (no per-request rows)."""
+    from itertools import chain
+
+    from .. import corpora as corpus
+    from ..cost.streamed import CorpusCost
+    from ..engine import price_corpus
+    from ..engine.read import iter_corpus_chunks
+    from .measure import _progress
+
+    cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
+                      fallback_tokenizer=args.fallback_tokenizer)
+    others = args.text is not None or args.file or args.builtin or args.system
+    first = [gather_inputs(argparse.Namespace(**{**vars(args), "corpus": None}))] if others else []
+    report = corpus.LoadReport()
+    read = iter_corpus_chunks(args.corpus, category=args.category, column=args.column, errors=args.errors,
+                              report=report)  # tables through Arrow; scripts are never detected (not used)
+    chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]] for c in read))
+    total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
+    from ..engine import open_engine
+
+    try:
+        with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
+                         timeout=args.connect_timeout) as engine:
+            print(f"tokenprism cost: {_corpus_line(args)}; engine: {engine.describe()}", file=sys.stderr)
+            return price_corpus(chunks, cost, engine=engine, progress=_progress(args), total_bytes=total)
+    except ValueError as e:
+        if not cost.n_samples:
+            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e
+        raise
+
+
 def cmd_cost(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
         raise ValueError(f"--out {args.out} is a file: give a folder for the report files")
@@ -164,8 +205,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)
-    report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
-                      on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    if args.corpus:  # streamed: counted on the engine, reduced to sums chunk by chunk
+        report = _cost_corpus(args, workload)
+    else:
+        report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
+                          on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
         sys.stdout.write(safe_table(report.models).to_csv(index=False))
     elif args.format == "json":

@@ -36,50 +36,106 @@ def _add_parallel(p: argparse.ArgumentParser, *, default: str | None) -> None:
     p.add_argument("--pivot", default="en", help="pivot language for the premium: a tag (en) or a FLORES name (eng_Latn)")
 
 
+def add_engine_options(p: argparse.ArgumentParser) -> None:
+    """--engine, --scheduler, --workers: where the counting runs (see analysis.engine)."""
+    from ..engine.base import ENGINES
+
+    p.add_argument("--engine", choices=ENGINES, default="local",
+                   help="local: a process pool on all cores (small inputs stay in this process); dask: a Dask "
+                        "cluster (--scheduler) or a LocalCluster; inprocess: this process only")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --engine dask)")
+    p.add_argument("--workers", type=int, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="how long to wait for the --scheduler to answer")
+
+
 def _progress(args: argparse.Namespace) -> bool:
     return bool(args.progress) or (args.progress is None and sys.stderr.isatty())
 
 
 # -- measure -------------------------------------------------------------------------------------
+def _dataset_out(out: str | None) -> bool:
+    """--out DIR/ (or a path without a table suffix): a partitioned Parquet dataset, streamed."""
+    from pathlib import Path
+
+    from ..pipeline import TABLE_SUFFIXES
+
+    return bool(out) and (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
+                          or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
+
+
+# suffixes that name a file, so `write_table` can say which ones it supports
+_OTHER_SUFFIXES = (".xlsx", ".xls", ".tsv", ".txt", ".feather", ".arrow")
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
     from .. import corpora as corpus
-    from ..pipeline import as_tokenizers, check_table_path, measure, summarize, write_table
+    from ..engine import open_engine
+    from ..engine import measure as measure_on
+    from ..engine.output import PartitionedParquet
+    from ..engine.read import iter_corpus_chunks
+    from ..pipeline import as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
 
-    if args.out:
-        check_table_path(args.out)  # before the measuring, not after it
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = _progress(args)
     use_builtin = args.builtin or not (args.corpus or args.parallel)
     sources = (["built-in corpora"] if use_builtin else []) + ([f"parallel {args.parallel}"] if args.parallel else []) \
         + list(args.corpus)
-    print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
-    parts = []
-    if use_builtin:
-        parts.append(measure(corpus.load_builtin(args.category or None), toks, progress=progress))
-    if args.parallel:
-        parallel = corpus.load_parallel(args.parallel, joined=True, join=" ", errors=args.errors)
-        parallel_measured = measure(parallel, toks, progress=progress)
-        parts.append(parallel_measured)
-    if args.corpus:
-        report = corpus.LoadReport()
-        user = corpus.iter_samples(args.corpus, category=args.category_name, language=args.language,
-                                   column=args.column, errors=args.errors, report=report)
-        parts.append(measure(user, toks, progress=progress))  # streamed: big files are read chunk by chunk
-        print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
-        if not len(parts[-1]):
-            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
-    measured = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     by = [c.strip() for c in args.by.split(",") if c.strip()]
-    summary = summarize(measured, [*by, "tokenizer"])
+    keys = [*by, "tokenizer"]
+    dataset = _dataset_out(args.out)
+    table_rows = bool(args.out) and not dataset
+    if table_rows:  # fail on a bad suffix before measuring anything
+        try:
+            check_table_path(args.out)
+        except ValueError as e:
+            raise ValueError(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
+    print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
+    writer = PartitionedParquet(args.out) if dataset else None
+    runs, rows = [], []
+    parallel = None
+    try:
+        with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
+                         timeout=args.connect_timeout) as engine:
+            print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
+
+            def run(samples, *, keep: bool = False, total: int | None = None):
+                r = measure_on(samples, toks, engine=engine, by=keys, out=writer, rows=keep or table_rows,
+                               progress=progress, total_bytes=total)
+                runs.append(r)
+                if r.rows is not None:
+                    rows.append(r.rows)
+                return r
+
+            if use_builtin:
+                run(corpus.load_builtin(args.category or None))
+            if args.parallel:
+                parallel = corpus.load_parallel(args.parallel, joined=True, join=" ", errors=args.errors)
+                parallel_measured = run(parallel, keep=True).rows
+            if args.corpus:
+                report = corpus.LoadReport()
+                total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
+                # streamed: files read chunk by chunk (tables through Arrow), scripts detected by the workers
+                user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
+                                          column=args.column, errors=args.errors, report=report)
+                r = run(user, total=total)
+                print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
+                if not r.n_samples:
+                    raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    summary = summary_from_sums(combine_sums([r.sums for r in runs], keys), keys, names)
     if args.format == "table":
-        wide = (summary.astype({c: "str" for c in [*by, "tokenizer"]})
+        wide = (summary.astype({c: "str" for c in keys})
                 .pivot_table(index=by, columns="tokenizer", values="chars_per_token_of_sums", sort=False)
                 .reindex(columns=names))
         print(f"characters per token (sum of chars / sum of tokens) by {', '.join(by)} x tokenizer")
         emit(wide.reset_index(), "table", float_digits=2)
-        if args.parallel:
+        if parallel is not None:
             premium = language_premium(parallel, toks, pivot=args.pivot, measured=parallel_measured)
             wide = (premium.astype({"tokenizer": "str"})
                     .pivot_table(index="language", columns="tokenizer", values="premium")
@@ -88,7 +144,11 @@ def cmd_measure(args: argparse.Namespace) -> int:
             emit(wide.reset_index(), "table", float_digits=2)
     else:
         emit(summary, args.format)
-    if args.out:
+    if writer is not None:
+        path = writer.commit()
+        print(f"tokenprism measure: wrote {writer.rows} rows in {writer.parts} part(s) to {path}/", file=sys.stderr)
+    elif args.out:
+        measured = pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0]
         path = write_table(measured, args.out)
         print(f"tokenprism measure: wrote {len(measured)} rows to {path}", file=sys.stderr)
     return 0
@@ -157,8 +217,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only these built-in categories (repeatable: prose, code, multilingual, numbers, whitespace)")
     _add_parallel(p, default=None)
     _add_tokenizers(p)
-    p.add_argument("--out", "-o", metavar="FILE", help="write the tidy table (.csv, .parquet, .json, .jsonl)")
+    p.add_argument("--out", "-o", metavar="FILE|DIR/",
+                   help="write the tidy per-row table: a file (.csv, .parquet, .json, .jsonl, held in memory), or a "
+                        "folder DIR/ for a partitioned Parquet dataset streamed part by part (bounded memory)")
     p.add_argument("--by", default="category", help="summary grouping columns, comma-separated (e.g. category,kind)")
+    add_engine_options(p)
     p.add_argument("--category-name", metavar="NAME", help="category for your files (default: code by extension, else prose)")
     p.add_argument("--language", default="und", help="BCP-47 language tag for your files")
     p.add_argument("--column", help="text column of .jsonl/.csv/.parquet files")

@@ -298,41 +298,62 @@ def iter_samples(
     """
     _check_errors(errors)
     report = report if report is not None else LoadReport()
-    ext_map = CODE_EXTENSIONS if extension_map is None else extension_map
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
     explicit = {Path(p) for p in path_list}  # tables given by name need a column; in folders, only if given
     for path, sid in expand_paths(path_list, recursive=recursive):
-        suffix = path.suffix.lower()
-        lang_code = ext_map.get(suffix)
-        cat = category or ("code" if lang_code else "prose")
-        knd = kind or lang_code or "text"
+        yield from iter_file_samples(path, sid, explicit=path in explicit, category=category, kind=kind,
+                                     language=language, script=script, column=column, errors=errors,
+                                     chunk_bytes=chunk_bytes, extension_map=extension_map, report=report)
 
-        def make(id_: str, text: str) -> Sample:
-            report.samples += 1
-            return Sample(id_, cat, language, script or detect_script(text), knd, text, str(path))
 
-        is_table = suffix in TABLE_SUFFIXES and (column is not None or path in explicit)
-        if is_table:
-            if column is None:
-                raise _missing_column(path, None, _table_columns(path))
-            report.files_read += 1
-            report.bytes_read += path.stat().st_size
-            for row, text in _iter_table(path, column, errors=errors, chunk_bytes=chunk_bytes, report=report):
-                yield make(f"{sid}:{row}", text)
-            continue
-        if is_binary(path):
-            report.files_skipped_binary += 1
-            report.skipped_files.append(str(path))
-            continue
+def file_labels(path: Path, *, category: str | None = None, kind: str | None = None,
+                extension_map: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(category, kind) of the samples of one file, as `iter_samples` infers them."""
+    lang_code = (CODE_EXTENSIONS if extension_map is None else extension_map).get(path.suffix.lower())
+    return category or ("code" if lang_code else "prose"), kind or lang_code or "text"
+
+
+def is_table_file(path: Path, *, column: str | None, explicit: bool) -> bool:
+    """True when `iter_samples` reads this file as a table (a row per sample), not as text."""
+    return path.suffix.lower() in TABLE_SUFFIXES and (column is not None or explicit)
+
+
+def iter_file_samples(path: Path, sid: str, *, explicit: bool, category: str | None = None, kind: str | None = None,
+                      language: str = "und", script: str | None = None, column: str | None = None,
+                      errors: str = "strict", chunk_bytes: int = CHUNK_BYTES,
+                      extension_map: Mapping[str, str] | None = None, report: LoadReport) -> Iterator[Sample]:
+    """The samples of one file found by `expand_paths` (id prefix `sid`), as `iter_samples` reads it.
+
+    `explicit`: the file was named itself (not found in a folder), so a table suffix makes it
+    a table even without `column` (and then an error naming its columns).
+    """
+    cat, knd = file_labels(path, category=category, kind=kind, extension_map=extension_map)
+
+    def make(id_: str, text: str) -> Sample:
+        report.samples += 1
+        return Sample(id_, cat, language, script or detect_script(text), knd, text, str(path))
+
+    if is_table_file(path, column=column, explicit=explicit):
+        if column is None:
+            raise _missing_column(path, None, _table_columns(path))
         report.files_read += 1
-        size = path.stat().st_size
-        report.bytes_read += size
-        chunks = iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report)
-        if size <= chunk_bytes:
-            yield make(sid, "".join(chunks))
-        else:
-            for n, text in enumerate(chunks):
-                yield make(f"{sid}#{n}", text)
+        report.bytes_read += path.stat().st_size
+        for row, text in _iter_table(path, column, errors=errors, chunk_bytes=chunk_bytes, report=report):
+            yield make(f"{sid}:{row}", text)
+        return
+    if is_binary(path):
+        report.files_skipped_binary += 1
+        report.skipped_files.append(str(path))
+        return
+    report.files_read += 1
+    size = path.stat().st_size
+    report.bytes_read += size
+    chunks = iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report)
+    if size <= chunk_bytes:
+        yield make(sid, "".join(chunks))
+    else:
+        for n, text in enumerate(chunks):
+            yield make(f"{sid}#{n}", text)
 
 
 def load_samples(paths: str | Path | Iterable[str | Path], **options) -> tuple[list[Sample], LoadReport]:

@@ -132,6 +132,7 @@ _SCRIPTS = (
 _SCRIPT_OF_LETTER = regex.compile(
     "|".join(f"(?P<{s}>\\p{{sc={s}}})" for s in _SCRIPTS) + "|(?P<Zzzz>\\p{L})"
 )
+_ASCII_LETTER = regex.compile("[A-Za-z]")
 _DETECT_PREFIX = 100_000  # characters; enough to decide, and bounded for multi-MB samples
 
 
@@ -154,6 +155,25 @@ def script_counts(text: str) -> Counter[str]:
     return counts
 
 
+_FIRST_LETTER = regex.compile(r"\p{L}")
+
+
+@lru_cache(maxsize=None)
+def _other_letter(script: str) -> regex.Pattern:
+    return regex.compile(rf"[\p{{L}}--\p{{sc={script}}}]", flags=regex.V1)
+
+
+def _single_script(text: str) -> str | None:
+    """The answer of `detect_script` when every letter shares one script (two C-level scans), else None."""
+    first = _FIRST_LETTER.search(text)
+    if first is None:
+        return "Zyyy"
+    script = _char_script(first.group())
+    if script == "Zzzz" or _other_letter(script).search(text):
+        return None  # several scripts, or letters of no listed script: count them
+    return "Jpan" if script in ("Hira", "Kana") else script
+
+
 def detect_script(text: str) -> str:
     """The ISO 15924 script of most letters in `text` (first 100,000 characters).
 
@@ -170,7 +190,13 @@ def detect_script(text: str) -> str:
     >>> detect_script("Привет, мир"), detect_script("今日はいい天気です"), detect_script("2024-05-17")
     ('Cyrl', 'Jpan', 'Zyyy')
     """
-    counts = script_counts(text[:_DETECT_PREFIX])
+    prefix = text[:_DETECT_PREFIX]
+    if prefix.isascii():  # the common case, in one C-level pass: A-Z and a-z are the only letters
+        return "Latn" if _ASCII_LETTER.search(prefix) else "Zyyy"
+    single = _single_script(prefix)
+    if single is not None:
+        return single
+    counts = script_counts(prefix)
     if not counts:
         return "Zyyy"
     kana = counts.pop("Hira", 0) + counts.pop("Kana", 0)

@@ -324,6 +324,33 @@ def _summary(rows: list[dict], workload: Workload) -> dict:
     return out
 
 
+def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price] = (), on: date | datetime | None = None,
+                fallback_tokenizer: str | None = None) -> tuple[list[str], date, list[Price], list[TokenizerChoice]]:
+    """(model references, price day, prices, tokenizer choices) for `models`, as `estimate` resolves them.
+
+    Raises:
+        KeyError: an unknown model or fallback tokenizer.
+        ValueError: no models.
+    """
+    if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
+        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+    overrides = list(overrides)
+    if models is None:
+        refs = list(DEFAULT_MODELS) + [o.key for o in overrides]
+    elif isinstance(models, str):
+        refs = [m.strip() for m in models.split(",") if m.strip()]
+    else:
+        refs = [m.strip() for m in models if m.strip()]
+    refs = list(dict.fromkeys(refs))  # de-duplicated, order kept
+    if not refs:
+        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+    day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
+    prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
+    rules = load_rules()
+    choices = [choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+    return refs, day, prices, choices
+
+
 def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] | str | None = None, *,
              workload: Workload, overrides: Iterable[Price] = (), on: date | datetime | None = None,
              fallback_tokenizer: str | None = None) -> CostReport:
@@ -357,20 +384,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     samples = as_samples(inputs)
     if samples.empty:
         raise ValueError("no input text: give a text, files or a corpus")
-    overrides = list(overrides)
-    if models is None:
-        refs = list(DEFAULT_MODELS) + [o.key for o in overrides]
-    elif isinstance(models, str):
-        refs = [m.strip() for m in models.split(",") if m.strip()]
-    else:
-        refs = [m.strip() for m in models if m.strip()]
-    refs = list(dict.fromkeys(refs))  # de-duplicated, order kept
-    if not refs:
-        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
-    day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
-    prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
-    rules = load_rules()
-    choices = [choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+    refs, day, prices, choices = plan_models(models, overrides=overrides, on=on, fallback_tokenizer=fallback_tokenizer)
 
     texts = samples["text"].tolist()
     raw_chars = [len(t) for t in texts]
@@ -440,18 +454,28 @@ def _request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[
 
 def _row_notes(price: Price, choice: TokenizerChoice, rows: list[dict], workload: Workload) -> list[str]:
     """What a reader of this model's row must know, most important first."""
+    return row_notes(price, choice, len(rows), tier_requests(price, rows), workload)
+
+
+def tier_requests(price: Price, rows: Iterable[dict]) -> int:
+    """How many of these request rows pass the first tier threshold of the price."""
+    starts = [t for rate in (price.input, price.output) if rate for t, _ in rate.tiers]
+    return sum(1 for r in rows if starts and r["input_tokens"] > min(starts))
+
+
+def row_notes(price: Price, choice: TokenizerChoice, n_requests: int, over: int, workload: Workload) -> list[str]:
+    """`_row_notes` from counts: `n_requests` priced, `over` of them past the first tier."""
     notes = list(price.notes)
     if choice.exactness != "exact" or choice.status != "ok" or choice.note.startswith("tokenizer stated"):
         notes.insert(0, choice.note)
-    if rows and workload.cached_share > 0:
+    if n_requests and workload.cached_share > 0:
         if price.input is not None and price.cached_input is None:
             notes.append("no cached-input price: cached tokens are billed at the input price")
         if price.cache_write is not None:
             notes.append(f"cache writes (${price.cache_write.base}/Mtok) are not included")
     starts = [t for rate in (price.input, price.output) if rate for t, _ in rate.tiers]
-    over = sum(1 for r in rows if starts and r["input_tokens"] > min(starts))
     if over:
-        notes.append(f"{over} of {len(rows)} requests exceed {min(starts):,} input tokens and pay the tier price")
+        notes.append(f"{over} of {n_requests} requests exceed {min(starts):,} input tokens and pay the tier price")
     return notes
 
 

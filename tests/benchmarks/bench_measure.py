@@ -1,13 +1,14 @@
 """Overhead of `analysis.measure` over the raw tokenizer time, on the built-in corpora (target <= 15%).
 
-Raw time is what counting alone costs: every built-in sample encoded by every tokenizer
-through the same call `measure` makes (`measure.encode_texts`: the backend's `encode_batch`
-for long texts, an `encode` loop for short ones), summed over tokenizers. The pipeline time is
+Raw time is what counting alone costs: every built-in sample counted by every tokenizer
+through the same call `measure` makes (`pipeline.token_counts`: the adapter's `count_batch`),
+summed over tokenizers. The pipeline time is
 `measure(load_builtin(), tokenizers)`: that encoding plus word and byte counts, frame building
 and categoricals. For reference, `encode_batch` on every text is timed too. The three are
 interleaved and repeated; the best (minimum) time of each is kept, as these machines are
 shared and noisy and the minimum is the least disturbed run. With ../shared present, the same
 ratios are given for FLORES-200 (5.5 MB, 23 languages, streamed in chunks) under two tokenizers.
+The engines at scale (all cores, Dask, streamed aggregates, memory) are in `bench_engine`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from analysis import available_tokenizers
 from analysis.corpora import load_builtin, load_parallel
-from analysis.pipeline import as_tokenizers, encode_texts, measure, text_stats
+from analysis.pipeline import as_tokenizers, measure, text_stats, token_counts
 
 TARGET_OVERHEAD = 0.15
 FLORES = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "flores200"
@@ -28,7 +29,7 @@ FLORES = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "fl
 def _encode_all(toks, texts, *, batch: bool) -> float:
     t0 = time.perf_counter()
     for tok in toks:
-        tok.encode_batch(texts) if batch else encode_texts(tok, texts)
+        tok.encode_batch(texts) if batch else token_counts(tok, texts)
     return time.perf_counter() - t0
 
 

@@ -133,3 +133,17 @@ def test_pretokenizer_pickles_into_worker_processes():
 
     for text in ("Hello, world!", "Hello, wörld!"):
         assert pickle.loads(pickle.dumps(pretokenizer(GPT2_PATTERN)))(text) == pretokenizer(GPT2_PATTERN)(text)
+
+
+def test_no_safe_cut_between_a_newline_and_the_slash_o200k_keeps_with_it():
+    # o200k's punctuation runs end in [\r\n/]*: in ".\n//" the newline and the slashes belong to
+    # the ".". A cut after that newline changed the pre-tokens (found by the long-line tests).
+    text = "end.\n// comment\nx.\n/y and z"
+    assert all(last_safe_cut(text, 0, end) != 5 for end in range(6, len(text) + 1))  # never after "end.\n"
+    o200k = regex.compile(BUILTIN_PATTERNS["o200k"])
+    assert ".\n//" in o200k.findall(text)
+    for pattern in BUILTIN_PATTERNS.values():
+        compiled = regex.compile(pattern)
+        assert [p for c in chunk_text(text) for p in compiled.findall(c)] == compiled.findall(text)
+        cut = last_safe_cut(text)
+        assert compiled.findall(text[:cut]) + compiled.findall(text[cut:]) == compiled.findall(text)

@@ -1,0 +1,54 @@
+"""Where measuring runs: in this process, on every core of this machine, or on a Dask cluster.
+
+Unlike `analysis.pipeline` (what one chunk of samples measures to, and how sums become
+ratios), this package decides *where* chunks are measured and how their results come back.
+The numbers never depend on it: every engine runs the same pure chunk functions, and
+aggregates are integer sums added up group by group, with ratios taken once at the end.
+
+Engines (`--engine` on the command line, `engine=` in Python):
+
+* ``inprocess``: this process, chunk after chunk. Small inputs always run here.
+* ``local`` (the default): a process pool over ``os.cpu_count()`` workers. Each worker loads
+  its tokenizers once (a per-process cache filled by the pool's initializer) and receives
+  chunks of samples, never a pickled adapter. A worker that dies is replaced and its chunks
+  are run again.
+* ``dask``: a Dask cluster (``scheduler="tcp://host:8786"``) or, with no address, a
+  ``LocalCluster`` on this machine. Workers load tokenizers once through the same
+  per-process cache; the scheduler retries the chunks of a worker that dies.
+
+The API, for measuring and for anything else that reduces chunks of records to sums (chat-log
+pricing, for example)::
+
+    from analysis.engine import open_engine
+
+    def my_chunk_fn(chunk: pd.DataFrame, toks: tuple[Tokenizer, ...], **params) -> pd.DataFrame:
+        ...                                          # pure: same chunk in, same frame out
+        return partial_sums_frame                    # small: sums, not one row per record
+
+    with open_engine("local") as engine:             # or "dask", scheduler=...; "inprocess"
+        for result in engine.map(my_chunk_fn, chunks, ("o200k_base",), params={...}):
+            ...                                      # results in chunk order
+
+`engine.map` sends the tokenizer *names*; in each worker process they are loaded once
+(`worker_tokenizers`, a per-process cache) and passed to the function as adapters, in the
+order given. `count_tokens` and `price_corpus` (cost) and `measure` are built this way.
+
+Rules for a chunk function: a module-level function (pickled by reference), arguments and
+result are plain frames, names and numbers; it must be pure, because a chunk whose worker died
+is run again; it must return counts or sums, never ratios, so that partial results add up.
+`engine.map` holds only a bounded number of chunks in flight, so an endless iterator of chunks
+streams through in bounded memory.
+
+`measure` (in `run`) is measuring on an engine: the full per-row frame, aggregates only
+(`by=`), or rows streamed to a partitioned Parquet dataset (`out=`).
+"""
+
+from .base import (
+    ENGINES as ENGINES,
+    Engine as Engine,
+    EngineError as EngineError,
+    worker_tokenizers as worker_tokenizers,
+)
+from .choose import open_engine as open_engine
+from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
+                  price_corpus as price_corpus)

@@ -1,0 +1,105 @@
+"""The engine interface, the per-process tokenizer cache, and the in-process engine.
+
+Unlike `local` (a process pool) and `cluster` (Dask), nothing here starts a process: this
+module defines what every engine promises (`Engine.map`: chunk results in chunk order, a
+bounded number of chunks in flight) and the cache through which a worker process loads each
+tokenizer once, by name, however many chunks it measures.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+import pandas as pd
+
+from ..tokenizers import Tokenizer, load_tokenizer
+
+ENGINES = ("local", "dask", "inprocess")
+# A chunk function: (chunk of records, loaded tokenizers, **params) -> a small frame of counts/sums.
+ChunkFn = Callable[..., pd.DataFrame]
+
+# This process's tokenizers, by name: a worker fills it once (initializer or first chunk) and
+# reuses it for every chunk. The in-process engine may add adapters that are not in the registry.
+_LOADED: dict[str, Tokenizer] = {}
+
+
+class EngineError(OSError):
+    """An engine could not run the work (a scheduler that does not answer, workers that keep dying)."""
+
+
+def worker_tokenizers(names: Sequence[str]) -> tuple[Tokenizer, ...]:
+    """The tokenizers called `names`, loaded once per process and cached.
+
+    >>> worker_tokenizers(["gpt2"])[0] is worker_tokenizers(("gpt2",))[0]
+    True
+    """
+    out = []
+    for name in names:
+        if name not in _LOADED:
+            _LOADED[name] = load_tokenizer(name)
+        out.append(_LOADED[name])
+    return tuple(out)
+
+
+def provide_tokenizers(toks: Iterable[Tokenizer]) -> None:
+    """Make adapters that are not in the registry (trained, custom) known to this process by name."""
+    for tok in toks:
+        _LOADED[tok.name] = tok
+
+
+def run_chunk(fn: ChunkFn, chunk: pd.DataFrame, names: Sequence[str], params: Mapping[str, Any]) -> pd.DataFrame:
+    """What a worker runs for one chunk: tokenizers from the per-process cache, then the chunk function."""
+    return fn(chunk, worker_tokenizers(names), **params)
+
+
+def default_workers() -> int:
+    """Worker processes for the local engine: one per core."""
+    return os.cpu_count() or 1
+
+
+class Engine(Protocol):
+    """Where chunks are measured. Used as a context manager; `close` stops whatever it started."""
+
+    name: str
+    workers: int
+
+    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+        """`fn(chunk, tokenizers, **params)` for each chunk; results in chunk order, few chunks in flight."""
+        ...
+
+    def describe(self) -> str:
+        """One line for humans: where the work runs (and the Dask dashboard address, if any)."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "Engine": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class InProcessEngine:
+    """Chunk after chunk in this process (the tokenizers' own threads still run in parallel)."""
+
+    name = "inprocess"
+    workers = 1
+
+    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+        for chunk in chunks:
+            yield run_chunk(fn, chunk, names, params or {})
+
+    def describe(self) -> str:
+        return "in this process"
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "InProcessEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

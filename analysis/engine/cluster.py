@@ -1,0 +1,106 @@
+"""The Dask engine: chunks measured on a Dask cluster, or on a LocalCluster started for the run.
+
+Unlike the local engine (a process pool this process owns), the workers here belong to a
+Dask scheduler: `scheduler="tcp://host:8786"` joins a running cluster (started with
+`dask scheduler` and `dask worker`), and no address starts a `LocalCluster` of one
+single-threaded worker process per core and stops it afterwards.
+
+Each task is one chunk: `run_chunk(fn, chunk, names, params)`. A worker loads each tokenizer
+once, through the per-process cache in `base`, and keeps it for every later task; adapters
+never travel. A worker that dies mid-task is replaced by the scheduler, which runs its tasks
+elsewhere (up to its `allowed-failures`); a task that raises is retried twice. Results come
+back in chunk order with at most two chunks per worker in flight, so memory on this side stays
+bounded. A scheduler that does not answer within `timeout` seconds is an `EngineError`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .base import ChunkFn, EngineError, default_workers, run_chunk
+
+RETRIES = 2
+
+
+class DaskEngine:
+    """Chunks as Dask tasks; see the module docstring."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0) -> None:
+        from dask.distributed import Client, LocalCluster
+
+        self.scheduler = scheduler
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout=timeout, set_as_default=False)
+            except (OSError, TimeoutError) as e:
+                raise EngineError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s ({e}). Start one "
+                                  "(`dask scheduler`, then `dask worker ADDRESS` on each machine), check the "
+                                  "address, or leave out --scheduler to start a cluster on this machine") from None
+        else:
+            # a free port for the dashboard (it is served only when bokeh is installed)
+            dashboard = ":0"
+            self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
+                                        dashboard_address=dashboard, silence_logs=logging.ERROR,
+                                        env={"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"})
+            self.client = Client(self.cluster, set_as_default=False)
+        self.workers = max(1, len(self.client.scheduler_info()["workers"]))
+
+    @property
+    def dashboard_link(self) -> str | None:
+        """The Dask dashboard's address, when the scheduler runs one."""
+        try:
+            return self.client.dashboard_link if self.client.scheduler_info().get("services", {}).get("dashboard") else None
+        except (KeyError, OSError):
+            return None
+
+    def worker_pids(self) -> dict[str, int]:
+        """Worker address -> process id (for tests that kill one)."""
+        import os
+
+        return self.client.run(os.getpid)
+
+    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+        params = dict(params or {})
+        names = tuple(names)
+        window = 2 * max(self.workers, len(self.client.scheduler_info()["workers"]))
+        pending: deque = deque()
+        it = iter(chunks)
+        try:
+            while True:
+                while len(pending) < window:
+                    chunk = next(it, None)
+                    if chunk is None:
+                        break
+                    # pure=False: two equal chunks are two tasks (and a retried chunk is not a cache hit)
+                    pending.append(self.client.submit(run_chunk, fn, chunk, names, params, retries=RETRIES, pure=False))
+                if not pending:
+                    return
+                yield pending.popleft().result()
+        except BaseException:  # Ctrl-C, a failed task or an early stop: drop the queued work
+            self.client.cancel(list(pending))
+            raise
+
+    def describe(self) -> str:
+        where = f"Dask scheduler {self.scheduler}" if self.scheduler else "Dask LocalCluster"
+        link = self.dashboard_link
+        return f"{where}, {self.workers} worker(s)" + (f"; dashboard {link}" if link else "")
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self) -> "DaskEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,158 @@
+"""The local engine: a pool of worker processes, one per core, fed chunks of samples.
+
+Unlike the in-process engine (one process; pure-Python work such as word counts and ownbpe
+holds the GIL) and Dask (many machines, a scheduler in between), this engine is a
+`ProcessPoolExecutor` on this machine. Each worker loads its tokenizers once, by name, in its
+initializer, and then receives chunks of samples (never an adapter). Inputs too small to
+repay the start-up (about a second) are measured in this process.
+
+Faults: a worker that dies (killed, out of memory) breaks the pool; the pool is started again
+and every chunk not yet returned is sent again, so the results are the same. Ctrl-C (or any
+error) terminates the workers at once. Workers ignore SIGINT themselves: the terminal sends it
+to the whole process group, and the parent, not each worker, decides what happens.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import pandas as pd
+
+from .base import ChunkFn, EngineError, run_chunk, worker_tokenizers
+
+# Below this many characters in all, an input is measured in this process: starting the
+# workers (a second or so) would cost more than it saves.
+SMALL_INPUT_CHARS = 4_000_000
+MAX_RESTARTS = 3  # a chunk that kills every worker it meets is an error, not a loop
+
+
+def _init_worker(names: Sequence[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # one core per worker: the pool is the parallelism, the tokenizers' own threads would
+    # only compete with the other workers
+    os.environ["RAYON_NUM_THREADS"] = "1"
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    worker_tokenizers(names)
+
+
+def _chars(chunk: pd.DataFrame) -> int:
+    return int(chunk["text"].str.len().sum()) if "text" in chunk and len(chunk) else 0
+
+
+class LocalEngine:
+    """A process pool over `workers` processes (default: os.cpu_count())."""
+
+    name = "local"
+
+    def __init__(self, workers: int, *, small_input_chars: int = SMALL_INPUT_CHARS) -> None:
+        self.workers = workers
+        self.small_input_chars = small_input_chars
+        self.restarts = 0  # pools started again after a worker died (for tests and reports)
+        self._pool: ProcessPoolExecutor | None = None
+        self._names: tuple[str, ...] = ()
+
+    # -- the pool ---------------------------------------------------------------------------
+    def _start(self, names: Sequence[str]) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn: workers start clean (not a fork of a process running threads), and are our
+            # children, so their CPU time and peak memory show in this process's rusage
+            ctx = mp.get_context("spawn")
+            self._names = tuple(names)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
+                                             initargs=(self._names,))
+        return self._pool
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers (empty before the pool starts)."""
+        # ProcessPoolExecutor keeps its processes in a private dict; there is no public accessor
+        return [p.pid for p in (self._pool._processes or {}).values()] if self._pool else []  # type: ignore[attr-defined]
+
+    def _kill(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for proc in list((pool._processes or {}).values()):  # type: ignore[attr-defined]
+            if proc.is_alive():
+                proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- the work ---------------------------------------------------------------------------
+    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+        params = dict(params or {})
+        it = iter(chunks)
+        head, size = [], 0
+        for chunk in it:
+            head.append(chunk)
+            size += _chars(chunk)
+            if size >= self.small_input_chars:
+                break
+        else:  # the whole input fitted under the threshold: measure it here
+            for chunk in head:
+                yield run_chunk(fn, chunk, names, params)
+            return
+        yield from self._pooled(fn, _chain(head, it), names, params)
+
+    def _pooled(self, fn: ChunkFn, chunks: Iterator[pd.DataFrame], names: Sequence[str],
+                params: dict[str, Any]) -> Iterator[pd.DataFrame]:
+        window = 2 * self.workers  # every worker busy, one chunk queued behind it; memory stays bounded
+        pending: deque[list[Any]] = deque()
+
+        def submit(chunk: pd.DataFrame) -> Future:
+            return self._start(names).submit(run_chunk, fn, chunk, tuple(names), params)
+
+        try:
+            while True:
+                while len(pending) < window:
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        break
+                    pending.append([chunk, submit(chunk)])
+                if not pending:
+                    return
+                try:
+                    result = pending[0][1].result()
+                except BrokenProcessPool:
+                    self.restarts += 1
+                    if self.restarts > MAX_RESTARTS:
+                        raise EngineError(f"worker processes died {self.restarts} times; the last chunk held "
+                                          f"{len(pending[0][0])} samples. Is memory short? Try fewer workers "
+                                          "(--workers) or smaller inputs") from None
+                    self._kill()
+                    for entry in pending:  # chunk functions are pure: running a chunk twice is safe
+                        entry[1] = submit(entry[0])
+                    continue
+                pending.popleft()
+                yield result
+        except BaseException:  # Ctrl-C, a bad chunk, or the consumer stopping early: stop the workers now
+            self._kill()
+            raise
+
+    def describe(self) -> str:
+        return f"local process pool, {self.workers} worker(s)"
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> "LocalEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is not None:
+            self._kill()
+        self.close()
+
+
+def _chain(head: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    while head:
+        yield head.pop(0)  # drop our reference as we go, so a chunk lives only while in flight
+    yield from rest

@@ -1,0 +1,236 @@
+"""Measuring (and counting for cost) on an engine: rows, streamed aggregates, or a Parquet dataset.
+
+Unlike `pipeline.measure` (this process, the whole frame in memory), `measure` here sends
+chunks of samples to an engine and keeps only what was asked for:
+
+* `rows=True`: the per-row frame, identical to `pipeline.measure`'s;
+* `by=[...]`: aggregates built from integer sums per chunk (the workers return sums, not
+  rows), identical to `pipeline.summarize(pipeline.measure(...), by)`;
+* `out=DIR`: per-row results streamed to a partitioned Parquet dataset, part by part.
+
+With `rows=False` memory is bounded whatever the corpus size: a few chunks in flight plus
+one row of sums per group. Sample ids are checked for uniqueness here, as they stream by, in
+linear time (`pipeline.UniqueIds`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .base import Engine, InProcessEngine, provide_tokenizers
+from .choose import open_engine
+from .output import PartitionedParquet
+from .read import Chunks
+from ..corpora.sample import Labeled, Sample
+from ..cost.estimate import CostReport
+from ..cost.streamed import CorpusCost
+from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
+                        measure_chunk, partial_sums, summary_from_sums)
+from ..tokenizers import Tokenizer, TokenizersArg
+
+Samples = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
+# combine partial sums every this many chunks, so the list of partials never grows with the corpus
+_FOLD_EVERY = 64
+
+
+@dataclass(frozen=True)
+class MeasureRun:
+    """What `measure` kept. `rows`: the per-row frame (or None); `summary`: aggregates (or None);
+    `sums`: the integer sums behind the summary (add runs with `pipeline.combine_sums`);
+    `out`: the Parquet dataset written (or None); `n_samples`, `n_bytes`: input size; `engine`: where it ran."""
+
+    rows: pd.DataFrame | None
+    summary: pd.DataFrame | None
+    sums: pd.DataFrame | None
+    out: Path | None
+    n_samples: int
+    n_bytes: int
+    engine: str
+
+
+def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool) -> pd.DataFrame:
+    if rows:
+        return measure_chunk(chunk, toks)
+    return chunk_sums(chunk, toks, by or [])  # sums without the rows (scripts only if grouped by)
+
+
+def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    ids = UniqueIds()
+    for chunk in chunks:
+        ids.add(chunk["sample_id"])
+        yield chunk
+
+
+def _resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: str | None,
+                    workers: int | None) -> tuple[Engine, bool]:
+    """(engine, whether we opened it). Adapters outside the registry can only run in this process."""
+    if not isinstance(engine, str):
+        return engine, False
+    from ..tokenizers import load_tokenizer
+
+    custom = []
+    for tok in toks:
+        try:
+            if load_tokenizer(tok.name) is not tok:
+                custom.append(tok.name)
+        except KeyError:
+            custom.append(tok.name)
+    if custom and engine != "inprocess":
+        raise ValueError(f"tokenizer(s) {custom} are adapters built in this process, not registry names; other "
+                         "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
+                         "(or family:path specs) instead")
+    provide_tokenizers(toks)
+    return open_engine(engine, scheduler=scheduler, workers=workers), True
+
+
+def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str | Engine = "local",
+            scheduler: str | None = None, workers: int | None = None, by: str | Sequence[str] | None = None,
+            out: str | Path | PartitionedParquet | None = None, rows: bool | None = None, progress: bool = False,
+            total_bytes: int | None = None, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> MeasureRun:
+    """Measure `samples` x `tokenizers` on an engine, keeping rows, aggregates or a Parquet dataset.
+
+    Args:
+        samples: a samples frame, an iterable of `Sample`/`Labeled` (streamed), or `Chunks`
+            (e.g. `read.iter_corpus_chunks(paths)`: the fast reader of the user's files).
+        tokenizers: names, a comma-separated string, adapters (registry ones for local/dask), or None.
+        engine: "local" (all cores), "dask", "inprocess", or an open `Engine`.
+        scheduler: Dask scheduler address (engine "dask"); None starts a LocalCluster.
+        workers: worker processes (local engine or LocalCluster); default one per core.
+        by: aggregate by these columns (as `pipeline.summarize`); None for no aggregates.
+        out: a new folder for the per-row Parquet dataset (written only if the run completes), or
+            an open `PartitionedParquet` that the caller commits (several runs, one dataset).
+        rows: keep the per-row frame in memory; default: only when neither `by` nor `out` is given.
+        progress: one tqdm bar over input bytes on stderr.
+        total_bytes: the input size, for the bar's total (e.g. the sum of file sizes).
+        chunk_chars, chunk_samples: the size of a chunk (a task).
+
+    Returns:
+        A `MeasureRun`.
+
+    Raises:
+        ValueError: duplicate sample ids, a bad engine name or output folder.
+        KeyError: unknown tokenizer or grouping column.
+        EngineError: the engine could not run the work.
+
+    >>> run = measure([Sample("a", "prose", "en", "Latn", "note", "Hello world", "me")], "gpt2",
+    ...               engine="inprocess", by="tokenizer")
+    >>> run.summary[["tokenizer", "n_tokens", "chars_per_token_of_sums"]].to_dict("records")
+    [{'tokenizer': 'gpt2', 'n_tokens': 2, 'chars_per_token_of_sums': 5.5}]
+    """
+    toks = as_tokenizers(tokenizers)
+    names = tuple(t.name for t in toks)
+    by_keys = None if by is None else ([by] if isinstance(by, str) else list(by))
+    keep_rows = (by_keys is None and out is None) if rows is None else rows
+    need_rows = keep_rows or out is not None
+    if not need_rows and by_keys is None:
+        raise ValueError("nothing to keep: pass by=[...] for aggregates, out=DIR for a Parquet dataset, or rows=True")
+    if by_keys is not None:
+        partial_sums(pd.DataFrame(columns=[*by_keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), by_keys)  # bad keys fail now
+    own_writer = not isinstance(out, PartitionedParquet)
+    writer = out if isinstance(out, PartitionedParquet) else PartitionedParquet(out) if out is not None else None
+    opened, owned = _resolve_engine(engine, toks, scheduler, workers)
+    kept: list[pd.DataFrame] = []
+    sums: list[pd.DataFrame] = []
+    n_samples = n_bytes = 0
+    try:
+        chunks = _checked(iter(samples) if isinstance(samples, Chunks) else
+                          iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples))
+        with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
+                  desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr, dynamic_ncols=True) as bar:
+            params = {"by": by_keys, "rows": need_rows}
+            for result in opened.map(_measure_task, chunks, names, params=params):
+                if need_rows:
+                    n_samples += len(result) // len(names)
+                    if by_keys is not None:
+                        sums.append(partial_sums(result, by_keys))
+                    if writer is not None:
+                        writer.write(_with_ratios(result)[list(COLUMNS)])
+                    if keep_rows:
+                        kept.append(result)
+                    chunk_bytes = int(result["n_bytes"].sum()) // len(names)
+                else:
+                    sums.append(result)
+                    # every sample has one row per tokenizer, whatever the grouping
+                    n_samples += int(result["n_samples"].sum()) // len(names)
+                    chunk_bytes = int(result["n_bytes"].sum()) // len(names)
+                n_bytes += chunk_bytes
+                bar.update(chunk_bytes)
+                if len(sums) >= _FOLD_EVERY:
+                    sums = [combine_sums(sums, by_keys)]
+    except BaseException:
+        if writer is not None and own_writer:
+            writer.abort()
+        raise
+    finally:
+        if owned:
+            opened.close()
+    written = (writer.commit() if own_writer else writer.target) if writer is not None else None
+    total = combine_sums(sums, by_keys) if by_keys is not None else None
+    summary = summary_from_sums(total, by_keys, names) if total is not None else None
+    frame = finish_measured(kept, names) if keep_rows else None
+    return MeasureRun(frame, summary, total, written, n_samples, n_bytes, opened.name)
+
+
+# -- counting for cost -------------------------------------------------------------------------
+def _count_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFrame:
+    from ..pipeline import token_counts
+
+    texts = chunk["text"].tolist()
+    return pd.DataFrame({"n_chars": chunk["text"].str.len().astype("int64"),
+                         **{t.name: token_counts(t, texts) for t in toks}})
+
+
+def count_tokens(chunks: Iterable[pd.DataFrame], tokenizer_names: Sequence[str], *,
+                 engine: Engine | None = None) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """(chunk, counts) per chunk of requests: counts has n_chars and one int64 column per tokenizer.
+
+    The chunks are whatever the caller reads (e.g. id, category, text frames); only their
+    `text` column travels to the workers. Pricing consumes each pair and keeps sums, so memory
+    does not grow with the corpus.
+
+    >>> chunk = pd.DataFrame({"id": ["a"], "category": ["x"], "text": ["hello world"]})
+    >>> [c.to_dict("list") for _, c in count_tokens([chunk], ["gpt2"])]
+    [{'n_chars': [11], 'gpt2': [2]}]
+    """
+    engine = engine or InProcessEngine()
+    pending: list[pd.DataFrame] = []
+
+    def texts() -> Iterator[pd.DataFrame]:
+        for chunk in chunks:
+            pending.append(chunk)
+            yield chunk[["text"]]
+
+    for counts in engine.map(_count_task, texts(), tuple(tokenizer_names)):
+        yield pending.pop(0), counts
+
+
+def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: str | Engine = "local",
+                 scheduler: str | None = None, workers: int | None = None, progress: bool = False,
+                 total_bytes: int | None = None) -> CostReport:
+    """Feed chunks of requests (id, category, text) through `cost`, counting tokens on an engine.
+
+    Each chunk is counted (on the workers), priced and reduced to sums before the next one is
+    read, so memory stays bounded; the figures equal `cost.estimate` on the same requests.
+
+    Raises:
+        ValueError: no requests, or the errors of `CorpusCost.add`.
+        EngineError: the engine could not run the work.
+    """
+    opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    try:
+        with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
+                  desc=f"cost x{len(cost.tokenizers)} tokenizers ({opened.name})", file=sys.stderr,
+                  dynamic_ncols=True) as bar:
+            for chunk, counts in count_tokens(chunks, cost.tokenizers, engine=opened):
+                cost.add(chunk, counts)
+                bar.update(int(chunk["text"].str.encode("utf-8", "surrogatepass").str.len().sum()) if progress else 0)
+    finally:
+        if isinstance(engine, str):
+            opened.close()
+    return cost.report()

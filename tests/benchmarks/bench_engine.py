@@ -1,0 +1,184 @@
+"""Engines at scale: per-core cost against raw tiktoken, all cores, Dask, and peak memory.
+
+Every figure is a ratio against a reference measured in the same run:
+
+* **per-core cost**: CPU seconds of a whole `measure` run (reading, workers, sums; children
+  included) divided by the CPU seconds of a plain single-thread pass of the same tiktoken
+  encoder over the same texts, already in memory. Target <= 1.15. On a folder of files
+  (o200k_base) and on short JSON lines (o200k_base). Tokenizers are loaded before the clock
+  starts in the reading process; the local engine's figure also carries its workers' start-up
+  and their own tokenizer loading.
+* **throughput**, generated mixed text under o200k_base + cl100k_base + p50k_base + gpt2
+  (the three bundled tiktoken families and o200k): the local engine on all cores against the
+  in-process engine, and against cores x the raw single-thread MB/s; a Dask LocalCluster of 2
+  workers against the local engine.
+* **peak RSS** of an aggregates-only run (reader process and largest worker), and of
+  `tokenprism cost --corpus` over the JSON lines under 3 models.
+
+Each run is a fresh subprocess; peak RSS is each process's own VmHWM (see tests/analysis/engine/rss.py). Sizes (the issue asks for 1 GB and
+1,000,000 rows; 1 GB under four tokenizers takes about 15 minutes per engine on 2 shared
+cores, so the default is smaller and the JSON says which size ran):
+
+    python -m tests.benchmarks engine                                  # 200 MB, 1,000,000 rows
+    TOKENPRISM_BENCH_ENGINE_MB=1024 python -m tests.benchmarks engine  # the full 1 GB
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from analysis import load_tokenizer
+from tests.analysis.engine.gen import jsonl_rows, text_folder
+
+MB = int(os.environ.get("TOKENPRISM_BENCH_ENGINE_MB", "200"))
+ROWS = int(os.environ.get("TOKENPRISM_BENCH_ENGINE_ROWS", "1000000"))
+PER_CORE_MB = min(MB, 64)  # the per-core comparison needs no more
+RAW_SUBSET_MB = min(MB, 48)  # raw four-tokenizer speed, measured on a part of the corpus
+FOUR = ("o200k_base", "cl100k_base", "p50k_base", "gpt2")
+COST_MODELS = "openai:gpt-4o-mini,openai:gpt-4,deepseek:deepseek-chat"
+TARGET_PER_CORE = 1.15
+
+_CHILD = r"""
+import json, os, sys, time
+a = json.loads(sys.argv[1])
+from analysis.engine import measure, worker_tokenizers
+from analysis.engine.read import iter_corpus_chunks
+from tests.analysis.engine.rss import ChildPeak, self_peak_mb
+worker_tokenizers(a["toks"])  # loaded before the clock starts, as the raw pass's are
+t0, c0 = time.perf_counter(), os.times()
+with ChildPeak() as workers:
+    run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine=a["engine"],
+                  workers=a["workers"], by=["category", "tokenizer"])
+wall, c1 = time.perf_counter() - t0, os.times()
+cpu = sum(getattr(c1, k) - getattr(c0, k) for k in ("user", "system", "children_user", "children_system"))
+print(json.dumps({"wall_s": wall, "cpu_s": cpu, "n_samples": run.n_samples, "n_bytes": run.n_bytes,
+                  "n_tokens": int(run.summary["n_tokens"].sum()), "rss_reader_mb": self_peak_mb(),
+                  "rss_worker_mb": workers.mb}))
+"""
+
+_COST = r"""
+import json, sys, time
+from analysis.cli import main
+from tests.analysis.engine.rss import ChildPeak, self_peak_mb
+t0 = time.perf_counter()
+with ChildPeak() as workers:
+    rc = main(json.loads(sys.argv[1]))
+print(json.dumps({"rc": rc, "wall_s": time.perf_counter() - t0, "rss_reader_mb": self_peak_mb(),
+                  "rss_worker_mb": workers.mb}), file=sys.stderr)
+"""
+
+
+def _child(code: str, arg: object) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(arg)], capture_output=True, text=True, check=False)
+    if proc.returncode:
+        raise RuntimeError(f"benchmark child failed:\n{proc.stderr[-3000:]}")
+    out = proc.stdout if code is _CHILD else proc.stderr
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _run(paths: list[str], toks: tuple[str, ...], engine: str, *, column: str | None = None,
+         workers: int | None = None) -> dict:
+    return _child(_CHILD, {"paths": paths, "toks": list(toks), "engine": engine, "column": column, "workers": workers})
+
+
+def _raw_cpu(texts: list[str], toks: tuple[str, ...]) -> float:
+    """CPU seconds of a single-thread tiktoken pass (the adapters' own tiktoken.Encoding) over `texts`."""
+    encs = [load_tokenizer(t)._enc for t in toks]  # the reference: tiktoken itself, nothing of ours around it
+    t0 = time.process_time()
+    for enc in encs:
+        for text in texts:
+            enc.encode_ordinary(text)
+    return time.process_time() - t0
+
+
+def _folder_texts(folder: Path, limit_mb: int) -> list[str]:
+    texts, size = [], 0
+    for path in sorted(folder.iterdir()):
+        if size >= limit_mb << 20:
+            break
+        texts.append(path.read_text(encoding="utf-8"))
+        size += path.stat().st_size
+    return texts
+
+
+def main(out_dir: Path) -> dict:
+    cores = os.cpu_count() or 1
+    res: dict = {"cores": cores, "corpus_mb": MB, "jsonl_rows": ROWS, "target_per_core": TARGET_PER_CORE}
+    with tempfile.TemporaryDirectory(prefix="tokenprism-bench-engine-") as tmp:
+        tmp_path = Path(tmp)
+        t0 = time.perf_counter()
+        big = text_folder(tmp_path / "mixed", MB << 20)
+        small = text_folder(tmp_path / "percore", PER_CORE_MB << 20, seed=5)
+        rows = jsonl_rows(tmp_path / "rows.jsonl", ROWS)
+        res["generate_s"] = round(time.perf_counter() - t0, 1)
+        print(f"generated {MB} MB mixed text, {PER_CORE_MB} MB for per-core, {ROWS:,} JSON lines "
+              f"({rows.stat().st_size / 1e6:.0f} MB) in {res['generate_s']} s", flush=True)
+
+        # -- per core: folder of files and short JSON lines, o200k_base --------------------
+        per_core = {}
+        texts = _folder_texts(small, PER_CORE_MB)
+        raw = _raw_cpu(texts, ("o200k_base",))
+        del texts
+        for engine in ("inprocess", "local"):
+            r = _run([str(small)], ("o200k_base",), engine)
+            per_core[f"folder_{engine}"] = {**r, "raw_cpu_s": raw, "per_core_cost": r["cpu_s"] / raw}
+        with open(rows, encoding="utf-8") as fh:
+            texts = [json.loads(line)["text"] for line in fh]
+        raw = _raw_cpu(texts, ("o200k_base",))
+        del texts
+        for engine in ("inprocess", "local"):
+            r = _run([str(rows)], ("o200k_base",), engine, column="text")
+            per_core[f"jsonl_{engine}"] = {**r, "raw_cpu_s": raw, "per_core_cost": r["cpu_s"] / raw}
+        res["per_core"] = per_core
+        for name, r in per_core.items():
+            print(f"per-core {name:16} raw {r['raw_cpu_s']:7.1f} s CPU  pipeline {r['cpu_s']:7.1f} s CPU "
+                  f"({r['wall_s']:.1f} s wall)  cost {r['per_core_cost']:.2f}x (target <= {TARGET_PER_CORE})", flush=True)
+
+        # -- throughput: mixed text under four tokenizers ---------------------------------
+        subset = _folder_texts(big, RAW_SUBSET_MB)
+        subset_mb = sum(len(t.encode("utf-8")) for t in subset) / 1e6
+        raw_mbps = subset_mb / _raw_cpu(subset, FOUR)  # MB/s of one core running all four
+        del subset
+        runs = {engine: _run([str(big)], FOUR, engine, workers=2 if engine == "dask" else None)
+                for engine in ("inprocess", "local", "dask")}
+        for r in runs.values():
+            r["mb_per_s"] = r["n_bytes"] / 1e6 / r["wall_s"]
+        same = len({(r["n_samples"], r["n_bytes"], r["n_tokens"]) for r in runs.values()}) == 1
+        res["throughput"] = {
+            "tokenizers": list(FOUR), "raw_single_thread_mb_per_s": raw_mbps, "runs": runs, "same_numbers": same,
+            "local_vs_inprocess": runs["local"]["mb_per_s"] / runs["inprocess"]["mb_per_s"],
+            "local_vs_cores_x_raw": runs["local"]["mb_per_s"] / (cores * raw_mbps),
+            "dask2_vs_local": runs["dask"]["mb_per_s"] / runs["local"]["mb_per_s"],
+            "aggregates_only_peak_rss_mb": {"reader": runs["local"]["rss_reader_mb"],
+                                            "largest_worker": runs["local"]["rss_worker_mb"]},
+        }
+        t = res["throughput"]
+        print(f"raw single-thread, 4 tokenizers: {raw_mbps:.2f} MB/s per core")
+        for engine, r in runs.items():
+            print(f"{engine:9} {r['mb_per_s']:6.2f} MB/s  {r['wall_s']:6.1f} s  peak RSS reader {r['rss_reader_mb']:.0f} MB, "
+                  f"largest worker {r['rss_worker_mb']:.0f} MB")
+        print(f"local / inprocess {t['local_vs_inprocess']:.2f}x (target >= 1.7); local / (cores x raw) "
+              f"{t['local_vs_cores_x_raw']:.2f} (target >= 0.85); dask 2 workers / local {t['dask2_vs_local']:.2f} "
+              f"(target >= 0.75); same numbers on every engine: {same}", flush=True)
+
+        # -- cost --corpus over the JSON lines, 3 models ------------------------------------
+        argv = ["cost", "--corpus", str(rows), "--column", "text", "--models", COST_MODELS, "--requests-per-month",
+                "1000", "--output-tokens", "200", "--format", "csv", "--no-progress"]
+        res["cost_corpus"] = {"models": COST_MODELS, **_child(_COST, argv)}
+        c = res["cost_corpus"]
+        print(f"cost --corpus {ROWS:,} rows x 3 models: {c['wall_s']:.1f} s, peak RSS reader {c['rss_reader_mb']:.0f} MB, "
+              f"largest worker {c['rss_worker_mb']:.0f} MB (target < 1536 MB)", flush=True)
+    (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    return res
+
+
+if __name__ == "__main__":  # pragma: no cover
+    out = Path(__file__).resolve().parents[2] / "bench-results"
+    out.mkdir(exist_ok=True)
+    main(out)
