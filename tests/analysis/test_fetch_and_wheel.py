@@ -165,3 +165,14 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
                           cwd=elsewhere, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "cl100k_base" in proc.stdout
+    # every module of every sub-package made it into the wheel and imports there, outside the checkout
+    code = ("import importlib, pkgutil, analysis, ownbpe, dashboards\n"
+            "mods = [m.name for pkg in (analysis, ownbpe, dashboards)\n"
+            "        for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.') if not m.name.endswith('__main__')]\n"
+            "[importlib.import_module(m) for m in mods if not m.startswith('dashboards.app_pages')]\n"
+            "assert 'analysis.engine.local' in mods or any(m.startswith('analysis.engine.') for m in mods)\n"
+            "assert any(m.startswith('analysis.api.') for m in mods)\n"
+            "print(len(mods))\n")
+    proc = subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert int(proc.stdout.strip()) > 60
