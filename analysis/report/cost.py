@@ -19,7 +19,6 @@ import pandas as pd
 
 from ..cost import CostReport
 from ..cost.display import display_categories, display_models, model_notes
-from ..plots.figures import figure_bytes
 from .page import html_page, markdown_table, neutralize_formula
 
 
@@ -70,6 +69,8 @@ def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None
 
 
 def _png_data_uri(fig) -> str:
+    from ..plots.figures import figure_bytes  # matplotlib only when a figure is drawn
+
     return "data:image/png;base64," + base64.b64encode(figure_bytes(fig)).decode("ascii")
 
 

@@ -19,7 +19,6 @@ import pandas as pd
 from ..atomic import atomic_path, write_text
 from ..cost import format_usd
 from ..cost.trafficsum import TrafficReport
-from ..plots.figures import figure_bytes
 from .cost import _png_data_uri, jsonable, records, safe_table
 from .page import html_page, markdown_table
 
@@ -140,6 +139,8 @@ def figures(report: TrafficReport) -> dict[str, Any]:
 
 def png_bytes(fig: Any) -> bytes:
     """A figure as PNG bytes, for the dashboard."""
+    from ..plots.figures import figure_bytes  # matplotlib only when a figure is drawn
+
     return figure_bytes(fig)
 
 
