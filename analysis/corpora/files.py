@@ -196,6 +196,24 @@ def _missing_column(path: Path, column: str | None, columns: list[str]) -> Value
                       "Fix: pass column=NAME naming the column that holds the text")
 
 
+def jsonl_field(path: object, row: int, line: str, column: str) -> object:
+    """The `column` value of one JSON Lines row, or a ValueError naming the file, the line and the fix.
+
+    >>> jsonl_field("a.jsonl", 3, '{"text": "hi"}', "text")
+    'hi'
+    """
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
+                         "each line of a .jsonl file must be one JSON object") from e
+    if not isinstance(record, dict) or column not in record:
+        keys = list(record) if isinstance(record, dict) else type(record).__name__
+        raise ValueError(f"{path}: line {row} has no key {column!r} (found: {keys}); "
+                         "pass column=NAME naming the text field") from None
+    return record[column]
+
+
 def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
                 report: LoadReport) -> Iterator[tuple[int, str]]:
     """(row number, text) for each non-empty value of `column`; rows count from 1."""
@@ -232,16 +250,7 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
     for row, line in enumerate(lines, start=1):  # JSON Lines
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
-                             "each line of a .jsonl file must be one JSON object") from e
-        if not isinstance(record, dict) or column not in record:
-            keys = list(record) if isinstance(record, dict) else type(record).__name__
-            raise ValueError(f"{path}: line {row} has no key {column!r} (found: {keys}); "
-                             "pass column=NAME naming the text field") from None
-        value = record[column]
+        value = jsonl_field(path, row, line, column)
         if value is None or value == "":
             report.rows_skipped_empty += 1
             continue

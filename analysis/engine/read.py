@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..corpora.files import (CHUNK_BYTES, _check_errors, expand_paths, file_labels, is_table_file,
+from ..corpora.files import (CHUNK_BYTES, _check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
                              iter_file_samples)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
@@ -81,16 +81,7 @@ def _slow_block(path: Path, data: bytes, offset: int, first_row: int, column: st
     for row, line in enumerate(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), start=first_row):
         if not line.strip():  # blank lines count as rows, and hold no sample
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
-                             "each line of a .jsonl file must be one JSON object") from e
-        if not isinstance(record, dict) or column not in record:
-            keys = list(record) if isinstance(record, dict) else type(record).__name__
-            raise ValueError(f"{path}: line {row} has no key {column!r} (found: {keys}); "
-                             "pass column=NAME naming the text field") from None
-        value = record[column]
+        value = jsonl_field(path, row, line, column)
         if value is None or value == "":
             empty += 1
             continue
