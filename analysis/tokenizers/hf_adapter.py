@@ -144,6 +144,8 @@ class HFTokenizerAdapter:
         return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        if any(cuts.is_long(t) for t in texts):
+            return [self.encode(t) for t in texts]  # long texts take `encode`'s cut path
         encs = self._tok.encode_batch([clean_text(t) for t in texts], add_special_tokens=False)
         return [e.ids for e in encs]
 

@@ -123,6 +123,8 @@ class TiktokenTokenizer:
         return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        if any(cuts.is_long(t) for t in texts):
+            return [self.encode(t) for t in texts]  # long texts take `encode`'s cut path
         texts = [self._prepare(t) for t in texts]
         # tiktoken's batch submits one thread-pool task per text (~40 us each, measured): below
         # this mean length a plain loop is faster than the threads are.

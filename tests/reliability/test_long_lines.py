@@ -52,6 +52,7 @@ def test_cut_encoding_equals_uncut(name, small_chunks):
     assert tok.encode(text) == expected
     assert tok.count(text) == len(expected)
     assert tok.count_batch([text, "short"]) == [len(expected), len(_uncut(tok, "short"))]
+    assert tok.encode_batch([text, "short"]) == [expected, _uncut(tok, "short")]
 
 
 def test_a_single_line_with_no_newline_is_cut_for_deepseek(small_chunks):
