@@ -405,16 +405,8 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         elif price.input is None:
             status = f"no price; {status}"
         request_rows.extend(rows)
-        model_rows.append({
-            "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
-            "exactness": choice.exactness, "chat_overhead": chat_label(choice), "status": status,
-            **(_summary(rows, workload) if rows else {}),
-            "usd_per_mtok_input": price.input.base if price.input else None,
-            "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
-            "usd_per_mtok_output": price.output.base if price.output else None,
-            "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
-            "note": "; ".join(_row_notes(price, choice, rows, workload)),
-        })
+        model_rows.append(model_row(ref, price, choice, status, _summary(rows, workload) if rows else {},
+                                    _row_notes(price, choice, rows, workload)))
         for category, group in _by_category(rows):
             category_rows.append({"model": ref, "category": category, "tokenizer": choice.label,
                                   "exactness": choice.exactness, "status": status, **_summary(group, workload)})
@@ -450,6 +442,21 @@ def _request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[
             row.update({m: None for m in _MONEY})  # unknown, never 0
         rows.append(row)
     return rows, status
+
+
+def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summary: dict,
+              notes: list[str]) -> dict:
+    """One row of a report's per-model table (the in-memory and the streamed report share it)."""
+    return {
+        "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
+        "exactness": choice.exactness, "chat_overhead": chat_label(choice), "status": status,
+        **summary,
+        "usd_per_mtok_input": price.input.base if price.input else None,
+        "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
+        "usd_per_mtok_output": price.output.base if price.output else None,
+        "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
+        "note": "; ".join(notes),
+    }
 
 
 def _row_notes(price: Price, choice: TokenizerChoice, rows: list[dict], workload: Workload) -> list[str]:

@@ -28,8 +28,8 @@ from typing import Any
 
 import pandas as pd
 
-from .estimate import (CATEGORY_COLUMNS, MODEL_COLUMNS, CostReport, Workload, chat_label, _report_notes,
-                       _request_rows, _source_line, plan_models, row_notes, tier_requests)
+from .estimate import (CATEGORY_COLUMNS, MODEL_COLUMNS, CostReport, Workload, _report_notes,
+                       _request_rows, _source_line, model_row, plan_models, row_notes, tier_requests)
 from .prices import MTOK, Price
 
 _DECIMALS = ("chars", "text_tokens", "overhead_tokens", "input_tokens", "cached_tokens", "output_tokens")
@@ -144,16 +144,9 @@ class CorpusCost:
             status = self._status[i]
             if not choice.usable and price.input is None:
                 status = f"no price; {status}"
-            model_rows.append({
-                "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
-                "exactness": choice.exactness, "chat_overhead": chat_label(choice), "status": status,
-                **(totals.summary(self.workload) if totals.n else {}),
-                "usd_per_mtok_input": price.input.base if price.input else None,
-                "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
-                "usd_per_mtok_output": price.output.base if price.output else None,
-                "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
-                "note": "; ".join(row_notes(price, choice, totals.n, self._over[i], self.workload)),
-            })
+            model_rows.append(model_row(ref, price, choice, status,
+                                        totals.summary(self.workload) if totals.n else {},
+                                        row_notes(price, choice, totals.n, self._over[i], self.workload)))
             for category in sorted(self._categories[i]):
                 categories.add(category)
                 category_rows.append({"model": ref, "category": category, "tokenizer": choice.label,
