@@ -8,34 +8,25 @@ once; a progress bar is shown on request. Aggregates (`summarize`, `variant_delt
 ratios of sums, never means of per-sample ratios: a 40-character sample must not weigh as
 much as a 40,000-character one.
 
-Words (`n_words`, `count_words`) are counted so that `tokens_per_word` means something for
-scripts written without spaces:
-
-- spaced scripts (Latin, Cyrillic, Arabic, Devanagari, Hangul, ...): a word is a run of
-  non-space characters holding at least one letter, digit or underscore ("--" is no word,
-  "don't" and "x=1" are one);
-- Han, Hiragana and Katakana: every character is a word (the usual convention for Chinese
-  and Japanese counts, as with "characters" in CJK word limits);
-- Thai, Lao, Khmer, Myanmar and Tibetan (no spaces between words): the number of extended
-  grapheme clusters divided by 3, rounded: an approximation of word length in these scripts
-  that needs no dictionary segmenter. Treat their tokens-per-word as indicative only.
+Sizes (`n_chars`, `n_bytes`, `n_words`) come from `corpora.words.text_sizes`, whose docstring
+gives the word rules for every script; they are counted per text in numpy, never in a Python
+loop over texts.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import regex
 from tqdm.auto import tqdm
 
 from .atomic import atomic_path
 from .compare import resolve_tokenizers
 from .corpora.sample import Labeled, Sample, detect_script
+from .corpora.words import count_words as count_words, text_sizes
 from .tokenizers import Tokenizer
 from .tokenizers import TokenizersArg
 
@@ -47,71 +38,15 @@ COLUMNS = (*SAMPLE_META, "tokenizer", *COUNTS, *RATIOS)
 CATEGORICAL = ("category", "language", "script", "kind", "group", "variant", "tokenizer")
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 
-# --- words ---------------------------------------------------------------------------------
-_IDEOGRAPHIC = r"\p{Han}\p{Hiragana}\p{Katakana}"
-_UNSPACED = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}"
-_NO_SPACES = _IDEOGRAPHIC + _UNSPACED
-# A cheap gate (plain `re`, code point ranges): a superset of the characters above, plus every
-# astral code point. Text it does not match takes the fast path; `regex`'s \p{...} classes
-# are 5x slower to scan for (tests check the superset property over all of Unicode).
-_MAYBE_NO_SPACES = re.compile(
-    "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029"
-    "\u3038-\u303b\u3040-\u30ff\u31f0-\u31ff\u32d0-\u3357\u3400-\u4dbf\u4e00-\u9fff\ua9e0-\ua9ff"
-    "\uaa60-\uaa7f\uf900-\ufaff\uff66-\uff9f\U00010000-\U0010ffff]")
-# Fast path (no Han/kana/Thai-like characters): whitespace-separated runs minus the runs with
-# no word character at all ("--", "=", "{"), each counted with its leading space, on text
-# padded with spaces. Both are single C-level passes of `str`/`re`.
-_PUNCT_RUN = re.compile(r"\s[^\w\s]+(?=\s)")
-# Slow path: the same rule, but ideographic/unspaced characters end a run and are counted apart.
-# Leading punctuation is matched possessively, so a failed match never backtracks.
-_WORD = regex.compile(rf"[^\s{_NO_SPACES}\w]*+[\w--[{_NO_SPACES}]][^\s{_NO_SPACES}]*+", flags=regex.V1)
-_IDEOGRAPH = regex.compile(rf"[{_IDEOGRAPHIC}]+")
-_UNSPACED_GRAPHEME = regex.compile(rf"(?=[{_UNSPACED}])\X")
-GRAPHEMES_PER_WORD = 3  # Thai/Lao/Khmer/Myanmar/Tibetan approximation, see the module docstring
-
-
-def count_words(text: str) -> int:
-    """Words in `text`, for any script (the rules are in the module docstring).
-
-    Args:
-        text: any text.
-
-    Returns:
-        Spaced-script words + Han/kana characters + round(Thai/Lao/Khmer/Myanmar/Tibetan
-        grapheme clusters / 3).
-
-    >>> count_words("Hello, world -- x=1"), count_words("東京は大きい"), count_words("ภาษาไทย")
-    (3, 6, 2)
-    """
-    if text.isascii() or not _MAYBE_NO_SPACES.search(text):  # the common case: two C-level passes
-        return _spaced_words(text)
-    # No word spans a line break, so lines count apart: the slow path reads only the lines with
-    # an ideographic or unspaced character (in mixed text, a few), the fast one the others.
-    # (the fast count is additive over lines too: the whole text's minus the slow lines')
-    slow = "\n".join(line for line in text.split("\n") if not line.isascii() and _MAYBE_NO_SPACES.search(line))
-    words = _spaced_words(text) - _spaced_words(slow) + len(_WORD.findall(slow))
-    ideographs = sum(map(len, _IDEOGRAPH.findall(slow)))
-    graphemes = len(_UNSPACED_GRAPHEME.findall(slow))
-    # round half up: a lone Thai syllable still counts as one word
-    return words + ideographs + int(graphemes / GRAPHEMES_PER_WORD + 0.5)
-
-
-def _spaced_words(text: str) -> int:
-    return len(text.split()) - len(_PUNCT_RUN.findall(f" {text} "))
-
-
+# --- sizes ---------------------------------------------------------------------------------
 def text_stats(texts: pd.Series) -> pd.DataFrame:
     """Tokenizer-independent sizes of each text: n_chars (code points), n_bytes (UTF-8), n_words.
 
     >>> text_stats(pd.Series(["héllo wörld", ""])).to_dict("list")
     {'n_chars': [11, 0], 'n_bytes': [13, 0], 'n_words': [2, 0]}
     """
-    return pd.DataFrame({
-        "n_chars": texts.str.len().astype("int64"),
-        # lone surrogates count as 3 bytes, as the U+FFFD every adapter replaces them with
-        "n_bytes": texts.str.encode("utf-8", "surrogatepass").str.len().astype("int64"),
-        "n_words": texts.map(count_words).astype("int64"),
-    }, index=texts.index)
+    n_chars, n_bytes, n_words = text_sizes(texts.tolist())
+    return pd.DataFrame({"n_chars": n_chars, "n_bytes": n_bytes, "n_words": n_words}, index=texts.index)
 
 
 # --- inputs --------------------------------------------------------------------------------
@@ -415,10 +350,8 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
 def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
     """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
 
-    Tokens are counted per text (tokenization does not add up over joined texts), but
-    characters, bytes and words are counted once per group, on the group's texts joined with
-    "\n": no word spans a line break, so the counts add up, except Thai-like grapheme
-    estimates, which are rounded per text and are corrected here text by text.
+    Tokens, characters, bytes and words are counted per text (in batch calls and numpy, with
+    no Python step per text) and summed per group: the very numbers of the rows, added up.
     """
     keys = _group_keys(by)
     labels = [k for k in keys if k != "tokenizer"]
@@ -427,6 +360,7 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
         chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
     texts = chunk["text"].tolist()
     counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
+    n_chars, n_bytes, n_words = text_sizes(texts)  # per text, in numpy: they add up within each group
     if labels:
         codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
             else pd.factorize(chunk[labels[0]].astype(str))
@@ -439,11 +373,8 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
     for members, label in zip(groups, label_rows):
         if not len(members):
             continue
-        joined = "\n".join(texts[i] for i in members)
-        sizes = {"n_chars": len(joined) - (len(members) - 1),
-                 # lone surrogates count as 3 bytes, as in text_stats
-                 "n_bytes": len(joined.encode("utf-8", "surrogatepass")) - (len(members) - 1),
-                 "n_words": count_words(joined) + _grapheme_rounding(joined, texts, members)}
+        sizes = {"n_chars": int(n_chars[members].sum()), "n_bytes": int(n_bytes[members].sum()),
+                 "n_words": int(n_words[members].sum())}
         tokens = counts[members].sum(axis=0)
         if "tokenizer" in keys:
             for j, tok in enumerate(toks):
@@ -455,17 +386,6 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
     out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
     return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
 
-
-_UNSPACED_GATE = re.compile("[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]")
-
-
-def _grapheme_rounding(joined: str, texts: list[str], members: np.ndarray) -> int:
-    """Sum of per-text rounded grapheme words minus the joined text's rounded total (0 without such scripts)."""
-    if not _UNSPACED_GATE.search(joined):
-        return 0
-    per_text = [len(_UNSPACED_GRAPHEME.findall(texts[i])) for i in members if _UNSPACED_GATE.search(texts[i])]
-    return (sum(int(g / GRAPHEMES_PER_WORD + 0.5) for g in per_text)
-            - int(sum(per_text) / GRAPHEMES_PER_WORD + 0.5))
 
 
 def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:

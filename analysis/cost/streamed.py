@@ -98,7 +98,7 @@ class CorpusCost:
         self.workload = workload
         self.refs, self.day, self.prices, self.choices = plan_models(models, overrides=overrides, on=on,
                                                                       fallback_tokenizer=fallback_tokenizer)
-        self.tokenizers = list(dict.fromkeys(c.tokenizer for c in self.choices if c.usable))
+        self.tokenizers: list[str] = list(dict.fromkeys(c.tokenizer for c in self.choices if c.usable and c.tokenizer))
         self._models = [_Totals() for _ in self.refs]
         self._over = [0] * len(self.refs)
         self._status = [c.status for c in self.choices]

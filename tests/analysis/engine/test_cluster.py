@@ -100,3 +100,13 @@ def test_unreachable_scheduler_exits_2(capsys):
                  "--connect-timeout", "1", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert f"no Dask scheduler answers at tcp://127.0.0.1:{port} within 1 s" in err and "Traceback" not in err
+
+
+def test_workers_started_elsewhere_encode_on_one_core_per_task(scheduler):
+    # the engine registers a worker plugin: workers it did not start get the one-core setting too
+    from analysis.engine import open_engine
+    from tests.analysis.engine.test_engines import encode_threads_seen
+
+    with open_engine("dask", scheduler=scheduler) as engine:
+        seen = pd.concat(engine.map(encode_threads_seen, [pd.DataFrame({"text": ["x"]})] * 4, ("gpt2",)))
+    assert seen["threads"].tolist() == [1] * 4 and set(seen["rayon"]) == {"1"}

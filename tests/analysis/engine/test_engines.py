@@ -177,3 +177,20 @@ def test_bad_engine_arguments():
         open_engine("local", scheduler="tcp://127.0.0.1:1")
     with pytest.raises(ValueError, match="nothing to keep"):
         measure(load_builtin().head(2), "gpt2", engine="inprocess", rows=False)
+
+
+def encode_threads_seen(chunk, toks):
+    """A chunk function reporting the worker's encode threads and RAYON setting (for the test below)."""
+    from analysis.tokenizers.base import encode_threads
+
+    return pd.DataFrame({"threads": [encode_threads()], "rayon": [os.environ.get("RAYON_NUM_THREADS", "")]})
+
+
+def test_workers_encode_on_one_core_each(local_engine, dask_engine):
+    # the pool (or the cluster) is the parallelism: a thread pool inside every worker would compete
+    chunks = [pd.DataFrame({"text": ["x"]})] * 3
+    for engine in (local_engine, dask_engine):
+        seen = pd.concat(engine.map(encode_threads_seen, chunks, ("gpt2",)))
+        assert seen["threads"].tolist() == [1, 1, 1] and set(seen["rayon"]) == {"1"}, engine.name
+    with InProcessEngine() as engine:  # this process keeps its cores
+        assert next(engine.map(encode_threads_seen, chunks, ("gpt2",)))["threads"].iloc[0] == (os.cpu_count() or 1)
