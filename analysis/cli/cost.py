@@ -95,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
-    from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus (streamed)
+    from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus and --logs (streamed)
 
     add_engine_options(p)
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..cost.logs import SHAPES, LogReport, iter_log_records
-from ..cost.traffic import plan_traffic, price_records
+from ..cost.traffic import plan_traffic
 from ..cost.trafficsum import summarise
 from ..report import traffic as render
 
@@ -49,8 +49,14 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                                report=log_report)
     from tqdm.auto import tqdm
 
-    with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models", file=sys.stderr, disable=None) as bar:
-        partial = price_records(records, plan, progress=bar.update)
+    from ..engine import open_engine, price_logs
+
+    with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout) as engine:
+        if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
+            print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
+        with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models ({engine.name})", file=sys.stderr,
+                  disable=None) as bar:
+            partial = price_logs(records, plan, engine=engine, progress=bar.update)
     if not partial.rows:
         raise ValueError(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
     if log_report.n_skipped:

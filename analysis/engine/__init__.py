@@ -31,7 +31,7 @@ pricing, for example)::
 
 `engine.map` sends the tokenizer *names*; in each worker process they are loaded once
 (`worker_tokenizers`, a per-process cache) and passed to the function as adapters, in the
-order given. `count_tokens` and `price_corpus` (cost) and `measure` are built this way.
+order given. `count_tokens`, `price_corpus` and `price_logs` (cost) and `measure` are built this way.
 
 Rules for a chunk function: a module-level function (pickled by reference), arguments and
 result are plain frames, names and numbers; it must be pure, because a chunk whose worker died
@@ -51,4 +51,4 @@ from .base import (
 )
 from .choose import open_engine as open_engine
 from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
-                  price_corpus as price_corpus)
+                  price_corpus as price_corpus, price_logs as price_logs)

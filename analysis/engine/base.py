@@ -18,8 +18,18 @@ from ..tokenizers import Tokenizer, load_tokenizer
 from ..tokenizers.base import ENCODE_THREADS_ENV
 
 ENGINES = ("local", "dask", "inprocess")
-# A chunk function: (chunk of records, loaded tokenizers, **params) -> a small frame of counts/sums.
-ChunkFn = Callable[..., pd.DataFrame]
+# A chunk function: (chunk of records, loaded tokenizers, **params) -> small sums (a frame, or an
+# object with a `merge`, such as chat-log pricing's partial sums).
+ChunkFn = Callable[..., Any]
+# How many characters a chunk holds (for the local engine's "small input" rule).
+SizeFn = Callable[[Any], int]
+
+
+def frame_chars(chunk: Any) -> int:
+    """Characters in a chunk frame's `text` column (0 for anything else)."""
+    if isinstance(chunk, pd.DataFrame) and "text" in chunk and len(chunk):
+        return int(chunk["text"].str.len().sum())
+    return 0
 
 # The environment of every worker process (pool or cluster): one core each, because the workers
 # are the parallelism; thread pools inside each (tiktoken's batch, HF's rayon) would only compete.
@@ -54,7 +64,7 @@ def provide_tokenizers(toks: Iterable[Tokenizer]) -> None:
         _LOADED[tok.name] = tok
 
 
-def run_chunk(fn: ChunkFn, chunk: pd.DataFrame, names: Sequence[str], params: Mapping[str, Any]) -> pd.DataFrame:
+def run_chunk(fn: ChunkFn, chunk: Any, names: Sequence[str], params: Mapping[str, Any]) -> Any:
     """What a worker runs for one chunk: tokenizers from the per-process cache, then the chunk function."""
     return fn(chunk, worker_tokenizers(names), **params)
 
@@ -70,9 +80,12 @@ class Engine(Protocol):
     name: str
     workers: int
 
-    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
-            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
-        """`fn(chunk, tokenizers, **params)` for each chunk; results in chunk order, few chunks in flight."""
+    def map(self, fn: ChunkFn, chunks: Iterable[Any], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:
+        """`fn(chunk, tokenizers, **params)` for each chunk; results in chunk order, few chunks in flight.
+
+        `size(chunk)` counts a chunk's characters (the local engine keeps small inputs in this process).
+        """
         ...
 
     def describe(self) -> str:
@@ -92,8 +105,8 @@ class InProcessEngine:
     name = "inprocess"
     workers = 1
 
-    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
-            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+    def map(self, fn: ChunkFn, chunks: Iterable[Any], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:
         for chunk in chunks:
             yield run_chunk(fn, chunk, names, params or {})
 

@@ -21,10 +21,9 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-import pandas as pd
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .base import WORKER_ENV, ChunkFn, EngineError, default_workers, run_chunk
+from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, default_workers, frame_chars, run_chunk
 
 RETRIES = 2
 
@@ -77,8 +76,8 @@ class DaskEngine:
         """Worker address -> process id (for tests that kill one)."""
         return self.client.run(os.getpid)
 
-    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
-            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+    def map(self, fn: ChunkFn, chunks: Iterable[Any], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:
         params = dict(params or {})
         names = tuple(names)
         window = 2 * max(self.workers, len(self.client.scheduler_info()["workers"]))

@@ -23,9 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-import pandas as pd
 
-from .base import WORKER_ENV, ChunkFn, EngineError, run_chunk, worker_tokenizers
+from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, frame_chars, run_chunk, worker_tokenizers
 
 # Below this many characters in all, an input is measured in this process: starting the
 # workers (a second or so) would cost more than it saves.
@@ -37,10 +36,6 @@ def _init_worker(names: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.update(WORKER_ENV)
     worker_tokenizers(names)
-
-
-def _chars(chunk: pd.DataFrame) -> int:
-    return int(chunk["text"].str.len().sum()) if "text" in chunk and len(chunk) else 0
 
 
 class LocalEngine:
@@ -82,15 +77,16 @@ class LocalEngine:
         pool.shutdown(wait=True, cancel_futures=True)
 
     # -- the work ---------------------------------------------------------------------------
-    def map(self, fn: ChunkFn, chunks: Iterable[pd.DataFrame], names: Sequence[str], *,
-            params: Mapping[str, Any] | None = None) -> Iterator[pd.DataFrame]:
+    def map(self, fn: ChunkFn, chunks: Iterable[Any], names: Sequence[str], *,
+            params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:
         params = dict(params or {})
         it = iter(chunks)
-        head, size = [], 0
+        head: list[Any] = []
+        chars = 0
         for chunk in it:
             head.append(chunk)
-            size += _chars(chunk)
-            if size >= self.small_input_chars:
+            chars += size(chunk)
+            if chars >= self.small_input_chars:
                 break
         else:  # the whole input fitted under the threshold: measure it here
             for chunk in head:
@@ -98,12 +94,12 @@ class LocalEngine:
             return
         yield from self._pooled(fn, _chain(head, it), names, params)
 
-    def _pooled(self, fn: ChunkFn, chunks: Iterator[pd.DataFrame], names: Sequence[str],
-                params: dict[str, Any]) -> Iterator[pd.DataFrame]:
+    def _pooled(self, fn: ChunkFn, chunks: Iterator[Any], names: Sequence[str],
+                params: dict[str, Any]) -> Iterator[Any]:
         window = 2 * self.workers  # every worker busy, one chunk queued behind it; memory stays bounded
         pending: deque[list[Any]] = deque()
 
-        def submit(chunk: pd.DataFrame) -> Future:
+        def submit(chunk: Any) -> Future:
             return self._start(names).submit(run_chunk, fn, chunk, tuple(names), params)
 
         try:
@@ -150,7 +146,7 @@ class LocalEngine:
         self.close()
 
 
-def _chain(head: list[pd.DataFrame], rest: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+def _chain(head: list[Any], rest: Iterator[Any]) -> Iterator[Any]:
     while head:
         yield head.pop(0)  # drop our reference as we go, so a chunk lives only while in flight
     yield from rest

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from typing import TypeAlias
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +30,9 @@ from .output import PartitionedParquet
 from .read import Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost.estimate import CostReport
+from ..cost.logs import LogRecord
 from ..cost.streamed import CorpusCost
+from ..cost.traffic import CHUNK_ROWS, TrafficPartial, TrafficPlan, chunked, price_chunk
 from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
@@ -235,3 +237,34 @@ def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: st
         if isinstance(engine, str):
             opened.close()
     return cost.report()
+
+
+# -- pricing chat logs ---------------------------------------------------------------------------
+def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: TrafficPlan) -> TrafficPartial:
+    return price_chunk(chunk, plan)  # tokenizers come from the worker's registry, by the plan's names
+
+
+def _log_chars(chunk: list[LogRecord]) -> int:
+    return sum(len(turn.text) for record in chunk for turn in record.messages)
+
+
+def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",
+               scheduler: str | None = None, workers: int | None = None, chunk_rows: int = CHUNK_ROWS,
+               progress: Callable[[int], None] | None = None) -> TrafficPartial:
+    """Chat-log pricing (`cost.traffic.price_records`) on an engine: each chunk of records is
+    reduced to partial sums where it is counted, and the partials are merged here in order.
+
+    The result equals `price_records(records, plan)` on every engine; `progress(rows)` after each chunk.
+    """
+    opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    total = TrafficPartial()
+    try:
+        for partial in opened.map(_traffic_task, chunked(records, chunk_rows), (), params={"plan": plan},
+                                  size=_log_chars):
+            total.merge(partial)
+            if progress is not None:
+                progress(partial.rows)
+    finally:
+        if isinstance(engine, str):
+            opened.close()
+    return total

@@ -110,3 +110,15 @@ def test_workers_started_elsewhere_encode_on_one_core_per_task(scheduler):
     with open_engine("dask", scheduler=scheduler) as engine:
         seen = pd.concat(engine.map(encode_threads_seen, [pd.DataFrame({"text": ["x"]})] * 4, ("gpt2",)))
     assert seen["threads"].tolist() == [1] * 4 and set(seen["rayon"]) == {"1"}
+
+
+def test_cost_logs_on_a_real_cluster_matches_in_process(scheduler, capsys):
+    logs = [str(p) for p in sorted((REPO / "tests" / "fixtures" / "logs").glob("*.jsonl"))]
+    common = ["cost", "--logs", *logs, "--models", "openai:gpt-4o-mini,deepseek:deepseek-chat", "--output-tokens", "40",
+              "--on", "2026-01-15", "--format", "json"]
+    assert main([*common, "--engine", "inprocess"]) == 0
+    here = capsys.readouterr().out
+    assert main([*common, "--engine", "dask", "--scheduler", scheduler]) == 0
+    there = capsys.readouterr()
+    assert there.out == here and '"n_rows"' in here
+    assert f"engine: Dask scheduler {scheduler}" in there.err

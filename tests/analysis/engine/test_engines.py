@@ -194,3 +194,28 @@ def test_workers_encode_on_one_core_each(local_engine, dask_engine):
         assert seen["threads"].tolist() == [1, 1, 1] and set(seen["rayon"]) == {"1"}, engine.name
     with InProcessEngine() as engine:  # this process keeps its cores
         assert next(engine.map(encode_threads_seen, chunks, ("gpt2",)))["threads"].iloc[0] == (os.cpu_count() or 1)
+
+
+def test_chat_log_pricing_identical_on_every_engine(local_engine, dask_engine):
+    from pathlib import Path
+
+    from analysis.cost.logs import iter_log_records
+    from analysis.cost.traffic import plan_traffic, price_records
+    from analysis.cost.trafficsum import summarise
+    from analysis.engine import price_logs
+
+    logs = sorted((Path(__file__).parents[2] / "fixtures" / "logs").glob("*.jsonl"))
+    plan = plan_traffic(["openai:gpt-4o-mini", "anthropic:claude-3-5-haiku", "deepseek:deepseek-chat"],
+                        output_tokens=50, on=date(2026, 1, 15))
+    records = list(iter_log_records(logs)) * 7  # several chunks of 3 rows, so chunks travel and merge
+
+    def report(partial):
+        return summarise(partial, plan, None).models.to_dict("records")
+
+    want = report(price_records(records, plan, chunk_rows=3))
+    assert len(want) == 3 and all(row["usd_total"] > 0 for row in want)
+    for engine in _engines(local_engine, dask_engine).values():
+        seen: list[int] = []
+        got = price_logs(records, plan, engine=engine, chunk_rows=3, progress=seen.append)
+        assert report(got) == want, engine.name
+        assert sum(seen) == len(records) and len(seen) > 3
