@@ -34,11 +34,12 @@ import time
 from pathlib import Path
 
 from analysis import load_tokenizer
+from analysis.atomic import write_bytes, write_text
 from tests.analysis.engine.gen import jsonl_rows, text_folder
 
 MB = int(os.environ.get("TOKENPRISM_BENCH_ENGINE_MB", "200"))
 ROWS = int(os.environ.get("TOKENPRISM_BENCH_ENGINE_ROWS", "1000000"))
-PER_CORE_MB = min(MB, 64)  # the per-core comparison needs no more
+PER_CORE_MB = min(MB, 128)  # enough for the workers' start-up to be a small part
 RAW_SUBSET_MB = min(MB, 48)  # raw four-tokenizer speed, measured on a part of the corpus
 FOUR = ("o200k_base", "cl100k_base", "p50k_base", "gpt2")
 COST_MODELS = "openai:gpt-4o-mini,openai:gpt-4,deepseek:deepseek-chat"
@@ -174,8 +175,47 @@ def main(out_dir: Path) -> dict:
         c = res["cost_corpus"]
         print(f"cost --corpus {ROWS:,} rows x 3 models: {c['wall_s']:.1f} s, peak RSS reader {c['rss_reader_mb']:.0f} MB, "
               f"largest worker {c['rss_worker_mb']:.0f} MB (target < 1536 MB)", flush=True)
-    (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+    write_text(out_dir / "engine.json", json.dumps(res, indent=2) + "\n")
+    chart(res, out_dir / "engine.png")
     return res
+
+
+def chart(res: dict, path: Path) -> None:
+    """Two panels: throughput by engine against the ideal (cores x raw), and per-core cost against raw."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t, cores = res["throughput"], res["cores"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.1, 1]})
+    names = ["raw tiktoken\n1 thread", f"ideal\n{cores} x raw", "in-process", f"local pool\n{cores} workers",
+             "Dask Local-\nCluster, 2"]
+    values = [t["raw_single_thread_mb_per_s"], cores * t["raw_single_thread_mb_per_s"],
+              *(t["runs"][e]["mb_per_s"] for e in ("inprocess", "local", "dask"))]
+    bars = left.bar(names, values, color=["#bbbbbb", "#dddddd", "#7fa7c9", "#2b6ca3", "#e08a3c"])
+    left.bar_label(bars, fmt="%.1f", fontsize=8)
+    left.set_ylabel("MB/s (4 tokenizers)")
+    left.set_title(f"{res['corpus_mb']} MB mixed text, o200k + cl100k + p50k + gpt2", fontsize=9)
+    left.tick_params(axis="x", labelsize=8)
+    per = res["per_core"]
+    labels = ["folder\nin-process", "folder\nlocal", "JSON lines\nin-process", "JSON lines\nlocal"]
+    costs = [per[k]["per_core_cost"] for k in ("folder_inprocess", "folder_local", "jsonl_inprocess", "jsonl_local")]
+    bars = right.bar(labels, costs, color="#2b6ca3")
+    right.bar_label(bars, fmt="%.2fx", fontsize=8)
+    right.axhline(1.0, color="#888888", lw=1)
+    right.axhline(res["target_per_core"], color="#c0392b", lw=1, ls="--", label=f"target {res['target_per_core']}x")
+    right.set_ylabel("CPU time / raw tiktoken CPU time")
+    right.set_title("per-core cost, o200k_base (1.0 = raw tiktoken)", fontsize=9)
+    right.tick_params(axis="x", labelsize=8)
+    right.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    write_bytes(path, buf.getvalue())
 
 
 if __name__ == "__main__":  # pragma: no cover
