@@ -73,6 +73,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine import open_engine
     from ..engine import measure as measure_on
     from ..engine.output import PartitionedParquet
+    from ..engine.parts import measure_files
     from ..engine.read import iter_corpus_chunks
     from ..pipeline import as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
@@ -116,11 +117,18 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 parallel_measured = run(parallel, keep=True).rows
             if args.corpus:
                 report = corpus.LoadReport()
-                total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
-                # streamed: files read chunk by chunk (tables through Arrow), scripts detected by the workers
-                user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
-                                          column=args.column, errors=args.errors, report=report)
-                r = run(user, total=total)
+                if writer is None and not table_rows and engine.name != "inprocess":
+                    # aggregates only: each worker reads its own part of the files and returns sums
+                    r = measure_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
+                                      language=args.language, column=args.column, errors=args.errors,
+                                      report=report, progress=progress)
+                    runs.append(r)
+                else:
+                    total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
+                    # streamed: files read chunk by chunk here (tables through Arrow), scripts detected by the workers
+                    user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
+                                              column=args.column, errors=args.errors, report=report)
+                    r = run(user, total=total)
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
                 if not r.n_samples:
                     raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")

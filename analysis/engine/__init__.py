@@ -40,7 +40,10 @@ is run again; it must return counts or sums, never ratios, so that partial resul
 streams through in bounded memory.
 
 `measure` (in `run`) is measuring on an engine: the full per-row frame, aggregates only
-(`by=`), or rows streamed to a partitioned Parquet dataset (`out=`).
+(`by=`), or rows streamed to a partitioned Parquet dataset (`out=`); this process reads the
+input. `measure_files` (in `parts`) gives the same aggregates, but each worker reads its own
+part of the user's files (whole files, or byte ranges of JSON Lines), so only small
+descriptions and sums travel.
 """
 
 from .base import (
@@ -50,5 +53,6 @@ from .base import (
     worker_tokenizers as worker_tokenizers,
 )
 from .choose import open_engine as open_engine
+from .parts import measure_files as measure_files
 from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
                   price_corpus as price_corpus, price_logs as price_logs)

@@ -40,6 +40,11 @@ BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
 _LINE_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
 
 
+# A byte range of a JSON Lines file that starts and ends at line boundaries, and the line number
+# of its first line: (start, end, first_row). Engines give spans to workers, which read them.
+Span = tuple[int, int, int]
+
+
 class Chunks:
     """Chunk frames ready for an engine (columns `pipeline.SAMPLE_META` + text), passed as `samples`."""
 
@@ -91,16 +96,19 @@ def _slow_block(path: Path, data: bytes, offset: int, first_row: int, column: st
 
 
 def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
-                  chunk_samples: int) -> Iterator[pd.DataFrame]:
+                  chunk_samples: int, span: Span | None = None) -> Iterator[pd.DataFrame]:
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    report.files_read += 1
-    report.bytes_read += path.stat().st_size
-    row, offset, carry = 1, 0, b""
+    start, end, row = span if span is not None else (0, path.stat().st_size, 1)
+    report.files_read += start == 0  # a file split into spans counts once
+    report.bytes_read += end - start
+    offset, carry, left = start, b"", end - start
     with open(path, "rb") as fh:
+        fh.seek(start)
         while True:
-            block = fh.read(BLOCK_BYTES)
+            block = fh.read(min(BLOCK_BYTES, left))
+            left -= len(block)
             data = carry + block
             if not data:
                 return
@@ -159,6 +167,56 @@ def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], r
         row += n
 
 
+def file_items(path: Path, sid: str, *, explicit: bool, category: str | None, language: str, script: str | None,
+               column: str | None, errors: str, report: LoadReport, chunk_samples: int,
+               span: Span | None = None) -> Iterator[Sample | pd.DataFrame]:
+    """One file found by `expand_paths`, as chunk frames (tables through Arrow) or `Sample`s (the loaders').
+
+    `span`: only that byte range of a JSON Lines file read through Arrow (`jsonl_spans` makes them).
+    """
+    cat, knd = file_labels(path, category=category)
+    labels = {"category": cat, "kind": knd, "language": language, "script": script or DETECT_SCRIPT}
+    if span is not None or arrow_jsonl(path, column=column, explicit=explicit, errors=errors):
+        assert column is not None
+        yield from _jsonl_frames(path, sid, column, labels, report, chunk_samples, span)
+    elif is_table_file(path, column=column, explicit=explicit) and column is not None and path.suffix.lower() == ".parquet":
+        yield from _parquet_frames(path, sid, column, labels, report, chunk_samples)
+    else:
+        yield from iter_file_samples(path, sid, explicit=explicit, category=category, language=language,
+                                     script=script or DETECT_SCRIPT, column=column, errors=errors,
+                                     chunk_bytes=CHUNK_BYTES, report=report)
+
+
+def arrow_jsonl(path: Path, *, column: str | None, explicit: bool, errors: str) -> bool:
+    """True when a file is JSON Lines read through Arrow: a table with a column, strict UTF-8, plain "\\n" lines."""
+    return (is_table_file(path, column=column, explicit=explicit) and column is not None
+            and path.suffix.lower() == ".jsonl" and errors == "strict" and _plain_lines(path))
+
+
+def jsonl_spans(path: Path, target_bytes: int) -> list[Span]:
+    """Cut a JSON Lines file into spans of about `target_bytes`, at line ends (one pass over its bytes)."""
+    spans: list[Span] = []
+    start, row, pos = 0, 1, 0
+    lines_before = 0  # lines that end before `pos`
+    with open(path, "rb") as fh:
+        while block := fh.read(BLOCK_BYTES):
+            base = pos
+            pos += len(block)
+            cut_from = 0
+            while pos - start >= target_bytes:
+                nl = block.find(b"\n", max(cut_from, start + target_bytes - 1 - base))
+                if nl < 0:
+                    break
+                end = base + nl + 1
+                lines = lines_before + block.count(b"\n", 0, nl + 1)
+                spans.append((start, end, row))
+                start, row, cut_from = end, lines + 1, nl + 1
+            lines_before += block.count(b"\n")
+    if pos > start:
+        spans.append((start, pos, row))
+    return spans
+
+
 def iter_corpus_chunks(paths: str | Path | Iterable[str | Path], *, category: str | None = None,
                        language: str = "und", script: str | None = None, column: str | None = None,
                        errors: str = "strict", report: LoadReport | None = None, chunk_chars: int = 4_000_000,
@@ -178,18 +236,9 @@ def iter_corpus_chunks(paths: str | Path | Iterable[str | Path], *, category: st
 
     def items() -> Iterator[Sample | pd.DataFrame]:
         for path, sid in expand_paths(path_list):
-            cat, knd = file_labels(path, category=category)
-            labels = {"category": cat, "kind": knd, "language": language, "script": script or DETECT_SCRIPT}
-            table = is_table_file(path, column=column, explicit=path in explicit)
-            suffix = path.suffix.lower()
-            if table and column is not None and suffix == ".parquet":
-                yield from _parquet_frames(path, sid, column, labels, report, chunk_samples)
-            elif table and column is not None and suffix == ".jsonl" and errors == "strict" and _plain_lines(path):
-                yield from _jsonl_frames(path, sid, column, labels, report, chunk_samples)
-            else:
-                yield from iter_file_samples(path, sid, explicit=path in explicit, category=category,
-                                             language=language, script=script or DETECT_SCRIPT, column=column,
-                                             errors=errors, chunk_bytes=CHUNK_BYTES, report=report)
+            yield from file_items(path, sid, explicit=path in explicit, category=category, language=language,
+                                  script=script, column=column, errors=errors, report=report,
+                                  chunk_samples=chunk_samples)
 
     def frames() -> Iterator[pd.DataFrame]:
         for is_frame, group in itertools.groupby(items(), key=lambda x: isinstance(x, pd.DataFrame)):

@@ -122,3 +122,15 @@ def test_cost_logs_on_a_real_cluster_matches_in_process(scheduler, capsys):
     there = capsys.readouterr()
     assert there.out == here and '"n_rows"' in here
     assert f"engine: Dask scheduler {scheduler}" in there.err
+
+
+def test_cluster_workers_read_their_own_parts(scheduler, tmp_path, capsys):
+    # aggregates only: the workers open the files themselves (byte ranges of the JSON lines)
+    text_folder(tmp_path / "docs", 1 << 19, file_bytes=1 << 17)
+    jsonl_rows(tmp_path / "docs" / "rows.jsonl", 20_000)
+    common = ["measure", str(tmp_path / "docs"), "--column", "text", "-t", "gpt2", "--by", "category,script",
+              "--format", "csv", "--no-progress"]
+    assert main([*common, "--engine", "inprocess"]) == 0
+    here = capsys.readouterr().out
+    assert main([*common, "--engine", "dask", "--scheduler", scheduler]) == 0
+    assert capsys.readouterr().out == here and here.count("\n") > 3

@@ -1,0 +1,190 @@
+"""Measuring files where they are read: each worker reads its own part of the input and returns sums.
+
+Unlike `run.measure` (this process reads every file and ships chunks of text to the workers),
+`measure_files` sends the workers *descriptions* of parts of the input: a group of whole files,
+or a byte range of one JSON Lines file, cut at line ends. Each worker reads its part with the
+same readers as this process (`read.file_items`), measures it chunk by chunk and returns one
+small frame of sums and its `LoadReport`. What travels is a few hundred bytes per task, so the
+process that drives the run stays idle, and a Dask cluster whose workers see the same files (a
+shared or network file system) reads in parallel.
+
+Parts, as Dask's own readers cut them:
+
+* JSON Lines read through Arrow (plain "\\n" lines, strict UTF-8): byte ranges of about
+  `part_bytes`, found in one pass over the file's bytes here, with the line number each range
+  starts at, so sample ids and error messages are those of the loader;
+* every other file (text, CSV, Parquet, JSON Lines with other line breaks): whole, grouped with
+  neighbours up to about `part_bytes`.
+
+The sums are exactly those of `run.measure(iter_corpus_chunks(paths), by=...)` (a test compares
+them). Only aggregates come back; for per-row output use `run.measure` with `out=`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .base import Engine
+from .read import Span, arrow_jsonl, file_items, jsonl_spans
+from .run import MeasureRun, _resolve_engine
+from ..corpora.files import _check_errors, expand_paths
+from ..corpora.sample import LoadReport, Sample
+from ..pipeline import DETECT_SCRIPT, as_tokenizers, chunk_sums, combine_sums, iter_sample_chunks, partial_sums, summary_from_sums
+from ..tokenizers import Tokenizer, TokenizersArg
+
+PART_BYTES = 64 << 20
+MIN_PART_BYTES = 4 << 20
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """One file (or one span of a JSON Lines file) of a part: its path, id prefix, and how it was named."""
+
+    path: str
+    sid: str
+    explicit: bool
+    span: Span | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """What one task reads: files (or spans), and their size in bytes (for progress and balance)."""
+
+    files: tuple[FilePart, ...]
+    nbytes: int
+
+
+def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None = None, errors: str = "strict",
+               part_bytes: int = PART_BYTES) -> list[Part]:
+    """Cut the input into parts of about `part_bytes` (see the module docstring).
+
+    Raises:
+        ValueError: a path that does not exist, a pattern or folder with no file (as `expand_paths`).
+    """
+    _check_errors(errors)
+    path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    explicit = {Path(p) for p in path_list}
+    parts: list[Part] = []
+    group: list[FilePart] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal group, size
+        if group:
+            parts.append(Part(tuple(group), size))
+        group, size = [], 0
+
+    seen: set[str] = set()
+    for path, sid in expand_paths(path_list):
+        if sid in seen:  # as `pipeline.UniqueIds` says it when the driver reads
+            raise ValueError(f"sample id {sid!r} occurs more than once; ids must be unique (rename the sample, or "
+                             "load the corpus once)")
+        seen.add(sid)
+        named = path in explicit
+        nbytes = path.stat().st_size
+        if nbytes > part_bytes and arrow_jsonl(path, column=column, explicit=named, errors=errors):
+            flush()
+            for span in jsonl_spans(path, part_bytes):
+                parts.append(Part((FilePart(str(path), sid, named, span),), span[1] - span[0]))
+            continue
+        group.append(FilePart(str(path), sid, named))
+        size += nbytes
+        if size >= part_bytes:
+            flush()
+    flush()
+    return parts
+
+
+def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category: str | None, language: str,
+               script: str | None, column: str | None, errors: str) -> tuple[pd.DataFrame, LoadReport]:
+    """What a worker runs: read the part, chunk by chunk, and reduce it to sums."""
+    report = LoadReport()
+    sums = [partial_sums(pd.DataFrame(columns=[*by, "n_chars", "n_bytes", "n_words", "n_tokens"]), by)]
+    samples: list[Sample] = []  # text files come as samples: measured in chunks of about 4M characters
+    chars = 0
+
+    def add(frame: pd.DataFrame) -> None:
+        sums.append(chunk_sums(frame, toks, by))
+        if len(sums) >= 64:  # fold as we go: a part's sums stay a few rows
+            sums[:] = [combine_sums(sums, by)]
+
+    for fp in part.files:
+        for item in file_items(Path(fp.path), fp.sid, explicit=fp.explicit, category=category, language=language,
+                               script=script, column=column, errors=errors, report=report,
+                               chunk_samples=4096, span=fp.span):
+            if isinstance(item, pd.DataFrame):
+                add(item)
+                continue
+            samples.append(item)
+            chars += len(item.text)
+            if chars >= 4_000_000 or len(samples) >= 4096:
+                add(next(iter_sample_chunks(samples, chunk_chars=chars + 1, chunk_samples=len(samples))))
+                samples, chars = [], 0
+    if samples:
+        add(next(iter_sample_chunks(samples, chunk_chars=chars + 1, chunk_samples=len(samples))))
+    return combine_sums(sums, by), report
+
+
+def _merge_report(into: LoadReport, other: LoadReport) -> None:
+    for f in fields(LoadReport):
+        setattr(into, f.name, getattr(into, f.name) + getattr(other, f.name))
+
+
+def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: TokenizersArg = None, *,
+                  by: str | Sequence[str], engine: str | Engine = "local", scheduler: str | None = None,
+                  workers: int | None = None, category: str | None = None, language: str = "und",
+                  script: str | None = None, column: str | None = None, errors: str = "strict",
+                  report: LoadReport | None = None, progress: bool = False,
+                  part_bytes: int | None = None) -> MeasureRun:
+    """Aggregates of the user's files, each part read and measured by a worker (see the module docstring).
+
+    Args:
+        paths, category, language, script, column, errors: as `read.iter_corpus_chunks`.
+        by: aggregate by these columns (as `pipeline.summarize`).
+        engine, scheduler, workers: as `run.measure`.
+        report: filled with what was read (files, rows skipped, decode repairs).
+        progress: one tqdm bar over input bytes on stderr, advanced as parts finish.
+        part_bytes: the size of a part; default: `PART_BYTES`, smaller when the input is small,
+            so that every worker gets several parts.
+
+    Returns:
+        A `MeasureRun` with `summary` and `sums` (no rows).
+    """
+    toks = as_tokenizers(tokenizers)
+    names = tuple(t.name for t in toks)
+    keys = [by] if isinstance(by, str) else list(by)
+    partial_sums(pd.DataFrame(columns=[*keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), keys)  # bad keys fail now
+    report = report if report is not None else LoadReport()
+    opened, owned = _resolve_engine(engine, toks, scheduler, workers)
+    try:
+        if part_bytes is None:
+            total = sum(p.stat().st_size for p, _ in expand_paths([paths] if isinstance(paths, (str, Path)) else list(paths)))
+            part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
+        parts = plan_parts(paths, column=column, errors=errors, part_bytes=part_bytes)
+        params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,
+                  "column": column, "errors": errors}
+        sums: list[pd.DataFrame] = []
+        n_bytes = 0
+        with tqdm(total=sum(p.nbytes for p in parts), disable=not progress, unit="B", unit_scale=True,
+                  unit_divisor=1024, desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr,
+                  dynamic_ncols=True) as bar:
+            for part, (part_sums, part_report) in zip(parts, opened.map(_part_sums, parts, names, params=params,
+                                                                         size=lambda p: p.nbytes)):
+                sums.append(part_sums)
+                _merge_report(report, part_report)
+                n_bytes += int(part_sums["n_bytes"].sum()) // len(names)
+                bar.update(part.nbytes)
+                if len(sums) >= 64:
+                    sums = [combine_sums(sums, keys)]
+    finally:
+        if owned:
+            opened.close()
+    total_sums = combine_sums(sums, keys)
+    n_samples = int(total_sums["n_samples"].sum()) // len(names) if len(total_sums) else 0
+    return MeasureRun(None, summary_from_sums(total_sums, keys, names), total_sums, None, n_samples, n_bytes, opened.name)

@@ -1,0 +1,96 @@
+"""Workers that read their own parts of the input give the numbers of the reading driver."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+
+from analysis.corpora import LoadReport
+from analysis.engine import measure
+from analysis.engine.base import InProcessEngine
+from analysis.engine.local import LocalEngine
+from analysis.engine.parts import measure_files, plan_parts
+from analysis.engine.read import iter_corpus_chunks, jsonl_spans
+from tests.analysis.engine.gen import jsonl_rows, text_folder
+
+BY = ["category", "script", "tokenizer"]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parts")
+    docs = text_folder(root / "docs", 1 << 20, file_bytes=1 << 17)
+    (docs / "notes.md").write_text("a\r\nb\rc\n", encoding="utf-8")
+    (docs / "blob.bin").write_bytes(b"\x00\x01binary")
+    rows = jsonl_rows(root / "rows.jsonl", 6_000)
+    with open(rows, "a", encoding="utf-8") as f:
+        f.write('{"text": ""}\n{"text": "the last row"}\n')
+    pd.DataFrame({"text": ["uno dos", "", "東京 tres"]}).to_parquet(root / "t.parquet")
+    (root / "c.csv").write_text("text,x\nhello there,1\n\"two\nlines\",2\n", encoding="utf-8")
+    return root
+
+
+def _reference(paths, toks, **kw):
+    report = LoadReport()
+    run = measure(iter_corpus_chunks(paths, report=report, **kw), toks, engine="inprocess", by=BY)
+    return run, report
+
+
+@pytest.mark.parametrize("engine", ["inprocess", "local-pool"])
+def test_parts_give_the_driver_numbers(inputs, engine):
+    paths = [str(inputs / "docs"), str(inputs / "rows.jsonl"), str(inputs / "t.parquet"), str(inputs / "c.csv")]
+    want, want_report = _reference(paths, "gpt2,o200k_base", column="text")
+    opened = InProcessEngine() if engine == "inprocess" else LocalEngine(2, small_input_chars=0)
+    with opened:
+        report = LoadReport()
+        got = measure_files(paths, "gpt2,o200k_base", by=BY, engine=opened, column="text", report=report,
+                            part_bytes=100_000)  # the JSON lines in several spans, the folder in several groups
+    assert len(plan_parts(paths, column="text", part_bytes=100_000)) > 8
+    pdt.assert_frame_equal(got.summary, want.summary)
+    assert (got.n_samples, got.n_bytes) == (want.n_samples, want.n_bytes)
+    assert report == want_report and report.rows_skipped_empty == 2 and report.files_skipped_binary == 1
+
+
+def test_spans_tile_the_file_at_line_ends_with_their_first_line_numbers(tmp_path):
+    path = jsonl_rows(tmp_path / "r.jsonl", 3_000)
+    data = path.read_bytes()
+    for target in (1, 500, 4096, 10**9):
+        spans = jsonl_spans(path, target)
+        assert spans[0][0] == 0 and spans[-1][1] == len(data)
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        for start, end, row in spans:
+            assert data[end - 1:end] == b"\n" and row == data[:start].count(b"\n") + 1
+        assert len(spans) == (3_000 if target == 1 else 1 if target == 10**9 else len(spans))
+
+
+def test_a_bad_row_in_a_later_span_names_its_line(tmp_path):
+    path = jsonl_rows(tmp_path / "r.jsonl", 2_000)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1733] = '{"text": 5}\n'  # not a string: read line by line, and the row named
+    lines[1800] = "{broken\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(ValueError) as want:
+        _reference([str(path)], "gpt2", column="text")
+    with pytest.raises(ValueError) as got:
+        measure_files([str(path)], "gpt2", by=BY, engine="inprocess", column="text", part_bytes=20_000)
+    assert str(got.value) == str(want.value) and "line 1801 " in str(got.value)
+
+
+def test_the_same_file_twice_is_a_duplicate_id_error(inputs):
+    path = str(inputs / "t.parquet")
+    with pytest.raises(ValueError, match="occurs more than once"):
+        measure_files([path, path], "gpt2", by=BY, engine="inprocess", column="text")
+
+
+def test_dask_workers_read_their_parts(inputs):
+    from analysis.engine import open_engine
+
+    paths = [str(inputs / "docs"), str(inputs / "rows.jsonl")]
+    want, _ = _reference(paths, "gpt2", column="text")
+    with open_engine("dask", workers=2) as engine:
+        got = measure_files(paths, "gpt2", by=BY, engine=engine, column="text", part_bytes=200_000)
+    pdt.assert_frame_equal(got.summary, want.summary)
+    assert json.dumps(int(got.summary["n_tokens"].sum())) == json.dumps(int(want.summary["n_tokens"].sum()))
