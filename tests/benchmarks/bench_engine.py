@@ -48,14 +48,18 @@ TARGET_PER_CORE = 1.15
 _CHILD = r"""
 import json, os, sys, time
 a = json.loads(sys.argv[1])
-from analysis.engine import measure, worker_tokenizers
+from analysis.engine import measure, measure_files, worker_tokenizers
 from analysis.engine.read import iter_corpus_chunks
 from tests.analysis.engine.rss import ChildPeak, self_peak_mb
 worker_tokenizers(a["toks"])  # loaded before the clock starts, as the raw pass's are
 t0, c0 = time.perf_counter(), os.times()
 with ChildPeak() as workers:
-    run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine=a["engine"],
-                  workers=a["workers"], by=["category", "tokenizer"])
+    if a["engine"] == "inprocess":  # this process reads and measures
+        run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine="inprocess",
+                      by=["category", "tokenizer"])
+    else:  # as `tokenprism measure --by ...` runs it: each worker reads its own parts of the files
+        run = measure_files(a["paths"], a["toks"], engine=a["engine"], workers=a["workers"], column=a["column"],
+                            by=["category", "tokenizer"])
 wall, c1 = time.perf_counter() - t0, os.times()
 cpu = sum(getattr(c1, k) - getattr(c0, k) for k in ("user", "system", "children_user", "children_system"))
 print(json.dumps({"wall_s": wall, "cpu_s": cpu, "n_samples": run.n_samples, "n_bytes": run.n_bytes,
