@@ -173,6 +173,11 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     from ..engine.read import iter_corpus_chunks
     from .measure import _progress
 
+    from ..engine.parts import is_url
+
+    if any(is_url(p) for p in args.corpus):
+        raise ValueError("cost --corpus reads the files in this process, from local paths; copy the files here "
+                         "first (fsspec URLs are read by the workers of `tokenprism measure --by ...`)")
     cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
                       fallback_tokenizer=args.fallback_tokenizer)
     others = args.text is not None or args.file or args.builtin or args.system

@@ -73,7 +73,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine import open_engine
     from ..engine import measure as measure_on
     from ..engine.output import PartitionedParquet
-    from ..engine.parts import measure_files
+    from ..engine.parts import is_url, measure_files
     from ..engine.read import iter_corpus_chunks
     from ..pipeline import as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
@@ -93,6 +93,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
             check_table_path(args.out)
         except ValueError as e:
             raise ValueError(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
+    if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
+        raise ValueError("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
+                         "(aggregates: each worker reads its own part), or copy the files here first")
     print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
     writer = PartitionedParquet(args.out) if dataset else None
     runs, rows = [], []
@@ -117,7 +120,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 parallel_measured = run(parallel, keep=True).rows
             if args.corpus:
                 report = corpus.LoadReport()
-                if writer is None and not table_rows and engine.name != "inprocess":
+                if writer is None and not table_rows:
                     # aggregates only: each worker reads its own part of the files and returns sums
                     r = measure_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
                                       language=args.language, column=args.column, errors=args.errors,

@@ -22,10 +22,13 @@ them). Only aggregates come back; for per-row output use `run.measure` with `out
 
 from __future__ import annotations
 
+import shutil
 import sys
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -44,12 +47,58 @@ MIN_PART_BYTES = 4 << 20
 
 @dataclass(frozen=True)
 class FilePart:
-    """One file (or one span of a JSON Lines file) of a part: its path, id prefix, and how it was named."""
+    """One file (or one span of a JSON Lines file) of a part: its path or fsspec URL, id prefix, and how it was named."""
 
     path: str
     sid: str
     explicit: bool
     span: Span | None = None
+
+    @property
+    def url(self) -> bool:
+        return is_url(self.path)
+
+
+def is_url(path: str | Path) -> bool:
+    """True for an fsspec URL such as s3://bucket/key or file:///data/x.jsonl (a local path is not one)."""
+    return isinstance(path, str) and "://" in path
+
+
+def _expand_url(url: str) -> list[tuple[str, str, int]]:
+    """(file URL, sample id prefix, size) of the files an fsspec URL names: a file, a folder or a pattern."""
+    import fsspec
+
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+    except (ImportError, ValueError) as e:  # an unknown protocol, or its package missing
+        raise ValueError(f"cannot read {url}: {e}. Remote stores need their fsspec package "
+                         "(s3fs for s3://, gcsfs for gs://, adlfs for az://); install it beside tokenprism") from None
+    if any(ch in root for ch in "*?["):
+        files = [(f, fs.unstrip_protocol(f)) for f in sorted(fs.glob(root)) if fs.isfile(f)]
+        found = [(u, u) for _, u in files]
+    elif fs.isdir(root):
+        base = root.rstrip("/")
+        rel = [(f, f[len(base) + 1:]) for f in sorted(fs.find(root))]
+        found = [(fs.unstrip_protocol(f), f"{Path(base).name}/{r}") for f, r in rel
+                 if not any(part.startswith(".") for part in r.split("/"))]
+    elif fs.isfile(root):
+        found = [(url, url)]
+    else:
+        raise ValueError(f"no such file or folder: {url}")
+    if not found:
+        raise ValueError(f"{url} names no file; give a file, a folder with files in it, or a pattern that matches some")
+    return [(u, sid, int(fs.size(u))) for u, sid in found]
+
+
+def _expand(path_list: list[str | Path]) -> list[tuple[str, str, bool, int]]:
+    """(path or URL, id prefix, named directly, size) of every input file, in order."""
+    out: list[tuple[str, str, bool, int]] = []
+    for raw in path_list:
+        if is_url(raw):
+            out.extend((u, sid, u == raw, size) for u, sid, size in _expand_url(str(raw)))
+        else:
+            out.extend((str(p), sid, p == Path(raw), p.stat().st_size) for p, sid in expand_paths([raw]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,7 +118,6 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
     """
     _check_errors(errors)
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    explicit = {Path(p) for p in path_list}
     parts: list[Part] = []
     group: list[FilePart] = []
     size = 0
@@ -81,19 +129,19 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
         group, size = [], 0
 
     seen: set[str] = set()
-    for path, sid in expand_paths(path_list):
+    for path, sid, named, nbytes in _expand(path_list):
         if sid in seen:  # as `pipeline.UniqueIds` says it when the driver reads
             raise ValueError(f"sample id {sid!r} occurs more than once; ids must be unique (rename the sample, or "
                              "load the corpus once)")
         seen.add(sid)
-        named = path in explicit
-        nbytes = path.stat().st_size
-        if nbytes > part_bytes and arrow_jsonl(path, column=column, explicit=named, errors=errors):
+        # local JSON Lines: byte ranges (their line numbers are counted here); a URL is read whole by one worker
+        if not is_url(path) and nbytes > part_bytes and arrow_jsonl(Path(path), column=column, explicit=named,
+                                                                     errors=errors):
             flush()
-            for span in jsonl_spans(path, part_bytes):
-                parts.append(Part((FilePart(str(path), sid, named, span),), span[1] - span[0]))
+            for span in jsonl_spans(Path(path), part_bytes):
+                parts.append(Part((FilePart(path, sid, named, span),), span[1] - span[0]))
             continue
-        group.append(FilePart(str(path), sid, named))
+        group.append(FilePart(path, sid, named))
         size += nbytes
         if size >= part_bytes:
             flush()
@@ -109,26 +157,58 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
     samples: list[Sample] = []  # text files come as samples: measured in chunks of about 4M characters
     chars = 0
 
+    def flush() -> None:
+        nonlocal samples, chars
+        if samples:
+            add(next(iter_sample_chunks(samples, chunk_chars=chars + 1, chunk_samples=len(samples))))
+        samples, chars = [], 0
+
     def add(frame: pd.DataFrame) -> None:
         sums.append(chunk_sums(frame, toks, by))
         if len(sums) >= 64:  # fold as we go: a part's sums stay a few rows
             sums[:] = [combine_sums(sums, by)]
 
     for fp in part.files:
-        for item in file_items(Path(fp.path), fp.sid, explicit=fp.explicit, category=category, language=language,
-                               script=script, column=column, errors=errors, report=report,
-                               chunk_samples=4096, span=fp.span):
-            if isinstance(item, pd.DataFrame):
-                add(item)
-                continue
-            samples.append(item)
-            chars += len(item.text)
-            if chars >= 4_000_000 or len(samples) >= 4096:
-                add(next(iter_sample_chunks(samples, chunk_chars=chars + 1, chunk_samples=len(samples))))
-                samples, chars = [], 0
-    if samples:
-        add(next(iter_sample_chunks(samples, chunk_chars=chars + 1, chunk_samples=len(samples))))
+        with _local(fp, report) as local:
+            for item in file_items(local, fp.sid, explicit=fp.explicit, category=category, language=language,
+                                   script=script, column=column, errors=errors, report=report,
+                                   chunk_samples=4096, span=fp.span):
+                if isinstance(item, pd.DataFrame):
+                    flush()  # in input order, so groups come out in order of first appearance
+                    add(item)
+                    continue
+                samples.append(item)
+                chars += len(item.text)
+                if chars >= 4_000_000 or len(samples) >= 4096:
+                    flush()
+    flush()
     return combine_sums(sums, by), report
+
+
+@contextmanager
+def _local(fp: FilePart, report: LoadReport) -> Iterator[Path]:
+    """A local path for a part's file: the file itself, or a copy of a URL's file in a folder of our own.
+
+    The readers then work as on any local file; messages and the report name the URL, not the copy.
+    """
+    if not fp.url:
+        yield Path(fp.path)
+        return
+    import fsspec
+
+    with tempfile.TemporaryDirectory(prefix="tokenprism-part-") as folder:
+        local = Path(folder) / PurePosixPath(fp.path.split("://", 1)[1]).name  # its suffix labels it
+        with fsspec.open(fp.path, "rb") as src, open(local, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        try:
+            yield local
+        except ValueError as e:
+            raise ValueError(str(e).replace(str(local), fp.path)) from None
+        except OSError as e:
+            raise OSError(str(e).replace(str(local), fp.path)) from None
+        finally:
+            for names in (report.skipped_files, report.decode_error_files):
+                names[:] = [fp.path if n == str(local) else n for n in names]
 
 
 def _merge_report(into: LoadReport, other: LoadReport) -> None:
@@ -164,7 +244,8 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
     opened, owned = _resolve_engine(engine, toks, scheduler, workers)
     try:
         if part_bytes is None:
-            total = sum(p.stat().st_size for p, _ in expand_paths([paths] if isinstance(paths, (str, Path)) else list(paths)))
+            listed = _expand([paths] if isinstance(paths, (str, Path)) else list(paths))
+            total = sum(size for *_, size in listed)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
         parts = plan_parts(paths, column=column, errors=errors, part_bytes=part_bytes)
         params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,

@@ -94,3 +94,33 @@ def test_dask_workers_read_their_parts(inputs):
         got = measure_files(paths, "gpt2", by=BY, engine=engine, column="text", part_bytes=200_000)
     pdt.assert_frame_equal(got.summary, want.summary)
     assert json.dumps(int(got.summary["n_tokens"].sum())) == json.dumps(int(want.summary["n_tokens"].sum()))
+
+
+def test_fsspec_urls_are_read_by_the_workers(inputs, capsys):
+    from analysis.cli import main
+
+    paths = [str(inputs / "docs"), str(inputs / "rows.jsonl"), str(inputs / "t.parquet")]
+    want, want_report = _reference(paths, "gpt2", column="text")
+    urls = [f"file://{p}" for p in paths]
+    with LocalEngine(2, small_input_chars=0) as engine:
+        report = LoadReport()
+        got = measure_files(urls, "gpt2", by=BY, engine=engine, column="text", report=report)
+    pdt.assert_frame_equal(got.summary, want.summary)
+    assert report.files_skipped_binary == 1 and report.skipped_files == [f"file://{inputs}/docs/blob.bin"]
+    common = ["measure", "--column", "text", "-t", "gpt2", "--by", "category", "--format", "csv", "--no-progress"]
+    assert main([*common, *paths, "--engine", "inprocess"]) == 0
+    here = capsys.readouterr().out
+    assert main([*common, *urls, "--engine", "local"]) == 0
+    assert capsys.readouterr().out == here
+
+
+def test_urls_that_cannot_be_read_name_the_fix(inputs, capsys):
+    from analysis.cli import main
+
+    with pytest.raises(ValueError, match="no such file or folder: file:///nonexistent"):
+        plan_parts(["file:///nonexistent/x.jsonl"])
+    with pytest.raises(ValueError, match="fsspec package"):
+        plan_parts(["nosuchproto://bucket/x.jsonl"])
+    assert main(["measure", f"file://{inputs}/rows.jsonl", "--column", "text", "-t", "gpt2", "--out",
+                 str(inputs / "out") + "/"]) == 2
+    assert "leave out --out" in capsys.readouterr().err
