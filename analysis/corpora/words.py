@@ -61,7 +61,7 @@ _BMP = 0x10000
 _MARK = "\uffff"  # a noncharacter: what `_classify` writes over each match
 _UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
 # A batch is measured in parts of about this many characters (the arrays take ~40 bytes a character).
-PART_CHARS = 4_000_000
+PART_CHARS = 1_000_000
 
 
 def _classify(chars: str) -> np.ndarray:

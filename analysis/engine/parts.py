@@ -150,7 +150,8 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
 
 
 def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category: str | None, language: str,
-               script: str | None, column: str | None, errors: str) -> tuple[pd.DataFrame, LoadReport]:
+               script: str | None, column: str | None, errors: str, chunk_chars: int,
+               chunk_samples: int) -> tuple[pd.DataFrame, LoadReport]:
     """What a worker runs: read the part, chunk by chunk, and reduce it to sums."""
     report = LoadReport()
     sums = [partial_sums(pd.DataFrame(columns=[*by, "n_chars", "n_bytes", "n_words", "n_tokens"]), by)]
@@ -172,14 +173,14 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
         with _local(fp, report) as local:
             for item in file_items(local, fp.sid, explicit=fp.explicit, category=category, language=language,
                                    script=script, column=column, errors=errors, report=report,
-                                   chunk_samples=4096, span=fp.span):
+                                   chunk_samples=chunk_samples, span=fp.span):
                 if isinstance(item, pd.DataFrame):
                     flush()  # in input order, so groups come out in order of first appearance
                     add(item)
                     continue
                 samples.append(item)
                 chars += len(item.text)
-                if chars >= 4_000_000 or len(samples) >= 4096:
+                if chars >= chunk_chars or len(samples) >= chunk_samples:
                     flush()
     flush()
     return combine_sums(sums, by), report
@@ -220,8 +221,8 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
                   by: str | Sequence[str], engine: str | Engine = "local", scheduler: str | None = None,
                   workers: int | None = None, category: str | None = None, language: str = "und",
                   script: str | None = None, column: str | None = None, errors: str = "strict",
-                  report: LoadReport | None = None, progress: bool = False,
-                  part_bytes: int | None = None) -> MeasureRun:
+                  report: LoadReport | None = None, progress: bool = False, part_bytes: int | None = None,
+                  chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> MeasureRun:
     """Aggregates of the user's files, each part read and measured by a worker (see the module docstring).
 
     Args:
@@ -232,6 +233,7 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
         progress: one tqdm bar over input bytes on stderr, advanced as parts finish.
         part_bytes: the size of a part; default: `PART_BYTES`, smaller when the input is small,
             so that every worker gets several parts.
+        chunk_chars, chunk_samples: what a worker measures at once (its memory is about that much text).
 
     Returns:
         A `MeasureRun` with `summary` and `sums` (no rows).
@@ -249,7 +251,7 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
         parts = plan_parts(paths, column=column, errors=errors, part_bytes=part_bytes)
         params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,
-                  "column": column, "errors": errors}
+                  "column": column, "errors": errors, "chunk_chars": chunk_chars, "chunk_samples": chunk_samples}
         sums: list[pd.DataFrame] = []
         n_bytes = 0
         with tqdm(total=sum(p.nbytes for p in parts), disable=not progress, unit="B", unit_scale=True,

@@ -21,26 +21,30 @@ from tests.analysis.engine.gen import text_folder
 REPO = Path(__file__).resolve().parents[3]
 _CHILD = r"""
 import json, sys
-from analysis.engine import measure
+from analysis.engine import measure, measure_files
 from analysis.engine.read import iter_corpus_chunks
 from tests.analysis.engine.rss import ChildPeak, self_peak_mb
 with ChildPeak() as workers:
-    # chunks of 1 MB, so that both corpora span several chunks: the peak is a few chunks in flight
-    run = measure(iter_corpus_chunks(sys.argv[1], chunk_chars=1 << 20), "gpt2", engine=sys.argv[2], workers=2,
-                  by=["category", "tokenizer"])
+    if sys.argv[3] == "driver":  # this process reads
+        # chunks of 1 MB, so that both corpora span several chunks: the peak is a few chunks in flight
+        run = measure(iter_corpus_chunks(sys.argv[1], chunk_chars=1 << 20), "gpt2", engine=sys.argv[2], workers=2,
+                      by=["category", "tokenizer"])
+    else:  # each worker reads its parts (what `tokenprism measure --by` does)
+        run = measure_files(sys.argv[1], "gpt2", engine=sys.argv[2], workers=2, by=["category", "tokenizer"],
+                            chunk_chars=1 << 20)
 print(json.dumps({"rss_mb": self_peak_mb(), "worker_rss_mb": workers.mb, "n_bytes": run.n_bytes}))
 """
 
 
-def _peak(folder: Path, engine: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(folder), engine], capture_output=True, text=True,
+def _peak(folder: Path, engine: str, reader: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(folder), engine, reader], capture_output=True, text=True,
                          check=True, cwd=REPO)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _flat(tmp_path: Path, small_mb: int, big_mb: int, engine: str) -> None:
-    small = _peak(text_folder(tmp_path / "small", small_mb << 20), engine)
-    big = _peak(text_folder(tmp_path / "big", big_mb << 20), engine)
+def _flat(tmp_path: Path, small_mb: int, big_mb: int, engine: str, reader: str) -> None:
+    small = _peak(text_folder(tmp_path / "small", small_mb << 20), engine, reader)
+    big = _peak(text_folder(tmp_path / "big", big_mb << 20), engine, reader)
     assert big["n_bytes"] > (big_mb - 1) * small["n_bytes"] / small_mb  # the big run really read more
     # five times the input, not five times the memory: a few chunks in flight, whatever the size
     assert big["rss_mb"] < small["rss_mb"] + 48, (small, big)
@@ -48,14 +52,16 @@ def _flat(tmp_path: Path, small_mb: int, big_mb: int, engine: str) -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory (VmHWM) from Linux /proc")
-def test_aggregates_only_memory_is_flat(tmp_path):
-    _flat(tmp_path, 2, 10, "inprocess")
+@pytest.mark.parametrize("reader", ["driver", "parts"])
+def test_aggregates_only_memory_is_flat(tmp_path, reader):
+    _flat(tmp_path, 2, 10, "inprocess", reader)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory (VmHWM) from Linux /proc")
-def test_aggregates_only_memory_is_flat_10_vs_100_mb(tmp_path):
-    _flat(tmp_path, 10, 100, "local")
+@pytest.mark.parametrize("reader", ["driver", "parts"])
+def test_aggregates_only_memory_is_flat_10_vs_100_mb(tmp_path, reader):
+    _flat(tmp_path, 10, 100, "local", reader)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or os.name != "posix",
