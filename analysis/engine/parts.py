@@ -257,8 +257,11 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
         with tqdm(total=sum(p.nbytes for p in parts), disable=not progress, unit="B", unit_scale=True,
                   unit_divisor=1024, desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr,
                   dynamic_ncols=True) as bar:
-            for part, (part_sums, part_report) in zip(parts, opened.map(_part_sums, parts, names, params=params,
-                                                                         size=lambda p: p.nbytes)):
+            # enumerate, not zip: zip would leave the map unfinished, and an engine stops its
+            # workers when a caller abandons a map
+            for i, (part_sums, part_report) in enumerate(opened.map(_part_sums, parts, names, params=params,
+                                                                      size=lambda p: p.nbytes)):
+                part = parts[i]
                 sums.append(part_sums)
                 _merge_report(report, part_report)
                 n_bytes += int(part_sums["n_bytes"].sum()) // len(names)

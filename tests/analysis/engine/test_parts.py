@@ -48,6 +48,10 @@ def test_parts_give_the_driver_numbers(inputs, engine):
         report = LoadReport()
         got = measure_files(paths, "gpt2,o200k_base", by=BY, engine=opened, column="text", report=report,
                             part_bytes=100_000)  # the JSON lines in several spans, the folder in several groups
+        if engine == "local-pool":  # an engine the caller opened keeps its workers
+            pids = opened.worker_pids()
+            measure_files(paths[-1:], "gpt2", by=BY, engine=opened, column="text")
+            assert opened.worker_pids() == pids and len(pids) == 2
     assert len(plan_parts(paths, column="text", part_bytes=100_000)) > 8
     pdt.assert_frame_equal(got.summary, want.summary)
     assert (got.n_samples, got.n_bytes) == (want.n_samples, want.n_bytes)
