@@ -396,15 +396,16 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         if c.usable and c.tokenizer is not None and c.tokenizer not in counts:
             counts[c.tokenizer] = load_tokenizer(c.tokenizer).count_batch(texts)
 
-    request_rows, model_rows, category_rows = [], [], []
+    all_rows: list[dict] = []
+    model_rows, category_rows = [], []
     for ref, price, choice in zip(refs, prices, choices):
         rows: list[dict] = []
         status = choice.status
         if choice.usable and choice.tokenizer is not None:
-            rows, status = _request_rows(ref, price, choice, counts[choice.tokenizer], samples, workload)
+            rows, status = request_rows(ref, price, choice, counts[choice.tokenizer], samples, workload)
         elif price.input is None:
             status = f"no price; {status}"
-        request_rows.extend(rows)
+        all_rows.extend(rows)
         model_rows.append(model_row(ref, price, choice, status, _summary(rows, workload) if rows else {},
                                     _row_notes(price, choice, rows, workload)))
         for category, group in _by_category(rows):
@@ -415,11 +416,11 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     categories = pd.DataFrame(category_rows).reindex(columns=CATEGORY_COLUMNS)
     if samples["category"].nunique() < 2:
         categories = categories.iloc[0:0]
-    return CostReport(models_frame, categories, pd.DataFrame(request_rows), workload, day,
-                      _source_line(prices), len(samples), sum(raw_chars), _report_notes(models_frame, choices, workload))
+    return CostReport(models_frame, categories, pd.DataFrame(all_rows), workload, day,
+                      source_line(prices), len(samples), sum(raw_chars), report_notes(models_frame, choices, workload))
 
 
-def _request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[int], samples: pd.DataFrame,
+def request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[int], samples: pd.DataFrame,
                   workload: Workload) -> tuple[list[dict], str]:
     """One row per request (sample) of one model: tokens and the dollars of each part."""
     overhead = Decimal(choice.chat.tokens(workload.messages_per_request)) if choice.chat else Decimal(0)
@@ -493,7 +494,7 @@ def _by_category(rows: list[dict]) -> list[tuple[str, list[dict]]]:
     return sorted(groups.items())
 
 
-def _source_line(prices: list[Price]) -> str:
+def source_line(prices: list[Price]) -> str:
     parts = []
     if any(p.source.startswith("genai-prices") for p in prices):
         parts.append(price_source().describe())
@@ -503,7 +504,7 @@ def _source_line(prices: list[Price]) -> str:
     return "; ".join(parts)
 
 
-def _report_notes(models: pd.DataFrame, choices: list[TokenizerChoice], workload: Workload) -> tuple[str, ...]:
+def report_notes(models: pd.DataFrame, choices: list[TokenizerChoice], workload: Workload) -> tuple[str, ...]:
     notes = []
     approx = models.loc[models["exactness"] == "approximate", "model"].tolist()
     if approx:

@@ -28,8 +28,8 @@ from typing import Any
 
 import pandas as pd
 
-from .estimate import (CATEGORY_COLUMNS, MODEL_COLUMNS, CostReport, Workload, _report_notes,
-                       _request_rows, _source_line, model_row, plan_models, row_notes, tier_requests)
+from .estimate import (CATEGORY_COLUMNS, MODEL_COLUMNS, CostReport, Workload, report_notes,
+                       request_rows, source_line, model_row, plan_models, row_notes, tier_requests)
 from .prices import MTOK, Price
 
 _DECIMALS = ("chars", "text_tokens", "overhead_tokens", "input_tokens", "cached_tokens", "output_tokens")
@@ -121,7 +121,7 @@ class CorpusCost:
         for i, (ref, price, choice) in enumerate(zip(self.refs, self.prices, self.choices)):
             if not choice.usable or choice.tokenizer is None:
                 continue
-            rows, status = _request_rows(ref, price, choice, list(counts[choice.tokenizer]), chunk, self.workload)
+            rows, status = request_rows(ref, price, choice, list(counts[choice.tokenizer]), chunk, self.workload)
             if status != "ok":
                 self._status[i] = status
             self._models[i].add(rows)
@@ -156,5 +156,5 @@ class CorpusCost:
         cats = pd.DataFrame(category_rows).reindex(columns=CATEGORY_COLUMNS)
         if len(categories) < 2:
             cats = cats.iloc[0:0]
-        return CostReport(models, cats, pd.DataFrame(), self.workload, self.day, _source_line(self.prices),
-                          self.n_samples, self.n_chars, _report_notes(models, self.choices, self.workload))
+        return CostReport(models, cats, pd.DataFrame(), self.workload, self.day, source_line(self.prices),
+                          self.n_samples, self.n_chars, report_notes(models, self.choices, self.workload))
