@@ -33,7 +33,7 @@ from ..cost.estimate import CostReport
 from ..cost.logs import LogRecord
 from ..cost.streamed import CorpusCost
 from ..cost.traffic import CHUNK_ROWS, TrafficPartial, TrafficPlan, chunked, price_chunk
-from ..pipeline import (COLUMNS, UniqueIds, _with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
+from ..pipeline import (COLUMNS, UniqueIds, with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
@@ -153,7 +153,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                     if by_keys is not None:
                         sums.append(partial_sums(result, by_keys))
                     if writer is not None:
-                        writer.write(_with_ratios(result)[list(COLUMNS)])
+                        writer.write(with_ratios(result)[list(COLUMNS)])
                     if keep_rows:
                         kept.append(result)
                     chunk_bytes = int(result["n_bytes"].sum()) // len(names)

@@ -1,16 +1,10 @@
-"""Measuring corpora: samples x tokenizers -> one tidy DataFrame, and its aggregates.
+"""Measuring rows: samples x tokenizers -> one tidy DataFrame, one row per sample and tokenizer.
 
-Unlike `compare` (one text, for a quick look) and `probes` (small controlled inputs that
-explain *why*), this module measures whole corpora: one row per sample and tokenizer. Texts
-go through each backend's batch path (threads on both cores; an `encode` loop where that is
-faster, for short texts), in chunks, so corpora larger than memory never sit in memory at
-once; a progress bar is shown on request. Aggregates (`summarize`, `variant_deltas`) are
-ratios of sums, never means of per-sample ratios: a 40-character sample must not weigh as
-much as a 40,000-character one.
-
-Sizes (`n_chars`, `n_bytes`, `n_words`) come from `corpora.words.text_sizes`, whose docstring
-gives the word rules for every script; they are counted per text in numpy, never in a Python
-loop over texts.
+Unlike `sums` (what the rows add up to, or a chunk's sums without the rows), this module
+reads samples in (frames or records, in chunks), counts each text's tokens through each
+backend's batch path (threads on every core; an `encode` loop where that is faster, for short
+texts) and its sizes (`corpora.words.text_sizes`, in numpy), and writes tables out. Corpora
+larger than memory never sit in memory at once; a progress bar is shown on request.
 """
 
 from __future__ import annotations
@@ -23,12 +17,12 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .atomic import atomic_path
-from .compare import resolve_tokenizers
-from .corpora.sample import Labeled, Sample, detect_script
-from .corpora.words import count_words as count_words, text_sizes
-from .tokenizers import Tokenizer
-from .tokenizers import TokenizersArg
+from ..atomic import atomic_path
+from ..compare import resolve_tokenizers
+from ..corpora.sample import Labeled, Sample, detect_script
+from ..corpora.words import count_words as count_words, text_sizes
+from ..tokenizers import Tokenizer
+from ..tokenizers import TokenizersArg
 
 SAMPLE_META = ("sample_id", "category", "language", "script", "kind", "group", "variant")
 COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
@@ -157,7 +151,7 @@ def _categorical(frame: pd.DataFrame, tokenizer_order: Sequence[str]) -> pd.Data
     return frame.astype({c: "str" for c in cats}).astype(cats)
 
 
-def _with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
+def with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
     tokens = frame["n_tokens"].where(frame["n_tokens"] > 0)  # 0 tokens -> NaN, not inf
     return frame.assign(**{
         f"chars_per_token{suffix}": frame["n_chars"] / tokens,
@@ -238,7 +232,7 @@ def finish_measured(parts: Sequence[pd.DataFrame], tokenizer_names: Sequence[str
         frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in COUNTS else "str") for c in COLUMNS[:-3]})
     else:
         frame = pd.concat(parts, ignore_index=True)
-    return frame.pipe(_with_ratios).pipe(_categorical, list(tokenizer_names))[list(COLUMNS)]
+    return frame.pipe(with_ratios).pipe(_categorical, list(tokenizer_names))[list(COLUMNS)]
 
 
 def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: TokenizersArg = None,
@@ -283,204 +277,6 @@ def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Toke
             parts.append(measure_chunk(chunk, toks))
             bar.update(len(chunk))
     return finish_measured(parts, [t.name for t in toks])
-
-
-# --- aggregates ----------------------------------------------------------------------------
-def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
-    """Totals per group and ratios of those totals (never means of per-sample ratios).
-
-    `chars_per_token_of_sums` is sum(n_chars) / sum(n_tokens) over the group's samples, and
-    likewise `bytes_per_token_of_sums` and `tokens_per_word_of_sums`: long samples weigh in
-    proportion to their length, as they do in a bill.
-
-    Args:
-        measured: a `measure` frame.
-        by: grouping columns.
-
-    Returns:
-        Columns `by`, n_samples, n_chars, n_bytes, n_words, n_tokens (sums), then the three
-        ratios of sums; groups in category order.
-
-    >>> m = pd.DataFrame({"category": ["a", "a"], "tokenizer": ["t", "t"], "sample_id": ["1", "2"],
-    ...                   "n_chars": [10, 90], "n_bytes": [10, 90], "n_words": [2, 18], "n_tokens": [10, 10]})
-    >>> summarize(m)["chars_per_token_of_sums"].tolist()  # (10 + 90) / (10 + 10), not mean(1, 9)
-    [5.0]
-    """
-    by = [by] if isinstance(by, str) else list(by)
-    missing = [c for c in by if c not in measured.columns]
-    if missing:
-        raise KeyError(f"cannot group by {missing}: not columns of the measured frame ({list(measured.columns)})")
-    return (measured
-            .groupby(by, observed=True, sort=True)
-            .agg(n_samples=("sample_id", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
-                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
-            .reset_index()
-            .pipe(_with_ratios, "_of_sums"))
-
-
-SUMS = ("n_samples", *COUNTS)
-
-
-def _group_keys(by: str | Sequence[str]) -> list[str]:
-    keys = [by] if isinstance(by, str) else list(by)
-    unknown = [c for c in keys if c not in (*SAMPLE_META, "tokenizer")]
-    if unknown:
-        raise KeyError(f"cannot aggregate by {unknown}: choose from {[*SAMPLE_META, 'tokenizer']}")
-    return keys
-
-
-def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
-    """One chunk's counts (a `measure_chunk` frame) reduced to sums per group, groups in order of first appearance.
-
-    Sums add up: `combine_sums` of the partial sums of every chunk, then `summary_from_sums`,
-    is `summarize(measure(...), by)` to the last token, without the per-row frame.
-
-    >>> c = pd.DataFrame({"category": ["a", "a"], "tokenizer": ["t", "t"], "n_chars": [10, 90], "n_bytes": [10, 90],
-    ...                   "n_words": [2, 18], "n_tokens": [10, 10]})
-    >>> partial_sums(c).to_dict("records")
-    [{'category': 'a', 'tokenizer': 't', 'n_samples': 2, 'n_chars': 100, 'n_bytes': 100, 'n_words': 20, 'n_tokens': 20}]
-    """
-    keys = _group_keys(by)
-    return (counts.groupby(keys, sort=False, observed=True)
-            .agg(n_samples=("n_tokens", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
-                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
-            .reset_index().astype({c: "int64" for c in SUMS}))
-
-
-def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
-    """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
-
-    Tokens, characters, bytes and words are counted per text (in batch calls and numpy, with
-    no Python step per text) and summed per group: the very numbers of the rows, added up.
-    """
-    keys = _group_keys(by)
-    labels = [k for k in keys if k != "tokenizer"]
-    if (chunk["script"] == DETECT_SCRIPT).any() and "script" in labels:
-        todo = chunk["script"] == DETECT_SCRIPT
-        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
-    texts = chunk["text"].tolist()
-    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
-    n_chars, n_bytes, n_words = text_sizes(texts)  # per text, in numpy: they add up within each group
-    if labels:
-        codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
-            else pd.factorize(chunk[labels[0]].astype(str))
-        groups = [np.flatnonzero(codes == g) for g in range(len(uniques))]
-        label_rows = [dict(zip(labels, u if len(labels) > 1 else (u,))) for u in uniques]
-    else:
-        groups, label_rows = [np.arange(len(texts))], [{}]
-    rows = []
-    n_toks = len(toks)
-    for members, label in zip(groups, label_rows):
-        if not len(members):
-            continue
-        sizes = {"n_chars": int(n_chars[members].sum()), "n_bytes": int(n_bytes[members].sum()),
-                 "n_words": int(n_words[members].sum())}
-        tokens = counts[members].sum(axis=0)
-        if "tokenizer" in keys:
-            for j, tok in enumerate(toks):
-                rows.append({**label, "tokenizer": tok.name, "n_samples": len(members), **sizes,
-                             "n_tokens": int(tokens[j])})
-        else:  # rows are sample x tokenizer, so every size counts once per tokenizer
-            rows.append({**label, "n_samples": len(members) * n_toks, **{k: v * n_toks for k, v in sizes.items()},
-                         "n_tokens": int(tokens.sum())})
-    out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
-    return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
-
-
-
-def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
-    """Add partial sums (from `partial_sums`, in corpus order) group by group; integers, so exact in any order."""
-    keys = _group_keys(by)
-    frames = [p.astype({k: "str" for k in keys}) for p in parts]
-    if not frames:
-        return pd.DataFrame({**{k: pd.Series(dtype="str") for k in keys}, **{c: pd.Series(dtype="int64") for c in SUMS}})
-    return pd.concat(frames, ignore_index=True).groupby(keys, sort=False).sum().reset_index()
-
-
-def summary_from_sums(sums: pd.DataFrame, by: str | Sequence[str], tokenizer_names: Sequence[str]) -> pd.DataFrame:
-    """Combined sums -> the `summarize` frame (same columns, dtypes, order and ratios of sums)."""
-    keys = _group_keys(by)
-    cats = {k: pd.CategoricalDtype(list(tokenizer_names) if k == "tokenizer" else pd.unique(sums[k].astype(str)))
-            for k in keys if k in CATEGORICAL}
-    return (sums.astype({k: "str" for k in cats}).astype(cats)
-            .groupby(keys, observed=True, sort=True)[list(SUMS)].sum()
-            .reset_index()
-            .pipe(_with_ratios, "_of_sums"))
-
-
-# Preferred reference variant of a controlled group; otherwise the first variant in corpus order.
-def filter_frame(frame: pd.DataFrame, *, tokenizers: Sequence[str] | None = None,
-                 categories: Sequence[str] | None = None, languages: Sequence[str] | None = None) -> pd.DataFrame:
-    """Rows of a measure/probe frame that match the filters (None: no filter on that field).
-
-    The tokenizer filter applies to `tokenizer`, and to both `tokenizer_a` and `tokenizer_b`
-    of pairwise tables; category and language apply where the frame has those columns.
-    Categorical columns lose the categories no longer used, so charts draw only what is left.
-
-    >>> f = pd.DataFrame({"tokenizer": ["a", "b"], "language": ["en", "fr"], "n": [1, 2]})
-    >>> filter_frame(f, tokenizers=["a", "b"], languages=["fr"])["n"].tolist()
-    [2]
-    """
-    keep = pd.Series(True, index=frame.index)
-    for column, wanted in (("tokenizer", tokenizers), ("tokenizer_a", tokenizers), ("tokenizer_b", tokenizers),
-                           ("category", categories), ("language", languages)):
-        if wanted is not None and column in frame.columns:
-            keep &= frame[column].astype(str).isin([str(w) for w in wanted])
-    out = frame[keep]
-    for column in out.columns:
-        if isinstance(out[column].dtype, pd.CategoricalDtype):
-            out = out.assign(**{column: out[column].cat.remove_unused_categories()})
-    return out.reset_index(drop=True)
-
-
-BASELINE_VARIANTS = ("none", "0", "lf", "single", "spaces-4", "minified", "snake_case", "comma", "usd", "iso", "d01")
-
-
-def variant_deltas(measured: pd.DataFrame, groups: Iterable[str] | None = None,
-                   baselines: Sequence[str] = BASELINE_VARIANTS) -> pd.DataFrame:
-    """Token cost of each variant of a controlled group relative to the group's baseline variant.
-
-    Built-in samples sharing a `group` differ in one property only (indentation, JSON layout,
-    identifier style, trailing spaces ...), so the token difference is the cost of that property.
-
-    Args:
-        measured: a `measure` frame with group/variant columns.
-        groups: only these groups (default every non-empty group).
-        baselines: variant names tried in order as the reference of each group.
-
-    Returns:
-        Columns group, variant, tokenizer, n_chars, n_tokens, baseline, baseline_tokens,
-        extra_tokens, token_change_pct (100 * (n_tokens / baseline_tokens - 1)), per variant
-        (totals over the variant's samples).
-
-    >>> m = pd.DataFrame({"group": ["g", "g"], "variant": ["tabs", "spaces-4"], "tokenizer": "t",
-    ...                   "sample_id": ["a", "b"], "n_chars": [5, 11], "n_tokens": [4, 5]})
-    >>> variant_deltas(m)[["variant", "extra_tokens", "token_change_pct"]].values.tolist()
-    [['tabs', -1, -20.0], ['spaces-4', 0, 0.0]]
-    """
-    sub = measured[measured["group"].astype(str) != ""]
-    if groups is not None:
-        groups = list(groups)
-        unknown = sorted(set(groups) - set(sub["group"].astype(str)))
-        if unknown:
-            raise KeyError(f"no samples in group(s) {unknown}; groups present: {sorted(set(sub['group'].astype(str)))}")
-        sub = sub[sub["group"].astype(str).isin(groups)]
-    totals = (sub.groupby(["group", "variant", "tokenizer"], observed=True, sort=False)
-              .agg(n_chars=("n_chars", "sum"), n_tokens=("n_tokens", "sum")).reset_index())
-    order = {b: i for i, b in enumerate(baselines)}
-    base_variant = (totals.drop_duplicates("group")[["group"]]
-                    .merge(totals[["group", "variant"]].drop_duplicates()
-                           .assign(rank=lambda d: d["variant"].astype(str).map(order).fillna(len(order))
-                                   + np.arange(len(d)) / (len(d) + 1)),  # ties: corpus order
-                           on="group")
-                    .sort_values("rank").drop_duplicates("group")[["group", "variant"]]
-                    .rename(columns={"variant": "baseline"}))
-    base_tokens = (totals.merge(base_variant, left_on=["group", "variant"], right_on=["group", "baseline"])
-                   [["group", "tokenizer", "baseline", "n_tokens"]].rename(columns={"n_tokens": "baseline_tokens"}))
-    return (totals.merge(base_tokens, on=["group", "tokenizer"], how="left")
-            .assign(extra_tokens=lambda d: d["n_tokens"] - d["baseline_tokens"],
-                    token_change_pct=lambda d: 100 * d["extra_tokens"] / d["baseline_tokens"])
-            .astype({"group": "str", "variant": "str", "baseline": "str"}))
 
 
 # --- output --------------------------------------------------------------------------------

@@ -1,0 +1,41 @@
+"""Measuring corpora: samples x tokenizers -> one tidy DataFrame (`rows`), and its aggregates (`sums`).
+
+Unlike `compare` (one text, for a quick look) and `probes` (small controlled inputs that
+explain *why*), this package measures whole corpora, in this process; `analysis.engine`
+runs the same functions on other processes or machines. Aggregates are ratios of sums, never
+means of per-sample ratios. Sizes (`n_chars`, `n_bytes`, `n_words`) come from
+`corpora.words.text_sizes`, whose docstring gives the word rules for every script.
+"""
+
+from .rows import (
+    as_tokenizers as as_tokenizers,
+    CATEGORICAL as CATEGORICAL,
+    check_table_path as check_table_path,
+    COLUMNS as COLUMNS,
+    count_words as count_words,
+    COUNTS as COUNTS,
+    DETECT_SCRIPT as DETECT_SCRIPT,
+    finish_measured as finish_measured,
+    iter_sample_chunks as iter_sample_chunks,
+    measure as measure,
+    measure_chunk as measure_chunk,
+    RATIOS as RATIOS,
+    SAMPLE_META as SAMPLE_META,
+    TABLE_SUFFIXES as TABLE_SUFFIXES,
+    text_stats as text_stats,
+    token_counts as token_counts,
+    UniqueIds as UniqueIds,
+    with_ratios as with_ratios,
+    write_table as write_table,
+)
+from .sums import (
+    BASELINE_VARIANTS as BASELINE_VARIANTS,
+    chunk_sums as chunk_sums,
+    combine_sums as combine_sums,
+    filter_frame as filter_frame,
+    partial_sums as partial_sums,
+    summarize as summarize,
+    summary_from_sums as summary_from_sums,
+    SUMS as SUMS,
+    variant_deltas as variant_deltas,
+)
