@@ -99,18 +99,17 @@ def _classes(codes: np.ndarray) -> np.ndarray:
 
 
 def _runs_with(separator: np.ndarray, member: np.ndarray) -> np.ndarray:
-    """Start positions of the maximal runs of non-separators that hold at least one member.
+    """One position in each maximal run of non-separators that holds a member: its first member.
 
     `member` must never be a separator (the class tables make word characters never spaces).
+    With the other characters left out, a run's members are one unbroken stretch, so its first
+    member is a member whose predecessor is a separator (or nothing): no running count needed.
     """
-    starts = ~separator
-    starts[1:] &= separator[:-1]
-    run = np.cumsum(starts, dtype=np.int32 if len(starts) < 2**31 else np.int64)  # run number (1-based)
-    held = run[member]
-    if not len(held):
-        return np.zeros(0, dtype=np.int64)
-    held = held[np.r_[True, held[1:] != held[:-1]]]  # each run once (run numbers only grow)
-    return np.flatnonzero(starts)[held - 1]
+    kept = np.flatnonzero(separator | member)
+    is_member = member[kept]
+    first = is_member.copy()
+    first[1:] &= ~is_member[:-1]
+    return kept[first]
 
 
 def _owner(text_starts: np.ndarray, positions: np.ndarray, n_texts: int) -> np.ndarray:
@@ -132,9 +131,9 @@ def _part_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, 
     n_lines = int(line[-1]) + 1 if len(line) else 0
     other = np.zeros(n_lines, dtype=bool)  # lines with ideographic/unspaced characters
     other[line[(cls & _GATE) != 0]] = True
-    # plain lines: words by `str.isspace` and `re`'s \w
-    starts = _runs_with((cls & _SPACE) != 0, (cls & _WORD) != 0)
-    words = _owner(text_starts, starts[~other[line[starts]]], n)
+    # plain lines: words by `str.isspace` and `re`'s \w (one position per word, on its line)
+    word_at = _runs_with((cls & _SPACE) != 0, (cls & _WORD) != 0)
+    words = _owner(text_starts, word_at[~other[line[word_at]]], n)
     if other.any():
         on_other = other[line]
         where = np.flatnonzero(on_other)
