@@ -343,7 +343,7 @@ class Tokenizer:
         # faster twin) and look up, or encode, each distinct pre-token once. Skipping the
         # chunk cache saves regrouping pre-tokens into chunks: new text is mostly seen once.
         pieces: list[str] = []
-        for part, _ in ascii_runs(text):
+        for part, _ in ascii_runs(text, join_gaps=True):
             pieces += self._findall(part)
         return list(chain.from_iterable(map(self._piece_ids(pieces).__getitem__, pieces)))
 
