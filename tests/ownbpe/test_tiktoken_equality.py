@@ -134,7 +134,7 @@ def test_streaming_adversarial_text(encodings, name, monkeypatch):
 @pytest.mark.parametrize("name", NAMES)
 def test_first_sight_of_mixed_scripts_with_ascii_gaps(encodings, name):
     """New long text (the pre-token path) whose non-ASCII stretches are parted by ASCII gaps
-    of every length: gaps under 256 characters stay inside the non-ASCII parts, longer ones
+    of every length: gaps under 64 characters stay inside the non-ASCII parts, longer ones
     go to the ASCII pattern; the joins and cuts fall on spaces, newlines, slashes, digits and
     apostrophes, where a wrong cut would change the pre-tokens."""
     from ownbpe.tokenizer import SAMPLE_CHARS
