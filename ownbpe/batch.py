@@ -94,28 +94,27 @@ def ranked_piece_ids(
     [(257,), (256,), (97, 120), (256, 120), (256, 97), (256, 256)]
     """
     datas = list(map(str.encode, pieces))
-    out: list[Ids] = []
-    append = out.append
-    get = encoder.get
-    for data, rank in zip(datas, map(get, datas)):
-        if rank is not None:  # the whole piece is a token: tiktoken takes it as is
-            append((rank,))
-            continue
+    ranks = list(map(encoder.get, datas))
+    # Most distinct pre-tokens are whole tokens (tiktoken takes them as is): their 1-tuples
+    # come from one C-level zip, and the Python loop below visits only the others.
+    out: list[Ids] = list(zip(ranks))
+    for k in compress(range(len(ranks)), map(is_, ranks, repeat(None))):
+        data = datas[k]
         n = len(data)
         if n == 2:  # the only pair is the piece itself, which is not a token
-            append((byte_ids[data[0]], byte_ids[data[1]]))
+            out[k] = (byte_ids[data[0]], byte_ids[data[1]])
         elif n == 3:
             # Two pairs; the lower rank merges, then the only pair left is the whole piece.
             left = byte_pair_ranks[data[0] << 8 | data[1]]
             right = byte_pair_ranks[data[1] << 8 | data[2]]
             if right < left:
-                append((byte_ids[data[0]], right))
+                out[k] = (byte_ids[data[0]], right)
             elif left != _NONE:  # lower, or the same token twice ("::"): the left one wins
-                append((left, byte_ids[data[2]]))
+                out[k] = (left, byte_ids[data[2]])
             else:  # no pair is a token
-                append((byte_ids[data[0]], byte_ids[data[1]], byte_ids[data[2]]))
+                out[k] = (byte_ids[data[0]], byte_ids[data[1]], byte_ids[data[2]])
         else:
-            append(tuple(map(encoder.__getitem__, merge_ranked(data, encoder, None, byte_pair_ranks))))
+            out[k] = tuple(map(encoder.__getitem__, merge_ranked(data, encoder, None, byte_pair_ranks)))
     return out
 
 

@@ -118,11 +118,12 @@ def test_ascii_twins_on_the_standard_library():
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
 @given(TEXT)
 def test_ascii_runs_are_cut_where_nothing_changes(text):
-    parts = patterns.ascii_runs(text)
-    assert "".join(p for p, _ in parts) == text
-    assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
-    for pattern in BUILTIN_PATTERNS.values():
-        assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
+    for join_gaps in (False, True):
+        parts = patterns.ascii_runs(text, join_gaps)
+        assert "".join(p for p, _ in parts) == text
+        assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
+        for pattern in BUILTIN_PATTERNS.values():
+            assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
 
 
 def test_pretokenizer_pickles_into_worker_processes():

@@ -129,3 +129,26 @@ def test_streaming_adversarial_text(encodings, name, monkeypatch):
         points = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 25)))
         pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
         assert list(tok.encode_iterable(pieces)) == enc.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_first_sight_of_mixed_scripts_with_ascii_gaps(encodings, name):
+    """New long text (the pre-token path) whose non-ASCII stretches are parted by ASCII gaps
+    of every length: gaps under 64 characters stay inside the non-ASCII parts, longer ones
+    go to the ASCII pattern; the joins and cuts fall on spaces, newlines, slashes, digits and
+    apostrophes, where a wrong cut would change the pre-tokens."""
+    from ownbpe.tokenizer import SAMPLE_CHARS
+
+    enc, shared = encodings[name]
+    rng = random.Random(7)
+    gaps = [" ", "\n", "/", " /\n", "'s ", "12345", " x ", "\r\n\n  ", "ab.\n//"]
+    for k in range(4):
+        parts = []
+        while sum(map(len, parts)) < 2 * SAMPLE_CHARS:
+            parts.append(rng.choice(UNITS[:-5]) * rng.choice([1, 1, 2, 7]))
+            gap = rng.choice(gaps)
+            parts.append(gap * rng.choice([1, 1, 3, 40, 300]))  # up to a few thousand characters
+        text = "".join(parts)
+        tok = type(shared).from_tiktoken(dict(shared._encoder), shared.pattern, shared.special_tokens)
+        assert tok._looks_new(text)
+        assert_same(enc, tok, text, f"mixed text {k}")
