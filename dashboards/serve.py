@@ -1,10 +1,11 @@
-"""`python -m dashboards.serve run APP [OPTIONS]`: streamlit's own command, with the tokenizers
-loading in a background thread from the moment the server process starts.
+"""`python -m dashboards.serve run APP [OPTIONS]`: streamlit's own command, warmed up from the
+moment the server process starts.
 
-Streamlit runs the page scripts in threads of this same process, so the adapters that the
-warm-up thread puts into the registry's cache are the ones the pages get: the first paste on a
-fresh server answers without waiting for vocabularies to load. `tokenprism dashboard` starts
-the server through this module.
+Streamlit runs the page scripts in threads of this same process, so what the warm-up thread
+(`dashboards.warm`) imports, loads and compiles is what the pages use: the tokenizers, the
+pages' imports (pandas, altair...) and the special-token regexes are ready by the time the
+first page shows, and the first paste on a fresh server answers at once. `tokenprism dashboard`
+starts the server through this module.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import sys
 
 
 def main() -> None:
-    from analysis.tokenizers import warm_up
+    from dashboards import warm
 
-    warm_up()  # daemon thread; errors surface on the page that needs the broken tokenizer
+    warm.start()  # daemon thread, side by side with streamlit's own start-up
     from streamlit.web import cli as streamlit_cli
 
     sys.argv = ["streamlit", *sys.argv[1:]]

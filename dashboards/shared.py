@@ -45,8 +45,6 @@ CSS = """
   line-height: 2.0; white-space: pre-wrap; overflow-wrap: break-word; color: #1d1d1f; background: #fbfbfd;
   border: 1px solid #e3e5ea; border-radius: 0.5rem; padding: 0.6rem 0.8rem; max-height: 26rem; overflow-y: auto; }
 .tp-tok { border-radius: 3px; padding: 2px 0; margin-right: 1px; }
-/* spaces are drawn as "·", so a line has no break opportunity but these: between tokens */
-.tp-tok::after { content: "\\200B"; }
 .tp-t0 { background: #cfe2ff; }
 .tp-t1 { background: #ffe0bd; }
 .tp-partial { background: #ffc2d1; font-size: 0.8em; }

@@ -1,0 +1,79 @@
+"""Warm-up of a freshly started dashboard server: everything the first paste would otherwise pay for.
+
+Unlike `analysis.tokenizers.warm_up` (vocabularies only), this runs, once per server process and
+in a background thread, what the Compare page does for a text, on the page's own sample text:
+
+* imports the modules the pages need (pandas, altair, the cost tables, plots...: about a
+  second of imports that the first script run would otherwise do while the reader waits);
+* loads every offered tokenizer, side by side;
+* counts, looks for special-token strings (compiling one large regex per tokenizer, e.g. the
+  1,090 special tokens of o200k_harmony), draws and diffs token boundaries.
+
+The results are thrown away: what stays is the imported modules, the loaded adapters and the
+compiled regexes, all shared by every session. Errors are left to the page that meets them,
+which shows them with their fix.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+# Filled by `warm()`: when it finished, how long it took, and the first error (if any).
+status: dict = {}
+done = threading.Event()
+
+
+def warm(*, runtime_wait: float = 0.0) -> dict:
+    """Do the warm-up now, in this thread; returns `status`.
+
+    `runtime_wait`: seconds to wait for streamlit's runtime before importing the pages' shared
+    module, whose cache decorators look for it (and log a warning when there is none yet).
+    """
+    t0 = time.perf_counter()
+    try:
+        from analysis.compare import compare, special_strings_in
+        from analysis.corpora import sample_text
+        from analysis.probes.boundaries import boundary_diff, diff_regions
+        from analysis.render import highlight_prefix, html_tokens
+        from analysis.tokenizers import available_tokenizers, load_tokenizer, load_tokenizers
+        from analysis.tokenizers.fetch import vocabulary_problems
+
+        broken = vocabulary_problems()
+        names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers
+        toks = load_tokenizers(names)
+        text = sample_text()
+        compare(text, toks)
+        special_strings_in(text, toks)
+        prefix = highlight_prefix(text)
+        _wait_for_runtime(runtime_wait)
+        from dashboards import links, shared  # noqa: F401  (the pages' imports: pandas, altair, cost, plots)
+
+        drawn = [load_tokenizer(n).pieces(prefix) for n in shared.default_names(names)]
+        for ps in drawn:
+            html_tokens(prefix, ps, other=drawn[0])
+        if len(drawn) == 2:
+            boundary_diff(*drawn)
+            diff_regions(prefix, *drawn)
+        status.update(tokenizers=names, error=None)
+    except Exception as e:  # noqa: BLE001  (the page that needs the broken part names the problem)
+        status.update(error=f"{type(e).__name__}: {e}")
+    status["seconds"] = time.perf_counter() - t0
+    done.set()
+    return status
+
+
+def _wait_for_runtime(seconds: float) -> None:
+    from streamlit import runtime
+
+    deadline = time.monotonic() + seconds
+    while not runtime.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def start(*, runtime_wait: float = 30.0) -> threading.Thread:
+    """Run `warm()` in a daemon thread (the server starts listening meanwhile); returns it."""
+    thread = threading.Thread(target=warm, kwargs={"runtime_wait": runtime_wait}, name="tokenprism-dashboard-warm-up",
+                              daemon=True)
+    thread.start()
+    return thread
