@@ -57,12 +57,10 @@ from analysis.engine import measure, measure_files, worker_tokenizers
 from analysis.engine.local import LocalEngine
 from analysis.engine.read import iter_corpus_chunks
 from analysis.engine.run import _count_task
-from tests.analysis.engine.rss import ChildPeak, self_peak_mb
+from tests.analysis.engine.rss import ChildPeak, cpu_seconds, self_peak_mb
 
-def proc_cpu(pids):  # user + system seconds of running processes (os.times sees children only once they exit)
-    tick = os.sysconf("SC_CLK_TCK")
-    return sum(sum(int(v) for v in open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[11:13]) / tick
-               for p in pids)
+def proc_cpu(pids):
+    return sum(cpu_seconds(p) for p in pids)
 
 worker_tokenizers(a["toks"])  # loaded before the clock starts, as the raw pass's are
 engine, pids, startup = a["engine"], [], 0.0

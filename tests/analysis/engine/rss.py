@@ -1,4 +1,4 @@
-"""Peak memory of this process and of its children, for the memory tests and the benchmark.
+"""Peak memory and CPU time of processes (Linux /proc), for the memory tests and the benchmarks.
 
 `ru_maxrss` cannot be used for a child process started by `subprocess`: Linux carries the
 parent's peak across fork and exec, so a small child of a big parent reports the parent's
@@ -23,6 +23,18 @@ def vm_hwm_mb(pid: int | str = "self") -> float | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def cpu_seconds(pid: int | str = "self") -> float:
+    """User + system CPU seconds a running process has used so far (NaN without /proc).
+
+    `os.times()` counts a child only once it has exited and been waited for; this reads it live.
+    """
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def self_peak_mb() -> float:
