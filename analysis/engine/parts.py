@@ -34,7 +34,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .base import Engine
-from .read import Span, arrow_jsonl, file_items, jsonl_spans
+from .read import CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
 from .run import MeasureRun, _resolve_engine
 from ..corpora.files import _check_errors, expand_paths
 from ..corpora.sample import LoadReport, Sample
@@ -173,7 +173,8 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
         with _local(fp, report) as local:
             for item in file_items(local, fp.sid, explicit=fp.explicit, category=category, language=language,
                                    script=script, column=column, errors=errors, report=report,
-                                   chunk_samples=chunk_samples, span=fp.span):
+                                   chunk_samples=chunk_samples, chunk_chars=chunk_chars, span=fp.span,
+                                   row_ids=False):
                 if isinstance(item, pd.DataFrame):
                     flush()  # in input order, so groups come out in order of first appearance
                     add(item)
@@ -222,7 +223,7 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
                   workers: int | None = None, category: str | None = None, language: str = "und",
                   script: str | None = None, column: str | None = None, errors: str = "strict",
                   report: LoadReport | None = None, progress: bool = False, part_bytes: int | None = None,
-                  chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> MeasureRun:
+                  chunk_chars: int = 4_000_000, chunk_samples: int = CHUNK_SAMPLES) -> MeasureRun:
     """Aggregates of the user's files, each part read and measured by a worker (see the module docstring).
 
     Args:

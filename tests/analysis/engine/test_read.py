@@ -70,3 +70,14 @@ def test_bad_json_line_is_the_loaders_error(tmp_path):
     p.write_text('{"text": "a"}\n[1, 2]\n', encoding="utf-8")
     with pytest.raises(ValueError, match="line 2 has no key 'text'"):
         list(iter_corpus_chunks(p, column="text"))
+
+
+def test_jsonl_frames_are_bounded_by_characters_as_well_as_rows(tmp_path):
+    # a block of long rows must not become one huge frame: chunk_chars cuts it, as it cuts samples
+    p = _write_jsonl(tmp_path / "long.jsonl", [{"text": f"{i:02d} " + "x" * 997} for i in range(50)])
+    frames = list(iter_corpus_chunks(p, column="text", chunk_chars=5_000, chunk_samples=1 << 16))
+    sizes = [int(f["text"].str.len().sum()) for f in frames]
+    assert sizes == [5_000] * 10  # 1,000 characters a row
+    assert pd.concat(frames)["sample_id"].tolist() == [f"{p}:{i}" for i in range(1, 51)]
+    few = list(iter_corpus_chunks(p, column="text", chunk_chars=10**9, chunk_samples=7))
+    assert [len(f) for f in few] == [7] * 7 + [1]
