@@ -34,7 +34,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .base import Engine
-from .read import CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
+from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
 from .run import MeasureRun, _resolve_engine
 from ..corpora.files import _check_errors, expand_paths
 from ..corpora.sample import LoadReport, Sample
@@ -223,7 +223,7 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
                   workers: int | None = None, category: str | None = None, language: str = "und",
                   script: str | None = None, column: str | None = None, errors: str = "strict",
                   report: LoadReport | None = None, progress: bool = False, part_bytes: int | None = None,
-                  chunk_chars: int = 4_000_000, chunk_samples: int = CHUNK_SAMPLES) -> MeasureRun:
+                  chunk_chars: int = 4_000_000, chunk_samples: int = SUMS_CHUNK_SAMPLES) -> MeasureRun:
     """Aggregates of the user's files, each part read and measured by a worker (see the module docstring).
 
     Args:

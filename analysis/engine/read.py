@@ -35,10 +35,13 @@ from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
 from ..textio import decode_utf8
 
 BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
-# Rows per chunk frame (with at most `chunk_chars` characters). Each chunk pays a fixed cost (a
-# frame, a groupby, numpy set-up, a batch call), which at 4,096 rows of ~50 characters doubled
-# the per-row cost of 1M short JSON lines; at 65,536 rows it is a small part of the encoding.
-CHUNK_SAMPLES = 1 << 16
+# Rows per chunk frame (with at most `chunk_chars` characters). Chunks that become per-row frames
+# or priced requests (one row per sample and tokenizer, Decimals per request and model) stay at
+# 4,096 rows; chunks reduced to sums where they are read (`parts`) take 65,536: each chunk pays a
+# fixed cost (a frame, a groupby, numpy set-up, a batch call), which at 4,096 rows of ~50
+# characters doubled the per-row cost of 1M short JSON lines.
+CHUNK_SAMPLES = 4096
+SUMS_CHUNK_SAMPLES = 1 << 16
 PARQUET_BATCH_ROWS = 4096
 # bytes after which `str.splitlines` breaks a line besides "\n" (UTF-8), and a BOM: files holding
 # any of them are read line by line so that row numbers stay those of the loader

@@ -60,9 +60,8 @@ _CHILD = r"""
 import json, os, sys, time
 import pandas as pd
 a = json.loads(sys.argv[1])
-from analysis.engine import measure, measure_files, worker_tokenizers
+from analysis.engine import measure_files, worker_tokenizers
 from analysis.engine.local import LocalEngine
-from analysis.engine.read import iter_corpus_chunks
 from analysis.engine.run import _count_task
 from tests.analysis.engine.rss import ChildPeak, cpu_seconds, self_peak_mb
 
@@ -77,13 +76,9 @@ if a.get("steady"):  # the pool started and its tokenizers loaded before the clo
     list(engine.map(_count_task, [pd.DataFrame({"text": ["warm"]})] * (2 * engine.workers), a["toks"]))
     pids, startup = engine.worker_pids(), time.perf_counter() - t
 t0, c0, w0 = time.perf_counter(), os.times(), proc_cpu(pids)
-with ChildPeak() as workers:
-    if engine == "inprocess":  # this process reads and measures
-        run = measure(iter_corpus_chunks(a["paths"], column=a["column"]), a["toks"], engine="inprocess",
-                      by=["category", "tokenizer"])
-    else:  # as `tokenprism measure --by ...` runs it: each worker reads its own parts of the files
-        run = measure_files(a["paths"], a["toks"], engine=engine, workers=a["workers"], column=a["column"],
-                            by=["category", "tokenizer"])
+with ChildPeak() as workers:  # as `tokenprism measure --by ...` runs it: parts read where they are measured
+    run = measure_files(a["paths"], a["toks"], engine=engine, workers=a["workers"], column=a["column"],
+                        by=["category", "tokenizer"])
 wall, c1, w1 = time.perf_counter() - t0, os.times(), proc_cpu(pids)
 cpu = sum(getattr(c1, k) - getattr(c0, k) for k in ("user", "system", "children_user", "children_system")) + w1 - w0
 if pids:
