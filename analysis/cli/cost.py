@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -185,7 +186,12 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     report = corpus.LoadReport()
     read = iter_corpus_chunks(args.corpus, category=args.category, column=args.column, errors=args.errors,
                               report=report)  # tables through Arrow; scripts are never detected (not used)
-    chunks = chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]] for c in read))
+    read_all: list[bool] = []  # set once the reader has finished without an error
+
+    def requests() -> Iterator[pd.DataFrame]:
+        yield from chain(first, (c.rename(columns={"sample_id": "id"})[["id", "category", "text"]] for c in read))
+        read_all.append(True)
+
     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
     from ..engine import open_engine
 
@@ -193,9 +199,9 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
                          timeout=args.connect_timeout) as engine:
             print(f"tokenprism cost: {_corpus_line(args)}; engine: {engine.describe()}", file=sys.stderr)
-            return price_corpus(chunks, cost, engine=engine, progress=_progress(args), total_bytes=total)
+            return price_corpus(requests(), cost, engine=engine, progress=_progress(args), total_bytes=total)
     except ValueError as e:
-        if not cost.n_samples:
+        if read_all and not cost.n_samples:  # read to the end and found nothing (a reading error says itself)
             raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e
         raise
 

@@ -79,6 +79,21 @@ def test_corpus_input_and_category_breakdown(capsys, tmp_path):
     assert rc == 0 and "by category" in out and "code" in out and "prose" in out
 
 
+@pytest.mark.parametrize("engine", ["inprocess", "local"])
+def test_corpus_reading_error_is_named_not_hidden(capsys, tmp_path, engine):
+    # a bad line used to come out as "no text loaded" whenever nothing had been priced yet
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "hello"}\n{"text": "world"}\n{"text": "cut\n', encoding="utf-8")
+    rc, _, err = run(capsys, ["cost", "--corpus", str(bad), "--column", "text", "--models", "gpt-4o",
+                              "--requests-per-month", "10", "--output-tokens", "5", "--engine", engine])
+    assert rc == 2 and "line 3 is not valid JSON" in err and "no text loaded" not in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"text": ""}\n', encoding="utf-8")
+    rc, _, err = run(capsys, ["cost", "--corpus", str(empty), "--column", "text", "--models", "gpt-4o",
+                              "--requests-per-month", "10", "--output-tokens", "5", "--engine", engine])
+    assert rc == 2 and "no text loaded" in err and "1 empty row(s) skipped" in err
+
+
 def test_files_are_one_request_each(capsys, tmp_path):
     short, long = tmp_path / "short.txt", tmp_path / "long.txt"
     short.write_text("Hi.")
