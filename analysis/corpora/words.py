@@ -24,7 +24,8 @@ How, exactly (a test compares it with a direct regular-expression reading of the
   `str.isspace` for spaces and `re`'s \\w (`str.isalnum()` or "_") for word characters.
 - The other lines use the `regex` module's Unicode properties: \\s, \\w, and the scripts
   above, which end a word and are counted apart.
-- Grapheme clusters are `regex`'s \\X, read only on the lines that hold such a script.
+- Grapheme clusters are `regex`'s \\X, found with array passes by `graphemes` (a test
+  compares the two), on the lines that hold such a script.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Sequence
-from functools import cache
 
 import numpy as np
 import regex
 
+from .charclass import CharClasses
+from .graphemes import UNSPACED as _UNSPACED, cluster_starts
+
 _IDEOGRAPHIC = r"\p{Han}\p{Hiragana}\p{Katakana}"
-_UNSPACED = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}\p{Tibetan}"
 _NO_SPACES = _IDEOGRAPHIC + _UNSPACED
 GRAPHEMES_PER_WORD = 3
 # A line holding any of these may hold an ideographic or unspaced character: a superset of
@@ -57,45 +59,16 @@ _UNSPACED_GRAPHEME = regex.compile(rf"(?=[{_UNSPACED}])\X")
 _SPACE, _WORD, _GATE, _UGATE = 1, 2, 4, 8
 # other lines (`regex`, V1): \s, \w that is not ideographic/unspaced, ideographic/unspaced, ideographic
 _RSPACE, _RWORD, _NO, _IDEO = 16, 32, 64, 128
-_BMP = 0x10000
-_MARK = "\uffff"  # a noncharacter: what `_classify` writes over each match
 _UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
 # A batch is measured in parts of about this many characters (the arrays take ~40 bytes a character).
 PART_CHARS = 1_000_000
 
 
-def _classify(chars: str) -> np.ndarray:
-    """The class byte of each character of `chars`."""
-    codes = np.frombuffer(chars.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    out = np.zeros(len(chars), dtype=np.uint8)
-    for bit, pattern in ((_SPACE, re.compile(r"\s")), (_WORD, re.compile(r"\w")), (_GATE, _MAYBE_NO_SPACES),
-                         (_UGATE, _UNSPACED_GATE), (_RSPACE, regex.compile(r"\s", flags=regex.V1)),
-                         (_RWORD, regex.compile(rf"[\w--[{_NO_SPACES}]]", flags=regex.V1)),
-                         (_NO, regex.compile(rf"[{_NO_SPACES}]")), (_IDEO, regex.compile(rf"[{_IDEOGRAPHIC}]"))):
-        # every pattern matches one character: replacing each match by a marker keeps positions,
-        # and one `sub` call is far faster than a Python step per match
-        marked = np.frombuffer(pattern.sub(_MARK, chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        hits = (marked == ord(_MARK)) & ((codes != ord(_MARK)) | bool(pattern.match(_MARK)))
-        out[hits] |= bit
-    return out
-
-
-@cache
-def _bmp_table() -> np.ndarray:
-    # built once per process from the very patterns the rules name (about 0.1 s)
-    codes = np.arange(_BMP, dtype="<u4")
-    return _classify(codes.tobytes().decode("utf-32-le", "surrogatepass"))
-
-
-def _classes(codes: np.ndarray) -> np.ndarray:
-    table = _bmp_table()
-    astral = codes >= _BMP
-    if not astral.any():
-        return table[codes]
-    out = table[np.where(astral, 0, codes)]
-    found, where = np.unique(codes[astral], return_inverse=True)  # few distinct astral characters
-    out[astral] = _classify(found.astype("<u4").tobytes().decode("utf-32-le"))[where]
-    return out
+_CLASSES = CharClasses(lambda: (
+    (_SPACE, re.compile(r"\s")), (_WORD, re.compile(r"\w")), (_GATE, _MAYBE_NO_SPACES), (_UGATE, _UNSPACED_GATE),
+    (_RSPACE, regex.compile(r"\s", flags=regex.V1)), (_RWORD, regex.compile(rf"[\w--[{_NO_SPACES}]]", flags=regex.V1)),
+    (_NO, regex.compile(rf"[{_NO_SPACES}]")), (_IDEO, regex.compile(rf"[{_IDEOGRAPHIC}]"))))
+_classes = _CLASSES.lookup
 
 
 def _runs_with(separator: np.ndarray, member: np.ndarray) -> np.ndarray:
@@ -142,21 +115,11 @@ def _part_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, 
         separator = (sub & (_RSPACE | _NO)) != 0
         words += _owner(text_starts, where[_runs_with(separator, (sub & _RWORD) != 0)], n)
         words += _owner(text_starts, where[(sub & _IDEO) != 0], n)
-        words += _grapheme_words(joined, text_starts, line, np.flatnonzero(newline), cls, n)
+        if (sub & _UGATE).any():  # grapheme clusters of unspaced scripts: never across a line break
+            graphemes = _owner(text_starts, where[cluster_starts(codes[where])], n)
+            # round half up per text (a lone Thai syllable still counts as one word): int(g / k + 0.5)
+            words += (2 * graphemes + GRAPHEMES_PER_WORD) // (2 * GRAPHEMES_PER_WORD)
     return n_bytes, words
-
-
-def _grapheme_words(joined: str, text_starts: np.ndarray, line: np.ndarray, newlines: np.ndarray,
-                    cls: np.ndarray, n: int) -> np.ndarray:
-    thai_like = np.unique(line[(cls & _UGATE) != 0])
-    bounds = np.concatenate([[-1], newlines, [len(joined)]])  # line k runs from bounds[k] + 1 to bounds[k + 1]
-    starts, ends = bounds[thai_like] + 1, bounds[thai_like + 1]
-    # a Python step per line holding such a script: `regex`'s \X
-    found = [len(_UNSPACED_GRAPHEME.findall(joined, a, b)) for a, b in zip(starts.tolist(), ends.tolist())]
-    graphemes = np.zeros(n, dtype=np.int64)
-    np.add.at(graphemes, np.searchsorted(text_starts, starts, side="right") - 1, found)
-    # round half up per text (a lone Thai syllable still counts as one word): int(g / k + 0.5)
-    return (2 * graphemes + GRAPHEMES_PER_WORD) // (2 * GRAPHEMES_PER_WORD)
 
 
 def text_sizes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
