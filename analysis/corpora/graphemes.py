@@ -41,9 +41,8 @@ _CLASSES = CharClasses(lambda: (
 
 def _last_before(positions_ok: np.ndarray) -> np.ndarray:
     """For each position i, the last position j < i where `positions_ok[j]` (-1 if none)."""
-    idx = np.where(positions_ok, np.arange(len(positions_ok)), -1)
-    last = np.maximum.accumulate(idx) if len(idx) else idx
-    return np.concatenate([[-1], last[:-1]])
+    last = np.maximum.accumulate(np.where(positions_ok, np.arange(len(positions_ok)), -1))
+    return np.concatenate([[-1], last])[: len(last)]
 
 
 def _joins(c: np.ndarray) -> np.ndarray:
