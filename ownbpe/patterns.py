@@ -28,7 +28,7 @@ Custom patterns get no safe cuts except special tokens: exactness first.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 import regex
 
@@ -81,12 +81,16 @@ _ASCII_TWINS = {
     rf"""|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
     CL100K_PATTERN: rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_WS}A-Za-z0-9]++[\r\n]*+"""
     rf"""|[{_A_WS}]++$|[{_A_WS}]*[\r\n]|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    # Possessive quantifiers and the contractions as `'` + one class (~12% faster in `re`) are
+    # exact here: what follows each possessive run either cannot match what the run took
+    # ([A-Z] then [a-z], a non-letter prefix then a letter) or is optional, so the greedy
+    # match never needed to give characters back.
     O200K_PATTERN: "|".join(
         [
-            r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++(?:'(?i:[stmd]|re|ve|ll))?""",
+            r"""[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+(?:'(?i:[stmd]|re|ve|ll))?""",
             r"""[0-9]{1,3}""",
-            rf""" ?[^{_A_WS}A-Za-z0-9]+[\r\n/]*""",
+            rf""" ?[^{_A_WS}A-Za-z0-9]++[\r\n/]*+""",
             rf"""[{_A_WS}]*[\r\n]+""",
             rf"""[{_A_WS}]+(?![^{_A_WS}])""",
             rf"""[{_A_WS}]+""",
@@ -133,6 +137,9 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # English prose: 16 leaves FLORES ~15% slower to pre-tokenize, 255 slows prose with a few
 # accents by ~10% (more of it goes to `regex` instead of the ASCII twin).
 _NON_ASCII_JOINED = re.compile(r"[^\x00-\x7f]++(?:[\x00-\x7f]{1,63}+[^\x00-\x7f]++)*+")
+# Block size for finding non-ASCII stretches (see `_non_ascii_matches`); above the 63-character
+# gaps `_NON_ASCII_JOINED` bridges, so no match reaches across an all-ASCII block.
+ASCII_BLOCK = 4096
 
 
 def is_builtin(pattern: str) -> bool:
@@ -187,7 +194,7 @@ def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
     """
     out = []
     pos = 0
-    for m in (_NON_ASCII_JOINED if join_gaps else _NON_ASCII).finditer(text):
+    for m in _non_ascii_matches(_NON_ASCII_JOINED if join_gaps else _NON_ASCII, text):
         first, stop = m.span()
         if stop <= pos:  # already inside the previous non-ASCII part
             continue
@@ -201,6 +208,30 @@ def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
     if pos < len(text):
         out.append((text[pos:], True))
     return out
+
+
+def _non_ascii_matches(pattern: re.Pattern, text: str) -> Iterator[re.Match]:
+    """`pattern.finditer(text)` for a pattern whose matches start and end with non-ASCII
+    characters, searching only stretches of `ASCII_BLOCK`-character blocks that hold some.
+
+    Mostly-ASCII text (English prose, code) is thus scanned by `str.isascii()` on block copies
+    (a memory copy and a flag each) instead of the regex engine testing every character: ~1 ms
+    instead of ~30 ms for 3 MB. Exact: no match can start or end in an all-ASCII block, nor
+    reach across one (its ASCII gaps are shorter than a block), and the patterns look neither
+    behind nor ahead, so each stretch finds on its own what the whole text finds there.
+    """
+    if text.isascii():
+        return
+    first = -1  # start of the current stretch of non-ASCII blocks
+    for i in range(0, len(text), ASCII_BLOCK):
+        if text[i : i + ASCII_BLOCK].isascii():
+            if first >= 0:
+                yield from pattern.finditer(text, first, i)
+                first = -1
+        elif first < 0:
+            first = i
+    if first >= 0:
+        yield from pattern.finditer(text, first)
 
 
 def stream_cut(buf: str, start: int, builtin: bool, specials: regex.Pattern | None, max_special_len: int) -> int:

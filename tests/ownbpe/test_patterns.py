@@ -126,6 +126,35 @@ def test_ascii_runs_are_cut_where_nothing_changes(text):
             assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
 
 
+# ASCII text with a few non-ASCII characters, often at the edges of 64-character blocks (the
+# smallest block size the block search allows), so that blocks come out all-ASCII or mixed and
+# matches start and end right at block edges.
+EDGES = [0, 1, 62, 63, 64, 65, 126, 127, 128, 129, 191, 192, 255, 256, 299]
+BLOCKY_TEXT = st.builds(
+    lambda size, where, chars: "".join(
+        chars[k % len(chars)] if i in where else "ab c.\n"[i % 6] for k, i in enumerate(range(size))
+    ),
+    st.integers(0, 300),
+    st.sets(st.one_of(st.sampled_from(EDGES), st.integers(0, 299)), max_size=8),
+    st.lists(st.sampled_from(["é", "中", "🙂"]), min_size=1, max_size=3),
+)
+
+
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(BLOCKY_TEXT)
+def test_block_search_for_non_ascii_finds_what_finditer_finds(text):
+    # `_non_ascii_matches` skips all-ASCII blocks; with the smallest block size the stretches
+    # are cut in every possible way and must still give exactly the matches of `finditer`.
+    saved = patterns.ASCII_BLOCK
+    patterns.ASCII_BLOCK = 64
+    try:
+        for pattern in (patterns._NON_ASCII, patterns._NON_ASCII_JOINED):
+            spans = [m.span() for m in patterns._non_ascii_matches(pattern, text)]
+            assert spans == [m.span() for m in pattern.finditer(text)]
+    finally:
+        patterns.ASCII_BLOCK = saved
+
+
 def test_pretokenizer_pickles_into_worker_processes():
     # Parallel training sends the pre-tokenizer to its worker processes.
     import pickle
