@@ -23,9 +23,9 @@ _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # lig
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
 # Drawing every token of a megabyte would freeze a browser: boundaries are drawn for a prefix.
-# The browser's work for the drawing (about 2,000 spans per 10k characters, in four blocks on the
-# Compare page) outweighs the server's counting of the whole text: at 20,000 characters it took
-# Chromium about 1.5 s of CPU per paste, at 10,000 about 0.3 s.
+# The browser's work for the drawing (about 2,000 spans per 10k characters, one block per drawn
+# tokenizer, two by default on the Compare page) is in proportion to the drawn length: at 20,000
+# characters in four blocks it took Chromium about 1.5 s of CPU per paste.
 HIGHLIGHT_CHARS = 10_000
 
 

@@ -50,8 +50,8 @@ def warm(*, runtime_wait: float = 0.0) -> dict:
         from dashboards import links, shared  # noqa: F401  (the pages' imports: pandas, altair, cost, plots)
 
         drawn = [load_tokenizer(n).pieces(prefix) for n in shared.default_names(names)]
-        for ps in drawn:
-            html_tokens(prefix, ps, other=drawn[0])
+        for ps, other in zip(drawn, drawn[::-1]):  # as the page draws them: each marked against the other
+            html_tokens(prefix, ps, other=other if len(drawn) == 2 else None)
         if len(drawn) == 2:
             boundary_diff(*drawn)
             diff_regions(prefix, *drawn)

@@ -88,34 +88,56 @@ if len(specials):
     st.dataframe(specials, hide_index=True, width="stretch")
 
 st.subheader("Token boundaries")
-show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show")
+show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show",
+                      help="Drawn two to a row. Each is marked against the first one picked, and the first against the "
+                           "second (or the one chosen below): a token underlined in red has no identical token there.")
 show_ids = st.toggle("List every token's id and bytes", key="show_ids")
 prefix = highlight_prefix(text)
 if len(prefix) < len(text):
     st.caption(f"Drawing the first {len(prefix):,} of {len(text):,} characters (the counts above are for all of it).")
+if not show:
+    st.info("Pick tokenizers to draw their tokens.")
+    st.stop()
+# Each tokenizer is drawn once, with its differences marked: a drawing is the browser's largest
+# piece of work on this page (one st.html block of up to ~170 KB that the browser sanitises,
+# parses and lays out), so the side-by-side view is the drawing itself, not a second copy of it.
+first = show[0]
+partner = show[1] if len(show) > 1 else None
+if len(show) > 2:
+    partner = st.selectbox(f"Compare {first} in detail with", show[1:], key="partner",
+                           help=f"The tokenizer that {first}'s drawing is marked against, and that the table of "
+                                "differences compares it with.")
 st.html(shared.LEGEND)
-for name in show:
-    ps = shared.pieces(prefix, name)
-    st.markdown(f"**{name}** · {len(ps):,} tokens")
-    st.html(html_tokens(prefix, ps))
-    if show_ids:
-        st.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}", "partial": p.partial}
-                      for i, p in enumerate(ps[:5000])], hide_index=True, width="stretch", height=240)
-
-st.subheader("Side by side")
-c1, c2 = st.columns(2)
-pair = shared.default_names(names) + names
-a = c1.selectbox("Left", names, index=names.index(pair[0]), key="side_a")
-b = c2.selectbox("Right", names, index=names.index(next((n for n in pair if n != a), a)), key="side_b")
-pa, pb = shared.pieces(prefix, a), shared.pieces(prefix, b)
-diff = boundary_diff(pa, pb)
-st.caption(f"{a}: {len(pa):,} tokens · {b}: {len(pb):,} tokens · {diff.shared:,} cut positions shared, "
-           f"boundary agreement {diff.agreement:.0%}. Tokens underlined in red have no identical token on the other side.")
-c1.html(html_tokens(prefix, pa, other=pb))
-c2.html(html_tokens(prefix, pb, other=pa))
-if a != b:
-    regions = diff_regions(prefix, pa, pb)
-    st.markdown(f"**Where they cut differently** · {len(regions):,}{'+' if len(regions) == 200 else ''} stretches")
+drawn = {name: shared.pieces(prefix, name) for name in show}
+if partner is not None:
+    diff = boundary_diff(drawn[first], drawn[partner])
+    st.caption(f"{first}: {len(drawn[first]):,} tokens · {partner}: {len(drawn[partner]):,} tokens · "
+               f"{diff.shared:,} cut positions shared, boundary agreement {diff.agreement:.0%}. "
+               "Tokens underlined in red have no identical token on the other side.")
+for row in range(0, len(show), 2):
+    cols = st.columns(2) if len(show) > 1 else [st.container()]
+    for col, name in zip(cols, show[row : row + 2]):
+        ps = drawn[name]
+        col.markdown(f"**{name}** · {len(ps):,} tokens")
+        if partner is None:
+            other = None
+        elif name == first:
+            other = drawn[partner]
+        else:
+            other = drawn[first]
+            if name != partner:  # the pair's agreement is in the caption above
+                d = boundary_diff(ps, other)
+                col.caption(f"vs {first}: {d.shared:,} cut positions shared, boundary agreement {d.agreement:.0%}")
+        col.html(html_tokens(prefix, ps, other=other))
+        if show_ids:
+            col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
+                            "partial": p.partial} for i, p in enumerate(ps[:5000])],
+                          hide_index=True, width="stretch", height=240)
+if partner is not None:
+    regions = diff_regions(prefix, drawn[first], drawn[partner])
+    st.markdown(f"**Where {first} and {partner} cut differently** · "
+                f"{len(regions):,}{'+' if len(regions) == 200 else ''} stretches")
     if len(regions):
+        a, b = first, partner
         st.dataframe(regions.rename(columns={"a": a, "b": b, "n_a": f"n_{a}", "n_b": f"n_{b}"}), hide_index=True,
                      width="stretch", height=min(38 + 35 * len(regions), 320))

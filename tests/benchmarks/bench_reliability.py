@@ -14,7 +14,13 @@
   submitting 27k-138k characters at once vs one session alone on texts of the same sizes, each
   timed from its submit (Ctrl+Enter) to the drawn result (target: the slowest of the five
   <= 3x the same-sized text alone). The seconds the browser driver spends
-  typing each text into its box are reported next to them (`*_fill_s`).
+  typing each text into its box are reported next to them (`*_fill_s`). Next to the time in
+  the page, the server records when it finished each session's script run (`*_server_done_*`,
+  from a hook installed in the server process), which separates the server's share of the wait
+  from the browser's; the CPU seconds of the server and of Chromium give the floor that two
+  cores set for five sessions (`five_vs_one_own_floor`). Four of the five pages are new, while
+  the one-session figures come from a page that has drawn results before: the largest text
+  alone in a new page is timed too (`one_session_new_page_*`, for scale, not the target).
 """
 
 from __future__ import annotations
@@ -123,6 +129,13 @@ def _other(text: str) -> str:
     return corpus(len(text), offset=len(text) * 3 + 104_729)
 
 
+def _unseen(text: str) -> str:
+    """A third text of the same length, neither `text` nor `_other(text)`."""
+    from tests.benchmarks.bench_dashboard import corpus
+
+    return corpus(len(text), offset=len(text) * 5 + 15_485_863)
+
+
 def _paste(page, text: str) -> None:
     _fill(page, text)
     _submit(page)
@@ -161,6 +174,11 @@ def _submit(page) -> float:
     return t
 
 
+_SHOWS = """(expected) => [
+  Array.from(document.querySelectorAll('[data-testid="stMarkdownContainer"]')).some(e => e.textContent.includes(expected)),
+  document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state')]"""
+
+
 def _drawn_after(pages: list, expected: list[str], submitted: list[float], timeout_s: float) -> list[float]:
     """Seconds from each page's submit to its drawn result.
 
@@ -175,8 +193,11 @@ def _drawn_after(pages: list, expected: list[str], submitted: list[float], timeo
             raise TimeoutError("a dashboard session did not finish")
         time.sleep(0.1)
     for pg, exp in zip(pages, expected):
-        pg.get_by_text(exp).wait_for(timeout=timeout_s * 1000)
-        browser.wait_idle(pg, int(timeout_s * 1000))
+        # one look at the page (Playwright's text selectors walk every text node of the drawings,
+        # about 0.1 s of the browser's CPU per page that would count as the page's own work)
+        found = pg.evaluate(_SHOWS, exp)
+        if found != [True, "notRunning"]:
+            raise AssertionError(f"the page does not show {exp!r} once idle: {found}")
     return [pg.evaluate("() => window.__idleAt") / 1000 - t for pg, t in zip(pages, submitted)]
 
 
@@ -218,6 +239,72 @@ def _browser_cpu() -> float:
     return total
 
 
+def record_script_runs(log_path: str) -> None:
+    """In the dashboard's server process: append one JSON line to `log_path` each time a session's
+    script run starts or stops, with the time and the length of that session's text box.
+
+    Streamlit runs each session's script in its own thread; the event is sent from that thread
+    the moment the run ends, before anything is drawn in the page. The length of the text
+    (every benchmark text has its own) says which page the run was for.
+    """
+    import threading
+
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+
+    wanted = {ScriptRunnerEvent.SCRIPT_STARTED: "start", ScriptRunnerEvent.SCRIPT_STOPPED_WITH_SUCCESS: "done",
+              ScriptRunnerEvent.SCRIPT_STOPPED_WITH_COMPILE_ERROR: "error"}
+    original = AppSession._on_scriptrunner_event
+    lock = threading.Lock()
+
+    def on_event(self, sender, event, *args, **kwargs):
+        kind = wanted.get(event)
+        if kind:
+            t = time.time()
+            try:
+                chars = len(self._session_state["text"])
+            except Exception:  # noqa: BLE001  (no text box yet on this page)
+                chars = None
+            with lock, open(log_path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"event": kind, "t": t, "chars": chars, "session": self.id}) + "\n")
+        return original(self, sender, event, *args, **kwargs)
+
+    AppSession._on_scriptrunner_event = on_event
+
+
+# The dashboard's own start (`tokenprism dashboard` runs `python -m dashboards.serve run APP ...`),
+# with `record_script_runs` installed first.
+_SERVE_RECORDED = """import os, sys
+from tests.benchmarks.bench_reliability import record_script_runs
+try:
+    record_script_runs(os.environ["TOKENPRISM_BENCH_RUN_LOG"])
+except (ImportError, AttributeError) as e:  # another streamlit: the figures from the page remain
+    print(f"script runs not recorded: {e!r}", file=sys.stderr)
+from dashboards.serve import main
+main()
+"""
+
+
+def _server_runs(log_path: Path) -> list[dict]:
+    try:
+        return [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines() if line]
+    except OSError:
+        return []
+
+
+def _server_done_after(log_path: Path, texts: list[str], submitted: list[float]) -> tuple[list[float], list[int]]:
+    """For each page: seconds from its submit to the end of the server's script run for its text,
+    and how many runs of that text the server started (1 unless a paste causes extra reruns)."""
+    runs = [r for r in _server_runs(log_path) if r["t"] >= min(submitted) - 0.05]
+    done, starts = [], []
+    for text, t in zip(texts, submitted):
+        ends = [r for r in runs if r["event"] == "done" and r["chars"] == len(text) and r["t"] >= t]
+        done.append(max(r["t"] for r in ends) - t if ends else float("nan"))
+        sessions = {r["session"] for r in ends}
+        starts.append(sum(r["event"] == "start" and r["session"] in sessions and r["t"] >= t for r in runs))
+    return done, starts
+
+
 def bench_dashboard(tmp: Path) -> dict:
 
     reason = browser.missing()
@@ -225,12 +312,18 @@ def bench_dashboard(tmp: Path) -> dict:
         return {"skipped": reason}
     from playwright.sync_api import sync_playwright
 
+    from analysis.cli.dashboard import streamlit_command
+
     port = browser.free_port()
     log = open(tmp / "dashboard.log", "wb")
+    runs_log = tmp / "script-runs.jsonl"
+    # what `tokenprism dashboard --server.port PORT ...` runs, plus the recorder of script runs
+    cmd = streamlit_command(["--server.port", str(port), "--server.headless", "true",
+                             "--server.fileWatcherType", "none"])
+    assert cmd[1:3] == ["-m", "dashboards.serve"], cmd
     t_start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "analysis", "dashboard", "--server.port", str(port),
-                             "--server.headless", "true", "--server.fileWatcherType", "none"],
-                            cwd=tmp, env=ENV, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([cmd[0], "-c", _SERVE_RECORDED, *cmd[3:]], cwd=tmp,
+                            env=dict(ENV, TOKENPRISM_BENCH_RUN_LOG=str(runs_log)), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     texts = _texts()
     expected = [_expected(t) for t in texts]
@@ -266,11 +359,15 @@ def bench_dashboard(tmp: Path) -> dict:
             # long as the 60-80k texts, and the slowest of five concurrent sessions is the one
             # that drew 138k characters. Each text is new to the server when first submitted, and
             # the concurrent run below uses other texts of the same sizes (offset by one).
-            singles, fills, server_cpu, browser_cpu, machine_cpu = [], [], [], [], []
+            singles, fills, server_cpu, browser_cpu, machine_cpu, server_done, runs = [], [], [], [], [], [], []
             for text, exp in zip(texts[:5], expected[:5]):
                 fills.append(_fill(page, text))
                 cpu0, b0, m0 = _cpu_of(proc.pid), _browser_cpu(), _machine_busy()
-                singles += _drawn_after([page], [exp], [_submit(page)], 300)
+                submitted = _submit(page)
+                singles += _drawn_after([page], [exp], [submitted], 300)
+                done, starts = _server_done_after(runs_log, [text], [submitted])
+                server_done += done
+                runs += starts
                 server_cpu.append(_cpu_of(proc.pid) - cpu0)
                 browser_cpu.append(_browser_cpu() - b0)
                 machine_cpu.append(_machine_busy() - m0)
@@ -278,10 +375,26 @@ def bench_dashboard(tmp: Path) -> dict:
             out["one_session_each_s"] = singles
             out["one_session_s"] = statistics.mean(singles)
             out["one_session_slowest_s"] = max(singles)
+            # when the server had finished the script run for that text (the rest is delivery and drawing)
+            out["one_session_server_done_each_s"] = server_done
+            out["one_session_script_runs"] = runs
             out["one_session_server_cpu_s"] = statistics.mean(server_cpu)
             out["one_session_fill_s"] = statistics.mean(fills)
             out["one_session_browser_cpu_s"] = statistics.mean(browser_cpu)
             out["one_session_machine_cpu_s"] = statistics.mean(machine_cpu)
+            # The sessions above ran in a page that had drawn results before; four of the five
+            # below run in pages that have not (a browser compiles the page's code as it first
+            # runs it). For scale only, not the target: the largest text alone in a new page.
+            fresh = b.new_page(viewport={"width": 1400, "height": 1000})
+            fresh.goto(url)
+            fresh.locator('[data-testid="stTextArea"] textarea').wait_for(timeout=120_000)
+            browser.wait_idle(fresh, 300_000)
+            text = _unseen(texts[4])
+            _fill(fresh, text)
+            b0 = _browser_cpu()
+            out["one_session_new_page_s"] = _drawn_after([fresh], [_expected(text)], [_submit(fresh)], 300)[0]
+            out["one_session_new_page_browser_cpu_s"] = _browser_cpu() - b0
+            fresh.close()
             pages = [page] + [b.new_page(viewport={"width": 1400, "height": 1000}) for _ in range(4)]
             for pg in pages[1:]:
                 pg.goto(url)
@@ -293,12 +406,20 @@ def bench_dashboard(tmp: Path) -> dict:
             out["five_fill_s"] = [_fill(pg, text) for pg, text in zip(pages, again)]
             for pg in pages:
                 browser.wait_idle(pg, 300_000)  # filling alone must not have started a run
+            out["five_sessions_load_avg_1min"] = os.getloadavg()[0]  # other work on the machine
             cpu0, b0, m0 = _cpu_of(proc.pid), _browser_cpu(), _machine_busy()
             submitted = [_submit(pg) for pg in pages]
             # each session from its own submit (the five presses take a few ms in all)
             done = _drawn_after(pages, expected_again, submitted, 600)
             out["five_sessions_each_s"] = done
             out["five_sessions_s"] = max(done)
+            server_done, runs = _server_done_after(runs_log, again, submitted)
+            out["five_sessions_server_done_each_s"] = server_done
+            out["five_sessions_server_done_s"] = max(server_done)
+            out["five_sessions_script_runs"] = runs
+            # from the server's last finished run to the slowest page's drawn result: browser work
+            # (and delivery) that the server no longer holds up
+            out["five_sessions_after_server_s"] = out["five_sessions_s"] - out["five_sessions_server_done_s"]
             # where the time goes: the server's CPU (the rest of the wall time is mostly the five
             # Chromium renderers drawing their results, on the same cores)
             out["five_sessions_server_cpu_s"] = _cpu_of(proc.pid) - cpu0
@@ -308,6 +429,7 @@ def bench_dashboard(tmp: Path) -> dict:
             # the mean session's wait against the mean wait alone
             out["five_vs_one"] = out["five_sessions_s"] / out["one_session_slowest_s"]
             out["five_vs_one_mean"] = statistics.mean(done) / out["one_session_s"]
+            out["five_vs_one_new_page"] = out["five_sessions_s"] / out["one_session_new_page_s"]  # for scale only
             # The floor on this machine: five sessions need five times one session's CPU (server
             # and browser together, all processes), and the cores can give at most `cpus` seconds
             # per second. With the browsers on the same cores as the server, no server can beat it.
@@ -315,6 +437,14 @@ def bench_dashboard(tmp: Path) -> dict:
             out["five_sessions_floor_s"] = 5 * out["one_session_machine_cpu_s"] / cores
             out["five_vs_one_floor"] = out["five_sessions_floor_s"] / out["one_session_slowest_s"]
             out["five_vs_floor"] = out["five_sessions_s"] / out["five_sessions_floor_s"]
+            # The same floor from our own processes only (the server and Chromium): the machine's
+            # figure above also counts whatever else runs on it meanwhile.
+            own = out["one_session_server_cpu_s"] + out["one_session_browser_cpu_s"]
+            out["five_sessions_own_floor_s"] = 5 * own / cores
+            out["five_vs_one_own_floor"] = out["five_sessions_own_floor_s"] / out["one_session_slowest_s"]
+            # CPU per session when five run at once, against one alone (> 1: concurrency itself costs CPU)
+            out["five_sessions_own_cpu_vs_one"] = ((out["five_sessions_server_cpu_s"] + out["five_sessions_browser_cpu_s"])
+                                                   / (5 * own))
             b.close()
     finally:
         proc.terminate()

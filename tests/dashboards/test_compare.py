@@ -10,6 +10,7 @@ from analysis import available_tokenizers, load_tokenizer
 from analysis.compare import compare
 from analysis.corpora import sample_text
 from analysis.probes.boundaries import boundary_diff, diff_regions
+from analysis.render import html_tokens
 from analysis.textio import MAX_INPUT_CHARS
 from tests.dashboards.conftest import open_page
 
@@ -118,19 +119,64 @@ def test_token_list_toggle_shows_the_library_ids():
     assert ids == load_tokenizer("cl100k_base").encode("tokenization")
 
 
+def _drawings(at) -> list[str]:
+    return [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-text">')]
+
+
 def test_side_by_side_reports_the_boundary_agreement():
     text = "Internationalization 1234567"
     at = open_page(PAGE)
     at.text_area(key="text").set_value(text)
-    at.selectbox(key="side_a").set_value("gpt2")
-    at.selectbox(key="side_b").set_value("o200k_base").run()
+    at.multiselect(key="show").set_value(["gpt2", "o200k_base"]).run()
     assert not at.exception
-    diff = boundary_diff(load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
+    gpt2, o200k = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
+    diff = boundary_diff(gpt2, o200k)
     caption = next(c.value for c in at.caption if "boundary agreement" in c.value)
     assert f"boundary agreement {diff.agreement:.0%}" in caption
-    marked = [h.proto.body for h in at.html if "tp-text\"" in h.proto.body and "tp-diff" in h.proto.body]
-    assert len(marked) == 2  # both sides have tokens the other lacks
     assert re.search(r"(\d+) cut positions shared", caption).group(1) == str(diff.shared)
+    # each tokenizer is drawn once, and that drawing carries the marks against the other
+    drawn = _drawings(at)
+    assert len(drawn) == 2
+    assert drawn[0] == html_tokens(text, gpt2, other=o200k) and drawn[1] == html_tokens(text, o200k, other=gpt2)
+    assert all("tp-diff" in d for d in drawn)  # both sides have tokens the other lacks
     regions = at.dataframe[-1].value
-    expected = diff_regions(text, load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text))
+    expected = diff_regions(text, gpt2, o200k)
     assert regions["gpt2"].tolist() == expected["a"].tolist() and regions["o200k_base"].tolist() == expected["b"].tolist()
+
+
+def test_one_tokenizer_is_drawn_alone_without_marks():
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value("tokenization")
+    at.multiselect(key="show").set_value(["cl100k_base"]).run()
+    assert not at.exception
+    assert _drawings(at) == [html_tokens("tokenization", load_tokenizer("cl100k_base").pieces("tokenization"))]
+    assert not any("cut differently" in m.value for m in at.markdown)
+
+
+def test_three_tokenizers_are_each_marked_against_the_first():
+    text = "Internationalization 1234567"
+    names = ["o200k_base", "cl100k_base", "gpt2"]
+    ps = {n: load_tokenizer(n).pieces(text) for n in names}
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value(text)
+    at.multiselect(key="show").set_value(names).run()
+    assert not at.exception
+    assert _drawings(at) == [html_tokens(text, ps["o200k_base"], other=ps["cl100k_base"]),
+                             html_tokens(text, ps["cl100k_base"], other=ps["o200k_base"]),
+                             html_tokens(text, ps["gpt2"], other=ps["o200k_base"])]
+    assert "tp-diff" in _drawings(at)[2]
+    assert any("vs o200k_base" in c.value and "boundary agreement" in c.value for c in at.caption)
+    # the pair in detail follows the choice: o200k_base is then marked against gpt2
+    at.selectbox(key="partner").set_value("gpt2").run()
+    assert _drawings(at)[0] == html_tokens(text, ps["o200k_base"], other=ps["gpt2"]) != _drawings(at)[1]
+    assert any("o200k_base and gpt2 cut differently" in m.value for m in at.markdown)
+    expected = diff_regions(text, ps["o200k_base"], ps["gpt2"])
+    assert len(expected) and at.dataframe[-1].value["gpt2"].tolist() == expected["b"].tolist()
+
+
+def test_no_tokenizer_to_draw_is_a_message():
+    at = open_page(PAGE)
+    at.multiselect(key="show").set_value([]).run()
+    assert not at.exception
+    assert any("Pick tokenizers to draw" in i.value for i in at.info)
+    assert not _drawings(at)
