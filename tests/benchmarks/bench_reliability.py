@@ -34,6 +34,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.analysis.engine.rss import cpu_seconds
 from tests.benchmarks.timing import median_time
 from tests.dashboards import browser
 
@@ -208,15 +209,6 @@ def _expected(text: str) -> str:
     return f"o200k_base · {len(load_tokenizer('o200k_base').encode(highlight_prefix(text))):,} tokens"
 
 
-def _cpu_of(pid: int) -> float:
-    """CPU seconds (user + system) of a running process so far (Linux /proc; NaN elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _machine_busy() -> float:
     """CPU seconds all cores of this machine have spent busy so far (Linux /proc/stat; NaN elsewhere)."""
     try:
@@ -235,7 +227,7 @@ def _browser_cpu() -> float:
         except OSError:
             continue
         if "(chrom" in text.split(")", 1)[0]:
-            total += _cpu_of(int(stat.parent.name))
+            total += cpu_seconds(int(stat.parent.name))
     return total
 
 
@@ -362,13 +354,13 @@ def bench_dashboard(tmp: Path) -> dict:
             singles, fills, server_cpu, browser_cpu, machine_cpu, server_done, runs = [], [], [], [], [], [], []
             for text, exp in zip(texts[:5], expected[:5]):
                 fills.append(_fill(page, text))
-                cpu0, b0, m0 = _cpu_of(proc.pid), _browser_cpu(), _machine_busy()
+                cpu0, b0, m0 = cpu_seconds(proc.pid), _browser_cpu(), _machine_busy()
                 submitted = _submit(page)
                 singles += _drawn_after([page], [exp], [submitted], 300)
                 done, starts = _server_done_after(runs_log, [text], [submitted])
                 server_done += done
                 runs += starts
-                server_cpu.append(_cpu_of(proc.pid) - cpu0)
+                server_cpu.append(cpu_seconds(proc.pid) - cpu0)
                 browser_cpu.append(_browser_cpu() - b0)
                 machine_cpu.append(_machine_busy() - m0)
             out["one_session_chars"] = [len(t) for t in texts[:5]]
@@ -407,7 +399,7 @@ def bench_dashboard(tmp: Path) -> dict:
             for pg in pages:
                 browser.wait_idle(pg, 300_000)  # filling alone must not have started a run
             out["five_sessions_load_avg_1min"] = os.getloadavg()[0]  # other work on the machine
-            cpu0, b0, m0 = _cpu_of(proc.pid), _browser_cpu(), _machine_busy()
+            cpu0, b0, m0 = cpu_seconds(proc.pid), _browser_cpu(), _machine_busy()
             submitted = [_submit(pg) for pg in pages]
             # each session from its own submit (the five presses take a few ms in all)
             done = _drawn_after(pages, expected_again, submitted, 600)
@@ -422,7 +414,7 @@ def bench_dashboard(tmp: Path) -> dict:
             out["five_sessions_after_server_s"] = out["five_sessions_s"] - out["five_sessions_server_done_s"]
             # where the time goes: the server's CPU (the rest of the wall time is mostly the five
             # Chromium renderers drawing their results, on the same cores)
-            out["five_sessions_server_cpu_s"] = _cpu_of(proc.pid) - cpu0
+            out["five_sessions_server_cpu_s"] = cpu_seconds(proc.pid) - cpu0
             out["five_sessions_browser_cpu_s"] = _browser_cpu() - b0
             out["five_sessions_machine_cpu_s"] = _machine_busy() - m0
             # the slowest concurrent session against the same-sized text alone (the target), and
