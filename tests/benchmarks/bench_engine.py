@@ -251,7 +251,11 @@ def chart(res: dict, path: Path) -> None:
     labels = [f"{'folder' if k.startswith('folder') else 'JSONL'}\n{k.split('_', 1)[1].replace('_', ' ')}" for k in keys]
     costs = [per[k]["per_core_cost"] for k in keys]
     bars = right.bar(labels, costs, color="#2b6ca3")
-    right.bar_label(bars, fmt="%.2fx", fontsize=8)
+    spread = [per[k].get("per_core_cost_range", [c, c]) for k, c in zip(keys, costs)]  # rounds' min and max
+    right.errorbar(labels, costs, yerr=[[c - lo for c, (lo, _) in zip(costs, spread)],
+                                        [hi - c for c, (_, hi) in zip(costs, spread)]], fmt="none", ecolor="#222222",
+                   capsize=3, lw=1)
+    right.bar_label(bars, fmt="%.2fx", fontsize=8, label_type="center", color="white")
     right.axhline(1.0, color="#888888", lw=1)
     right.axhline(res["target_per_core"], color="#c0392b", lw=1, ls="--", label=f"target {res['target_per_core']}x")
     right.set_ylabel("CPU time / raw tiktoken CPU time")
