@@ -52,7 +52,6 @@ _MAYBE_NO_SPACES = re.compile(
 # The same for the unspaced scripts alone (Myanmar Extended-C, U+116D0.., is astral).
 _UNSPACED_GATE = re.compile("[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
                             "\U000116d0-\U000116ff]")
-_UNSPACED_GRAPHEME = regex.compile(rf"(?=[{_UNSPACED}])\X")
 
 # Character classes: bits of one byte per code point.
 # plain lines (`str`/`re`):

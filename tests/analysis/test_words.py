@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from analysis.corpora import words as W
 from analysis.corpora.words import count_words, text_sizes
+from tests.analysis.test_graphemes import UNSPACED_GRAPHEME
 
 # -- the reference: the rules of the module docstring, read directly, one text at a time -------
 _R_WORD = regex.compile(rf"[^\s{W._NO_SPACES}\w]*+[\w--[{W._NO_SPACES}]][^\s{W._NO_SPACES}]*+", flags=regex.V1)
@@ -23,7 +24,7 @@ def reference_words(text: str) -> int:
     for line in text.split("\n"):
         if W._MAYBE_NO_SPACES.search(line):  # a line that may hold ideographic/unspaced characters
             words += len(_R_WORD.findall(line)) + len(_R_IDEO.findall(line))
-            graphemes += len(W._UNSPACED_GRAPHEME.findall(line))
+            graphemes += len(UNSPACED_GRAPHEME.findall(line))
         else:  # plain line: whitespace-separated runs holding a `re` word character
             words += sum(1 for run in line.split() if re.search(r"\w", run))
     return words + int(graphemes / W.GRAPHEMES_PER_WORD + 0.5)
