@@ -80,7 +80,7 @@ _ASCII_TWINS = {
     GPT2_PATTERN: rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]++| ?[0-9]++| ?[^{_A_WS}A-Za-z0-9]++|[{_A_WS}]++$"""
     rf"""|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
     CL100K_PATTERN: rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_WS}A-Za-z0-9]++[\r\n]*+"""
-    rf"""|[{_A_WS}]++$|[{_A_WS}]*[\r\n]|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
+    rf"""|[{_A_WS}]++$|(?:[\t\x0b\x0c ]*+[\r\n])++|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
     # Possessive quantifiers and the contractions as `'` + one class (~12% faster in `re`) are
     # exact here: what follows each possessive run either cannot match what the run took
     # ([A-Z] then [a-z], a non-letter prefix then a letter) or is optional, so the greedy
@@ -89,9 +89,12 @@ _ASCII_TWINS = {
         [
             r"""[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++(?:'(?i:[stmd]|re|ve|ll))?""",
             r"""[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+(?:'(?i:[stmd]|re|ve|ll))?""",
-            r"""[0-9]{1,3}""",
+            r"""[0-9]{1,3}+""",
             rf""" ?[^{_A_WS}A-Za-z0-9]++[\r\n/]*+""",
-            rf"""[{_A_WS}]*[\r\n]+""",
+            # `\s*[\r\n]+` ends at the last line break of a whitespace run; written as groups
+            # that each end in line breaks, `re` gets there without giving back one character
+            # at a time (~8% less `re` time on code and prose, which indent and break lines)
+            r"""(?:[\t\x0b\x0c ]*+[\r\n]++)++""",
             rf"""[{_A_WS}]+(?![^{_A_WS}])""",
             rf"""[{_A_WS}]+""",
         ]
