@@ -66,6 +66,13 @@ def test_text_sizes_equal_the_reference(texts):
     assert got == [list(x) for x in reference_sizes(texts)]
 
 
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(st.text(st.characters(max_codepoint=127), max_size=30), max_size=10))
+def test_ascii_batches_equal_the_reference(texts):
+    # an all-ASCII batch takes its own path (one byte a character, no line gates)
+    assert [a.tolist() for a in text_sizes(texts)] == [list(x) for x in reference_sizes(texts)]
+
+
 @settings(max_examples=30, deadline=None)
 @given(texts=st.lists(st.text(max_size=20), max_size=6))
 def test_text_sizes_equal_the_reference_on_any_text(texts):
