@@ -33,6 +33,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 import regex
@@ -90,13 +91,31 @@ def _owner(text_starts: np.ndarray, positions: np.ndarray, n_texts: int) -> np.n
 
 
 def _part_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(UTF-8 bytes, words) of each text of one part."""
+    """(UTF-8 bytes, words) of each text of one part: its ASCII texts and the others apart."""
+    ascii = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))  # a flag per text, no scan
+    if ascii.all():
+        return _ascii_sizes(texts, lengths)
+    if not ascii.any():
+        return _sizes(texts, lengths)
+    n_bytes, words = np.empty(len(texts), np.int64), np.empty(len(texts), np.int64)
+    for sizes, which in ((_ascii_sizes, ascii), (_sizes, ~ascii)):
+        n_bytes[which], words[which] = sizes(list(compress(texts, which)), lengths[which])
+    return n_bytes, words
+
+
+def _ascii_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_sizes` of ASCII texts: every line is plain, a byte a character (about half the time)."""
+    joined = "\n".join(texts)
+    text_starts = np.cumsum(lengths + 1) - (lengths + 1)
+    cls = np.take(_CLASSES.table[:128], np.frombuffer(joined.encode("ascii"), dtype=np.uint8))
+    return lengths.copy(), _owner(text_starts, _runs_with((cls & _SPACE) != 0, (cls & _WORD) != 0), len(texts))
+
+
+def _sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(UTF-8 bytes, words) of each of `texts`."""
     n = len(texts)
     joined = "\n".join(texts)
     text_starts = np.cumsum(lengths + 1) - (lengths + 1)
-    if joined.isascii():  # a flag, no scan: every line is plain, a byte a character (half the time)
-        cls = np.take(_CLASSES.table[:128], np.frombuffer(joined.encode("ascii"), dtype=np.uint8))
-        return lengths.copy(), _owner(text_starts, _runs_with((cls & _SPACE) != 0, (cls & _WORD) != 0), n)
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     # a lone surrogate counts 3 bytes, as the U+FFFD the adapters put in its place
     n_bytes = np.fromiter(map(len, map(_UTF8, texts)), dtype=np.int64, count=n)
