@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from analysis import available_tokenizers, load_tokenizer
 from analysis.tokenizers import CATALOGUE, VocabularyError
+from analysis.tokenizers import base
 from analysis.tokenizers.base import Piece, byte_pieces, clean_text
 from analysis.tokenizers.vocab import package_file, read_tiktoken_ranks
 
@@ -113,6 +114,16 @@ def test_special_token_strings_are_plain_text(name):
 def test_empty_text_is_zero_tokens(name):
     tok = load_tokenizer(name)
     assert tok.encode("") == [] and tok.pieces("") == [] and tok.decode([]) == ""
+
+
+@pytest.mark.parametrize("text", ["plain", "café 東京 👍", "a\ud800", "\udfff", "é" * 5 + "\ud800",
+                                  "é" * (base._CHECK_CHARS + 3) + "\udc00" + "x"])
+def test_surrogates_are_found_whatever_the_text(text, monkeypatch):
+    monkeypatch.setattr(base, "_CHECK_CHARS", 4)  # several blocks even for short texts
+    expected = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    assert clean_text(text) == expected
+    assert base.has_surrogates(["ok", text]) == (expected != text)
+    assert (clean_text(text) is text) == (expected == text)  # a clean text is not copied
 
 
 @pytest.mark.parametrize("name", tok_params(available_tokenizers()))
