@@ -4,7 +4,10 @@ Every figure is a ratio against a reference measured in the same run:
 
 * **per-core cost**: CPU seconds of a whole `measure` run (reading, workers, sums; children
   included) divided by the CPU seconds of a plain single-thread pass of the same tiktoken
-  encoder over the same texts, already in memory. Target <= 1.15. Also, as `cost_vs_plain_script`,
+  encoder over the same texts, already in memory. The raw pass runs in a fresh process, as the
+  runs do, before and after each round's runs; their mean is the reference (the same pass in the
+  benchmark's own process once ran 15% slower than in another round: a machine that changes
+  speed between the reference and the runs moves the ratio). Target <= 1.15. Also, as `cost_vs_plain_script`,
   against the plain script a user would write (read each file, or `json.loads` each line, then
   encode). On a folder of files (o200k_base) and on short JSON lines (o200k_base). Tokenizers
   are loaded before the clock starts in the reading process. Three runs each: in-process (tiktoken's own threads count
@@ -115,6 +118,32 @@ def _run(paths: list[str], toks: tuple[str, ...], engine: str, *, column: str | 
                            "steady": steady}, env={"TOKENPRISM_ENCODE_THREADS": "1"} if one_thread else None)
 
 
+# The raw pass in a fresh process: texts read the plain script's way (read_text per file,
+# json.loads per line), then one single-thread tiktoken pass; CPU seconds of both, on stderr.
+_RAW = r"""
+import json, sys, time
+from pathlib import Path
+from analysis import load_tokenizer
+a = json.loads(sys.argv[1])
+encs = [load_tokenizer(t)._enc for t in a["toks"]]  # tiktoken itself, nothing of ours around it
+t0 = time.process_time()
+if a["column"]:
+    texts = [json.loads(line)[a["column"]] for line in open(a["path"], encoding="utf-8")]
+else:
+    texts = [p.read_text(encoding="utf-8") for p in sorted(Path(a["path"]).iterdir())]
+read = time.process_time() - t0
+t0 = time.process_time()
+for enc in encs:
+    for text in texts:
+        enc.encode_ordinary(text)
+print(json.dumps({"raw_cpu_s": time.process_time() - t0, "read_cpu_s": read}), file=sys.stderr)
+"""
+
+
+def _raw_child(path: Path, column: str | None) -> dict:
+    return _child(_RAW, {"path": str(path), "column": column, "toks": ["o200k_base"]})
+
+
 def _raw_cpu(texts: list[str], toks: tuple[str, ...]) -> float:
     """CPU seconds of a single-thread tiktoken pass (the adapters' own tiktoken.Encoding) over `texts`."""
     encs = [load_tokenizer(t)._enc for t in toks]  # the reference: tiktoken itself, nothing of ours around it
@@ -138,22 +167,23 @@ def _folder_texts(folder: Path, limit_mb: int) -> list[str]:
 def _per_core(folder: Path, rows: Path) -> dict:
     """Per-core cost of each run in `PER_CORE_RUNS` on the folder and the JSON lines: the median of
     `REPEAT` rounds, each round timing the raw pass again just before its runs."""
-    inputs = {"folder": ([str(folder)], None, lambda: _folder_texts(folder, PER_CORE_MB)),
-              "jsonl": ([str(rows)], "text", lambda: [json.loads(line)["text"] for line in rows.open(encoding="utf-8")])}
+    inputs = {"folder": (folder, None), "jsonl": (rows, "text")}
     per_core: dict = {}
-    for kind, (paths, column, texts_of) in inputs.items():
+    for kind, (path, column) in inputs.items():
         for round_no in range(REPEAT):
-            t0 = time.process_time()
-            texts = texts_of()  # the plain script's reading: read_text per file, json.loads per line
-            read = time.process_time() - t0
-            raw = _raw_cpu(texts, ("o200k_base",))
-            del texts
-            for engine, steady in PER_CORE_RUNS:
-                r = _run(paths, ("o200k_base",), engine, column=column, steady=steady)
+            before = _raw_child(path, column)
+            runs = [(engine, steady, _run([str(path)], ("o200k_base",), engine, column=column, steady=steady))
+                    for engine, steady in PER_CORE_RUNS]
+            after = _raw_child(path, column)
+            raw = (before["raw_cpu_s"] + after["raw_cpu_s"]) / 2
+            read = (before["read_cpu_s"] + after["read_cpu_s"]) / 2
+            for engine, steady, r in runs:
                 name = f"{kind}_{engine}{'_steady' if steady else ''}"
-                r = {**r, "raw_cpu_s": raw, "plain_script_read_cpu_s": read, "per_core_cost": r["cpu_s"] / raw,
+                r = {**r, "raw_cpu_s": raw, "raw_cpu_s_before_after": [before["raw_cpu_s"], after["raw_cpu_s"]],
+                     "plain_script_read_cpu_s": read, "per_core_cost": r["cpu_s"] / raw,
                      "cost_vs_plain_script": r["cpu_s"] / (raw + read)}
-                print(f"per-core {name:19} round {round_no + 1}/{REPEAT}: raw {raw:7.1f} s CPU  pipeline {r['cpu_s']:7.1f} "
+                print(f"per-core {name:19} round {round_no + 1}/{REPEAT}: raw {raw:7.1f} s CPU (before {before['raw_cpu_s']:.1f}, "
+                      f"after {after['raw_cpu_s']:.1f})  pipeline {r['cpu_s']:7.1f} "
                       f"s CPU ({r['wall_s']:.1f} s wall)  cost {r['per_core_cost']:.2f}x (target <= {TARGET_PER_CORE}); "
                       f"against read + encode {r['cost_vs_plain_script']:.2f}x", flush=True)
                 per_core.setdefault(name, {"rounds": []})["rounds"].append(r)
