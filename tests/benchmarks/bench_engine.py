@@ -43,7 +43,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis import load_tokenizer
 from analysis.atomic import write_bytes, write_text
 from tests.analysis.engine.gen import jsonl_rows, text_folder
 
@@ -129,39 +128,25 @@ encs = [load_tokenizer(t)._enc for t in a["toks"]]  # tiktoken itself, nothing o
 t0 = time.process_time()
 if a["column"]:
     texts = [json.loads(line)[a["column"]] for line in open(a["path"], encoding="utf-8")]
-else:
-    texts = [p.read_text(encoding="utf-8") for p in sorted(Path(a["path"]).iterdir())]
+else:  # the folder's files in order, up to `limit_mb` when given
+    texts, size = [], 0
+    for p in sorted(Path(a["path"]).iterdir()):
+        if a["limit_mb"] and size >= a["limit_mb"] << 20:
+            break
+        texts.append(p.read_text(encoding="utf-8"))
+        size += p.stat().st_size
 read = time.process_time() - t0
 t0 = time.process_time()
 for enc in encs:
     for text in texts:
         enc.encode_ordinary(text)
-print(json.dumps({"raw_cpu_s": time.process_time() - t0, "read_cpu_s": read}), file=sys.stderr)
+print(json.dumps({"raw_cpu_s": time.process_time() - t0, "read_cpu_s": read,
+                  "mb": sum(len(t.encode("utf-8")) for t in texts) / 1e6}), file=sys.stderr)
 """
 
 
-def _raw_child(path: Path, column: str | None) -> dict:
-    return _child(_RAW, {"path": str(path), "column": column, "toks": ["o200k_base"]})
-
-
-def _raw_cpu(texts: list[str], toks: tuple[str, ...]) -> float:
-    """CPU seconds of a single-thread tiktoken pass (the adapters' own tiktoken.Encoding) over `texts`."""
-    encs = [load_tokenizer(t)._enc for t in toks]  # the reference: tiktoken itself, nothing of ours around it
-    t0 = time.process_time()
-    for enc in encs:
-        for text in texts:
-            enc.encode_ordinary(text)
-    return time.process_time() - t0
-
-
-def _folder_texts(folder: Path, limit_mb: int) -> list[str]:
-    texts, size = [], 0
-    for path in sorted(folder.iterdir()):
-        if size >= limit_mb << 20:
-            break
-        texts.append(path.read_text(encoding="utf-8"))
-        size += path.stat().st_size
-    return texts
+def _raw_child(path: Path, column: str | None, toks: tuple[str, ...] = ("o200k_base",), limit_mb: int = 0) -> dict:
+    return _child(_RAW, {"path": str(path), "column": column, "toks": list(toks), "limit_mb": limit_mb})
 
 
 def _per_core(folder: Path, rows: Path) -> dict:
@@ -214,10 +199,8 @@ def main(out_dir: Path) -> dict:
             return res
 
         # -- throughput: mixed text under four tokenizers ---------------------------------
-        subset = _folder_texts(big, RAW_SUBSET_MB)
-        subset_mb = sum(len(t.encode("utf-8")) for t in subset) / 1e6
-        raw_mbps = subset_mb / _raw_cpu(subset, FOUR)  # MB/s of one core running all four
-        del subset
+        raw = _raw_child(big, None, FOUR, RAW_SUBSET_MB)  # in a fresh process, as the runs
+        raw_mbps = raw["mb"] / raw["raw_cpu_s"]  # MB/s of one core running all four
         runs = {engine: _run([str(big)], FOUR, engine, workers=2 if engine == "dask" else None)
                 for engine in ("inprocess", "local", "dask")}
         # one core in this process (tiktoken's threads off): what all cores are measured against
