@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import io
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -124,10 +125,15 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
 
 
 def _iter_lines(chunks: Iterable[str]) -> Iterator[str]:
-    # chunks end at newlines except when a single line is longer than a chunk: carry it over
+    """The lines of a table file, with their ends: at "\n", "\r\n" and "\r" (universal newlines,
+    as `open(newline="")` gives them to `csv`). Not `str.splitlines`, which also breaks at U+0085,
+    U+2028 and the like: JSON allows those raw inside strings and `json.dumps(ensure_ascii=False)`
+    writes them so, and a CSV field may hold them."""
+    # chunks end at newlines except when a single line is longer than a chunk: carry it over, and
+    # carry a line ending in "\r" too, whose "\n" may start the next chunk
     carry = ""
     for chunk in chunks:
-        lines = (carry + chunk).splitlines(keepends=True)
+        lines = io.StringIO(carry + chunk, newline="").readlines()
         carry = lines.pop() if lines and not lines[-1].endswith("\n") else ""
         yield from lines
     if carry:

@@ -6,11 +6,11 @@ the process that feeds the workers spends microseconds per chunk, not per row. T
 CSV go through `corpora.files.iter_file_samples` unchanged. Ids, labels, skipped rows and the
 `LoadReport` are exactly those of `iter_samples` (tests compare the two):
 
-* JSON Lines: the Arrow path is taken for a file whose line breaks are plain "\\n" (no blank
-  lines, no "\\r", no other character `str.splitlines` breaks on, no BOM), so that row numbers
-  are line numbers. A block Arrow cannot read as strings (nulls, numbers, objects, a bad line)
-  is read line by line with `json.loads`, with `iter_samples`' errors. Invalid UTF-8 with
-  errors other than "strict" takes the loaders' path.
+* JSON Lines: the Arrow path is taken for a file whose line breaks are plain "\\n" (no "\\r",
+  no raw control character that JSON forbids, no BOM), so that row numbers are line numbers.
+  A block Arrow cannot read as strings (nulls, numbers, objects, a bad line) is read line by
+  line with `json.loads`, with `iter_samples`' errors. Invalid UTF-8 with errors other than
+  "strict" takes the loaders' path.
 * Parquet: batches of the text column; rows of other types go through `str`, as the loader does.
 
 Script detection is deferred to the workers (`pipeline.DETECT_SCRIPT`) unless a script is given.
@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import itertools
 import json
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -44,14 +43,10 @@ BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
 CHUNK_SAMPLES = 4096
 SUMS_CHUNK_SAMPLES = 1 << 16
 PARQUET_BATCH_ROWS = 4096
-# bytes after which `str.splitlines` breaks a line besides "\n" (UTF-8), and a BOM: files holding
-# any of them are read line by line so that row numbers stay those of the loader
-# Line breaks other than "\n" (those of `str.splitlines`): single bytes found by `in` (memchr); the
-# UTF-8 forms of U+0085, U+2028 and U+2029 by literal regexes, which `re` finds about 8x faster
-# than `in` does in UTF-8 text full of \xc2 and \xe2 lead bytes (4.7 against 37 ms per 16 MB of
-# the engine benchmark's JSON lines, measured)
+# Bytes that send a JSON Lines file to the loaders' path: "\r" (the loaders end lines there too,
+# Arrow does not) and the control characters JSON forbids raw in a string (the loaders name the
+# line). U+0085, U+2028 and U+2029, valid raw in JSON strings, are no line break on either path.
 _BREAK_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
-_BREAK_SEQS = (re.compile(rb"\xc2\x85"), re.compile(rb"\xe2\x80[\xa8\xa9]"))
 
 
 # A byte range of a JSON Lines file that starts and ends at line boundaries, and the line number
@@ -70,18 +65,15 @@ class Chunks:
 
 
 def _plain_lines(path: Path) -> bool:
-    """True when the file's only line break is "\\n", with no blank line and no BOM (a bytes scan)."""
-    tail = b"\n"
+    """True when the file's only line break is "\\n", with no BOM and none of `_BREAK_BYTES` (a bytes scan)."""
     with open(path, "rb") as fh:
         first = True
         while block := fh.read(BLOCK_BYTES):
             if first and block.startswith(b"\xef\xbb\xbf"):
                 return False
             first = False
-            edge = tail[-2:] + block[:2]  # a sequence across the block boundary
-            if any(b in block for b in _BREAK_BYTES) or any(p.search(block) or p.search(edge) for p in _BREAK_SEQS):
+            if any(b in block for b in _BREAK_BYTES):
                 return False
-            tail = block
     return True
 
 

@@ -93,6 +93,37 @@ def test_jsonl_csv_parquet_rows(tmp_path):
     assert report.rows_skipped_empty == 3 and report.files_read == 3 and report.samples == 6
 
 
+# Characters `str.splitlines` breaks on, though they are no line break in JSON Lines or CSV:
+# JSON allows them raw inside strings, and `json.dumps(..., ensure_ascii=False)` writes them so.
+INNER_BREAKS = ["\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("brk", INNER_BREAKS)
+def test_unicode_line_separators_inside_values_are_text(tmp_path, brk):
+    texts = [f"one{brk}two", "plain", f"{brk}edge{brk}"]
+    _tree(tmp_path, {
+        "d.jsonl": "".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in texts),
+        "d.csv": "id,text\n" + "".join(f'{i},"{t}"\n' if i % 2 else f"{i},{t}\n" for i, t in enumerate(texts)),
+    })
+    for name in ("d.jsonl", "d.csv"):
+        got = list(iter_samples(tmp_path / name, column="text"))
+        assert [s.text for s in got] == texts, name
+        assert [s.id.rsplit(":", 1)[1] for s in got] == ["1", "2", "3"], name
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_table_lines_end_at_universal_newlines(tmp_path, newline):
+    # a small chunk size puts "\r\n" across chunk edges; row numbers stay line numbers
+    rows = [json.dumps({"text": f"row {i} {'é' * (i % 5)}"}, ensure_ascii=False) for i in range(200)]
+    _tree(tmp_path, {"d.jsonl": newline.join(rows) + newline,
+                     "d.csv": newline.join(["text", *(f"row {i}" for i in range(200))]) + newline})
+    got = list(iter_samples(tmp_path / "d.jsonl", column="text", chunk_bytes=97))
+    assert [s.text for s in got] == [json.loads(r)["text"] for r in rows]
+    assert [s.id.rsplit(":", 1)[1] for s in got] == [str(i) for i in range(1, 201)]
+    got = list(iter_samples(tmp_path / "d.csv", column="text", chunk_bytes=97))
+    assert [s.text for s in got] == [f"row {i}" for i in range(200)]
+
+
 @pytest.mark.parametrize("name", ["d.jsonl", "d.csv", "d.parquet"])
 def test_missing_column_names_the_columns_found(tmp_path, name):
     _tree(tmp_path, {"d.jsonl": '{"body": "x"}\n', "d.csv": "body,other\nx,y\n"})

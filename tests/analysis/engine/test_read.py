@@ -83,16 +83,26 @@ def test_jsonl_frames_are_bounded_by_characters_as_well_as_rows(tmp_path):
     assert [len(f) for f in few] == [7] * 7 + [1]
 
 
-@pytest.mark.parametrize("brk", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
-@pytest.mark.parametrize("offset", range(60, 66))
-def test_any_other_line_break_sends_the_file_to_the_loader(tmp_path, monkeypatch, brk, offset):
-    # the break, raw in a JSON string, starting at bytes 60-65: across the edge of 64-byte blocks
-    monkeypatch.setattr(read, "BLOCK_BYTES", 64)
+@pytest.mark.parametrize("brk", ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])
+@pytest.mark.parametrize("offset", [0, 63, 64])
+def test_carriage_returns_and_raw_controls_send_the_file_to_the_loader(tmp_path, monkeypatch, brk, offset):
+    monkeypatch.setattr(read, "BLOCK_BYTES", 64)  # the byte in the first block, at its end, in the second
     start = '{"text": "'
-    other = '{"text": "a…“b” \u00a0é"}\n' * 3  # lead bytes \xc2 and \xe2 that start no break
     p = tmp_path / "t.jsonl"
-    p.write_text(start + "x" * (offset - len(start)) + brk + 'y"}\n' + other, encoding="utf-8")
-    assert p.read_bytes().index(brk.encode()) == offset
+    p.write_text(start + "x" * offset + brk + 'y"}\n{"text": "b"}\n', encoding="utf-8", newline="")
     assert not read._plain_lines(p)
-    p.write_text(start + "x" * (offset - len(start)) + "…" + 'y"}\n' + other, encoding="utf-8")
+    p.write_text(start + "x" * offset + 'y"}\n{"text": "b"}\n', encoding="utf-8", newline="")
     assert read._plain_lines(p)
+
+
+@pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029"])
+def test_unicode_line_separators_stay_on_the_arrow_path(tmp_path, monkeypatch, brk):
+    # valid raw in JSON strings (json.dumps(ensure_ascii=False) writes them so): no line break
+    monkeypatch.setattr(read, "BLOCK_BYTES", 64)
+    recs = [{"text": f"row {i}{brk}more {brk * (i % 2)}", "n": i} for i in range(30)]
+    p = _write_jsonl(tmp_path / "t.jsonl", recs)
+    assert read._plain_lines(p)
+    slow, fast, r1, r2 = _both([p], column="text")
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast["text"].tolist() == [r["text"] for r in recs]
+    assert r1.samples == r2.samples == 30
