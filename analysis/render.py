@@ -3,7 +3,8 @@
 Unlike `plots` (figures from tidy frames), this module draws one text as its tokens, for the
 terminal (`tokenprism compare --show`) and as HTML for the dashboard. Both share the same
 visible-whitespace alphabet: · for a space, → for a tab, ↵ for a newline (the line break is kept
-after it), ␍ for a carriage return.
+after it), ␍ for a carriage return; other control characters as symbols or bytes, and
+bidirectional controls and zero-width spaces by code point.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
 # ring it): C0 controls as their Control Pictures (␛ for ESC), DEL as ␡, C1 controls as <0x9B>.
 _CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20)}, 0x7F: "\u2421",
              **{c: f"<0x{c:02X}>" for c in range(0x80, 0xA0)}}
-_VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{ord(k): v for k, v in VISIBLE.items()}})
+# Characters that reorder or break the text drawn after them, or take no room at all, are shown
+# by code point: the bidirectional controls (an U+202E can make a terminal line read backwards),
+# the line and paragraph separators (some terminals start a line there), and the zero-width
+# space, word joiner and BOM (a token of them would look empty). Joiners that shape scripts and
+# emoji (U+200C, U+200D) are left as they are.
+_HIDDEN = [0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), 0x2028, 0x2029, 0x2060,
+           *range(0x2066, 0x206A), 0xFEFF]
+_VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{c: f"<U+{c:04X}>" for c in _HIDDEN},
+                                **{ord(k): v for k, v in VISIBLE.items()}})
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
@@ -36,6 +45,8 @@ def visible(text: str) -> str:
     'a·b→c↵\\n'
     >>> visible("\\x1b[31mred\\x07")
     '␛[31mred␇'
+    >>> visible("abc\\u202edef\\u2028")
+    'abc<U+202E>def<U+2028>'
     """
     return text.translate(_VISIBLE_TABLE)
 

@@ -160,6 +160,16 @@ def test_show_prints_no_raw_control_characters(capsys):
     assert "␛" in out and "␇" in out
 
 
+@pytest.mark.parametrize("name", ["gpt2", "o200k_base", "ownbpe"])
+def test_show_prints_no_raw_bidi_control_or_line_separator(capsys, name):
+    # an U+202E reverses the rest of a terminal line; U+2028 may start a new one
+    text = "paid \u202e0001\u202c to \u2066x\u2069 \u2028 next\u200b\ufeff"
+    assert cli.main(["compare", "-t", name, "--show", text]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in "\u202e\u202c\u2066\u2069\u2028\u200b\ufeff")
+    assert "<U+202E>" in out or "<0xE2>" in out  # whole, or as the bytes of a partial token
+
+
 def test_why_inputs_have_length_limits():
     assert short_input_problem("1" * 100_000, "number")  # 100k digits took 90 s in the browser
     assert short_input_problem("1234567", "number") is None
