@@ -363,6 +363,10 @@ def iter_file_samples(path: Path, sid: str, *, explicit: bool, category: str | N
     report.files_read += 1
     size = path.stat().st_size
     report.bytes_read += size
+    if not size:
+        report.files_skipped_empty += 1
+        report.skipped_files.append(str(path))
+        return
     chunks = iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report)
     if size <= chunk_bytes:
         yield make(sid, "".join(chunks))

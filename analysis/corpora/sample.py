@@ -71,6 +71,7 @@ class LoadReport:
     decode_errors_replaced: int = 0  # invalid UTF-8 sequences turned into U+FFFD
     decode_errors_skipped: int = 0  # invalid UTF-8 sequences dropped
     rows_skipped_empty: int = 0  # table rows whose text column was empty or null
+    files_skipped_empty: int = 0  # text files of no bytes: no sample (its ratios would be 0/0)
     samples: int = 0
     bytes_read: int = 0
     skipped_files: list[str] = field(default_factory=list)
@@ -84,6 +85,7 @@ class LoadReport:
             (self.decode_errors_replaced, "invalid UTF-8 sequence(s) replaced with U+FFFD"),
             (self.decode_errors_skipped, "invalid UTF-8 sequence(s) dropped"),
             (self.rows_skipped_empty, "empty row(s) skipped"),
+            (self.files_skipped_empty, "empty file(s) skipped"),
         ):
             if count:
                 parts.append(f"{count} {label}")

@@ -153,6 +153,18 @@ def test_invalid_jsonl_line_is_named(tmp_path):
 # --- errors: paths ------------------------------------------------------------------------------
 
 
+def test_empty_files_are_skipped_and_counted(tmp_path):
+    # an empty __init__.py holds no text: no sample of 0 characters (whose ratios are 0/0)
+    _tree(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": "x = 1\n", "notes/empty.txt": ""})
+    report = LoadReport()
+    samples = list(iter_samples(tmp_path, report=report))
+    assert [Path(s.source).name for s in samples] == ["mod.py"]
+    assert (report.files_read, report.files_skipped_empty, report.samples) == (3, 2, 1)
+    assert "2 empty file(s) skipped" in report.summary()
+    with pytest.raises(ValueError, match=r"no text loaded .*1 empty file\(s\) skipped"):
+        load_corpus(tmp_path / "notes")
+
+
 def test_missing_file_empty_folder_unmatched_glob(tmp_path):
     with pytest.raises(ValueError, match=r"no such file or folder: .*nothere.txt"):
         list(iter_samples(tmp_path / "nothere.txt"))
