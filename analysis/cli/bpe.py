@@ -34,6 +34,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     for p in paths:
         if not p.is_file():
             raise ValueError(f"no such corpus file: {p} (give UTF-8 text files)")
+    if not any(p.stat().st_size for p in paths):
+        raise ValueError(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
     out = Path(args.out)
     if out.is_dir():  # checked before training, not after it
         raise ValueError(f"--out {out} is a folder: give a file name such as {out / 'my.model'}")
@@ -69,6 +71,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     with atomic_path(out) as tmp_model:
         tok.save(tmp_model)
     print(f"{len(tok.merges)} merges in {dt:.2f} s -> {args.out}")
+    if tok.n_vocab < args.vocab_size:
+        print(f"tokenprism train: stopped at {tok.n_vocab} tokens of the {args.vocab_size} asked: no pair of "
+              "adjacent tokens is left to merge in this corpus (a larger corpus gives more)", file=sys.stderr)
     shown = ", ".join(repr((a + b).decode("utf-8", "replace")) for a, b in tok.merges[:10])
     print(f"first merges: {shown}")
     print(f"use it: tokenprism compare -t ownbpe:{args.out} \"some text\"")

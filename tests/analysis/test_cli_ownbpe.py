@@ -58,3 +58,21 @@ def test_cli_train_then_compare_with_spec(tmp_path, capsys):
 def test_cli_train_missing_corpus(capsys, tmp_path):
     assert main(["train", str(tmp_path / "nope.txt"), "--out", str(tmp_path / "m")]) == 2
     assert "no such corpus file" in capsys.readouterr().err
+
+
+def test_cli_train_refuses_an_empty_corpus(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text("")
+    (tmp_path / "b.txt").write_text("")
+    model = tmp_path / "m.model"
+    assert main(["train", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--out", str(model)]) == 2
+    assert "empty" in capsys.readouterr().err and not model.exists()
+
+
+def test_cli_train_says_when_the_corpus_runs_out_of_pairs(capsys, tmp_path):
+    corpus = tmp_path / "tiny.txt"
+    corpus.write_text("The quick brown fox\n", encoding="utf-8")
+    model = tmp_path / "m.model"
+    assert main(["train", str(corpus), "--vocab-size", "1000", "--out", str(model)]) == 0
+    n_vocab = load_tokenizer(f"ownbpe:{model}").n_vocab
+    assert n_vocab < 1000
+    assert f"stopped at {n_vocab} tokens of the 1000 asked" in capsys.readouterr().err
