@@ -4,7 +4,9 @@ Unlike `textio` (which reads the user's text), this module writes: every file to
 produces goes to a temporary name in the same folder, is flushed and fsynced, and only then
 renamed over the target. A rename within one folder is atomic on POSIX and Windows, so the
 target holds either its previous content or the complete new one, never a truncated mix, even
-after Ctrl-C, SIGKILL or a full disk. The temporary file is removed on every failure.
+after Ctrl-C, SIGKILL or a full disk. The temporary file is removed on every failure that the
+process lives through; one that a SIGKILL leaves behind is removed by the next write into its
+folder (its name carries the dead process's id).
 
 Two shapes, for the two kinds of writer:
 
@@ -17,21 +19,66 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 _TMP_PREFIX = ".tokenprism-tmp-"
+# A temporary name carries the id of the process that made it, so a later write can tell one
+# left by a process that no longer exists (SIGKILL, which no program can catch, between creating
+# and renaming it) from one still being written.
+_TMP_NAME = re.compile(re.escape(_TMP_PREFIX) + r"(\d+)-[0-9a-f]{12}-")
 
 
 def temporary_name(path: Path) -> Path:
     """A fresh hidden name beside `path`, on the same file system, so the final rename is atomic.
 
+    Temporary files and folders left beside it by dead tokenprism processes are removed first.
+
     >>> temporary_name(Path("out/m.csv")).parent
     PosixPath('out')
     """
-    return path.with_name(f"{_TMP_PREFIX}{secrets.token_hex(6)}-{path.name}")
+    if not path.parent.name.startswith(_TMP_PREFIX):  # inside our own temporary folder: nothing stale
+        remove_stale(path.parent)
+    return path.with_name(f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}-{path.name}")
+
+
+def remove_stale(folder: Path) -> list[str]:
+    """Remove the temporary files and folders in `folder` whose process no longer exists; their names.
+
+    Only names of `temporary_name`'s form are touched: files tokenprism made, never the user's.
+    """
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # a folder not there yet, or not readable: nothing of ours in it
+        return removed
+    for entry in entries:
+        m = _TMP_NAME.match(entry.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+            removed.append(entry.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if os.name != "posix" or pid == os.getpid():
+        return True  # (on Windows, os.kill(pid, 0) would stop the process, not probe it)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by another user
+        return True
+    return True
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -11,13 +11,12 @@ and `dask.dataframe.read_parquet` read the result as one table.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from pathlib import Path
 
 import pandas as pd
 
-from ..atomic import atomic_path
+from ..atomic import atomic_path, temporary_name
 
 
 class PartitionedParquet:
@@ -37,7 +36,7 @@ class PartitionedParquet:
             raise ValueError(f"{self.target} already exists and is not an empty folder; the per-row dataset "
                              "needs a new folder: remove it or name another")
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = self.target.with_name(f".tokenprism-tmp-{secrets.token_hex(6)}-{self.target.name}")
+        self._tmp = temporary_name(self.target)
         self._tmp.mkdir()
         self.parts = 0
         self.rows = 0

@@ -164,7 +164,26 @@ def test_signal_during_measure_out_keeps_the_previous_output(tmp_path, sig, suff
         assert len(pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)) == 3000
     else:
         assert proc.returncode != 0
+    if sig == signal.SIGKILL:
+        # nothing can catch SIGKILL: a temporary file it left is removed by the next write there
+        write_table(previous, tmp_path / f"next{suffix}")
     assert not _leftovers(tmp_path)
+
+
+def test_temporary_files_of_dead_processes_are_removed_by_the_next_write(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    stale_file = tmp_path / f"{_TMP_PREFIX}{dead}-0123456789ab-m.parquet"
+    stale_dir = tmp_path / f"{_TMP_PREFIX}{dead}-abcdef012345-rows"
+    live = tmp_path / f"{_TMP_PREFIX}{os.getpid()}-0123456789ab-being-written.csv"
+    users = [tmp_path / f"{_TMP_PREFIX}notes.txt", tmp_path / f"{_TMP_PREFIX}{dead}-mine.txt", tmp_path / "m.parquet.bak"]
+    for p in (stale_file, live, *users):
+        p.write_text("x")
+    stale_dir.mkdir()
+    (stale_dir / "part-00000.parquet").write_text("x")
+    write_table(pd.DataFrame({"a": [1]}), tmp_path / "out.csv")
+    assert not stale_file.exists() and not stale_dir.exists()
+    assert live.exists() and all(p.exists() for p in users)  # a live writer's file, and the user's
 
 
 def test_train_failure_leaves_no_temporary_files(tmp_path, monkeypatch):
