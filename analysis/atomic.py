@@ -46,27 +46,22 @@ def temporary_name(path: Path) -> Path:
     return path.with_name(f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}-{path.name}")
 
 
-def remove_stale(folder: Path) -> list[str]:
-    """Remove the temporary files and folders in `folder` whose process no longer exists; their names.
+def remove_stale(folder: Path) -> None:
+    """Remove the temporary files and folders in `folder` whose process no longer exists.
 
     Only names of `temporary_name`'s form are touched: files tokenprism made, never the user's.
     """
-    removed: list[str] = []
     try:
-        entries = list(os.scandir(folder))
+        with os.scandir(folder) as it:
+            stale = [e for e in it if (m := _TMP_NAME.match(e.name)) and not _alive(int(m.group(1)))]
     except OSError:  # a folder not there yet, or not readable: nothing of ours in it
-        return removed
-    for entry in entries:
-        m = _TMP_NAME.match(entry.name)
-        if m is None or _alive(int(m.group(1))):
-            continue
+        return
+    for entry in stale:
         with contextlib.suppress(OSError):
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path)
             else:
                 os.unlink(entry.path)
-            removed.append(entry.name)
-    return removed
 
 
 def _alive(pid: int) -> bool:

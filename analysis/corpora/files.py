@@ -125,7 +125,7 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
 
 
 def _iter_lines(chunks: Iterable[str]) -> Iterator[str]:
-    """The lines of a table file, with their ends: at "\n", "\r\n" and "\r" (universal newlines,
+    r"""The lines of a table file, with their ends: at "\n", "\r\n" and "\r" (universal newlines,
     as `open(newline="")` gives them to `csv`). Not `str.splitlines`, which also breaks at U+0085,
     U+2028 and the like: JSON allows those raw inside strings and `json.dumps(ensure_ascii=False)`
     writes them so, and a CSV field may hold them."""

@@ -103,10 +103,14 @@ def _part_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, 
     return n_bytes, words
 
 
+def _joined(texts: Sequence[str], lengths: np.ndarray) -> tuple[str, np.ndarray]:
+    """The texts joined by "\\n" (no word spans it), and where each one starts in the join."""
+    return "\n".join(texts), np.cumsum(lengths + 1) - (lengths + 1)
+
+
 def _ascii_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`_sizes` of ASCII texts: every line is plain, a byte a character (about half the time)."""
-    joined = "\n".join(texts)
-    text_starts = np.cumsum(lengths + 1) - (lengths + 1)
+    joined, text_starts = _joined(texts, lengths)
     cls = np.take(_CLASSES.table[:128], np.frombuffer(joined.encode("ascii"), dtype=np.uint8))
     return lengths.copy(), _owner(text_starts, _runs_with((cls & _SPACE) != 0, (cls & _WORD) != 0), len(texts))
 
@@ -114,8 +118,7 @@ def _ascii_sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray,
 def _sizes(texts: Sequence[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(UTF-8 bytes, words) of each of `texts`."""
     n = len(texts)
-    joined = "\n".join(texts)
-    text_starts = np.cumsum(lengths + 1) - (lengths + 1)
+    joined, text_starts = _joined(texts, lengths)
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     # a lone surrogate counts 3 bytes, as the U+FFFD the adapters put in its place
     n_bytes = np.fromiter(map(len, map(_UTF8, texts)), dtype=np.int64, count=n)
