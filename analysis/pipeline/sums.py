@@ -52,6 +52,8 @@ def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "to
 
 
 SUMS = ("n_samples", *COUNTS)
+# Below this many texts per group on average, a chunk's tokens are counted per text and summed.
+SMALL_GROUP_TEXTS = 64
 
 
 def _group_keys(by: str | Sequence[str]) -> list[str]:
@@ -83,8 +85,10 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
 def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
     """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
 
-    Tokens, characters, bytes and words are counted per text (in batch calls and numpy, with
-    no Python step per text) and summed per group: the very numbers of the rows, added up.
+    Characters, bytes and words are counted per text (in numpy, with no Python step per text)
+    and summed per group: the very numbers of the rows, added up. Tokens are counted as one
+    total per group and tokenizer (`count_total`, which may join short texts where that
+    provably gives the same total), or per text and summed where groups are small.
     """
     keys = _group_keys(by)
     labels = [k for k in keys if k != "tokenizer"]
@@ -92,7 +96,6 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
         todo = chunk["script"] == DETECT_SCRIPT
         chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
     texts = chunk["text"].tolist()
-    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
     n_chars, n_bytes, n_words = text_sizes(texts)  # per text, in numpy: they add up within each group
     if labels:
         codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
@@ -103,19 +106,27 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
         groups, label_rows = [np.arange(len(texts))], [{}]
     rows = []
     n_toks = len(toks)
+    # groups of a few texts (say, by sample): one batch call per tokenizer beats a call per group
+    per_text = len(groups) > 1 and len(texts) < SMALL_GROUP_TEXTS * len(groups)
+    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if per_text else None
     for members, label in zip(groups, label_rows):
         if not len(members):
             continue
         sizes = {"n_chars": int(n_chars[members].sum()), "n_bytes": int(n_bytes[members].sum()),
                  "n_words": int(n_words[members].sum())}
-        tokens = counts[members].sum(axis=0)
+        # only totals are kept, so each tokenizer counts the group's texts in its fastest way for a total
+        if counts is not None:
+            tokens = counts[members].sum(axis=0).tolist()
+        else:
+            group = texts if len(members) == len(texts) else [texts[i] for i in members.tolist()]
+            tokens = [tok.count_total(group) for tok in toks]
         if "tokenizer" in keys:
             for j, tok in enumerate(toks):
                 rows.append({**label, "tokenizer": tok.name, "n_samples": len(members), **sizes,
                              "n_tokens": int(tokens[j])})
         else:  # rows are sample x tokenizer, so every size counts once per tokenizer
             rows.append({**label, "n_samples": len(members) * n_toks, **{k: v * n_toks for k, v in sizes.items()},
-                         "n_tokens": int(tokens.sum())})
+                         "n_tokens": int(sum(tokens))})
     out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
     return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
 

@@ -130,6 +130,10 @@ class Tokenizer(Protocol):
         """`[len(ids) for ids in encode_batch(texts)]`, the fastest way the backend allows."""
         ...
 
+    def count_total(self, texts: Sequence[str]) -> int:
+        """`sum(count_batch(texts))`, for callers that keep only the total (aggregates)."""
+        ...
+
     def decode(self, ids: Sequence[int]) -> str:
         """Text of `ids`; bytes that are not whole UTF-8 characters become U+FFFD."""
         ...

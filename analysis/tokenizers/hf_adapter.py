@@ -165,6 +165,9 @@ class HFTokenizerAdapter:
         # the fast batch skips offsets: same ids, less work
         return [len(e.ids) for e in self._tok.encode_batch_fast(texts, add_special_tokens=False)]
 
+    def count_total(self, texts: Sequence[str]) -> int:
+        return sum(self.count_batch(texts))
+
     def token_bytes(self, token_id: int) -> bytes:
         if token_id in self._added:
             return self._added[token_id].encode("utf-8")

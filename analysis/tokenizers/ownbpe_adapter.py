@@ -70,6 +70,9 @@ class OwnBPETokenizer:
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.encode_batch(texts)]
 
+    def count_total(self, texts: Sequence[str]) -> int:
+        return sum(self.count_batch(texts))
+
     def count(self, text: str) -> int:
         text = clean_text(text)
         if not (cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS):

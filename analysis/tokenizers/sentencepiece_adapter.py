@@ -50,6 +50,9 @@ class SentencePieceTokenizer:
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         return [len(ids) for ids in self.encode_batch(texts)]
 
+    def count_total(self, texts: Sequence[str]) -> int:
+        return sum(self.count_batch(texts))
+
     @property
     def special_tokens(self) -> dict[str, int]:
         """The control pieces (<s>, </s>, ...): in text they are counted as plain text."""

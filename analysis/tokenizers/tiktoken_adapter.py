@@ -95,6 +95,9 @@ class TiktokenTokenizer:
         self._ranks = ranks
         # long texts are cut where the ids provably do not change (see `cuts`), for this pattern only
         self._cuttable = pattern in cuts.SAFE_PATTERNS
+        # totals of short texts are counted joined, for these patterns only, and never through a normaliser
+        self._joinable = pattern in cuts.JOIN_PATTERNS and normalize is None
+        self._join_count: int | None = None
         self._enc = _encoding(name, ranks, pattern, self.special_tokens, n_vocab)
 
     # -- properties -------------------------------------------------------------------------
@@ -183,6 +186,29 @@ class TiktokenTokenizer:
         if len(texts) and max(map(len, texts)) > 2 * cuts.CHUNK_CHARS:
             return [self.count(t) for t in texts]  # long texts take `count`'s bounded path
         return self._count_many(self._prepare_batch(texts))
+
+    def count_total(self, texts: Sequence[str]) -> int:
+        # short texts with no whitespace at their ends are joined (see `cuts.JOIN`), a call per
+        # ~64k characters; the separators' tokens, a fixed number each, are taken off again
+        if not self._joinable or len(texts) < 2 or has_surrogates(texts):
+            return sum(self.count_batch(texts))
+        joinable, rest = cuts.split_joinable(texts)
+        parts, seps = [], 0
+        for text, n in cuts.joined(joinable):
+            if n == 1:  # alone (it may be long: `count_batch` cuts it)
+                rest.append(text)
+            else:
+                parts.append(text)
+                seps += n - 1
+        return sum(self._count_many(parts)) - seps * self._join_tokens + sum(self.count_batch(rest))
+
+    @property
+    def _join_tokens(self) -> int:
+        """Tokens of `cuts.JOIN` between two texts (the same between any two: see `cuts`)."""
+        if self._join_count is None:
+            encode = self._enc.encode_ordinary
+            self._join_count = len(encode("a" + cuts.JOIN + "a")) - 2 * len(encode("a"))
+        return self._join_count
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         try:

@@ -329,3 +329,43 @@ def test_count_batch_equals_len_encode(name, threads, texts):
 def test_batches_name_an_item_that_is_not_text(name):
     with pytest.raises(TypeError):
         load_tokenizer(name).count_batch(["fine", 3])
+
+
+# -- totals: short texts joined give the same total ------------------------------------------------
+# Characters that decide where pre-tokens end: every kind of space and line break (Unicode's and
+# Python's extra ones), apostrophes and contraction letters, digits, slashes, symbols, a
+# combining mark, CJK, and letters of both cases.
+_EDGE_ALPHABET = (" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2028\u2029\u202f\u3000"
+                  "'sStTdDlLmMvVrReE0123456789/.,-_#<|>\u0301\u00e9\u4e2d\u0416\u0905")
+
+
+@pytest.mark.parametrize("threads", ["1", ""], ids=["one-thread", "all-cores"])
+@pytest.mark.parametrize("name", tok_params(BUNDLED))
+@given(texts=st.lists(st.text(alphabet=_EDGE_ALPHABET, max_size=12) | st.text(max_size=12), max_size=40))
+def test_count_total_equals_the_sum_of_counts(name, threads, texts):
+    tok = load_tokenizer(name)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOKENPRISM_ENCODE_THREADS", threads)
+        assert tok.count_total(texts) == sum(tok.count_batch(texts)) == sum(len(tok.encode(t)) for t in texts)
+
+
+@pytest.mark.parametrize("name", tok_params(["gpt2", "cl100k_base", "o200k_base"]))
+def test_count_total_over_many_joined_texts(name):
+    from analysis import load_builtin
+    from analysis.tokenizers import cuts
+
+    lines = [line for text in load_builtin()["text"] for line in text.splitlines()]
+    lines += ["x" * 70_000, "it'", "s", "12", "345", "a/", "/b", "\u4e2d", "\u0301", "é"]  # a long one comes alone
+    tok = load_tokenizer(name)
+    joinable, rest = cuts.split_joinable(lines)
+    assert len(joinable) > 1000 and rest  # both paths run
+    assert len(list(cuts.joined(joinable))) > 2  # and more than one joined text
+    assert tok.count_total(lines) == sum(len(tok.encode(t)) for t in lines)
+
+
+def test_join_edges_exclude_every_regex_whitespace():
+    import regex
+
+    space = regex.compile(r"\s")
+    missed = [hex(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and space.match(chr(c)) and not chr(c).isspace()]
+    assert missed == []
