@@ -6,7 +6,6 @@ from analysis.compare import special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from analysis.corpora import sample_text
 from dashboards import links, shared
 
 st.title("Compare")
@@ -37,7 +36,7 @@ if source == "Upload a file":
     if n_replaced:
         st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
 else:
-    text = st.text_area("Text", value=sample_text(), height=180, key="text",
+    text = st.text_area("Text", value=shared.sample_text(), height=180, key="text",
                         help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are "
                              f"kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
     shared.focus_text_area()
@@ -52,7 +51,7 @@ model = c2.selectbox("Price it for", models, index=0, key="cost_model", bind="qu
 
 if source == "Upload a file":
     left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
-elif links.sync_text("text", text, sample_text()):
+elif links.sync_text("text", text, shared.sample_text()):
     left_out = ""
 else:
     left_out = (f"The text is longer than {links.LINK_MAX_TEXT:,} characters, so the link holds the tokenizers and "

@@ -9,7 +9,6 @@ from analysis.cost.trafficsum import summarise
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
-from analysis.corpora import sample_text
 from dashboards import links, shared
 
 st.title("Cost")
@@ -119,7 +118,7 @@ elif source == "Built-in corpus":
         st.stop()
     inputs = shared.builtin_samples().pipe(lambda d: d[d["category"].isin(categories)])
 else:
-    inputs = st.text_area("One request's text (the prompt)", sample_text(), height=140, key="cost_text")
+    inputs = st.text_area("One request's text (the prompt)", shared.sample_text(), height=140, key="cost_text")
     problem = input_problem(inputs)
     if problem:
         st.warning(problem)

@@ -32,6 +32,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -460,6 +461,108 @@ def bench_dashboard(tmp: Path) -> dict:
     return out
 
 
+def _start_dashboard(tmp: Path, port: int) -> subprocess.Popen:
+    """`tokenprism dashboard` (its own defaults) on `port`, once it answers its health check."""
+    from analysis.cli.dashboard import streamlit_command
+
+    cmd = streamlit_command(["--server.port", str(port), "--server.headless", "true"])
+    proc = subprocess.Popen(cmd, cwd=tmp, env=ENV, stdout=open(tmp / "server.log", "wb"), stderr=subprocess.STDOUT)
+    import urllib.request
+
+    t0 = time.perf_counter()
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - t0 > 120:
+                proc.kill()
+                raise RuntimeError(f"dashboard did not start (see {tmp / 'server.log'})")
+            time.sleep(0.2)
+
+
+def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
+    """The server alone: five protocol sessions (no browser) pasting 27k-138k characters at once
+    against one session alone on texts of the same sizes, `rounds` times with new texts each time.
+
+    Each session speaks Streamlit's websocket protocol (`tests.dashboards.protocol`) and is timed
+    from its rerun request to the server's `script_finished`, with every element received: what a
+    user's browser waits for before it draws. No Chromium shares the server's two cores here, as
+    none does when users open the dashboard from their own machines. The floor is what two cores
+    allow at best: five times one session's mean server CPU, two CPU seconds per second.
+    """
+    from tests.dashboards.protocol import Session, tokens_shown
+
+    port = browser.free_port()
+    proc = _start_dashboard(tmp, port)
+    out: dict = {"rounds": []}
+    sizes = (27_000, 55_000, 83_000, 110_000, 138_000)
+    from tests.benchmarks.bench_dashboard import corpus
+
+    try:
+        sessions = [Session(port, timeout=300) for _ in range(5)]
+        for i, s in enumerate(sessions):
+            s.run()
+            s.paste(corpus(10_000, offset=7_777_777 + i))  # every session has drawn a result, as in the browser run
+        for r in range(rounds):
+            base = 20_000_000 + r * 3_000_000
+            alone = [corpus(n, offset=base + i * 7919) for i, n in enumerate(sizes)]
+            together = [corpus(n, offset=base + 1_000_000 + i * 7919) for i, n in enumerate(sizes)]
+            one, one_cpu = [], []
+            for text in alone:
+                c0 = cpu_seconds(proc.pid)
+                run = sessions[0].paste(text)
+                one_cpu.append(cpu_seconds(proc.pid) - c0)
+                one.append(run.seconds)
+                assert run.shows(tokens_shown("o200k_base", _expected_tokens(text))), "wrong count shown"
+            runs: list = [None] * 5
+            gate = threading.Barrier(5)
+
+            def paste(i: int) -> None:
+                gate.wait()
+                runs[i] = sessions[i].paste(together[i])
+
+            threads = [threading.Thread(target=paste, args=(i,)) for i in range(5)]
+            c0 = cpu_seconds(proc.pid)
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(600)
+            five_cpu = cpu_seconds(proc.pid) - c0
+            for run, text in zip(runs, together):
+                assert run is not None and run.shows(tokens_shown("o200k_base", _expected_tokens(text))), "wrong count"
+            five = [run.seconds for run in runs]
+            floor = 5 * statistics.mean(one_cpu) / (os.cpu_count() or 1)
+            out["rounds"].append({
+                "one_session_each_s": one, "one_session_server_cpu_each_s": one_cpu,
+                "one_session_parallelism": [c / w for c, w in zip(one_cpu, one)],
+                "five_sessions_each_s": five, "five_sessions_server_cpu_s": five_cpu,
+                "five_vs_one": max(five) / max(one), "five_vs_one_mean": statistics.mean(five) / statistics.mean(one),
+                "floor_s": floor, "five_vs_one_floor": floor / max(one), "five_vs_floor": max(five) / floor,
+                "load_avg_1min": os.getloadavg()[0]})
+        for s in sessions:
+            s.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    ratios = sorted(r["five_vs_one"] for r in out["rounds"])
+    out["five_vs_one_median"] = ratios[len(ratios) // 2]
+    out["five_vs_one_range"] = [ratios[0], ratios[-1]]
+    out["five_vs_one_floor_median"] = statistics.median(r["five_vs_one_floor"] for r in out["rounds"])
+    out["target_five_vs_one"] = 3.0
+    return out
+
+
+def _expected_tokens(text: str) -> int:
+    from analysis import load_tokenizer
+    from analysis.render import highlight_prefix
+
+    return len(load_tokenizer("o200k_base").encode(highlight_prefix(text)))
+
+
 def main(out_dir: Path) -> dict:
     import tempfile
 
@@ -477,5 +580,9 @@ def main(out_dir: Path) -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             results["dashboard"] = bench_dashboard(Path(tmp))
         print("dashboard:", json.dumps(results["dashboard"]), flush=True)
+    if "server" not in SKIP:
+        with tempfile.TemporaryDirectory() as tmp:
+            results["dashboard_server"] = bench_dashboard_server(Path(tmp))
+        print("dashboard server, protocol sessions:", json.dumps(results["dashboard_server"]), flush=True)
     (out_dir / "reliability.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return results
