@@ -32,7 +32,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -334,16 +333,7 @@ def bench_dashboard(tmp: Path) -> dict:
     expected_again = [_expected(t) for t in again]
     out: dict = {}
     try:
-        import urllib.request
-
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.perf_counter() - t_start > 120:
-                    raise RuntimeError("dashboard did not start")
-                time.sleep(0.2)
+        _wait_healthy(proc, port, t_start)
         out["server_up_s"] = time.perf_counter() - t_start
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=browser.CHROMIUM, headless=True, args=browser.CHROMIUM_FLAGS)
@@ -450,15 +440,23 @@ def bench_dashboard(tmp: Path) -> dict:
                                                    / (5 * own))
             b.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        browser.stop(proc)
         log.close()
     out["targets"] = {"first_paste_s": 1.0, "five_vs_one": 3.0}
     return out
+
+
+def _wait_healthy(proc: subprocess.Popen, port: int, t_start: float, timeout: float = 120) -> None:
+    import urllib.request
+
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - t_start > timeout:
+                raise RuntimeError("dashboard did not start")
+            time.sleep(0.2)
 
 
 def _start_dashboard(tmp: Path, port: int) -> subprocess.Popen:
@@ -467,18 +465,12 @@ def _start_dashboard(tmp: Path, port: int) -> subprocess.Popen:
 
     cmd = streamlit_command(["--server.port", str(port), "--server.headless", "true"])
     proc = subprocess.Popen(cmd, cwd=tmp, env=ENV, stdout=open(tmp / "server.log", "wb"), stderr=subprocess.STDOUT)
-    import urllib.request
-
-    t0 = time.perf_counter()
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            if proc.poll() is not None or time.perf_counter() - t0 > 120:
-                proc.kill()
-                raise RuntimeError(f"dashboard did not start (see {tmp / 'server.log'})")
-            time.sleep(0.2)
+    try:
+        _wait_healthy(proc, port, time.perf_counter())
+    except RuntimeError:
+        browser.stop(proc)
+        raise
+    return proc
 
 
 def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
@@ -491,7 +483,7 @@ def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
     none does when users open the dashboard from their own machines. The floor is what two cores
     allow at best: five times one session's mean server CPU, two CPU seconds per second.
     """
-    from tests.dashboards.protocol import Session, tokens_shown
+    from tests.dashboards.protocol import Session, paste_at_once, tokens_shown
 
     port = browser.free_port()
     proc = _start_dashboard(tmp, port)
@@ -515,22 +507,11 @@ def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
                 one_cpu.append(cpu_seconds(proc.pid) - c0)
                 one.append(run.seconds)
                 assert run.shows(tokens_shown("o200k_base", _expected_tokens(text))), "wrong count shown"
-            runs: list = [None] * 5
-            gate = threading.Barrier(5)
-
-            def paste(i: int) -> None:
-                gate.wait()
-                runs[i] = sessions[i].paste(together[i])
-
-            threads = [threading.Thread(target=paste, args=(i,)) for i in range(5)]
             c0 = cpu_seconds(proc.pid)
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(600)
+            runs = paste_at_once(sessions, together, timeout=600)
             five_cpu = cpu_seconds(proc.pid) - c0
             for run, text in zip(runs, together):
-                assert run is not None and run.shows(tokens_shown("o200k_base", _expected_tokens(text))), "wrong count"
+                assert run.shows(tokens_shown("o200k_base", _expected_tokens(text))), "wrong count"
             five = [run.seconds for run in runs]
             floor = 5 * statistics.mean(one_cpu) / (os.cpu_count() or 1)
             out["rounds"].append({
@@ -543,11 +524,7 @@ def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
         for s in sessions:
             s.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        browser.stop(proc)
     ratios = sorted(r["five_vs_one"] for r in out["rounds"])
     out["five_vs_one_median"] = ratios[len(ratios) // 2]
     out["five_vs_one_range"] = [ratios[0], ratios[-1]]

@@ -69,14 +69,19 @@ def serve(*, port: int | None = None, timeout: float = 90.0, log: Path | None = 
             time.sleep(0.3)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         if log:
             out.close()
+
+
+def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
+    """Stop a server we started: SIGTERM, then SIGKILL if it has not exited within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @contextlib.contextmanager

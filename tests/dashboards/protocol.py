@@ -14,6 +14,7 @@ server gives its element; the Compare page's text box is found by its type.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -87,6 +88,26 @@ class Session:
 
     def close(self) -> None:
         self._connection.__exit__(None, None, None)
+
+
+def paste_at_once(sessions: list[Session], texts: list[str], *, timeout: float = 120.0) -> list[Run]:
+    """Each session pastes its text, all released at the same moment (a thread each); their runs, in order."""
+    runs: list[Run | None] = [None] * len(sessions)
+    gate = threading.Barrier(len(sessions))
+
+    def paste(i: int) -> None:
+        gate.wait()
+        runs[i] = sessions[i].paste(texts[i])
+
+    threads = [threading.Thread(target=paste, args=(i,)) for i in range(len(sessions))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    done = [r for r in runs if r is not None]
+    if len(done) < len(runs):
+        raise TimeoutError(f"{len(runs) - len(done)} of {len(runs)} sessions did not finish within {timeout} s")
+    return done
 
 
 def tokens_shown(name: str, n_tokens: int) -> str:

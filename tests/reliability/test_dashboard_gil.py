@@ -15,14 +15,13 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 
 from analysis import load_tokenizer
 from analysis.render import highlight_prefix
 from tests.dashboards.browser import REPO, free_port
-from tests.dashboards.protocol import Session, tokens_shown
+from tests.dashboards.protocol import Session, paste_at_once, tokens_shown
 
 SPY = r'''
 import gc, json, os, threading
@@ -82,19 +81,7 @@ def test_script_runs_make_no_full_collection_and_five_sessions_each_get_their_co
         texts = _texts()
         o200k = load_tokenizer("o200k_base")
         expected = [tokens_shown("o200k_base", len(o200k.encode(highlight_prefix(t)))) for t in texts]
-        runs: list = [None] * 5
-        start = threading.Barrier(5)
-
-        def paste(i: int) -> None:
-            start.wait()
-            runs[i] = sessions[i].paste(texts[i])
-
-        threads = [threading.Thread(target=paste, args=(i,)) for i in range(5)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert all(r is not None for r in runs), "a session did not finish"
+        runs = paste_at_once(sessions, texts)
         for run, exp, text in zip(runs, expected, texts):
             assert run.shows(exp), (exp, [m for m in run.markdown if "tokens" in m][:3])
     finally:
