@@ -60,6 +60,19 @@ LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
           '· space &nbsp; → tab &nbsp; ↵ newline &nbsp; — hover a token for its id and bytes</div>')
 
 
+class Html(str):
+    """HTML for `st.html` to take as it is.
+
+    Given a plain string, Streamlit dedents and strips it (`textwrap.dedent`: regular
+    expressions over the whole of a 170 KB drawing, with the GIL held: a fifth of the server's
+    time on the drawing line with five sessions at once); an object with `_repr_html_` is used
+    unchanged. The drawings start with their `<div>`, so there is nothing to dedent or strip.
+    """
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+
 def inject_css() -> None:
     st.html(CSS)
 

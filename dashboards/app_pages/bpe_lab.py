@@ -88,7 +88,7 @@ def step_through() -> None:
     st.markdown(f"**The corpus after step {step}** · {n_tokens:,} tokens"
                 + (f" · last merge: `{rules['left'].iloc[step - 1]}` + `{rules['right'].iloc[step - 1]}` → "
                    f"`{rules['merged'].iloc[step - 1]}`" if step else " · raw bytes"))
-    st.html(html_tokens(corpus, shared.lab_pieces(corpus, n_merges, step)))
+    st.html(shared.Html(html_tokens(corpus, shared.lab_pieces(corpus, n_merges, step))))
 
 
 def train_and_compare() -> None:

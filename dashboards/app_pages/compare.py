@@ -127,7 +127,7 @@ for row in range(0, len(show), 2):
             if name != partner:  # the pair's agreement is in the caption above
                 d = boundary_diff(ps, other)
                 col.caption(f"vs {first}: {d.shared:,} cut positions shared, boundary agreement {d.agreement:.0%}")
-        col.html(html_tokens(prefix, ps, other=other))
+        col.html(shared.Html(html_tokens(prefix, ps, other=other)))
         if show_ids:
             col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
                             "partial": p.partial} for i, p in enumerate(ps[:5000])],

@@ -90,9 +90,9 @@ def trailing_spaces() -> None:
     st.html(shared.LEGEND)
     c1, c2 = st.columns(2)
     c1.markdown(f"**Before** · {int(table.set_index('tokenizer').loc[pick, 'before'])} tokens")
-    c1.html(html_tokens(text, shared.pieces(text, pick)))
+    c1.html(shared.Html(html_tokens(text, shared.pieces(text, pick))))
     c2.markdown(f"**After** appending {label} · {int(table.set_index('tokenizer').loc[pick, 'after'])} tokens")
-    c2.html(html_tokens(text + suffix, shared.pieces(text + suffix, pick)))
+    c2.html(shared.Html(html_tokens(text + suffix, shared.pieces(text + suffix, pick))))
 
 
 def merge_trace() -> None:
