@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import itemgetter, or_
 from typing import Iterable, Literal, Protocol, Sequence, TypeAlias, Union, runtime_checkable
 
 Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
@@ -185,9 +187,8 @@ def _clean(text: str) -> bool:
     return True
 
 
-def _char_starts(data: bytes) -> list[int]:
-    """Byte offsets at which a UTF-8 character starts (continuation bytes are 0b10xxxxxx)."""
-    return [i for i, b in enumerate(data) if b & 0xC0 != 0x80]
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes, 0b10xxxxxx
+_CONTINUATION_START = {bytes((b,)) for b in range(0x80, 0xC0)}  # a token's first byte, as a 1-byte slice
 
 
 def byte_pieces(text: str, ids: Sequence[int], token_bytes: Iterable[bytes]) -> list[Piece]:
@@ -207,27 +208,33 @@ def byte_pieces(text: str, ids: Sequence[int], token_bytes: Iterable[bytes]) -> 
     [(0, 1, True), (1, 1, True)]
     """
     data = text.encode("utf-8")
-    # char_index_at[b] = index of the character whose first byte is at or before b
-    starts = _char_starts(data)
-    is_start = bytearray(len(data) + 1)
-    for s in starts:
-        is_start[s] = 1
-    is_start[len(data)] = 1
-    out: list[Piece] = []
-    pos = 0  # byte offset
-    char = 0  # characters whose first byte lies before `pos`
-    for tid, tb in zip(ids, token_bytes):
-        end_byte = pos + len(tb)
-        if data[pos:end_byte] != tb:
+    parts = list(map(bytes, token_bytes))
+    ids = list(ids)
+    if len(parts) != len(ids) or b"".join(parts) != data:
+        _misplaced(data, ids, parts)
+    if not parts:
+        return []
+    # In C-level passes, not a Python step per token (the dashboard draws with the GIL held):
+    # a token covers the characters whose first byte it holds, so its length in characters is
+    # its number of bytes that are not continuation bytes; it is partial when it starts inside
+    # a character or the next token does.
+    n_chars = list(map(len, map(bytes.translate, parts, repeat(None), repeat(_CONTINUATION))))
+    ends = list(accumulate(n_chars))
+    starts_inside = list(map(_CONTINUATION_START.__contains__, map(itemgetter(slice(0, 1)), parts)))
+    partial = list(map(or_, starts_inside, [*starts_inside[1:], False]))
+    return list(map(Piece, ids, parts, [0, *ends[:-1]], ends, partial))
+
+
+def _misplaced(data: bytes, ids: Sequence[int], parts: Sequence[bytes]) -> None:
+    """Raise ValueError naming where the tokens stop matching the text's bytes."""
+    if len(parts) != len(ids):
+        raise ValueError(f"{len(ids)} ids but {len(parts)} token byte strings")
+    pos = 0
+    for tid, tb in zip(ids, parts):
+        if data[pos : pos + len(tb)] != tb:
             raise ValueError(
                 f"token {tid} bytes {tb!r} do not match the text at byte {pos}: the encoder "
                 "changed the text (normalisation?) and byte_pieces cannot place it"
             )
-        n_starts = sum(is_start[pos:end_byte]) if end_byte > pos else 0
-        partial = not (is_start[pos] and is_start[end_byte])
-        out.append(Piece(tid, bytes(tb), char, char + n_starts, partial))
-        char += n_starts
-        pos = end_byte
-    if pos != len(data):
-        raise ValueError(f"tokens cover {pos} of {len(data)} bytes of the text")
-    return out
+        pos += len(tb)
+    raise ValueError(f"tokens cover {pos} of {len(data)} bytes of the text")

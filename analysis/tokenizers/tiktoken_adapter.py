@@ -98,6 +98,7 @@ class TiktokenTokenizer:
         # totals of short texts are counted joined, for these patterns only, and never through a normaliser
         self._joinable = pattern in cuts.JOIN_PATTERNS and normalize is None
         self._join_count: int | None = None
+        self._bytes_of: list[bytes] | None = None  # rank -> token bytes, built on first use by `pieces`
         self._enc = _encoding(name, ranks, pattern, self.special_tokens, n_vocab)
 
     # -- properties -------------------------------------------------------------------------
@@ -225,6 +226,19 @@ class TiktokenTokenizer:
     def token_bytes(self, token_id: int) -> bytes:
         return self._enc.decode_single_token_bytes(token_id)
 
+    def _tokens_bytes(self, ids: list[int]) -> list[bytes]:
+        """`[token_bytes(i) for i in ids]` from a table (two Python calls per token otherwise)."""
+        table = self._bytes_of
+        if table is None:
+            table = [b""] * self.n_vocab
+            for data, rank in self._ranks.items():
+                table[rank] = data
+            self._bytes_of = table
+        try:
+            return list(map(table.__getitem__, ids))
+        except IndexError:  # not an id of the ranks: the engine's own message
+            return list(map(self.token_bytes, ids))
+
     def pieces(self, text: str) -> list[Piece]:
         text = clean_text(text)
         if self.normalize and not unicodedata.is_normalized(self.normalize, text):
@@ -232,4 +246,4 @@ class TiktokenTokenizer:
             ids = self.encode(norm.text)
             return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
         ids = self.encode(text)
-        return byte_pieces(text, ids, map(self.token_bytes, ids))
+        return byte_pieces(text, ids, self._tokens_bytes(ids))

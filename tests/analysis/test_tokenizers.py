@@ -369,3 +369,42 @@ def test_join_edges_exclude_every_regex_whitespace():
     space = regex.compile(r"\s")
     missed = [hex(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000 and space.match(chr(c)) and not chr(c).isspace()]
     assert missed == []
+
+
+def _byte_pieces_reference(text, ids, token_bytes):
+    """Pieces placed a token at a time, as `byte_pieces` was first written: its reference."""
+    data = text.encode("utf-8")
+    is_start = bytearray(len(data) + 1)
+    for i, b in enumerate(data):
+        is_start[i] = b & 0xC0 != 0x80
+    is_start[len(data)] = 1
+    out, pos, char = [], 0, 0
+    for tid, tb in zip(ids, token_bytes):
+        end = pos + len(tb)
+        n = sum(is_start[pos:end])
+        out.append(Piece(tid, bytes(tb), char, char + n, not (is_start[pos] and is_start[end])))
+        char, pos = char + n, end
+    return out
+
+
+@pytest.mark.parametrize("name", tok_params(["gpt2", "o200k_base", "deepseek-v4"]))
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40) | st.text(alphabet="é日本😀ab \n\u0301", max_size=40))
+def test_byte_pieces_equals_the_token_at_a_time_reference(name, text):
+    tok = load_tokenizer(name)
+    ids = tok.encode(text)
+    parts = [tok.token_bytes(i) for i in ids]
+    if b"".join(parts) != text.encode("utf-8"):  # a normaliser changed the text: placed another way
+        return
+    assert byte_pieces(text, ids, parts) == _byte_pieces_reference(text, ids, parts)
+    # every byte split of the text is placed alike, also splits no tokenizer makes (inside characters)
+    data = text.encode("utf-8")
+    cuts = sorted({0, len(data), *range(1, len(data), 3)})
+    split = [data[a:b] for a, b in zip(cuts, cuts[1:])]
+    assert byte_pieces(text, list(range(len(split))), split) == _byte_pieces_reference(text, range(len(split)), split)
+
+
+def test_byte_pieces_names_where_the_bytes_stop_matching():
+    with pytest.raises(ValueError, match="token 2 bytes b'x' do not match the text at byte 1"):
+        byte_pieces("ab", [1, 2], [b"a", b"x"])
+    with pytest.raises(ValueError, match="tokens cover 1 of 2 bytes"):
+        byte_pieces("ab", [1], [b"a"])
