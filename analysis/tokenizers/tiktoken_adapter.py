@@ -191,7 +191,9 @@ class TiktokenTokenizer:
     def count_total(self, texts: Sequence[str]) -> int:
         # short texts with no whitespace at their ends are joined (see `cuts.JOIN`), a call per
         # ~64k characters; the separators' tokens, a fixed number each, are taken off again
-        if not self._joinable or len(texts) < 2 or has_surrogates(texts):
+        # (long texts gain nothing from joining; `count_batch` cuts them and scans each once)
+        if not self._joinable or len(texts) < 2 or max(map(len, texts)) > 2 * cuts.CHUNK_CHARS \
+                or has_surrogates(texts):
             return sum(self.count_batch(texts))
         joinable, rest = cuts.split_joinable(texts)
         parts, seps = [], 0
