@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import itemgetter, or_
-from typing import Iterable, Literal, Protocol, Sequence, TypeAlias, Union, runtime_checkable
+from typing import Iterable, Literal, NamedTuple, Protocol, Sequence, TypeAlias, Union, runtime_checkable
 
 Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
 
@@ -69,8 +69,7 @@ class Source:
         return f"{self.package}{ver}:{self.file}" if self.package else self.file
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """One token of an encoding, located in the text it came from.
 
     `start`/`end` are character (code point) offsets into the text given to `pieces()`, so
@@ -78,6 +77,10 @@ class Piece:
     across tokens belongs to the token holding its first byte; the tokens holding only its
     later bytes get an empty span (`start == end`) and `partial=True`. A token that holds the
     first byte of a character but not all of them is also `partial`.
+
+    An immutable record with named fields. A named tuple rather than a frozen dataclass: the
+    dashboard places thousands per drawing with the GIL held, and `Piece._make` builds one in C
+    (a frozen dataclass's `__init__` makes five Python-level `object.__setattr__` calls).
     """
 
     id: int
@@ -222,7 +225,7 @@ def byte_pieces(text: str, ids: Sequence[int], token_bytes: Iterable[bytes]) -> 
     ends = list(accumulate(n_chars))
     starts_inside = list(map(_CONTINUATION_START.__contains__, map(itemgetter(slice(0, 1)), parts)))
     partial = list(map(or_, starts_inside, [*starts_inside[1:], False]))
-    return list(map(Piece, ids, parts, [0, *ends[:-1]], ends, partial))
+    return list(map(Piece._make, zip(ids, parts, [0, *ends[:-1]], ends, partial)))
 
 
 def _misplaced(data: bytes, ids: Sequence[int], parts: Sequence[bytes]) -> None:
