@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from analysis import load_tokenizer
 
 from analysis.corpora import load_builtin
 from analysis.pipeline import measure
@@ -95,3 +99,40 @@ def test_run_probe_by_name_and_unknown_name():
     with pytest.raises(KeyError, match="digit-grouping"):
         run_probe("no-such-table", run)
     assert {k for k, *_ in PROBE_TABLES.values()} == {1, 2, 3, 4, 5}
+
+
+def _diff_regions_reference(text, pieces_a, pieces_b, limit=200):
+    """Regions found a piece at a time, as `diff_regions` was first written: its reference."""
+    from bisect import bisect_left
+
+    from analysis.render import piece_label, visible
+
+    shared = sorted(set(p.end for p in pieces_a) & set(p.end for p in pieces_b) | {0})
+
+    def groups(pieces):
+        out = {}
+        for p in pieces:
+            out.setdefault(shared[bisect_left(shared, p.end)], []).append(p)
+        return out
+
+    ga, gb = groups(pieces_a), groups(pieces_b)
+    rows = []
+    for start, end in zip(shared, shared[1:]):
+        a, b = ga.get(end, []), gb.get(end, [])
+        if len(a) == 1 and len(b) == 1:
+            continue
+        rows.append({"start": start, "end": end, "text": visible(text[start:end]),
+                     "a": "|".join(piece_label(text, p) for p in a), "b": "|".join(piece_label(text, p) for p in b),
+                     "n_a": len(a), "n_b": len(b)})
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+@given(text=st.text(alphabet="ab 12\n\t.é日本😀\u0301", max_size=50), limit=st.integers(1, 5))
+def test_diff_regions_equals_the_piece_at_a_time_reference(text, limit):
+    from analysis.probes.boundaries import diff_regions
+
+    a, b = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
+    for x, y in ((a, b), (b, a), (a, a)):
+        assert diff_regions(text, x, y, limit=limit).to_dict("records") == _diff_regions_reference(text, x, y, limit)
