@@ -473,7 +473,7 @@ def _start_dashboard(tmp: Path, port: int) -> subprocess.Popen:
     return proc
 
 
-def bench_dashboard_server(tmp: Path, rounds: int = 3) -> dict:
+def bench_dashboard_server(tmp: Path, rounds: int = 5) -> dict:
     """The server alone: five protocol sessions (no browser) pasting 27k-138k characters at once
     against one session alone on texts of the same sizes, `rounds` times with new texts each time.
 
