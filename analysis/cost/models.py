@@ -15,6 +15,7 @@ import fnmatch
 import importlib.resources
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..tokenizers import CATALOGUE
@@ -145,13 +146,20 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
 
 
 def load_rules() -> list[Rule]:
-    """The rules of the packaged models.toml, read and validated afresh on every call.
+    """The rules of the packaged models.toml: a new list on every call, of rules that cannot change.
 
     >>> load_rules()[0].tokenizers
     ('o200k_harmony',)
     """
+    return list(_packaged_rules())
+
+
+@lru_cache(maxsize=1)
+def _packaged_rules() -> tuple[Rule, ...]:
+    # Read and validated once per process: the file is package data, and a Rule is frozen. The
+    # dashboard prices every paste, and parsing the TOML each time held the GIL for it.
     text = importlib.resources.files("analysis.data").joinpath("models.toml").read_text(encoding="utf-8")
-    return parse_rules(tomllib.loads(text))
+    return tuple(parse_rules(tomllib.loads(text)))
 
 
 def _fetch_hint(name: str) -> str:

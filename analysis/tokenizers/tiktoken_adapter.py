@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import tiktoken
@@ -174,9 +175,13 @@ class TiktokenTokenizer:
         return sum(sum(self._count_many(batch)) for batch in cuts.batches(parts))
 
     def _count_many(self, texts: list[str]) -> list[int]:
-        """Prepared texts -> counts: tiktoken's thread pool when it pays, else a loop into buffers."""
+        """Prepared texts -> counts: a thread pool when it pays, else a loop; into buffers either way."""
         if threads := _pool_threads(texts):
-            return [len(ids) for ids in self._enc.encode_ordinary_batch(texts, num_threads=threads)]
+            # not tiktoken's batch, which builds a list of Python ints per text while holding the
+            # GIL: its numpy buffer is filled in Rust, so the threads (and whatever else runs in
+            # this process, such as other dashboard sessions) wait for each other less
+            with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
+                return list(pool.map(self._count_prepared, texts))
         if sum(map(len, texts)) < NUMPY_MIN_CHARS * len(texts):  # mostly short texts: skip the per-text test
             encode = self._enc.encode_ordinary
             return [len(encode(t)) for t in texts]
