@@ -84,7 +84,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     use_builtin = args.builtin or not (args.corpus or args.parallel)
     sources = (["built-in corpora"] if use_builtin else []) + ([f"parallel {args.parallel}"] if args.parallel else []) \
         + list(args.corpus)
-    by = [c.strip() for c in args.by.split(",") if c.strip()]
+    # the tokenizer is always a grouping column; naming it in --by too must not group by it twice
+    by = list(dict.fromkeys(c.strip() for c in args.by.split(",") if c.strip() and c.strip() != "tokenizer"))
     keys = [*by, "tokenizer"]
     dataset = _dataset_out(args.out)
     table_rows = bool(args.out) and not dataset
@@ -141,11 +142,15 @@ def cmd_measure(args: argparse.Namespace) -> int:
         raise
     summary = summary_from_sums(combine_sums([r.sums for r in runs], keys), keys, names)
     if args.format == "table":
-        wide = (summary.astype({c: "str" for c in keys})
-                .pivot_table(index=by, columns="tokenizer", values="chars_per_token_of_sums", sort=False)
-                .reindex(columns=names))
-        print(f"characters per token (sum of chars / sum of tokens) by {', '.join(by)} x tokenizer")
-        emit(wide.reset_index(), "table", float_digits=2)
+        if by:
+            wide = (summary.astype({c: "str" for c in keys})
+                    .pivot_table(index=by, columns="tokenizer", values="chars_per_token_of_sums", sort=False)
+                    .reindex(columns=names).reset_index())
+        else:  # --by tokenizer: one row per tokenizer
+            wide = summary[["tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums"]]
+        grouping = f"{', '.join(by)} x tokenizer" if by else "tokenizer"
+        print(f"characters per token (sum of chars / sum of tokens) by {grouping}")
+        emit(wide, "table", float_digits=2)
         if parallel is not None:
             premium = language_premium(parallel, toks, pivot=args.pivot, measured=parallel_measured)
             wide = (premium.astype({"tokenizer": "str"})

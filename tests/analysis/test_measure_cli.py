@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pandas as pd
@@ -81,3 +82,21 @@ def test_plot_writes_the_figure(tmp_path, capsys):
     assert main(["plot", "tokens-vs-digits", "--out", str(out), "-t", TOKS, "--no-progress"]) == 0
     assert out.read_text().lstrip().startswith("<?xml") and str(out) in capsys.readouterr().out
     assert main(["plot", "tokens-vs-digits", "--out", str(tmp_path / "x.gif"), "-t", TOKS]) == 2
+
+
+@pytest.mark.parametrize("by", ["tokenizer", "category,tokenizer", "tokenizer,category"])
+def test_measure_by_naming_the_tokenizer_too(capsys, tmp_path, by):
+    # the tokenizer is always a grouping column; naming it used to group by it twice and fail
+    # ("Grouper for 'tokenizer' not 1-dimensional")
+    from analysis import load_tokenizer
+
+    texts = ["hello there", " leading space", "trailing \n", "日本語のテキスト", "x"]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in texts), encoding="utf-8")
+    assert main(["measure", str(path), "--column", "text", "-t", "o200k_base,gpt2", "--by", by, "--engine",
+                 "inprocess", "--format", "csv"]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(got["tokenizer"]) == ["o200k_base", "gpt2"]
+    assert list(got["n_tokens"]) == [sum(len(load_tokenizer(n).encode(t)) for t in texts) for n in ("o200k_base", "gpt2")]
+    assert main(["measure", str(path), "--column", "text", "-t", "o200k_base", "--by", by, "--engine", "inprocess"]) == 0
+    assert "characters per token" in capsys.readouterr().out
