@@ -158,11 +158,16 @@ class Workload:
             put("chars_per_request", c)
 
     def describe(self) -> str:
-        """One line for report headers."""
-        out = (f"{self.output_tokens} output tokens/request" if self.output_tokens is not None
-               else f"output = {self.output_ratio} x input tokens")
-        scale = f", texts scaled to {self.chars_per_request:,} chars/request" if self.chars_per_request else ""
-        return (f"{self.requests_per_month:,} requests/month, {self.messages_per_request} message(s)/request, "
+        """One line for report headers; numbers in plain digits, however they were typed.
+
+        >>> Workload(requests_per_month="1e6", output_tokens="3E2").describe()[:65]
+        '1,000,000 requests/month, 1 message(s)/request, 300 output tokens'
+        """
+        # ",f": a Decimal read from "1e6" would print as 1E+6 with the default format
+        out = (f"{self.output_tokens:,f} output tokens/request" if self.output_tokens is not None
+               else f"output = {self.output_ratio:,f} x input tokens")
+        scale = f", texts scaled to {self.chars_per_request:,f} chars/request" if self.chars_per_request else ""
+        return (f"{self.requests_per_month:,f} requests/month, {self.messages_per_request} message(s)/request, "
                 f"{out}, cached share {percent(self.cached_share)} of input{scale}")
 
 

@@ -177,3 +177,11 @@ def test_figures_are_matplotlib_figures_that_show_missing_costs():
     assert isinstance(scatter, Figure) and "USD per million input characters" in scatter.axes[0].get_ylabel()
     frame = pd.DataFrame({"model": ["a"], "exactness": ["exact"], "status": ["ok"], "usd_per_month": [None]})
     assert "no price" in [t.get_text() for t in monthly_cost_bar(frame).axes[0].texts]
+
+
+def test_workload_numbers_typed_with_an_exponent_show_in_plain_digits(capsys):
+    # "1e6" is read exactly as a Decimal; the workload line used to print it as "1E+6"
+    rc, out, _ = run(capsys, ["cost", "some text", "--models", "gpt-4o", "--requests-per-month", "1e6",
+                              "--output-tokens", "3E2"])
+    assert rc == 0
+    assert "1,000,000 requests/month" in out and "300 output tokens/request" in out and "E+" not in out
