@@ -232,7 +232,8 @@ def language_premium(premium: pd.DataFrame) -> Figure:
     colorbar.set_yticks([], minor=True)
     ax.xaxis.tick_top()
     ax.set_xticks(range(len(tokenizers)), tokenizers, rotation=35, ha="left")
-    ax.set_title(f"Language premium: tokens for the same text relative to {pivot} (1.0 = parity)")
+    # two lines: with two or three tokenizers the figure is narrower than the one-line title
+    ax.set_title(f"Language premium: tokens for the same text\nrelative to {pivot} (1.0 = parity)")
     return fig
 
 
