@@ -59,15 +59,26 @@ class TrafficReport:
     served_total: Decimal | None = None
 
     def headlines(self) -> list[str]:
-        """ "on gpt-4.1-mini this traffic would have cost -86% ($1.20 instead of $8.40, estimate)", per model."""
+        """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
         from .display import format_usd
 
         if self.served_total is None:
             return []
-        return [f"on {m} this traffic would have cost {c:+.0%} ({format_usd(u)} instead of "
+        return [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
                 f"{format_usd(self.served_total)} as served, estimate)"
                 for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
                 if isinstance(u, Decimal) and c == c and c is not None]
+
+
+def _change(c: float) -> str:
+    """A relative change in words: "86% less", "12% more", "the same".
+
+    >>> _change(-0.857), _change(0.12), _change(0.0001)
+    ('86% less', '12% more', 'the same')
+    """
+    if round(abs(c), 2) == 0:
+        return "the same"
+    return f"{abs(c):.0%} {'less' if c < 0 else 'more'}"
 
 
 def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | None, Decimal, Decimal, str]:

@@ -91,7 +91,8 @@ def test_change_against_the_serving_model_and_cost_per_day():
     expected = float(m.loc["gpt-4.1-mini", "usd_total"] / m.loc["claude-sonnet-4-5", "usd_total"] - 1)
     assert m.loc["gpt-4.1-mini", "change_vs_served"] == pytest.approx(expected)
     assert report.served_total == m.loc["claude-sonnet-4-5", "usd_total"]
-    assert f"on gpt-4.1-mini this traffic would have cost {expected:+.0%}" in "\n".join(report.headlines())
+    worded = f"{abs(expected):.0%} {'less' if expected < 0 else 'more'}"
+    assert f"on gpt-4.1-mini this traffic would have cost {worded} (" in "\n".join(report.headlines())
     assert m["estimate"].all()
     days = report.days[report.days["model"] == "gpt-4o"]
     assert days["day"].tolist() == ["2026-03-01"] and days["usd"].sum() == m.loc["gpt-4o", "usd_total"]
