@@ -75,7 +75,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine.output import PartitionedParquet
     from ..engine.parts import is_url, measure_files
     from ..engine.read import iter_corpus_chunks
-    from ..pipeline import as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
+    from ..pipeline import SAMPLE_META, as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
 
     toks = as_tokenizers(args.tokenizers)
@@ -86,6 +86,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
         + list(args.corpus)
     # the tokenizer is always a grouping column; naming it in --by too must not group by it twice
     by = list(dict.fromkeys(c.strip() for c in args.by.split(",") if c.strip() and c.strip() != "tokenizer"))
+    unknown = [c for c in by if c not in SAMPLE_META]
+    if unknown:  # before any work starts
+        raise ValueError(f"--by {','.join(unknown)}: not a column to group by; choose from {', '.join(SAMPLE_META)} "
+                         "(the tokenizer is always one)")
     keys = [*by, "tokenizer"]
     dataset = _dataset_out(args.out)
     table_rows = bool(args.out) and not dataset

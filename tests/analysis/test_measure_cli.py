@@ -100,3 +100,9 @@ def test_measure_by_naming_the_tokenizer_too(capsys, tmp_path, by):
     assert list(got["n_tokens"]) == [sum(len(load_tokenizer(n).encode(t)) for t in texts) for n in ("o200k_base", "gpt2")]
     assert main(["measure", str(path), "--column", "text", "-t", "o200k_base", "--by", by, "--engine", "inprocess"]) == 0
     assert "characters per token" in capsys.readouterr().out
+
+
+def test_measure_by_an_unknown_column_fails_before_any_work(capsys, tmp_path):
+    rc = main(["measure", str(tmp_path / "nothing-here"), "--by", "foo,category"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--by foo: not a column to group by; choose from sample_id, category" in err
