@@ -10,6 +10,7 @@ bidirectional controls and zero-width spaces by code point.
 from __future__ import annotations
 
 import html
+from functools import lru_cache
 from typing import Sequence
 
 from .tokenizers.base import Piece
@@ -98,16 +99,33 @@ def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
     spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
     out = []
     for i, p in enumerate(pieces):
-        cls = "tp-partial" if p.partial else f"tp-t{i % 2}"
+        if p.partial:
+            cls, label = "tp-partial", html.escape(piece_label(text, p)).replace("\n", "<br>")
+        else:  # a whole token's drawing depends on its text alone: worked out once per process
+            cls, label = _PARITY[i & 1], _label_html(text[p.start : p.end])
         if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
             cls += " tp-diff"
-        title = f"id {p.id} · bytes {p.bytes!r}" if show_ids else ""
-        label = html.escape(piece_label(text, p)).replace("\n", "<br>")
+        title = f"id {p.id} · bytes {_bytes_html(p.bytes)}" if show_ids else ""
         # Spaces are drawn as "·", so a line could break nowhere: a zero-width space ends each
         # token. In the text, not as CSS generated content (`::after`), which costs the browser a
         # layout box per token: about 40% of the layout time of a long drawing.
-        out.append(f'<span class="tp-tok {cls}" title="{html.escape(title)}">{label}\u200b</span>')
+        out.append(f'<span class="tp-tok {cls}" title="{title}">{label}\u200b</span>')
     return '<div class="tp-text">' + "".join(out) + "</div>"
+
+
+_PARITY = ("tp-t0", "tp-t1")
+
+
+# Cached: the same tokens come back in every drawing, and the dashboard draws with the GIL held
+# (escaping and making whitespace visible cost most of a drawing's time, measured).
+@lru_cache(maxsize=1 << 16)
+def _label_html(token_text: str) -> str:
+    return html.escape(visible(token_text)).replace("\n", "<br>")
+
+
+@lru_cache(maxsize=1 << 16)
+def _bytes_html(data: bytes) -> str:
+    return html.escape(repr(data))
 
 
 def highlight_prefix(text: str, *, limit: int = HIGHLIGHT_CHARS) -> str:

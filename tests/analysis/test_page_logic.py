@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ownbpe
 from analysis.compare import special_strings_in, special_token_strings, splits
@@ -136,3 +138,34 @@ def test_years_grid_matches_the_probe():
     gpt2 = years[years["tokenizer"] == "gpt2"].set_index("number")["single_token"]
     assert grid.loc["1990s", "7"] == bool(gpt2[1997]) and grid.loc["2020s", "4"] == bool(gpt2[2024])
     assert grid.loc["2100s", "5"] is None
+
+
+# -- the drawing: cached parts per token, the same HTML as escaping each token afresh ------------
+def _html_tokens_reference(text, pieces, *, show_ids=True, other=None):
+    """The drawing as it was first written, every token escaped afresh: the reference for `html_tokens`."""
+    import html
+
+    from analysis.render import piece_label
+
+    spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
+    out = []
+    for i, p in enumerate(pieces):
+        cls = "tp-partial" if p.partial else f"tp-t{i % 2}"
+        if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
+            cls += " tp-diff"
+        title = f"id {p.id} · bytes {p.bytes!r}" if show_ids else ""
+        label = html.escape(piece_label(text, p)).replace("\n", "<br>")
+        out.append(f'<span class="tp-tok {cls}" title="{html.escape(title)}">{label}\u200b</span>')
+    return '<div class="tp-text">' + "".join(out) + "</div>"
+
+
+_DRAW_ALPHABET = ("ab Z09 \t\n\r\x00\x1b\x7f\x85\x9b\u00a0\u200b\u202e\u2028\ufeff&<>\"'`"
+                  "\u00e9\u0301\u4e2d\U0001f600\u0905\u093f")
+
+
+@given(text=st.text(alphabet=_DRAW_ALPHABET, max_size=60), show_ids=st.booleans())
+def test_html_tokens_equals_the_escape_every_token_reference(text, show_ids):
+    a, b = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
+    for ps, other in ((a, b), (b, a), (a, None)):
+        assert html_tokens(text, ps, show_ids=show_ids, other=other) == \
+            _html_tokens_reference(text, ps, show_ids=show_ids, other=other)
