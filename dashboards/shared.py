@@ -122,10 +122,10 @@ def compare_frame(text: str, names: tuple[str, ...]) -> pd.DataFrame:
     return compare(text, tokenizers(names))
 
 
-# A resource, not data: `cache_data` pickles what it stores and unpickles every hit, a Python
-# call per Piece: about 3 ms to store and 3 ms per hit for each drawn tokenizer's 2,000 Pieces
-# (measured), as long as computing them, all of it with the GIL held. The tuple of frozen
-# Pieces cannot be mutated by the page that gets it.
+# A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
+# GIL held (3 ms each way for a drawing's 2,000 Pieces when Piece was a dataclass, measured;
+# less as a named tuple, but still a copy per hit). The tuple of immutable Pieces cannot be
+# mutated by the page that gets it.
 @st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
 def pieces(text: str, name: str) -> tuple[Piece, ...]:
     return tuple(tokenizer(name).pieces(text))
