@@ -18,11 +18,11 @@ from itertools import accumulate, chain, compress, count, repeat
 from operator import is_, not_
 from typing import Callable, Sequence
 
-from .bpe import _NONE, merge_pairs, merge_ranked
+from .bpe import _NONE, LONG_PIECE_BYTES, merge_pairs, merge_ranked, merge_ranked_parts
 
 # Pre-tokens of at least this many characters are cut at their seams (see `seams`) before
 # merging; shorter ones are merged whole (measured on FLORES-200, see the README).
-SEAM_MIN_CHARS = 6
+SEAM_MIN_CHARS = 2
 
 Ids = tuple[int, ...]
 
@@ -161,6 +161,26 @@ def ranked_merge_ids(
             out.append((byte_ids[data[0]],))
         else:
             out.append(tuple(map(encoder.__getitem__, merge_ranked(data, encoder, None, byte_pair_ranks))))
+    return out
+
+
+def ranked_start_ids(starts: list[list[bytes]], encoder: dict[bytes, int]) -> list[Ids]:
+    """Ids of byte strings given as their starting parts (see `seams.Seams.starts`), merged by
+    the ranked rule. A long one is merged from its bytes (the starting parts only save merges
+    inside characters, and a long string needs `bpe`'s buckets more).
+
+    >>> ranked_start_ids([[b"a", b"bc"], [b"x"]], {b"a": 0, b"bc": 1, b"x": 2, b"abc": 3})
+    [(3,), (2,)]
+    """
+    ids_of = encoder.__getitem__
+    out: list[Ids] = []
+    for parts in starts:
+        if len(parts) > LONG_PIECE_BYTES // 2:
+            data = b"".join(parts)
+            if len(data) > LONG_PIECE_BYTES:
+                out.append(tuple(map(ids_of, merge_ranked(data, encoder))))
+                continue
+        out.append(tuple(map(ids_of, merge_ranked_parts(parts, encoder))))
     return out
 
 

@@ -52,18 +52,34 @@ def merge_ranked(
         return _merge_long(piece, ranks, True, trace)
     if n < 2:
         return [piece] if piece else []
-    get = ranks.get
     # The parts themselves, not offsets: the pair to look up is then one concatenation
     # (`parts[i - 1] + merged`) instead of two list reads and a slice (~10% faster).
     parts = list(map(_BYTES.__getitem__, piece))
     if byte_pair_ranks is not None:
         # C-level maps over the bytes: the pair (x, y) sits at x << 8 | y in the table.
         pair_ranks = list(map(byte_pair_ranks.__getitem__, map(or_, map(lshift, piece, repeat(8)), piece[1:])))
-    else:
-        pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(_NONE)))
+        return _merge_parts(parts, pair_ranks, ranks, trace)
+    return merge_ranked_parts(parts, ranks, trace)
+
+
+def merge_ranked_parts(parts: list[bytes], ranks: dict[bytes, int], trace: Trace | None = None) -> list[bytes]:
+    """`merge_ranked` from given starting parts instead of single bytes (`parts` is consumed).
+
+    Only exact where the merges from bytes would have built those parts first (see `seams`).
+
+    >>> merge_ranked_parts([b"ab", b"c"], {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
+    [b'abc']
+    """
+    if len(parts) < 2:
+        return parts
+    return _merge_parts(parts, list(map(ranks.get, map(add, parts, parts[1:]), repeat(_NONE))), ranks, trace)
+
+
+def _merge_parts(parts: list[bytes], pair_ranks: list[int], ranks: dict[bytes, int], trace: Trace | None) -> list[bytes]:
     # One merge per round: after cutting at seams (see `seams`) the parts are short and a pair
     # rarely occurs twice, so merging every occurrence of it in one pass (as `_merge_long` does)
     # cost more in bookkeeping than it saved (~12% slower on FLORES-200 parts).
+    get = ranks.get
     best = min(pair_ranks)
     while best != _NONE:
         i = pair_ranks.index(best)  # index() finds the leftmost: tiktoken's tie-break

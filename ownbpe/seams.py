@@ -1,39 +1,54 @@
-"""Seams: places inside a pre-token that no token can cross, so BPE may encode the sides apart.
+"""Seams and whole characters: how a long pre-token may skip work without changing its tokens.
 
 Unlike `bpe` (which merges one pre-token) and `batch` (which encodes many), this module only
-answers where a pre-token may be cut without changing its tokens. It is a speed trick for long
-pre-tokens of other scripts (FLORES-200: about half of the merge time), and it is exact:
+finds where merging may be cut short. Both tricks are for long pre-tokens of other scripts
+(FLORES-200 spends most of its merge time there), and both are exact under the ranked rule:
 
-**Why a seam is safe.** Both merge rules join two neighbouring parts only into a token of the
-vocabulary. Call a position between two characters of a pre-token a *seam* when no token's bytes
-occur in the pre-token across it. No part can then ever span the seam (the first one to do so
-would be such a token), so the parts on its left and on its right never meet. Each merge picks
-the lowest rank, the leftmost on ties; restricted to one side, that is the lowest rank, the
-leftmost on ties, of that side alone. So the left side goes through exactly the merges it would
-go through on its own, in the same order, and so does the right: the pre-token's tokens are the
-left side's tokens followed by the right side's. (Neither side gets the rule "a pre-token that
-is itself a token stays whole": a side is not a pre-token, so it is merged from its bytes.)
+**Seams.** Call a position between two characters of a pre-token a *seam* when no token's bytes
+occur in the pre-token across it. Two neighbouring parts only ever merge into a token, so no
+part can span a seam (the first one to do so would be such a token), and the parts on its two
+sides never meet. Each merge picks the lowest rank, the leftmost on ties; restricted to one side
+that is the lowest rank, the leftmost on ties, of that side alone. So each side goes through
+exactly the merges it would go through on its own, in the same order: the pre-token's tokens
+are the left side's followed by the right side's. (A side is not a pre-token, so it is merged
+from its bytes even when it is a token.) The parts between seams repeat across pre-tokens far
+more than whole pre-tokens do, and each distinct part is merged once.
 
-**Finding seams.** Where a token crosses the position between characters `a` and `b`, its own
-bytes there hold, on the left, all of `a` or (at the token's start) the last bytes of `a`; on
-the right, all of `b` or (at the token's end) the first bytes of `b`. Decoding every token of
-the vocabulary with `surrogateescape` keeps whole characters and turns each byte of a partial
-one into a surrogate, U+DC00 + the byte; the adjacent pairs of code points of all tokens are then
-every way a token can meet a character boundary. A position is a seam unless one of
-`a b`, `a lead(b)`, `tail(a) b`, `tail(a) lead(b)` is such a pair, where `lead(b)` is the
-surrogate of `b`'s first byte and `tail(a)` that of `a`'s last. (Tokens are matched by their
-nearest byte only, so a few true seams are missed; none is invented.) Pure-ASCII tokens are not
-scanned; instead two ASCII characters never make a seam.
+**Whole characters.** Let `c` be a multi-byte character whose bytes merge into the one token
+`c`, the highest rank among those merges being `M(c)`. If every token that may cross a boundary
+of `c` in the part ranks above `M(c)`, the part can start with `c` whole instead of as bytes.
+While `c` is unfinished, one of its own merges (rank at most `M(c)`) is pending, so no merge
+across its boundary can be the lowest, and `c` is finished as it would be alone. Any merge made
+elsewhere meanwhile was the lowest and leftmost in the byte-level run; in the run that starts
+with `c` whole it still is, because the pairs that involve `c` there cross its boundary and
+rank above `M(c)`, which is at least the pending rank. Once `c` is finished the two runs are in
+the same state. The same holds for several such characters at once. This saves the merges
+inside characters (FLORES-200: 1.96 MB of parts start as 1.2 M parts instead of bytes).
 
-The answer for each pair of characters is remembered, so a text pays once per new pair.
+**Which tokens may cross.** Where a token crosses the position between characters `a` and `b`,
+its own bytes there hold, on the left, all of `a` or (at the token's start) the last bytes of
+`a`; on the right, all of `b` or (at the token's end) the first bytes of `b`. Decoding every
+token with `surrogateescape` keeps whole characters and turns each byte of a partial one into a
+surrogate, U+DC00 + the byte, so the adjacent pairs of code points of all tokens are every way a
+token meets a character boundary. A token may cross `a|b` if one of `a b`, `a lead(b)`,
+`tail(a) b`, `tail(a) lead(b)` is such a pair, where `lead(b)` is the surrogate of `b`'s first
+byte and `tail(a)` that of `a`'s last; the lowest rank of those tokens is the position's
+*crossing rank* (none: a seam). Matching by the nearest byte only may miss a seam or a whole
+character, never invent one. Pure-ASCII tokens are not scanned: two ASCII characters are taken
+to be crossed at any rank.
+
+The answer for each pair of characters (and each character's `M`) is remembered, so a text pays
+once per new pair.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, is_, not_
-from typing import Callable, Iterable
+from operator import add, eq, is_, lt, ne
+from typing import Callable, Mapping
+
+from .bpe import _BYTES, _NONE, merge_ranked
 
 Ids = tuple[int, ...]
 
@@ -41,22 +56,26 @@ _ASCII_PAIRS = [chr(a) + chr(b) for a in range(128) for b in range(128)]
 
 
 class Seams:
-    """The seams of pre-tokens under one vocabulary, with what was learned about pairs so far.
+    """The seams and whole characters of pre-tokens under one ranked vocabulary (tiktoken's rule).
 
     Args:
-        tokens: the token bytes of the vocabulary (read on first use).
+        ranks: token bytes -> rank (read on first use).
 
-    >>> Seams([b"ab"]).cuts("\u00e9ab\u00e8")  # no token crosses between é, a, b, è but ab
+    >>> Seams({b"ab": 256} | {bytes([b]): b for b in range(256)}).cuts("\u00e9ab\u00e8")  # only ab crosses
     [1, 3]
     """
 
-    # Rough bytes per remembered pair: a two-character string and its dict slot.
+    # Rough bytes per remembered pair: a two-character string, its rank and its dict slot.
     PAIR_BYTES = 120
 
-    def __init__(self, tokens: Iterable[bytes]) -> None:
-        self._tokens: Iterable[bytes] | None = tokens
-        self._known: set[str] = set()
-        self._crossable: dict[str, bool] = {}
+    def __init__(self, ranks: Mapping[bytes, int]) -> None:
+        self._ranks = ranks
+        self._known: dict[str, int] | None = None  # pair of code points -> lowest rank holding it
+        self._crossing: dict[str, int] = {}  # pair of characters -> crossing rank (_NONE: seam)
+        # Per character seen: M (or _NONE: never starts whole), and its starting parts.
+        self._cost: dict[str, int] = {}
+        self._as_bytes: dict[str, tuple[bytes, ...]] = {}
+        self._as_whole: dict[str, tuple[bytes, ...]] = {}
         # str.translate tables: non-ASCII character -> the surrogate of its first / last byte.
         self._lead: dict[int, str] = {}
         self._tail: dict[int, str] = {}
@@ -64,86 +83,134 @@ class Seams:
     @property
     def ready(self) -> bool:
         """Whether the vocabulary has been read (the first `split` reads it)."""
-        return self._tokens is None
+        return self._known is not None
 
     @property
     def load(self) -> int:
         """Approximate bytes held by the remembered pairs (the vocabulary scan is not counted)."""
-        return self.PAIR_BYTES * len(self._crossable)
+        return self.PAIR_BYTES * len(self._crossing)
 
     def clear(self) -> None:
         """Forget the pairs learned from text (the vocabulary's own pairs stay)."""
-        self._crossable.clear()
+        self._crossing.clear()
 
     def cuts(self, piece: str) -> list[int]:
         """The seams of one piece, as offsets into it (what `split` finds in bulk).
 
         >>> # "\u00e9x" crosses \u00e9|x; b"\\xa9y" (the last byte of \u00e9, then y) crosses \u00e9|y
-        >>> Seams([b"ab", "\u00e9x".encode(), b"\\xa9y"]).cuts("ab\u00e9x\u00e9y\u00e9z")
+        >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, "\u00e9x".encode(): 257, b"\\xa9y": 258}
+        >>> Seams(ranks).cuts("ab\u00e9x\u00e9y\u00e9z")
         [2, 4, 6, 7]
         """
-        return [k + 1 for k, crossable in enumerate(self._flags(piece)) if not crossable]
+        return [k + 1 for k, rank in enumerate(self._crossing_ranks(piece)) if rank == _NONE]
 
     def split(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         """The pieces cut at their seams: all the parts in order, and where each piece's parts end.
 
         Piece `k`'s parts are `parts[stops[k - 1]:stops[k]]` (from 0 for the first).
 
-        >>> Seams([b"ab"]).split(["\u00e9\u00e8", "ab"])
+        >>> Seams({b"ab": 256} | {bytes([b]): b for b in range(256)}).split(["\u00e9\u00e8", "ab"])
         (['\u00e9', '\u00e8', 'ab'], [2, 3])
         """
         text = "".join(pieces)
         ends = list(accumulate(map(len, pieces)))
-        flags = self._flags(text)
+        ranks = self._crossing_ranks(text)
         for end in islice(ends, len(ends) - 1):  # a piece's end is always a cut
-            flags[end - 1] = False
-        cuts = list(compress(range(1, len(text)), map(not_, flags)))
+            ranks[end - 1] = _NONE
+        cuts = list(compress(range(1, len(text)), map(eq, ranks, repeat(_NONE))))
         cuts.append(len(text))
         parts = list(map(text.__getitem__, map(slice, [0, *islice(cuts, len(cuts) - 1)], cuts)))
         # Every end is in `cuts`, so the parts of pieces 0..k are those up to and including it.
         stops = list(map(bisect_right, repeat(cuts), ends))
         return parts, stops
 
-    def _flags(self, text: str) -> list[bool]:
-        # flags[k]: can a token cross between text[k] and text[k + 1]? All C-level passes.
+    def starts(self, parts: list[str]) -> list[list[bytes]]:
+        """The parts each of `parts` may start merging from: whole characters where that is
+        exact, single bytes elsewhere. `parts` must come from `split` (their pairs are known).
+
+        >>> ranks = {bytes([b]): b for b in range(256)} | {b"\\xc3\\xa9": 256, b"\\xa9x": 300}
+        >>> Seams(ranks).starts(["\u00e9\u00e9", "\u00e9x"])  # \\xa9x (rank 300) ranks above \u00e9 (256)
+        [[b'\\xc3\\xa9', b'\\xc3\\xa9'], [b'\\xc3\\xa9', b'x']]
+        """
+        text = "".join(parts)
         pairs = list(map(add, text, islice(text, 1, None)))
-        flags = list(map(self._crossable.get, pairs))
-        if None in flags:
-            self._learn(list(dict.fromkeys(compress(pairs, map(is_, flags, repeat(None))))))
-            flags = list(map(self._crossable.__getitem__, pairs))
-        return flags  # type: ignore[return-value]  # no None left
+        crossing: list[int | None] = list(map(self._crossing.get, pairs))
+        ends = list(accumulate(map(len, parts)))
+        for end in islice(ends, len(ends) - 1):  # nothing crosses from one part into the next
+            crossing[end - 1] = _NONE
+        if None in crossing:  # parts that did not come from `split`
+            unknown = [pair for pair, rank in zip(pairs, crossing) if rank is None]
+            self._learn(list(dict.fromkeys(unknown)))
+            crossing = [self._crossing[pair] if rank is None else rank for pair, rank in zip(pairs, crossing)]
+        crossing.append(_NONE)
+        # A character starts whole when M is below the crossing ranks on both of its sides.
+        sides = map(min, chain((_NONE,), crossing), crossing)
+        tables = (self._as_bytes, self._as_whole)
+        units = list(map(dict.__getitem__, map(tables.__getitem__, map(lt, map(self._cost.__getitem__, text), sides)), text))
+        begins = [0, *islice(ends, len(ends) - 1)]
+        return list(map(list, map(chain.from_iterable, map(units.__getitem__, map(slice, begins, ends)))))
+
+    def _crossing_ranks(self, text: str) -> list[int]:
+        # ranks[k]: the crossing rank between text[k] and text[k + 1]. All C-level passes.
+        pairs = list(map(add, text, islice(text, 1, None)))
+        ranks = list(map(self._crossing.get, pairs))
+        if None in ranks:
+            self._learn(list(dict.fromkeys(compress(pairs, map(is_, ranks, repeat(None))))))
+            ranks = list(map(self._crossing.__getitem__, pairs))
+        return ranks  # type: ignore[return-value]  # no None left
 
     def _learn(self, pairs: list[str]) -> None:
         known = self._known_pairs()
         joined = "".join(pairs)
-        for c in set(joined):
-            if ord(c) > 127 and ord(c) not in self._lead:
-                data = c.encode("utf-8", "surrogatepass")
-                self._lead[ord(c)] = chr(0xDC00 + data[0])
-                self._tail[ord(c)] = chr(0xDC00 + data[-1])
+        for c in set(joined).difference(self._cost):
+            self._add_char(c)
         lead = joined.translate(self._lead)[1::2]
         tail = joined.translate(self._tail)[0::2]
-        contains = known.__contains__
-        crossable = map(
-            any,
+        get = known.get
+        self._crossing.update(
             zip(
-                map(contains, pairs),
-                map(contains, map(add, joined[0::2], lead)),
-                map(contains, map(add, tail, joined[1::2])),
-                map(contains, map(add, tail, lead)),
-            ),
+                pairs,
+                map(
+                    min,
+                    map(get, pairs, repeat(_NONE)),
+                    map(get, map(add, joined[0::2], lead), repeat(_NONE)),
+                    map(get, map(add, tail, joined[1::2]), repeat(_NONE)),
+                    map(get, map(add, tail, lead), repeat(_NONE)),
+                ),
+            )
         )
-        self._crossable.update(zip(pairs, crossable))
 
-    def _known_pairs(self) -> set[str]:
-        if self._tokens is not None:
-            # One decode of all non-ASCII tokens, joined by 0xFF (never in UTF-8, so it only
-            # adds pairs with U+DCFF, which no character's lead or tail byte gives).
-            wide = [t for t in self._tokens if not t.isascii()]
-            decoded = b"\xff".join(wide).decode("utf-8", "surrogateescape")
-            self._known = set(map(add, decoded, islice(decoded, 1, None)))
-            self._known.update(_ASCII_PAIRS)
-            self._tokens = None
+    def _add_char(self, c: str) -> None:
+        data = c.encode("utf-8", "surrogatepass")
+        self._as_bytes[c] = tuple(map(_BYTES.__getitem__, data))
+        self._as_whole[c] = (data,)
+        self._cost[c] = _NONE
+        if len(data) > 1:
+            self._lead[ord(c)] = chr(0xDC00 + data[0])
+            self._tail[ord(c)] = chr(0xDC00 + data[-1])
+            trace: list[tuple[int, bytes, bytes]] = []
+            if merge_ranked(data, self._ranks, trace) == [data]:  # type: ignore[arg-type]
+                self._cost[c] = max(rank for rank, _, _ in trace)
+
+    def _known_pairs(self) -> dict[str, int]:
+        if self._known is None:
+            # One decode of all non-ASCII tokens, highest rank first (so that a pair keeps its
+            # lowest rank), joined by 0xFF: never in UTF-8, it only adds pairs with U+DCFF,
+            # which no character's lead or tail byte gives.
+            tokens = [t for t in self._ranks if not t.isascii()]
+            ranks = list(map(self._ranks.__getitem__, tokens))
+            if not all(map(lt, ranks, islice(ranks, 1, None))):  # tiktoken files come sorted
+                tokens.sort(key=self._ranks.__getitem__)
+                ranks.sort()
+            tokens.reverse()
+            ranks.reverse()
+            decoded = b"\xff".join(tokens).decode("utf-8", "surrogateescape")
+            # Each token's pairs take its rank: its decoded length (+1 for the separator) of them.
+            lengths = map(len, map(bytes.decode, tokens, repeat("utf-8"), repeat("surrogateescape")))
+            rank_at = chain.from_iterable(map(repeat, ranks, map(add, lengths, repeat(1))))
+            known = dict(zip(map(add, decoded, islice(decoded, 1, None)), rank_at))
+            known.update(zip(_ASCII_PAIRS, repeat(-1)))
+            self._known = known
         return self._known
 
 

@@ -381,24 +381,34 @@ class Tokenizer:
         return ids
 
     def _merge_parts(self, parts: list[str]) -> list[tuple[int, ...]]:
-        return batch.ranked_merge_ids(list(map(str.encode, parts)), self._encoder, self._byte_ids, self._byte_pair_ranks)
+        # Each part starts from whole characters where that is exact (see `seams`).
+        return batch.ranked_start_ids(self._seams.starts(parts), self._encoder)
 
     def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
         if max(map(len, new)) > MAX_CACHED_CHARS:
             new = {key: ids for key, ids in new.items() if len(key) <= MAX_CACHED_CHARS}
         # Rough bytes per entry: the key string, the tuple and the dict slot.
         load = 160 * len(new) + 2 * sum(map(len, new)) + 8 * sum(map(len, new.values()))
-        if self._cache_load + self._seams.load + load > self._cache_bytes:
+        if load > self._cache_bytes:
+            return  # more new text than the whole budget: keep none of it
+        parts = cache is self._part_cache
+        if self._cache_load + self._part_load + self._seams.load + load > self._cache_bytes:
             # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
+            # Chunks and pieces go first: they are rebuilt from parts and pairs without
+            # merging. Those go too once they hold half of the budget.
             self._chunk_cache.clear()
             self._piece_cache.clear()
-            self._part_cache.clear()
-            self._seams.clear()
             self._cache_load = 0
-            if load > self._cache_bytes:
-                return  # more new text than the whole budget: keep none of it
+            kept = self._part_load + self._seams.load
+            if kept + load > self._cache_bytes or (not parts and kept > self._cache_bytes // 2):
+                self._part_cache.clear()
+                self._seams.clear()
+                self._part_load = 0
         cache.update(new)
-        self._cache_load += load
+        if parts:
+            self._part_load += load
+        else:
+            self._cache_load += load
 
     def encode_iterable(self, texts: Iterable[str], *, ordinary: bool = False) -> Iterator[int]:
         """Encode a stream of strings lazily, exactly as `encode("".join(texts))` would.
@@ -551,7 +561,8 @@ class Tokenizer:
         self._piece_cache: dict[str, tuple[int, ...]] = {}
         self._part_cache: dict[str, tuple[int, ...]] = {}
         self._cache_bytes = cache_bytes
-        self._cache_load = 0
+        self._cache_load = 0  # chunks and pieces
+        self._part_load = 0  # parts (the seams' pairs count their own)
 
 
 def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
