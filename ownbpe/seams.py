@@ -133,6 +133,8 @@ class Seams:
         [[b'\\xc3\\xa9', b'\\xc3\\xa9'], [b'\\xc3\\xa9', b'x']]
         """
         text = "".join(parts)
+        for c in set(text).difference(self._cost):  # a part of one character has no pairs
+            self._add_char(c)
         pairs = list(map(add, text, islice(text, 1, None)))
         crossing: list[int | None] = list(map(self._crossing.get, pairs))
         ends = list(accumulate(map(len, parts)))
