@@ -141,9 +141,8 @@ class Seams:
         for end in islice(ends, len(ends) - 1):  # nothing crosses from one part into the next
             crossing[end - 1] = _NONE
         if None in crossing:  # parts that did not come from `split`
-            unknown = [pair for pair, rank in zip(pairs, crossing) if rank is None]
-            self._learn(list(dict.fromkeys(unknown)))
-            crossing = [self._crossing[pair] if rank is None else rank for pair, rank in zip(pairs, crossing)]
+            learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, crossing, repeat(None))))))
+            crossing = list(map(learned.get, pairs, crossing))
         crossing.append(_NONE)
         # A character starts whole when M is below the crossing ranks on both of its sides.
         sides = map(min, chain((_NONE,), crossing), crossing)
@@ -157,11 +156,12 @@ class Seams:
         pairs = list(map(add, text, islice(text, 1, None)))
         ranks = list(map(self._crossing.get, pairs))
         if None in ranks:
-            self._learn(list(dict.fromkeys(compress(pairs, map(is_, ranks, repeat(None))))))
-            ranks = list(map(self._crossing.__getitem__, pairs))
+            # What was learned is read from its own dict: another thread may empty the memo.
+            learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, ranks, repeat(None))))))
+            ranks = list(map(learned.get, pairs, ranks))
         return ranks  # type: ignore[return-value]  # no None left
 
-    def _learn(self, pairs: list[str]) -> None:
+    def _learn(self, pairs: list[str]) -> dict[str, int]:
         known = self._known_pairs()
         joined = "".join(pairs)
         for c in set(joined).difference(self._cost):
@@ -169,7 +169,7 @@ class Seams:
         lead = joined.translate(self._lead)[1::2]
         tail = joined.translate(self._tail)[0::2]
         get = known.get
-        self._crossing.update(
+        learned = dict(
             zip(
                 pairs,
                 map(
@@ -181,6 +181,8 @@ class Seams:
                 ),
             )
         )
+        self._crossing.update(learned)
+        return learned
 
     def _add_char(self, c: str) -> None:
         data = c.encode("utf-8", "surrogatepass")
