@@ -7,8 +7,9 @@ into ids with as few Python-level steps per unit as possible. The speed tricks, 
 * the missing chunks are joined and pre-tokenized by **one** regex call (a safe cut between
   every two of them, see `join_chunks`), not one call per chunk;
 * pre-tokens are looked up as whole tokens with `map` over the batch (in C); only the rest are
-  merged, two- and three-byte pieces directly, longer ones by `bpe.merge_ranked` with a byte-pair
-  table;
+  merged: long non-ASCII ones by their seam-free parts, started from whole characters where
+  that is exact (see `seams`), two- and three-byte pieces directly, the others by
+  `bpe.merge_ranked` with a byte-pair table;
 * the ids are regrouped per chunk by slicing at cumulative lengths, again with `map`.
 """
 

@@ -6,7 +6,8 @@ first), the rest is cut into chunks at provably safe positions (see `patterns`),
 chunk is pre-tokenized and merged once, and the result is cached. A warm cache turns encoding
 into one cheap regex pass plus dictionary lookups. A long text seen for the first time skips
 the chunk cache: it is pre-tokenized whole and each distinct pre-token is encoded once (see
-`batch`); its chunks are cached when it comes again.
+`batch`); its chunks are cached when it comes again. Long new pre-tokens of other scripts are
+cut where no token can cross and merged part by part, each distinct part once (see `seams`).
 
 Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merges list, like
 GPT-2's files and the CS336 reference; `Tokenizer.from_tiktoken(ranks, ...)` follows tiktoken's
