@@ -147,3 +147,21 @@ def test_seams_forget_learned_pairs_when_the_cache_is_emptied(o200k):
         text = " ".join(words[i % len(words)] + words[(i * k) % len(words)] for i in range(k + 2))
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
         assert tok._cache_load + tok._part_load + tok._seams.load <= 20_000
+
+
+def test_parts_outlive_pieces_when_the_budget_is_reached(o200k):
+    # Chunks and pieces are emptied first (they are rebuilt from parts without merging); the
+    # parts and learned pairs stay while they hold at most half of the budget.
+    ranks, enc = o200k
+    tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, cache_bytes=400_000)
+    tok._seams._known_pairs()
+    hindi = "परीक्षण वाक्य दुनिया नमस्ते सरकार विद्यालय"
+    tok.encode_ordinary(hindi)
+    parts = dict(tok._part_cache)
+    assert parts and tok._part_load + tok._seams.load < 200_000
+    for k in range(200):  # new English words until the pieces overflow the budget
+        text = " ".join(f"w{k}x{i}q" for i in range(40))
+        assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+    assert len(tok._piece_cache) < 200 * 40  # emptied at least once...
+    assert tok._part_cache == parts  # ...but not the parts
+    assert tok.encode_ordinary(hindi) == enc.encode_ordinary(hindi)
