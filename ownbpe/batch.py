@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from itertools import accumulate, chain, compress, count, repeat
 from operator import is_, not_
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .bpe import _NONE, LONG_PIECE_BYTES, merge_pairs, merge_ranked, merge_ranked_parts
 
@@ -165,7 +165,7 @@ def ranked_merge_ids(
     return out
 
 
-def ranked_start_ids(starts: list[list[bytes]], encoder: dict[bytes, int]) -> list[Ids]:
+def ranked_start_ids(starts: Iterable[list[bytes]], encoder: dict[bytes, int]) -> list[Ids]:
     """Ids of byte strings given as their starting parts (see `seams.Seams.starts`), merged by
     the ranked rule. A long one is merged from its bytes (the starting parts only save merges
     inside characters, and a long string needs `bpe`'s buckets more).

@@ -46,7 +46,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, is_, lt, ne
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .bpe import _BYTES, _NONE, merge_ranked
 
@@ -112,44 +112,62 @@ class Seams:
         >>> Seams({b"ab": 256} | {bytes([b]): b for b in range(256)}).split(["\u00e9\u00e8", "ab"])
         (['\u00e9', '\u00e8', 'ab'], [2, 3])
         """
+        parts, stops, _, _ = self.split_ranked(pieces)
+        return parts, stops
+
+    def split_ranked(self, pieces: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
+        """`split`, plus what `starts` can reuse: the crossing rank after each character of the
+        pieces joined (`_NONE` at every cut, and after the last), and where each part ends."""
         text = "".join(pieces)
         ends = list(accumulate(map(len, pieces)))
         ranks = self._crossing_ranks(text)
         for end in islice(ends, len(ends) - 1):  # a piece's end is always a cut
             ranks[end - 1] = _NONE
-        cuts = list(compress(range(1, len(text)), map(eq, ranks, repeat(_NONE))))
-        cuts.append(len(text))
+        ranks.append(_NONE)
+        cuts = list(compress(range(1, len(text) + 1), map(eq, ranks, repeat(_NONE))))
         parts = list(map(text.__getitem__, map(slice, [0, *islice(cuts, len(cuts) - 1)], cuts)))
         # Every end is in `cuts`, so the parts of pieces 0..k are those up to and including it.
         stops = list(map(bisect_right, repeat(cuts), ends))
-        return parts, stops
+        return parts, stops, ranks, cuts
 
-    def starts(self, parts: list[str]) -> list[list[bytes]]:
+    def starts(self, parts: list[str], crossing: list[int] | None = None) -> Iterator[list[bytes]]:
         """The parts each of `parts` may start merging from: whole characters where that is
-        exact, single bytes elsewhere. `parts` must come from `split` (their pairs are known).
+        exact, single bytes elsewhere.
+
+        Args:
+            parts: seam-free parts (from `split`).
+            crossing: if known (from `split_ranked`), the crossing rank after each character
+                of the parts joined, `_NONE` after each part's last one.
 
         >>> ranks = {bytes([b]): b for b in range(256)} | {b"\\xc3\\xa9": 256, b"\\xa9x": 300}
-        >>> Seams(ranks).starts(["\u00e9\u00e9", "\u00e9x"])  # \\xa9x (rank 300) ranks above \u00e9 (256)
+        >>> list(Seams(ranks).starts(["\u00e9\u00e9", "\u00e9x"]))  # \\xa9x (rank 300) ranks above \u00e9 (256)
         [[b'\\xc3\\xa9', b'\\xc3\\xa9'], [b'\\xc3\\xa9', b'x']]
         """
         text = "".join(parts)
         for c in set(text).difference(self._cost):  # a part of one character has no pairs
             self._add_char(c)
-        pairs = list(map(add, text, islice(text, 1, None)))
-        crossing: list[int | None] = list(map(self._crossing.get, pairs))
         ends = list(accumulate(map(len, parts)))
-        for end in islice(ends, len(ends) - 1):  # nothing crosses from one part into the next
-            crossing[end - 1] = _NONE
-        if None in crossing:  # parts that did not come from `split`
-            learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, crossing, repeat(None))))))
-            crossing = list(map(learned.get, pairs, crossing))
-        crossing.append(_NONE)
+        if crossing is None:
+            crossing = self._part_crossing(text, ends)
         # A character starts whole when M is below the crossing ranks on both of its sides.
         sides = map(min, chain((_NONE,), crossing), crossing)
         tables = (self._as_bytes, self._as_whole)
         units = list(map(dict.__getitem__, map(tables.__getitem__, map(lt, map(self._cost.__getitem__, text), sides)), text))
         begins = [0, *islice(ends, len(ends) - 1)]
-        return list(map(list, map(chain.from_iterable, map(units.__getitem__, map(slice, begins, ends)))))
+        # Lazily: each list is consumed (and freed) before the next is made, so they never add
+        # up to the garbage collector's count (140k lists at once on FLORES-200 did).
+        return map(list, map(chain.from_iterable, map(units.__getitem__, map(slice, begins, ends))))
+
+    def _part_crossing(self, text: str, ends: list[int]) -> list[int]:
+        pairs = list(map(add, text, islice(text, 1, None)))
+        crossing: list[int | None] = list(map(self._crossing.get, pairs))
+        for end in islice(ends, len(ends) - 1):  # nothing crosses from one part into the next
+            crossing[end - 1] = _NONE
+        if None in crossing:  # pairs not learned yet
+            learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, crossing, repeat(None))))))
+            crossing = list(map(learned.get, pairs, crossing))
+        crossing.append(_NONE)
+        return crossing  # type: ignore[return-value]  # no None left
 
     def _crossing_ranks(self, text: str) -> list[int]:
         # ranks[k]: the crossing rank between text[k] and text[k + 1]. All C-level passes.
@@ -219,7 +237,10 @@ class Seams:
 
 
 def split_ids(
-    seams: Seams, pieces: list[str], cache: dict[str, Ids], encode: Callable[[list[str]], list[Ids]]
+    seams: Seams,
+    pieces: list[str],
+    cache: dict[str, Ids],
+    encode: Callable[[list[str], list[int]], list[Ids]],
 ) -> tuple[list[Ids], dict[str, Ids]]:
     """Ids of `pieces` by encoding their seam-free parts: each distinct part once, via `cache`.
 
@@ -227,17 +248,22 @@ def split_ids(
         seams: the vocabulary's seams.
         pieces: pre-tokens (none of them a token itself: their parts are all merged).
         cache: part -> ids, from earlier calls (read only).
-        encode: parts -> their ids by merging from bytes, in order.
+        encode: parts, and their crossing ranks (see `Seams.starts`) -> their ids, in order.
 
     Returns the ids of each piece and the parts newly encoded (for the caller to cache).
     """
-    parts, stops = seams.split(pieces)
-    distinct = list(dict.fromkeys(parts))
+    parts, stops, crossing, cuts = seams.split_ranked(pieces)
+    where = dict(zip(parts, range(len(parts))))  # a part -> one place it is at
+    distinct = list(where)
     found = list(map(cache.get, distinct))
     new: dict[str, Ids] = {}
     if None in found:
         missing = list(compress(distinct, map(is_, found, repeat(None))))
-        new = dict(zip(missing, encode(missing)))
+        # Their crossing ranks, sliced from the pieces' own (no pair is looked up again).
+        at = list(map(where.__getitem__, missing))
+        begins = [0, *islice(cuts, len(cuts) - 1)]
+        ranks = list(chain.from_iterable(map(crossing.__getitem__, map(slice, map(begins.__getitem__, at), map(cuts.__getitem__, at)))))
+        new = dict(zip(missing, encode(missing, ranks)))
         found = list(map(new.get, distinct, found))
     part_ids = list(map(dict(zip(distinct, found)).__getitem__, parts))
     starts = [0, *islice(stops, len(stops) - 1)]

@@ -381,9 +381,9 @@ class Tokenizer:
             self._cache_many(self._part_cache, new)
         return ids
 
-    def _merge_parts(self, parts: list[str]) -> list[tuple[int, ...]]:
+    def _merge_parts(self, parts: list[str], crossing: list[int]) -> list[tuple[int, ...]]:
         # Each part starts from whole characters where that is exact (see `seams`).
-        return batch.ranked_start_ids(self._seams.starts(parts), self._encoder)
+        return batch.ranked_start_ids(self._seams.starts(parts, crossing), self._encoder)
 
     def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
         if max(map(len, new)) > MAX_CACHED_CHARS:
