@@ -16,7 +16,7 @@ into ids with as few Python-level steps per unit as possible. The speed tricks, 
 from __future__ import annotations
 
 from itertools import accumulate, chain, compress, count, repeat
-from operator import is_, not_
+from operator import is_, is_not, not_
 from typing import Callable, Iterable, Sequence
 
 from .bpe import _NONE, LONG_PIECE_BYTES, merge_pairs, merge_ranked, merge_ranked_parts
@@ -92,8 +92,9 @@ def ranked_piece_ids(
     byte_ids: list[int],
     byte_pair_ranks: list[int],
     split: Callable[[list[str]], list[Ids] | None] | None = None,
-) -> list[Ids]:
-    """Ids of distinct pre-tokens by the ranked rule (tiktoken's), cheapest cases first.
+) -> dict[str, Ids]:
+    """Ids of distinct pre-tokens by the ranked rule (tiktoken's), cheapest cases first: a dict
+    pre-token -> ids.
 
     Args:
         split: if given, encodes long non-ASCII pre-tokens that are not tokens (by their seams,
@@ -103,26 +104,27 @@ def ranked_piece_ids(
 
     >>> encoder = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
     >>> from ownbpe.bpe import byte_pair_table
-    >>> ranked_piece_ids(["abc", "ab", "ax", "abx", "aba", "abab"], encoder, list(range(256)), byte_pair_table(encoder))
+    >>> ids = ranked_piece_ids(["abc", "ab", "ax", "abx", "aba", "abab"], encoder, list(range(256)), byte_pair_table(encoder))
+    >>> [ids[p] for p in ["abc", "ab", "ax", "abx", "aba", "abab"]]
     [(257,), (256,), (97, 120), (256, 120), (256, 97), (256, 256)]
     """
     datas = list(map(str.encode, pieces))
     ranks = list(map(encoder.get, datas))
     # Most distinct pre-tokens are whole tokens (tiktoken takes them as is): their 1-tuples
-    # come from one C-level zip, and only the others are merged.
-    out: list[Ids] = list(zip(ranks))
-    rest = list(compress(range(len(ranks)), map(is_, ranks, repeat(None))))
+    # come from one C-level zip, and only the others are merged. (No tuple is made for the
+    # others: 200k placeholders alive at once made the garbage collector run more often.)
+    hit = list(map(is_not, ranks, repeat(None)))
+    out: dict[str, Ids] = dict(zip(compress(pieces, hit), zip(compress(ranks, hit))))  # type: ignore[arg-type]
+    rest = list(compress(range(len(ranks)), map(not_, hit)))
     if split is not None and rest:
         # Long pieces of other scripts: their seams cut them into parts that repeat across
         # pieces (FLORES-200: 186k new pieces hold 134k distinct parts of half their bytes).
-        wide = [k for k in rest if len(pieces[k]) >= SEAM_MIN_CHARS and not datas[k].isascii()]
-        done = split([pieces[k] for k in wide]) if wide else None
+        wide = [pieces[k] for k in rest if len(pieces[k]) >= SEAM_MIN_CHARS and not datas[k].isascii()]
+        done = split(wide) if wide else None
         if done is not None:
-            for k, ids in zip(wide, done):
-                out[k] = ids
+            out.update(zip(wide, done))
             rest = [k for k in rest if len(pieces[k]) < SEAM_MIN_CHARS or datas[k].isascii()]
-    for k, ids in zip(rest, ranked_merge_ids([datas[k] for k in rest], encoder, byte_ids, byte_pair_ranks)):
-        out[k] = ids
+    out.update(zip(map(pieces.__getitem__, rest), ranked_merge_ids([datas[k] for k in rest], encoder, byte_ids, byte_pair_ranks)))
     return out
 
 

@@ -325,7 +325,7 @@ class Tokenizer:
                     piece_ids = list(map(self._piece_ids(pieces).__getitem__, pieces))
                     new.update(zip(group, batch.regroup(group, pieces, piece_ids)))
             else:  # the units are pre-tokens already
-                new = dict(zip(missing, self._encode_pieces(missing)))
+                new = self._encode_pieces(missing)
             self._cache_many(self._chunk_cache, new)
             found = list(map(new.get, units, found))
         return list(chain.from_iterable(found))
@@ -359,15 +359,16 @@ class Tokenizer:
         found = list(map(self._piece_cache.get, distinct))
         if None in found:
             missing = list(compress(distinct, map(is_, found, repeat(None))))
-            new = dict(zip(missing, self._encode_pieces(missing)))
+            new = self._encode_pieces(missing)
             self._cache_many(self._piece_cache, new)
             found = list(map(new.get, distinct, found))
         return dict(zip(distinct, found))  # type: ignore[arg-type]  # no None left
 
-    def _encode_pieces(self, pieces: list[str]) -> list[tuple[int, ...]]:
+    def _encode_pieces(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
+        # Distinct pieces -> their ids.
         if self.rule == "ranked":
             return batch.ranked_piece_ids(pieces, self._encoder, self._byte_ids, self._byte_pair_ranks, self._split_ids)
-        return batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)
+        return dict(zip(pieces, batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)))
 
     def _split_ids(self, pieces: list[str]) -> list[tuple[int, ...]] | None:
         # Long pieces of other scripts, by their seam-free parts (see `seams`), cached apart:

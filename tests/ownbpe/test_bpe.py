@@ -129,6 +129,7 @@ def test_batch_shortcuts_equal_the_reference(case):
     prefixes = [piece[:k].decode("latin-1") for k in range(1, min(len(piece), 12) + 1)]
     # (Both sides encode the same strings, so bytes >= 0x80 simply become two bytes each.)
     encoder = dict(ranks)
-    got = batch.ranked_piece_ids(prefixes, encoder, [ranks[bytes([b])] for b in range(256)], bpe.byte_pair_table(ranks))
+    ids = batch.ranked_piece_ids(prefixes, encoder, [ranks[bytes([b])] for b in range(256)], bpe.byte_pair_table(ranks))
+    got = [ids[p] for p in prefixes]
     expected = [tuple(_educational.encode(p, ranks, (), r"(?s).+")) for p in prefixes]
     assert got == expected
