@@ -267,5 +267,7 @@ def split_ids(
         found = list(map(new.get, distinct, found))
     part_ids = list(map(dict(zip(distinct, found)).__getitem__, parts))
     starts = [0, *islice(stops, len(stops) - 1)]
-    ids = list(map(tuple, map(chain.from_iterable, map(part_ids.__getitem__, map(slice, starts, stops)))))
+    # sum(parts' ids, ()) is the part's own tuple when a piece has one part (most have): no
+    # new tuple to keep, and fewer runs of the garbage collector.
+    ids = list(map(sum, map(part_ids.__getitem__, map(slice, starts, stops)), repeat(())))
     return ids, new
