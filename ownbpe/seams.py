@@ -206,13 +206,14 @@ class Seams:
         data = c.encode("utf-8", "surrogatepass")
         self._as_bytes[c] = tuple(map(_BYTES.__getitem__, data))
         self._as_whole[c] = (data,)
-        self._cost[c] = _NONE
+        cost = _NONE
         if len(data) > 1:
             self._lead[ord(c)] = chr(0xDC00 + data[0])
             self._tail[ord(c)] = chr(0xDC00 + data[-1])
             trace: list[tuple[int, bytes, bytes]] = []
             if merge_ranked(data, self._ranks, trace) == [data]:  # type: ignore[arg-type]
-                self._cost[c] = max(rank for rank, _, _ in trace)
+                cost = max(rank for rank, _, _ in trace)
+        self._cost[c] = cost  # last: a character in `_cost` has all its tables (threads)
 
     def _known_pairs(self) -> dict[str, int]:
         if self._known is None:
