@@ -19,7 +19,7 @@ from itertools import accumulate, chain, compress, count, repeat
 from operator import is_, is_not, not_
 from typing import Callable, Iterable, Sequence
 
-from .bpe import _NONE, LONG_PIECE_BYTES, merge_pairs, merge_ranked, merge_ranked_parts
+from .bpe import _NONE, merge_pairs, merge_ranked, merge_ranked_parts
 
 # Pre-tokens of at least this many characters are cut at their seams (see `seams`) before
 # merging; shorter ones are merged whole (measured on FLORES-200, see the README).
@@ -119,11 +119,12 @@ def ranked_piece_ids(
     if split is not None and rest:
         # Long pieces of other scripts: their seams cut them into parts that repeat across
         # pieces (FLORES-200: 186k new pieces hold 134k distinct parts of half their bytes).
-        wide = [pieces[k] for k in rest if len(pieces[k]) >= SEAM_MIN_CHARS and not datas[k].isascii()]
+        is_wide = [len(pieces[k]) >= SEAM_MIN_CHARS and not datas[k].isascii() for k in rest]
+        wide = [pieces[k] for k in compress(rest, is_wide)]
         done = split(wide) if wide else None
         if done is not None:
             out.update(zip(wide, done))
-            rest = [k for k in rest if len(pieces[k]) < SEAM_MIN_CHARS or datas[k].isascii()]
+            rest = list(compress(rest, map(not_, is_wide)))
     out.update(zip(map(pieces.__getitem__, rest), ranked_merge_ids([datas[k] for k in rest], encoder, byte_ids, byte_pair_ranks)))
     return out
 
@@ -169,22 +170,13 @@ def ranked_merge_ids(
 
 def ranked_start_ids(starts: Iterable[list[bytes]], encoder: dict[bytes, int]) -> list[Ids]:
     """Ids of byte strings given as their starting parts (see `seams.Seams.starts`), merged by
-    the ranked rule. A long one is merged from its bytes (the starting parts only save merges
-    inside characters, and a long string needs `bpe`'s buckets more).
+    the ranked rule.
 
     >>> ranked_start_ids([[b"a", b"bc"], [b"x"]], {b"a": 0, b"bc": 1, b"x": 2, b"abc": 3})
     [(3,), (2,)]
     """
     ids_of = encoder.__getitem__
-    out: list[Ids] = []
-    for parts in starts:
-        if len(parts) > LONG_PIECE_BYTES // 2:
-            data = b"".join(parts)
-            if len(data) > LONG_PIECE_BYTES:
-                out.append(tuple(map(ids_of, merge_ranked(data, encoder))))
-                continue
-        out.append(tuple(map(ids_of, merge_ranked_parts(parts, encoder))))
-    return out
+    return [tuple(map(ids_of, merge_ranked_parts(parts, encoder))) for parts in starts]
 
 
 def pairs_piece_ids(pieces: list[str], encoder: dict[bytes, int], pair_ranks: dict) -> list[Ids]:

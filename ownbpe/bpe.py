@@ -66,12 +66,18 @@ def merge_ranked_parts(parts: list[bytes], ranks: dict[bytes, int], trace: Trace
     """`merge_ranked` from given starting parts instead of single bytes (`parts` is consumed).
 
     Only exact where the merges from bytes would have built those parts first (see `seams`).
+    A long string is merged from its bytes by `_merge_long` (the starting parts only save the
+    merges inside characters; a long string needs the buckets more).
 
     >>> merge_ranked_parts([b"ab", b"c"], {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
     [b'abc']
     """
     if len(parts) < 2:
         return parts
+    if len(parts) > LONG_PIECE_BYTES // 2:  # (a cheap test first: the join costs more)
+        data = b"".join(parts)
+        if len(data) > LONG_PIECE_BYTES:
+            return _merge_long(data, ranks, True, trace)
     return _merge_parts(parts, list(map(ranks.get, map(add, parts, parts[1:]), repeat(_NONE))), ranks, trace)
 
 

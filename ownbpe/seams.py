@@ -102,7 +102,7 @@ class Seams:
         >>> Seams(ranks).cuts("ab\u00e9x\u00e9y\u00e9z")
         [2, 4, 6, 7]
         """
-        return [k + 1 for k, rank in enumerate(self._crossing_ranks(piece)) if rank == _NONE]
+        return [k + 1 for k, rank in enumerate(self._crossing_ranks(piece, [len(piece)])[:-1]) if rank == _NONE]
 
     def split(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         """The pieces cut at their seams: all the parts in order, and where each piece's parts end.
@@ -120,10 +120,7 @@ class Seams:
         pieces joined (`_NONE` at every cut, and after the last), and where each part ends."""
         text = "".join(pieces)
         ends = list(accumulate(map(len, pieces)))
-        ranks = self._crossing_ranks(text)
-        for end in islice(ends, len(ends) - 1):  # a piece's end is always a cut
-            ranks[end - 1] = _NONE
-        ranks.append(_NONE)
+        ranks = self._crossing_ranks(text, ends)  # a piece's end is always a cut
         cuts = list(compress(range(1, len(text) + 1), map(eq, ranks, repeat(_NONE))))
         parts = list(map(text.__getitem__, map(slice, [0, *islice(cuts, len(cuts) - 1)], cuts)))
         # Every end is in `cuts`, so the parts of pieces 0..k are those up to and including it.
@@ -148,7 +145,7 @@ class Seams:
             self._add_char(c)
         ends = list(accumulate(map(len, parts)))
         if crossing is None:
-            crossing = self._part_crossing(text, ends)
+            crossing = self._crossing_ranks(text, ends)
         # A character starts whole when M is below the crossing ranks on both of its sides.
         sides = map(min, chain((_NONE,), crossing), crossing)
         tables = (self._as_bytes, self._as_whole)
@@ -158,25 +155,22 @@ class Seams:
         # up to the garbage collector's count (140k lists at once on FLORES-200 did).
         return map(list, map(chain.from_iterable, map(units.__getitem__, map(slice, begins, ends))))
 
-    def _part_crossing(self, text: str, ends: list[int]) -> list[int]:
+    def _crossing_ranks(self, text: str, ends: list[int]) -> list[int]:
+        """ranks[k]: the crossing rank between text[k] and text[k + 1], `_NONE` after each of
+        the units of `text` (which end at `ends`; nothing crosses between them, so their joins
+        are not learned) and after the last character. All C-level passes."""
         pairs = list(map(add, text, islice(text, 1, None)))
-        crossing: list[int | None] = list(map(self._crossing.get, pairs))
-        for end in islice(ends, len(ends) - 1):  # nothing crosses from one part into the next
-            crossing[end - 1] = _NONE
-        if None in crossing:  # pairs not learned yet
-            learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, crossing, repeat(None))))))
-            crossing = list(map(learned.get, pairs, crossing))
-        crossing.append(_NONE)
-        return crossing  # type: ignore[return-value]  # no None left
-
-    def _crossing_ranks(self, text: str) -> list[int]:
-        # ranks[k]: the crossing rank between text[k] and text[k + 1]. All C-level passes.
-        pairs = list(map(add, text, islice(text, 1, None)))
-        ranks = list(map(self._crossing.get, pairs))
+        ranks: list[int | None] = list(map(self._crossing.get, pairs))
+        joins = list(islice(ends, len(ends) - 1))
+        for end in joins:
+            ranks[end - 1] = _NONE
         if None in ranks:
             # What was learned is read from its own dict: another thread may empty the memo.
             learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, ranks, repeat(None))))))
             ranks = list(map(learned.get, pairs, ranks))
+            for end in joins:  # a join's pair may have been learned inside a unit
+                ranks[end - 1] = _NONE
+        ranks.append(_NONE)
         return ranks  # type: ignore[return-value]  # no None left
 
     def _learn(self, pairs: list[str]) -> dict[str, int]:

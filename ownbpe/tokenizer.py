@@ -373,7 +373,7 @@ class Tokenizer:
     def _split_ids(self, pieces: list[str]) -> list[tuple[int, ...]] | None:
         # Long pieces of other scripts, by their seam-free parts (see `seams`), cached apart:
         # a part that is a token is merged, not taken whole, so it cannot share the piece cache.
-        # The first use reads the whole vocabulary (~45 ms for o200k): a few pieces (an accented
+        # The first use reads the whole vocabulary (~80 ms for o200k): a few pieces (an accented
         # word in English prose) are merged whole instead.
         if not self._seams.ready and len(pieces) < SEAM_FIRST_PIECES:
             return None
