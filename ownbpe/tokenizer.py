@@ -355,7 +355,7 @@ class Tokenizer:
 
     def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
         """Pre-token -> ids for every distinct one of `pieces`: cached, or encoded once."""
-        distinct = list(set(pieces))  # (a set is ~15% faster than dict.fromkeys; order is not needed)
+        distinct = list(dict.fromkeys(pieces))
         found = list(map(self._piece_cache.get, distinct))
         if found.count(None) == len(found):  # all new (first sight): `new` is the answer
             new = self._encode_pieces(distinct)
