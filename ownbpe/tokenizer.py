@@ -357,14 +357,13 @@ class Tokenizer:
         """Pre-token -> ids for every distinct one of `pieces`: cached, or encoded once."""
         distinct = list(dict.fromkeys(pieces))
         found = list(map(self._piece_cache.get, distinct))
-        if found.count(None) == len(found):  # all new (first sight): `new` is the answer
-            new = self._encode_pieces(distinct)
-            self._cache_many(self._piece_cache, new)
-            return new
         if None in found:
-            missing = list(compress(distinct, map(is_, found, repeat(None))))
+            first_sight = found.count(None) == len(found)
+            missing = distinct if first_sight else list(compress(distinct, map(is_, found, repeat(None))))
             new = self._encode_pieces(missing)
             self._cache_many(self._piece_cache, new)
+            if first_sight:  # what was encoded is the answer: no second look-up pass and dict
+                return new
             found = list(map(new.get, distinct, found))
         return dict(zip(distinct, found))  # type: ignore[arg-type]  # no None left
 
