@@ -81,14 +81,18 @@ _ASCII_TWINS = {
     rf"""|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
     CL100K_PATTERN: rf"""'(?i:[sdmt]|ll|ve|re)|[^\r\nA-Za-z0-9]?+[A-Za-z]++|[0-9]{{1,3}}+| ?[^{_A_WS}A-Za-z0-9]++[\r\n]*+"""
     rf"""|[{_A_WS}]++$|(?:[\t\x0b\x0c ]*+[\r\n])++|[{_A_WS}]+(?![^{_A_WS}])|[{_A_WS}]""",
-    # Possessive quantifiers and the contractions as `'` + one class (~12% faster in `re`) are
-    # exact here: what follows each possessive run either cannot match what the run took
-    # ([A-Z] then [a-z], a non-letter prefix then a letter) or is optional, so the greedy
-    # match never needed to give characters back.
+    # Possessive quantifiers are exact here: what follows each possessive run either cannot
+    # match what the run took ([A-Z] then [a-z], a non-letter prefix then a letter) or is
+    # optional and ends the match, so the greedy match never needed to give characters back.
+    # The two word alternatives (`P? U* L+ C?` then `P? U+ L* C?`) are one here: both are
+    # `P? U^a L^b C?` with maximal runs, the first when b > 0 and the second when a > 0, so
+    # together they match exactly when a + b > 0. A lowercase start is tried first (the two
+    # branches start with different letters, so their order changes nothing) and the
+    # contractions are spelled as case classes: `re` no longer scans a word twice nor enters
+    # a case-insensitive group (3 MB of prose: 88 -> 73 ms, of code: 105 -> 85 ms).
     O200K_PATTERN: "|".join(
         [
-            r"""[^\r\nA-Za-z0-9]?+[A-Z]*+[a-z]++(?:'(?i:[stmd]|re|ve|ll))?""",
-            r"""[^\r\nA-Za-z0-9]?+[A-Z]++[a-z]*+(?:'(?i:[stmd]|re|ve|ll))?""",
+            r"""[^\r\nA-Za-z0-9]?+(?:[a-z]++|[A-Z]++[a-z]*+)(?:'(?:[sStTmMdD]|[rRvV][eE]|[lL][lL]))?+""",
             r"""[0-9]{1,3}+""",
             rf""" ?[^{_A_WS}A-Za-z0-9]++[\r\n/]*+""",
             # `\s*[\r\n]+` ends at the last line break of a whitespace run; written as groups

@@ -25,6 +25,18 @@ rank above `M(c)`, which is at least the pending rank. Once `c` is finished the 
 the same state. The same holds for several such characters at once. This saves the merges
 inside characters (FLORES-200: 1.96 MB of parts start as 1.2 M parts instead of bytes).
 
+**Half characters.** The argument needs only a run of bytes that merges alone into one token,
+not a whole character. A three-byte character that may not start whole may still start as its
+first merge: the lower-ranked of its two byte pairs, if that pair is a token (rank `P`) and every
+token that may cross either end of the pair ranks above `P`. Across the pair's outer end lie the
+character's own boundary (its crossing rank, as above); across its inner end (between the
+second byte and the third for the leading pair, the first and the second for the trailing one)
+lie the character itself, the other pair, and tokens that begin (or end) with those two bytes.
+Decoded with `surrogateescape`, the last are the tokens holding that pair of surrogates, which
+the vocabulary scan below already remembers. This saves one merge in each such character
+(FLORES-200: 158k of the 1.08 M merges of parts; a third of the three-byte characters in
+parts start so).
+
 **Which tokens may cross.** Where a token crosses the position between characters `a` and `b`,
 its own bytes there hold, on the left, all of `a` or (at the token's start) the last bytes of
 `a`; on the right, all of `b` or (at the token's end) the first bytes of `b`. Decoding every
@@ -43,9 +55,9 @@ once per new pair.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, eq, is_, lt, ne
+from operator import add, eq, getitem, is_, lt, ne
 from typing import Callable, Iterator, Mapping
 
 from .bpe import _BYTES, _NONE, merge_ranked
@@ -72,10 +84,11 @@ class Seams:
         self._ranks = ranks
         self._known: dict[str, int] | None = None  # pair of code points -> lowest rank holding it
         self._crossing: dict[str, int] = {}  # pair of characters -> crossing rank (_NONE: seam)
-        # Per character seen: M (or _NONE: never starts whole), and its starting parts.
-        self._cost: dict[str, int] = {}
-        self._as_bytes: dict[str, tuple[bytes, ...]] = {}
-        self._as_whole: dict[str, tuple[bytes, ...]] = {}
+        # Per character seen: its three ways to start (as bytes, as a pair and a byte, whole),
+        # and the ranks a position's crossing rank must exceed for the second and the third
+        # (see `starts`). Where it has no pair, the second way is the first.
+        self._units: dict[str, tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]] = {}
+        self._limits: dict[str, tuple[int, int]] = {}
         # str.translate tables: non-ASCII character -> the surrogate of its first / last byte.
         self._lead: dict[int, str] = {}
         self._tail: dict[int, str] = {}
@@ -141,15 +154,16 @@ class Seams:
         [[b'\\xc3\\xa9', b'\\xc3\\xa9'], [b'\\xc3\\xa9', b'x']]
         """
         text = "".join(parts)
-        for c in set(text).difference(self._cost):  # a part of one character has no pairs
+        for c in set(text).difference(self._limits):  # a part of one character has no pairs
             self._add_char(c)
         ends = list(accumulate(map(len, parts)))
         if crossing is None:
             crossing = self._crossing_ranks(text, ends)
-        # A character starts whole when M is below the crossing ranks on both of its sides.
+        # A character starts whole when M is below the crossing ranks on both of its sides, as
+        # a pair when P is; the limits are (P, M), P <= M, so bisect counts those below.
         sides = map(min, chain((_NONE,), crossing), crossing)
-        tables = (self._as_bytes, self._as_whole)
-        units = list(map(dict.__getitem__, map(tables.__getitem__, map(lt, map(self._cost.__getitem__, text), sides)), text))
+        ways = map(bisect_left, map(self._limits.__getitem__, text), sides)
+        units = list(map(getitem, map(self._units.__getitem__, text), ways))
         begins = [0, *islice(ends, len(ends) - 1)]
         # Lazily: each list is consumed (and freed) before the next is made, so they never add
         # up to the garbage collector's count (140k lists at once on FLORES-200 did).
@@ -176,7 +190,7 @@ class Seams:
     def _learn(self, pairs: list[str]) -> dict[str, int]:
         known = self._known_pairs()
         joined = "".join(pairs)
-        for c in set(joined).difference(self._cost):
+        for c in set(joined).difference(self._limits):
             self._add_char(c)
         lead = joined.translate(self._lead)[1::2]
         tail = joined.translate(self._tail)[0::2]
@@ -198,8 +212,7 @@ class Seams:
 
     def _add_char(self, c: str) -> None:
         data = c.encode("utf-8", "surrogatepass")
-        self._as_bytes[c] = tuple(map(_BYTES.__getitem__, data))
-        self._as_whole[c] = (data,)
+        as_bytes = tuple(map(_BYTES.__getitem__, data))
         cost = _NONE
         if len(data) > 1:
             self._lead[ord(c)] = chr(0xDC00 + data[0])
@@ -207,7 +220,22 @@ class Seams:
             trace: list[tuple[int, bytes, bytes]] = []
             if merge_ranked(data, self._ranks, trace) == [data]:  # type: ignore[arg-type]
                 cost = max(rank for rank, _, _ in trace)
-        self._cost[c] = cost  # last: a character in `_cost` has all its tables (threads)
+        as_pair, pair_cost = self._half(data) if len(data) == 3 else (as_bytes, _NONE)
+        self._units[c] = (as_bytes, as_pair, (data,))
+        self._limits[c] = (min(pair_cost, cost), cost)  # last: then `c` has all its tables (threads)
+
+    def _half(self, data: bytes) -> tuple[tuple[bytes, ...], int]:
+        """How a three-byte character may start as its first merge, and that merge's rank P
+        (see "Half characters" above); as bytes and `_NONE` if it may not."""
+        get = self._ranks.get
+        known = self._known_pairs()
+        lead, tail, whole = get(data[:2], _NONE), get(data[1:], _NONE), get(data, _NONE)
+        s1, s2, s3 = (chr(0xDC00 + b) for b in data)
+        if lead < tail and lead < min(whole, known.get(s2 + s3, _NONE)):
+            return (data[:2], _BYTES[data[2]]), lead
+        if tail < lead and tail < min(whole, known.get(s1 + s2, _NONE)):
+            return (_BYTES[data[0]], data[1:]), tail
+        return tuple(map(_BYTES.__getitem__, data)), _NONE
 
     def _known_pairs(self) -> dict[str, int]:
         if self._known is None:

@@ -102,6 +102,7 @@ def _trap(extra: dict[bytes, int]) -> tuple[ownbpe.Tokenizer, tiktoken.Encoding]
 
 
 E = "é".encode()  # C3 A9
+K = "क".encode()  # E0 A4 95
 
 
 @pytest.mark.parametrize(
@@ -120,6 +121,14 @@ E = "é".encode()  # C3 A9
         ({"क".encode()[:2]: 400, "क".encode(): 300, b"\x95\xe0": 350}, "कक कखक"),
         # A seam that is not one: a token crosses only through partial characters.
         ({b"\xa9\xc3": 260, E: 300}, "éé ééé"),
+        # Half characters: the space and क's first byte join (265) before क's leading pair
+        # (270), so क must start as bytes, not as that pair and a byte.
+        ({K[:2]: 270, b" \xe0": 265, K: 300}, " क कक"),
+        # x and क's first byte join (260), then its second (262), before क's trailing pair
+        # (265): starting from that pair would give x\xe0 + \xa4\x95.
+        ({K[1:]: 265, K[:2]: 270, K: 300, b"x\xe0": 260, b"x\xe0\xa4": 262}, "xक कxक"),
+        # The trailing pair ranks below the leading one: it is the first merge, and it may start.
+        ({K[1:]: 265, K[:2]: 270, K: 300, b"\x95\xe0": 268}, "कक कखक"),
     ],
 )
 def test_traps_match_tiktoken(monkeypatch_module, extra, text):
@@ -165,3 +174,16 @@ def test_parts_outlive_pieces_when_the_budget_is_reached(o200k):
     assert len(tok._piece_cache) < 200 * 40  # emptied at least once...
     assert tok._part_cache == parts  # ...but not the parts
     assert tok.encode_ordinary(hindi) == enc.encode_ordinary(hindi)
+
+
+def test_half_characters_are_started_where_safe(o200k):
+    # Not vacuous: under o200k some Hindi characters that may not start whole start as their
+    # first merge, a token of two of their three bytes (and every part still merges as bytes do).
+    ranks, _ = o200k
+    seams = Seams(ranks)
+    parts, _ = seams.split(["परीक्षण", "दुनिया", "वाक्य", "हिन्दी", "भाषा", "प्रधानमंत्री"])
+    starts = list(seams.starts(parts))
+    halves = [u for start in starts for u in start if len(u) == 2]  # Devanagari: 3 bytes a character
+    assert halves and all(u in ranks for u in halves)
+    for part, start in zip(parts, starts):
+        assert bpe.merge_ranked_parts(list(start), ranks) == bpe.merge_ranked(part.encode(), ranks), part
