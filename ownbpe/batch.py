@@ -116,6 +116,7 @@ def ranked_piece_ids(
     hit = list(map(is_not, ranks, repeat(None)))
     out: dict[str, Ids] = dict(zip(compress(pieces, hit), zip(compress(ranks, hit))))  # type: ignore[arg-type]
     rest = list(compress(range(len(ranks)), map(not_, hit)))
+    del ranks, hit  # before merging, which allocates: the garbage collector need not traverse them
     if split is not None and rest:
         # Long pieces of other scripts: their seams cut them into parts that repeat across
         # pieces (FLORES-200: 186k new pieces hold 134k distinct parts of half their bytes).

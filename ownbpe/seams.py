@@ -263,7 +263,7 @@ def split_ids(
     seams: Seams,
     pieces: list[str],
     cache: dict[str, Ids],
-    encode: Callable[[list[str], list[int]], list[Ids]],
+    merge: Callable[[Iterator[list[bytes]]], list[Ids]],
 ) -> tuple[list[Ids], dict[str, Ids]]:
     """Ids of `pieces` by encoding their seam-free parts: each distinct part once, via `cache`.
 
@@ -271,7 +271,7 @@ def split_ids(
         seams: the vocabulary's seams.
         pieces: pre-tokens (none of them a token itself: their parts are all merged).
         cache: part -> ids, from earlier calls (read only).
-        encode: parts, and their crossing ranks (see `Seams.starts`) -> their ids, in order.
+        merge: the starting parts of each part (see `Seams.starts`) -> their ids, in order.
 
     Returns the ids of each piece and the parts newly encoded (for the caller to cache).
     """
@@ -286,11 +286,15 @@ def split_ids(
         at = list(map(where.__getitem__, missing))
         begins = [0, *islice(cuts, len(cuts) - 1)]
         ranks = list(chain.from_iterable(map(crossing.__getitem__, map(slice, map(begins.__getitem__, at), map(cuts.__getitem__, at)))))
-        new = dict(zip(missing, encode(missing, ranks)))
+        starts = seams.starts(missing, ranks)
+        # Freed before merging, which allocates: the garbage collector would otherwise traverse
+        # these lists of one entry per character once or twice more (FLORES-200: ~40 ms).
+        del crossing, cuts, begins, at, ranks
+        new = dict(zip(missing, merge(starts)))
         found = list(map(new.get, distinct, found))
     part_ids = list(map(dict(zip(distinct, found)).__getitem__, parts))
-    starts = [0, *islice(stops, len(stops) - 1)]
+    firsts = [0, *islice(stops, len(stops) - 1)]
     # sum(parts' ids, ()) is the part's own tuple when a piece has one part (most have): no
     # new tuple to keep, and fewer runs of the garbage collector.
-    ids = list(map(sum, map(part_ids.__getitem__, map(slice, starts, stops)), repeat(())))
+    ids = list(map(sum, map(part_ids.__getitem__, map(slice, firsts, stops)), repeat(())))
     return ids, new

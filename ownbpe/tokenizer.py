@@ -380,14 +380,14 @@ class Tokenizer:
         # word in English prose) are merged whole instead.
         if not self._seams.ready and len(pieces) < SEAM_FIRST_PIECES:
             return None
-        ids, new = split_ids(self._seams, pieces, self._part_cache, self._merge_parts)
+        ids, new = split_ids(self._seams, pieces, self._part_cache, self._merge_starts)
         if new:
             self._cache_many(self._part_cache, new)
         return ids
 
-    def _merge_parts(self, parts: list[str], crossing: list[int]) -> list[tuple[int, ...]]:
+    def _merge_starts(self, starts: Iterator[list[bytes]]) -> list[tuple[int, ...]]:
         # Each part starts from whole characters where that is exact (see `seams`).
-        return batch.ranked_start_ids(self._seams.starts(parts, crossing), self._encoder)
+        return batch.ranked_start_ids(starts, self._encoder)
 
     def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
         if max(map(len, new)) > MAX_CACHED_CHARS:
