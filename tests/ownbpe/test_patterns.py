@@ -108,6 +108,34 @@ def test_ascii_twins_find_what_the_patterns_find(text):
         assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
 
 
+# Characters of the BMP from every category the patterns tell apart (upper, lower, title,
+# modifier and other letters, marks, three kinds of number, Unicode spaces, controls that
+# `re` would call spaces, a lone surrogate, the long s that folds to s), and beyond the BMP.
+BMP_ALPHABET = st.sampled_from(
+    list("aZ'sdtmlvre ") + ["  ", " \n", "\r\n", "\n", "\t", "\x0b", "\x1c", "\x1f", "\x85", "\xa0", "\u1680"]
+    + ["\u2000", "\u2028", "\u2029", "\u202f", "\u3000", "\ufeff", "\u200b"] + list("0123456789.,!?/-_()\"")
+    + ["é", "É", "ǅ", "ʰ", "\u0301", "ा", "क्ष", "中", "ſ", "'ſ", "'ſt", "\u212a", "İ", "ı", "ß", "٣", "Ⅻ", "½", "\ud800"]
+    + ["'S", "'LL", "'Re", "don't", "😀", "𝐀", "𠀀"]
+)
+
+
+@settings(max_examples=MAX_EXAMPLES * 5, deadline=None)
+@given(st.lists(BMP_ALPHABET, max_size=60).map("".join))
+def test_bmp_twins_find_what_the_patterns_find(text):
+    for pattern in BUILTIN_PATTERNS.values():
+        assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+
+
+def test_bmp_twins_on_every_character_of_the_bmp():
+    # Every code point once, in order, then each after a space, an apostrophe and a letter (the
+    # contexts where a class decides between alternatives), and in reverse.
+    bmp = [chr(c) for c in range(0x10000)]
+    texts = ["".join(bmp), "".join(" " + c for c in bmp), "".join("'" + c + "a" for c in bmp), "".join(reversed(bmp))]
+    for text in texts:
+        for pattern in BUILTIN_PATTERNS.values():
+            assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+
+
 def test_ascii_twins_on_the_standard_library():
     for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::5]:
         text = path.read_bytes().decode("ascii", errors="replace").replace("\ufffd", "?")
