@@ -244,6 +244,19 @@ def last_safe_cut(text: str, start: int = 0, end: int | None = None) -> int:
     return m.start() if m and m.start() > start else -1
 
 
+def mostly_non_ascii(text: str) -> bool:
+    """Whether more than half of the `ASCII_BLOCK`-character blocks of `text` hold a non-ASCII
+    character (FLORES-200: English 7%, German 96%, the other 21 languages 82-100%; English
+    prose with a few accents 5%).
+
+    >>> mostly_non_ascii("déjà vu"), mostly_non_ascii("plain" * 100 + "é")
+    (True, False)
+    """
+    starts = range(0, len(text), ASCII_BLOCK)
+    mixed = len(starts) - sum(map(str.isascii, map(text.__getitem__, map(slice, starts, range(ASCII_BLOCK, len(text) + ASCII_BLOCK, ASCII_BLOCK)))))
+    return mixed * 2 > len(starts)
+
+
 def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
     """Cut `text` at safe cuts (kinds A and B) into parts that are all ASCII or not.
 
