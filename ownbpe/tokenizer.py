@@ -27,7 +27,7 @@ from . import io
 from . import batch
 from .bpe import byte_pair_table, merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
-from .patterns import GPT2_PATTERN, ascii_runs, chunk_text, is_builtin, mostly_non_ascii, pretokenizer, stream_cut
+from .patterns import GPT2_PATTERN, ascii_runs, chunk_text, is_builtin, pretokenizer, stream_cut
 from .seams import Seams, split_ids
 
 # Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
@@ -350,12 +350,9 @@ class Tokenizer:
         # per word costs more than the twin saves (FLORES-200: ~3 s -> ~0.55 s). Text with
         # non-ASCII characters in most places (accented or other scripts) is not cut at all:
         # the BMP twin then beats cutting (FLORES-200: 225 -> 145 ms; German 8.3 -> 3.5 ms).
-        if mostly_non_ascii(text):
-            pieces = self._findall(text)
-        else:
-            pieces = []
-            for part, _ in ascii_runs(text, join_gaps=True):
-                pieces += self._findall(part)
+        pieces: list[str] = []
+        for part, _ in ascii_runs(text, join_gaps=True):
+            pieces += self._findall(part)
         return list(chain.from_iterable(map(self._piece_ids(pieces).__getitem__, pieces)))
 
     def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:

@@ -177,10 +177,20 @@ def test_block_search_for_non_ascii_finds_what_finditer_finds(text):
     patterns.ASCII_BLOCK = 64
     try:
         for pattern in (patterns._NON_ASCII, patterns._NON_ASCII_JOINED):
-            spans = [m.span() for m in patterns._non_ascii_matches(pattern, text)]
+            spans = [m.span() for m in patterns._non_ascii_matches(pattern, text, patterns._mixed_blocks(text))]
             assert spans == [m.span() for m in pattern.finditer(text)]
     finally:
         patterns.ASCII_BLOCK = saved
+
+
+def test_text_mostly_of_non_ascii_blocks_is_one_part():
+    # With join_gaps, text with non-ASCII characters in most blocks is not cut (the BMP twin
+    # takes it whole); with a few accents it is.
+    german = "Die Straße führt über die Brücke. " * 40
+    assert patterns.ascii_runs(german, join_gaps=True) == [(german, False)]
+    assert len(patterns.ascii_runs(german)) > 2
+    english = ("plain words " * 200 + "café ") * 3
+    assert [part for part, is_ascii in patterns.ascii_runs(english, join_gaps=True) if not is_ascii] == [" café"] * 3
 
 
 def test_pretokenizer_pickles_into_worker_processes():
