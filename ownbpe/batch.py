@@ -8,8 +8,9 @@ into ids with as few Python-level steps per unit as possible. The speed tricks, 
   every two of them, see `join_chunks`), not one call per chunk;
 * pre-tokens are looked up as whole tokens with `map` over the batch (in C); only the rest are
   merged: long non-ASCII ones by their seam-free parts, started from whole characters where
-  that is exact (see `seams`), two- and three-byte pieces directly, the others by
-  `bpe.merge_ranked` with a byte-pair table;
+  that is exact (see `seams`), two- and three-byte pieces directly, the others by the merge
+  loop of `bpe`, from starting parts and byte-pair ranks sliced out of one pass over all
+  their bytes (long ones by `bpe.merge_ranked`);
 * the ids are regrouped per chunk by slicing at cumulative lengths, again with `map`.
 """
 

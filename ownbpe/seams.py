@@ -220,13 +220,15 @@ class Seams:
             trace: list[tuple[int, bytes, bytes]] = []
             if merge_ranked(data, self._ranks, trace) == [data]:  # type: ignore[arg-type]
                 cost = max(rank for rank, _, _ in trace)
-        as_pair, pair_cost = self._half(data) if len(data) == 3 else (as_bytes, _NONE)
+        as_pair, pair_cost = self._half(data) or (as_bytes, _NONE)
         self._units[c] = (as_bytes, as_pair, (data,))
         self._limits[c] = (min(pair_cost, cost), cost)  # last: then `c` has all its tables (threads)
 
-    def _half(self, data: bytes) -> tuple[tuple[bytes, ...], int]:
+    def _half(self, data: bytes) -> tuple[tuple[bytes, ...], int] | None:
         """How a three-byte character may start as its first merge, and that merge's rank P
-        (see "Half characters" above); as bytes and `_NONE` if it may not."""
+        (see "Half characters" above); None if it may not (or has not three bytes)."""
+        if len(data) != 3:
+            return None
         get = self._ranks.get
         known = self._known_pairs()
         lead, tail, whole = get(data[:2], _NONE), get(data[1:], _NONE), get(data, _NONE)
@@ -235,7 +237,7 @@ class Seams:
             return (data[:2], _BYTES[data[2]]), lead
         if tail < lead and tail < min(whole, known.get(s1 + s2, _NONE)):
             return (_BYTES[data[0]], data[1:]), tail
-        return tuple(map(_BYTES.__getitem__, data)), _NONE
+        return None
 
     def _known_pairs(self) -> dict[str, int]:
         if self._known is None:
