@@ -120,7 +120,8 @@ def test_any_text(encodings, name, text):
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
-def version_sensitive_characters() -> list[str]:
+@functools.cache
+def version_sensitive_characters() -> tuple[str, ...]:
     """Every character whose class in the patterns (letter, number or mark, or none of them)
     differs between `regex` and Python's own Unicode data: those added or changed by newer
     Unicode versions, where `regex` and tiktoken's Rust tables can disagree."""
@@ -130,7 +131,7 @@ def version_sensitive_characters() -> list[str]:
 
     chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
     in_regex = set(regex.findall(r"[\p{L}\p{N}\p{M}]", "".join(chars)))
-    return [c for c in chars if (c in in_regex) != (unicodedata.category(c)[0] in "LNM")]
+    return tuple(c for c in chars if (c in in_regex) != (unicodedata.category(c)[0] in "LNM"))
 
 
 def _tiktoken_sees_a_letter(enc, c: str) -> bool:
