@@ -246,6 +246,29 @@ def last_safe_cut(text: str, start: int = 0, end: int | None = None) -> int:
     return m.start() if m and m.start() > start else -1
 
 
+def safe_blocks(text: str, size: int) -> Iterator[str]:
+    """`text` in blocks of about `size` characters, cut at safe cuts (kinds A and B).
+
+    Each block ends at the last cut before `size` characters, or, where there is none, at the
+    first one after; `"".join` gives `text` back. Only valid for the built-in patterns.
+
+    >>> list(safe_blocks("one two three four", 9))
+    ['one two', ' three', ' four']
+    >>> list(safe_blocks("x" * 20 + " y", 9))  # no cut in the first 9 characters
+    ['xxxxxxxxxxxxxxxxxxxx', ' y']
+    """
+    pos = 0
+    while len(text) - pos > size:
+        cut = last_safe_cut(text, pos, pos + size)
+        if cut < 0:  # lookbehinds see from the search start on: start two characters back
+            cut = next((c.start() for c in _FORWARD_CUTS.finditer(text, pos + size - 2) if c.start() > pos), -1)
+            if cut < 0:
+                break
+        yield text[pos:cut]
+        pos = cut
+    yield text[pos:]
+
+
 def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
     """Cut `text` at safe cuts (kinds A and B) into parts that are all ASCII or not.
 

@@ -154,6 +154,25 @@ def test_ascii_runs_are_cut_where_nothing_changes(text):
             assert [t for p, _ in parts for t in regex.findall(pattern, p)] == regex.findall(pattern, text)
 
 
+@settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
+@given(TEXT, st.integers(1, 12))
+def test_safe_blocks_are_cut_where_nothing_changes(text, size):
+    blocks = list(patterns.safe_blocks(text, size))
+    assert "".join(blocks) == text
+    assert all(blocks[:-1])  # only the last block may be empty (when the text is)
+    for pattern in BUILTIN_PATTERNS.values():
+        assert [t for b in blocks for t in regex.findall(pattern, b)] == regex.findall(pattern, text)
+
+
+def test_safe_blocks_sizes():
+    text = "word " * 1000
+    blocks = list(patterns.safe_blocks(text, 64))
+    assert all(59 <= len(b) <= 64 for b in blocks[:-1])  # the last cut before 64 characters
+    # No cut within a block's reach: the block runs on to the first cut after it.
+    assert list(patterns.safe_blocks("x" * 100 + " y z", 10)) == ["x" * 100, " y z"]
+    assert list(patterns.safe_blocks("x" * 100, 10)) == ["x" * 100]
+
+
 # ASCII text with a few non-ASCII characters, often at the edges of 64-character blocks (the
 # smallest block size the block search allows), so that blocks come out all-ASCII or mixed and
 # matches start and end right at block edges.

@@ -188,6 +188,21 @@ def test_streaming_adversarial_text(encodings, name, monkeypatch):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_first_sight_in_small_blocks(encodings, name, monkeypatch):
+    # New long text is encoded block by block, cut at safe cuts: with blocks of 40 characters
+    # the cuts fall everywhere in adversarial text, and the ids must not change.
+    from ownbpe import tokenizer
+
+    monkeypatch.setattr(tokenizer, "NEW_BLOCK", 40)
+    enc, shared = encodings[name]
+    text = "".join(adversarial_texts(seed=13, n=400))
+    assert len(text) > 2 * tokenizer.SAMPLE_CHARS
+    tok = type(shared).from_tiktoken(dict(shared._encoder), shared.pattern, shared.special_tokens)
+    assert tok._looks_new(text)
+    assert_same(enc, tok, text, "adversarial text in blocks of 40 characters")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_first_sight_of_mixed_scripts_with_ascii_gaps(encodings, name):
     """New long text (the pre-token path) whose non-ASCII stretches are parted by ASCII gaps
     of every length: gaps under 64 characters stay inside the non-ASCII parts, longer ones
