@@ -5,8 +5,8 @@ module does everything around the merge loop: special tokens are split out first
 first), the rest is cut into chunks at provably safe positions (see `patterns`), each distinct
 chunk is pre-tokenized and merged once, and the result is cached. A warm cache turns encoding
 into one cheap regex pass plus dictionary lookups. A long text seen for the first time skips
-the chunk cache: it is pre-tokenized whole and each distinct pre-token is encoded once (see
-`batch`); its chunks are cached when it comes again. Long new pre-tokens of other scripts are
+the chunk cache: it is pre-tokenized block by block and each distinct pre-token is encoded once
+(see `batch`); its chunks are cached when it comes again. Long new pre-tokens of other scripts are
 cut where no token can cross and merged part by part, each distinct part once (see `seams`).
 
 Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merges list, like
@@ -347,7 +347,7 @@ class Tokenizer:
         return sum(map(self._piece_cache.__contains__, pieces)) * 2 < len(pieces)
 
     def _encode_new(self, text: str) -> list[int]:
-        # First sight of a text: pre-tokenize all of it (ASCII stretches with the pattern's
+        # First sight of a text: pre-tokenize it (ASCII stretches with the pattern's
         # faster twin) and look up, or encode, each distinct pre-token once. Skipping the
         # chunk cache saves regrouping pre-tokens into chunks: new text is mostly seen once.
         # Short ASCII gaps stay inside non-ASCII parts (`join_gaps`): in other scripts a part
