@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 import regex
 
-from .patterns import GPT2_PATTERN
+from .patterns import GPT2_PATTERN, findall
 
 Pair = tuple[bytes, bytes]
 
@@ -93,7 +93,7 @@ def pretokenize(text: str, special_tokens: Iterable[str] = (), pattern: str = GP
         # Longest first, so that a special token containing another one wins.
         alternatives = sorted(special_tokens, key=len, reverse=True)
         segments = regex.split("|".join(regex.escape(s) for s in alternatives), text)
-    return [piece for segment in segments for piece in regex.findall(pattern, segment)]
+    return [piece for segment in segments for piece in findall(pattern, segment)]
 
 
 # -- training --------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ def encode(
         if chunk in specials:
             ids.append(specials[chunk])
             continue
-        for piece in regex.findall(pattern, chunk):
+        for piece in findall(pattern, chunk):
             parts = _whole_or_merged(piece.encode("utf-8"), merges_or_ranks)
             ids.extend(ids_of[part] for part in parts)
     return ids

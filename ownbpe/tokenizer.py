@@ -17,7 +17,7 @@ ranks and reproduces its ids exactly.
 from __future__ import annotations
 
 from functools import reduce
-from itertools import compress, repeat
+from itertools import accumulate, compress, repeat
 from operator import iadd, is_
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
@@ -490,8 +490,15 @@ class Tokenizer:
                 i = self.special_tokens[segment]
                 out.append(PieceExplanation(segment, start, True, False, (), (i,), (self.vocab[i],)))
                 continue
-            for m in self._pattern.finditer(_fix_surrogates(segment)):
-                out.append(self._explain_piece(m.group(), start + m.start()))
+            segment = _fix_surrogates(segment)
+            if self._builtin:  # as `encode` splits it (see `patterns.findall`); no gaps between pieces
+                pieces = self._findall(segment)
+                offsets = accumulate(map(len, pieces), initial=start)
+            else:
+                matches = list(self._pattern.finditer(segment))
+                pieces = [m.group() for m in matches]
+                offsets = (start + m.start() for m in matches)
+            out.extend(map(self._explain_piece, pieces, offsets))
         return out
 
     def _explain_piece(self, piece: str, start: int) -> PieceExplanation:

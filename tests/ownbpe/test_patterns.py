@@ -116,14 +116,17 @@ BMP_ALPHABET = st.sampled_from(
     + ["\u2000", "\u2028", "\u2029", "\u202f", "\u3000", "\ufeff", "\u200b"] + list("0123456789.,!?/-_()\"")
     + ["é", "É", "ǅ", "ʰ", "\u0301", "ा", "क्ष", "中", "ſ", "'ſ", "'ſt", "\u212a", "İ", "ı", "ß", "٣", "Ⅻ", "½", "\ud800"]
     + ["'S", "'LL", "'Re", "don't", "😀", "𝐀", "𠀀"]
+    + ["\u0558", "\ua7ce", "\u1acf", "\U000323b0"]  # new in Unicode 17.0: not letters to tiktoken 0.14
 )
 
 
 @settings(max_examples=MAX_EXAMPLES * 5, deadline=None)
 @given(st.lists(BMP_ALPHABET, max_size=60).map("".join))
 def test_bmp_twins_find_what_the_patterns_find(text):
+    # `patterns.findall` is `regex.findall` with the characters newer than tiktoken's tables
+    # made unassigned; the BMP twins leave them out of their classes instead.
     for pattern in BUILTIN_PATTERNS.values():
-        assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+        assert patterns.pretokenizer(pattern)(text) == patterns.findall(pattern, text)
 
 
 def test_bmp_twins_on_every_character_of_the_bmp():
@@ -133,7 +136,7 @@ def test_bmp_twins_on_every_character_of_the_bmp():
     texts = ["".join(bmp), "".join(" " + c for c in bmp), "".join("'" + c + "a" for c in bmp), "".join(reversed(bmp))]
     for text in texts:
         for pattern in BUILTIN_PATTERNS.values():
-            assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+            assert patterns.pretokenizer(pattern)(text) == patterns.findall(pattern, text)
 
 
 def test_ascii_twins_on_the_standard_library():

@@ -113,9 +113,8 @@ def test_adversarial_text(encodings, name):
 
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
-@given(text=st.text(st.characters().filter(lambda c: c not in unicode_gap()), max_size=80))
+@given(text=st.text(max_size=80))
 def test_any_text(encodings, name, text):
-    # Without the characters of Unicode versions newer than tiktoken's (see unicode_gap).
     enc, tok = encodings[name]
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
@@ -154,21 +153,40 @@ def unicode_gap() -> frozenset[str]:
     return frozenset(c for c in version_sensitive_characters() if bool(letters.match(c)) != _tiktoken_sees_a_letter(enc, c))
 
 
+def newer_than_tiktoken() -> set[str]:
+    from ownbpe.patterns import NEWER_THAN_TIKTOKEN
+
+    return {chr(c) for first, last in NEWER_THAN_TIKTOKEN for c in range(first, last + 1)}
+
+
+def test_the_newer_characters_are_those_tiktoken_lacks():
+    # ownbpe reads the characters of NEWER_THAN_TIKTOKEN as unassigned. That list must hold
+    # every character `regex` and tiktoken disagree on (regex 2026.11 against tiktoken 0.14:
+    # 17,559, all added by Unicode 17.0), and no character tiktoken reads as a letter, number
+    # or mark: a newer tiktoken that knows them fails here, and the list must then shrink.
+    import tiktoken
+
+    import ownbpe
+
+    newer = newer_than_tiktoken()
+    assert unicode_gap() <= newer
+    enc = tiktoken.Encoding("o200k_probe", pat_str=ownbpe.O200K_PATTERN, mergeable_ranks=load_ranks("o200k_base"), special_tokens={})
+    assert not [c for c in sorted(newer) if _tiktoken_sees_a_letter(enc, c)]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_characters_of_newer_unicode_versions(encodings, name):
-    # Characters whose class changed since Python's Unicode data (14.0 on 3.11), each where its
-    # class decides the split: before a punctuation mark and a capital, after a space. Where
-    # `regex` and tiktoken classify one alike, ownbpe must split it as tiktoken does (this
-    # covers the BMP twins' classes). Where they do not, the character must be one tiktoken's
-    # tables do not have at all (unassigned in Python's data too): the known gap, kept apart
-    # (README, "Unicode versions"). regex 2026.11 against tiktoken 0.14: 17,559 characters.
-    import unicodedata
-
+    # Characters whose class changed since Python's Unicode data (14.0 on 3.11), and those
+    # newer than tiktoken's tables, each where its class decides the split: before a
+    # punctuation mark and a capital, after a space. ownbpe must split every one as tiktoken
+    # does: the BMP twins' classes, and `regex` with the newer characters made unassigned.
     enc, tok = encodings[name]
-    gap = unicode_gap()
-    assert all(unicodedata.category(c) == "Cn" for c in gap)
-    chars = [c for c in version_sensitive_characters() if c not in gap]
-    assert len(chars) > 1000  # Unicode 15.0 and 16.0 added thousands of letters
+    chars = sorted(set(version_sensitive_characters()) | newer_than_tiktoken())
+    assert len(chars) > 20_000  # Unicode 15.0 and 16.0 added thousands of letters, 17.0 17,559
+    # Those of the BMP alone first, by a fresh tokenizer (its caches would otherwise answer
+    # from the pre-tokens of the mixed text): they go to the BMP twin.
+    fresh = type(tok).from_tiktoken(dict(tok._encoder), tok.pattern, tok.special_tokens)
+    assert_same(enc, fresh, "".join(c + ":A " + c + "a1" for c in chars if c <= "\uffff"), "characters of the BMP")
     for k in range(0, len(chars), 500):
         text = "".join(c + ":A " + c + "a1" for c in chars[k : k + 500])
         assert_same(enc, tok, text, f"characters {chars[k]!r}..")
@@ -223,3 +241,18 @@ def test_first_sight_of_mixed_scripts_with_ascii_gaps(encodings, name):
         tok = type(shared).from_tiktoken(dict(shared._encoder), shared.pattern, shared.special_tokens)
         assert tok._looks_new(text)
         assert_same(enc, tok, text, f"mixed text {k}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_explain_and_the_reference_split_newer_characters_as_encode(encodings, name):
+    # Characters of Unicode 17.0 (CJK, Armenian, cuneiform) among a BMP letter and an emoji:
+    # `explain` and `_educational` must read them as tiktoken does, like `encode`.
+    from ownbpe import _educational
+
+    enc, tok = encodings[name]
+    text = "x\U000323b0:A \u0558b \U0001f642\U00012550 1\U000323b1 caf\u00e9"
+    explained = tok.explain(text)
+    assert [i for p in explained for i in p.ids] == enc.encode_ordinary(text)
+    assert [text[p.start : p.start + len(p.text)] for p in explained] == [p.text for p in explained]
+    assert _educational.pretokenize(text, pattern=tok.pattern) == [p.text for p in explained]
+    assert _educational.encode(text, tok._encoder, pattern=tok.pattern) == enc.encode_ordinary(text)
