@@ -357,8 +357,8 @@ class Tokenizer:
         # The text goes block by block (`NEW_BLOCK` characters, cut at safe cuts): the
         # pre-tokens of one block then fit in the processor's caches while they are counted,
         # looked up and joined, and their memory is reused by the next block instead of
-        # growing the heap (3 MB of prose: 36 MB of strings at once). 3 MB of prose and of
-        # code: ~4% faster than the whole text at once.
+        # growing the heap (3 MB of prose: 36 MB of strings at once). Interleaved against the
+        # whole text at once: 3 MB of prose 0.273 -> 0.258 s, of code 0.262 -> 0.244 s.
         out: list[int] = []
         for block in safe_blocks(text, NEW_BLOCK):
             pieces: list[str] = []
