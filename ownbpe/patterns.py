@@ -316,13 +316,19 @@ def safe_blocks(text: str, size: int) -> Iterator[str]:
     pos = 0
     while len(text) - pos > size:
         cut = last_safe_cut(text, pos, pos + size)
-        if cut < 0:  # lookbehinds see from the search start on: start two characters back
-            cut = next((c.start() for c in _FORWARD_CUTS.finditer(text, pos + size - 2) if c.start() > pos), -1)
-            if cut < 0:
+        if cut < 0:
+            cut = _next_safe_cut(text, pos + size)
+            if cut == len(text):
                 break
         yield text[pos:cut]
         pos = cut
     yield text[pos:]
+
+
+def _next_safe_cut(text: str, at: int) -> int:
+    # The first safe cut at or after `at`, or len(text). The `regex` module's lookbehinds see
+    # from the search start on, so the search starts two characters back.
+    return next((c.start() for c in _FORWARD_CUTS.finditer(text, max(at - 2, 0)) if c.start() >= at), len(text))
 
 
 def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
@@ -359,8 +365,7 @@ def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
         if stop <= pos:  # already inside the previous non-ASCII part
             continue
         start = pos if first < pos else max(last_safe_cut(text, pos, first + 1), pos)
-        # The first cut at or after the run's end; lookbehinds see from the search start on.
-        end = next((c.start() for c in _FORWARD_CUTS.finditer(text, max(stop - 2, 0)) if c.start() >= stop), len(text))
+        end = _next_safe_cut(text, stop)
         if start > pos:
             out.append((text[pos:start], True))
         out.append((text[start:end], False))

@@ -332,7 +332,7 @@ class Tokenizer:
                 new = self._encode_pieces(missing)
             self._cache_many(self._chunk_cache, new)
             found = list(map(new.get, units, found))
-        return _joined(found)
+        return _extend([], found)
 
     def _looks_new(self, text: str) -> bool:
         """Whether the start of `text` is new to both caches (then `_encode_new` is faster).
@@ -364,7 +364,7 @@ class Tokenizer:
             pieces: list[str] = []
             for part, _ in ascii_runs(block, join_gaps=True):
                 pieces += self._findall(part)
-            reduce(iadd, map(self._piece_ids(pieces).__getitem__, pieces), out)
+            _extend(out, map(self._piece_ids(pieces).__getitem__, pieces))
         return out
 
     def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
@@ -645,11 +645,11 @@ def _resolve_specials(
     return specials
 
 
-def _joined(ids: Iterable[Sequence[int]]) -> list[int]:
-    # One list extended by each tuple in turn (`list += tuple` copies it in C) is faster than
+def _extend(out: list[int], ids: Iterable[Sequence[int]]) -> list[int]:
+    # `out` extended by each tuple in turn (`list += tuple` copies it in C): faster than
     # `list(chain.from_iterable(...))`, which steps through every id (3 MB of prose, 650k
     # tuples: 34 against 40 ms).
-    return reduce(iadd, ids, [])
+    return reduce(iadd, ids, out)
 
 
 def _fix_surrogates(text: str) -> str:
