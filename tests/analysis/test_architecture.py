@@ -2,10 +2,13 @@
 
 The layers, from DESIGN.md (a module may import its own layer or a lower one):
 
-    4  faces        analysis.cli, analysis.api, dashboards (nothing imports them)
-    3  presenting   analysis.engine, analysis.report, analysis.lab, analysis.plots
-    2  measuring    analysis.pipeline, analysis.compare, analysis.probes, analysis.cost
-    1  inputs       analysis.corpora, analysis.tokenizers, analysis.textio, analysis.render, analysis.atomic
+    6  faces        analysis.cli, analysis.api, dashboards (nothing imports them)
+    5  presenting   analysis.engine, analysis.report, analysis.lab, analysis.plots
+    4  measuring    analysis.pipeline, analysis.compare, analysis.probes, analysis.cost
+    3  requests     analysis.requests (a Request, its wire shapes, each family's chat format)
+    2  models       analysis.models (the one model resolver)
+    1  inputs       analysis.corpora, analysis.tokenizers, analysis.textio, analysis.render, analysis.atomic,
+                    analysis.errors
     0  ownbpe       (imports nothing of this repository)
 
 Every import counts, the ones inside functions too: a lazy import hides a dependency from
@@ -25,11 +28,13 @@ FACES = ("analysis.cli", "analysis.api", "dashboards")
 LAYERS = {
     "ownbpe": 0,
     "analysis.corpora": 1, "analysis.tokenizers": 1, "analysis.textio": 1, "analysis.render": 1,
-    "analysis.atomic": 1, "analysis.data": 1,
-    "analysis.pipeline": 2, "analysis.compare": 2, "analysis.probes": 2, "analysis.cost": 2,
-    "analysis.engine": 3, "analysis.report": 3, "analysis.lab": 3, "analysis.plots": 3,
-    "analysis.cli": 4, "analysis.api": 4, "dashboards": 4,
-    "analysis.__main__": 4,  # `python -m analysis` runs the CLI
+    "analysis.atomic": 1, "analysis.data": 1, "analysis.errors": 1,
+    "analysis.models": 2,
+    "analysis.requests": 3,
+    "analysis.pipeline": 4, "analysis.compare": 4, "analysis.probes": 4, "analysis.cost": 4,
+    "analysis.engine": 5, "analysis.report": 5, "analysis.lab": 5, "analysis.plots": 5,
+    "analysis.cli": 6, "analysis.api": 6, "dashboards": 6,
+    "analysis.__main__": 6,  # `python -m analysis` runs the CLI
 }
 
 
@@ -206,7 +211,7 @@ def test_planted_upward_and_face_imports_are_found(tmp_path):
         "analysis/cli/__init__.py": "def main(): pass\n",
     })
     found = violations(import_graph(tmp_path, ["analysis"]))
-    assert any("analysis.tokenizers (layer 1) imports analysis.pipeline (layer 2)" in v for v in found)
+    assert any("analysis.tokenizers (layer 1) imports analysis.pipeline (layer 4)" in v for v in found)
     assert any("analysis.pipeline imports the face analysis.cli" in v for v in found)
 
 

@@ -1,0 +1,113 @@
+"""The `Request` value: a system prompt, messages made of typed parts, and tool definitions.
+
+Unlike the wire shapes it is parsed from (each provider spells roles, parts and tools its own
+way), this module only defines the one frozen value they all become. It validates what every
+shape shares (a known role, a part of a known kind); what a shape allows is its parser's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UnknownName
+
+ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image, by reference; its tokens are priced by size, never read from its bytes here."""
+    url: str | None = None
+    media_type: str | None = None
+    detail: str | None = None  # OpenAI's "low" / "high" / "auto"
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AudioPart:
+    media_type: str | None = None
+    seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FilePart:
+    name: str | None = None
+    media_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """The assistant calling a tool; `arguments` is the JSON text as sent."""
+    name: str
+    arguments: str = ""
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returned, as the parts sent back to the model."""
+    parts: tuple[Part, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+Part = TextPart | ImagePart | AudioPart | FilePart | ToolCall | ToolResult
+_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, ToolCall, ToolResult)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str
+    parts: tuple[Part, ...] = ()
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise UnknownName("role", self.role, ROLES)
+        for part in self.parts:
+            if not isinstance(part, _PART_TYPES):
+                raise TypeError(f"a message part must be one of {[t.__name__ for t in _PART_TYPES]}, "
+                                f"not {type(part).__name__}")
+
+    @property
+    def text(self) -> str:
+        """The message's text parts, joined (media and tool parts are left out)."""
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """A function the model may call: its JSON-schema `parameters` as the client sent them."""
+    name: str
+    description: str | None = None
+    parameters: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One request to a model.
+
+    `system` is a system prompt given apart from the messages (Anthropic's `system`, Gemini's
+    `systemInstruction`, Responses' `instructions`); system or developer messages that a shape
+    puts among the messages stay there, in order.
+
+    >>> Request.from_text("hi").messages[0].text
+    'hi'
+    """
+    messages: tuple[Message, ...] = ()
+    system: str | None = None
+    tools: tuple[ToolDef, ...] = ()
+    tool_choice: str | None = None
+
+    @classmethod
+    def from_text(cls, text: str) -> Request:
+        """A plain text as one user message."""
+        return cls(messages=(Message("user", (TextPart(text),)),))
