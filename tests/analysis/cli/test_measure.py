@@ -1,4 +1,4 @@
-"""`tokenprism measure`, `plot` and `probe` (the `report` command is exercised in test_report.py)."""
+"""`tokenprism measure`, `plot` and `probe` (the `report` command is exercised in tests/analysis/report/test_bundle.py)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import regex
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FOLDER = REPO / "datasets" / "multilingual"
 MANIFEST = FOLDER / "manifest.toml"
 

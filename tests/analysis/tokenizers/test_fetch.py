@@ -20,7 +20,7 @@ from analysis.cli import main
 from analysis.tokenizers import fetch
 from analysis.tokenizers.registry import _cache
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.network
 
 TEXTS = [

@@ -16,7 +16,7 @@ import pytest
 from analysis import corpora as corpus
 from analysis.corpora import Sample, builtin_dir, load_builtin, load_parallel, read_manifest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO.parent / "shared"
 FLORES = SHARED / "corpora" / "flores200"
 MANIFEST = read_manifest()

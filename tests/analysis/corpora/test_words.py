@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from analysis.corpora import words as W
 from analysis.corpora.words import count_words, text_sizes
-from tests.analysis.test_graphemes import UNSPACED_GRAPHEME
+from tests.analysis.corpora.test_graphemes import UNSPACED_GRAPHEME
 
 # -- the reference: the rules of the module docstring, read directly, one text at a time -------
 _R_WORD = regex.compile(rf"[^\s{W._NO_SPACES}\w]*+[\w--[{W._NO_SPACES}]][^\s{W._NO_SPACES}]*+", flags=regex.V1)

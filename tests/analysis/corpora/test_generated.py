@@ -16,7 +16,7 @@ from analysis.corpora import get_sample, load_builtin
 from analysis.corpora.generated import generate_numbers, whitespace_variants
 from analysis.corpora.sample import Sample
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _digest(frame) -> str:
