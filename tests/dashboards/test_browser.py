@@ -106,7 +106,8 @@ def test_deep_link_opens_with_the_expected_counts(served):
     shown = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"] code').first
     shown.wait_for(timeout=10_000)
     link = shown.inner_text().strip()
-    assert link.startswith(url) and "tokenizers=gpt2" in link, link
+    assert link.startswith(url), link
+    assert "tokenizers=gpt2" in link, link
     other = page.context.new_page()
     try:
         other.goto(link)
@@ -160,4 +161,5 @@ def test_no_request_leaves_the_machine(served):
     assert any("/_stcore/stream" in u for u in requested)  # the websocket was seen too
     own = urlsplit(url).netloc
     hosts = {urlsplit(u).netloc for u in requested if urlsplit(u).scheme in ("http", "https", "ws", "wss")}
-    assert requested and hosts == {own}, f"requests to other hosts: {sorted(hosts - {own})}"
+    assert requested, f"requests to other hosts: {sorted(hosts - {own})}"
+    assert hosts == {own}, f"requests to other hosts: {sorted(hosts - {own})}"

@@ -87,10 +87,12 @@ def test_every_explore_figure_is_an_interactive_chart_and_every_table_is_offered
         for name, (spec, datasets) in zip(expected, found):
             assert charts.PICK in _params(spec), f"{name}: no tokenizer selection"
             tips = _tooltips(spec)
-            assert tips and all(t.get("title") for t in tips), f"{name}: tooltips without titles"
+            assert tips, f"{name}: tooltips without titles"
+            assert all(t.get("title") for t in tips), f"{name}: tooltips without titles"
             assert any(t.get("format") or t["type"] == "quantitative" for t in tips), name
             assert _axis_titles(spec), f"{name}: axes without titles"
-            assert datasets and all(len(d) for d in datasets), name
+            assert datasets, name
+            assert all(len(d) for d in datasets), name
             if name in rebuilt:
                 table = run_probe(rebuilt[name], tokenizers=names)
                 assert _page_records(datasets) == _records(charts.CHARTS[name](table)), name
@@ -115,9 +117,11 @@ def test_chart_data_is_the_probe_table():
     # the log colour scale and the written cell values survive into the rendered spec
     scales = [v["encoding"]["color"]["scale"] for v in _walk(premium_spec)
               if v.get("mark", {}).get("type") == "rect" and "color" in v.get("encoding", {})]
-    assert scales and scales[0]["type"] == "log"
+    assert scales
+    assert scales[0]["type"] == "log"
     texts = [v for v in _walk(premium_spec) if v.get("mark", {}).get("type") == "text"]
-    assert texts and texts[0]["encoding"]["text"]["field"] == "label"
+    assert texts
+    assert texts[0]["encoding"]["text"]["field"] == "label"
     telugu = shown[(shown["language"] == "te") & (shown["tokenizer"] == "o200k_base")].iloc[0]
     assert telugu["label"] == (f"{telugu['premium']:.1f}" if telugu["premium"] < 10 else f"{telugu['premium']:.0f}")
     # the whole chart is what the builder makes of the library's table

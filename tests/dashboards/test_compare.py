@@ -137,11 +137,13 @@ def test_side_by_side_reports_the_boundary_agreement():
     # each tokenizer is drawn once, and that drawing carries the marks against the other
     drawn = _drawings(at)
     assert len(drawn) == 2
-    assert drawn[0] == html_tokens(text, gpt2, other=o200k) and drawn[1] == html_tokens(text, o200k, other=gpt2)
+    assert drawn[0] == html_tokens(text, gpt2, other=o200k)
+    assert drawn[1] == html_tokens(text, o200k, other=gpt2)
     assert all("tp-diff" in d for d in drawn)  # both sides have tokens the other lacks
     regions = at.dataframe[-1].value
     expected = diff_regions(text, gpt2, o200k)
-    assert regions["gpt2"].tolist() == expected["a"].tolist() and regions["o200k_base"].tolist() == expected["b"].tolist()
+    assert regions["gpt2"].tolist() == expected["a"].tolist()
+    assert regions["o200k_base"].tolist() == expected["b"].tolist()
 
 
 def test_one_tokenizer_is_drawn_alone_without_marks():
@@ -171,7 +173,8 @@ def test_three_tokenizers_are_each_marked_against_the_first():
     assert _drawings(at)[0] == html_tokens(text, ps["o200k_base"], other=ps["gpt2"]) != _drawings(at)[1]
     assert any("o200k_base and gpt2 cut differently" in m.value for m in at.markdown)
     expected = diff_regions(text, ps["o200k_base"], ps["gpt2"])
-    assert len(expected) and at.dataframe[-1].value["gpt2"].tolist() == expected["b"].tolist()
+    assert len(expected)
+    assert at.dataframe[-1].value["gpt2"].tolist() == expected["b"].tolist()
 
 
 def test_no_tokenizer_to_draw_is_a_message():

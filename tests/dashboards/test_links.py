@@ -32,7 +32,8 @@ def test_compare_link_sets_text_and_tokenizers_and_copy_link_gives_them_back():
     assert at.multiselect(key="tokenizers").value == ["o200k_base", "gpt2"]
     assert _counts(at) == {n: len(load_tokenizer(n).encode(TEXT)) for n in ("o200k_base", "gpt2")}
     link = _link(at)
-    assert link["text"] == [TEXT] and link["tokenizers"] == ["o200k_base", "gpt2"]
+    assert link["text"] == [TEXT]
+    assert link["tokenizers"] == ["o200k_base", "gpt2"]
     assert not at.warning
 
 
@@ -45,7 +46,8 @@ def test_a_text_too_long_for_a_link_is_a_message_and_the_default_text_stays():
     at.text_area(key="text").set_value(long).run()
     assert not at.exception
     assert _counts(at) == {"gpt2": len(load_tokenizer("gpt2").encode(long))}
-    assert "text" not in _link(at) and _link(at)["tokenizers"] == ["gpt2"]
+    assert "text" not in _link(at)
+    assert _link(at)["tokenizers"] == ["gpt2"]
     assert any(f"longer than {LINK_MAX_TEXT:,}" in c.value for c in at.caption)
 
 

@@ -96,13 +96,15 @@ def test_server_listens_on_loopback_only_and_connects_nowhere(tmp_path):
             assert r.status == 200
         time.sleep(2)  # streamlit prints its URLs (and would look up the external IP) after start
         listening = _listening(port)
-        assert listening and all(a in ("0100007F", "0000000000000000FFFF00000100007F") for a in listening), listening
+        assert listening, listening
+        assert all(a in ("0100007F", "0000000000000000FFFF00000100007F") for a in listening), listening
     finally:
         proc.terminate()
         proc.wait(timeout=15)
         out.close()
     printed = (tmp_path / "out.txt").read_text(errors="replace")
-    assert "External URL" not in printed and "Network URL" not in printed, printed
+    assert "External URL" not in printed, printed
+    assert "Network URL" not in printed, printed
     events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     outside = [e for e in events if not any(h in e[1] for h in LOOPBACK)]
     assert not outside, f"the server reached outside this machine: {outside[:5]}"

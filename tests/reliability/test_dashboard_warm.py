@@ -32,7 +32,8 @@ def test_warm_up_loads_tokenizers_compiles_the_specials_and_imports_the_pages():
     for name in status["tokenizers"]:
         compare_mod._specials_regex(compare_mod.special_token_strings(registry.load_tokenizer(name)))
     after = compare_mod._specials_regex.cache_info()
-    assert after.misses == before.misses and after.hits == before.hits + len(status["tokenizers"])
+    assert after.misses == before.misses
+    assert after.hits == before.hits + len(status["tokenizers"])
 
 
 def test_a_failing_warm_up_is_reported_not_raised(monkeypatch):

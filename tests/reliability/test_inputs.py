@@ -34,7 +34,9 @@ def _run(args, **kw):
                                   ["compare", "-t", "hf:/dev/zero", "x"]], ids=["compare-f", "cost-f", "hf-spec"])
 def test_devices_are_refused_at_once(args):
     proc = _run(args)  # used to read forever, growing by gigabytes
-    assert proc.returncode == 2 and "not a regular file" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "not a regular file" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -80,13 +82,16 @@ def test_cost_numbers_have_upper_bounds(flag, value, capsys):
     args = ["cost", "--models", "gpt-4o", "--requests-per-month", "10", "--output-tokens", "5", flag, value, "hi"]
     with pytest.raises(SystemExit) as info:  # used to end in a decimal.Overflow traceback
         cli.main(args)
-    assert info.value.code == 2 and "must be at most" in capsys.readouterr().err
+    assert info.value.code == 2
+    assert "must be at most" in capsys.readouterr().err
 
 
 def test_a_huge_message_count_does_not_spin():
     # in a child with a timeout: this one used to loop for as long as the number typed
     proc = _run([*COST, "--output-tokens", "5", "--messages-per-request", "1e999999999", "hi"])
-    assert proc.returncode == 2 and "must be at most" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "must be at most" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_one_validator_for_cli_and_dashboard():
@@ -146,18 +151,24 @@ def test_cost_csv_and_report_escape_a_formula_model_name(tmp_path, capsys):
             "--fallback-tokenizer", "gpt2"]
     assert cli.main([*args, "--format", "csv", "hi"]) == 0
     out = capsys.readouterr().out
-    assert "'=HYPERLINK" in out and "\n=HYPERLINK" not in out and ',=HYPERLINK' not in out and '\n"=HYPERLINK' not in out
+    assert "'=HYPERLINK" in out
+    assert "\n=HYPERLINK" not in out
+    assert ',=HYPERLINK' not in out
+    assert '\n"=HYPERLINK' not in out
     assert cli.main([*args, "--out", str(tmp_path / "r"), "hi"]) == 0
     for name in ("cost_by_model.csv", "report.md"):
         text = (tmp_path / "r" / name).read_text()
-        assert "'=HYPERLINK" in text and '"=HYPERLINK' not in text and "| =HYPERLINK" not in text, name
+        assert "'=HYPERLINK" in text, name
+        assert '"=HYPERLINK' not in text, name
+        assert "| =HYPERLINK" not in text, name
 
 
 def test_show_prints_no_raw_control_characters(capsys):
     assert cli.main(["compare", "-t", "gpt2", "--show", "a\x1b[2J\x07b\x9bc\x7f"]) == 0
     out = capsys.readouterr().out
     assert not any(c in out for c in "\x1b\x07\x9b\x7f")
-    assert "␛" in out and "␇" in out
+    assert "␛" in out
+    assert "␇" in out
 
 
 @pytest.mark.parametrize("name", ["gpt2", "o200k_base", "ownbpe"])

@@ -47,7 +47,8 @@ def test_cut_encoding_equals_uncut(name, small_chunks):
     text = _long_text(len(name), newlines=newlines)
     assert cuts.is_long(text)
     parts = cuts.split_long(text)
-    assert "".join(parts) == text and len(parts) > 1  # the text really is cut
+    assert "".join(parts) == text
+    assert len(parts) > 1
     expected = _uncut(tok, text)
     assert tok.encode(text) == expected
     assert tok.count(text) == len(expected)

@@ -49,7 +49,9 @@ def test_report_keeps_the_users_files(one_report):
     assert (one_report / "tables" / "notes.csv").read_text() == "a\n1\n"
     assert (one_report / "mine.md").read_text() == "mine"
     listed = read_manifest(one_report)
-    assert "report.md" in listed and "figures/keep.txt" not in listed and "tables/notes.csv" not in listed
+    assert "report.md" in listed
+    assert "figures/keep.txt" not in listed
+    assert "tables/notes.csv" not in listed
     assert all((one_report / rel).is_file() for rel in listed)
     assert not _leftovers(one_report)
 
@@ -69,7 +71,8 @@ def test_a_new_run_removes_only_its_own_stale_files(tmp_path):
     previous = read_manifest(out)
     _remove_stale(out, previous, [out / "figures/new.png", out / "report.md"])
     assert not (out / "figures/old.png").exists()
-    assert (out / "figures/new.png").exists() and (out / "figures/keep.txt").exists()
+    assert (out / "figures/new.png").exists()
+    assert (out / "figures/keep.txt").exists()
     assert (tmp_path / "outside.txt").read_text() == "not ours"  # never outside the folder
     assert (out / "figures").is_dir()  # never a folder
 
@@ -182,8 +185,10 @@ def test_temporary_files_of_dead_processes_are_removed_by_the_next_write(tmp_pat
     stale_dir.mkdir()
     (stale_dir / "part-00000.parquet").write_text("x")
     write_table(pd.DataFrame({"a": [1]}), tmp_path / "out.csv")
-    assert not stale_file.exists() and not stale_dir.exists()
-    assert live.exists() and all(p.exists() for p in users)  # a live writer's file, and the user's
+    assert not stale_file.exists()
+    assert not stale_dir.exists()
+    assert live.exists()
+    assert all(p.exists() for p in users)
 
 
 def test_train_failure_leaves_no_temporary_files(tmp_path, monkeypatch):
@@ -256,4 +261,5 @@ def test_plot_and_cost_outputs_are_checked_before_the_work(tmp_path, capsys, mon
     target = tmp_path / "afile"
     target.write_text("mine")
     assert cli.main(["cost", "hi", "--requests-per-month", "1", "--output-tokens", "1", "--out", str(target)]) == 2
-    assert "is a file" in capsys.readouterr().err and target.read_text() == "mine"
+    assert "is a file" in capsys.readouterr().err
+    assert target.read_text() == "mine"

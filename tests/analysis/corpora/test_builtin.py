@@ -123,7 +123,8 @@ def test_code_style_variants_are_the_same_program():
     assert _reindent(js["spaces-2"], 2, b"\t") == js["tabs"]
     assert _reindent(js["spaces-2"], 2, b"    ") == js["spaces-4"]
     naming = groups["python-word-stats-naming"]
-    assert b"read_words(file_path" in naming["snake_case"] and b"readWords(filePath" in naming["camelCase"]
+    assert b"read_words(file_path" in naming["snake_case"]
+    assert b"readWords(filePath" in naming["camelCase"]
     assert naming["snake_case"].count(b"\n") == naming["camelCase"].count(b"\n")
     import json
 
@@ -140,7 +141,8 @@ def test_trailing_whitespace_bytes_survive():
     lines = raw.split(b"\n")
     for k in range(9):
         assert lines[k].endswith(b"." + b" " * k), lines[k]
-    assert lines[9].endswith(b".\t") and lines[10].endswith(b". \t")
+    assert lines[9].endswith(b".\t")
+    assert lines[10].endswith(b". \t")
     assert lines[13] == b"    "
     assert raw.endswith(b"two newlines.\n\n")
 
@@ -155,7 +157,8 @@ def test_crlf_bytes_survive_and_reach_the_sample_text():
 def test_gitattributes_keeps_datasets_byte_exact():
     lines = (REPO / ".gitattributes").read_text().splitlines()
     rule = next(line for line in lines if line.startswith("datasets/**"))
-    assert "-text" in rule.split() and "-whitespace" in rule.split()
+    assert "-text" in rule.split()
+    assert "-whitespace" in rule.split()
     if shutil.which("git") and (REPO / ".git").exists():
         out = subprocess.run(["git", "check-attr", "text", "--", "datasets/whitespace/crlf.txt"], cwd=REPO,
                              capture_output=True, text=True, check=True).stdout
@@ -202,7 +205,8 @@ def test_multilingual_rows_are_whole_parallel_texts(builtin):
         assert row["script"] == entry["script"]
         lines = (root / entry["file"]).read_text(encoding="utf-8").rstrip("\n").split("\n")
         assert row["text"] == "\n".join(lines)
-        assert row["group"] == "multilingual-parallel" and row["variant"] == entry["language"]
+        assert row["group"] == "multilingual-parallel"
+        assert row["variant"] == entry["language"]
 
 
 def test_builtin_is_found_from_any_working_directory(tmp_path, monkeypatch):
@@ -219,10 +223,13 @@ def test_get_sample_and_its_errors():
 
 def test_sample_text_mixes_what_compare_needs():
     text = corpus.sample_text()
-    assert "def total_price" in text and "1,299.99" in text
-    assert corpus.detect_script("Большинство") == "Cyrl" and "Большинство" in text
+    assert "def total_price" in text
+    assert "1,299.99" in text
+    assert corpus.detect_script("Большинство") == "Cyrl"
+    assert "Большинство" in text
     assert "トークナイザー" in text
-    assert "spaces.   \n" in text and "\t" in text
+    assert "spaces.   \n" in text
+    assert "\t" in text
     with pytest.raises(KeyError, match="valid: \\['default'\\]"):
         corpus.sample_text("nope")
 
@@ -234,7 +241,8 @@ def test_load_parallel_builtin_is_aligned():
     lines = load_parallel("builtin")
     assert list(lines.columns[:4]) == ["language", "script", "line_no", "text"]
     counts = lines.groupby("language").size()
-    assert counts.nunique() == 1 and counts.iloc[0] >= 25
+    assert counts.nunique() == 1
+    assert counts.iloc[0] >= 25
     joined = load_parallel("builtin", joined=True, join=" ")
     en = joined[joined["language"] == "en"].iloc[0]
     assert en["text"] == " ".join(lines[lines["language"] == "en"].sort_values("line_no")["text"])
@@ -256,7 +264,8 @@ def test_load_parallel_flores_style_names_and_splits(tmp_path):
     assert set(lines["language"]) == {"en", "ru", "zh-Hans"}
     ru = lines[lines["language"] == "ru"]
     assert ru["script"].unique().tolist() == ["Cyrl"]
-    assert ru["text"].tolist() == ["Один.", "Два.", "Три."] and ru["line_no"].tolist() == [0, 1, 2]
+    assert ru["text"].tolist() == ["Один.", "Два.", "Три."]
+    assert ru["line_no"].tolist() == [0, 1, 2]
     assert ru["split"].tolist() == ["dev", "dev", "devtest"]
     joined = load_parallel(root, joined=True)
     assert joined.set_index("language").loc["en", "text"] == "One. Two. Three."
@@ -287,12 +296,16 @@ def test_load_parallel_on_flores200():
         pytest.skip(f"../shared not present: {FLORES}")
     lines = load_parallel(FLORES)
     counts = lines.groupby("language").size()
-    assert counts.nunique() == 1 and counts.iloc[0] == 997 + 1012  # dev + devtest per language
+    assert counts.nunique() == 1
+    assert counts.iloc[0] == 997 + 1012
     assert {"en", "ar", "zh-Hans", "shn", "fa"} <= set(counts.index)
     scripts = lines.drop_duplicates("language").set_index("language")["script"]
-    assert scripts["ar"] == "Arab" and scripts["zh-Hans"] == "Hans" and scripts["my"] == "Mymr"
+    assert scripts["ar"] == "Arab"
+    assert scripts["zh-Hans"] == "Hans"
+    assert scripts["my"] == "Mymr"
     joined = load_parallel(FLORES / "dev", joined=True)
-    assert len(joined) == counts.size and joined["category"].eq("multilingual").all()
+    assert len(joined) == counts.size
+    assert joined["category"].eq("multilingual").all()
 
 
 @pytest.mark.parametrize("module", ["builtin", "sample", "generated", "files",
@@ -302,4 +315,5 @@ def test_docstring_examples_run(module):
     import importlib
 
     result = doctest.testmod(importlib.import_module(f"analysis.corpora.{module}"), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+    assert result.attempted > 0
+    assert result.failed == 0

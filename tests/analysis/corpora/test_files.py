@@ -90,7 +90,9 @@ def test_jsonl_csv_parquet_rows(tmp_path):
     assert [(s.id.rsplit(":", 1)[1], s.text, s.script) for s in by_file["d.jsonl"]] == [("1", "Hello", "Latn"), ("3", "Привет", "Cyrl")]
     assert [s.text for s in by_file["d.csv"]] == ["multi\nline, with comma", "plain"]
     assert [(s.text, s.script) for s in by_file["d.parquet"]] == [("a", "Latn"), ("こんにちは", "Jpan")]
-    assert report.rows_skipped_empty == 3 and report.files_read == 3 and report.samples == 6
+    assert report.rows_skipped_empty == 3
+    assert report.files_read == 3
+    assert report.samples == 6
 
 
 # Characters `str.splitlines` breaks on, though they are no line break in JSON Lines or CSV:
@@ -181,7 +183,8 @@ def test_binary_files_are_skipped_and_counted(tmp_path):
     _tree(tmp_path, {"a.txt": "text\n", "img.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "late.bin": b"x" * 9000 + b"\x00"})
     samples, report = load_samples(tmp_path)
     assert [Path(s.id).name for s in samples] == ["a.txt", "late.bin"]  # NUL after 8 KB: not sniffed
-    assert report.files_skipped_binary == 1 and report.skipped_files == [str(tmp_path / "img.png")]
+    assert report.files_skipped_binary == 1
+    assert report.skipped_files == [str(tmp_path / "img.png")]
     assert report.files_read == 2
     assert "1 binary file(s) skipped" in report.summary()
 
@@ -215,11 +218,13 @@ def test_invalid_utf8_replace_and_skip_are_counted(tmp_path):
     _tree(tmp_path, {"m.txt": raw})
     samples, report = load_samples(tmp_path / "m.txt", errors="replace")
     assert samples[0].text == "ok \ufffd genuine \ufffd\ufffd bad \ufffd"
-    assert report.decode_errors_replaced == 3 and report.files_with_decode_errors == 1
+    assert report.decode_errors_replaced == 3
+    assert report.files_with_decode_errors == 1
     assert report.decode_error_files == [str(tmp_path / "m.txt")]
     samples, report = load_samples(tmp_path / "m.txt", errors="skip")
     assert samples[0].text == "ok \ufffd genuine  bad "
-    assert report.decode_errors_skipped == 3 and report.decode_errors_replaced == 0
+    assert report.decode_errors_skipped == 3
+    assert report.decode_errors_replaced == 0
     assert "3 invalid UTF-8 sequence(s) dropped" in report.summary()
 
 
@@ -241,7 +246,8 @@ def test_a_line_longer_than_a_chunk_is_cut_between_characters(tmp_path):
     text = "ж" * 1000 + "\n"  # 2 bytes per character, no newline for 2000 bytes
     _tree(tmp_path, {"long.txt": text})
     chunks = list(iter_text_chunks(tmp_path / "long.txt", chunk_bytes=101))
-    assert "".join(chunks) == text and len(chunks) > 10
+    assert "".join(chunks) == text
+    assert len(chunks) > 10
     assert all(len(c.encode()) <= 101 for c in chunks)
 
 

@@ -95,7 +95,8 @@ def script_share(s: str, iso: str) -> tuple[float, int]:
 def test_corpus_table_says_where_the_text_comes_from():
     corpus = manifest()["corpus"]
     for key in ("name", "description", "source", "licence", "pivot", "digits"):
-        assert isinstance(corpus.get(key), str) and corpus[key].strip(), f"[corpus] lacks {key}"
+        assert isinstance(corpus.get(key), str), f"[corpus] lacks {key}"
+        assert corpus[key].strip(), f"[corpus] lacks {key}"
     assert "tokenprism" in corpus["source"]
     assert corpus["pivot"] == "en"
 
@@ -136,7 +137,8 @@ def test_file_is_utf8_nfc_with_lf_and_final_newline(name):
     except UnicodeDecodeError as exc:
         pytest.fail(f"{name}: not UTF-8 at byte {exc.start}")
     assert b"\r" not in data, f"{name}: CR found (LF line endings only)"
-    assert s.endswith("\n") and not s.endswith("\n\n"), f"{name}: needs exactly one final newline"
+    assert s.endswith("\n"), f"{name}: needs exactly one final newline"
+    assert not s.endswith("\n\n"), f"{name}: needs exactly one final newline"
     assert unicodedata.normalize("NFC", s) == s, f"{name}: not NFC"
 
 
@@ -145,7 +147,8 @@ def test_lines_are_non_empty_trimmed_sentences(name):
     for n, line in enumerate(lines(name), 1):
         assert line.strip(), f"{name}:{n} is empty"
         assert line == line.strip(), f"{name}:{n} has leading or trailing whitespace"
-        assert "\t" not in line and "  " not in line, f"{name}:{n} has a tab or a doubled space"
+        assert "\t" not in line, f"{name}:{n} has a tab or a doubled space"
+        assert "  " not in line, f"{name}:{n} has a tab or a doubled space"
 
 
 def test_every_language_has_as_many_lines_as_english():

@@ -81,7 +81,8 @@ def test_load_gettext_is_a_parallel_corpus(locale_dir):
     counts = lines.groupby("language").size()
     assert counts.to_dict() == {"en": 3, "fr": 3, "ru": 3, "sr-Latn": 3}  # de under 90%, en@quot skipped
     ru = lines[lines["language"] == "ru"]
-    assert ru["text"].tolist() == ["Закрыть", "Открыть", "Выйти"] and ru["script"].iloc[0] == "Cyrl"
+    assert ru["text"].tolist() == ["Закрыть", "Открыть", "Выйти"]
+    assert ru["script"].iloc[0] == "Cyrl"
     assert lines[lines["language"] == "en"]["text"].tolist() == ["Close", "Open", "Quit"]
     with_de = load_gettext("app", locale_dir=locale_dir, min_coverage=0.3)
     assert with_de.groupby("language").size().to_dict()["de"] == 1  # only the common message left
@@ -123,7 +124,8 @@ def test_stdlib_sources():
     assert all(s.id.startswith("stdlib/") and s.id.endswith(".py") for s in samples)
     assert all(s.category == "code" and s.kind == "python" and s.text for s in samples)
     ids = [s.id for s in iter_stdlib()]
-    assert "stdlib/os.py" in ids and not any("/test/" in i or i.startswith("stdlib/test/") for i in ids)
+    assert "stdlib/os.py" in ids
+    assert not any("/test/" in i or i.startswith("stdlib/test/") for i in ids)
     assert not any("site-packages" in i for i in ids)
 
 
@@ -138,7 +140,9 @@ def test_pydoc_topics():
     if not pydoc_available():
         pytest.skip("pydoc_data is not installed")
     (s,) = iter_pydoc(topics=["if"])
-    assert s.id == "pydoc/if" and s.category == "prose" and "if" in s.text
+    assert s.id == "pydoc/if"
+    assert s.category == "prose"
+    assert "if" in s.text
     assert len(list(iter_pydoc())) > 50
     with pytest.raises(KeyError, match="unknown pydoc topic 'nope'"):
         list(iter_pydoc(topics=["nope"]))

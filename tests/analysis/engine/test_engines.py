@@ -103,7 +103,8 @@ def test_cost_corpus_identical_on_every_engine(local_engine, dask_engine):
         report = price_corpus(chunks, cost, engine=engine)
         pdt.assert_frame_equal(report.models, ref.models, obj=f"models on {name}")
         pdt.assert_frame_equal(report.categories.reset_index(drop=True), ref.categories.reset_index(drop=True))
-        assert report.n_samples == ref.n_samples and report.n_chars == ref.n_chars
+        assert report.n_samples == ref.n_samples
+        assert report.n_chars == ref.n_chars
 
 
 # -- faults ----------------------------------------------------------------------------------
@@ -191,7 +192,8 @@ def test_workers_encode_on_one_core_each(local_engine, dask_engine):
     chunks = [pd.DataFrame({"text": ["x"]})] * 3
     for engine in (local_engine, dask_engine):
         seen = pd.concat(engine.map(encode_threads_seen, chunks, ("gpt2",)))
-        assert seen["threads"].tolist() == [1, 1, 1] and set(seen["rayon"]) == {"1"}, engine.name
+        assert seen["threads"].tolist() == [1, 1, 1], engine.name
+        assert set(seen["rayon"]) == {"1"}, engine.name
     with InProcessEngine() as engine:  # this process keeps its cores
         assert next(engine.map(encode_threads_seen, chunks, ("gpt2",)))["threads"].iloc[0] == (os.cpu_count() or 1)
 
@@ -213,9 +215,11 @@ def test_chat_log_pricing_identical_on_every_engine(local_engine, dask_engine):
         return summarise(partial, plan, None).models.to_dict("records")
 
     want = report(price_records(records, plan, chunk_rows=3))
-    assert len(want) == 3 and all(row["usd_total"] > 0 for row in want)
+    assert len(want) == 3
+    assert all(row["usd_total"] > 0 for row in want)
     for engine in _engines(local_engine, dask_engine).values():
         seen: list[int] = []
         got = price_logs(records, plan, engine=engine, chunk_rows=3, progress=seen.append)
         assert report(got) == want, engine.name
-        assert sum(seen) == len(records) and len(seen) > 3
+        assert sum(seen) == len(records)
+        assert len(seen) > 3

@@ -81,8 +81,10 @@ def test_ctrl_c_stops_workers_and_leaves_no_output(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
     rc = proc.wait(timeout=60)
     err = proc.stderr.read().decode()
-    assert rc == 130 and "Traceback" not in err, err
-    assert not out.exists() and list((tmp_path / "out").iterdir()) == []  # no dataset, no hidden leftovers
+    assert rc == 130, err
+    assert "Traceback" not in err, err
+    assert not out.exists()
+    assert list((tmp_path / "out").iterdir()) == []
     deadline = time.monotonic() + 10  # no worker outlives the run (they are stopped, not orphaned)
     while _group(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.2)

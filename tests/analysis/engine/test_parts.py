@@ -51,11 +51,14 @@ def test_parts_give_the_driver_numbers(inputs, engine):
         if engine == "local-pool":  # an engine the caller opened keeps its workers
             pids = opened.worker_pids()
             measure_files(paths[-1:], "gpt2", by=BY, engine=opened, column="text")
-            assert opened.worker_pids() == pids and len(pids) == 2
+            assert opened.worker_pids() == pids
+            assert len(pids) == 2
     assert len(plan_parts(paths, column="text", part_bytes=100_000)) > 8
     pdt.assert_frame_equal(got.summary, want.summary)
     assert (got.n_samples, got.n_bytes) == (want.n_samples, want.n_bytes)
-    assert report == want_report and report.rows_skipped_empty == 2 and report.files_skipped_binary == 1
+    assert report == want_report
+    assert report.rows_skipped_empty == 2
+    assert report.files_skipped_binary == 1
 
 
 def test_spans_tile_the_file_at_line_ends_with_their_first_line_numbers(tmp_path):
@@ -63,10 +66,12 @@ def test_spans_tile_the_file_at_line_ends_with_their_first_line_numbers(tmp_path
     data = path.read_bytes()
     for target in (1, 500, 4096, 10**9):
         spans = jsonl_spans(path, target)
-        assert spans[0][0] == 0 and spans[-1][1] == len(data)
+        assert spans[0][0] == 0
+        assert spans[-1][1] == len(data)
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
         for start, end, row in spans:
-            assert data[end - 1:end] == b"\n" and row == data[:start].count(b"\n") + 1
+            assert data[end - 1:end] == b"\n"
+            assert row == data[:start].count(b"\n") + 1
         assert len(spans) == (3_000 if target == 1 else 1 if target == 10**9 else len(spans))
 
 
@@ -80,7 +85,8 @@ def test_a_bad_row_in_a_later_span_names_its_line(tmp_path):
         _reference([str(path)], "gpt2", column="text")
     with pytest.raises(ValueError) as got:
         measure_files([str(path)], "gpt2", by=BY, engine="inprocess", column="text", part_bytes=20_000)
-    assert str(got.value) == str(want.value) and "line 1801 " in str(got.value)
+    assert str(got.value) == str(want.value)
+    assert "line 1801 " in str(got.value)
 
 
 def test_the_same_file_twice_is_a_duplicate_id_error(inputs):
@@ -110,7 +116,8 @@ def test_fsspec_urls_are_read_by_the_workers(inputs, capsys):
         report = LoadReport()
         got = measure_files(urls, "gpt2", by=BY, engine=engine, column="text", report=report)
     pdt.assert_frame_equal(got.summary, want.summary)
-    assert report.files_skipped_binary == 1 and report.skipped_files == [f"file://{inputs}/docs/blob.bin"]
+    assert report.files_skipped_binary == 1
+    assert report.skipped_files == [f"file://{inputs}/docs/blob.bin"]
     common = ["measure", "--column", "text", "-t", "gpt2", "--by", "category", "--format", "csv", "--no-progress"]
     assert main([*common, *paths, "--engine", "inprocess"]) == 0
     here = capsys.readouterr().out

@@ -114,7 +114,8 @@ def test_empty_text_gives_nan_ratios_not_errors(toks):
 
 def test_empty_input_gives_an_empty_frame_with_the_columns(toks):
     m = measure([], toks)
-    assert list(m.columns) == list(COLUMNS) and len(m) == 0
+    assert list(m.columns) == list(COLUMNS)
+    assert len(m) == 0
 
 
 def test_duplicate_sample_ids_are_an_error(toks):
@@ -193,7 +194,8 @@ def test_summarize_unknown_column():
 def test_variant_deltas_against_the_baseline(measured):
     d = variant_deltas(measured, ["json-catalogue-layout"])
     base = d[d["variant"] == "minified"]
-    assert (base["extra_tokens"] == 0).all() and (base["baseline"] == "minified").all()
+    assert (base["extra_tokens"] == 0).all()
+    assert (base["baseline"] == "minified").all()
     pretty = d[(d["variant"] == "pretty-2") & (d["tokenizer"] == "cl100k_base")].iloc[0]
     assert pretty["token_change_pct"] == pytest.approx(100 * pretty["extra_tokens"] / pretty["baseline_tokens"])
     assert pretty["extra_tokens"] > 0  # pretty-printing costs tokens

@@ -45,7 +45,8 @@ def test_every_chart_has_tooltips_units_and_the_tokenizer_pick(run, table, name,
     views = list(_views(spec))
     assert any(p["name"] == charts.PICK for v in views for p in v.get("params", [])), "no tokenizer selection"
     tips = [t for v in views for t in v.get("encoding", {}).get("tooltip", [])]
-    assert tips and all(t.get("title") for t in tips)
+    assert tips
+    assert all(t.get("title") for t in tips)
     titles = [str(v["encoding"][ch].get("title")) for v in views for ch in ("x", "y", "color")
               if isinstance(v.get("encoding", {}).get(ch), dict)]
     assert any(unit in t for t in titles), titles
@@ -71,7 +72,8 @@ def test_premium_heatmap_has_a_log_colour_scale_and_cell_values(run):
     grid = spec["hconcat"][0]
     rect, text = grid["layer"]
     assert rect["encoding"]["color"]["scale"]["type"] == "log"
-    assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "label"
+    assert text["mark"]["type"] == "text"
+    assert text["encoding"]["text"]["field"] == "label"
     cells = pd.DataFrame(spec["datasets"][grid["data"]["name"] if "data" in grid else spec["data"]["name"]])
     worst = cells.loc[cells["premium"].idxmax()]
     assert worst["label"] in (f"{worst['premium']:.1f}", f"{worst['premium']:.0f}")

@@ -46,7 +46,8 @@ def test_chars_per_token_by_category(run):
 ])
 def test_each_figure_has_titles_and_units(run, table, fn, words):
     fig = fn(run_probe(table, run))
-    assert isinstance(fig, Figure) and fig.axes
+    assert isinstance(fig, Figure)
+    assert fig.axes
     assert words in _texts(fig) + " ".join(a.get_ylabel() for a in fig.axes)
 
 
@@ -59,14 +60,16 @@ def test_language_premium_rows_are_sorted(run):
 def test_identical_tokenizers_are_drawn_once(run):
     fig = plots.tokens_vs_digits(run_probe("digit-lengths", run))
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "cl100k_base = o200k_base" in legend and "cl100k_base" not in legend
+    assert "cl100k_base = o200k_base" in legend
+    assert "cl100k_base" not in legend
 
 
 def test_merge_identical_keeps_order_and_joins_names():
     f = pd.DataFrame({"tokenizer": pd.Categorical(["b", "b", "a", "a"], categories=["b", "a"]),
                       "x": [1, 2, 1, 2], "y": [3.0, 4.0, 3.0, 4.0]})
     merged = plots.merge_identical(f, key="tokenizer", index=["x"], value="y")
-    assert merged["tokenizer"].astype(str).unique().tolist() == ["b = a"] and len(merged) == 2
+    assert merged["tokenizer"].astype(str).unique().tolist() == ["b = a"]
+    assert len(merged) == 2
 
 
 def test_save_figure_is_reproducible(run, tmp_path):
@@ -76,7 +79,8 @@ def test_save_figure_is_reproducible(run, tmp_path):
         b = plots.save_figure(plots.tokens_vs_digits(run_probe("digit-lengths", run)), tmp_path / f"b{suffix}").read_bytes()
         assert a == b, suffix
     svg = (tmp_path / "a.svg").read_text()
-    assert "<dc:date>" not in svg and "Matplotlib v" not in svg
+    assert "<dc:date>" not in svg
+    assert "Matplotlib v" not in svg
     with pytest.raises(ValueError, match=r"\.png, \.svg, \.pdf"):
         plots.save_figure(fig, tmp_path / "x.gif")
 

@@ -70,7 +70,8 @@ def test_boundary_agreement_hand_checked():
     pair = b[(b["tokenizer_a"] == "cl100k_base") & (b["tokenizer_b"] == "qwen2.5")].iloc[0]
     # {3, 6} vs {1, 2, 3, 4, 5, 6}
     assert (pair["n_shared"], pair["n_union"]) == (2, 6)
-    assert pair["jaccard"] == pytest.approx(2 / 6) and pair["f1"] == pytest.approx(2 * 2 / 8)
+    assert pair["jaccard"] == pytest.approx(2 / 6)
+    assert pair["f1"] == pytest.approx(2 * 2 / 8)
     same = b[(b["tokenizer_a"] == "cl100k_base") & (b["tokenizer_b"] == "o200k_base")].iloc[0]
     assert same["jaccard"] == 1.0
     assert len(b) == 3  # unordered pairs

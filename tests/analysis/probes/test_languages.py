@@ -31,7 +31,8 @@ def premium(tmp_path_factory):
 
 def test_premium_on_a_flores_layout(premium):
     p = premium.astype({"tokenizer": str}).set_index(["tokenizer", "language"])
-    assert set(premium["language"]) == {"en", "ru", "hi"} and (premium["pivot"] == "en").all()
+    assert set(premium["language"]) == {"en", "ru", "hi"}
+    assert (premium["pivot"] == "en").all()
     assert p.loc[("cl100k_base", "en"), "premium"] == 1.0
     # dev and devtest lines of a language are joined with one space
     assert p.loc[("cl100k_base", "en"), "n_chars"] == len(" ".join(EN))
@@ -54,7 +55,8 @@ def test_reduction_o200k_vs_cl100k(premium):
     r = tokenizer_reduction(premium, new="o200k_base", old="cl100k_base").set_index("language")
     row = r.loc["hi"]
     assert row["reduction_pct"] == pytest.approx(100 * (1 - row["tokens_new"] / row["tokens_old"]))
-    assert row["reduction_pct"] > 0 and r["reduction_pct"].is_monotonic_decreasing
+    assert row["reduction_pct"] > 0
+    assert r["reduction_pct"].is_monotonic_decreasing
     with pytest.raises(KeyError, match="gpt2"):
         tokenizer_reduction(premium, new="gpt2")
 
@@ -75,7 +77,8 @@ def test_pivot_resolution_and_errors(tmp_path):
 def test_builtin_parallel_corpus():
     p = language_premium("builtin", "o200k_base")
     assert (p.loc[p["language"] == "en", "premium"] == 1.0).all()
-    assert p["language"].nunique() >= 20 and p["premium"].notna().all()
+    assert p["language"].nunique() >= 20
+    assert p["premium"].notna().all()
 
 
 def test_real_flores_sample(shared_dir, tmp_path):
@@ -91,7 +94,8 @@ def test_real_flores_sample(shared_dir, tmp_path):
     p = language_premium(tmp_path, "cl100k_base,o200k_base", pivot="eng_Latn").astype({"tokenizer": str})
     wide = p.pivot(index="language", columns="tokenizer", values="premium")
     assert set(wide.index) == {"en", "hi", "zh-Hans"}
-    assert wide.loc["hi", "cl100k_base"] > 3 and wide.loc["hi", "o200k_base"] < wide.loc["hi", "cl100k_base"]
+    assert wide.loc["hi", "cl100k_base"] > 3
+    assert wide.loc["hi", "o200k_base"] < wide.loc["hi", "cl100k_base"]
 
 
 @pytest.mark.slow
@@ -102,7 +106,8 @@ def test_full_flores200(shared_dir):
     p = language_premium(flores, "cl100k_base,o200k_base", pivot="eng_Latn")
     assert p["language"].nunique() == 23
     en = p[p["language"] == "en"]
-    assert (en["premium"] == 1.0).all() and isinstance(p, pd.DataFrame)
+    assert (en["premium"] == 1.0).all()
+    assert isinstance(p, pd.DataFrame)
 
 
 def test_reduction_says_when_it_compares_another_pair_than_the_default(capsys):
@@ -110,7 +115,8 @@ def test_reduction_says_when_it_compares_another_pair_than_the_default(capsys):
     from analysis.probes import ProbeRun
 
     frame = ProbeRun(tokenizers="gpt2,cl100k_base").reduction_table()
-    assert set(frame["new"]) == {"cl100k_base"} and set(frame["old"]) == {"gpt2"}
+    assert set(frame["new"]) == {"cl100k_base"}
+    assert set(frame["old"]) == {"gpt2"}
     assert "default pair o200k_base vs cl100k_base is not among" in frame.attrs["note"]
     assert ProbeRun(tokenizers="cl100k_base,o200k_base").reduction_table().attrs.get("note") is None
     assert main(["probe", "tokenizer-reduction", "-t", "gpt2,cl100k_base", "--format", "csv", "--no-progress"]) == 0

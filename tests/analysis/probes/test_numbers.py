@@ -50,19 +50,23 @@ def test_tokens_vs_digits_follows_the_digit_rule():
 def test_single_token_numbers_cl100k_and_gpt2():
     s = single_token_numbers("cl100k_base,gpt2", stop=2101)
     cl = s[(s["tokenizer"] == "cl100k_base") & (s["context"] == "bare")].set_index("number")["single_token"]
-    assert cl.loc[0:999].all() and not cl.loc[1000:].any()  # digit runs are cut into threes
+    assert cl.loc[0:999].all()
+    assert not cl.loc[1000:].any()
     gpt2_space = s[(s["tokenizer"] == "gpt2") & (s["context"] == "leading space")].set_index("number")["single_token"]
     # the "2023 vs 2024" case: GPT-2's vocabulary has " 2024" but not " 2023"
-    assert gpt2_space[2024] and not gpt2_space[2023]
+    assert gpt2_space[2024]
+    assert not gpt2_space[2023]
     years = single_token_years(s)
-    assert years["number"].between(1900, 2100).all() and years["number"].nunique() == 201
+    assert years["number"].between(1900, 2100).all()
+    assert years["number"].nunique() == 201
 
 
 def test_single_token_summary_counts():
     s = single_token_numbers("cl100k_base", stop=10_000, contexts=["bare"])
     row = single_token_summary(s).iloc[0]
     assert (row["single_1_digit"], row["single_2_digit"], row["single_3_digit"], row["single_4_digit"]) == (10, 90, 900, 0)
-    assert row["all_single_below"] == 1000 and row["single_years"] == 0
+    assert row["all_single_below"] == 1000
+    assert row["single_years"] == 0
 
 
 def test_single_token_numbers_rejects_unknown_context():

@@ -24,7 +24,8 @@ def bundle(tmp_path_factory):
 
 
 def test_bundle_has_every_file(bundle):
-    assert (bundle / "report.md").is_file() and (bundle / "report.html").is_file()
+    assert (bundle / "report.md").is_file()
+    assert (bundle / "report.html").is_file()
     for name in FIGURES:
         assert (bundle / "figures" / f"{name}.png").stat().st_size > 10_000
         assert (bundle / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
@@ -36,7 +37,8 @@ def test_bundle_has_every_file(bundle):
 def test_tables_are_tidy_and_match_their_parquet(bundle):
     csv = pd.read_csv(bundle / "tables" / "measurements.csv")
     parquet = pd.read_parquet(bundle / "tables" / "measurements.parquet")
-    assert len(csv) == len(parquet) and not csv.duplicated(["sample_id", "tokenizer"]).any()
+    assert len(csv) == len(parquet)
+    assert not csv.duplicated(["sample_id", "tokenizer"]).any()
     assert set(csv["tokenizer"]) == set(TOKS.split(","))
     pd.testing.assert_series_equal(csv["n_tokens"], parquet["n_tokens"], check_dtype=False)
 
@@ -57,7 +59,8 @@ def test_html_is_self_contained(bundle):
     images = re.findall(r'<img [^>]*src="([^"]+)"', page)
     assert len(images) == len(FIGURES)
     assert all(src.startswith("data:image/png;base64,") for src in images)
-    assert "http://" not in page and "https://" not in page
+    assert "http://" not in page
+    assert "https://" not in page
 
 
 def test_same_inputs_give_identical_files(bundle, tmp_path):
