@@ -52,6 +52,24 @@ def visible(text: str) -> str:
     return text.translate(_VISIBLE_TABLE)
 
 
+_MARKDOWN_PUNCTUATION = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$&=^\"'%/@?;,"})
+
+
+def markdown_text(text: str) -> str:
+    r"""Text that Markdown shows as it is: no link, image, emphasis, directive or line break.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark lets any of them be), and
+    line breaks become spaces, so an untrusted string echoed in a message cannot add a link or
+    an image (which a browser would fetch) or break out of its list item.
+
+    >>> markdown_text("![](http://127.0.0.1:9/t.png)")
+    '\\!\\[\\]\\(http\\:\\/\\/127\\.0\\.0\\.1\\:9\\/t\\.png\\)'
+    >>> markdown_text("a\nb")
+    'a b'
+    """
+    return " ".join(text.splitlines()).translate(_MARKDOWN_PUNCTUATION)
+
+
 def piece_label(text: str, piece: Piece) -> str:
     """What to draw for a piece: its text with visible whitespace, or its bytes when partial."""
     if piece.partial:

@@ -19,12 +19,15 @@ Each page declares its parameters as a list of `Param` next to the widgets they 
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+
+from analysis.render import markdown_text
 
 # Compare's text is carried in links up to this many characters (a URL of a few kB opens
 # everywhere); a longer text is counted as usual but left out of the link.
@@ -94,8 +97,16 @@ def _value_problem(param: Param, value: str) -> str | None:
             number = int(value) if param.number == "int" else float(value)
         except ValueError:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
-        if (param.low is not None and number < param.low) or (param.high is not None and number > param.high):
-            return f"link parameter {param.name!r} must be between {param.low:g} and {param.high:g}, not {value[:40]}"
+        if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
+            return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
+        too_low = param.low is not None and number < param.low
+        too_high = param.high is not None and number > param.high
+        if too_low or too_high:
+            if param.low is not None and param.high is not None:
+                bounds = f"between {param.low:g} and {param.high:g}"
+            else:
+                bounds = f"at least {param.low:g}" if too_low else f"at most {param.high:g}"
+            return f"link parameter {param.name!r} must be {bounds}, not {value[:40]}"
     if param.choices is not None:
         choices = [str(c) for c in param.choices()]
         if value not in choices:
@@ -124,8 +135,10 @@ def check(page: str, params: Sequence[Param]) -> None:
     found = problems(query, params)
     if not found:
         return
+    # The messages quote the link's own names and values: escaped, so a link cannot add Markdown
+    # (an image the browser would fetch, a clickable link) to the page.
     st.warning("Some of this link's parameters could not be used as given (fix or remove them and open the "
-               "link again):\n\n" + "\n".join(f"- {p}" for p in found), icon=":material/link_off:")
+               "link again):\n\n" + "\n".join(f"- {markdown_text(p)}" for p in found), icon=":material/link_off:")
     known = {p.name: p for p in params}
     for name, values in query.items():
         param = known.get(name)

@@ -8,6 +8,7 @@ from analysis.cost.traffic import plan_traffic, price_records
 from analysis.cost.trafficsum import summarise
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
+from analysis.cost.estimate import WORKLOAD_LIMITS
 from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
 from dashboards import links, shared
 
@@ -15,15 +16,22 @@ st.title("Cost")
 st.caption("What a workload costs under each model: your requests counted with each model's own tokenizer "
            "(or a named proxy, marked ~ as an estimate), priced from the maintained genai-prices data.")
 
-# -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
+# -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter),
+# bounded as the CLI bounds the same workload fields
+
+
+def _limit(field: str) -> float:
+    return float(WORKLOAD_LIMITS[field])
+
+
 links.check("cost", [
     links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
-    links.Param("cost_rpm", "a whole number of requests", number="int", low=0),
-    links.Param("cost_messages", "a whole number of messages", number="int", low=1),
-    links.Param("cost_chars", "a whole number of characters", number="int", low=0),
+    links.Param("cost_rpm", "a whole number of requests", number="int", low=0, high=_limit("requests_per_month")),
+    links.Param("cost_messages", "a whole number of messages", number="int", low=1, high=_limit("messages_per_request")),
+    links.Param("cost_chars", "a whole number of characters", number="int", low=0, high=_limit("chars_per_request")),
     links.Param("cost_out_mode", "output modes", choices=lambda: ["tokens per request", "ratio of input tokens"]),
-    links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0),
-    links.Param("cost_out_ratio", "a ratio", number="float", low=0),
+    links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0, high=_limit("output_tokens")),
+    links.Param("cost_out_ratio", "a ratio", number="float", low=0, high=_limit("output_ratio")),
     links.Param("cost_cached", "a share", number="float", low=0, high=1),
 ])
 links.copy_link("cost")

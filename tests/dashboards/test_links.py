@@ -3,6 +3,7 @@ the Copy link control gives them back, and bad parameters get a message, never a
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 from analysis import load_tokenizer
@@ -23,7 +24,8 @@ def _link(at) -> dict[str, list[str]]:
 
 
 def _warnings(at) -> str:
-    return "\n".join(w.value for w in at.warning)
+    """The warnings' text as a reader sees it (the link's echoed values are Markdown-escaped)."""
+    return re.sub(r"\\(.)", r"\1", "\n".join(w.value for w in at.warning))
 
 
 def test_compare_link_sets_text_and_tokenizers_and_copy_link_gives_them_back():
