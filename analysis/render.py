@@ -23,10 +23,13 @@ _CONTROLS = {**{c: chr(0x2400 + c) for c in range(0x20)}, 0x7F: "\u2421",
 # Characters that reorder or break the text drawn after them, or take no room at all, are shown
 # by code point: the bidirectional controls (an U+202E can make a terminal line read backwards),
 # the line and paragraph separators (some terminals start a line there), and the zero-width
-# space, word joiner and BOM (a token of them would look empty). Joiners that shape scripts and
-# emoji (U+200C, U+200D) are left as they are.
-_HIDDEN = [0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), 0x2028, 0x2029, 0x2060,
-           *range(0x2066, 0x206A), 0xFEFF]
+# space, word joiner and BOM, and the characters that draw as nothing or as a blank: the soft
+# hyphen, the zero-width joiners, the invisible operators, the Mongolian vowel separator and the
+# Hangul fillers (a token of any of them would look empty). The joiners shape emoji and some
+# scripts, but a boundary view draws each token on its own, where a joiner shapes nothing.
+_HIDDEN = [0x00AD, 0x061C, 0x115F, 0x1160, 0x180E, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F,
+           *range(0x202A, 0x202F), 0x2028, 0x2029, *range(0x2060, 0x2065), *range(0x2066, 0x206A), 0x3164,
+           0xFEFF, 0xFFA0]
 _VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{c: f"<U+{c:04X}>" for c in _HIDDEN},
                                 **{ord(k): v for k, v in VISIBLE.items()}})
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange

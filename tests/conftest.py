@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+# Tests never depend on what the user has fetched. The autouse fixture below isolates each test's
+# data dir; this isolates collection too, where tests are parametrised by the tokenizers
+# available: without it, a vocabulary in the user's real data dir (after `tokenprism vocab fetch
+# llama3`) made a test that the isolated test body could not run.
+if "TOKENPRISM_TEST_REAL_DATA_DIR" not in os.environ:
+    _COLLECTION_DATA_DIR = tempfile.mkdtemp(prefix="tokenprism-collect-")
+    os.environ["TOKENPRISM_DATA_DIR"] = _COLLECTION_DATA_DIR
+    atexit.register(shutil.rmtree, _COLLECTION_DATA_DIR, ignore_errors=True)
 
 
 def pytest_addoption(parser):

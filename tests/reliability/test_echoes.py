@@ -1,4 +1,4 @@
-"""Dashboard links are untrusted input: what they carry is echoed as text, and every number is bounded.
+"""Untrusted input echoed back: link values as Markdown-escaped text, invisible characters by code point, every number bounded.
 
 Regression tests for the reliability audit's link findings: Markdown in a link parameter was
 rendered (an image the browser fetched, a clickable link); a negative number on a parameter with
@@ -68,3 +68,18 @@ def test_bounds_messages_for_each_kind_of_bound():
     assert problems({"c": ["2"]}, [high]) == ["link parameter 'c' must be at most 1, not 2"]
     assert problems({"c": ["nan"]}, [high]) == ["link parameter 'c' must be a finite number, not 'nan'"]
     assert problems({"c": ["0.5"]}, [high]) == []
+
+
+# -- the audit's finding 21: characters that draw as nothing reach a terminal by code point --------
+INVISIBLE = ["\u00ad", "\u200d", "\u200c", "\u115f", "\u1160", "\u3164", "\uffa0", "\u180e", "\u2061"]
+
+
+@pytest.mark.parametrize("char", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_show_draws_invisible_characters_by_code_point(char, capsys):
+    from analysis.cli import main
+
+    assert main(["compare", f"a{char}b", "-t", "o200k_base", "--show"]) in (0, None)
+    out = capsys.readouterr().out
+    assert char not in out
+    # whole in one token it is drawn by code point; split across tokens, by its bytes
+    assert f"<U+{ord(char):04X}>" in out or "│<0x" in out, out
