@@ -37,8 +37,8 @@ _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
 # Drawing every token of a megabyte would freeze a browser: boundaries are drawn for a prefix.
 # The browser's work for the drawing (about 2,000 spans per 10k characters, one block per drawn
-# tokenizer, two by default on the Compare page) is in proportion to the drawn length: at 20,000
-# characters in four blocks it took Chromium about 1.5 s of CPU per paste.
+# tokenizer, two by default on the Compare page) is in proportion to the drawn length, and a
+# browser's CPU per paste grows with it (measured: docs/performance.md).
 HIGHLIGHT_CHARS = 10_000
 
 
@@ -129,7 +129,7 @@ def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
         title = f"id {p.id} · bytes {_bytes_html(p.bytes)}" if show_ids else ""
         # Spaces are drawn as "·", so a line could break nowhere: a zero-width space ends each
         # token. In the text, not as CSS generated content (`::after`), which costs the browser a
-        # layout box per token: about 40% of the layout time of a long drawing.
+        # layout box per token, a large share of a long drawing's layout time.
         out.append(f'<span class="tp-tok {cls}" title="{title}">{label}\u200b</span>')
     return '<div class="tp-text">' + "".join(out) + "</div>"
 

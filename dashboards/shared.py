@@ -123,9 +123,8 @@ def compare_frame(text: str, names: tuple[str, ...]) -> pd.DataFrame:
 
 
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
-# GIL held (3 ms each way for a drawing's 2,000 Pieces when Piece was a dataclass, measured;
-# less as a named tuple, but still a copy per hit). The tuple of immutable Pieces cannot be
-# mutated by the page that gets it.
+# GIL held: a copy of a drawing's 2,000 Pieces per hit (measured: docs/performance.md). The
+# tuple of immutable Pieces cannot be mutated by the page that gets it.
 @st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
 def pieces(text: str, name: str) -> tuple[Piece, ...]:
     return tuple(tokenizer(name).pieces(text))

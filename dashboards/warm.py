@@ -72,12 +72,13 @@ def freeze_heap() -> int:
 
     Streamlit runs a full collection (`gc.collect(2)`) after every script run, and a full
     collection holds the GIL while it walks every tracked object of the process: here the
-    imported modules, the loaded tokenizers and pandas, about 170,000 objects and 26-49 ms a
-    run. Five sessions answering at once waited for five of those in turn, every other thread
-    stopped meanwhile: with py-spy sampling only GIL holders (`py-spy record --gil`) it was 40%
-    of the server's samples. What is alive after the warm-up lives as long as the server, so
-    the collector need not look at it again; objects made later are collected as before, and
-    reference counting frees frozen objects that fall out of use (only cycles among them stay).
+    imported modules, the loaded tokenizers and pandas, about 170,000 objects. Five sessions
+    answering at once waited for five of those in turn, every other thread stopped meanwhile:
+    with py-spy sampling only GIL holders (`py-spy record --gil`) it was the largest single
+    share of the server's samples (figures: docs/performance.md). What is alive after the
+    warm-up lives as long as the server, so the collector need not look at it again; objects
+    made later are collected as before, and reference counting frees frozen objects that fall
+    out of use (only cycles among them stay).
     """
     import gc
 

@@ -90,7 +90,7 @@ def serving_defaults(options: list[str]) -> list[str]:
       server's GIL time), to rerun pages whose source changes: the source of an installed tool
       does not change while it serves;
     * a full garbage collection, `gc.collect(2)`, which walks every tracked object of the
-      process (a third of the GIL time; 26-49 ms a collection, measured). Python's own
+      process (a third of the GIL time; docs/performance.md). Python's own
       collector still runs as objects are made; what the warm-up left alive is frozen out of it
       (`dashboards.warm`).
 

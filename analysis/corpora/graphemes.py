@@ -2,8 +2,8 @@
 
 `words` counts the words of Thai, Lao, Khmer, Myanmar and Tibetan text from their extended
 grapheme clusters: the matches of `(?=[those scripts])\\X` (the `regex` module), scanning each
-line. Asking `regex` for them costs about 150-500 ns a character, more than tokenizing the same
-text; this module finds the same positions with array passes (a test compares the two on any
+line. Asking `regex` for them costs more than tokenizing the same text (docs/performance.md);
+this module finds the same positions with array passes (a test compares the two on any
 text). It follows the Unicode rules as `regex` implements them, with its own property tables:
 
 A match starts at a character of those scripts (U) that the scan reaches, and runs to the next

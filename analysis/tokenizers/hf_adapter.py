@@ -138,7 +138,7 @@ class HFTokenizerAdapter:
         if parts is None:
             return self._tok.encode(text, add_special_tokens=False).ids
         out: list[int] = []
-        for batch in cuts.batches(parts):  # parallel batches without offsets: about 2x faster on 2 cores
+        for batch in cuts.batches(parts):  # parallel batches without offsets: every core, no offset bookkeeping
             for e in self._tok.encode_batch_fast(batch, add_special_tokens=False):
                 out.extend(e.ids)
         return out

@@ -31,8 +31,8 @@ _NONE: frozenset[str] = frozenset()
 def _pool_threads(texts: list[str]) -> int:
     """Threads for tiktoken's batch pool over `texts`, or 0 where a plain loop is faster."""
     threads = encode_threads()
-    # tiktoken's batch submits one thread-pool task per text (~40 us each, measured): below
-    # BATCH_MIN_MEAN_CHARS per text a plain loop is faster than the threads are
+    # tiktoken's batch submits one thread-pool task per text, and a task costs more than a short
+    # text's encode: below BATCH_MIN_MEAN_CHARS per text a plain loop is faster than the threads are
     if threads > 1 and len(texts) > 1 and sum(map(len, texts)) >= BATCH_MIN_MEAN_CHARS * len(texts):
         return threads
     return 0
@@ -160,8 +160,8 @@ class TiktokenTokenizer:
     def _count_prepared(self, text: str) -> int:
         # long texts: ids into a numpy buffer instead of a list of Python ints (the same ids: no
         # special token is allowed, so special-token text is ordinary text, as in
-        # `encode_ordinary`), about a tenth less time per token, measured; for short texts the
-        # buffer's fixed cost is larger than what it saves
+        # `encode_ordinary`), which spends less time per token; for short texts the buffer's
+        # fixed cost is larger than what it saves
         if len(text) >= NUMPY_MIN_CHARS:
             return len(self._enc.encode_to_numpy(text, allowed_special=_NONE, disallowed_special=()))
         return len(self._enc.encode_ordinary(text))

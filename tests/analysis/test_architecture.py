@@ -1,6 +1,6 @@
 """The house keeps its plan: imports run one way, nothing imports a face, and there is no circle.
 
-The layers, from DESIGN.md (a module may import its own layer or a lower one):
+The layers, from docs/design.md ("The layers"; a module may import its own layer or a lower one):
 
     6  faces        analysis.cli, analysis.api, dashboards (nothing imports them)
     5  presenting   analysis.engine, analysis.report, analysis.lab, analysis.plots
@@ -219,3 +219,15 @@ def test_a_planted_streamlit_import_is_found(tmp_path):
     _plant(tmp_path, {"analysis/__init__.py": "", "analysis/plots/figures.py": "import streamlit as st\n"})
     names = import_names(tmp_path, ["analysis"])
     assert "streamlit" in names["analysis.plots.figures"]
+
+
+def test_the_design_document_states_these_layers():
+    """docs/design.md's layer table names every module of LAYERS at its layer, and no other."""
+    import re
+
+    text = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    stated: dict[str, int] = {}
+    for number, modules in re.findall(r"^\| (\d) \| [a-z]+ \| (.+) \|$", text, flags=re.M):
+        for name in re.findall(r"`([a-z_.]+)`", modules):
+            stated[name] = int(number)
+    assert stated == LAYERS

@@ -6,7 +6,7 @@ Every figure is a ratio against a reference measured in the same run:
   included) divided by the CPU seconds of a plain single-thread pass of the same tiktoken
   encoder over the same texts, already in memory. The raw pass runs in a fresh process, as the
   runs do, before and after each round's runs; their mean is the reference (the same pass in the
-  benchmark's own process once ran 15% slower than in another round: a machine that changes
+  benchmark's own process once ran measurably slower than in another round: a machine that changes
   speed between the reference and the runs moves the ratio). Target <= 1.15. Also, as `cost_vs_plain_script`,
   against the plain script a user would write (read each file, or `json.loads` each line, then
   encode). On a folder of files (o200k_base) and on short JSON lines (o200k_base). Tokenizers

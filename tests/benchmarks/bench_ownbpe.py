@@ -289,7 +289,7 @@ def bench_encode(results: dict) -> None:
     for name, texts in sets.items():
         mb = sum(len(t.encode("utf-8")) for t in texts) / MB
         # Cold: the median of 3 passes, each by a fresh tokenizer (like tiktoken's median of 3;
-        # a single pass on this shared machine was once 3x slower than the others).
+        # a single pass on this shared machine can be several times slower than the others).
         colds = []
         for _ in range(3):
             fresh = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)
@@ -320,7 +320,7 @@ def bench_encode(results: dict) -> None:
               f"(x{row['ratio_cold']}, median of passes {row['ratio_cold_passes']}, target >= {cold_target}), seen again x{row['ratio_again']}, warm "
               f"{row['ownbpe_warm_mb_s']} MB/s (x{row['ratio_warm']}, target >= {target})")
     whole = "\n".join(sets["flores200 (46 files)"])
-    # Median of 3 cold passes, each by a fresh tokenizer (one pass ranged 0.06-0.26x over 3 runs).
+    # Median of 3 cold passes, each by a fresh tokenizer (one pass alone is too noisy here).
     colds = []
     for _ in range(3):
         fresh = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, specials)
