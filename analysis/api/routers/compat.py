@@ -1,6 +1,6 @@
 """The shapes existing clients speak: vLLM's /tokenize and /detokenize, Anthropic's count_tokens.
 
-`model` may be a model id (resolved through the model map, `analysis.cost.models`) or a
+`model` may be a model id (resolved through the model map, `analysis.models`) or a
 tokenizer name. Every answer carries `tokenizer` and `exactness`: a Claude 3+ count comes from
 a proxy tokenizer and says "approximate", never passing for the model's own count.
 """
@@ -14,7 +14,7 @@ from functools import lru_cache
 from fastapi import APIRouter, Depends
 
 from ...cost.genai import find_model, model_names
-from ...cost.models import ChatOverhead, tokenizer_for_model
+from ...models import ChatOverhead, tokenizer_for_model
 from ...tokenizers import Tokenizer
 from ..problems import Problem
 from ..runtime import Runtime
