@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from ..errors import BadInput, UnknownName
+from ..tokenizers import CATALOGUE
 from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules
 
 TextExactness = Literal["exact", "estimate", "none"]
@@ -153,8 +154,11 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         # Within a named provider, suggest that provider's ids, prefixed as the user wrote them.
         valid = ([f"{provider_id}:{m.id}" for p in _snapshot().providers if p.id == provider_id for m in p.models]
                  if provider_id else known_names())
-        raise UnknownName("model", model_id, valid,
-                          hint="(list models with `tokenprism models SUBSTRING`; name a host as PROVIDER:MODEL)")
+        hint = "(list models with `tokenprism models SUBSTRING`; name a host as PROVIDER:MODEL)"
+        if model_id in CATALOGUE:
+            hint = (f"({model_id!r} is a tokenizer, not a model: count a text with it using "
+                    f"`tokenprism compare -t {model_id}`, or name a model that uses it)")
+        raise UnknownName("model", model_id, valid, hint=hint)
     provider = price_ref = None
     price_note, window = "", None
     if not hits:

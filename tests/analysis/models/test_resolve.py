@@ -51,6 +51,11 @@ def test_unknown_id_without_close_names_says_how_to_list_models():
         resolve("zzqx-unheard-of-9")
 
 
+def test_a_tokenizer_name_is_not_a_model_and_the_message_says_where_it_works():
+    with pytest.raises(UnknownName, match="is a tokenizer, not a model.*compare -t o200k_base"):
+        resolve("o200k_base")
+
+
 def test_empty_id_is_bad_input():
     with pytest.raises(BadInput, match="empty"):
         resolve("  ")
