@@ -14,7 +14,7 @@ from functools import lru_cache
 from fastapi import APIRouter, Depends
 
 from ...cost.genai import find_model
-from ...errors import UnknownName
+from ...errors import BadInput, UnknownName
 from ...models import ChatOverhead, resolve as resolve_model
 from ...requests import parse as parse_request
 from ...tokenizers import Tokenizer
@@ -57,6 +57,8 @@ def resolve(rt: Runtime, model: str) -> Resolved:
     except UnknownName as e:
         raise Problem(404, f"{e} Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
                       type_="unknown-model", valid=e.closest or list(rt.tokenizers)) from None
+    except BadInput as e:  # an empty id
+        raise Problem(422, str(e), type_="invalid-input") from None
     if spec.tokenizer is None:
         raise Problem(404, f"model {model!r} has no text tokenizer: {spec.reason}", type_="unknown-model",
                       valid=list(rt.tokenizers))

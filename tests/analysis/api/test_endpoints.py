@@ -222,6 +222,7 @@ def test_vllm_tokenize_and_detokenize(client):
     # a misspelt id is refused although the model map's glob "gpt-4o*" would match it
     typo = problem(client.post("/tokenize", json={"model": "gpt-4oo", "prompt": "x"}), 404)
     assert "gpt-4o" in typo["valid"] and "did you mean gpt-4o" in typo["detail"]
+    assert "empty" in problem(client.post("/tokenize", json={"model": " ", "prompt": "x"}), 422)["detail"]
     assert "vocab fetch" in problem(client.post("/tokenize", json={"model": "llama-3.3-70b", "prompt": "x"}), 404)["detail"]
     assert "does not load" in problem(client.post("/tokenize", json={"model": "qwen3-32b", "prompt": "x"}), 404)["detail"]
     problem(client.post("/detokenize", json={"model": "gpt-4o", "tokens": [10**9]}), 422)
