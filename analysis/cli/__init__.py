@@ -15,6 +15,7 @@ import sys
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
 _COMMAND_MODULES = (
     "analysis.cli.tokenizers",  # tokenizers, compare, vocab
+    "analysis.cli.count",  # count
     "analysis.cli.bpe",  # explain, train
     "analysis.cli.corpus",  # corpus list/show/stats
     "analysis.cli.dashboard",  # dashboard

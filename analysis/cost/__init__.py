@@ -26,6 +26,6 @@ from .display import (
     model_notes as model_notes,
 )
 from .genai import get_price as get_price, list_prices as list_prices, price_source as price_source
-from .models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
+from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
 from .overrides import load_overrides as load_overrides
 from .prices import MTOK as MTOK, Price as Price, PriceSource as PriceSource, Rate as Rate

@@ -14,7 +14,7 @@ from typing import Iterable
 import pandas as pd
 
 from .genai import list_prices, price_source, provider_ids
-from .models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
+from ..models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
 from .prices import Price
 
 COLUMNS = ["model", "name", "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output", "tiers",

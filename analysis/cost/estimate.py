@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 
 import pandas as pd
 
-from .models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
+from ..models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
 from .genai import get_price, price_source
 from .prices import MTOK, Price
 from ..tokenizers import CATALOGUE, load_tokenizer

@@ -14,7 +14,7 @@ import pandas as pd
 from .display import format_usd
 from .estimate import CostReport, NoPriceError, request_cost
 from .genai import get_price
-from .models import tokenizer_for_model
+from ..models import tokenizer_for_model
 
 
 def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:

@@ -25,7 +25,7 @@ import numpy as np
 from .estimate import choice_for, to_decimal
 from .genai import get_price
 from .logs import LogRecord
-from .models import TokenizerChoice, load_rules
+from ..models import TokenizerChoice, load_rules
 from .prices import Price, Rate
 from ..tokenizers import CATALOGUE, load_tokenizer
 

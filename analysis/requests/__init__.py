@@ -2,6 +2,8 @@
 
 `Request` is the one value every face parses its wire shape into (OpenAI chat and Responses,
 Anthropic Messages, Gemini contents, plain text); everything downstream sees only `Request`.
+`parse` reads any of those shapes (`shapes`), and `input_tokens` counts a request to a model in
+the model's chat format (`count`, `formats`).
 """
 
 from .request import (
@@ -14,6 +16,9 @@ from .request import (
     Request as Request,
     TextPart as TextPart,
     ToolCall as ToolCall,
+    ToolChoice as ToolChoice,
     ToolDef as ToolDef,
     ToolResult as ToolResult,
 )
+from .shapes import SHAPES as SHAPES, detect_shape as detect_shape, parse as parse
+from .count import Count as Count, input_tokens as input_tokens

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UnknownName
+from ..errors import BadInput, UnknownName
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
@@ -91,6 +91,24 @@ class ToolDef:
     parameters: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
+TOOL_CHOICES = ("auto", "none", "required", "tool")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    """How the model may use the tools: `auto`, `none`, `required` (any tool; Anthropic's "any",
+    Gemini's ANY) or `tool` (the one named, OpenAI's forced function, Anthropic's "tool")."""
+    mode: str = "auto"
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in TOOL_CHOICES:
+            raise UnknownName("tool choice", self.mode, TOOL_CHOICES)
+        if (self.mode == "tool") != bool(self.name):
+            raise BadInput(f"tool choice {self.mode!r} {'needs' if self.mode == 'tool' else 'takes no'} tool name"
+                           f"{'' if self.name is None else f' (got {self.name!r})'}")
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """One request to a model.
@@ -105,7 +123,7 @@ class Request:
     messages: tuple[Message, ...] = ()
     system: str | None = None
     tools: tuple[ToolDef, ...] = ()
-    tool_choice: str | None = None
+    tool_choice: ToolChoice | None = None
 
     @classmethod
     def from_text(cls, text: str) -> Request:

@@ -1,6 +1,6 @@
 """The shapes existing clients speak: vLLM's /tokenize and /detokenize, Anthropic's count_tokens.
 
-`model` may be a model id (resolved through the model map, `analysis.cost.models`) or a
+`model` may be a model id (resolved through the model map, `analysis.models`) or a
 tokenizer name. Every answer carries `tokenizer` and `exactness`: a Claude 3+ count comes from
 a proxy tokenizer and says "approximate", never passing for the model's own count.
 """
@@ -13,8 +13,10 @@ from functools import lru_cache
 
 from fastapi import APIRouter, Depends
 
-from ...cost.genai import find_model, model_names
-from ...cost.models import ChatOverhead, tokenizer_for_model
+from ...cost.genai import find_model
+from ...errors import BadInput, UnknownName
+from ...models import ChatOverhead, resolve as resolve_model
+from ...requests import parse as parse_request
 from ...tokenizers import Tokenizer
 from ..problems import Problem
 from ..runtime import Runtime
@@ -46,24 +48,21 @@ def _context_window(model: str) -> int | None:
     return info.context_window
 
 
-def _closest_models(model: str) -> list[str]:
-    import difflib
-
-    ids = {n.split(":", 1)[-1] for n in model_names()}
-    return difflib.get_close_matches(model, sorted(ids), n=5, cutoff=0.6)
-
-
 def resolve(rt: Runtime, model: str) -> Resolved:
     """The served tokenizer for a model id or tokenizer name, with its exactness; 404 otherwise."""
     if model in rt.tokenizers or not rt.ready:
         return Resolved(rt.tokenizer(model), "exact", "", None, None)
-    choice = tokenizer_for_model(model)
-    if choice.exactness == "none":
-        close = _closest_models(model)
-        raise Problem(404, f"unknown model {model!r}: no rule of the model map covers it and it is not a tokenizer "
-                      f"this server serves." + (f" Closest model ids: {', '.join(close)}." if close else "")
-                      + f" Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
-                      type_="unknown-model", valid=close or list(rt.tokenizers))
+    try:
+        spec = resolve_model(model)  # the one resolver: a misspelt id is refused, never matched by a glob
+    except UnknownName as e:
+        raise Problem(404, f"{e} Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
+                      type_="unknown-model", valid=e.closest or list(rt.tokenizers)) from None
+    except BadInput as e:  # an empty id
+        raise Problem(422, str(e), type_="invalid-input") from None
+    if spec.tokenizer is None:
+        raise Problem(404, f"model {model!r} has no text tokenizer: {spec.reason}", type_="unknown-model",
+                      valid=list(rt.tokenizers))
+    choice = spec.choice()
     if not choice.usable:
         raise Problem(404, f"model {model!r} maps to tokenizer {choice.wanted!r}, which is {choice.status}; fix: "
                       f"fetch it, then restart the server with --tokenizers including {choice.wanted}",
@@ -141,6 +140,10 @@ async def count_tokens(body: CountTokensRequest, rt: Runtime = Depends(runtime))
     if len(body.messages) > limit:
         raise Problem(422, f"{len(body.messages):,} messages; the limit is {limit:,}. Fix: raise the server's "
                       "--max-messages", type_="limit-exceeded")
+    try:  # the one Anthropic parser checks roles and content types, and names what it refuses
+        parse_request(body.model_dump(exclude_none=True), shape="anthropic")
+    except (UnknownName, ValueError) as e:
+        raise Problem(422, str(e), type_="invalid-input") from None
     texts = _texts(body)
     check_texts(rt, texts, "message text")
     r = resolve(rt, body.model)

@@ -9,13 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from ...models.families import FAMILIES as FAMILIES  # named below the resolver, so a ModelSpec can name its family
 from ...tokenizers import Tokenizer
 from ..request import Request
 
 Exactness = Literal["exact", "documented", "estimate"]
-
-# The chat-format families, by the names a ModelSpec uses.
-FAMILIES = ("none", "openai", "harmony", "llama3", "llama4", "mistral", "qwen", "deepseek", "claude", "gemma3")
 
 
 @dataclass(frozen=True, slots=True)

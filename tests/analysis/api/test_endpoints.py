@@ -218,7 +218,11 @@ def test_vllm_tokenize_and_detokenize(client):
     claude = client.post("/tokenize", json={"model": "claude-sonnet-4-5", "prompt": "hi"}).json()
     assert claude["exactness"] == "approximate" and claude["tokenizer"] == "o200k_base"
     assert client.post("/detokenize", json={"model": "gpt-4o", "tokens": [24912]}).json()["prompt"] == "hello"
-    assert "Closest" in problem(client.post("/tokenize", json={"model": "gtp-4o", "prompt": "x"}), 404)["detail"]
+    assert "did you mean gpt-4o" in problem(client.post("/tokenize", json={"model": "gtp-4o", "prompt": "x"}), 404)["detail"]
+    # a misspelt id is refused although the model map's glob "gpt-4o*" would match it
+    typo = problem(client.post("/tokenize", json={"model": "gpt-4oo", "prompt": "x"}), 404)
+    assert "gpt-4o" in typo["valid"] and "did you mean gpt-4o" in typo["detail"]
+    assert "empty" in problem(client.post("/tokenize", json={"model": " ", "prompt": "x"}), 422)["detail"]
     assert "vocab fetch" in problem(client.post("/tokenize", json={"model": "llama-3.3-70b", "prompt": "x"}), 404)["detail"]
     assert "does not load" in problem(client.post("/tokenize", json={"model": "qwen3-32b", "prompt": "x"}), 404)["detail"]
     problem(client.post("/detokenize", json={"model": "gpt-4o", "tokens": [10**9]}), 422)
@@ -240,3 +244,9 @@ def test_anthropic_count_tokens(client):
     many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}
     assert "--max-messages" in problem(client.post("/v1/messages/count_tokens", json=many), 422)["detail"]
     problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": []}), 404)
+    sonet = problem(client.post("/v1/messages/count_tokens", json={**body, "model": "claude-sonet-4-5"}), 404)
+    assert "claude-sonnet-4-5" in sonet["valid"]
+    wizard = {**body, "messages": [{"role": "wizard", "content": "hi"}]}
+    assert "unknown role 'wizard'" in problem(client.post("/v1/messages/count_tokens", json=wizard), 422)["detail"]
+    video = {**body, "messages": [{"role": "user", "content": [{"type": "video"}]}]}
+    assert "unknown content type 'video'" in problem(client.post("/v1/messages/count_tokens", json=video), 422)["detail"]

@@ -13,7 +13,7 @@ import pytest
 from analysis import load_tokenizer
 from analysis.cost.genai import get_price
 from analysis.cost.logs import read_log_records
-from analysis.cost.models import tokenizer_for_model
+from analysis.models import tokenizer_for_model
 from analysis.cost.traffic import TrafficPartial, chunked, plan_traffic, price_chunk, price_records
 from analysis.cost.trafficsum import summarise
 

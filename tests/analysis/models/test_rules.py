@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis import load_tokenizer
-from analysis.cost.models import EXACTNESS, ChatOverhead, Rule, load_rules, parse_rules, tokenizer_for_model
+from analysis.models.rules import EXACTNESS, ChatOverhead, Rule, load_rules, parse_rules, tokenizer_for_model
 from analysis.tokenizers import CATALOGUE
 
 

@@ -1,8 +1,9 @@
 """Which tokenizer counts a model's tokens, and how sure we are: exact, approximate or none.
 
-Unlike `genai` (what a model costs per token) and the tokenizer registry (how to build a
-tokenizer by name), this module only answers "which registry tokenizer stands for model X".
-The answer comes from a data file shipped in the package, `analysis/data/models.toml`:
+Unlike `resolve` beside it (which decides whether a model id is known at all, and finds its
+price reference) and the tokenizer registry (how to build a tokenizer by name), this module only
+answers "which registry tokenizer and chat format stand for model X".
+The answer comes from a data file shipped in the package, `analysis/models/models.toml`:
 rules of glob patterns over model ids, first match wins. Every answer carries its exactness
 and the reason, and nothing falls back silently: a model no rule matches is "none", an
 exact tokenizer that is not fetched yet says so with the fetch command, and an approximate
@@ -19,10 +20,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..tokenizers import CATALOGUE
+from .families import FAMILIES
 from ..tokenizers.registry import is_available
 
 EXACTNESS = ("exact", "approximate", "none")
-_RULE_KEYS = {"match", "tokenizer", "exactness", "why", "chat"}
+_RULE_KEYS = {"match", "tokenizer", "exactness", "why", "chat", "format"}
 _CHAT_KEYS = {"per_message", "per_request", "source"}
 
 
@@ -52,6 +54,7 @@ class Rule:
     exactness: str
     why: str
     chat: ChatOverhead | None
+    format: str | None = None  # the chat-format family (FAMILIES); None: not known for these models
 
     def matches(self, model_id: str) -> bool:
         key = model_id.lower()
@@ -141,7 +144,10 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
         if not raw.get("why"):
             raise _fail(where, "why (where the mapping comes from) is required")
         chat = _parse_chat(where, raw["chat"]) if "chat" in raw else None
-        rules.append(Rule(tuple(match), names, exactness, str(raw["why"]), chat))
+        family = raw.get("format")
+        if family is not None and family not in FAMILIES:
+            raise _fail(where, f"unknown chat format {family!r}; valid: {', '.join(FAMILIES)}")
+        rules.append(Rule(tuple(match), names, exactness, str(raw["why"]), chat, family))
     return rules
 
 
@@ -155,11 +161,43 @@ def load_rules() -> list[Rule]:
 
 
 @lru_cache(maxsize=1)
+def _packaged() -> dict[str, Any]:
+    return tomllib.loads(importlib.resources.files("analysis.models").joinpath("models.toml").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _packaged_rules() -> tuple[Rule, ...]:
     # Read and validated once per process: the file is package data, and a Rule is frozen. The
     # dashboard prices every paste, and parsing the TOML each time held the GIL for it.
-    text = importlib.resources.files("analysis.data").joinpath("models.toml").read_text(encoding="utf-8")
-    return tuple(parse_rules(tomllib.loads(text)))
+    return tuple(parse_rules(_packaged()))
+
+
+def parse_known(data: dict[str, Any]) -> dict[str, str]:
+    """{lower-case id: why} of the `[[known]]` tables: model ids accepted without a price entry.
+
+    Raises:
+        ValueError: a table without `ids` (a non-empty list of strings) or `why`, or another key.
+    """
+    out: dict[str, str] = {}
+    for i, raw in enumerate(data.get("known", []), start=1):
+        where = f"known #{i}"
+        if set(raw) != {"ids", "why"}:
+            raise _fail(where, f"a known table has exactly the keys ['ids', 'why'], got {sorted(raw)}")
+        ids = raw["ids"]
+        if not isinstance(ids, list) or not ids or not all(isinstance(x, str) and x for x in ids):
+            raise _fail(where, "ids must be a non-empty list of model ids")
+        out.update((x.lower(), str(raw["why"])) for x in ids)
+    return out
+
+
+@lru_cache(maxsize=1)
+def known_ids() -> dict[str, str]:
+    """The packaged `[[known]]` ids: open-weight families named without a host, e.g. "llama3".
+
+    >>> "llama3" in known_ids()
+    True
+    """
+    return parse_known(_packaged())
 
 
 def _fetch_hint(name: str) -> str:

@@ -1,0 +1,18 @@
+"""The one model resolver: model id -> `ModelSpec` (tokenizer, chat format, exactness, price reference).
+
+`resolve` is what every face calls with a model id; it refuses an unknown or misspelt id with
+`analysis.errors.UnknownName` and the closest names, and never substitutes a model. `rules` holds
+the model -> tokenizer map of models.toml that it applies.
+"""
+
+from .families import FAMILIES as FAMILIES
+from .resolve import ModelSpec as ModelSpec, closest_models as closest_models, known_names as known_names, resolve as resolve
+from .rules import (
+    EXACTNESS as EXACTNESS,
+    ChatOverhead as ChatOverhead,
+    Rule as Rule,
+    TokenizerChoice as TokenizerChoice,
+    explicit_choice as explicit_choice,
+    load_rules as load_rules,
+    tokenizer_for_model as tokenizer_for_model,
+)

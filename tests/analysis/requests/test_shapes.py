@@ -1,0 +1,162 @@
+"""Each wire shape parses into the one Request, and nothing unknown is dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.errors import BadInput, UnknownName
+from analysis.requests import (
+    AudioPart, FilePart, ImagePart, Message, Request, TextPart, ToolCall, ToolChoice, ToolDef, ToolResult, detect_shape,
+    parse,
+)
+
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_openai_chat_roles_names_parts_tool_calls_and_results():
+    r = parse({
+        "messages": [
+            {"role": "developer", "content": "Be brief."},
+            {"role": "user", "name": "ann", "content": [
+                {"type": "text", "text": "Look: "}, {"type": "image_url", "image_url": {"url": "https://x/a.png", "detail": "low"}},
+                {"type": "input_audio", "input_audio": {"data": "...", "format": "wav"}},
+                {"type": "file", "file": {"filename": "a.pdf"}}]},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "12 C"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "weather", "description": "Weather now.", "parameters": WEATHER}}],
+        "tool_choice": {"type": "function", "function": {"name": "weather"}},
+    })
+    dev, user, asst, tool = r.messages
+    assert dev == Message("developer", (TextPart("Be brief."),))
+    assert user.name == "ann" and user.parts == (TextPart("Look: "), ImagePart(url="https://x/a.png", detail="low"),
+                                                  AudioPart(media_type="wav"), FilePart(name="a.pdf"))
+    assert asst.parts == (ToolCall("weather", "{\"city\":\"Oslo\"}", "c1"),)
+    assert tool == Message("tool", (ToolResult((TextPart("12 C"),), "c1"),))
+    assert r.tools == (ToolDef("weather", "Weather now.", WEATHER),)
+    assert r.tool_choice == ToolChoice("tool", "weather")
+
+
+def test_openai_legacy_functions_and_function_role():
+    r = parse({"messages": [{"role": "assistant", "function_call": {"name": "f", "arguments": "{}"}},
+                            {"role": "function", "name": "f", "content": "ok"}],
+               "functions": [{"name": "f", "parameters": {}}], "function_call": "auto"})
+    assert r.messages[0].parts == (ToolCall("f", "{}"),)
+    assert r.messages[1] == Message("tool", (ToolResult((TextPart("ok"),), None, "f"),))
+    assert r.tools == (ToolDef("f", None, {}),) and r.tool_choice == ToolChoice("auto")
+
+
+def test_responses_string_items_instructions_and_tools():
+    assert parse({"input": "Hi"}) == Request.from_text("Hi")
+    r = parse({"instructions": "Be brief.", "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "Weather?"}, {"type": "input_image", "image_url": "u"}]},
+        {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "12 C"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "12 C."}]},
+    ], "tools": [{"type": "function", "name": "weather", "parameters": WEATHER}], "tool_choice": "required"})
+    assert r.system == "Be brief."
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant"]
+    assert r.messages[0].parts[1] == ImagePart(url="u")
+    assert r.messages[2].parts == (ToolResult((TextPart("12 C"),), "c1"),)
+    assert r.tools == (ToolDef("weather", None, WEATHER),) and r.tool_choice == ToolChoice("required")
+
+
+def test_anthropic_system_blocks_tools_and_choice():
+    r = parse({
+        "system": [{"type": "text", "text": "Be "}, {"type": "text", "text": "brief."}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Weather?"},
+                                         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}}]},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "s"},
+                                              {"type": "tool_use", "id": "t1", "name": "weather", "input": {"city": "Oslo"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "12 C"}]}]},
+        ],
+        "tools": [{"name": "weather", "description": "Weather now.", "input_schema": WEATHER}],
+        "tool_choice": {"type": "any"},
+    })
+    assert r.system == "Be brief."
+    assert r.messages[0].parts[1] == ImagePart(media_type="image/png")
+    assert r.messages[1].parts == (TextPart("hmm"), ToolCall("weather", "{\"city\": \"Oslo\"}", "t1"))
+    assert r.messages[2].parts == (ToolResult((TextPart("12 C"),), "t1"),)
+    assert r.tools == (ToolDef("weather", "Weather now.", WEATHER),) and r.tool_choice == ToolChoice("required")
+
+
+def test_gemini_contents_system_tools_and_snake_case():
+    r = parse({
+        "systemInstruction": {"parts": [{"text": "Be brief."}]},
+        "contents": [
+            {"role": "user", "parts": [{"text": "Weather?"}, {"inlineData": {"mimeType": "image/png", "data": "x"}}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "weather", "args": {"city": "Oslo"}}}]},
+            {"role": "user", "parts": [{"function_response": {"name": "weather", "response": {"c": 12}}}]},
+        ],
+        "tools": [{"functionDeclarations": [{"name": "weather", "parameters": WEATHER}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["weather"]}},
+    })
+    assert r.system == "Be brief."
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool"]
+    assert r.messages[0].parts[1] == ImagePart(media_type="image/png")
+    assert r.messages[2].parts == (ToolResult((TextPart("{\"c\": 12}"),), None, "weather"),)
+    assert r.tools == (ToolDef("weather", None, WEATHER),) and r.tool_choice == ToolChoice("tool", "weather")
+    assert parse({"generateContentRequest": {"contents": [{"parts": [{"text": "hi"}]}]}}) == Request.from_text("hi")
+
+
+@pytest.mark.parametrize(("body", "shape"), [
+    pytest.param("plain", "text", id="text"),
+    pytest.param({"prompt": "plain"}, "text", id="prompt"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}]}, "openai-chat", id="chat"),
+    pytest.param([{"role": "user", "content": "hi"}], "openai-chat", id="bare-list"),
+    pytest.param({"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t"}]}]}, "anthropic",
+                 id="anthropic-blocks"),
+    pytest.param({"messages": [], "tools": [{"name": "f", "input_schema": {}}]}, "anthropic", id="anthropic-tools"),
+    pytest.param({"input": [{"role": "user", "content": "hi"}]}, "openai-responses", id="responses"),
+    pytest.param([{"type": "function_call_output", "call_id": "c", "output": "x"}], "openai-responses", id="responses-list"),
+    pytest.param({"contents": []}, "gemini", id="gemini"),
+    pytest.param([{"role": "user", "parts": [{"text": "hi"}]}], "gemini", id="gemini-list"),
+])
+def test_detection(body, shape):
+    assert detect_shape(body) == shape
+
+
+def test_forced_shape_wins_and_an_unknown_shape_is_named():
+    r = parse({"messages": [{"role": "user", "content": "hi"}]}, shape="anthropic")
+    assert r.messages[0].text == "hi"
+    with pytest.raises(UnknownName, match="request shape 'openai'; did you mean openai-chat"):
+        parse({}, shape="openai")
+    with pytest.raises(BadInput, match="cannot tell the shape"):
+        parse({"model": "gpt-4o"})
+
+
+@pytest.mark.parametrize(("body", "kind", "name", "where"), [
+    pytest.param({"messages": [{"role": "wizard", "content": "hi"}]}, "role", "wizard", "messages[0]", id="chat-role"),
+    pytest.param({"system": "s", "messages": [{"role": "system", "content": "hi"}]}, "role", "system", "top-level 'system'",
+                 id="anthropic-system-role"),
+    pytest.param({"messages": [{"role": "user", "content": [{"type": "video", "url": "x"}]}]}, "content type", "video",
+                 "messages[0].content[0]", id="chat-part"),
+    pytest.param({"system": "s", "messages": [{"role": "user", "content": [{"type": "video"}]}]}, "content type", "video",
+                 "messages[0].content[0]", id="anthropic-block"),
+    pytest.param({"input": [{"type": "reasoning", "summary": []}]}, "input item type", "reasoning", "input[0]",
+                 id="responses-item"),
+    pytest.param({"contents": [{"role": "wizard", "parts": []}]}, "role", "wizard", "contents[0]", id="gemini-role"),
+    pytest.param({"contents": [{"parts": [{"videoMetadata": {}}]}]}, "content type", "videoMetadata",
+                 "contents[0].parts[0]", id="gemini-part"),
+    pytest.param({"messages": [], "tools": [{"type": "web_search"}]}, "tool type", "web_search", "tools[0]",
+                 id="hosted-tool"),
+])
+def test_unknown_names_are_refused_with_where_they_are(body, kind, name, where):
+    with pytest.raises(UnknownName) as info:
+        parse(body)
+    assert info.value.kind == kind and info.value.name == name
+    assert where in str(info.value)
+
+
+@pytest.mark.parametrize("body", [
+    pytest.param({"messages": "hi"}, id="messages-not-list"),
+    pytest.param({"messages": [{"role": "user", "content": 3}]}, id="content-number"),
+    pytest.param({"messages": [{"role": "user", "content": [{"type": "text", "text": None}]}]}, id="text-null"),
+    pytest.param({"system": [{"type": "image", "source": {}}], "messages": []}, id="system-image"),
+    pytest.param({"contents": [{"parts": "hi"}]}, id="gemini-parts"),
+])
+def test_wrong_types_are_bad_input_naming_the_field(body):
+    with pytest.raises(BadInput):
+        parse(body)
