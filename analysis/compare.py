@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
+from .errors import BadInput
 from .render import piece_label
 from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer, load_tokenizers  # noqa: F401  (load_tokenizer: the doctests use it)
 
@@ -35,7 +36,7 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
         names = [n for n in (s.strip() for s in names.split(",")) if n]
     names = list(names)
     if not names:
-        raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
+        raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
     return load_tokenizers(names)  # in parallel threads: vocabularies load side by side
 
 

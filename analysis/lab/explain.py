@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import ownbpe
 
+from ..errors import BadInput
 from ..tokenizers import CATALOGUE, load_tokenizer, tiktoken_params
 
 
@@ -31,8 +32,8 @@ def bpe_for(name: str) -> ownbpe.Tokenizer:
         return load_tokenizer(name).bpe
     if name in CATALOGUE and CATALOGUE[name].family != "tiktoken":
         names = [n for n, e in CATALOGUE.items() if e.family in ("tiktoken", "ownbpe")]
-        raise ValueError(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. "
-                         f"Choose one of: {', '.join(names)}")
+        raise BadInput(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. "
+                       f"Choose one of: {', '.join(names)}")
     ranks, pattern, specials = tiktoken_params(name)
     return ownbpe.Tokenizer.from_tiktoken(ranks, pattern, specials)
 
