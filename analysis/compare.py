@@ -28,7 +28,7 @@ COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "
 def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokenizer]:
     """Load tokenizers by name; None means every tokenizer available offline now.
 
-    A comma-separated string is accepted. Unknown names raise KeyError listing valid names.
+    A comma-separated string is accepted. Unknown names raise UnknownName (a KeyError) listing the valid names.
     """
     if names is None:
         names = available_tokenizers()

@@ -65,6 +65,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=PATTERNS[args.pattern],
                                      workers=args.workers, progress=sys.stderr.isatty())
+    except ValueError as e:  # ownbpe imports nothing of analysis: its refusal of the flags becomes ours here
+        raise BadInput(str(e)) from e
     finally:
         if source not in paths:
             source.unlink(missing_ok=True)

@@ -2,7 +2,7 @@
 
 Unlike `cli.tokenizers` (which tokenizes), these commands only load text: the built-in
 corpora, the user's files and folders, parallel folders, and the corpora already on the
-machine. Handlers return an exit code and raise ValueError/KeyError for bad input.
+machine. Handlers return an exit code and raise BadInput/UnknownName for bad input.
 """
 
 from __future__ import annotations

@@ -61,8 +61,10 @@ def _dataset_out(out: str | None) -> bool:
 
     from ..pipeline import TABLE_SUFFIXES
 
-    return bool(out) and (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
-                          or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
+    if not out:
+        return False
+    return (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
+            or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
 
 
 # suffixes that name a file, so `write_table` can say which ones it supports

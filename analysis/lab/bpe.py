@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +20,10 @@ from .trace import show_token
 from ..render import visible
 from ..tokenizers import Piece
 from ..tokenizers.base import byte_pieces
+
+if TYPE_CHECKING:  # imported where they are used: this module loads without either trainer
+    from ownbpe import Tokenizer as OwnTokenizer
+    from tokenizers import Tokenizer as HFTokenizer
 
 # Stepping re-encodes the corpus after every merge (a few ms each at this size).
 LAB_MAX_CHARS = 5_000
@@ -130,8 +135,8 @@ class TrainComparison:
     merges: pd.DataFrame
     vocab: pd.DataFrame
     first_difference: int | None
-    ownbpe: object
-    hf: object
+    ownbpe: OwnTokenizer
+    hf: HFTokenizer
 
     def split(self, text: str) -> pd.DataFrame:
         """How each trained tokenizer splits `text`."""

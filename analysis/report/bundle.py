@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,7 +175,7 @@ def _findings(t: dict[str, pd.DataFrame], names: list[str]) -> dict[str, list[st
 
 # --- building --------------------------------------------------------------------------------
 # figure name (file stem) -> (the table it is drawn from, the plots function)
-FIGURES = {
+FIGURES: dict[str, tuple[str, Callable[[pd.DataFrame], Figure]]] = {
     "chars_per_token_by_category": ("summary-by-category", plots.chars_per_token_by_category),
     "code_languages": ("code-languages", plots.code_languages),
     "code_variants": ("code-variants", plots.code_variants),

@@ -287,7 +287,10 @@ def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
 
 def is_available(name: str) -> bool:
     """True when `name`'s vocabulary is on this machine (fetched, or the built-in model built)."""
-    return CATALOGUE[name].present()
+    entry = CATALOGUE.get(name)
+    if entry is None:
+        raise _unknown(name)
+    return entry.present()
 
 
 def _unknown(name: str) -> UnknownName:
