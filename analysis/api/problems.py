@@ -55,21 +55,23 @@ def from_library(e: UnknownName | BadInput) -> Problem:
     return Problem(422, str(e), type_="invalid-input")
 
 
-def check_limit(limits: Limits, name: str, n: int, what: str, fix: str = "") -> None:
+def check_limit(limits: Limits, name: str, n: int, what: str, fix: str = "", **where: object) -> None:
     """Refuse (422 `limit-exceeded`) an input of size `n` over the limit `name` of `limits`.
 
     Args:
         limits: the server's limits.
         name: the `Limits` field, e.g. "max_ids"; its flag (`--max-ids`) is named in the fix.
         n: the input's size.
-        what: the input described, a format string with `{n}`, e.g. "{n:,} ids in one request";
-            formatted only on refusal, so the check costs a comparison on the hot path.
+        what: the input described, a format string with `{n}` and any of `where`, e.g.
+            "{n:,} ids in one request"; formatted only on refusal, so that the check costs a
+            comparison on the hot path.
         fix: what the client can do instead, e.g. "split them".
+        **where: more fields for `what`, e.g. which text of a batch.
     """
     limit = getattr(limits, name)
     if n > limit:
         flag = "--" + name.replace("_", "-")
-        raise Problem(422, f"{what.format(n=n)}; the limit is {limit:,}. Fix: " + (f"{fix}, or raise" if fix else "raise")
+        raise Problem(422, f"{what.format(n=n, **where)}; the limit is {limit:,}. Fix: " + (f"{fix}, or raise" if fix else "raise")
                       + f" the server's {flag}", type_="limit-exceeded")
 
 

@@ -37,7 +37,7 @@ def check_texts(rt: Runtime, texts: Iterable[str], field: str) -> None:
     """Each text within the per-text character limit (422 naming the field and the limit)."""
     limits = rt.settings.limits
     for i, t in enumerate(texts):
-        check_limit(limits, "max_text_chars", len(t), f"{field}[{i}] has {{n:,}} characters", "split it")
+        check_limit(limits, "max_text_chars", len(t), "{field}[{i}] has {n:,} characters", "split it", field=field, i=i)
 
 
 def one_or_many(text: str | None, texts: list[str] | None, rt: Runtime) -> list[str]:
