@@ -16,6 +16,7 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -180,12 +181,40 @@ def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = 
     return found
 
 
+def open_parquet(path: Path, column: str | None = None) -> Any:
+    """`path` as a `pyarrow.parquet.ParquetFile`, checked to hold `column` when one is given.
+
+    A file that is not Parquet (or is cut short) is refused naming it, not left to pyarrow's
+    ArrowInvalid, which a bug could raise just as well.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except pa.ArrowException as e:
+        raise BadInput(f"{path} is not a readable Parquet file ({e}); check the file, or export it again") from None
+    if column is not None and column not in pf.schema_arrow.names:
+        raise _missing_column(path, column, list(pf.schema_arrow.names))
+    return pf
+
+
+def parquet_batches(pf: Any, path: Path, column: str, *, batch_size: int) -> Iterator[Any]:
+    """The values of `column` in `pf` (from `open_parquet`), one Arrow array per batch; a
+    damaged page is refused naming the file."""
+    import pyarrow as pa
+
+    try:
+        for batch in pf.iter_batches(batch_size=batch_size, columns=[column]):
+            yield batch.column(0)
+    except pa.ArrowException as e:
+        raise BadInput(f"{path}: a damaged Parquet page ({e}); check the file, or export it again") from None
+
+
 def _table_columns(path: Path) -> list[str]:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.ParquetFile(path).schema_arrow.names)
+        return list(open_parquet(path).schema_arrow.names)
     with open(path, encoding="utf-8", errors="replace", newline="") as fh:
         first = fh.readline()
     if suffix == ".csv":
@@ -226,14 +255,9 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
     """(row number, text) for each non-empty value of `column`; rows count from 1."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
-        if column not in pf.schema_arrow.names:
-            raise _missing_column(path, column, list(pf.schema_arrow.names))
         row = 0
-        for batch in pf.iter_batches(batch_size=4096, columns=[column]):
-            for value in batch.column(0).to_pylist():
+        for values in parquet_batches(open_parquet(path, column), path, column, batch_size=4096):
+            for value in values.to_pylist():
                 row += 1
                 if value is None or value == "":
                     report.rows_skipped_empty += 1

@@ -90,3 +90,20 @@ def test_cost_commands_still_refuse_with_untyped_cost_errors(capsys, monkeypatch
     rc, err = _run(["cost", "hello", "-m", "gpt-4o"], capsys)
     assert rc == 1
     assert "internal error" in err
+
+
+def test_a_damaged_parquet_file_is_a_refusal(capsys, tmp_path):
+    # pyarrow's ArrowInvalid is a ValueError a bug could raise too; the reader names the file instead.
+    bad = tmp_path / "rows.parquet"
+    bad.write_bytes(b"PAR1garbagePAR1")
+    for argv in (["corpus", "stats", str(bad)], ["measure", str(bad), "-t", "gpt2", "--no-progress"]):
+        rc, err = _run(argv, capsys)
+        assert rc == 2, err
+        assert f"{bad} is not a readable Parquet file" in err
+
+
+def test_show_draws_a_lone_surrogate(capsys):
+    # An argument the shell could not decode holds a lone surrogate; pytest's capture, like a
+    # UTF-8 terminal, refuses to write one, so drawing it raw fails.
+    assert main(["compare", "-t", "gpt2", "--show", "a\udc80b"]) == 0
+    assert "a│\ufffd│b" in capsys.readouterr().out
