@@ -67,7 +67,11 @@ def _language_files(folder: Path) -> list[tuple[Path, str, str | None, str]]:
     manifest = folder / "manifest.toml"
     if manifest.is_file():
         with open(manifest, "rb") as fh:
-            entries = tomllib.load(fh).get("language", [])
+            try:
+                entries = tomllib.load(fh).get("language", [])
+            except tomllib.TOMLDecodeError as e:
+                raise BadInput(f"{manifest} is not valid TOML ({e}); fix it, or remove it to detect the languages "
+                               "from the file names") from None
         if not entries:
             raise BadInput(f"{manifest} lists no [[language]] entries (keys: file, language, name, script)")
         try:

@@ -107,3 +107,12 @@ def test_show_draws_a_lone_surrogate(capsys):
     # UTF-8 terminal, refuses to write one, so drawing it raw fails.
     assert main(["compare", "-t", "gpt2", "--show", "a\udc80b"]) == 0
     assert "a│\ufffd│b" in capsys.readouterr().out
+
+
+def test_a_broken_parallel_manifest_is_a_refusal(capsys, tmp_path):
+    # tomllib's TOMLDecodeError is a ValueError; the reader names the manifest and the way out.
+    (tmp_path / "en.txt").write_text("a\n")
+    (tmp_path / "manifest.toml").write_text("[[language\n")
+    rc, err = _run(["probe", "language-premium", "--parallel", str(tmp_path), "-t", "gpt2"], capsys)
+    assert rc == 2, err
+    assert f"{tmp_path / 'manifest.toml'} is not valid TOML" in err
