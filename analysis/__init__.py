@@ -3,6 +3,8 @@
 The public surface is small; everything else is importable from its module.
 """
 
+# What a caller catches: its input refused (a ValueError) or a name not known (a KeyError).
+from .errors import BadInput as BadInput, UnknownName as UnknownName
 from .tokenizers import (
     Piece as Piece,
     Tokenizer as Tokenizer,

@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
+from .errors import BadInput
 from .render import piece_label
 from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer, load_tokenizers  # noqa: F401  (load_tokenizer: the doctests use it)
 
@@ -27,7 +28,7 @@ COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "
 def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokenizer]:
     """Load tokenizers by name; None means every tokenizer available offline now.
 
-    A comma-separated string is accepted. Unknown names raise KeyError listing valid names.
+    A comma-separated string is accepted. Unknown names raise UnknownName (a KeyError) listing the valid names.
     """
     if names is None:
         names = available_tokenizers()
@@ -35,7 +36,7 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
         names = [n for n in (s.strip() for s in names.split(",")) if n]
     names = list(names)
     if not names:
-        raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
+        raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
     return load_tokenizers(names)  # in parallel threads: vocabularies load side by side
 
 

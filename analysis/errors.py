@@ -10,6 +10,7 @@ them.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 
 
@@ -25,23 +26,32 @@ class UnknownName(KeyError):
         name: the name as given.
         valid: every valid name; the closest ones are offered in the message.
         hint: an extra sentence with the fix, e.g. how to fetch a vocabulary.
+        message: the whole message instead of the one built from the above, for a caller whose
+            message already names the valid names its own way; `valid` and `closest` are kept.
 
     >>> str(UnknownName("model", "gpt-4oo", ["gpt-4o", "o3"]))
     "unknown model 'gpt-4oo'; did you mean gpt-4o?"
     """
 
-    def __init__(self, kind: str, name: str, valid: Iterable[str] = (), *, hint: str = "") -> None:
+    def __init__(self, kind: str, name: str, valid: Iterable[str] = (), *, hint: str = "",
+                 message: str = "") -> None:
         self.kind, self.name, self.valid = kind, name, sorted(set(valid))
         self.closest = difflib.get_close_matches(name, self.valid, n=3, cutoff=0.6)
-        message = f"unknown {kind} {name!r}"
-        if self.closest:
-            message += f"; did you mean {', '.join(self.closest)}?"
-        elif self.valid and len(self.valid) <= 12:
-            message += f"; valid: {', '.join(self.valid)}"
-        if hint:
-            message += f" {hint}"
+        if not message:
+            message = f"unknown {kind} {name!r}"
+            if self.closest:
+                message += f"; did you mean {', '.join(self.closest)}?"
+            elif self.valid and len(self.valid) <= 12:
+                message += f"; valid: {', '.join(self.valid)}"
+            if hint:
+                message += f" {hint}"
         super().__init__(message)
         self.message = message
 
     def __str__(self) -> str:  # KeyError's own __str__ would quote the message
         return self.message
+
+    def __reduce__(self) -> tuple:
+        # Pickled across processes (an engine's workers): rebuilt from its fields, not from
+        # `args`, which holds only the message.
+        return (functools.partial(type(self), message=self.message), (self.kind, self.name, self.valid))

@@ -13,7 +13,7 @@ import html
 from functools import lru_cache
 from typing import Sequence
 
-from .tokenizers.base import Piece
+from .tokenizers.base import Piece, clean_text
 
 VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
 # Other control characters never reach a terminal raw (an ESC could recolour or retitle it, a BEL
@@ -92,6 +92,9 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
     >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False)
     'ab│·c'
     """
+    # A lone surrogate (from an argument the shell could not decode) has no UTF-8 form, and
+    # writing it would fail; the tokenizers counted it as U+FFFD, so it is drawn as one.
+    text = clean_text(text)
     out = []
     for i, p in enumerate(pieces):
         label = piece_label(text, p)

@@ -12,6 +12,8 @@ import stat
 import sys
 from pathlib import Path
 
+from .errors import BadInput
+
 # Stated limits of the dashboard's inputs. Compare counts up to a million characters (its speed
 # target); a million characters of UTF-8 is at most 4 MB.
 MAX_INPUT_CHARS = 1_000_000
@@ -28,9 +30,9 @@ def max_file_bytes() -> int:
     try:
         mb = float(raw) if raw.strip() else DEFAULT_MAX_FILE_MB
     except ValueError:
-        raise ValueError(f"TOKENPRISM_MAX_INPUT_MB must be a number of megabytes, got {raw!r}") from None
+        raise BadInput(f"TOKENPRISM_MAX_INPUT_MB must be a number of megabytes, got {raw!r}") from None
     if not mb > 0:
-        raise ValueError(f"TOKENPRISM_MAX_INPUT_MB must be positive, got {raw!r}")
+        raise BadInput(f"TOKENPRISM_MAX_INPUT_MB must be positive, got {raw!r}")
     return int(mb * 1_000_000)
 
 
@@ -63,7 +65,7 @@ def read_bounded(fh, limit: int, *, where: str, raise_hint: str) -> bytes:
     """Read at most `limit` bytes from a binary stream; a ValueError past the bound (never a hang on growth)."""
     data = fh.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"{where} is larger than the limit of {limit:,} bytes. Fix: {raise_hint}")
+        raise BadInput(f"{where} is larger than the limit of {limit:,} bytes. Fix: {raise_hint}")
     return data
 
 
@@ -100,12 +102,12 @@ def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int 
     ('a\\ufffdb', 1)
     """
     if errors not in ("strict", "replace", "skip"):
-        raise ValueError(f"errors must be 'strict', 'replace' or 'skip', got {errors!r}")
+        raise BadInput(f"errors must be 'strict', 'replace' or 'skip', got {errors!r}")
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError as e:
         if errors == "strict":
-            raise ValueError(
+            raise BadInput(
                 f"{where}: not valid UTF-8 at byte offset {offset + e.start} (byte 0x{data[e.start]:02x}: {e.reason}). "
                 "Fix: convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or read it with errors='replace' "
                 "or errors='skip'"
@@ -134,7 +136,7 @@ def read_text_file(path: str | Path, *, errors: str = "strict", max_bytes: int |
     limit = max_file_bytes() if max_bytes is None else max_bytes
     problem = regular_file_problem(p)
     if problem:
-        raise ValueError(problem)
+        raise BadInput(problem)
     with open(p, "rb") as fh:
         data = read_bounded(fh, limit, where=str(p), raise_hint=_RAISE_HINT)
     return decode_utf8(data, where=str(p), errors=errors)
@@ -143,7 +145,7 @@ def read_text_file(path: str | Path, *, errors: str = "strict", max_bytes: int |
 def read_stdin(*, errors: str = "strict", max_bytes: int | None = None) -> tuple[str, int]:
     """Read stdin as UTF-8, up to `max_bytes` (default `max_file_bytes()`)."""
     if sys.stdin is None or sys.stdin.isatty():
-        raise ValueError("no text given: pass TEXT, -f FILE, or pipe text into stdin")
+        raise BadInput("no text given: pass TEXT, -f FILE, or pipe text into stdin")
     limit = max_file_bytes() if max_bytes is None else max_bytes
     data = read_bounded(sys.stdin.buffer, limit, where="stdin", raise_hint=_RAISE_HINT)
     return decode_utf8(data, where="stdin", errors=errors)
@@ -201,15 +203,15 @@ def decode_upload(data: bytes, name: str, *, replace_invalid: bool = False,
     ('héllo', 0)
     """
     if not data:
-        raise ValueError(f"{name} is empty (0 bytes): upload a file with some text in it")
+        raise BadInput(f"{name} is empty (0 bytes): upload a file with some text in it")
     if len(data) > max_bytes:
-        raise ValueError(f"{name} is {len(data):,} bytes; the limit is {max_bytes:,}. Upload a smaller file, "
-                         f"or use the CLI, which has no limit: tokenprism compare -f {name}")
+        raise BadInput(f"{name} is {len(data):,} bytes; the limit is {max_bytes:,}. Upload a smaller file, "
+                       f"or use the CLI, which has no limit: tokenprism compare -f {name}")
     kind = next((k for magic, k in _MAGIC.items() if data.startswith(magic)), None)
     if kind or b"\x00" in data[:8192]:
-        raise ValueError(f"{name} looks like {kind or 'a binary file (it contains NUL bytes)'}, not text: "
-                         "upload a UTF-8 text file (.txt, .md, .py, .json, ...)")
+        raise BadInput(f"{name} looks like {kind or 'a binary file (it contains NUL bytes)'}, not text: "
+                       "upload a UTF-8 text file (.txt, .md, .py, .json, ...)")
     try:
         return decode_utf8(data, where=name, errors="replace" if replace_invalid else "strict")
     except ValueError as e:  # the same diagnosis, with the fix this page offers
-        raise ValueError(str(e).split(" Fix: ")[0] + " Fix: convert it to UTF-8, or tick 'replace invalid bytes'") from None
+        raise BadInput(str(e).split(" Fix: ")[0] + " Fix: convert it to UTF-8, or tick 'replace invalid bytes'") from None

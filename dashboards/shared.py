@@ -8,6 +8,9 @@ bounded by `max_entries`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -142,7 +145,7 @@ def styled(df: pd.DataFrame, digits: int = 2):
 
     The frame's values stay as they are (tests read them); only their display is formatted.
     """
-    formats = {}
+    formats: dict[str, str | Callable[[Any], str]] = {}
     for col in df.columns:
         kind = df[col].dtype.kind
         if col.startswith("usd"):

@@ -13,6 +13,7 @@ from fastapi import Depends, FastAPI
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..errors import BadInput, UnknownName
 from .middleware import ServiceMiddleware
 from .problems import Problem, handle
 from .routers import compat, cost, count, ops, tokenize
@@ -56,7 +57,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for r in (count.router, tokenize.router, cost.router, compat.router, ops.router):
         app.include_router(r, dependencies=keyed)
     app.include_router(ops.open_router)
-    for exc in (Problem, RequestValidationError, StarletteHTTPException, Exception):
+    # The library's refusals are named here, not left to the `Exception` catch-all: Starlette
+    # re-raises what reaches that one (a bug, 500), and a refusal is no bug.
+    for exc in (Problem, UnknownName, BadInput, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc, handle)
     if settings.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware

@@ -2,20 +2,26 @@
 
 Unlike FastAPI's default `{"detail": ...}` bodies, every error here is
 `application/problem+json` with `type`, `title`, `status` and a `detail` that names the
-problem and the fix. Library errors on client input map by type: KeyError (an unknown name)
-is 404, ValueError (bad input) is 422. Anything else is a bug: 500, logged, no traceback sent.
+problem and the fix. Library errors map by meaning, not by built-in type: `UnknownName` is 404
+(with the valid and the closest names as extension members) and `BadInput` is 422. Any other
+exception, a bare KeyError or ValueError included, is a bug: 500, logged, no traceback sent.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+
+from ..errors import BadInput, UnknownName
+
+if TYPE_CHECKING:
+    from .settings import Limits
 
 MEDIA_TYPE = "application/problem+json"
 TITLES = {400: "Bad request", 401: "Unauthorized", 404: "Not found", 405: "Method not allowed",
@@ -42,12 +48,31 @@ class Problem(Exception):
         self.type_ = type_ or TITLES.get(status, "error").lower().replace(" ", "-")
 
 
-def from_library(e: Exception) -> Problem:
-    """A library error on client input as a Problem: KeyError 404, ValueError 422."""
-    if isinstance(e, KeyError):
-        text = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
-        return Problem(404, text, type_="unknown-name")
+def from_library(e: UnknownName | BadInput) -> Problem:
+    """A library refusal of client input as a Problem: UnknownName 404, BadInput 422."""
+    if isinstance(e, UnknownName):
+        return Problem(404, str(e), type_="unknown-name", valid=e.valid, closest=e.closest)
     return Problem(422, str(e), type_="invalid-input")
+
+
+def check_limit(limits: Limits, name: str, n: int, what: str, fix: str = "", **where: object) -> None:
+    """Refuse (422 `limit-exceeded`) an input of size `n` over the limit `name` of `limits`.
+
+    Args:
+        limits: the server's limits.
+        name: the `Limits` field, e.g. "max_ids"; its flag (`--max-ids`) is named in the fix.
+        n: the input's size.
+        what: the input described, a format string with `{n}` and any of `where`, e.g.
+            "{n:,} ids in one request"; formatted only on refusal, so that the check costs a
+            comparison on the hot path.
+        fix: what the client can do instead, e.g. "split them".
+        **where: more fields for `what`, e.g. which text of a batch.
+    """
+    limit = getattr(limits, name)
+    if n > limit:
+        flag = "--" + name.replace("_", "-")
+        raise Problem(422, f"{what.format(n=n, **where)}; the limit is {limit:,}. Fix: " + (f"{fix}, or raise" if fix else "raise")
+                      + f" the server's {flag}", type_="limit-exceeded")
 
 
 def problem_body(status: int, detail: str, type_: str, instance: str | None = None, **extra: Any) -> bytes:
@@ -70,6 +95,8 @@ def _field(loc: tuple) -> str:
 async def handle(request: Request, exc: Exception) -> Response:
     """The one exception handler: every error the app raises leaves through here."""
     path = request.url.path
+    if isinstance(exc, (UnknownName, BadInput)):
+        exc = from_library(exc)
     if isinstance(exc, Problem):
         return problem_response(exc.status, exc.detail, type_=exc.type_, instance=path, headers=exc.headers, **exc.extra)
     if isinstance(exc, RequestValidationError):
@@ -86,6 +113,8 @@ async def handle(request: Request, exc: Exception) -> Response:
             exc.status_code, str(exc.detail))
         return problem_response(exc.status_code, detail, type_=TITLES.get(exc.status_code, "error").lower().replace(" ", "-"),
                                 instance=path, headers=getattr(exc, "headers", None))
+    # One line here; Starlette re-raises the exception after this answer, so the server logs
+    # its traceback. The client gets neither the traceback nor the exception's text.
     _log.error("internal error on %s %s: %s: %s", request.method, path, type(exc).__name__, exc)
     return problem_response(500, "internal error: this is a bug in tokenprism, not in your request; "
                             "the server log has the details", type_="internal-error", instance=path)

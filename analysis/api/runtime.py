@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from ..tokenizers import CATALOGUE, Tokenizer, available_tokenizers, load_tokenizer
-from .problems import Problem, from_library
+from .problems import Problem, check_limit
 from .settings import Settings
 
 T = TypeVar("T")
@@ -155,10 +155,7 @@ class Runtime:
             if not self.ready:
                 raise self.not_ready()
             return list(self.tokenizers.values())
-        limit = self.settings.limits.max_tokenizers
-        if len(names) > limit:
-            raise Problem(422, f"{len(names)} tokenizers named; the limit is {limit}. Fix: split the request, "
-                          "or raise the server's --max-tokenizers", type_="limit-exceeded")
+        check_limit(self.settings.limits, "max_tokenizers", len(names), "{n:,} tokenizers named", "split the request")
         if not names:
             raise Problem(422, "tokenizers is an empty list; name at least one, or leave it out for all",
                           type_="invalid-input")
@@ -166,12 +163,10 @@ class Runtime:
 
     async def run(self, fn: Callable[..., T], *args: Any, work: int | None = None, **kwargs: Any) -> T:
         """Run `fn` in the encoding pool (inline when `work`, characters x tokenizers, is at
-        most INLINE_WORK); a KeyError becomes 404 and a ValueError 422."""
+        most INLINE_WORK). Its errors pass through: `problems.handle` answers UnknownName and
+        BadInput as 404 and 422, and anything else as the bug it is (500)."""
         if self._pool is None:
             raise self.not_ready()
-        try:
-            if work is not None and work <= INLINE_WORK:
-                return fn(*args, **kwargs)
-            return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args, **kwargs))
-        except (KeyError, ValueError) as e:
-            raise from_library(e) from None
+        if work is not None and work <= INLINE_WORK:
+            return fn(*args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, partial(fn, *args, **kwargs))

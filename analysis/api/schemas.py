@@ -142,11 +142,13 @@ class ExplainResponse(BaseModel):
 
 # -- models and cost ---------------------------------------------------------------------------
 _MODEL_MONEY = ("usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output")
+_MODEL_FIELDS: dict[str, Any] = {c: (str | None, None) for c in (
+    "model", "name", *_MODEL_MONEY, "tiers", "price_remark", "tokenizer", "tokenizer_status", "price_source",
+    "price_as_of", "note")}
 ModelRow = create_model(
     "ModelRow",
     __doc__="One priced model; money in USD as exact decimal strings, null where there is no price.",
-    **{c: (str | None, None) for c in ("model", "name", *_MODEL_MONEY, "tiers", "price_remark", "tokenizer",
-                                      "tokenizer_status", "price_source", "price_as_of", "note")},
+    **_MODEL_FIELDS,
     exactness=(Exactness, ...),
 )
 
@@ -183,7 +185,8 @@ def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
         if c.endswith(("_per_request", "_per_token")) or c == "chars_per_request":
             return float | None
         return str | None
-    return create_model(name, __doc__=doc, **{c: (kind(c), None) for c in columns})
+    fields: dict[str, Any] = {c: (kind(c), None) for c in columns}
+    return create_model(name, __doc__=doc, **fields)
 
 
 def _cost_columns() -> tuple[list[str], list[str]]:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Mapping
 
+from ..errors import BadInput
 from ..textio import MAX_INPUT_CHARS
 
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # JSON of `Settings` without keys, written by `tokenprism serve`
@@ -50,7 +51,7 @@ class Limits:
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"limit {f.name} must be a positive whole number, got {value!r}")
+                raise BadInput(f"limit {f.name} must be a positive whole number, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -110,14 +111,14 @@ def read_keys(path: str | Path) -> tuple[str, ...]:
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
-                         "with one key per line") from None
+        raise BadInput(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
+                       "with one key per line") from None
     keys = tuple(k.strip() for k in lines if k.strip() and not k.lstrip().startswith("#"))
     if not keys:
-        raise ValueError(f"the API key file {str(p)!r} holds no key; write one key per line "
-                         "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)")
+        raise BadInput(f"the API key file {str(p)!r} holds no key; write one key per line "
+                       "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)")
     short = [i for i, k in enumerate(keys, 1) if len(k) < 16]
     if short:
-        raise ValueError(f"API key(s) number {short} in {str(p)!r} are shorter than 16 characters; "
-                         "use long random keys (secrets.token_urlsafe(32))")
+        raise BadInput(f"API key(s) number {short} in {str(p)!r} are shorter than 16 characters; "
+                       "use long random keys (secrets.token_urlsafe(32))")
     return keys

@@ -1,16 +1,22 @@
 """The `tokenprism` command: argparse subcommands, one module per command group in this package.
 
 This file only builds the parser and runs the chosen handler. Handlers return an exit code and
-raise ValueError/KeyError/OSError for bad input; `main` turns those into one line on stderr and
-exit status 2, never a traceback.
+refuse bad input by raising `BadInput` or `UnknownName` (analysis.errors) or an OSError (a file
+that cannot be read); `main` turns those into one line on stderr and exit status 2. Anything
+else is a bug in tokenprism: one line saying so and how to report it, exit status 1, and the
+traceback only with TOKENPRISM_DEBUG=1.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
+import traceback
+
+from ..errors import BadInput, UnknownName
 
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
 _COMMAND_MODULES = (
@@ -54,6 +60,22 @@ def _message(e: BaseException) -> str:
     return text
 
 
+DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
+REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+# analysis.cost does not raise the typed errors yet: its refusals (NoPriceError and RowError,
+# both plain ValueError subclasses; an unknown model, a KeyError) would read as bugs. Until it
+# does, a bare ValueError or KeyError from a handler of these modules is still a refusal (exit
+# status 2); `cost --logs` (analysis.cli.traffic) runs under the cost handler. Empty this set once
+# cost/ raises BadInput and UnknownName.
+_UNTYPED_REFUSALS = frozenset({"analysis.cli.cost"})
+
+
+def _is_refusal(e: BaseException, handler_module: str) -> bool:
+    if isinstance(e, REFUSALS):
+        return True
+    return handler_module in _UNTYPED_REFUSALS and isinstance(e, (ValueError, KeyError))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -67,9 +89,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `tokenprism ... | head`
         return 0
-    except (ValueError, KeyError, OSError) as e:  # bad input; a TypeError is a bug and surfaces
-        print(f"tokenprism {args.command}: error: {_message(e)}", file=sys.stderr)
-        return 2
+    except Exception as e:
+        if _is_refusal(e, getattr(args.func, "__module__", "")):
+            print(f"tokenprism {args.command}: error: {_message(e)}", file=sys.stderr)
+            return 2
+        print(f"tokenprism {args.command}: internal error ({type(e).__name__}: {_message(e)}). This is a bug in "
+              f"tokenprism, not in your input; please report it with the command you ran and the traceback "
+              f"({DEBUG_ENV}=1 prints it).", file=sys.stderr)
+        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            traceback.print_exc()
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from pathlib import Path
 import ownbpe
 
 from ..atomic import atomic_path
+from ..errors import BadInput
 from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
@@ -33,14 +34,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.corpus]
     for p in paths:
         if not p.is_file():
-            raise ValueError(f"no such corpus file: {p} (give UTF-8 text files)")
+            raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)")
     if not any(p.stat().st_size for p in paths):
-        raise ValueError(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
+        raise BadInput(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
     out = Path(args.out)
     if out.is_dir():  # checked before training, not after it
-        raise ValueError(f"--out {out} is a folder: give a file name such as {out / 'my.model'}")
+        raise BadInput(f"--out {out} is a folder: give a file name such as {out / 'my.model'}")
     if not out.parent.is_dir():
-        raise ValueError(f"--out {out}: the folder {out.parent} does not exist; create it first")
+        raise BadInput(f"--out {out}: the folder {out.parent} does not exist; create it first")
     if len(paths) == 1:
         source = paths[0]
     else:  # several files: train on them joined, each separated by the first special token or a newline
@@ -64,6 +65,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=PATTERNS[args.pattern],
                                      workers=args.workers, progress=sys.stderr.isatty())
+    except ValueError as e:  # ownbpe imports nothing of analysis: its refusal of the flags becomes ours here
+        raise BadInput(str(e)) from e
     finally:
         if source not in paths:
             source.unlink(missing_ok=True)

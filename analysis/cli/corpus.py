@@ -2,7 +2,7 @@
 
 Unlike `cli.tokenizers` (which tokenizes), these commands only load text: the built-in
 corpora, the user's files and folders, parallel folders, and the corpora already on the
-machine. Handlers return an exit code and raise ValueError/KeyError for bad input.
+machine. Handlers return an exit code and raise BadInput/UnknownName for bad input.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import corpora as corpus
 from ..corpora.files import ERRORS
+from ..errors import BadInput
 
 FORMATS = ("table", "csv", "json")
 _STATS_BY = ("category", "language", "script", "kind")
@@ -110,7 +111,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     by = [c.strip() for c in args.by.split(",") if c.strip()]
     bad = [c for c in by if c not in _STATS_BY]
     if bad or not by:
-        raise ValueError(f"--by {args.by!r}: valid columns are {', '.join(_STATS_BY)}")
+        raise BadInput(f"--by {args.by!r}: valid columns are {', '.join(_STATS_BY)}")
     frames = []
     report = corpus.LoadReport()
     if args.builtin or not (args.paths or args.system):
@@ -121,7 +122,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         samples = list(corpus.iter_samples(args.paths, category=args.category, language=args.language,
                                            column=args.column, errors=args.errors, report=report))
         if not samples:
-            raise ValueError(f"no text loaded from {args.paths}: {report.summary()}")
+            raise BadInput(f"no text loaded from {args.paths}: {report.summary()}")
         frames.append(corpus.samples_to_frame(samples))
     for name in args.system:
         frames.append(corpus.samples_to_frame(corpus.iter_system(name)))

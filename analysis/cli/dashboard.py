@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..errors import BadInput
+
 USAGE = """usage: tokenprism dashboard [STREAMLIT OPTIONS]
 
 Serve the tokenprism dashboard (default http://127.0.0.1:8501, this machine only). Options go to
@@ -42,10 +44,10 @@ def app_path() -> Path:
     """
     spec = importlib.util.find_spec("dashboards")
     if spec is None or not spec.submodule_search_locations:
-        raise ValueError("the `dashboards` package is not installed: reinstall tokenprism (pip install tokenprism)")
+        raise BadInput("the `dashboards` package is not installed: reinstall tokenprism (pip install tokenprism)")
     path = Path(list(spec.submodule_search_locations)[0]) / "streamlit_app.py"
     if not path.is_file():
-        raise ValueError(f"{path} is missing: reinstall tokenprism (pip install --force-reinstall tokenprism)")
+        raise BadInput(f"{path} is missing: reinstall tokenprism (pip install --force-reinstall tokenprism)")
     return path
 
 
@@ -121,7 +123,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print(USAGE, end="")
         return 0
     if importlib.util.find_spec("streamlit") is None:
-        raise ValueError("streamlit is not installed in this Python: pip install 'streamlit>=1.40'")
+        raise BadInput("streamlit is not installed in this Python: pip install 'streamlit>=1.40'")
     cmd = streamlit_command(args.streamlit_options)
     print("tokenprism dashboard: " + " ".join(cmd), file=sys.stderr, flush=True)
     if os.name == "posix":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import BadInput
 from .tokenizers import add_format, emit
 from ..corpora.files import ERRORS
 
@@ -60,8 +61,10 @@ def _dataset_out(out: str | None) -> bool:
 
     from ..pipeline import TABLE_SUFFIXES
 
-    return bool(out) and (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
-                          or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
+    if not out:
+        return False
+    return (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
+            or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
 
 
 # suffixes that name a file, so `write_table` can say which ones it supports
@@ -88,8 +91,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     by = list(dict.fromkeys(c.strip() for c in args.by.split(",") if c.strip() and c.strip() != "tokenizer"))
     unknown = [c for c in by if c not in SAMPLE_META]
     if unknown:  # before any work starts
-        raise ValueError(f"--by {','.join(unknown)}: not a column to group by; choose from {', '.join(SAMPLE_META)} "
-                         "(the tokenizer is always one)")
+        raise BadInput(f"--by {','.join(unknown)}: not a column to group by; choose from {', '.join(SAMPLE_META)} "
+                       "(the tokenizer is always one)")
     keys = [*by, "tokenizer"]
     dataset = _dataset_out(args.out)
     table_rows = bool(args.out) and not dataset
@@ -97,10 +100,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
         try:
             check_table_path(args.out)
         except ValueError as e:
-            raise ValueError(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
+            raise BadInput(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
-        raise ValueError("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
-                         "(aggregates: each worker reads its own part), or copy the files here first")
+        raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
+                       "(aggregates: each worker reads its own part), or copy the files here first")
     print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
     writer = PartitionedParquet(args.out) if dataset else None
     runs, rows = [], []
@@ -139,7 +142,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                     r = run(user, total=total)
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
                 if not r.n_samples:
-                    raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
+                    raise BadInput(f"no text loaded from {args.corpus}: {report.summary()}")
     except BaseException:
         if writer is not None:
             writer.abort()
@@ -195,7 +198,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     name = args.figure.replace("-", "_")
     if Path(args.out).suffix.lower() not in (".png", ".svg", ".pdf"):  # before the probes run
-        raise ValueError(f"cannot save a figure as {args.out!r}: use one of .png, .svg, .pdf")
+        raise BadInput(f"cannot save a figure as {args.out!r}: use one of .png, .svg, .pdf")
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=_progress(args))
     path = save_figure(make_figure(name, run), args.out)
     print(path)

@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 
+from ..errors import BadInput, UnknownName
 from ..tokenizers import CATALOGUE, available_tokenizers
 from ..tokenizers.registry import is_available
 
@@ -50,16 +51,17 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
         return ()
     names = tuple(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
     if not names:
-        raise ValueError("--tokenizers is empty; name some (see `tokenprism tokenizers`) or leave it out for all")
+        raise BadInput("--tokenizers is empty; name some (see `tokenprism tokenizers`) or leave it out for all")
     for n in names:
         if n not in CATALOGUE and ":" not in n:
             import difflib
 
             close = difflib.get_close_matches(n, list(CATALOGUE), n=3)
-            raise KeyError(f"unknown tokenizer {n!r} in --tokenizers." + (f" Did you mean {', '.join(close)}?" if close else "")
-                           + f" Valid: {', '.join(available_tokenizers())}")
+            raise UnknownName("tokenizer", n, CATALOGUE, message=(
+                f"unknown tokenizer {n!r} in --tokenizers." + (f" Did you mean {', '.join(close)}?" if close else "")
+                + f" Valid: {', '.join(available_tokenizers())}"))
         if n in CATALOGUE and not is_available(n):
-            raise ValueError(f"tokenizer {n!r} is not on this machine yet; fetch it first: tokenprism vocab fetch {n}")
+            raise BadInput(f"tokenizer {n!r} is not on this machine yet; fetch it first: tokenprism vocab fetch {n}")
     return names
 
 
@@ -67,10 +69,10 @@ def _check_key_file(path: str) -> None:
     try:
         lines = open(path, encoding="utf-8").read().splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read --api-key-file {path!r}: {e}") from None
+        raise BadInput(f"cannot read --api-key-file {path!r}: {e}") from None
     if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
-        raise ValueError(f"--api-key-file {path!r} holds no key; write one key per line "
-                         "(python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)")
+        raise BadInput(f"--api-key-file {path!r} holds no key; write one key per line "
+                       "(python -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE)")
 
 
 def open_warning(host: str, has_key: bool) -> str | None:
@@ -89,14 +91,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     if not 1 <= args.port <= 65535:
-        raise ValueError(f"--port must be 1..65535, got {args.port}")
+        raise BadInput(f"--port must be 1..65535, got {args.port}")
     if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        raise BadInput(f"--workers must be at least 1, got {args.workers}")
     limits = {}
     for flag, (name, _, _) in LIMITS.items():
         value = getattr(args, name)
         if value < 1:
-            raise ValueError(f"{flag} must be a positive whole number, got {value}")
+            raise BadInput(f"{flag} must be a positive whole number, got {value}")
         limits[name] = value
     tokenizers = _tokenizer_names(args.tokenizers)
     if args.api_key_file:

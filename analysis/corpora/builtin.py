@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import BadInput, UnknownName
 from .generated import WHITESPACE_BASES, generate_numbers, whitespace_variants
 from .parallel import join_parallel, read_parallel_dir
 from .sample import Labeled, Sample, samples_to_frame
@@ -75,8 +76,8 @@ def _categories(categories: str | Iterable[str] | None) -> tuple[str, ...]:
     wanted = (categories,) if isinstance(categories, str) else tuple(categories)
     unknown = [c for c in wanted if c not in CATEGORIES]
     if unknown:
-        raise ValueError(f"unknown built-in categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; "
-                         f"valid: {list(CATEGORIES)}")
+        raise BadInput(f"unknown built-in categor{'y' if len(unknown) == 1 else 'ies'} {unknown}; "
+                       f"valid: {list(CATEGORIES)}")
     return wanted
 
 
@@ -157,7 +158,7 @@ def get_sample(sample_id: str) -> Sample:
     """One built-in sample by id (e.g. "prose/email-01", "numbers/year", "multilingual/fr").
 
     Raises:
-        KeyError: no such id; the message lists the closest ids.
+        UnknownName: no such id (a KeyError); the message lists the closest ids.
 
     >>> get_sample("numbers/year").text[:9]
     '1000\\n1001'
@@ -169,8 +170,9 @@ def get_sample(sample_id: str) -> Sample:
             return item.sample
     ids = [item.sample.id for item in pool]
     close = difflib.get_close_matches(sample_id, ids, n=5, cutoff=0.5)
-    raise KeyError(f"no built-in sample {sample_id!r}; " + (f"did you mean {close}? " if close else "")
-                   + "list them with: tokenprism corpus list --samples")
+    raise UnknownName("built-in sample", sample_id, ids, message=(
+        f"no built-in sample {sample_id!r}; " + (f"did you mean {close}? " if close else "")
+        + "list them with: tokenprism corpus list --samples"))
 
 
 def sample_text(name: str = "default") -> str:
@@ -180,7 +182,7 @@ def sample_text(name: str = "default") -> str:
     and trailing spaces.
 
     Raises:
-        KeyError: an unknown name (the message lists the valid ones).
+        UnknownName: an unknown name (a KeyError; the message lists the valid ones).
 
     >>> "def " in sample_text() and sample_text().endswith("two.  \\n")
     True
@@ -188,7 +190,8 @@ def sample_text(name: str = "default") -> str:
     root = builtin_dir()
     texts = {t["name"]: t for t in read_manifest(root).get("text", [])}
     if name not in texts:
-        raise KeyError(f"no built-in sample text {name!r}; valid: {sorted(texts)}")
+        raise UnknownName("built-in sample text", name, texts,
+                          message=f"no built-in sample text {name!r}; valid: {sorted(texts)}")
     return (root / texts[name]["file"]).read_bytes().decode("utf-8")
 
 

@@ -16,9 +16,11 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
 from ..textio import decode_utf8
 from ..textio import regular_file_problem
@@ -44,7 +46,7 @@ CODE_EXTENSIONS: Mapping[str, str] = {
 
 def _check_errors(errors: str) -> None:
     if errors not in ERRORS:
-        raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
+        raise BadInput(f"errors must be one of {ERRORS}, got {errors!r}")
 
 
 def is_binary(path: Path) -> bool:
@@ -99,7 +101,7 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
     """
     _check_errors(errors)
     if chunk_bytes < 4:
-        raise ValueError(f"chunk_bytes must be at least 4, got {chunk_bytes}")
+        raise BadInput(f"chunk_bytes must be at least 4, got {chunk_bytes}")
     report = report if report is not None else LoadReport()
     path = Path(path)
     bad_before = report.decode_errors_replaced + report.decode_errors_skipped
@@ -163,28 +165,56 @@ def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = 
             files = sorted(f for f in walker if f.is_file() and not any(
                 part.startswith(".") for part in f.relative_to(p).parts))
             if not files:
-                raise ValueError(f"folder {p} contains no files{'' if recursive else ' (not recursive)'}; "
-                                 "give a folder with text files in it")
+                raise BadInput(f"folder {p} contains no files{'' if recursive else ' (not recursive)'}; "
+                               "give a folder with text files in it")
             found.extend((f, f"{p.name}/{f.relative_to(p).as_posix()}") for f in files)
         elif any(ch in str(raw) for ch in "*?["):
             files = sorted(Path(m) for m in glob.glob(str(raw), recursive=True) if Path(m).is_file())
             if not files:
-                raise ValueError(f"pattern {str(raw)!r} matches no files; check the pattern "
-                                 "(use ** for subfolders, e.g. 'docs/**/*.md')")
+                raise BadInput(f"pattern {str(raw)!r} matches no files; check the pattern "
+                               "(use ** for subfolders, e.g. 'docs/**/*.md')")
             found.extend((f, f.as_posix()) for f in files)
         elif p.exists():  # a FIFO, device or socket: reading it could block or never end
-            raise ValueError(regular_file_problem(p) or f"cannot read {raw}")
+            raise BadInput(regular_file_problem(p) or f"cannot read {raw}")
         else:
-            raise ValueError(f"no such file or folder: {raw}")
+            raise BadInput(f"no such file or folder: {raw}")
     return found
+
+
+def open_parquet(path: Path, column: str | None = None) -> Any:
+    """`path` as a `pyarrow.parquet.ParquetFile`, checked to hold `column` when one is given.
+
+    A file that is not Parquet (or is cut short) is refused naming it, not left to pyarrow's
+    ArrowInvalid, which a bug could raise just as well.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except pa.ArrowException as e:
+        raise BadInput(f"{path} is not a readable Parquet file ({e}); check the file, or export it again") from None
+    if column is not None and column not in pf.schema_arrow.names:
+        raise _missing_column(path, column, list(pf.schema_arrow.names))
+    return pf
+
+
+def parquet_batches(pf: Any, path: Path, column: str, *, batch_size: int) -> Iterator[Any]:
+    """The values of `column` in `pf` (from `open_parquet`), one Arrow array per batch; a
+    damaged page is refused naming the file."""
+    import pyarrow as pa
+
+    try:
+        for batch in pf.iter_batches(batch_size=batch_size, columns=[column]):
+            yield batch.column(0)
+    except pa.ArrowException as e:
+        raise BadInput(f"{path}: a damaged Parquet page ({e}); check the file, or export it again") from None
 
 
 def _table_columns(path: Path) -> list[str]:
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.ParquetFile(path).schema_arrow.names)
+        return list(open_parquet(path).schema_arrow.names)
     with open(path, encoding="utf-8", errors="replace", newline="") as fh:
         first = fh.readline()
     if suffix == ".csv":
@@ -196,10 +226,10 @@ def _table_columns(path: Path) -> list[str]:
     return list(record) if isinstance(record, dict) else []
 
 
-def _missing_column(path: Path, column: str | None, columns: list[str]) -> ValueError:
+def _missing_column(path: Path, column: str | None, columns: list[str]) -> BadInput:
     what = f"has no column {column!r}" if column else "is a table"
-    return ValueError(f"{path} {what}; columns found: {columns}. "
-                      "Fix: pass column=NAME naming the column that holds the text")
+    return BadInput(f"{path} {what}; columns found: {columns}. "
+                    "Fix: pass column=NAME naming the column that holds the text")
 
 
 def jsonl_field(path: object, row: int, line: str, column: str) -> object:
@@ -211,12 +241,12 @@ def jsonl_field(path: object, row: int, line: str, column: str) -> object:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
-                         "each line of a .jsonl file must be one JSON object") from e
+        raise BadInput(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
+                       "each line of a .jsonl file must be one JSON object") from e
     if not isinstance(record, dict) or column not in record:
         keys = list(record) if isinstance(record, dict) else type(record).__name__
-        raise ValueError(f"{path}: line {row} has no key {column!r} (found: {keys}); "
-                         "pass column=NAME naming the text field") from None
+        raise BadInput(f"{path}: line {row} has no key {column!r} (found: {keys}); "
+                       "pass column=NAME naming the text field") from None
     return record[column]
 
 
@@ -225,14 +255,9 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
     """(row number, text) for each non-empty value of `column`; rows count from 1."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
-        if column not in pf.schema_arrow.names:
-            raise _missing_column(path, column, list(pf.schema_arrow.names))
         row = 0
-        for batch in pf.iter_batches(batch_size=4096, columns=[column]):
-            for value in batch.column(0).to_pylist():
+        for values in parquet_batches(open_parquet(path, column), path, column, batch_size=4096):
+            for value in values.to_pylist():
                 row += 1
                 if value is None or value == "":
                     report.rows_skipped_empty += 1
@@ -411,8 +436,8 @@ def load_corpus(paths: str | Path | Iterable[str | Path], **options) -> pd.DataF
     """
     samples, report = load_samples(paths, **options)
     if not samples:
-        raise ValueError(f"no text loaded from {paths}: {report.summary()}; "
-                         f"skipped: {report.skipped_files[:5]}")
+        raise BadInput(f"no text loaded from {paths}: {report.summary()}; "
+                       f"skipped: {report.skipped_files[:5]}")
     frame = samples_to_frame(samples)
     frame.attrs["load_report"] = report
     return frame

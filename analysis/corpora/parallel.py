@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import BadInput
 from .files import iter_text_chunks
 from .sample import Sample, detect_script
 
@@ -66,13 +67,17 @@ def _language_files(folder: Path) -> list[tuple[Path, str, str | None, str]]:
     manifest = folder / "manifest.toml"
     if manifest.is_file():
         with open(manifest, "rb") as fh:
-            entries = tomllib.load(fh).get("language", [])
+            try:
+                entries = tomllib.load(fh).get("language", [])
+            except tomllib.TOMLDecodeError as e:
+                raise BadInput(f"{manifest} is not valid TOML ({e}); fix it, or remove it to detect the languages "
+                               "from the file names") from None
         if not entries:
-            raise ValueError(f"{manifest} lists no [[language]] entries (keys: file, language, name, script)")
+            raise BadInput(f"{manifest} lists no [[language]] entries (keys: file, language, name, script)")
         try:
             return [(folder / e["file"], e["language"], e["script"], e.get("name", e["language"])) for e in entries]
         except KeyError as e:
-            raise ValueError(f"{manifest}: a [[language]] entry lacks the key {e.args[0]!r}") from None
+            raise BadInput(f"{manifest}: a [[language]] entry lacks the key {e.args[0]!r}") from None
     files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith(".")
                    and not _IGNORED.match(f.name))
     out = []
@@ -106,34 +111,34 @@ def read_parallel_dir(folder: str | Path, *, errors: str = "strict") -> pd.DataF
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise ValueError(f"no such folder: {folder}; give a folder with one file per language")
+        raise BadInput(f"no such folder: {folder}; give a folder with one file per language")
     has_files = any(f.is_file() and not _IGNORED.match(f.name) and not f.name.startswith(".") for f in folder.iterdir())
     splits = [(folder, "")] if has_files else sorted(
         ((d, d.name) for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")), key=lambda t: t[1])
     if not splits:
-        raise ValueError(f"{folder} holds no language files; expected files such as eng_Latn.dev or fr.txt")
+        raise BadInput(f"{folder} holds no language files; expected files such as eng_Latn.dev or fr.txt")
     per_language: dict[str, dict] = {}
     for split_dir, split in splits:
         entries = _language_files(split_dir)
         if not entries:
-            raise ValueError(f"{split_dir} holds no language files")
+            raise BadInput(f"{split_dir} holds no language files")
         counts = {}
         for path, language, script, name in entries:
             if not path.is_file():
-                raise ValueError(f"{path} is listed in {split_dir / 'manifest.toml'} but does not exist")
+                raise BadInput(f"{path} is listed in {split_dir / 'manifest.toml'} but does not exist")
             lines = _read_lines(path, errors)
             counts[path.name] = len(lines)
             slot = per_language.setdefault(language, {"script": script, "name": name, "parts": {}})
             slot["parts"][split] = lines
         if len(set(counts.values())) > 1:
-            raise ValueError(f"{split_dir} is not aligned: files have different line counts "
-                             f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items(), key=lambda kv: kv[1]))}); "
-                             "line N of every file must translate line N of the others")
+            raise BadInput(f"{split_dir} is not aligned: files have different line counts "
+                           f"({', '.join(f'{k}: {v}' for k, v in sorted(counts.items(), key=lambda kv: kv[1]))}); "
+                           "line N of every file must translate line N of the others")
     names = [s for _, s in splits]
     missing = {lang: [s for s in names if s not in slot["parts"]] for lang, slot in per_language.items()}
     missing = {k: v for k, v in missing.items() if v}
     if missing:
-        raise ValueError(f"{folder}: some languages are missing from some splits: {missing}")
+        raise BadInput(f"{folder}: some languages are missing from some splits: {missing}")
     frames = []
     for language, slot in per_language.items():
         lines = [line for s in names for line in slot["parts"][s]]

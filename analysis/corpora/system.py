@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..errors import BadInput, UnknownName
 from .files import iter_text_chunks
 from .parallel import join_parallel
 from .sample import LoadReport, Sample, detect_script
@@ -28,7 +29,7 @@ DEFAULT_LOCALE_DIR = Path("/usr/share/locale")
 _PY = f"Python {sys.version_info.major}.{sys.version_info.minor}"
 
 
-class CorpusUnavailableError(ValueError):
+class CorpusUnavailableError(BadInput):
     """A corpus that lives outside the repository is not present on this machine."""
 
 
@@ -117,7 +118,8 @@ def iter_pydoc(*, topics: list[str] | None = None) -> Iterator[Sample]:
     names = sorted(all_topics) if topics is None else topics
     for name in names:
         if name not in all_topics:
-            raise KeyError(f"unknown pydoc topic {name!r}; valid topics: {sorted(all_topics)}")
+            raise UnknownName("pydoc topic", name, all_topics,
+                              message=f"unknown pydoc topic {name!r}; valid topics: {sorted(all_topics)}")
         yield Sample(f"pydoc/{name}", "prose", "en", "Latn", "technical-docs", all_topics[name],
                      f"pydoc_data.topics ({_PY} documentation, PSF licence)")
 
@@ -139,11 +141,11 @@ def read_mo(path: str | Path) -> dict[str, str]:
     """
     data = Path(path).read_bytes()
     if len(data) < 28:
-        raise ValueError(f"{path} is too short to be a .mo catalogue")
+        raise BadInput(f"{path} is too short to be a .mo catalogue")
     magic = struct.unpack("<I", data[:4])[0]
     order = "<" if magic == 0x950412DE else ">" if magic == 0xDE120495 else None
     if order is None:
-        raise ValueError(f"{path} is not a .mo catalogue (magic 0x{magic:08x})")
+        raise BadInput(f"{path} is not a .mo catalogue (magic 0x{magic:08x})")
     _, n, orig_at, trans_at = struct.unpack(order + "4I", data[4:20])
 
     def entry(table: int, i: int) -> bytes:
@@ -232,18 +234,18 @@ def load_gettext(domain: str | None = None, *, locale_dir: str | Path = DEFAULT_
         domain = max(cats, key=lambda d: (len(cats[d]), d))
     if domain not in cats:
         best = ", ".join(gettext_domains(locale_dir)["domain"].head(15))
-        raise ValueError(f"no gettext domain {domain!r} under {locale_dir}; most translated: {best}")
+        raise BadInput(f"no gettext domain {domain!r} under {locale_dir}; most translated: {best}")
     chosen = cats[domain] if languages is None else {k: v for k, v in cats[domain].items() if k in languages}
     if languages is not None and len(chosen) < len(set(languages)):
-        raise ValueError(f"domain {domain!r} has no catalogue for {sorted(set(languages) - set(chosen))}; "
-                         f"available: {sorted(cats[domain])}")
+        raise BadInput(f"domain {domain!r} has no catalogue for {sorted(set(languages) - set(chosen))}; "
+                       f"available: {sorted(cats[domain])}")
     catalogues = {loc: {k: v for k, v in read_mo(p).items() if v} for loc, p in chosen.items()}
     universe = set().union(*catalogues.values()) if catalogues else set()
     kept = {loc: c for loc, c in catalogues.items() if universe and len(c) / len(universe) >= min_coverage}
     common = sorted(set.intersection(*(set(c) for c in kept.values()))) if kept else []
     if not common:
-        raise ValueError(f"domain {domain!r}: no messages are translated by every language with coverage "
-                         f">= {min_coverage}; lower min_coverage or choose languages")
+        raise BadInput(f"domain {domain!r}: no messages are translated by every language with coverage "
+                       f">= {min_coverage}; lower min_coverage or choose languages")
     frames = [_lines("en", "msgid", [m.split("\x04")[-1] for m in common], common)]
     seen = {"en"}
     for loc, cat in sorted(kept.items()):
@@ -297,4 +299,4 @@ def iter_system(name: str, **options) -> Iterator[Sample]:
         return iter_pydoc(**options)
     if base == "gettext":
         return iter_gettext(arg or None, **options)
-    raise ValueError(f"unknown machine corpus {name!r}; valid: stdlib, pydoc, gettext, gettext:DOMAIN")
+    raise BadInput(f"unknown machine corpus {name!r}; valid: stdlib, pydoc, gettext, gettext:DOMAIN")

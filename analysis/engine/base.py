@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from ..errors import BadInput
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..tokenizers.base import ENCODE_THREADS_ENV
 
@@ -40,8 +41,13 @@ WORKER_ENV = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", ENCOD
 _LOADED: dict[str, Tokenizer] = {}
 
 
-class EngineError(OSError):
-    """An engine could not run the work (a scheduler that does not answer, workers that keep dying)."""
+class EngineError(BadInput, OSError):
+    """An engine could not run the work (a scheduler that does not answer, workers that keep dying).
+
+    A BadInput: the fix is the caller's (another scheduler address, fewer workers, smaller
+    chunks), and the message names it. Still an OSError, as it always was, for callers that
+    catch that.
+    """
 
 
 def worker_tokenizers(names: Sequence[str]) -> tuple[Tokenizer, ...]:

@@ -6,6 +6,7 @@ implementations), this module imports them, lazily: Dask is imported only when a
 
 from __future__ import annotations
 
+from ..errors import BadInput
 from .base import ENGINES, Engine, InProcessEngine, default_workers
 
 
@@ -28,11 +29,11 @@ def open_engine(name: str = "local", *, scheduler: str | None = None, workers: i
     'in this process'
     """
     if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+        raise BadInput(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
     if scheduler and name != "dask":
-        raise ValueError(f"--scheduler {scheduler} needs --engine dask (got --engine {name})")
+        raise BadInput(f"--scheduler {scheduler} needs --engine dask (got --engine {name})")
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+        raise BadInput(f"workers must be at least 1, got {workers}")
     if name == "inprocess":
         return InProcessEngine()
     if name == "local":

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..atomic import atomic_path, temporary_name
+from ..errors import BadInput
 
 
 class PartitionedParquet:
@@ -33,8 +34,8 @@ class PartitionedParquet:
     def __init__(self, target: str | Path) -> None:
         self.target = Path(target)
         if self.target.exists() and (not self.target.is_dir() or any(self.target.iterdir())):
-            raise ValueError(f"{self.target} already exists and is not an empty folder; the per-row dataset "
-                             "needs a new folder: remove it or name another")
+            raise BadInput(f"{self.target} already exists and is not an empty folder; the per-row dataset "
+                           "needs a new folder: remove it or name another")
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = temporary_name(self.target)
         self._tmp.mkdir()

@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..errors import BadInput
 from .base import Engine
 from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
 from .run import MeasureRun, _resolve_engine
@@ -71,8 +72,8 @@ def _expand_url(url: str) -> list[tuple[str, str, int]]:
     try:
         fs, root = fsspec.core.url_to_fs(url)
     except (ImportError, ValueError) as e:  # an unknown protocol, or its package missing
-        raise ValueError(f"cannot read {url}: {e}. Remote stores need their fsspec package "
-                         "(s3fs for s3://, gcsfs for gs://, adlfs for az://); install it beside tokenprism") from None
+        raise BadInput(f"cannot read {url}: {e}. Remote stores need their fsspec package "
+                       "(s3fs for s3://, gcsfs for gs://, adlfs for az://); install it beside tokenprism") from None
     if any(ch in root for ch in "*?["):
         files = [(f, fs.unstrip_protocol(f)) for f in sorted(fs.glob(root)) if fs.isfile(f)]
         found = [(u, u) for _, u in files]
@@ -84,9 +85,9 @@ def _expand_url(url: str) -> list[tuple[str, str, int]]:
     elif fs.isfile(root):
         found = [(url, url)]
     else:
-        raise ValueError(f"no such file or folder: {url}")
+        raise BadInput(f"no such file or folder: {url}")
     if not found:
-        raise ValueError(f"{url} names no file; give a file, a folder with files in it, or a pattern that matches some")
+        raise BadInput(f"{url} names no file; give a file, a folder with files in it, or a pattern that matches some")
     return [(u, sid, int(fs.size(u))) for u, sid in found]
 
 
@@ -131,8 +132,8 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
     seen: set[str] = set()
     for path, sid, named, nbytes in _expand(path_list):
         if sid in seen:  # as `pipeline.UniqueIds` says it when the driver reads
-            raise ValueError(f"sample id {sid!r} occurs more than once; ids must be unique (rename the sample, or "
-                             "load the corpus once)")
+            raise BadInput(f"sample id {sid!r} occurs more than once; ids must be unique (rename the sample, or "
+                           "load the corpus once)")
         seen.add(sid)
         # local JSON Lines: byte ranges (their line numbers are counted here); a URL is read whole by one worker
         if not is_url(path) and nbytes > part_bytes and arrow_jsonl(Path(path), column=column, explicit=named,
@@ -204,8 +205,8 @@ def _local(fp: FilePart, report: LoadReport) -> Iterator[Path]:
             shutil.copyfileobj(src, dst, 1 << 20)
         try:
             yield local
-        except ValueError as e:
-            raise ValueError(str(e).replace(str(local), fp.path)) from None
+        except ValueError as e:  # the message names the remote file, not its local copy
+            raise (BadInput if isinstance(e, BadInput) else ValueError)(str(e).replace(str(local), fp.path)) from None
         except OSError as e:
             raise OSError(str(e).replace(str(local), fp.path)) from None
         finally:

@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..corpora.files import (CHUNK_BYTES, _check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
-                             iter_file_samples)
+                             iter_file_samples, open_parquet, parquet_batches)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
 from ..textio import decode_utf8
@@ -166,19 +166,12 @@ def _cuts(texts: list[str], chunk_chars: int, chunk_samples: int) -> Iterator[tu
 
 def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
                     chunk_samples: int) -> Iterator[pd.DataFrame]:
-    import pyarrow.parquet as pq
-
-    from ..corpora.files import _missing_column
-
-    pf = pq.ParquetFile(path)
-    if column not in pf.schema_arrow.names:
-        raise _missing_column(path, column, list(pf.schema_arrow.names))
+    pf = open_parquet(path, column)
     report.files_read += 1
     report.bytes_read += path.stat().st_size
     row = 1
     # a batch is read whole before its size is known: rows, not characters, bound it
-    for batch in pf.iter_batches(batch_size=min(chunk_samples, PARQUET_BATCH_ROWS), columns=[column]):
-        values = batch.column(0)
+    for values in parquet_batches(pf, path, column, batch_size=min(chunk_samples, PARQUET_BATCH_ROWS)):
         n = len(values)
         as_list = values.to_pylist()
         keep = np.array([v is not None and v != "" for v in as_list], dtype=bool)

@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
+from ..errors import BadInput
 from .base import Engine, InProcessEngine, provide_tokenizers
 from .choose import open_engine
 from .output import PartitionedParquet
@@ -85,9 +86,9 @@ def _resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: 
         except KeyError:
             custom.append(tok.name)
     if custom and engine != "inprocess":
-        raise ValueError(f"tokenizer(s) {custom} are adapters built in this process, not registry names; other "
-                         "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
-                         "(or family:path specs) instead")
+        raise BadInput(f"tokenizer(s) {custom} are adapters built in this process, not registry names; other "
+                       "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
+                       "(or family:path specs) instead")
     provide_tokenizers(toks)
     return open_engine(engine, scheduler=scheduler, workers=workers), True
 
@@ -132,7 +133,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     keep_rows = (by_keys is None and out is None) if rows is None else rows
     need_rows = keep_rows or out is not None
     if not need_rows and by_keys is None:
-        raise ValueError("nothing to keep: pass by=[...] for aggregates, out=DIR for a Parquet dataset, or rows=True")
+        raise BadInput("nothing to keep: pass by=[...] for aggregates, out=DIR for a Parquet dataset, or rows=True")
     if by_keys is not None:
         partial_sums(pd.DataFrame(columns=[*by_keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), by_keys)  # bad keys fail now
     own_writer = not isinstance(out, PartitionedParquet)

@@ -11,13 +11,19 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from ..errors import BadInput
 from .trace import show_token
 from ..render import visible
 from ..tokenizers import Piece
 from ..tokenizers.base import byte_pieces
+
+if TYPE_CHECKING:  # imported where they are used: this module loads without either trainer
+    from ownbpe import Tokenizer as OwnTokenizer
+    from tokenizers import Tokenizer as HFTokenizer
 
 # Stepping re-encodes the corpus after every merge (a few ms each at this size).
 LAB_MAX_CHARS = 5_000
@@ -52,7 +58,7 @@ class BpeSteps:
         import ownbpe
 
         if not 0 <= step <= len(self.merges):
-            raise ValueError(f"step must be 0..{len(self.merges)}, got {step}")
+            raise BadInput(f"step must be 0..{len(self.merges)}, got {step}")
         return ownbpe.Tokenizer({i: self.vocab[i] for i in range(256 + step)}, self.merges[:step])
 
     def pieces_at(self, step: int) -> list[Piece]:
@@ -86,12 +92,12 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
     from ownbpe import _educational
 
     if not corpus:
-        raise ValueError("the corpus is empty: type a few sentences or pick a built-in sample")
+        raise BadInput("the corpus is empty: type a few sentences or pick a built-in sample")
     if len(corpus) > LAB_MAX_CHARS:
-        raise ValueError(f"the corpus has {len(corpus):,} characters; stepping is limited to {LAB_MAX_CHARS:,}. "
-                         "Shorten it (or use 'train and compare' below, which takes larger corpora)")
+        raise BadInput(f"the corpus has {len(corpus):,} characters; stepping is limited to {LAB_MAX_CHARS:,}. "
+                       "Shorten it (or use 'train and compare' below, which takes larger corpora)")
     if not 1 <= n_merges <= LAB_MAX_MERGES:
-        raise ValueError(f"number of merges must be 1..{LAB_MAX_MERGES}, got {n_merges}")
+        raise BadInput(f"number of merges must be 1..{LAB_MAX_MERGES}, got {n_merges}")
     pattern = pattern or ownbpe.GPT2_PATTERN
     # The readable reference trains here: the lab shows the algorithm a learner reads, and
     # ownbpe's fast trainer is tested to learn exactly the same merges.
@@ -129,8 +135,8 @@ class TrainComparison:
     merges: pd.DataFrame
     vocab: pd.DataFrame
     first_difference: int | None
-    ownbpe: object
-    hf: object
+    ownbpe: OwnTokenizer
+    hf: HFTokenizer
 
     def split(self, text: str) -> pd.DataFrame:
         """How each trained tokenizer splits `text`."""
@@ -164,13 +170,13 @@ def train_both(corpus: str, vocab_size: int) -> TrainComparison:
     from tokenizers import Tokenizer as HFTokenizer, decoders, models, pre_tokenizers, trainers
 
     if not corpus:
-        raise ValueError("the corpus is empty: upload a text file or pick a built-in corpus")
+        raise BadInput("the corpus is empty: upload a text file or pick a built-in corpus")
     n_bytes = len(corpus.encode("utf-8"))
     if n_bytes > TRAIN_MAX_BYTES:
-        raise ValueError(f"the corpus is {n_bytes:,} bytes; training here is limited to {TRAIN_MAX_BYTES:,}. "
-                         "Train larger corpora with the CLI: tokenprism train")
+        raise BadInput(f"the corpus is {n_bytes:,} bytes; training here is limited to {TRAIN_MAX_BYTES:,}. "
+                       "Train larger corpora with the CLI: tokenprism train")
     if not 257 <= vocab_size <= TRAIN_MAX_VOCAB:
-        raise ValueError(f"vocabulary size must be 257..{TRAIN_MAX_VOCAB} (256 bytes + merges), got {vocab_size}")
+        raise BadInput(f"vocabulary size must be 257..{TRAIN_MAX_VOCAB} (256 bytes + merges), got {vocab_size}")
     t0 = time.perf_counter()
     own = ownbpe.Tokenizer.train_from_iterator([corpus], vocab_size)
     t_own = time.perf_counter() - t0

@@ -13,7 +13,9 @@ from functools import lru_cache
 
 import ownbpe
 
+from ..errors import BadInput
 from ..tokenizers import CATALOGUE, load_tokenizer, tiktoken_params
+from ..tokenizers.ownbpe_adapter import OwnBPETokenizer
 
 
 @lru_cache(maxsize=8)
@@ -21,18 +23,20 @@ def bpe_for(name: str) -> ownbpe.Tokenizer:
     """An ownbpe tokenizer that reproduces registry tokenizer `name` (tiktoken family or ownbpe).
 
     Raises:
-        ValueError: `name` has no BPE rank table (an HF or SentencePiece tokenizer); the
+        BadInput: `name` has no BPE rank table (an HF or SentencePiece tokenizer); the
             message lists the names that have one.
 
     >>> bpe_for("cl100k_base").encode("hello world")
     [15339, 1917]
     """
     if name == "ownbpe" or name.startswith("ownbpe:"):
-        return load_tokenizer(name).bpe
+        tok = load_tokenizer(name)
+        assert isinstance(tok, OwnBPETokenizer)  # the registry builds every ownbpe name with this adapter
+        return tok.bpe
     if name in CATALOGUE and CATALOGUE[name].family != "tiktoken":
         names = [n for n, e in CATALOGUE.items() if e.family in ("tiktoken", "ownbpe")]
-        raise ValueError(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. "
-                         f"Choose one of: {', '.join(names)}")
+        raise BadInput(f"explain needs a BPE rank table; {name!r} is a {CATALOGUE[name].family} tokenizer. "
+                       f"Choose one of: {', '.join(names)}")
     ranks, pattern, specials = tiktoken_params(name)
     return ownbpe.Tokenizer.from_tiktoken(ranks, pattern, specials)
 

@@ -21,6 +21,7 @@ from ..atomic import atomic_path
 from ..compare import resolve_tokenizers
 from ..corpora.sample import Labeled, Sample, detect_script
 from ..corpora.words import count_words as count_words, text_sizes
+from ..errors import BadInput
 from ..tokenizers import Tokenizer
 from ..tokenizers import TokenizersArg
 
@@ -61,22 +62,22 @@ def as_tokenizers(tokenizers: TokenizersArg) -> list[Tokenizer]:
     else:
         toks = [t if isinstance(t, Tokenizer) else resolve_tokenizers([t])[0] for t in tokenizers]
     if not toks:
-        raise ValueError("no tokenizers selected; see `tokenprism tokenizers` for the names")
+        raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
     names = [t.name for t in toks]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise ValueError(f"tokenizer(s) {dupes} given twice; give each once")
+        raise BadInput(f"tokenizer(s) {dupes} given twice; give each once")
     return toks
 
 
 def _normalise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A samples frame (corpus.load_builtin / load_corpus / samples_to_frame) with SAMPLE_META + text."""
     if "text" not in frame.columns:
-        raise ValueError(f"samples frame has no 'text' column (columns: {list(frame.columns)}); "
-                         "pass corpus.load_builtin(), corpus.load_corpus(...) or a list of Sample")
+        raise BadInput(f"samples frame has no 'text' column (columns: {list(frame.columns)}); "
+                       "pass corpus.load_builtin(), corpus.load_corpus(...) or a list of Sample")
     if "sample_id" not in frame.columns:
         if "id" not in frame.columns:
-            raise ValueError(f"samples frame has no 'id' column (columns: {list(frame.columns)})")
+            raise BadInput(f"samples frame has no 'id' column (columns: {list(frame.columns)})")
         frame = frame.rename(columns={"id": "sample_id"})
     defaults = {"category": "", "language": "und", "script": "Zzzz", "kind": "", "group": "", "variant": ""}
     missing = {c: v for c, v in defaults.items() if c not in frame.columns}
@@ -204,7 +205,7 @@ class UniqueIds:
     >>> u.add(pd.Series(["b"]))
     Traceback (most recent call last):
     ...
-    ValueError: sample id 'b' occurs more than once; ids must be unique (rename the sample, or load the corpus once)
+    analysis.errors.BadInput: sample id 'b' occurs more than once; ids must be unique (rename the sample, or load the corpus once)
     """
 
     def __init__(self) -> None:
@@ -218,8 +219,8 @@ class UniqueIds:
             pos = np.searchsorted(run, hashes).clip(max=len(run) - 1)
             clash = clash | (run[pos] == hashes)
         if clash.any():
-            raise ValueError(f"sample id {ids[clash].iloc[0]!r} occurs more than once; ids must be unique "
-                             "(rename the sample, or load the corpus once)")
+            raise BadInput(f"sample id {ids[clash].iloc[0]!r} occurs more than once; ids must be unique "
+                           "(rename the sample, or load the corpus once)")
         run = np.sort(hashes)
         while self._runs and len(self._runs[-1]) <= len(run):
             run = np.sort(np.concatenate([self._runs.pop(), run]), kind="stable")  # two sorted runs: a merge
@@ -289,13 +290,13 @@ def check_table_path(path: str | Path) -> Path:
     >>> check_table_path("m.txt")
     Traceback (most recent call last):
     ...
-    ValueError: cannot write a table to 'm.txt': use one of the suffixes .csv, .parquet, .json, .jsonl
+    analysis.errors.BadInput: cannot write a table to 'm.txt': use one of the suffixes .csv, .parquet, .json, .jsonl
     """
     path = Path(path)
     if path.suffix.lower() not in TABLE_SUFFIXES:
-        raise ValueError(f"cannot write a table to {str(path)!r}: use one of the suffixes {', '.join(TABLE_SUFFIXES)}")
+        raise BadInput(f"cannot write a table to {str(path)!r}: use one of the suffixes {', '.join(TABLE_SUFFIXES)}")
     if path.is_dir():
-        raise ValueError(f"{path} is a folder: give a file name such as {path / 'measurements.csv'}")
+        raise BadInput(f"{path} is a folder: give a file name such as {path / 'measurements.csv'}")
     return path
 
 

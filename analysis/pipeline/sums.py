@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..corpora.sample import detect_script
 from ..corpora.words import text_sizes
+from ..errors import UnknownName
 from ..tokenizers import Tokenizer
 from .rows import CATEGORICAL, COUNTS, DETECT_SCRIPT, SAMPLE_META, with_ratios, token_counts
 
@@ -42,7 +43,8 @@ def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "to
     by = [by] if isinstance(by, str) else list(by)
     missing = [c for c in by if c not in measured.columns]
     if missing:
-        raise KeyError(f"cannot group by {missing}: not columns of the measured frame ({list(measured.columns)})")
+        raise UnknownName("column", ", ".join(map(str, missing)), map(str, measured.columns), message=(
+            f"cannot group by {missing}: not columns of the measured frame ({list(measured.columns)})"))
     return (measured
             .groupby(by, observed=True, sort=True)
             .agg(n_samples=("sample_id", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
@@ -60,7 +62,8 @@ def _group_keys(by: str | Sequence[str]) -> list[str]:
     keys = [by] if isinstance(by, str) else list(by)
     unknown = [c for c in keys if c not in (*SAMPLE_META, "tokenizer")]
     if unknown:
-        raise KeyError(f"cannot aggregate by {unknown}: choose from {[*SAMPLE_META, 'tokenizer']}")
+        raise UnknownName("column", ", ".join(map(str, unknown)), (*SAMPLE_META, "tokenizer"),
+                          message=f"cannot aggregate by {unknown}: choose from {[*SAMPLE_META, 'tokenizer']}")
     return keys
 
 
@@ -207,7 +210,9 @@ def variant_deltas(measured: pd.DataFrame, groups: Iterable[str] | None = None,
         groups = list(groups)
         unknown = sorted(set(groups) - set(sub["group"].astype(str)))
         if unknown:
-            raise KeyError(f"no samples in group(s) {unknown}; groups present: {sorted(set(sub['group'].astype(str)))}")
+            present = sorted(set(sub["group"].astype(str)))
+            raise UnknownName("group", ", ".join(unknown), present,
+                              message=f"no samples in group(s) {unknown}; groups present: {present}")
         sub = sub[sub["group"].astype(str).isin(groups)]
     totals = (sub.groupby(["group", "variant", "tokenizer"], observed=True, sort=False)
               .agg(n_chars=("n_chars", "sum"), n_tokens=("n_tokens", "sum")).reset_index())

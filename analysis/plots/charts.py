@@ -389,7 +389,9 @@ def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
 
 
 # figure name (as in the report) -> builder; the dashboard draws these from the report's tables
-CHARTS: dict[str, Callable[[pd.DataFrame], alt.TopLevelMixin]] = {
+AnyChart = alt.Chart | alt.LayerChart | alt.HConcatChart
+"""What every builder here returns: one view, a layered one, or views side by side."""
+CHARTS: dict[str, Callable[[pd.DataFrame], AnyChart]] = {
     "chars_per_token_by_category": chars_per_token_by_category,
     "code_languages": code_languages,
     "code_variants": code_variants,

@@ -22,6 +22,7 @@ from matplotlib.colors import LogNorm, TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from ..atomic import atomic_path
+from ..errors import BadInput
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
             "#bcbd22", "#17becf", "#393b79", "#ad494a")
@@ -91,7 +92,7 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FIGURE_SUFFIXES:
-        raise ValueError(f"cannot save a figure as {str(path)!r}: use one of {', '.join(FIGURE_SUFFIXES)}")
+        raise BadInput(f"cannot save a figure as {str(path)!r}: use one of {', '.join(FIGURE_SUFFIXES)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
         write_figure(fig, tmp, fmt=suffix[1:], dpi=dpi)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..corpora import load_builtin
+from ..errors import BadInput
 from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers
 from ..render import piece_label, visible
@@ -95,13 +96,13 @@ def boundary_agreement(tokenizers: TokenizersArg = None, texts: Mapping[str, str
     """
     toks = as_tokenizers(tokenizers)
     if len(toks) < 2:
-        raise ValueError(f"boundary agreement compares tokenizers: give at least two, got {[t.name for t in toks]}")
+        raise BadInput(f"boundary agreement compares tokenizers: give at least two, got {[t.name for t in toks]}")
     if texts is None:
         texts = default_texts()
     elif not isinstance(texts, Mapping):
         texts = {f"text-{i + 1}": t for i, t in enumerate(texts)}
     if not texts:
-        raise ValueError("no texts to compare boundaries on")
+        raise BadInput("no texts to compare boundaries on")
     rows = []
     for text_id, text in texts.items():
         cuts = {tok.name: boundaries(tok, text) for tok in toks}
@@ -136,7 +137,7 @@ def agreement_matrix(agreement: pd.DataFrame, *, metric: str = "jaccard") -> pd.
         n_shared, n_union, jaccard, f1, value (= the chosen metric).
     """
     if metric not in ("jaccard", "f1"):
-        raise ValueError(f"metric must be 'jaccard' or 'f1', got {metric!r}")
+        raise BadInput(f"metric must be 'jaccard' or 'f1', got {metric!r}")
     first = agreement["tokenizer_a"]
     names = list(first.cat.categories) if isinstance(first.dtype, pd.CategoricalDtype) \
         else list(pd.unique(pd.concat([first, agreement["tokenizer_b"]]).astype(str)))

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..corpora import load_builtin
+from ..errors import BadInput
 from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, measure, summarize, variant_deltas
 
@@ -41,7 +42,7 @@ def code_languages(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame |
     m = _measured(measured, tokenizers, ["prose", "code"])
     sub = m[m["category"].isin(["code", "prose"]) & ((m["category"] != "prose") | (m["language"] == "en"))]
     if not (sub["category"] == "code").any():
-        raise ValueError("the measured frame holds no code samples; measure the built-in 'code' category")
+        raise BadInput("the measured frame holds no code samples; measure the built-in 'code' category")
     table = summarize(sub.assign(language=np.where(sub["category"] == "prose", PROSE_LABEL, sub["kind"].astype(str))),
                       ["language", "tokenizer"])
     prose = table[table["language"] == PROSE_LABEL].set_index("tokenizer")["chars_per_token_of_sums"]
@@ -68,7 +69,7 @@ def code_variants(tokenizers: TokenizersArg = None, *, measured: pd.DataFrame | 
     groups = m.loc[(m["category"] == "code") | (m["group"] == "indentation"), "group"].astype(str)
     groups = [g for g in pd.unique(groups) if g]
     if not groups:
-        raise ValueError("the measured frame holds no code variant groups (built-in code samples with a `group`)")
+        raise BadInput("the measured frame holds no code variant groups (built-in code samples with a `group`)")
     return (variant_deltas(m, groups)
             .assign(property=lambda d: d["group"].str.rsplit("-", n=1).str[-1],
                     group=lambda d: d["group"].replace({"indentation": "c-ring-buffer-indentation"})))

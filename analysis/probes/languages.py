@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..corpora import load_parallel
 from ..corpora.parallel import flores_language
+from ..errors import BadInput, UnknownName
 from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, measure
 
@@ -28,9 +29,9 @@ _FLORES = re.compile(r"^(?P<lang>[a-z]{2,3})_(?P<script>[A-Z][a-z]{3})$")
 def _parallel_samples(parallel: str | Path | pd.DataFrame) -> pd.DataFrame:
     if isinstance(parallel, pd.DataFrame):
         if "language" not in parallel.columns or "text" not in parallel.columns:
-            raise ValueError(f"a parallel frame needs language and text columns, got {list(parallel.columns)}")
+            raise BadInput(f"a parallel frame needs language and text columns, got {list(parallel.columns)}")
         if parallel["language"].duplicated().any():
-            raise ValueError("a parallel frame must hold one row per language (load_parallel(..., joined=True))")
+            raise BadInput("a parallel frame must hold one row per language (load_parallel(..., joined=True))")
         return parallel
     return load_parallel(parallel, joined=True, join=" ")
 
@@ -50,7 +51,8 @@ def resolve_pivot(pivot: str, languages) -> str:
     m = _FLORES.match(pivot)
     if m and flores_language(m["lang"], m["script"]) in languages:
         return flores_language(m["lang"], m["script"])
-    raise KeyError(f"pivot language {pivot!r} is not in the parallel corpus; languages: {sorted(languages)}")
+    raise UnknownName("pivot language", pivot, languages,
+                      message=f"pivot language {pivot!r} is not in the parallel corpus; languages: {sorted(languages)}")
 
 
 def language_premium(parallel: str | Path | pd.DataFrame = "builtin", tokenizers: TokenizersArg = None, *, pivot: str = "en",
@@ -144,7 +146,8 @@ def tokenizer_reduction(premium: pd.DataFrame, new: str = "o200k_base", old: str
     present = set(premium["tokenizer"].astype(str))
     missing = [t for t in (new, old) if t not in present]
     if missing:
-        raise KeyError(f"tokenizer(s) {missing} not in the premium frame; it has {sorted(present)}")
+        raise UnknownName("tokenizer", ", ".join(missing), present,
+                          message=f"tokenizer(s) {missing} not in the premium frame; it has {sorted(present)}")
     wide = (premium.astype({"tokenizer": "str"})
             .loc[lambda d: d["tokenizer"].isin([new, old])]
             .pivot_table(index=["language", "script"], columns="tokenizer", values=["n_tokens", "premium"], observed=True))

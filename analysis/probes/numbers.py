@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..errors import BadInput
 from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers, token_counts
 from ..render import visible
@@ -54,7 +55,7 @@ def digit_lengths(tokenizers: TokenizersArg = None, *, max_digits: int = 20, per
     [1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0]
     """
     if max_digits < 1 or per_length < 1:
-        raise ValueError(f"max_digits and per_length must be >= 1, got {max_digits} and {per_length}")
+        raise BadInput(f"max_digits and per_length must be >= 1, got {max_digits} and {per_length}")
     toks = as_tokenizers(tokenizers)
     rng = np.random.default_rng(seed)
     numbers = pd.DataFrame({"n_digits": np.repeat(np.arange(1, max_digits + 1), per_length),
@@ -140,7 +141,7 @@ def single_token_numbers(tokenizers: TokenizersArg = None, *, stop: int = 10_000
     contexts = list(contexts)
     unknown = [c for c in contexts if c not in CONTEXTS]
     if unknown:
-        raise ValueError(f"unknown context(s) {unknown}; valid: {list(CONTEXTS)}")
+        raise BadInput(f"unknown context(s) {unknown}; valid: {list(CONTEXTS)}")
     numbers = np.arange(stop)
     frames = []
     for tok in toks:

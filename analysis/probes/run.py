@@ -27,6 +27,7 @@ from typing import Callable
 import pandas as pd
 
 from ..corpora import load_builtin
+from ..errors import UnknownName
 from ..pipeline import as_tokenizers, measure
 from .boundaries import agreement_matrix as agreement_matrix, boundary_agreement as boundary_agreement
 from .code import (
@@ -171,7 +172,8 @@ def run_probe(name: str, run: ProbeRun | None = None, **options) -> pd.DataFrame
     ['123|456|7', '314|159|265|358|979|323|84']
     """
     if name not in PROBE_TABLES:
-        raise KeyError(f"unknown probe table {name!r}; valid: {', '.join(PROBE_TABLES)}")
+        raise UnknownName("probe table", name, PROBE_TABLES,
+                          message=f"unknown probe table {name!r}; valid: {', '.join(PROBE_TABLES)}")
     run = run or ProbeRun(**options)
     return PROBE_TABLES[name][2](run)
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from ..errors import BadInput
 from ..tokenizers import TokenizersArg
 from ..pipeline import as_tokenizers
 from ..render import visible
@@ -35,7 +36,7 @@ def suffix_label(kind: str, k: int) -> str:
     if kind == "spaces":
         return f"{k} space{'s' if k != 1 else ''}"
     if kind not in SUFFIX_CHARS:
-        raise ValueError(f"unknown suffix kind {kind!r}: use one of {', '.join(SUFFIX_CHARS)}")
+        raise BadInput(f"unknown suffix kind {kind!r}: use one of {', '.join(SUFFIX_CHARS)}")
     name = {"newline": "newline", "tab": "tab"}[kind]
     return name if k == 1 else f"{k} {name}s"
 
@@ -91,7 +92,7 @@ def trailing_whitespace(tokenizers: TokenizersArg = None, texts: Iterable[str] =
     [{'extra_tokens': 1, 'prefix_kept': True, 'tail': '·'}, {'extra_tokens': 1, 'prefix_kept': True, 'tail': '··'}]
     """
     if max_spaces < 0:
-        raise ValueError(f"max_spaces must be >= 0, got {max_spaces}")
+        raise BadInput(f"max_spaces must be >= 0, got {max_spaces}")
     toks = as_tokenizers(tokenizers)
     texts = list(texts)
     suffixes = _suffixes(max_spaces)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from matplotlib.figure import Figure
 
 from ..atomic import write_text
 from ..corpora import load_corpus
+from ..errors import BadInput, UnknownName
 from ..pipeline import as_tokenizers, measure, summarize, write_table
 from ..plots import figures as plots
 from ..probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
@@ -173,7 +175,7 @@ def _findings(t: dict[str, pd.DataFrame], names: list[str]) -> dict[str, list[st
 
 # --- building --------------------------------------------------------------------------------
 # figure name (file stem) -> (the table it is drawn from, the plots function)
-FIGURES = {
+FIGURES: dict[str, tuple[str, Callable[[pd.DataFrame], Figure]]] = {
     "chars_per_token_by_category": ("summary-by-category", plots.chars_per_token_by_category),
     "code_languages": ("code-languages", plots.code_languages),
     "code_variants": ("code-variants", plots.code_variants),
@@ -213,7 +215,7 @@ def make_figure(name: str, run: ProbeRun) -> Figure:
         KeyError: an unknown figure name (the message lists the valid ones).
     """
     if name not in FIGURES:
-        raise KeyError(f"unknown figure {name!r}; valid: {', '.join(FIGURES)}")
+        raise UnknownName("figure", name, FIGURES, message=f"unknown figure {name!r}; valid: {', '.join(FIGURES)}")
     source, fn = FIGURES[name]
     table = summarize(run.corpus, ["category", "tokenizer"]) if source == "summary-by-category" else run_probe(source, run)
     return fn(table)
@@ -289,10 +291,10 @@ def check_report_dir(out_dir: str | Path) -> Path:
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        raise ValueError(f"{out} is a file, not a folder: give a folder name for the report (--out DIR)")
+        raise BadInput(f"{out} is a file, not a folder: give a folder name for the report (--out DIR)")
     for sub in ("figures", "tables"):
         if (out / sub).exists() and not (out / sub).is_dir():
-            raise ValueError(f"{out / sub} is a file, but the report needs a folder there: move it or choose another --out")
+            raise BadInput(f"{out / sub} is a file, but the report needs a folder there: move it or choose another --out")
     return out
 
 

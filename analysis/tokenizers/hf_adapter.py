@@ -22,6 +22,7 @@ from typing import Sequence
 
 from tokenizers import Tokenizer as HFTokenizer
 
+from ..errors import BadInput
 from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .normalize import NormalForm, map_pieces, normalize_with_map
@@ -173,7 +174,7 @@ class HFTokenizerAdapter:
             return self._added[token_id].encode("utf-8")
         tok = self._tok.id_to_token(token_id)
         if tok is None:
-            raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")
+            raise BadInput(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")
         if self._byte_level:
             try:
                 return bytes(UNICODE_TO_BYTE[c] for c in tok)
@@ -191,7 +192,7 @@ class HFTokenizerAdapter:
             return self.decode_bytes(ids).decode("utf-8", errors="replace")
         for i in ids:
             if not 0 <= int(i) < self.n_vocab:
-                raise ValueError(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
+                raise BadInput(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
         return self._tok.decode(list(ids), skip_special_tokens=False)
 
     def pieces(self, text: str) -> list[Piece]:

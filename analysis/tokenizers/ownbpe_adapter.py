@@ -15,6 +15,7 @@ from typing import Sequence
 
 import ownbpe
 
+from ..errors import BadInput
 from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
@@ -41,6 +42,8 @@ class OwnBPETokenizer:
             tok = ownbpe.Tokenizer.load(path)
         except FileNotFoundError:
             raise VocabularyError(f"ownbpe model {str(path)!r} not found; train one with: tokenprism train CORPUS --out {path}") from None
+        except ValueError as e:  # ownbpe knows nothing of analysis: its refusal of the file becomes ours here
+            raise VocabularyError(str(e)) from e
         return cls(name or f"ownbpe:{path.name}", tok, source=Source("", str(path), "user file"))
 
     @property
@@ -87,7 +90,7 @@ class OwnBPETokenizer:
         try:
             return self.bpe.vocab[token_id]
         except (KeyError, IndexError):
-            raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}") from None
+            raise BadInput(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}") from None
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         return b"".join(self.token_bytes(int(i)) for i in ids)

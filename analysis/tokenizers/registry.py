@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
+from ..errors import BadInput, UnknownName
 from . import cuts, fetch
 from .base import Source, Tokenizer
 from .vocab import (
@@ -286,16 +287,24 @@ def available_tokenizers(*, include_unfetched: bool = False) -> list[str]:
 
 def is_available(name: str) -> bool:
     """True when `name`'s vocabulary is on this machine (fetched, or the built-in model built)."""
-    return CATALOGUE[name].present()
+    entry = CATALOGUE.get(name)
+    if entry is None:
+        raise _unknown(name)
+    return entry.present()
 
 
-def _unknown(name: str) -> KeyError:
+def _unknown(name: str) -> UnknownName:
     close = difflib.get_close_matches(name, list(CATALOGUE), n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    return KeyError(
+    return UnknownName("tokenizer", name, CATALOGUE, message=(
         f"unknown tokenizer {name!r}.{hint} Valid names: {', '.join(CATALOGUE)}; "
         "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, ownbpe:PATH"
-    )
+    ))
+
+
+def _unknown_family(family: str, spec: str) -> UnknownName:
+    return UnknownName("tokenizer family", family, ("tiktoken", "hf", "ownbpe"), message=(
+        f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH"))
 
 
 def _load_spec(spec: str) -> Tokenizer:
@@ -303,10 +312,11 @@ def _load_spec(spec: str) -> Tokenizer:
     if family == "tiktoken":
         if arg not in CATALOGUE or CATALOGUE[arg].family != "tiktoken":
             names = [n for n, e in CATALOGUE.items() if e.family == "tiktoken"]
-            raise KeyError(f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
+            raise UnknownName("tiktoken encoding", arg, names,
+                              message=f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
         return load_tokenizer(arg)
     if family not in ("hf", "ownbpe"):
-        raise KeyError(f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH")
+        raise _unknown_family(family, spec)
     path = Path(arg).expanduser()
     if not path.exists():
         raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
@@ -326,14 +336,14 @@ def _load_spec(spec: str) -> Tokenizer:
         from .ownbpe_adapter import OwnBPETokenizer
 
         return OwnBPETokenizer.from_file(path, name=f"ownbpe:{path.name}")
-    raise KeyError(f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH")
+    raise _unknown_family(family, spec)
 
 
 def load_tokenizer(name_or_spec: str) -> Tokenizer:
     """Return the tokenizer for a registry name or a ``family:path`` spec (cached, thread-safe).
 
     Raises:
-        KeyError: unknown name (the message lists the valid names).
+        UnknownName: unknown name (a KeyError; the message lists the valid names).
         VocabularyError: the vocabulary is not fetched yet (the message gives the command) or
             its file is corrupt (the message names file and line).
 
@@ -395,5 +405,5 @@ def tiktoken_params(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:
     tok = load_tokenizer(name)
     if not isinstance(tok, TiktokenTokenizer):
         names = [n for n in available_tokenizers() if CATALOGUE[n].family == "tiktoken"]
-        raise ValueError(f"{name!r} is not a tiktoken-family tokenizer; choose one of {', '.join(names)}")
+        raise BadInput(f"{name!r} is not a tiktoken-family tokenizer; choose one of {', '.join(names)}")
     return tok.ranks, tok.pattern, tok.special_tokens

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from ..errors import BadInput
 from .base import Family, Piece, Source, clean_text
 from .vocab import VocabularyError
 
@@ -60,7 +61,7 @@ class SentencePieceTokenizer:
 
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < self.n_vocab:
-            raise ValueError(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")
+            raise BadInput(f"{self.name}: unknown token id {token_id}: valid ids are 0..{self.n_vocab - 1}")
         piece = self._sp.IdToPiece(token_id)
         if self._sp.IsByte(token_id):
             return bytes([int(piece[3:5], 16)])
@@ -72,7 +73,7 @@ class SentencePieceTokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         for i in ids:
             if not 0 <= int(i) < self.n_vocab:
-                raise ValueError(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
+                raise BadInput(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
         return self._sp.DecodeIds(list(ids))
 
     def pieces(self, text: str) -> list[Piece]:

@@ -16,6 +16,7 @@ from typing import Sequence
 
 import tiktoken
 
+from ..errors import BadInput
 from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text, encode_threads, has_surrogates
 from .normalize import NormalForm, map_pieces, normalize_with_map
@@ -223,7 +224,7 @@ class TiktokenTokenizer:
             return self._enc.decode_bytes(list(ids))
         except (KeyError, ValueError, OverflowError, TypeError) as e:
             bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < self.n_vocab]
-            raise ValueError(
+            raise BadInput(
                 f"{self.name}: cannot decode ids {bad[:5] or list(ids)[:5]}: valid ids are 0..{self.n_vocab - 1}"
             ) from e
 

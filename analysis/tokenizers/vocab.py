@@ -21,8 +21,10 @@ from pathlib import Path
 
 from ownbpe.io import gpt2_byte_to_char, parse_tiktoken_ranks
 
+from ..errors import BadInput
 
-class VocabularyError(ValueError):
+
+class VocabularyError(BadInput):
     """A vocabulary file is missing or corrupt; the message names the file (and line)."""
 
 

@@ -6,11 +6,11 @@ encoding pool, shape the answer.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Annotated, Any, Iterable
 
-from fastapi import Request
+from fastapi import Depends, Request
 
-from ..problems import Problem
+from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from ..schemas import ProblemDetails
 
@@ -29,13 +29,15 @@ async def runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
+RuntimeDep = Annotated[Runtime, Depends(runtime)]
+"""A handler's runtime: `rt: RuntimeDep`."""
+
+
 def check_texts(rt: Runtime, texts: Iterable[str], field: str) -> None:
     """Each text within the per-text character limit (422 naming the field and the limit)."""
-    limit = rt.settings.limits.max_text_chars
+    limits = rt.settings.limits
     for i, t in enumerate(texts):
-        if len(t) > limit:
-            raise Problem(422, f"{field}[{i}] has {len(t):,} characters; the limit is {limit:,}. Fix: split it, "
-                          "or raise the server's --max-text-chars", type_="limit-exceeded")
+        check_limit(limits, "max_text_chars", len(t), "{field}[{i}] has {n:,} characters", "split it", field=field, i=i)
 
 
 def one_or_many(text: str | None, texts: list[str] | None, rt: Runtime) -> list[str]:
@@ -45,9 +47,6 @@ def one_or_many(text: str | None, texts: list[str] | None, rt: Runtime) -> list[
     out = [text] if text is not None else list(texts or ())
     if not out:
         raise Problem(422, "texts is an empty list; give at least one text", type_="invalid-input")
-    limit = rt.settings.limits.max_texts
-    if len(out) > limit:
-        raise Problem(422, f"{len(out):,} texts in one request; the limit is {limit:,}. Fix: send them in "
-                      "several requests, or raise the server's --max-texts", type_="limit-exceeded")
+    check_limit(rt.settings.limits, "max_texts", len(out), "{n:,} texts in one request", "send them in several requests")
     check_texts(rt, out, "texts" if texts is not None else "text")
     return out

@@ -11,20 +11,20 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from ...cost.genai import find_model
 from ...errors import BadInput, UnknownName
 from ...models import ChatOverhead, resolve as resolve_model
 from ...requests import parse as parse_request
 from ...tokenizers import Tokenizer
-from ..problems import Problem
+from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from ..schemas import (
     ContentBlock, CountTokensRequest, CountTokensResponse, VllmDetokenizeRequest, VllmDetokenizeResponse,
     VllmTokenizeRequest, VllmTokenizeResponse,
 )
-from . import ERRORS, check_texts, runtime
+from . import ERRORS, RuntimeDep, check_texts
 from .tokenize import check_ids
 
 router = APIRouter(tags=["compatible"], responses=ERRORS)
@@ -76,7 +76,7 @@ def resolve(rt: Runtime, model: str) -> Resolved:
 
 # -- vLLM --------------------------------------------------------------------------------------
 @router.post("/tokenize", response_model=VllmTokenizeResponse, summary="vLLM-compatible: token ids of a prompt")
-async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+async def vllm_tokenize(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
     check_texts(rt, [body.prompt], "prompt")
     r = resolve(rt, body.model)
     ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
@@ -89,7 +89,7 @@ async def vllm_tokenize(body: VllmTokenizeRequest, rt: Runtime = Depends(runtime
 
 
 @router.post("/detokenize", response_model=VllmDetokenizeResponse, summary="vLLM-compatible: the text of token ids")
-async def vllm_detokenize(body: VllmDetokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+async def vllm_detokenize(body: VllmDetokenizeRequest, rt: RuntimeDep) -> dict:
     r = resolve(rt, body.model)
     check_ids(rt, body.tokens, r.tokenizer.n_vocab, "tokens")
     data = await rt.run(r.tokenizer.decode_bytes, body.tokens)
@@ -135,14 +135,11 @@ def _texts(body: CountTokensRequest) -> list[str]:
 
 @router.post("/v1/messages/count_tokens", response_model=CountTokensResponse,
              summary="Anthropic-compatible: input tokens of a Messages request (Claude 3+: an estimate)")
-async def count_tokens(body: CountTokensRequest, rt: Runtime = Depends(runtime)) -> dict:
-    limit = rt.settings.limits.max_messages
-    if len(body.messages) > limit:
-        raise Problem(422, f"{len(body.messages):,} messages; the limit is {limit:,}. Fix: raise the server's "
-                      "--max-messages", type_="limit-exceeded")
+async def count_tokens(body: CountTokensRequest, rt: RuntimeDep) -> dict:
+    check_limit(rt.settings.limits, "max_messages", len(body.messages), "{n:,} messages")
     try:  # the one Anthropic parser checks roles and content types, and names what it refuses
         parse_request(body.model_dump(exclude_none=True), shape="anthropic")
-    except (UnknownName, ValueError) as e:
+    except (UnknownName, BadInput) as e:
         raise Problem(422, str(e), type_="invalid-input") from None
     texts = _texts(body)
     check_texts(rt, texts, "message text")

@@ -2,18 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 
 from ...cost import Workload, estimate
 from ...cost.catalog import model_table
-from ..problems import Problem
-from ..runtime import Runtime
+from ...errors import BadInput, UnknownName
+from ..problems import Problem, check_limit
 from ..schemas import CostRequest, CostResponse, ModelsResponse
-from . import ERRORS, one_or_many, runtime
+from . import ERRORS, RuntimeDep, one_or_many
 
 router = APIRouter(tags=["cost"], responses=ERRORS)
+
+
+@contextmanager
+def _untyped_refusals() -> Iterator[None]:
+    """Map analysis.cost's refusals, which are not typed yet, at this router's edge only.
+
+    analysis.cost still refuses input with plain KeyError (an unknown model or provider) and
+    ValueError (its NoPriceError and RowError subclass ValueError, not BadInput; a workload out of
+    bounds). Every other router lets those through as the bugs they would be (500); until cost/
+    raises UnknownName and BadInput, these two handlers alone keep its refusals 404 and 422.
+    Delete this once it does: typed errors pass through untouched.
+    """
+    try:
+        yield
+    except (UnknownName, BadInput):
+        raise
+    except KeyError as e:
+        text = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+        raise Problem(404, text, type_="unknown-name") from None
+    except ValueError as e:
+        raise Problem(422, str(e), type_="invalid-input") from None
 
 
 # `analysis.report` loads matplotlib for its figures (0.7 s): imported on the first cost request,
@@ -21,18 +44,19 @@ router = APIRouter(tags=["cost"], responses=ERRORS)
 def _models(**kw) -> dict:
     from ...report.cost import records
 
-    frame, source = model_table(**kw)
-    return {"price_source": source, "models": records(frame)}
+    with _untyped_refusals():
+        frame, source = model_table(**kw)
+        return {"price_source": source, "models": records(frame)}
 
 
 @router.get("/v1/models", response_model=ModelsResponse,
             summary="Priced models with their tokenizer and its exactness (approximate = estimate)")
-async def models(contains: str | None = Query(None, max_length=200, description="only models whose provider:id or name contains this"),
+async def models(rt: RuntimeDep,
+                 contains: str | None = Query(None, max_length=200, description="only models whose provider:id or name contains this"),
                  provider: str | None = Query(None, max_length=100, description="only this provider id (openai, anthropic, ...)"),
                  all_providers: bool = Query(False, description="include hosts and resellers"),
                  exactness: Literal["exact", "approximate", "none"] | None = Query(None),
-                 include_deprecated: bool = Query(False),
-                 rt: Runtime = Depends(runtime)) -> dict:
+                 include_deprecated: bool = Query(False)) -> dict:
     return await rt.run(_models, contains=contains, provider=provider, all_providers=all_providers,
                         exactness=exactness, include_deprecated=include_deprecated)
 
@@ -40,18 +64,17 @@ async def models(contains: str | None = Query(None, max_length=200, description=
 def _cost(texts: list[str], models: list[str] | None, workload: dict, on, fallback: str | None) -> dict:
     from ...report.cost import report_json
 
-    report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
-    return report_json(report)
+    with _untyped_refusals():
+        report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
+        return report_json(report)
 
 
 @router.post("/v1/cost", response_model=CostResponse,
              summary="What a workload costs per model: the numbers of `tokenprism cost --format json`")
-async def cost(body: CostRequest, rt: Runtime = Depends(runtime)) -> dict:
+async def cost(body: CostRequest, rt: RuntimeDep) -> dict:
     texts = one_or_many(body.text, body.texts, rt)
-    limit = rt.settings.limits.max_models
-    if body.models is not None and len(body.models) > limit:
-        raise Problem(422, f"{len(body.models)} models named; the limit is {limit}. Fix: split the request, or raise "
-                      "the server's --max-models", type_="limit-exceeded")
+    if body.models is not None:
+        check_limit(rt.settings.limits, "max_models", len(body.models), "{n:,} models named", "split the request")
     if body.models is not None and not [m for m in body.models if m.strip()]:
         raise Problem(422, "models is an empty list; name at least one (GET /v1/models lists them), or leave it out",
                       type_="invalid-input")

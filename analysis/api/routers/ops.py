@@ -6,14 +6,13 @@ or an orchestrator calls without credentials; `router` carries it like every oth
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from ..docs import ASSETS, asset_path, page
 from ..problems import Problem
-from ..runtime import Runtime
 from ..schemas import Health, ProblemDetails, Readiness
-from . import runtime
+from . import RuntimeDep
 
 open_router = APIRouter(tags=["operations"])
 router = APIRouter(tags=["operations"], responses={401: {"model": ProblemDetails, "description": "API key missing or not valid"}})
@@ -26,7 +25,7 @@ async def healthz() -> dict:
 
 @open_router.get("/readyz", response_model=Readiness, summary="Readiness: 200 once every tokenizer is loaded, else 503",
                  responses={503: {"model": ProblemDetails, "description": "still loading, or loading failed"}})
-async def readyz(rt: Runtime = Depends(runtime)) -> dict:
+async def readyz(rt: RuntimeDep) -> dict:
     if not rt.ready:
         raise rt.not_ready()
     return {"status": "ready", "tokenizers": list(rt.tokenizers), "seconds_to_ready": rt.seconds_to_ready}
@@ -34,7 +33,7 @@ async def readyz(rt: Runtime = Depends(runtime)) -> dict:
 
 @router.get("/metrics", summary="Prometheus metrics: requests, latency histograms, tokens counted per tokenizer",
             response_class=Response, responses={200: {"content": {"text/plain": {}}}})
-async def metrics(rt: Runtime = Depends(runtime)) -> Response:
+async def metrics(rt: RuntimeDep) -> Response:
     data, content_type = rt.metrics.exposition()
     return Response(data, media_type=content_type)
 

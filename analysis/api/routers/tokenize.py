@@ -3,24 +3,24 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from ...lab.explain import explain as explain_text
 from ...lab.trace import show_token
 from ...tokenizers import CATALOGUE
-from ..problems import Problem
+from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from ..schemas import (
     DetokenizeRequest, DetokenizeResponse, ExplainRequest, ExplainResponse, TokenizeRequest, TokenizeResponse,
     TokenizersResponse,
 )
-from . import ERRORS, check_texts, runtime
+from . import ERRORS, RuntimeDep, check_texts
 
 router = APIRouter(tags=["tokenize"], responses=ERRORS)
 
 
 @router.get("/v1/tokenizers", response_model=TokenizersResponse, summary="The tokenizers this server serves")
-async def tokenizers(rt: Runtime = Depends(runtime)) -> dict:
+async def tokenizers(rt: RuntimeDep) -> dict:
     toks = rt.select(None)
     rows = []
     for tok in toks:
@@ -38,7 +38,7 @@ def _pieces(tok, text: str) -> list[dict]:
 
 @router.post("/v1/tokenize", response_model=TokenizeResponse, response_model_exclude_none=True,
              summary="Token ids of a text, and optionally each token's bytes and character offsets")
-async def tokenize(body: TokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+async def tokenize(body: TokenizeRequest, rt: RuntimeDep) -> dict:
     check_texts(rt, [body.text], "text")
     tok = rt.tokenizer(body.tokenizer)
     if body.pieces:
@@ -51,10 +51,7 @@ async def tokenize(body: TokenizeRequest, rt: Runtime = Depends(runtime)) -> dic
 
 
 def check_ids(rt: Runtime, ids: list[int], n_vocab: int, field: str) -> None:
-    limit = rt.settings.limits.max_ids
-    if len(ids) > limit:
-        raise Problem(422, f"{len(ids):,} ids in one request; the limit is {limit:,}. Fix: split them, or raise "
-                      "the server's --max-ids", type_="limit-exceeded")
+    check_limit(rt.settings.limits, "max_ids", len(ids), "{n:,} ids in one request", "split them")
     bad = next((i for i in ids if not 0 <= i < n_vocab), None)
     if bad is not None:
         raise Problem(422, f"{field} holds {bad}, which is not a token id of this tokenizer (valid: 0..{n_vocab - 1})",
@@ -62,7 +59,7 @@ def check_ids(rt: Runtime, ids: list[int], n_vocab: int, field: str) -> None:
 
 
 @router.post("/v1/detokenize", response_model=DetokenizeResponse, summary="The text of token ids")
-async def detokenize(body: DetokenizeRequest, rt: Runtime = Depends(runtime)) -> dict:
+async def detokenize(body: DetokenizeRequest, rt: RuntimeDep) -> dict:
     tok = rt.tokenizer(body.tokenizer)
     check_ids(rt, body.ids, tok.n_vocab, "ids")
     data = await rt.run(tok.decode_bytes, body.ids)
@@ -87,12 +84,9 @@ def _explain(text: str, name: str) -> list[dict]:
 
 @router.post("/v1/explain", response_model=ExplainResponse,
              summary="The BPE merges behind each token of a text (tiktoken-family tokenizers and ownbpe)")
-async def explain(body: ExplainRequest, rt: Runtime = Depends(runtime)) -> dict:
-    limit = rt.settings.limits.max_explain_chars
-    if len(body.text) > limit:
-        raise Problem(422, f"text has {len(body.text):,} characters; explain traces at most {limit:,} (each merge "
-                      "is recorded). Fix: explain a shorter passage, or raise the server's --max-explain-chars",
-                      type_="limit-exceeded")
+async def explain(body: ExplainRequest, rt: RuntimeDep) -> dict:
+    check_limit(rt.settings.limits, "max_explain_chars", len(body.text),
+                "text has {n:,} characters, and explain records each merge of each", "explain a shorter passage")
     tok = rt.tokenizer(body.tokenizer)
     pieces = await rt.run(_explain, body.text, tok.name)
     return {"tokenizer": tok.name, "n_tokens": sum(len(p["ids"]) for p in pieces), "pieces": pieces}
