@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_format, add_max_input, max_input_bytes
 
@@ -21,7 +22,7 @@ COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_token
 def _models(values: list[str]) -> list[str]:
     models = [m.strip() for v in values for m in v.split(",") if m.strip()]
     if not models:
-        raise ValueError("no model given: pass -m MODEL[,MODEL...], e.g. -m gpt-4o,claude-sonnet-4-5")
+        raise BadInput("no model given: pass -m MODEL[,MODEL...], e.g. -m gpt-4o,claude-sonnet-4-5")
     return list(dict.fromkeys(models))
 
 
@@ -33,7 +34,7 @@ def _read_json(path: str, max_bytes: int | None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{'stdin' if path == '-' else path}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}); "
+        raise BadInput(f"{'stdin' if path == '-' else path}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}); "
                          "--messages takes a request body (OpenAI, Anthropic, Gemini) or a list of messages") from None
 
 
@@ -43,12 +44,12 @@ def _request(args: argparse.Namespace) -> Any:
     given = [name for name, value in (("TEXT", args.text), ("-f", args.file), ("--messages", args.messages))
              if value is not None]
     if len(given) > 1:
-        raise ValueError(f"give one input, not {' and '.join(given)}")
+        raise BadInput(f"give one input, not {' and '.join(given)}")
     limit = max_input_bytes(args)
     if args.messages is not None:
         return parse(_read_json(args.messages, limit), shape=args.shape)
     if args.shape not in (None, "text"):
-        raise ValueError(f"--shape {args.shape} reads a request body: pass the body with --messages FILE")
+        raise BadInput(f"--shape {args.shape} reads a request body: pass the body with --messages FILE")
     if args.text is not None:
         return Request.from_text(args.text)
     text, _ = read_text_file(args.file, max_bytes=limit) if args.file is not None else read_stdin(max_bytes=limit)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..errors import BadInput, UnknownName
 from ..tokenizers import CATALOGUE
 from .families import FAMILIES
 from ..tokenizers.registry import is_available
@@ -260,13 +261,14 @@ def explicit_choice(model: str, tokenizer: str, exactness: str, why: str) -> Tok
     """A choice stated outright (a --prices file column, or --fallback-tokenizer), checked.
 
     Raises:
-        KeyError: `tokenizer` is not a registry name (the message lists the names).
-        ValueError: `exactness` is not exact or approximate.
+        UnknownName: `tokenizer` is not a registry name (the message lists the names).
+        BadInput: `exactness` is not exact or approximate.
     """
     if tokenizer not in CATALOGUE:
-        raise KeyError(f"unknown tokenizer {tokenizer!r} for model {model!r}; valid: {', '.join(CATALOGUE)}")
+        raise UnknownName("tokenizer", tokenizer, CATALOGUE,
+                          message=f"unknown tokenizer {tokenizer!r} for model {model!r}; valid: {', '.join(CATALOGUE)}")
     if exactness not in ("exact", "approximate"):
-        raise ValueError(f"exactness for model {model!r} must be exact or approximate, got {exactness!r}")
+        raise BadInput(f"exactness for model {model!r} must be exact or approximate, got {exactness!r}")
     if not is_available(tokenizer):
         return TokenizerChoice(model, None, exactness, f"not fetched: {_fetch_hint(tokenizer)}", why, None, tokenizer)
     note = why if exactness == "exact" else f"estimate: {why}"
