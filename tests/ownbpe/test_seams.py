@@ -1,4 +1,4 @@
-"""Seams and whole-character starts (`ownbpe.seams`): never a cut or a start that changes ids.
+"""Seams and whole-character starts (`ownbpe.fast.seams`): never a cut or a start that changes ids.
 
 Three kinds of check:
 - the seams found are true seams by the definition (no token's bytes occur across them),
@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ownbpe
-from ownbpe import bpe, tokenizer
-from ownbpe.seams import Seams
+from ownbpe import bpe
+from ownbpe.fast import encoder
+from ownbpe.fast.seams import Seams
 
 from .conftest import MAX_EXAMPLES, load_ranks
 
@@ -75,7 +76,7 @@ def test_starting_parts_merge_like_bytes(o200k, pieces):
     parts, _ = seams.split(pieces)
     for part, start in zip(parts, seams.starts(parts)):
         assert b"".join(start) == part.encode()
-        assert bpe.merge_ranked_parts(list(start), ranks) == bpe.merge_ranked(part.encode(), ranks), part
+        assert bpe.merge_ranked(list(start), ranks) == bpe.merge_ranked(part.encode(), ranks), part
 
 
 @settings(max_examples=MAX_EXAMPLES, deadline=None)
@@ -90,7 +91,7 @@ def test_o200k_ids_through_seams_equal_tiktoken(o200k, monkeypatch_module, text)
 def monkeypatch_module():
     # Every batch takes the seams (normally only a batch of 512 long pieces reads the vocabulary).
     mp = pytest.MonkeyPatch()
-    mp.setattr(tokenizer, "SEAM_FIRST_PIECES", 0)
+    mp.setattr(encoder, "SEAM_FIRST_PIECES", 0)
     yield mp
     mp.undo()
 
@@ -151,11 +152,11 @@ def test_seams_forget_learned_pairs_when_the_cache_is_emptied(o200k):
     ranks, enc = o200k
     words = "परीक्षण वाक्य दुनिया नमस्ते Привет словарь 안녕하세요 세계".split()
     tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, cache_bytes=20_000)
-    tok._seams._known_pairs()  # ready: the seams take every batch
+    tok._fast._seams._known_pairs()  # ready: the seams take every batch
     for k in range(40):
         text = " ".join(words[i % len(words)] + words[(i * k) % len(words)] for i in range(k + 2))
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
-        assert tok._cache_load + tok._part_load + tok._seams.load <= 20_000
+        assert tok._fast._cache_load + tok._fast._part_load + tok._fast._seams.load <= 20_000
 
 
 def test_parts_outlive_pieces_when_the_budget_is_reached(o200k):
@@ -163,16 +164,16 @@ def test_parts_outlive_pieces_when_the_budget_is_reached(o200k):
     # parts and learned pairs stay while they hold at most half of the budget.
     ranks, enc = o200k
     tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, cache_bytes=400_000)
-    tok._seams._known_pairs()
+    tok._fast._seams._known_pairs()
     hindi = "परीक्षण वाक्य दुनिया नमस्ते सरकार विद्यालय"
     tok.encode_ordinary(hindi)
-    parts = dict(tok._part_cache)
-    assert parts and tok._part_load + tok._seams.load < 200_000
+    parts = dict(tok._fast._part_cache)
+    assert parts and tok._fast._part_load + tok._fast._seams.load < 200_000
     for k in range(200):  # new English words until the pieces overflow the budget
         text = " ".join(f"w{k}x{i}q" for i in range(40))
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
-    assert len(tok._piece_cache) < 200 * 40  # emptied at least once...
-    assert tok._part_cache == parts  # ...but not the parts
+    assert len(tok._fast._piece_cache) < 200 * 40  # emptied at least once...
+    assert tok._fast._part_cache == parts  # ...but not the parts
     assert tok.encode_ordinary(hindi) == enc.encode_ordinary(hindi)
 
 
@@ -186,4 +187,4 @@ def test_half_characters_are_started_where_safe(o200k):
     halves = [u for start in starts for u in start if len(u) == 2]  # Devanagari: 3 bytes a character
     assert halves and all(u in ranks for u in halves)
     for part, start in zip(parts, starts):
-        assert bpe.merge_ranked_parts(list(start), ranks) == bpe.merge_ranked(part.encode(), ranks), part
+        assert bpe.merge_ranked(list(start), ranks) == bpe.merge_ranked(part.encode(), ranks), part

@@ -60,7 +60,7 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, getitem, is_, lt, ne
 from typing import Callable, Iterator, Mapping
 
-from .bpe import _BYTES, _NONE, merge_ranked
+from ..bpe import BYTES, NO_MERGE, merge_ranked
 
 Ids = tuple[int, ...]
 
@@ -83,7 +83,7 @@ class Seams:
     def __init__(self, ranks: Mapping[bytes, int]) -> None:
         self._ranks = ranks
         self._known: dict[str, int] | None = None  # pair of code points -> lowest rank holding it
-        self._crossing: dict[str, int] = {}  # pair of characters -> crossing rank (_NONE: seam)
+        self._crossing: dict[str, int] = {}  # pair of characters -> crossing rank (NO_MERGE: seam)
         # Per character seen: its three ways to start (as bytes, as a pair and a byte, whole),
         # and the ranks a position's crossing rank must exceed for the second and the third
         # (see `starts`). Where it has no pair, the second way is the first.
@@ -115,7 +115,7 @@ class Seams:
         >>> Seams(ranks).cuts("ab\u00e9x\u00e9y\u00e9z")
         [2, 4, 6, 7]
         """
-        return [k + 1 for k, rank in enumerate(self._crossing_ranks(piece, [len(piece)])[:-1]) if rank == _NONE]
+        return [k + 1 for k, rank in enumerate(self._crossing_ranks(piece, [len(piece)])[:-1]) if rank == NO_MERGE]
 
     def split(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         """The pieces cut at their seams: all the parts in order, and where each piece's parts end.
@@ -130,11 +130,11 @@ class Seams:
 
     def split_ranked(self, pieces: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
         """`split`, plus what `starts` can reuse: the crossing rank after each character of the
-        pieces joined (`_NONE` at every cut, and after the last), and where each part ends."""
+        pieces joined (`NO_MERGE` at every cut, and after the last), and where each part ends."""
         text = "".join(pieces)
         ends = list(accumulate(map(len, pieces)))
         ranks = self._crossing_ranks(text, ends)  # a piece's end is always a cut
-        cuts = list(compress(range(1, len(text) + 1), map(eq, ranks, repeat(_NONE))))
+        cuts = list(compress(range(1, len(text) + 1), map(eq, ranks, repeat(NO_MERGE))))
         parts = list(map(text.__getitem__, map(slice, [0, *islice(cuts, len(cuts) - 1)], cuts)))
         # Every end is in `cuts`, so the parts of pieces 0..k are those up to and including it.
         stops = list(map(bisect_right, repeat(cuts), ends))
@@ -147,7 +147,7 @@ class Seams:
         Args:
             parts: seam-free parts (from `split`).
             crossing: if known (from `split_ranked`), the crossing rank after each character
-                of the parts joined, `_NONE` after each part's last one.
+                of the parts joined, `NO_MERGE` after each part's last one.
 
         >>> ranks = {bytes([b]): b for b in range(256)} | {b"\\xc3\\xa9": 256, b"\\xa9x": 300}
         >>> list(Seams(ranks).starts(["\u00e9\u00e9", "\u00e9x"]))  # \\xa9x (rank 300) ranks above \u00e9 (256)
@@ -161,7 +161,7 @@ class Seams:
             crossing = self._crossing_ranks(text, ends)
         # A character starts whole when M is below the crossing ranks on both of its sides, as
         # a pair when P is; the limits are (P, M), P <= M, so bisect counts those below.
-        sides = map(min, chain((_NONE,), crossing), crossing)
+        sides = map(min, chain((NO_MERGE,), crossing), crossing)
         ways = map(bisect_left, map(self._limits.__getitem__, text), sides)
         units = list(map(getitem, map(self._units.__getitem__, text), ways))
         begins = [0, *islice(ends, len(ends) - 1)]
@@ -170,21 +170,21 @@ class Seams:
         return map(list, map(chain.from_iterable, map(units.__getitem__, map(slice, begins, ends))))
 
     def _crossing_ranks(self, text: str, ends: list[int]) -> list[int]:
-        """ranks[k]: the crossing rank between text[k] and text[k + 1], `_NONE` after each of
+        """ranks[k]: the crossing rank between text[k] and text[k + 1], `NO_MERGE` after each of
         the units of `text` (which end at `ends`; nothing crosses between them, so their joins
         are not learned) and after the last character. All C-level passes."""
         pairs = list(map(add, text, islice(text, 1, None)))
         ranks: list[int | None] = list(map(self._crossing.get, pairs))
         joins = list(islice(ends, len(ends) - 1))
         for end in joins:
-            ranks[end - 1] = _NONE
+            ranks[end - 1] = NO_MERGE
         if None in ranks:
             # What was learned is read from its own dict: another thread may empty the memo.
             learned = self._learn(list(dict.fromkeys(compress(pairs, map(is_, ranks, repeat(None))))))
             ranks = list(map(learned.get, pairs, ranks))
             for end in joins:  # a join's pair may have been learned inside a unit
-                ranks[end - 1] = _NONE
-        ranks.append(_NONE)
+                ranks[end - 1] = NO_MERGE
+        ranks.append(NO_MERGE)
         return ranks  # type: ignore[return-value]  # no None left
 
     def _learn(self, pairs: list[str]) -> dict[str, int]:
@@ -200,10 +200,10 @@ class Seams:
                 pairs,
                 map(
                     min,
-                    map(get, pairs, repeat(_NONE)),
-                    map(get, map(add, joined[0::2], lead), repeat(_NONE)),
-                    map(get, map(add, tail, joined[1::2]), repeat(_NONE)),
-                    map(get, map(add, tail, lead), repeat(_NONE)),
+                    map(get, pairs, repeat(NO_MERGE)),
+                    map(get, map(add, joined[0::2], lead), repeat(NO_MERGE)),
+                    map(get, map(add, tail, joined[1::2]), repeat(NO_MERGE)),
+                    map(get, map(add, tail, lead), repeat(NO_MERGE)),
                 ),
             )
         )
@@ -212,15 +212,15 @@ class Seams:
 
     def _add_char(self, c: str) -> None:
         data = c.encode("utf-8", "surrogatepass")
-        as_bytes = tuple(map(_BYTES.__getitem__, data))
-        cost = _NONE
+        as_bytes = tuple(map(BYTES.__getitem__, data))
+        cost = NO_MERGE
         if len(data) > 1:
             self._lead[ord(c)] = chr(0xDC00 + data[0])
             self._tail[ord(c)] = chr(0xDC00 + data[-1])
             trace: list[tuple[int, bytes, bytes]] = []
-            if merge_ranked(data, self._ranks, trace) == [data]:  # type: ignore[arg-type]
+            if merge_ranked(data, self._ranks, trace) == [data]:
                 cost = max(rank for rank, _, _ in trace)
-        as_pair, pair_cost = self._half(data) or (as_bytes, _NONE)
+        as_pair, pair_cost = self._half(data) or (as_bytes, NO_MERGE)
         self._units[c] = (as_bytes, as_pair, (data,))
         self._limits[c] = (min(pair_cost, cost), cost)  # last: then `c` has all its tables (threads)
 
@@ -231,12 +231,12 @@ class Seams:
             return None
         get = self._ranks.get
         known = self._known_pairs()
-        lead, tail, whole = get(data[:2], _NONE), get(data[1:], _NONE), get(data, _NONE)
+        lead, tail, whole = get(data[:2], NO_MERGE), get(data[1:], NO_MERGE), get(data, NO_MERGE)
         s1, s2, s3 = (chr(0xDC00 + b) for b in data)
-        if lead < tail and lead < min(whole, known.get(s2 + s3, _NONE)):
-            return (data[:2], _BYTES[data[2]]), lead
-        if tail < lead and tail < min(whole, known.get(s1 + s2, _NONE)):
-            return (_BYTES[data[0]], data[1:]), tail
+        if lead < tail and lead < min(whole, known.get(s2 + s3, NO_MERGE)):
+            return (data[:2], BYTES[data[2]]), lead
+        if tail < lead and tail < min(whole, known.get(s1 + s2, NO_MERGE)):
+            return (BYTES[data[0]], data[1:]), tail
         return None
 
     def _known_pairs(self) -> dict[str, int]:
@@ -298,5 +298,5 @@ def split_ids(
     firsts = [0, *islice(stops, len(stops) - 1)]
     # sum(parts' ids, ()) is the part's own tuple when a piece has one part (most have): no
     # new tuple to keep, and fewer runs of the garbage collector.
-    ids = list(map(sum, map(part_ids.__getitem__, map(slice, firsts, stops)), repeat(())))
+    ids: list[Ids] = list(map(sum, map(part_ids.__getitem__, map(slice, firsts, stops)), repeat(())))  # type: ignore[arg-type]  # sum of tuples
     return ids, new

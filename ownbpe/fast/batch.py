@@ -1,7 +1,7 @@
-"""Encoding many new pre-tokens at once: the cold path of `Tokenizer`.
+"""Encoding many new pre-tokens at once: the cold path of the fast encoder.
 
-Unlike `bpe` (which merges one pre-token) and `tokenizer` (which caches, and splits text at
-special tokens and safe cuts), this module turns a list of text units the cache has not seen
+Unlike `ownbpe.bpe` (which merges one pre-token) and `fast.encoder` (which caches, and splits
+text at safe cuts), this module turns a list of text units the cache has not seen
 into ids with as few Python-level steps per unit as possible. The speed tricks, each exact:
 
 * the missing chunks are joined and pre-tokenized by **one** regex call (a safe cut between
@@ -9,8 +9,8 @@ into ids with as few Python-level steps per unit as possible. The speed tricks, 
 * pre-tokens are looked up as whole tokens with `map` over the batch (in C); only the rest are
   merged: long non-ASCII ones by their seam-free parts, started from whole characters where
   that is exact (see `seams`), two- and three-byte pieces directly, the others by the merge
-  loop of `bpe`, from starting parts and byte-pair ranks sliced out of one pass over all
-  their bytes (long ones by `bpe.merge_ranked`);
+  scan of `bpe`, from starting parts and byte-pair ranks sliced out of one pass over all
+  their bytes (long ones by `fast.longmerge`);
 * the ids are regrouped per chunk by slicing at cumulative lengths, again with `map`.
 """
 
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from itertools import accumulate, chain, compress, count, repeat
 from operator import is_, is_not, lshift, not_, or_
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
-from .bpe import _BYTES, _NONE, LONG_PIECE_BYTES, _merge_parts, merge_pairs, merge_ranked, merge_ranked_parts
+from ..bpe import BYTES, NO_MERGE, Trace, merge_pairs, merge_ranked
+from .longmerge import LONG_PIECE_BYTES, merge_long
 
 # Pre-tokens of at least this many characters are cut at their seams (see `seams`) before
 # merging; shorter ones are merged whole (measured on FLORES-200, see the README).
@@ -104,7 +105,6 @@ def ranked_piece_ids(
     Raises UnicodeEncodeError on lone surrogates (the caller replaces them and retries).
 
     >>> encoder = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
-    >>> from ownbpe.bpe import byte_pair_table
     >>> ids = ranked_piece_ids(["abc", "ab", "ax", "abx", "aba", "abab"], encoder, list(range(256)), byte_pair_table(encoder))
     >>> [ids[p] for p in ["abc", "ab", "ax", "abx", "aba", "abab"]]
     [(257,), (256,), (97, 120), (256, 120), (256, 97), (256, 256)]
@@ -140,7 +140,6 @@ def ranked_merge_ids(
     merges give (the parts `seams` cuts a pre-token into are merged this way).
 
     >>> encoder = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"bc": 257, b"abc": 258}
-    >>> from ownbpe.bpe import byte_pair_table
     >>> ranked_merge_ids([b"abc", b"ab", b"ax", b"abx", b"bcd", b"a"], encoder, list(range(256)), byte_pair_table(encoder))
     [(258,), (256,), (97, 120), (256, 120), (257, 100), (97,)]
     """
@@ -152,7 +151,7 @@ def ranked_merge_ids(
     # are never read). Six small passes per string cost more (3 MB of prose: 11k strings,
     # 16 -> ~6 ms). Long strings stay out: `_merge_long` takes them from their bytes.
     blob = b"".join([data for data in datas if len(data) <= LONG_PIECE_BYTES])
-    units = list(map(_BYTES.__getitem__, blob))
+    units = list(map(BYTES.__getitem__, blob))
     pair_ranks = list(map(byte_pair_ranks.__getitem__, map(or_, map(lshift, blob, repeat(8)), blob[1:])))
     end = 0
     for data in datas:
@@ -167,7 +166,7 @@ def ranked_merge_ids(
             # Two pairs; the lower rank merges, then the only pair left is the whole string.
             left = byte_pair_ranks[data[0] << 8 | data[1]]
             right = byte_pair_ranks[data[1] << 8 | data[2]]
-            if left == right == _NONE:  # no pair is a token
+            if left == right == NO_MERGE:  # no pair is a token
                 out.append((byte_ids[data[0]], byte_ids[data[1]], byte_ids[data[2]]))
             elif data in encoder:
                 out.append((encoder[data],))
@@ -178,9 +177,9 @@ def ranked_merge_ids(
         elif n == 1:
             out.append((byte_ids[data[0]],))
         elif n <= LONG_PIECE_BYTES:
-            out.append(tuple(map(ids_of, _merge_parts(units[start:end], pair_ranks[start : end - 1], encoder, None))))
+            out.append(tuple(map(ids_of, merge_ranked(units[start:end], encoder, None, pair_ranks[start : end - 1]))))
         else:
-            out.append(tuple(map(ids_of, merge_ranked(data, encoder))))
+            out.append(tuple(map(ids_of, merge_long(data, encoder, True))))
     return out
 
 
@@ -192,7 +191,13 @@ def ranked_start_ids(starts: Iterable[list[bytes]], encoder: dict[bytes, int]) -
     [(3,), (2,)]
     """
     ids_of = encoder.__getitem__
-    return [tuple(map(ids_of, merge_ranked_parts(parts, encoder))) for parts in starts]
+    out = []
+    for parts in starts:
+        # A long string needs the buckets more than the starting parts (which only save the
+        # merges inside characters).
+        long = len(parts) > LONG_PIECE_BYTES // 2 and sum(map(len, parts)) > LONG_PIECE_BYTES
+        out.append(tuple(map(ids_of, merge_long(b"".join(parts), encoder, True) if long else merge_ranked(parts, encoder))))
+    return out
 
 
 def pairs_piece_ids(pieces: list[str], encoder: dict[bytes, int], pair_ranks: dict) -> list[Ids]:
@@ -202,4 +207,29 @@ def pairs_piece_ids(pieces: list[str], encoder: dict[bytes, int], pair_ranks: di
     [(2,), (1, 0)]
     """
     ids_of: Callable = encoder.__getitem__
-    return [tuple(map(ids_of, merge_pairs(data, pair_ranks))) for data in map(str.encode, pieces)]
+    return [tuple(map(ids_of, merge_piece(data, pair_ranks, False))) for data in map(str.encode, pieces)]
+
+
+def merge_piece(piece: bytes, table: Mapping, ranked: bool, trace: Trace | None = None) -> list[bytes]:
+    """One pre-token merged by either rule: the list scan of `bpe`, or `longmerge` when long.
+
+    Args:
+        table: token bytes -> rank (`ranked`), or `(left, right)` -> rank (the pairs rule).
+
+    >>> merge_piece(b"ab" * 100, {bytes([b]): b for b in range(256)} | {b"ab": 256}, True)[:2]
+    [b'ab', b'ab']
+    """
+    if len(piece) > LONG_PIECE_BYTES:
+        return merge_long(piece, table, ranked, trace)
+    return merge_ranked(piece, table, trace) if ranked else merge_pairs(piece, table, trace)
+
+
+def byte_pair_table(ranks: Mapping[bytes, int]) -> list[int]:
+    """The rank of every two-byte token at index `x << 8 | y` (no merge: `NO_MERGE`).
+
+    >>> table = byte_pair_table({b"ab": 7})
+    >>> table[ord("a") << 8 | ord("b")], table[0] == NO_MERGE
+    (7, True)
+    """
+    get = ranks.get
+    return [get(bytes((x, y)), NO_MERGE) for x in range(256) for y in range(256)]
