@@ -60,7 +60,7 @@ BUILTIN_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O20
 
 # The `regex` module's `\s`, spelled out so the stdlib `re` (several times faster on simple
 # patterns) can use exactly the same class: `re`'s own `\s` also matches U+001C..U+001F.
-# Every Unicode White_Space character is in the BMP, so scanning it is enough (10 ms).
+# Every Unicode White_Space character is in the BMP, so scanning it is enough.
 _WS = "".join(regex.findall(r"\s", "".join(map(chr, range(0x10000)))))
 _WS_CLASS = re.escape(_WS)
 

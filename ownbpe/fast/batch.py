@@ -24,7 +24,7 @@ from ..bpe import BYTES, NO_MERGE, Trace, merge_pairs, merge_ranked
 from .longmerge import LONG_PIECE_BYTES, merge_long
 
 # Pre-tokens of at least this many characters are cut at their seams (see `seams`) before
-# merging; shorter ones are merged whole (measured on FLORES-200, see the README).
+# merging; shorter ones are merged whole.
 SEAM_MIN_CHARS = 2
 
 Ids = tuple[int, ...]
@@ -120,7 +120,7 @@ def ranked_piece_ids(
     del ranks, hit  # before merging, which allocates: the garbage collector need not traverse them
     if split is not None and rest:
         # Long pieces of other scripts: their seams cut them into parts that repeat across
-        # pieces (FLORES-200: 186k new pieces hold 134k distinct parts of half their bytes).
+        # pieces far more than whole pieces do.
         is_wide = [len(pieces[k]) >= SEAM_MIN_CHARS and not datas[k].isascii() for k in rest]
         wide = [pieces[k] for k in compress(rest, is_wide)]
         done = split(wide) if wide else None
@@ -148,8 +148,8 @@ def ranked_merge_ids(
     out: list[Ids] = []
     # The starting parts and byte-pair ranks of all the strings at once: C-level passes over
     # their bytes joined, each string then takes its two slices (the pairs across two strings
-    # are never read). Six small passes per string cost more (3 MB of prose: 11k strings,
-    # 16 -> ~6 ms). Long strings stay out: `_merge_long` takes them from their bytes.
+    # are never read). Six small passes per string cost more. Long strings stay out:
+    # `longmerge` takes them from their bytes.
     blob = b"".join([data for data in datas if len(data) <= LONG_PIECE_BYTES])
     units = list(map(BYTES.__getitem__, blob))
     pair_ranks = list(map(byte_pair_ranks.__getitem__, map(or_, map(lshift, blob, repeat(8)), blob[1:])))

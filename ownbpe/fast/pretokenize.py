@@ -25,8 +25,7 @@ import regex
 
 from ..patterns import _WS, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, _next_safe_cut, is_builtin, last_safe_cut
 
-# ASCII twins of the three patterns for the stdlib `re`, about twice as fast as `regex` on the
-# same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
+# ASCII twins of the three patterns for the stdlib `re`, faster than `regex` on the same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
 # `[a-z]`, `\p{N}` is `[0-9]`, `\p{Lt}`, `\p{Lm}`, `\p{Lo}` and `\p{M}` match nothing, and `\s` is
 # the six characters below, so each twin finds exactly what its original finds (tested on
 # random ASCII text and the standard library's sources).
@@ -44,7 +43,7 @@ _ASCII_TWINS = {
     # together they match exactly when a + b > 0. A lowercase start is tried first (the two
     # branches start with different letters, so their order changes nothing) and the
     # contractions are spelled as case classes: `re` no longer scans a word twice nor enters
-    # a case-insensitive group (3 MB of prose: 88 -> 73 ms, of code: 105 -> 85 ms).
+    # a case-insensitive group.
     O200K_PATTERN: "|".join(
         [
             r"""[^\r\nA-Za-z0-9]?+(?:[a-z]++|[A-Z]++[a-z]*+)(?:'(?:[sStTmMdD]|[rRvV][eE]|[lL][lL]))?+""",
@@ -52,7 +51,7 @@ _ASCII_TWINS = {
             rf""" ?[^{_A_WS}A-Za-z0-9]++[\r\n/]*+""",
             # `\s*[\r\n]+` ends at the last line break of a whitespace run; written as groups
             # that each end in line breaks, `re` gets there without giving back one character
-            # at a time (~8% less `re` time on code and prose, which indent and break lines)
+            # at a time (code and prose indent and break lines often)
             r"""(?:[\t\x0b\x0c ]*+[\r\n]++)++""",
             rf"""[{_A_WS}]+(?![^{_A_WS}])""",
             rf"""[{_A_WS}]+""",
@@ -61,8 +60,8 @@ _ASCII_TWINS = {
 }
 
 
-# BMP twins of the three patterns for `re`, about three times as fast as `regex` on text of
-# other scripts (FLORES-200: 9.5 -> 3.4 ms per file). Each is its original with every class
+# BMP twins of the three patterns for `re`, several times as fast as `regex` on text of
+# other scripts. Each is its original with every class
 # spelled out as the code points of the Basic Multilingual Plane that `regex` puts in it
 # (`_bmp_classes`, read from `regex` itself, so both agree on every character of such text),
 # and the case-insensitive contractions as classes of the letters `regex` folds together.
@@ -117,7 +116,7 @@ _NEWER = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for
 def _bmp_classes() -> dict[str, str]:
     """The BMP members of each class the patterns use, as `re` class contents (ranges).
 
-    Read once per process from `regex` (~25 ms): the classes `\\p{L}`, `\\p{N}`, `\\s` and the
+    Read once per process from `regex`: the classes `\\p{L}`, `\\p{N}`, `\\s` and the
     letter categories, and for each contraction letter the characters `(?i:...)` matches.
     """
     bmp = _NEWER.sub("", "".join(map(chr, range(0x10000))))  # as tiktoken reads them: in no class
@@ -207,14 +206,14 @@ class _AsciiFirst:
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # Non-ASCII runs with ASCII gaps of at most 63 characters inside them (possessive: a longer
-# gap never helps). Used by `ascii_runs(text, join_gaps=True)`. Measured on FLORES-200 and
-# English prose: 16 leaves FLORES ~15% slower to pre-tokenize, 255 slows prose with a few
-# accents by ~10% (more of it goes to `regex` instead of the ASCII twin).
+# gap never helps). Used by `ascii_runs(text, join_gaps=True)`. A shorter limit leaves text of
+# other scripts in more, smaller parts; a longer one sends more of the prose around a few accents
+# to `regex` instead of the ASCII twin (both measured, see docs/ownbpe-fast-path.md).
 _NON_ASCII_JOINED = re.compile(r"[^\x00-\x7f]++(?:[\x00-\x7f]{1,63}+[^\x00-\x7f]++)*+")
 # Block size for finding non-ASCII stretches (see `_non_ascii_matches`); above the 63-character
 # gaps `_NON_ASCII_JOINED` bridges, so no match reaches across an all-ASCII block. Small blocks
-# leave the regex less ASCII to scan around scattered accents: English prose with a few of them
-# (3 MB, 720 stretches) takes 6.5 ms at 256 against 13 ms at 4096; FLORES-200 is the same at both.
+# leave the regex less ASCII to scan around scattered accents; text of other scripts is mixed
+# in every block, whatever their size.
 ASCII_BLOCK = 256
 
 def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
@@ -228,9 +227,8 @@ def ascii_runs(text: str, join_gaps: bool = False) -> list[tuple[str, bool]]:
     stay inside the non-ASCII part: in text of other scripts (spaces and punctuation between
     words) one part per word would cost more in per-part overhead than the faster ASCII
     pattern saves. And text with a non-ASCII character in more than half of its
-    `ASCII_BLOCK`-character blocks is one part: there the BMP twin beats cutting (FLORES-200:
-    English has 7% of such blocks, German 96%, the other 21 languages 82-100%; English prose
-    with a few accents 5%).
+    `ASCII_BLOCK`-character blocks is one part: there the BMP twin beats cutting (accented
+    languages and other scripts have such blocks almost everywhere, English prose rarely).
 
     >>> ascii_runs("plain text, then café au lait and more")
     [('plain text, then', True), (' café', False), (' au lait and more', True)]
@@ -276,7 +274,7 @@ def _non_ascii_matches(pattern: re.Pattern, text: str, mixed: list[int]) -> Iter
     characters, searching only the stretches of consecutive `mixed` blocks.
 
     Mostly-ASCII text (English prose, code) is thus scanned by block copies instead of the
-    regex engine testing every character: ~1.5 ms instead of ~30 ms for 3 MB. Exact: no match
+    regex engine testing every character. Exact: no match
     can start or end in an all-ASCII block, nor reach across one (its ASCII gaps are shorter
     than a block), and the patterns look neither behind nor ahead, so each stretch finds on its
     own what the whole text finds there.

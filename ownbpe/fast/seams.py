@@ -23,7 +23,7 @@ elsewhere meanwhile was the lowest and leftmost in the byte-level run; in the ru
 with `c` whole it still is, because the pairs that involve `c` there cross its boundary and
 rank above `M(c)`, which is at least the pending rank. Once `c` is finished the two runs are in
 the same state. The same holds for several such characters at once. This saves the merges
-inside characters (FLORES-200: 1.96 MB of parts start as 1.2 M parts instead of bytes).
+inside characters.
 
 **Half characters.** The argument needs only a run of bytes that merges alone into one token,
 not a whole character. A three-byte character that may not start whole may still start as its
@@ -33,9 +33,7 @@ character's own boundary (its crossing rank, as above); across its inner end (be
 second byte and the third for the leading pair, the first and the second for the trailing one)
 lie the character itself, the other pair, and tokens that begin (or end) with those two bytes.
 Decoded with `surrogateescape`, the last are the tokens holding that pair of surrogates, which
-the vocabulary scan below already remembers. This saves one merge in each such character
-(FLORES-200: 158k of the 1.08 M merges of parts; a third of the three-byte characters in
-parts start so).
+the vocabulary scan below already remembers. This saves one merge in each such character.
 
 **Which tokens may cross.** Where a token crosses the position between characters `a` and `b`,
 its own bytes there hold, on the left, all of `a` or (at the token's start) the last bytes of
@@ -290,7 +288,7 @@ def split_ids(
         ranks = list(chain.from_iterable(map(crossing.__getitem__, map(slice, map(begins.__getitem__, at), map(cuts.__getitem__, at)))))
         starts = seams.starts(missing, ranks)
         # Freed before merging, which allocates: the garbage collector would otherwise traverse
-        # these lists of one entry per character once or twice more (FLORES-200: ~40 ms).
+        # these lists of one entry per character once or twice more.
         del crossing, cuts, begins, at, ranks
         new = dict(zip(missing, merge(starts)))
         found = list(map(new.get, distinct, found))
