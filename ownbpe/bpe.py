@@ -29,37 +29,26 @@ BYTES = [bytes((b,)) for b in range(256)]  # BYTES[b] is the one-byte token b
 Trace = list[tuple[int, bytes, bytes]]
 
 
-def merge_ranked(
-    piece: bytes | list[bytes],
-    ranks: Mapping[bytes, int],
-    trace: Trace | None = None,
-    pair_ranks: list[int] | None = None,
-) -> list[bytes]:
+def merge_ranked(piece: bytes, ranks: Mapping[bytes, int], trace: Trace | None = None) -> list[bytes]:
     """Split `piece` into tokens by the ranked rule (tiktoken's). Returns the token bytes.
 
     Args:
-        piece: the bytes of one pre-token (merged from single bytes), or the parts to start
-            from (a list, consumed), where starting there is exact (see `ownbpe.fast.seams`).
+        piece: the bytes of one pre-token; every single byte must be in `ranks`.
         ranks: token bytes -> rank (lower merges first); the rank is also the token id.
         trace: if given, receives `(rank, left, right)` for each merge, in order.
-        pair_ranks: the rank of each adjacent pair of the starting parts (`NO_MERGE` where
-            the pair is no token), if the caller has them already (consumed).
 
     >>> merge_ranked(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"abc": 4})
-    [b'abc']
-    >>> merge_ranked([b"ab", b"c"], {b"ab": 0, b"c": 1, b"abc": 2})
     [b'abc']
     """
     # The parts themselves, not offsets: the pair to look up is then one concatenation
     # (`parts[i - 1] + merged`) instead of two list reads and a slice.
-    parts = list(map(BYTES.__getitem__, piece)) if isinstance(piece, bytes) else piece
+    parts = list(map(BYTES.__getitem__, piece))
     if len(parts) < 2:
         return parts
     get = ranks.get
-    if pair_ranks is None:
-        pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_MERGE)))
+    pair_ranks = list(map(get, map(add, parts, parts[1:]), repeat(NO_MERGE)))
     # One merge per round, as the rule says (merging every occurrence of the best pair at once
-    # is `fast.longmerge`'s job: on short parts its bookkeeping costs more than it saves).
+    # is `fast.longmerge`'s job: on short pieces its bookkeeping costs more than it saves).
     best = min(pair_ranks)
     while best != NO_MERGE:
         i = pair_ranks.index(best)  # index() finds the leftmost: tiktoken's tie-break

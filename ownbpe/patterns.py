@@ -27,11 +27,8 @@ Custom patterns get no safe cuts except special tokens: exactness first.
 
 from __future__ import annotations
 
-import functools
 import re
-from itertools import accumulate, compress
-from operator import not_
-from typing import Callable, Iterator
+from typing import Iterator
 
 import regex
 

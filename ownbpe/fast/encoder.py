@@ -12,9 +12,7 @@ cache), this module holds every trick that makes encoding fast, behind one class
   over the same text then does the first one's work minus the merging, so it is never slower;
 * pre-tokenizing uses the ASCII and BMP twins and reads text with tiktoken's Unicode tables
   (see `pretokenize`);
-* long new pre-tokens of other scripts are cut where no token can cross and merged part by
-  part, each distinct part once (see `seams`); pieces longer than `LONG_PIECE_BYTES` are merged
-  by rank buckets (see `longmerge`).
+* pieces longer than `LONG_PIECE_BYTES` are merged by rank buckets (see `longmerge`).
 
 What each trick buys, measured, is in docs/ownbpe-fast-path.md.
 """
@@ -24,12 +22,11 @@ from __future__ import annotations
 from functools import reduce
 from itertools import compress, repeat
 from operator import iadd, is_
-from typing import Iterable, Iterator, Literal, Sequence
+from typing import Iterable, Literal, Sequence
 
 from ..patterns import chunk_text, safe_blocks
 from . import batch
 from .pretokenize import ascii_runs, pretokenizer
-from .seams import Seams, split_ids
 
 Ids = tuple[int, ...]
 
@@ -38,8 +35,6 @@ Ids = tuple[int, ...]
 MAX_CACHED_CHARS = 1024
 # Texts longer than this take the pre-token path (see `_encode_long`).
 LONG_TEXT_CHARS = 4096
-# The seams (see `_split_ids`) are first used for a batch of at least this many long pieces.
-SEAM_FIRST_PIECES = 512
 # Long text is pre-tokenized and encoded in blocks of about this many characters (see
 # `_encode_long`).
 NEW_BLOCK = 1 << 18
@@ -76,16 +71,10 @@ class FastEncoder:
         self._pair_ranks = pair_ranks
         self._builtin = builtin
         self.pretokenize = pretokenizer(pattern)  # ASCII text goes to a faster twin (see `pretokenize`)
-        if rule == "ranked":  # tables for `batch.ranked_piece_ids`
-            self._byte_ids = [encoder[bytes([b])] for b in range(256)]
-            self._byte_pair_ranks = batch.byte_pair_table(encoder)
-        self._seams = Seams(encoder)  # reads the vocabulary on first use
         self._chunk_cache: dict[str, Ids] = {}
         self._piece_cache: dict[str, Ids] = {}
-        self._part_cache: dict[str, Ids] = {}
         self._cache_bytes = cache_bytes
-        self._cache_load = 0  # chunks and pieces
-        self._part_load = 0  # parts (the seams' pairs count their own)
+        self._cache_load = 0
 
     def merge(self, piece: bytes, trace: batch.Trace | None = None) -> list[bytes]:
         """The tokens of one pre-token that is not itself taken whole (see `batch.merge_piece`)."""
@@ -155,24 +144,8 @@ class FastEncoder:
     def _encode_pieces(self, pieces: list[str]) -> dict[str, Ids]:
         # Distinct pieces -> their ids.
         if self._rule == "ranked":
-            return batch.ranked_piece_ids(pieces, self._encoder, self._byte_ids, self._byte_pair_ranks, self._split_ids)
+            return batch.ranked_piece_ids(pieces, self._encoder)
         return dict(zip(pieces, batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)))
-
-    def _split_ids(self, pieces: list[str]) -> list[Ids] | None:
-        # Long pieces of other scripts, by their seam-free parts (see `seams`), cached apart:
-        # a part that is a token is merged, not taken whole, so it cannot share the piece cache.
-        # The first use reads the whole vocabulary: a few pieces (an accented word in English
-        # prose) are merged whole instead.
-        if not self._seams.ready and len(pieces) < SEAM_FIRST_PIECES:
-            return None
-        ids, new = split_ids(self._seams, pieces, self._part_cache, self._merge_starts)
-        if new:
-            self._cache_many(self._part_cache, new)
-        return ids
-
-    def _merge_starts(self, starts: Iterator[list[bytes]]) -> list[Ids]:
-        # Each part starts from whole characters where that is exact (see `seams`).
-        return batch.ranked_start_ids(starts, self._encoder)
 
     def _cache_many(self, cache: dict[str, Ids], new: dict[str, Ids]) -> None:
         if max(map(len, new)) > MAX_CACHED_CHARS:
@@ -181,24 +154,13 @@ class FastEncoder:
         load = 160 * len(new) + 2 * sum(map(len, new)) + 8 * sum(map(len, new.values()))
         if load > self._cache_bytes:
             return  # more new text than the whole budget: keep none of it
-        parts = cache is self._part_cache
-        if self._cache_load + self._part_load + self._seams.load + load > self._cache_bytes:
+        if self._cache_load + load > self._cache_bytes:
             # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
-            # Chunks and pieces go first: they are rebuilt from parts and pairs without
-            # merging. Those go too once they hold half of the budget.
             self._chunk_cache.clear()
             self._piece_cache.clear()
             self._cache_load = 0
-            kept = self._part_load + self._seams.load
-            if kept + load > self._cache_bytes or (not parts and kept > self._cache_bytes // 2):
-                self._part_cache.clear()
-                self._seams.clear()
-                self._part_load = 0
         cache.update(new)
-        if parts:
-            self._part_load += load
-        else:
-            self._cache_load += load
+        self._cache_load += load
 
 
 def _extend(out: list[int], ids: Iterable[Sequence[int]]) -> list[int]:

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 import regex
 
-from ..patterns import _WS, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, _next_safe_cut, is_builtin, last_safe_cut
+from ..patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, _next_safe_cut, is_builtin, last_safe_cut
 
 # ASCII twins of the three patterns for the stdlib `re`, faster than `regex` on the same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
 # `[a-z]`, `\p{N}` is `[0-9]`, `\p{Lt}`, `\p{Lm}`, `\p{Lo}` and `\p{M}` match nothing, and `\s` is

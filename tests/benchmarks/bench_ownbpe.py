@@ -146,6 +146,32 @@ def heldout_prose(target: int) -> tuple[str, str]:
     return "\n\n".join(parts), f"installed documentation ({len(parts)} files, /usr/share/common-licenses and /usr/share/doc)"
 
 
+# Translated manual pages: other scripts (and accented Latin) that no corpus of the bench holds.
+HELDOUT_LANGUAGES = ("ja", "ko", "zh_CN", "zh_TW", "ru", "uk", "sr", "pl", "tr", "de")
+
+
+def heldout_multilingual(target: int) -> tuple[list[str], str]:
+    """One text per language (its manual pages joined), about `target` bytes in all."""
+    import gzip
+
+    texts, used = [], []
+    for lang in HELDOUT_LANGUAGES:
+        parts, size = [], 0
+        for path in sorted(Path("/usr/share/man", lang).rglob("*.gz")):
+            try:
+                text = gzip.decompress(path.read_bytes()).decode("utf-8", errors="replace")
+            except (OSError, EOFError):
+                continue
+            parts.append(text)
+            size += len(text.encode("utf-8"))
+            if size >= target // len(HELDOUT_LANGUAGES):
+                break
+        if parts:
+            texts.append("".join(parts))
+            used.append(lang)
+    return texts, f"translated manual pages ({', '.join(used)}; /usr/share/man)"
+
+
 def heldout_code(target: int) -> tuple[str, str]:
     root = Path(sysconfig.get_paths()["purelib"])
     parts, size = [], 0
@@ -326,6 +352,7 @@ def encode_sets() -> dict[str, list[str]]:
         "flores200 (46 files)": [p.read_text(encoding="utf-8") for p in flores],
         "held-out prose": [heldout_prose(size)[0]],
         "held-out code": [heldout_code(size)[0]],
+        "held-out other scripts": heldout_multilingual(size)[0],
     }
 
 
@@ -404,42 +431,29 @@ def bench_encode(results: dict, sets: dict[str, list[str]]) -> None:
     results["encode_gpt2_vs_hf"] = _encode_gpt2_vs_hf(sets["prose"][0])
 
 
-# Each trick of `ownbpe.fast`, and how to switch it off: (what is patched, its stand-in). The
-# stand-ins give the same ids by the simpler way the trick replaces.
+# Each trick of `ownbpe.fast`, and how to switch it off: (module, name, stand-in). The stand-ins
+# give the same ids by the simpler way the trick replaces.
 def _tricks() -> dict[str, list[tuple[object, str, object]]]:
-    from ownbpe.bpe import merge_ranked
-    from ownbpe.fast import batch, encoder
-    from ownbpe.fast.longmerge import LONG_PIECE_BYTES, merge_long
-
-    def merge_each(datas, ranks, byte_ids, byte_pair_ranks):  # no closed forms, no shared pass over the bytes
-        ids_of = ranks.__getitem__
-        return [tuple(map(ids_of, merge_long(d, ranks, True) if len(d) > LONG_PIECE_BYTES else merge_ranked(d, ranks)))
-                for d in datas]
+    from ownbpe.fast import encoder
 
     def regex_only(pattern):  # no ASCII or BMP twin: `regex` everywhere (exact on text without Unicode 17.0 additions)
         return __import__("regex").compile(pattern).findall
 
+    def whole(block, join_gaps=False):  # no ASCII runs: a block goes to the twins whole
+        return [(block, False)]
+
     return {
         "ASCII and BMP twins (and the ASCII runs they need)": [(encoder, "pretokenizer", regex_only),
-                                                              (encoder, "ascii_runs", lambda block, join_gaps=False: [(block, False)])],
-        "ASCII runs (mixed text cut into ASCII and other parts)": [(encoder, "ascii_runs", lambda block, join_gaps=False: [(block, False)])],
-        "seams (long pieces of other scripts merged by parts)": [(encoder, "SEAM_FIRST_PIECES", 1 << 60)],
-        "batched merges (2- and 3-byte closed forms, one pass over all bytes)": [(batch, "ranked_merge_ids", merge_each)],
+                                                              (encoder, "ascii_runs", whole)],
+        "ASCII runs (mixed text cut into ASCII and other parts)": [(encoder, "ascii_runs", whole)],
         "blocks of NEW_BLOCK characters": [(encoder, "NEW_BLOCK", 1 << 60)],
         "chunk cache for short texts": [(encoder, "LONG_TEXT_CHARS", -1)],
     }
 
 
 def _head(texts: list[str], size: int) -> list[str]:
-    # The first texts of a set up to about `size` characters (a single text: its first `size`).
-    if len(texts) == 1:
-        return [texts[0][:size]]
-    out: list[str] = []
-    for text in texts:
-        if sum(map(len, out)) >= size:
-            break
-        out.append(text)
-    return out
+    # About `size` characters of a set, the same share of each of its texts (languages).
+    return [text[: size // len(texts)] for text in texts]
 
 
 def bench_tricks(results: dict, sets: dict[str, list[str]]) -> None:
@@ -456,9 +470,15 @@ def bench_tricks(results: dict, sets: dict[str, list[str]]) -> None:
     size = MB // 2 if QUICK else MB  # characters of each text set
     texts = {name: _head(group, size) for name, group in sets.items() if not name.startswith("flores")}
     dev = sets["flores200 (46 files)"][: len(sets["flores200 (46 files)"]) // 2]  # the dev split: 23 languages
-    texts["flores200 (23 languages)"] = [text[: size // len(dev)] for text in dev]
+    texts["flores200 (23 languages)"] = _head(dev, size)
     paragraphs = [p for p in sets["held-out prose"][0].split("\n\n") if p.strip()]
-    texts["short texts (held-out prose paragraphs)"] = _head(paragraphs, size)
+    kept, total = [], 0
+    for paragraph in paragraphs:  # whole paragraphs, up to `size` characters
+        if total >= size:
+            break
+        kept.append(paragraph)
+        total += len(paragraph)
+    texts["short texts (held-out prose paragraphs)"] = kept
 
     def one_pass(texts_: list[str], fast: bool) -> tuple[float, float]:
         # A fresh tokenizer: its first pass over the texts is cold, the second sees them again.
@@ -617,8 +637,9 @@ def main(out_dir: Path) -> dict:
         sets = encode_sets() if {"encode", "tricks"} & set(parts) else {}
         if sets:
             results["heldout_sources"] = {"prose": heldout_prose(MB if QUICK else 3 * MB)[1],
-                                          "code": heldout_code(MB if QUICK else 3 * MB)[1]}
-            print(f"held-out prose: {results['heldout_sources']['prose']}; held-out code: {results['heldout_sources']['code']}")
+                                          "code": heldout_code(MB if QUICK else 3 * MB)[1],
+                                          "other scripts": heldout_multilingual(MB if QUICK else 3 * MB)[1]}
+            print("held-out texts: " + "; ".join(f"{k}: {v}" for k, v in results["heldout_sources"].items()))
         if "train_small" in parts:
             bench_train_small(results)
         if "encode" in parts:

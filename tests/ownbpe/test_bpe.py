@@ -103,28 +103,25 @@ def test_long_runs_give_the_same_tokens_either_way(n):
 @given(piece_and_table())
 def test_scan_equals_one_merge_at_a_time(case):
     # The reference recomputes every pair before every merge; the scan updates the two pairs
-    # beside each merge, from bytes, from given parts, or with given pair ranks.
+    # beside each merge.
     piece, ranks = case
     steps = _educational.encode_steps(piece, ranks)
     expected = list(steps[-1].parts) if steps else [bytes([b]) for b in piece]
-    table = batch.byte_pair_table(ranks)
-    pair_ranks = [table[x << 8 | y] for x, y in zip(piece, piece[1:])]
-    for args in ((piece,), ([bytes([b]) for b in piece],), ([bytes([b]) for b in piece], pair_ranks)):
-        trace = []
-        assert merge_ranked(args[0], ranks, trace, *args[1:]) == expected
-        assert trace == [(s.rank, *s.pair) for s in steps]
+    trace = []
+    assert merge_ranked(piece, ranks, trace) == expected
+    assert trace == [(s.rank, *s.pair) for s in steps]
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
 @given(piece_and_table())
-def test_batch_shortcuts_equal_the_reference(case):
-    # Whole-token look-up, the two- and three-byte shortcuts and the scan, on every prefix
-    # of the piece (so short pieces are well covered), against the one-merge-at-a-time rule.
+def test_batch_equals_the_reference(case):
+    # Whole-token look-up and the scan, on every prefix of the piece (so short pieces are
+    # well covered), against the one-merge-at-a-time rule.
     piece, ranks = case
     prefixes = [piece[:k].decode("latin-1") for k in range(1, min(len(piece), 12) + 1)]
     # (Both sides encode the same strings, so bytes >= 0x80 simply become two bytes each.)
     encoder = dict(ranks)
-    ids = batch.ranked_piece_ids(prefixes, encoder, [ranks[bytes([b])] for b in range(256)], batch.byte_pair_table(ranks))
+    ids = batch.ranked_piece_ids(prefixes, encoder)
     got = [ids[p] for p in prefixes]
     expected = [tuple(_educational.encode(p, ranks, (), r"(?s).+")) for p in prefixes]
     assert got == expected

@@ -81,6 +81,6 @@ def test_a_second_pass_does_not_fill_another_cache(encodings):
     tok = ownbpe.Tokenizer.from_tiktoken(dict(shared._encoder), shared.pattern, shared.special_tokens)
     text = "".join(adversarial_texts(seed=19, n=200))
     first = tok.encode_ordinary(text)
-    sizes = (len(tok._fast._chunk_cache), len(tok._fast._piece_cache), len(tok._fast._part_cache))
+    sizes = (len(tok._fast._chunk_cache), len(tok._fast._piece_cache))
     assert tok.encode_ordinary(text) == first
-    assert (len(tok._fast._chunk_cache), len(tok._fast._piece_cache), len(tok._fast._part_cache)) == sizes
+    assert (len(tok._fast._chunk_cache), len(tok._fast._piece_cache)) == sizes
