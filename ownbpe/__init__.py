@@ -3,13 +3,20 @@ like tiktoken, and explains its splits.
 
 Unlike tiktoken (Rust, encode only) and Hugging Face `tokenizers` (Rust, many model types), this
 package is pure Python and does one thing in the open: GPT-2-family byte-level BPE.
-`ownbpe._educational` is the same algorithm in a few readable lines (and the reference the fast
-modules are tested against); the other modules are built for speed.
+`ownbpe._educational` is the same algorithm in a few readable lines (and the reference the
+rest is tested against). `Tokenizer` has a plain encode path that reads the same way
+(`encode(..., fast=False)`) and, by default, a fast one: every speed trick sits behind one entry
+point in `ownbpe.fast`. Both give the same ids (and tiktoken's, from its ranks).
+
+Special-token strings are plain text unless named: `encode(text, allowed_special={"<|endoftext|>"})`
+(or `"all"`) turns them into their ids.
 
 >>> import ownbpe
 >>> tok = ownbpe.Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)
 >>> tok.decode(tok.encode("lowest"))
 'lowest'
+>>> tok.encode("lowest") == tok.encode("lowest", fast=False)
+True
 """
 
 from .explain import MergeStep as MergeStep

@@ -3,11 +3,15 @@
 Unlike `tokenprism train`/`tokenprism explain` (which know the registry of named tokenizers),
 this command takes files only: an ownbpe model (`--model`), a tiktoken rank file (`--tiktoken`,
 `.gz` allowed) or GPT-2's `vocab.json` + `merges.txt` (`--gpt2`). Results go to stdout, the
-resolved configuration and errors to stderr; errors exit with status 2.
+resolved configuration and errors to stderr; errors exit with status 2. Special-token strings
+in the text are plain text unless `--allow-special` turns them into their ids (as
+`Tokenizer.encode` and tokenprism's adapters do).
 
     python -m ownbpe train corpus.txt --vocab-size 8192 --special '<|endoftext|>' --out my.model
     python -m ownbpe encode --model my.model "Hello world"
     python -m ownbpe explain --tiktoken o200k_base.tiktoken.gz 2024
+    python -m ownbpe encode --tiktoken o200k_base.tiktoken.gz --special '<|endoftext|>=199999' \
+        --allow-special "hi<|endoftext|>"
 """
 
 from __future__ import annotations
@@ -73,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="special token for --tiktoken (repeatable), e.g. '<|endoftext|>=199999'")
         p.add_argument("text", nargs="?", help="the text (default: --file, else stdin)")
         p.add_argument("--file", help="read the text from this UTF-8 file")
-        p.add_argument("--ordinary", action="store_true", help="treat special-token strings as plain text")
+        p.add_argument("--allow-special", action="store_true",
+                       help="turn special-token strings into their ids (default: plain text)")
         if name == "encode":
             p.add_argument("--format", choices=["ids", "json", "tokens"], default="ids", help="output format")
             p.set_defaults(func=_encode)
@@ -128,7 +133,7 @@ def _text(args: argparse.Namespace) -> str:
 def _encode(args: argparse.Namespace) -> int:
     tok = _load(args)
     text = _text(args)
-    ids = tok.encode_ordinary(text) if args.ordinary else tok.encode(text)
+    ids = tok.encode(text, allowed_special="all" if args.allow_special else frozenset())
     if args.format == "json":
         print(json.dumps(ids))
     elif args.format == "tokens":
@@ -141,7 +146,7 @@ def _encode(args: argparse.Namespace) -> int:
 
 def _explain(args: argparse.Namespace) -> int:
     tok = _load(args)
-    pieces = tok.explain(_text(args), ordinary=args.ordinary)
+    pieces = tok.explain(_text(args), allowed_special="all" if args.allow_special else frozenset())
     n = sum(len(p.ids) for p in pieces)
     print(f"{n} token{'s' if n != 1 else ''} from {len(pieces)} pre-token{'s' if len(pieces) != 1 else ''}")
     print(format_explanation(pieces, show_steps=not args.brief))

@@ -23,7 +23,8 @@ from typing import Iterable, Iterator
 
 import regex
 
-from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, ascii_runs, is_builtin, pretokenizer, stream_cut
+from .fast.pretokenize import ascii_runs, pretokenizer
+from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, stream_cut
 
 # Below this many bytes a single process is faster than starting workers, and each worker
 # gets at least PART_MIN_BYTES.

@@ -1,51 +1,47 @@
 """The `Tokenizer`: text -> ids and back, streaming, explaining, saving.
 
 Unlike `train` (which learns merges from a corpus) and `bpe` (which merges one pre-token), this
-module does everything around the merge loop: special tokens are split out first (longest
-first), the rest is cut into chunks at provably safe positions (see `patterns`), each distinct
-chunk is pre-tokenized and merged once, and the result is cached. A warm cache turns encoding
-into one cheap regex pass plus dictionary lookups. A long text seen for the first time skips
-the chunk cache: it is pre-tokenized block by block and each distinct pre-token is encoded once
-(see `batch`); its chunks are cached when it comes again. Long new pre-tokens of other scripts are
-cut where no token can cross and merged part by part, each distinct part once (see `seams`).
+module does everything around the merge loop. Its plain path is the algorithm as a learner
+reads it: special tokens are split out first (longest first, and only those the caller allows),
+the rest is pre-tokenized with the pattern, and each pre-token is merged by `bpe` once and then
+cached. `encode` takes the fast path by default (`ownbpe.fast.FastEncoder`, the one entry point
+to the speed layer), which gives the same ids several times faster; `fast=False` takes the
+plain one.
 
 Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merges list, like
 GPT-2's files and the CS336 reference; `Tokenizer.from_tiktoken(ranks, ...)` follows tiktoken's
 ranks and reproduces its ids exactly.
+
+Special tokens: `encode` counts special-token strings as plain text unless the caller names
+them in `allowed_special=` (a set, or "all"). tiktoken raises on them instead; tokenprism counts
+what a user pastes as the text it is, and the CLI (`--allow-special`), the adapter of
+`analysis` and its `Tokenizer` protocol say the same.
 """
 
 from __future__ import annotations
 
-from functools import reduce
-from itertools import accumulate, compress, repeat
-from operator import iadd, is_
+from itertools import accumulate
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import AbstractSet, Iterable, Iterator, Literal, Mapping, Sequence, Union
 
 import regex
 
 from . import io
-from . import batch
-from .bpe import byte_pair_table, merge_pairs, merge_ranked
+from .bpe import merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
-from .patterns import GPT2_PATTERN, ascii_runs, chunk_text, is_builtin, pretokenizer, safe_blocks, stream_cut
-from .seams import Seams, split_ids
+from .fast import FastEncoder
+from .patterns import GPT2_PATTERN, is_builtin, stream_cut
 
-# Chunks and pieces longer than this are encoded each time instead of cached (a megabyte-long
-# run would otherwise pin its text and ids in memory).
+# Pieces longer than this are merged each time instead of cached (a megabyte-long run would
+# otherwise pin its text and ids in memory).
 MAX_CACHED_CHARS = 1024
-# Approximate memory the two caches may use before they are emptied (see `_cache_many`).
+# Approximate memory the caches may use before they are emptied.
 DEFAULT_CACHE_BYTES = 32 << 20
-# Texts longer than this are first sampled (their first SAMPLE_CHARS characters) to choose
-# between the chunk cache and encoding pre-tokens directly (see `_looks_new`).
-SAMPLE_CHARS = 4096
-# The seams (see `_split_ids`) are first used for a batch of at least this many long pieces.
-SEAM_FIRST_PIECES = 512
-# New text is pre-tokenized and encoded in blocks of about this many characters (see
-# `_encode_new`; 3 MB of prose: the same at 150k to 1M characters).
-NEW_BLOCK = 1 << 18
 # encode_iterable works on blocks of about this many characters.
 STREAM_BLOCK = 1 << 16
+
+# The special tokens `encode` turns into ids: a set of them, or "all".
+AllowedSpecial = Union[AbstractSet[str], Literal["all"]]
 
 
 class Tokenizer:
@@ -55,14 +51,15 @@ class Tokenizer:
         vocab: id -> token bytes. Must contain every single byte.
         merges: `(left, right)` pairs in the order they were learned; each side and their
             concatenation must be in `vocab`.
-        special_tokens: strings encoded as one id each by `encode`. A list takes the id of the
-            same bytes in `vocab`, or a new id after the largest; a dict gives the ids.
+        special_tokens: strings that `encode(..., allowed_special=...)` turns into one id each.
+            A list takes the id of the same bytes in `vocab`, or a new id after the largest; a
+            dict gives the ids.
         pattern: the pre-tokenization regex (`regex` module syntax).
         cache_bytes: rough memory budget of the pre-token caches.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> tok = Tokenizer(vocab, [(b"a", b"b")], ["<|endoftext|>"])
-    >>> tok.encode("abc<|endoftext|>")
+    >>> tok.encode("abc<|endoftext|>", allowed_special="all")
     [256, 99, 257]
     >>> tok.decode([256, 99])
     'abc'
@@ -78,18 +75,20 @@ class Tokenizer:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         vocab = _check_vocab(vocab)
-        merges = [tuple(m) for m in merges]
-        specials = _resolve_specials(special_tokens, vocab, merges)
+        given = [tuple(m) for m in merges]
+        specials = _resolve_specials(special_tokens, vocab, given)
         special_ids = set(specials.values())
         encoder: dict[bytes, int] = {}
         for i in sorted(vocab):
             if i not in special_ids:
                 encoder.setdefault(vocab[i], i)  # duplicated bytes: the lower id wins
         pair_ranks: dict[tuple[bytes, bytes], int] = {}
-        for k, merge in enumerate(merges):
+        checked: list[tuple[bytes, bytes]] = []
+        for k, merge in enumerate(given):
             if len(merge) != 2 or not all(isinstance(t, bytes) for t in merge):
                 raise ValueError(f"merge {k} is {merge!r}; each merge must be a pair of bytes (left, right)")
             left, right = merge
+            checked.append((left, right))
             for what, token in (("left", left), ("right", right), ("merged", left + right)):
                 if token not in encoder:
                     raise ValueError(
@@ -97,9 +96,8 @@ class Tokenizer:
                         f"{token!r} is not in the vocab; the merges do not belong to this vocab"
                     )
             pair_ranks.setdefault((left, right), k)  # a repeated merge never fires twice
-        self._setup("pairs", vocab, encoder, specials, pattern, cache_bytes)
-        self.merges: list[tuple[bytes, bytes]] = merges
-        self._pair_ranks = pair_ranks
+        self._setup("pairs", vocab, encoder, pair_ranks, specials, pattern, cache_bytes)
+        self.merges: list[tuple[bytes, bytes]] = checked
 
     @classmethod
     def from_tiktoken(
@@ -118,7 +116,7 @@ class Tokenizer:
             special_tokens: special token -> id, e.g. `{"<|endoftext|>": 199999}`.
 
         >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256}
-        >>> Tokenizer.from_tiktoken(ranks, GPT2_PATTERN, {"<|endoftext|>": 257}).encode("ab<|endoftext|>")
+        >>> Tokenizer.from_tiktoken(ranks, GPT2_PATTERN, {"<|endoftext|>": 257}).encode("ab<|endoftext|>", allowed_special="all")
         [256, 257]
         """
         encoder = dict(ranks)
@@ -138,9 +136,8 @@ class Tokenizer:
         tok = cls.__new__(cls)
         full = dict(vocab)
         full.update({i: s.encode("utf-8") for s, i in specials.items()})
-        tok._setup("ranked", _check_vocab(full), encoder, specials, pattern, cache_bytes)
+        tok._setup("ranked", _check_vocab(full), encoder, {}, specials, pattern, cache_bytes)
         tok.merges = []
-        tok._pair_ranks = {}
         return tok
 
     @classmethod
@@ -163,7 +160,7 @@ class Tokenizer:
         ...     _ = Path(folder, "vocab.json").write_text(json.dumps(encoder), encoding="utf-8")
         ...     _ = Path(folder, "merges.txt").write_text("#version: 0.2\\na b\\n", encoding="utf-8")
         ...     tok = Tokenizer.from_gpt2_files(Path(folder, "vocab.json"), Path(folder, "merges.txt"))
-        >>> tok.encode("abc<|endoftext|>")
+        >>> tok.encode("abc<|endoftext|>", allowed_special="all")
         [256, 99, 257]
         """
         vocab, merges, specials = io.read_gpt2_files(vocab_path, merges_path)
@@ -231,7 +228,7 @@ class Tokenizer:
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     tok.save(Path(folder, "my.model"))
         ...     loaded = Tokenizer.load(Path(folder, "my.model"))
-        >>> loaded.encode("lowest<|endoftext|>") == tok.encode("lowest<|endoftext|>")
+        >>> loaded.encode("lowest<|endoftext|>", allowed_special="all") == [257, 101, 115, 116, 258]
         True
         """
         model = io.read_model(path)
@@ -275,162 +272,106 @@ class Tokenizer:
 
     # -- encoding ---------------------------------------------------------------------------
 
-    def encode(self, text: str) -> list[int]:
-        """Encode `text`; special-token strings become their ids.
+    def encode(self, text: str, *, allowed_special: AllowedSpecial = frozenset(), fast: bool = True) -> list[int]:
+        """Encode `text`; special-token strings are plain text unless `allowed_special` names them.
 
-        Lone surrogates are replaced with U+FFFD first, as tiktoken does.
+        Args:
+            text: the text. Lone surrogates are replaced with U+FFFD first, as tiktoken does.
+            allowed_special: the special tokens that become their ids where their strings
+                occur: a set of them, or "all". The others are encoded as the text they are
+                (tiktoken would raise instead; tokenprism counts them as text).
+            fast: use the fast path (`ownbpe.fast`); False takes the plain path (pre-tokenize,
+                merge each pre-token, one cache), which gives the same ids except on the
+                characters of a Unicode version newer than tiktoken's (see `encode_ordinary`).
 
         >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
-        >>> tok.encode("lowest<|endoftext|>")  # l, ow... were merged into 257 = "low"
+        >>> tok.encode("lowest<|endoftext|>", allowed_special="all")  # l, ow... were merged into 257 = "low"
         [257, 101, 115, 116, 258]
+        >>> len(tok.encode("<|endoftext|>"))  # not allowed: 13 characters of text
+        13
         """
-        if self._special_re is None:
-            return self.encode_ordinary(text)
+        specials = self._specials_regex(allowed_special)
+        if specials is None:
+            return self.encode_ordinary(text, fast=fast)
         out: list[int] = []
         pos = 0
-        specials = self.special_tokens
-        for m in self._special_re.finditer(text):
+        for m in specials.finditer(text):
             if m.start() > pos:
-                out += self.encode_ordinary(text[pos : m.start()])
-            out.append(specials[m.group()])
+                out += self.encode_ordinary(text[pos : m.start()], fast=fast)
+            out.append(self.special_tokens[m.group()])
             pos = m.end()
         if pos < len(text):
-            out += self.encode_ordinary(text[pos:])
+            out += self.encode_ordinary(text[pos:], fast=fast)
         return out
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Encode `text` treating special-token strings as plain text.
+    def encode_ordinary(self, text: str, *, fast: bool = True) -> list[int]:
+        """Encode `text` treating special-token strings as plain text (what `encode` does by default).
+
+        The fast path (`ownbpe.fast`) reads characters by tiktoken's Unicode tables (0.14:
+        Unicode 16.0); the plain path (`fast=False`) by those of the installed `regex` (2025.10
+        and later: 17.0), as `ownbpe._educational` does. They differ only on the 17,559
+        characters Unicode 17.0 added (`ownbpe.fast.pretokenize.NEWER_THAN_TIKTOKEN`).
 
         >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
-        >>> len(tok.encode_ordinary("<|endoftext|>")), len(tok.encode("<|endoftext|>"))
-        (13, 1)
+        >>> tok.encode_ordinary("lowest") == tok.encode_ordinary("lowest", fast=False) == [257, 101, 115, 116]
+        True
         """
+        encode = self._fast.encode_ordinary if fast else self._encode_plain
         try:
-            return self._encode_ordinary(text)
+            return encode(text)
         except UnicodeEncodeError:
-            return self._encode_ordinary(_fix_surrogates(text))
+            return encode(_fix_surrogates(text))
 
-    def _encode_ordinary(self, text: str) -> list[int]:
-        if self._builtin and len(text) > SAMPLE_CHARS and self._looks_new(text):
-            return self._encode_new(text)
-        # Hot path: one cheap regex pass, then cache lookups done by map() in C. The misses
-        # are encoded together in a second pass (see `batch`).
-        units = chunk_text(text) if self._builtin else self._findall(text)
-        found = list(map(self._chunk_cache.get, units))
-        if None in found:
-            missing = batch.missing_units(units, found)
-            if self._builtin:
-                # One pre-tokenization for all the new chunks, joined (see `batch.join_chunks`);
-                # two if some are ASCII and some not, so that the ASCII ones get the faster twin.
-                new = {}
-                for group in batch.split_ascii(missing):
-                    group = batch.join_chunks(units, group)
-                    pieces = self._findall("".join(group))
-                    piece_ids = list(map(self._piece_ids(pieces).__getitem__, pieces))
-                    new.update(zip(group, batch.regroup(group, pieces, piece_ids)))
-            else:  # the units are pre-tokens already
-                new = self._encode_pieces(missing)
-            self._cache_many(self._chunk_cache, new)
-            found = list(map(new.get, units, found))
-        return _extend([], found)
-
-    def _looks_new(self, text: str) -> bool:
-        """Whether the start of `text` is new to both caches (then `_encode_new` is faster).
-
-        A text whose chunks are unknown but whose pre-tokens are known is being seen again:
-        it takes the chunk path, which fills the chunk cache for the next time.
-        """
-        sample = chunk_text(text[:SAMPLE_CHARS])[:-1]  # the last chunk may be cut short
-        if not sample or sum(map(self._chunk_cache.__contains__, sample)) * 2 >= len(sample):
-            return False
-        pieces = self._findall("".join(sample))
-        return sum(map(self._piece_cache.__contains__, pieces)) * 2 < len(pieces)
-
-    def _encode_new(self, text: str) -> list[int]:
-        # First sight of a text: pre-tokenize it (ASCII stretches with the pattern's
-        # faster twin) and look up, or encode, each distinct pre-token once. Skipping the
-        # chunk cache saves regrouping pre-tokens into chunks: new text is mostly seen once.
-        # Short ASCII gaps stay inside non-ASCII parts (`join_gaps`): in other scripts a part
-        # per word costs more than the twin saves (FLORES-200: ~3 s -> ~0.55 s). Text with
-        # non-ASCII characters in most places (accented or other scripts) is not cut at all:
-        # the BMP twin then beats cutting (FLORES-200: 225 -> 145 ms; German 8.3 -> 3.5 ms).
-        # The text goes block by block (`NEW_BLOCK` characters, cut at safe cuts): the
-        # pre-tokens of one block then fit in the processor's caches while they are counted,
-        # looked up and joined, and their memory is reused by the next block instead of
-        # growing the heap (3 MB of prose: 36 MB of strings at once). Interleaved against the
-        # whole text at once: 3 MB of prose 0.273 -> 0.258 s, of code 0.262 -> 0.244 s.
-        out: list[int] = []
-        for block in safe_blocks(text, NEW_BLOCK):
-            pieces: list[str] = []
-            for part, _ in ascii_runs(block, join_gaps=True):
-                pieces += self._findall(part)
-            _extend(out, map(self._piece_ids(pieces).__getitem__, pieces))
-        return out
-
-    def _piece_ids(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
-        """Pre-token -> ids for every distinct one of `pieces`: cached, or encoded once."""
-        distinct = list(dict.fromkeys(pieces))
-        found = list(map(self._piece_cache.get, distinct))
-        if None in found:
-            first_sight = found.count(None) == len(found)
-            missing = distinct if first_sight else list(compress(distinct, map(is_, found, repeat(None))))
-            new = self._encode_pieces(missing)
-            self._cache_many(self._piece_cache, new)
-            if first_sight:  # what was encoded is the answer: no second look-up pass and dict
-                return new
-            found = list(map(new.get, distinct, found))
-        return dict(zip(distinct, found))  # type: ignore[arg-type]  # no None left
-
-    def _encode_pieces(self, pieces: list[str]) -> dict[str, tuple[int, ...]]:
-        # Distinct pieces -> their ids.
-        if self.rule == "ranked":
-            return batch.ranked_piece_ids(pieces, self._encoder, self._byte_ids, self._byte_pair_ranks, self._split_ids)
-        return dict(zip(pieces, batch.pairs_piece_ids(pieces, self._encoder, self._pair_ranks)))
-
-    def _split_ids(self, pieces: list[str]) -> list[tuple[int, ...]] | None:
-        # Long pieces of other scripts, by their seam-free parts (see `seams`), cached apart:
-        # a part that is a token is merged, not taken whole, so it cannot share the piece cache.
-        # The first use reads the whole vocabulary (~80 ms for o200k): a few pieces (an accented
-        # word in English prose) are merged whole instead.
-        if not self._seams.ready and len(pieces) < SEAM_FIRST_PIECES:
-            return None
-        ids, new = split_ids(self._seams, pieces, self._part_cache, self._merge_starts)
-        if new:
-            self._cache_many(self._part_cache, new)
+    def _encode_plain(self, text: str) -> list[int]:
+        # The plain path: pre-tokenize, then each pre-token's ids, from the cache or merged.
+        ids: list[int] = []
+        cache = self._plain_cache
+        for piece in self._pattern.findall(text):
+            piece_ids = cache.get(piece)
+            if piece_ids is None:
+                piece_ids = self._merge_plain(piece.encode("utf-8"))
+                if len(piece) <= MAX_CACHED_CHARS:
+                    if len(cache) >= self._plain_cache_size:
+                        cache.clear()  # emptying beats LRU bookkeeping: the hit stays a dict lookup
+                    cache[piece] = piece_ids
+            ids += piece_ids
         return ids
 
-    def _merge_starts(self, starts: Iterator[list[bytes]]) -> list[tuple[int, ...]]:
-        # Each part starts from whole characters where that is exact (see `seams`).
-        return batch.ranked_start_ids(starts, self._encoder)
+    def _merge_plain(self, data: bytes) -> tuple[int, ...]:
+        # One pre-token's ids by the tokenizer's rule (see `bpe`). A piece that is a token is
+        # that token under the ranked rule (tiktoken's shortcut); the pairs rule has none.
+        if self.rule == "ranked":
+            rank = self._encoder.get(data)
+            if rank is not None:
+                return (rank,)
+            return tuple(map(self._encoder.__getitem__, merge_ranked(data, self._encoder)))
+        return tuple(map(self._encoder.__getitem__, merge_pairs(data, self._pair_ranks)))
 
-    def _cache_many(self, cache: dict, new: dict[str, tuple[int, ...]]) -> None:
-        if max(map(len, new)) > MAX_CACHED_CHARS:
-            new = {key: ids for key, ids in new.items() if len(key) <= MAX_CACHED_CHARS}
-        # Rough bytes per entry: the key string, the tuple and the dict slot.
-        load = 160 * len(new) + 2 * sum(map(len, new)) + 8 * sum(map(len, new.values()))
-        if load > self._cache_bytes:
-            return  # more new text than the whole budget: keep none of it
-        parts = cache is self._part_cache
-        if self._cache_load + self._part_load + self._seams.load + load > self._cache_bytes:
-            # Emptying beats LRU bookkeeping here: the hot path stays a bare dict lookup.
-            # Chunks and pieces go first: they are rebuilt from parts and pairs without
-            # merging. Those go too once they hold half of the budget.
-            self._chunk_cache.clear()
-            self._piece_cache.clear()
-            self._cache_load = 0
-            kept = self._part_load + self._seams.load
-            if kept + load > self._cache_bytes or (not parts and kept > self._cache_bytes // 2):
-                self._part_cache.clear()
-                self._seams.clear()
-                self._part_load = 0
-        cache.update(new)
-        if parts:
-            self._part_load += load
-        else:
-            self._cache_load += load
+    def _specials_regex(self, allowed_special: AllowedSpecial) -> regex.Pattern | None:
+        # The regex that finds the allowed special tokens (longest first), or None.
+        if allowed_special == "all":
+            return self._special_re
+        if isinstance(allowed_special, str):
+            raise ValueError(
+                f"allowed_special={allowed_special!r}: give a set of special tokens, e.g. "
+                f"allowed_special={{{allowed_special!r}}}, or \"all\""
+            )
+        allowed = frozenset(allowed_special)
+        if not allowed:
+            return None
+        unknown = sorted(allowed.difference(self.special_tokens))
+        if unknown:
+            raise ValueError(
+                f"allowed_special names {unknown[0]!r}, which is not a special token of this tokenizer; "
+                f"its special tokens are {sorted(self.special_tokens) or 'none'}"
+            )
+        found = self._special_res.get(allowed)
+        if found is None:
+            found = self._special_res[allowed] = _alternatives(allowed)
+        return found
 
-    def encode_iterable(self, texts: Iterable[str], *, ordinary: bool = False) -> Iterator[int]:
-        """Encode a stream of strings lazily, exactly as `encode("".join(texts))` would.
+    def encode_iterable(self, texts: Iterable[str], *, allowed_special: AllowedSpecial = frozenset()) -> Iterator[int]:
+        """Encode a stream of strings lazily, exactly as `encode("".join(texts), ...)` would.
 
         Text is cut only where the result provably does not change (see `patterns`), so any
         chunking gives the same ids and memory stays bounded by the block size plus the
@@ -438,14 +379,14 @@ class Tokenizer:
 
         Args:
             texts: strings, e.g. an open text file (lines) or fixed-size reads.
-            ordinary: treat special-token strings as plain text (like `encode_ordinary`).
+            allowed_special: as for `encode`.
 
         >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
         >>> list(tok.encode_iterable(["low", "er lo", "west"])) == tok.encode("lower lowest")
         True
         """
-        encode = self.encode_ordinary if ordinary or self._special_re is None else self.encode
-        specials = None if ordinary else self._special_re
+        specials = self._specials_regex(allowed_special)
+        longest = max(map(len, self.special_tokens), default=0) if specials is not None else 0
         buf = ""
         searched = 0  # the part of buf already known to hold no cut
         for text in texts:
@@ -454,31 +395,41 @@ class Tokenizer:
             buf += text
             if len(buf) - searched < STREAM_BLOCK:
                 continue
-            cut = stream_cut(buf, searched, self._builtin, specials, self._max_special_len)
+            cut = stream_cut(buf, searched, self._builtin, specials, longest)
             if cut > 0:
-                yield from encode(buf[:cut])
+                yield from self.encode(buf[:cut], allowed_special=allowed_special)
                 buf = buf[cut:]
                 searched = 0
             else:
-                searched = max(0, len(buf) - self._max_special_len - 2)
+                searched = max(0, len(buf) - longest - 2)
         if buf:
-            yield from encode(buf)
+            yield from self.encode(buf, allowed_special=allowed_special)
 
-    def explain(self, text: str, *, ordinary: bool = False) -> list[PieceExplanation]:
+    def explain(
+        self, text: str, *, allowed_special: AllowedSpecial = frozenset(), ordinary: bool | None = None
+    ) -> list[PieceExplanation]:
         """Explain the encoding of `text`: per pre-token, the merges that fired, in order.
 
-        The ids are exactly those of `encode` (or `encode_ordinary` if `ordinary`). Render
-        the result with `ownbpe.format_explanation`.
+        The ids are exactly those of `encode(text, allowed_special=...)`. Render the result
+        with `ownbpe.format_explanation`.
+
+        Args:
+            allowed_special: as for `encode`.
+            ordinary: kept for older callers: True is the default, False means
+                `allowed_special="all"`.
 
         >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
         >>> [p.steps[0].result for p in Tokenizer(vocab, [(b"a", b"b")]).explain("ab")]
         [b'ab']
         """
+        if ordinary is False:
+            allowed_special = "all"
+        specials = self._specials_regex(allowed_special)
         out: list[PieceExplanation] = []
         pos = 0
         segments: list[tuple[int, str, bool]] = []
-        if self._special_re is not None and not ordinary:
-            for m in self._special_re.finditer(text):
+        if specials is not None:
+            for m in specials.finditer(text):
                 if m.start() > pos:
                     segments.append((pos, text[pos : m.start()], False))
                 segments.append((m.start(), m.group(), True))
@@ -491,8 +442,9 @@ class Tokenizer:
                 out.append(PieceExplanation(segment, start, True, False, (), (i,), (self.vocab[i],)))
                 continue
             segment = _fix_surrogates(segment)
-            if self._builtin:  # as `encode` splits it (see `patterns.findall`); no gaps between pieces
-                pieces = self._findall(segment)
+            offsets: Iterable[int]
+            if self._builtin:  # as `encode` splits it (see `fast.pretokenize`); no gaps between pieces
+                pieces = self._fast.pretokenize(segment)
                 offsets = accumulate(map(len, pieces), initial=start)
             else:
                 matches = list(self._pattern.finditer(segment))
@@ -504,14 +456,10 @@ class Tokenizer:
     def _explain_piece(self, piece: str, start: int) -> PieceExplanation:
         data = piece.encode("utf-8")
         trace: list[tuple[int, bytes, bytes]] = []
-        if self.rule == "ranked":
-            parts = merge_ranked(data, self._encoder, trace)
-            direct = data in self._encoder
-            if direct:
-                parts = [data]
-        else:
-            parts = merge_pairs(data, self._pair_ranks, trace)
-            direct = False
+        parts = self._fast.merge(data, trace)
+        direct = self.rule == "ranked" and data in self._encoder
+        if direct:
+            parts = [data]
         steps = tuple(MergeStep(r, a, b, a + b, self._encoder[a + b]) for r, a, b in trace)
         ids = tuple(self._encoder[p] for p in parts)
         return PieceExplanation(piece, start, False, direct, steps, ids, tuple(parts))
@@ -545,9 +493,10 @@ class Tokenizer:
 
     def _setup(
         self,
-        rule: str,
+        rule: Literal["ranked", "pairs"],
         vocab: dict[int, bytes],
         encoder: dict[bytes, int],
+        pair_ranks: dict[tuple[bytes, bytes], int],
         specials: dict[str, int],
         pattern: str,
         cache_bytes: int,
@@ -569,28 +518,20 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = specials
         self.pattern = pattern
         self._encoder = encoder
+        self._pair_ranks = pair_ranks
         self._pattern = compiled
-        self._findall = pretokenizer(pattern)  # ASCII text goes to a faster twin (see `patterns`)
         self._builtin = is_builtin(pattern)
         self._n_vocab = max(vocab) + 1
-        self._special_re = (
-            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-            if specials
-            else None
-        )
-        self._max_special_len = max(map(len, specials), default=0)
-        if rule == "ranked":  # tables for `batch.ranked_piece_ids`
-            self._byte_ids = [encoder[bytes([b])] for b in range(256)]
-            self._byte_pair_ranks = byte_pair_table(encoder)
-        self._seams = Seams(encoder)  # reads the vocabulary on first use
-        self._chunk_cache: dict[str, tuple[int, ...]] = {}
-        self._piece_cache: dict[str, tuple[int, ...]] = {}
-        self._part_cache: dict[str, tuple[int, ...]] = {}
-        self._cache_bytes = cache_bytes
-        self._cache_load = 0  # chunks and pieces
-        self._part_load = 0  # parts (the seams' pairs count their own)
+        self._special_re = _alternatives(specials) if specials else None
+        self._special_res: dict[frozenset[str], regex.Pattern] = {}
+        self._plain_cache: dict[str, tuple[int, ...]] = {}
+        self._plain_cache_size = max(cache_bytes // 256, 1)  # entries: ~256 bytes each, as `fast` counts them
+        self._fast = FastEncoder(rule, encoder, pair_ranks, pattern, self._builtin, cache_bytes)
 
 
+def _alternatives(specials: Iterable[str]) -> regex.Pattern:
+    # Longest first, so that a special token containing another one wins.
+    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
 def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
     if not isinstance(vocab, Mapping):
         raise TypeError(f"vocab must be a mapping id -> bytes, got {type(vocab).__name__}")
@@ -607,7 +548,7 @@ def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
 
 
 def _resolve_specials(
-    special_tokens: Iterable[str] | Mapping[str, int] | None, vocab: dict[int, bytes], merges: list
+    special_tokens: Iterable[str] | Mapping[str, int] | None, vocab: dict[int, bytes], merges: list[tuple[bytes, ...]]
 ) -> dict[str, int]:
     """Special token -> id, adding tokens missing from `vocab` (which is updated) at new ids.
 
@@ -643,13 +584,6 @@ def _resolve_specials(
             vocab[i] = data
         specials[text] = i
     return specials
-
-
-def _extend(out: list[int], ids: Iterable[Sequence[int]]) -> list[int]:
-    # `out` extended by each tuple in turn (`list += tuple` copies it in C): faster than
-    # `list(chain.from_iterable(...))`, which steps through every id (3 MB of prose, 650k
-    # tuples: 34 against 40 ms).
-    return reduce(iadd, ids, out)
 
 
 def _fix_surrogates(text: str) -> str:

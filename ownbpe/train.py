@@ -157,7 +157,7 @@ def _learn_merges(
             found = where_get(pair)
             if found is None:
                 where[pair] = w
-            elif found.__class__ is int:
+            elif isinstance(found, int):
                 if found != w:
                     where[pair] = [found, w]
             elif found[-1] != w:
@@ -196,11 +196,11 @@ def _apply_merge(
     new_pairs: set[str] = set()
     counts_get = pair_counts.get
     where_get = where.get
-    a, b = pair
+    a, b = pair[0], pair[1]
     ba = b + a
     zz = z + z
     targets = where.pop(pair, ())
-    for w in (targets,) if targets.__class__ is int else targets:
+    for w in (targets,) if isinstance(targets, int) else targets:
         word = words[w]
         j = word.find(pair)
         if j < 0:  # the lazy index is stale: an earlier merge took the pair from this word
@@ -228,7 +228,7 @@ def _apply_merge(
                 found_in = where_get(new)
                 if found_in is None:
                     where[new] = w
-                elif found_in.__class__ is int:
+                elif isinstance(found_in, int):
                     if found_in != w:
                         where[new] = [found_in, w]
                 elif found_in[-1] != w:
@@ -251,7 +251,7 @@ def _apply_merge(
                 found_in = where_get(new)
                 if found_in is None:
                     where[new] = w
-                elif found_in.__class__ is int:
+                elif isinstance(found_in, int):
                     if found_in != w:
                         where[new] = [found_in, w]
                 elif found_in[-1] != w:

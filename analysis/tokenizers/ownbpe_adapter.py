@@ -25,7 +25,12 @@ BUILTIN_VOCAB_SIZE = 8192
 
 
 class OwnBPETokenizer:
-    """An `ownbpe.Tokenizer` behind the tokenprism interface."""
+    """An `ownbpe.Tokenizer` behind the tokenprism interface.
+
+    Special-token strings in the text are counted as plain text, as the `Tokenizer` protocol
+    promises and as `ownbpe.Tokenizer.encode` does by default (it turns them into ids only
+    when given `allowed_special=`).
+    """
 
     family: Family = "ownbpe"
 
@@ -64,7 +69,7 @@ class OwnBPETokenizer:
         out: list[int] = []
         for part in parts:  # one part at a time (see `cuts`): the same ids, bounded working memory
             with self._lock:
-                out.extend(self.bpe.encode_ordinary(part))
+                out.extend(self.bpe.encode(part))  # special-token strings as text: ownbpe's default
         return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
@@ -83,7 +88,7 @@ class OwnBPETokenizer:
         total = 0
         for part in cuts.iter_long(text):
             with self._lock:
-                total += len(self.bpe.encode_ordinary(part))
+                total += len(self.bpe.encode(part))
         return total
 
     def token_bytes(self, token_id: int) -> bytes:

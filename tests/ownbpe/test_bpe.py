@@ -1,4 +1,9 @@
-"""The merge loop on one pre-token: both rules, the long-piece algorithm, traces."""
+"""The merge loop on one pre-token: both rules, the long-piece algorithm, traces.
+
+Three merge functions exist because they are different: `bpe.merge_ranked` and `bpe.merge_pairs`
+(the list scan under each rule) and `fast.longmerge.merge_long` (rank buckets, for long pieces).
+Each is checked here against the one-merge-at-a-time reference of `_educational`.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ownbpe import bpe
-from ownbpe import _educational, batch
+from ownbpe import _educational
 from ownbpe.bpe import merge_pairs, merge_ranked
+from ownbpe.fast import batch
+from ownbpe.fast.longmerge import LONG_PIECE_BYTES, merge_long
 
 from .conftest import MAX_EXAMPLES
 
@@ -64,8 +70,8 @@ def piece_and_table(draw):
 def test_long_algorithm_equals_scan_ranked(case):
     piece, ranks = case
     scan_trace, long_trace = [], []
-    scan = _scan(merge_ranked, piece, ranks, scan_trace)
-    assert bpe._merge_long(piece, ranks, True, long_trace) == scan
+    scan = merge_ranked(piece, ranks, scan_trace)  # the scan merges any length (quadratically)
+    assert merge_long(piece, ranks, True, long_trace) == scan
     assert long_trace == scan_trace
     assert b"".join(scan) == piece
 
@@ -80,56 +86,42 @@ def test_long_algorithm_equals_scan_pairs(case):
         for k in range(1, len(token)):
             pairs.setdefault((token[:k], token[k:]), len(pairs))
     scan_trace, long_trace = [], []
-    scan = _scan(merge_pairs, piece, pairs, scan_trace)
-    assert bpe._merge_long(piece, pairs, False, long_trace) == scan
+    scan = merge_pairs(piece, pairs, scan_trace)
+    assert merge_long(piece, pairs, False, long_trace) == scan
     assert long_trace == scan_trace
 
 
-def _scan(fn, piece, table, trace):
-    old = bpe.LONG_PIECE_BYTES
-    bpe.LONG_PIECE_BYTES = 1 << 30  # force the list scan whatever the length
-    try:
-        return fn(piece, table, trace)
-    finally:
-        bpe.LONG_PIECE_BYTES = old
-
-
-@pytest.mark.parametrize("n", [bpe.LONG_PIECE_BYTES - 1, bpe.LONG_PIECE_BYTES + 1, 5000])
+@pytest.mark.parametrize("n", [LONG_PIECE_BYTES - 1, LONG_PIECE_BYTES + 1, 5000])
 def test_long_runs_give_the_same_tokens_either_way(n):
     ranks = BYTES | {b"aa": 300, b"aaaa": 301, b"aaa": 302, b"a" * 8: 299}
     piece = b"a" * n
-    assert merge_ranked(piece, ranks) == _scan(merge_ranked, piece, ranks, [])
+    assert merge_long(piece, ranks, True) == merge_ranked(piece, ranks)
+    assert batch.merge_piece(piece, ranks, True) == merge_ranked(piece, ranks)
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
 @given(piece_and_table())
-def test_batched_scan_equals_one_merge_at_a_time(case):
-    # The reference merges one pair per step; the scan merges every occurrence of the best
-    # rank in one pass, with or without the byte-pair table.
+def test_scan_equals_one_merge_at_a_time(case):
+    # The reference recomputes every pair before every merge; the scan updates the two pairs
+    # beside each merge.
     piece, ranks = case
     steps = _educational.encode_steps(piece, ranks)
     expected = list(steps[-1].parts) if steps else [bytes([b]) for b in piece]
-    for table in (None, bpe.byte_pair_table(ranks)):
-        trace = []
-        old = bpe.LONG_PIECE_BYTES
-        bpe.LONG_PIECE_BYTES = 1 << 30
-        try:
-            assert merge_ranked(piece, ranks, trace, table) == expected
-        finally:
-            bpe.LONG_PIECE_BYTES = old
-        assert trace == [(s.rank, *s.pair) for s in steps]
+    trace = []
+    assert merge_ranked(piece, ranks, trace) == expected
+    assert trace == [(s.rank, *s.pair) for s in steps]
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
 @given(piece_and_table())
-def test_batch_shortcuts_equal_the_reference(case):
-    # Whole-token look-up, the two- and three-byte shortcuts and the scan, on every prefix
-    # of the piece (so short pieces are well covered), against the one-merge-at-a-time rule.
+def test_batch_equals_the_reference(case):
+    # Whole-token look-up and the scan, on every prefix of the piece (so short pieces are
+    # well covered), against the one-merge-at-a-time rule.
     piece, ranks = case
     prefixes = [piece[:k].decode("latin-1") for k in range(1, min(len(piece), 12) + 1)]
     # (Both sides encode the same strings, so bytes >= 0x80 simply become two bytes each.)
     encoder = dict(ranks)
-    ids = batch.ranked_piece_ids(prefixes, encoder, [ranks[bytes([b])] for b in range(256)], bpe.byte_pair_table(ranks))
+    ids = batch.ranked_piece_ids(prefixes, encoder)
     got = [ids[p] for p in prefixes]
     expected = [tuple(_educational.encode(p, ranks, (), r"(?s).+")) for p in prefixes]
     assert got == expected

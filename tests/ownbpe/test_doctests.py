@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["ownbpe", "ownbpe._educational", "ownbpe.bpe", "ownbpe.cli", "ownbpe.count", "ownbpe.explain", "ownbpe.io", "ownbpe.patterns",
-           "ownbpe.tokenizer", "ownbpe.train"]
+           "ownbpe.tokenizer", "ownbpe.train", "ownbpe.fast", "ownbpe.fast.batch", "ownbpe.fast.encoder", "ownbpe.fast.longmerge",
+           "ownbpe.fast.pretokenize"]
 
 
 @pytest.mark.parametrize("name", MODULES)

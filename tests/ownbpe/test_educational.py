@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 
 import ownbpe
 from ownbpe import _educational as ref
+from ownbpe.fast import pretokenize
 
 from .conftest import MAX_EXAMPLES, load_ranks
 
 PIECES = ["a", "b", "ab", "aa", " ", "  ", "\n", "\r\n", "é", "!", "1", "X", "<s>", "'s", "ba", "ß", "東京", "👩‍👧", "\t"]
 CORPUS_TEXT = st.lists(st.sampled_from(PIECES), max_size=80).map("".join)
-ANY_TEXT = st.one_of(CORPUS_TEXT, st.text(max_size=60))
+# Without the characters of Unicode 17.0: the reference reads them by `regex`'s tables, the fast
+# modules by tiktoken's (see `ownbpe.fast.pretokenize`).
+ANY_TEXT = st.one_of(CORPUS_TEXT, st.text(max_size=60)).filter(lambda t: pretokenize._NEWER.search(t) is None)
 PATTERNS = [ownbpe.GPT2_PATTERN, ownbpe.CL100K_PATTERN, ownbpe.O200K_PATTERN]
 
 
@@ -36,11 +39,12 @@ def test_encoding_with_merges_equals_reference(texts, vocab_size, text, pattern)
     vocab, merges = ref.train(texts, vocab_size, ["<s>"], pattern)
     tok = ownbpe.Tokenizer(vocab, merges, ["<s>"], pattern=pattern)
     for sample in (text, "".join(texts), text + "<s>" + texts[0]):
-        assert tok.encode(sample) == ref.encode(sample, merges, ["<s>"], pattern)
+        assert tok.encode(sample, allowed_special="all") == ref.encode(sample, merges, ["<s>"], pattern)
+        assert tok.encode(sample, allowed_special="all", fast=False) == ref.encode(sample, merges, ["<s>"], pattern)
     # The same vocab read as tiktoken-style ranks follows the ranked rule.
     ranks = {token: i for i, token in vocab.items() if token != b"<s>"}
     ranked = ownbpe.Tokenizer.from_tiktoken(ranks, pattern, {"<s>": len(vocab) - 1})
-    assert ranked.encode(text) == ref.encode(text, ranks, {"<s>": len(vocab) - 1}, pattern)
+    assert ranked.encode(text, allowed_special="all") == ref.encode(text, ranks, {"<s>": len(vocab) - 1}, pattern)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +80,7 @@ def test_encode_steps_follow_the_explain_of_the_fast_tokenizer():
     vocab, merges = ref.train(["low lower lowest newest widest"] * 4, 280)
     tok = ownbpe.Tokenizer(vocab, merges)
     for word in ("lowest", " newest", "widest!"):
-        for piece in tok.explain(word, ordinary=True):
+        for piece in tok.explain(word):
             steps = ref.encode_steps(piece.text, merges)
             assert [(s.rank, s.pair) for s in steps] == [(m.rank, (m.left, m.right)) for m in piece.steps]
             assert (steps[-1].parts if steps else tuple(bytes([b]) for b in piece.text.encode())) == piece.tokens

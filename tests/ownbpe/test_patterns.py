@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import ownbpe
 from ownbpe import patterns
+from ownbpe.fast import pretokenize
 from ownbpe.patterns import BUILTIN_PATTERNS, chunk_text, is_builtin, last_safe_cut
 
 from .conftest import MAX_EXAMPLES
@@ -96,7 +97,7 @@ ASCII_ALPHABET = st.sampled_from(
 
 
 def test_ascii_whitespace_class_is_the_ascii_part_of_regex_whitespace():
-    assert regex.compile(f"[{patterns._A_WS}]").findall("".join(map(chr, range(128)))) == [
+    assert regex.compile(f"[{pretokenize._A_WS}]").findall("".join(map(chr, range(128)))) == [
         c for c in patterns._WS if c.isascii()
     ]
 
@@ -105,7 +106,7 @@ def test_ascii_whitespace_class_is_the_ascii_part_of_regex_whitespace():
 @given(st.lists(ASCII_ALPHABET, max_size=60).map("".join))
 def test_ascii_twins_find_what_the_patterns_find(text):
     for pattern in BUILTIN_PATTERNS.values():
-        assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text)
+        assert pretokenize.pretokenizer(pattern)(text) == regex.findall(pattern, text)
 
 
 # Characters of the BMP from every category the patterns tell apart (upper, lower, title,
@@ -123,10 +124,10 @@ BMP_ALPHABET = st.sampled_from(
 @settings(max_examples=MAX_EXAMPLES * 5, deadline=None)
 @given(st.lists(BMP_ALPHABET, max_size=60).map("".join))
 def test_bmp_twins_find_what_the_patterns_find(text):
-    # `patterns.findall` is `regex.findall` with the characters newer than tiktoken's tables
+    # `pretokenize.findall` is `regex.findall` with the characters newer than tiktoken's tables
     # made unassigned; the BMP twins leave them out of their classes instead.
     for pattern in BUILTIN_PATTERNS.values():
-        assert patterns.pretokenizer(pattern)(text) == patterns.findall(pattern, text)
+        assert pretokenize.pretokenizer(pattern)(text) == pretokenize.findall(pattern, text)
 
 
 def test_bmp_twins_on_every_character_of_the_bmp():
@@ -136,21 +137,21 @@ def test_bmp_twins_on_every_character_of_the_bmp():
     texts = ["".join(bmp), "".join(" " + c for c in bmp), "".join("'" + c + "a" for c in bmp), "".join(reversed(bmp))]
     for text in texts:
         for pattern in BUILTIN_PATTERNS.values():
-            assert patterns.pretokenizer(pattern)(text) == patterns.findall(pattern, text)
+            assert pretokenize.pretokenizer(pattern)(text) == pretokenize.findall(pattern, text)
 
 
 def test_ascii_twins_on_the_standard_library():
     for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[::5]:
         text = path.read_bytes().decode("ascii", errors="replace").replace("\ufffd", "?")
         for pattern in BUILTIN_PATTERNS.values():
-            assert patterns.pretokenizer(pattern)(text) == regex.findall(pattern, text), path
+            assert pretokenize.pretokenizer(pattern)(text) == regex.findall(pattern, text), path
 
 
 @settings(max_examples=MAX_EXAMPLES * 3, deadline=None)
 @given(TEXT)
 def test_ascii_runs_are_cut_where_nothing_changes(text):
     for join_gaps in (False, True):
-        parts = patterns.ascii_runs(text, join_gaps)
+        parts = pretokenize.ascii_runs(text, join_gaps)
         assert "".join(p for p, _ in parts) == text
         assert all(p and (p.isascii() if flag else not p.isascii()) for p, flag in parts)
         for pattern in BUILTIN_PATTERNS.values():
@@ -195,31 +196,32 @@ BLOCKY_TEXT = st.builds(
 def test_block_search_for_non_ascii_finds_what_finditer_finds(text):
     # `_non_ascii_matches` skips all-ASCII blocks; with the smallest block size the stretches
     # are cut in every possible way and must still give exactly the matches of `finditer`.
-    saved = patterns.ASCII_BLOCK
-    patterns.ASCII_BLOCK = 64
+    saved = pretokenize.ASCII_BLOCK
+    pretokenize.ASCII_BLOCK = 64
     try:
-        for pattern in (patterns._NON_ASCII, patterns._NON_ASCII_JOINED):
-            spans = [m.span() for m in patterns._non_ascii_matches(pattern, text, patterns._mixed_blocks(text))]
+        for pattern in (pretokenize._NON_ASCII, pretokenize._NON_ASCII_JOINED):
+            spans = [m.span() for m in pretokenize._non_ascii_matches(pattern, text, pretokenize._mixed_blocks(text))]
             assert spans == [m.span() for m in pattern.finditer(text)]
     finally:
-        patterns.ASCII_BLOCK = saved
+        pretokenize.ASCII_BLOCK = saved
 
 
 def test_text_mostly_of_non_ascii_blocks_is_one_part():
     # With join_gaps, text with non-ASCII characters in most blocks is not cut (the BMP twin
     # takes it whole); with a few accents it is.
     german = "Die Straße führt über die Brücke. " * 40
-    assert patterns.ascii_runs(german, join_gaps=True) == [(german, False)]
-    assert len(patterns.ascii_runs(german)) > 2
+    assert pretokenize.ascii_runs(german, join_gaps=True) == [(german, False)]
+    assert len(pretokenize.ascii_runs(german)) > 2
     english = ("plain words " * 200 + "café ") * 3
-    assert [part for part, is_ascii in patterns.ascii_runs(english, join_gaps=True) if not is_ascii] == [" café"] * 3
+    assert [part for part, is_ascii in pretokenize.ascii_runs(english, join_gaps=True) if not is_ascii] == [" café"] * 3
 
 
 def test_pretokenizer_pickles_into_worker_processes():
     # Parallel training sends the pre-tokenizer to its worker processes.
     import pickle
 
-    from ownbpe.patterns import GPT2_PATTERN, pretokenizer
+    from ownbpe.fast.pretokenize import pretokenizer
+    from ownbpe.patterns import GPT2_PATTERN
 
     for text in ("Hello, world!", "Hello, wörld!"):
         assert pickle.loads(pickle.dumps(pretokenizer(GPT2_PATTERN)))(text) == pretokenizer(GPT2_PATTERN)(text)

@@ -29,8 +29,8 @@ def test_gpt2_files_encode_like_tiktoken(cs336, gpt2_tiktoken, gpt2_ownbpe, gpt2
     text = (cs336 / name).read_text(encoding="utf-8")
     ranked = Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, {"<|endoftext|>": 50256})
     expected = gpt2_tiktoken.encode(text, allowed_special="all")
-    assert gpt2_ownbpe.encode(text) == expected  # pairs rule, from merges.txt
-    assert ranked.encode(text) == expected  # ranked rule, from the same ids
+    assert gpt2_ownbpe.encode(text, allowed_special="all") == expected  # pairs rule, from merges.txt
+    assert ranked.encode(text, allowed_special="all") == expected  # ranked rule, from the same ids
     ordinary = gpt2_tiktoken.encode_ordinary(text)
     assert gpt2_ownbpe.encode_ordinary(text) == ordinary == ranked.encode_ordinary(text)
     assert gpt2_ownbpe.decode(expected) == text
@@ -53,7 +53,7 @@ def test_overlapping_special_tokens(cs336, gpt2_ranks):
     tok = Tokenizer.from_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt", ["<|endoftext|><|endoftext|>"])
     assert tok.special_tokens == specials and len(merges) == 50000 and len(vocab) == 50256
     text = "Hello, how <|endoftext|><|endoftext|> are you?<|endoftext|>"
-    ids = tok.encode(text)
+    ids = tok.encode(text, allowed_special="all")
     assert ids == enc.encode(text, allowed_special="all")
     assert ids.count(50257) == 1 and ids.count(50256) == 1
     assert tok.decode(ids) == text
@@ -89,9 +89,15 @@ def test_decode_replaces_malformed_utf8(small_tok):
         small_tok.decode([1, 99999])
 
 
-def test_special_tokens_and_encode_ordinary(small_tok):
+def test_special_tokens_only_where_allowed(small_tok):
     eot = small_tok.special_tokens["<|endoftext|>"]
-    assert small_tok.encode("a<|endoftext|>b") == [*small_tok.encode("a"), eot, *small_tok.encode("b")]
+    allowed = small_tok.encode("a<|endoftext|>b", allowed_special="all")
+    assert allowed == [*small_tok.encode("a"), eot, *small_tok.encode("b")]
+    assert small_tok.encode("a<|endoftext|>b", allowed_special={"<|endoftext|>"}) == allowed
+    assert small_tok.encode("a<|endoftext|>b", allowed_special={"<|endoftext|>"}, fast=False) == allowed
+    # The default: plain text, as encode_ordinary (and tokenprism's Tokenizer protocol) has it.
+    assert small_tok.encode("a<|endoftext|>b") == small_tok.encode_ordinary("a<|endoftext|>b")
+    assert eot not in small_tok.encode("a<|endoftext|>b")
     assert eot not in small_tok.encode_ordinary("a<|endoftext|>b")
     assert small_tok.decode(small_tok.encode_ordinary("<|endoftext|>")) == "<|endoftext|>"
     assert small_tok.n_vocab == eot + 1 == 256 + len(small_tok.merges) + 1  # the pairs ran out before 400
@@ -114,8 +120,8 @@ def test_encode_iterable_equals_encode_for_any_chunking(monkeypatch_stream, text
     tok = monkeypatch_stream[which]
     points = sorted({min(c, len(text)) for c in cuts})
     pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
-    assert list(tok.encode_iterable(pieces)) == tok.encode(text)
-    assert list(tok.encode_iterable(pieces, ordinary=True)) == tok.encode_ordinary(text)
+    assert list(tok.encode_iterable(pieces, allowed_special="all")) == tok.encode(text, allowed_special="all")
+    assert list(tok.encode_iterable(pieces)) == tok.encode_ordinary(text)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +148,7 @@ def test_encode_iterable_streams(cs336, gpt2_ownbpe):
 
 def test_encode_iterable_file_lines_match(cs336, gpt2_ownbpe, gpt2_tiktoken):
     with open(cs336 / "tinystories_sample.txt", encoding="utf-8", newline="") as f:
-        ids = list(gpt2_ownbpe.encode_iterable(f))
+        ids = list(gpt2_ownbpe.encode_iterable(f, allowed_special="all"))
     text = (cs336 / "tinystories_sample.txt").read_text(encoding="utf-8")
     assert ids == gpt2_tiktoken.encode(text, allowed_special="all")
 
@@ -206,7 +212,7 @@ def test_save_load_ranked(tmp_path):
     assert "\nrule ranked\n" in text and "256 <e280>" in text and "merges" not in text
     loaded = Tokenizer.load(path)
     assert loaded.rule == "ranked" and loaded.vocab == tok.vocab and loaded.n_vocab == 301
-    assert loaded.encode("ab\u2019<|endoftext|>") == tok.encode("ab\u2019<|endoftext|>")
+    assert loaded.encode("ab\u2019<|endoftext|>", allowed_special="all") == tok.encode("ab\u2019<|endoftext|>", allowed_special="all")
 
 
 def _corrupt(tmp_path, small_tok, edit):
@@ -260,14 +266,16 @@ def test_load_rejects_merges_with_unknown_tokens(tmp_path, small_tok):
 def test_explain_ends_in_the_encoded_ids(gpt2_ownbpe, encodings, text):
     tokenizers = [gpt2_ownbpe, encodings["o200k_base"][1], encodings["cl100k_base"][1]]
     for tok in tokenizers:
-        pieces = tok.explain(text)
-        assert [i for p in pieces for i in p.ids] == tok.encode(text)
+        pieces = tok.explain(text, allowed_special="all")
+        assert [i for p in pieces for i in p.ids] == tok.encode(text, allowed_special="all")
         assert "".join(p.text for p in pieces) == text
         for p in pieces:
             assert b"".join(p.tokens) == p.text.encode()
             assert all(s.result == s.left + s.right and tok.vocab[s.result_id] == s.result for s in p.steps)
-        ordinary = tok.explain(text, ordinary=True)
+        ordinary = tok.explain(text)
         assert [i for p in ordinary for i in p.ids] == tok.encode_ordinary(text)
+        assert tok.explain(text, ordinary=True) == ordinary  # the older keyword
+        assert tok.explain(text, ordinary=False) == pieces
 
 
 def test_explain_shows_ranks_in_order(gpt2_ownbpe):
@@ -282,7 +290,7 @@ def test_explain_shows_ranks_in_order(gpt2_ownbpe):
 
 def test_explain_marks_direct_lookups(encodings):
     _, tok = encodings["o200k_base"]
-    pieces = tok.explain("2024<|endoftext|>")
+    pieces = tok.explain("2024<|endoftext|>", allowed_special="all")
     assert pieces[-1].special and pieces[-1].ids == (199999,)
     assert any(p.direct for p in pieces[:-1])
     assert "(special token)" in format_explanation(pieces)
@@ -294,24 +302,30 @@ def test_random_texts_explain_consistently(small_tok):
     for _ in range(50):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         assert [i for p in small_tok.explain(text) for i in p.ids] == small_tok.encode(text)
+        allowed = small_tok.explain(text, allowed_special="all")
+        assert [i for p in allowed for i in p.ids] == small_tok.encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("rule", ["ranked", "pairs"])
 def test_new_seen_again_and_warm_text_encode_alike(cs336, gpt2_ranks, gpt2_tiktoken, rule):
-    """First sight (pre-tokens only), second sight (fills the chunk cache) and warm: same ids."""
+    """First sight and second sight of a long text (pre-tokens only), and of short ones (chunks)."""
     if rule == "ranked":
         tok = ownbpe.Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, {"<|endoftext|>": 50256})
     else:
         tok = ownbpe.Tokenizer.from_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt")
     text = (cs336 / "corpus.en").read_text(encoding="utf-8")[:50_000] + " naïve café ☕ end  "
     expected = gpt2_tiktoken.encode_ordinary(text)
-    assert tok._looks_new(text)
+    fast = tok._fast
     assert tok.encode_ordinary(text) == expected
-    assert not tok._chunk_cache and tok._piece_cache  # first sight caches pre-tokens only
-    assert not tok._looks_new(text)  # its pre-tokens are known: seen again
+    # A long text fills the piece cache only: a second pass is the first minus the merging.
+    assert not fast._chunk_cache and fast._piece_cache
     assert tok.encode_ordinary(text) == expected
-    assert tok._chunk_cache
-    assert tok.encode_ordinary(text) == expected
+    assert not fast._chunk_cache
+    # Short texts are cut into chunks, which are cached.
+    lines = text.split("\n")
+    assert [tok.encode_ordinary(line) for line in lines] == [gpt2_tiktoken.encode_ordinary(line) for line in lines]
+    assert fast._chunk_cache
+    assert [tok.encode_ordinary(line) for line in lines] == [gpt2_tiktoken.encode_ordinary(line) for line in lines]
     # A small cache budget empties the caches on the way and changes nothing.
     small = ownbpe.Tokenizer.from_tiktoken(gpt2_ranks, ownbpe.GPT2_PATTERN, cache_bytes=20_000)
     assert [small.encode_ordinary(text) for _ in range(3)] == [expected] * 3
@@ -324,4 +338,4 @@ def test_long_new_text_with_lone_surrogates_and_no_cache(encodings):
     expected = enc.encode(text, allowed_special="all")
     for cache_bytes in (32 << 20, 0):
         tok = ownbpe.Tokenizer.from_tiktoken(ranks, ownbpe.O200K_PATTERN, O200K_SPECIALS, cache_bytes=cache_bytes)
-        assert [tok.encode(text) for _ in range(3)] == [expected] * 3
+        assert [tok.encode(text, allowed_special="all") for _ in range(3)] == [expected] * 3
