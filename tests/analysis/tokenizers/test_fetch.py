@@ -8,6 +8,7 @@ temporary folder and used only as oracles here.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -143,7 +144,13 @@ def test_fetched_tokenizers_obey_the_interface(env_data_dir, name):
 
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
     dist = tmp_path / "dist"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
+    # Built from a copy of the sources: setuptools writes build/ and *.egg-info beside the sources,
+    # and reuses a build/ left there, so a module moved since an earlier build would come back
+    # from it (and the checkout would be written into).
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache", ".pytest_cache", ".hypothesis"))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     wheels = list(dist.glob("tokenprism-*.whl"))
