@@ -1,0 +1,106 @@
+"""Assembling a prompt token by token: the format's markers as special ids, every text as text.
+
+Unlike the family modules, which know where each marker goes, this module knows nothing about
+any format: `Prompt` collects ids and labels each one "format" or "content", and turns them into
+a `Rendered`. Content is always encoded as plain text, so a user who types "<|eot_id|>" gets the
+characters, never the marker; only `special` emits a special id, and only for a name the
+tokenizer defines.
+
+Two ways to add text, because references differ in what they encode at once:
+
+- `format_text` / `content_text` encode one piece on its own, as reference encoders that call
+  the tokenizer per piece do (llama-models, harmony, mistral-common);
+- `run` encodes several pieces as one string and labels each token by the piece its first byte
+  falls in, as a template that is rendered to one string and encoded whole does (Qwen,
+  DeepSeek): a token may then straddle a format/content seam, and it is counted with the piece
+  it starts in.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Literal
+
+from ...errors import BadInput
+from ...tokenizers import Tokenizer
+from ...tokenizers.base import clean_text
+from .base import Exactness, Rendered, Span
+
+Kind = Literal["format", "content"]
+
+
+class Prompt:
+    """A prompt under construction for one tokenizer and one format family.
+
+    >>> from analysis.tokenizers import load_tokenizer
+    >>> p = Prompt(load_tokenizer("o200k_harmony"), "harmony")
+    >>> p.special("<|start|>"); p.format_text("user"); p.special("<|message|>"); p.content_text("<|end|>")
+    >>> r = p.rendered("exact", "example"); (r.format_tokens, r.content_tokens)
+    (3, 5)
+    """
+
+    def __init__(self, tokenizer: Tokenizer, family: str) -> None:
+        self.tokenizer, self.family = tokenizer, family
+        self._specials = tokenizer.special_tokens
+        self.ids: list[int] = []
+        self.kinds: list[Kind] = []
+
+    def special(self, token: str) -> None:
+        """Append the format marker `token` as its special id."""
+        self.ids.append(self.special_id(token))
+        self.kinds.append("format")
+
+    def special_id(self, token: str) -> int:
+        try:
+            return self._specials[token]
+        except KeyError:
+            raise BadInput(
+                f"the {self.family} chat format needs the special token {token!r}, which tokenizer "
+                f"{self.tokenizer.name!r} does not define: use this family's own tokenizer"
+            ) from None
+
+    def format_text(self, text: str) -> None:
+        self._add(self.tokenizer.encode(text) if text else [], "format")
+
+    def content_text(self, text: str) -> None:
+        self._add(self.tokenizer.encode(text) if text else [], "content")
+
+    def run(self, pieces: Sequence[tuple[str, Kind]]) -> None:
+        """Encode the pieces' texts joined, as one string; label tokens by the piece they start in."""
+        text = "".join(t for t, _ in pieces)
+        if not text:
+            return
+        ids = self.tokenizer.encode(text)
+        if all(kind == pieces[0][1] for _, kind in pieces):
+            self._add(ids, pieces[0][1])
+            return
+        starts = [0, *accumulate(len(self.tokenizer.token_bytes(i)) for i in ids)][:-1]
+        total = starts[-1] + len(self.tokenizer.token_bytes(ids[-1])) if ids else 0
+        ends = list(accumulate(len(clean_text(t).encode("utf-8")) for t, _ in pieces))
+        if ends[-1] != total:
+            # The encoder normalised the text (Qwen's NFC): measure the pieces the same way.
+            ends = list(accumulate(len(unicodedata.normalize("NFC", clean_text(t)).encode("utf-8")) for t, _ in pieces))
+        kinds = [kind for _, kind in pieces]
+        piece = 0
+        for tid, start in zip(ids, starts):
+            while piece < len(ends) - 1 and start >= ends[piece]:
+                piece += 1
+            self.ids.append(tid)
+            self.kinds.append(kinds[piece])
+
+    def _add(self, ids: list[int], kind: Kind) -> None:
+        self.ids.extend(ids)
+        self.kinds.extend([kind] * len(ids))
+
+    def rendered(self, exactness: Exactness, reason: str) -> Rendered:
+        spans: list[Span] = []
+        start = 0
+        for i in range(1, len(self.kinds) + 1):
+            if i == len(self.kinds) or self.kinds[i] != self.kinds[start]:
+                spans.append(Span(start, i, self.kinds[start]))
+                start = i
+        content = self.kinds.count("content")
+        return Rendered(content_tokens=content, format_tokens=len(self.ids) - content, exactness=exactness,
+                        reason=reason, ids=tuple(self.ids), spans=tuple(spans))
