@@ -193,24 +193,43 @@ def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None
 
 
 # -- fetched vocabularies ------------------------------------------------------------------------
+def _reserved(kind: str, numbers: range) -> list[str]:
+    return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
+
+
+def llama_pattern_and_specials(name: str, n_ranks: int) -> tuple[str, dict[str, int]]:
+    """The split pattern and special tokens of "llama3" or "llama4", after `n_ranks` ranks.
+
+    The names and their order are llama-models' (0.3.0, `llama3/tokenizer.py` and
+    `llama4/tokenizer.py`); the chat-format tests check them against that package.
+    """
+    if name == "llama3":
+        named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+                 "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>",
+                 "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "<|image|>"]
+        names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
+        pattern = LLAMA3_PATTERN
+    else:  # llama4: 2048 special ids, named tokens first, then the rest reserved
+        names = (["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+                  "<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>"]
+                 + _reserved("text_post_train", range(6)) + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"]
+                 + _reserved("text_post_train", range(8, 69))
+                 + ["<|image_start|>", "<|image_end|>", *_reserved("vision", range(2)), "<|tile_x_separator|>",
+                    "<|tile_y_separator|>", *_reserved("vision", range(2, 6)), "<|image|>", *_reserved("vision", range(6, 7)),
+                    "<|patch|>"] + _reserved("vision", range(7, 1048))
+                 + _reserved("reasoning", range(8)) + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"])
+        names += [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(names))]
+        pattern = O200K_PATTERN
+    return pattern, {s: n_ranks + i for i, s in enumerate(names)}
+
+
 def _build_fetched(name: str):
     spec = fetch.FETCHABLE[name]
     path = fetch.verified_path(name)  # raises with the fetch command when absent or corrupt
     source = Source(spec.package, spec.member, spec.licence, spec.version)
     if spec.kind == "tiktoken":
         ranks = read_tiktoken_ranks(path)
-        if name == "llama3":
-            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-                     "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>",
-                     "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "<|image|>"]
-            specials_list = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
-            pattern = LLAMA3_PATTERN
-        else:  # llama4: 2048 special ids after the ranks; only the first five are named here
-            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
-            specials_list = named + [f"<|llama4_special_{len(ranks) + i}|>" for i in range(len(named), 2048)]
-            pattern = O200K_PATTERN
-        specials = {s: len(ranks) + i for i, s in enumerate(specials_list)}
-        return _tiktoken(name, ranks, pattern, specials, source)
+        return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
     if spec.kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
         specials = {f"<SPECIAL_{i}>": i for i in range(n_special)}
