@@ -197,6 +197,13 @@ def _reserved(kind: str, numbers: range) -> list[str]:
     return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
 
 
+# The first special ids of a tekken file that lists none (tekken_240911.json), as mistral-common
+# 1.13.1 names them (`Tekkenizer.DEPRECATED_SPECIAL_TOKENS`); the rest are <SPECIAL_i>.
+TEKKEN_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+                   "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+                   "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]")
+
+
 def llama_pattern_and_specials(name: str, n_ranks: int) -> tuple[str, dict[str, int]]:
     """The split pattern and special tokens of "llama3" or "llama4", after `n_ranks` ranks.
 
@@ -226,23 +233,32 @@ def llama_pattern_and_specials(name: str, n_ranks: int) -> tuple[str, dict[str, 
 def _build_fetched(name: str):
     spec = fetch.FETCHABLE[name]
     path = fetch.verified_path(name)  # raises with the fetch command when absent or corrupt
-    source = Source(spec.package, spec.member, spec.licence, spec.version)
-    if spec.kind == "tiktoken":
+    return build_from_file(name, spec.kind, path, Source(spec.package, spec.member, spec.licence, spec.version))
+
+
+def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokenizer:
+    """The tokenizer `name` of the fetched catalogue, from its vocabulary file at `path`.
+
+    The fetched names' builder, given the file: tests build the same adapters from the copies
+    their reference packages ship, without a fetch.
+    """
+    if kind == "tiktoken":
         ranks = read_tiktoken_ranks(path)
         return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
-    if spec.kind == "tekken":
+    if kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
-        specials = {f"<SPECIAL_{i}>": i for i in range(n_special)}
+        named = TEKKEN_SPECIALS if n_special >= len(TEKKEN_SPECIALS) else ()
+        specials = {named[i] if i < len(named) else f"<SPECIAL_{i}>": i for i in range(n_special)}
         return _tiktoken(name, ranks, pattern, specials, source)
-    if spec.kind == "hf":
+    if kind == "hf":
         from .hf_adapter import HFTokenizerAdapter
 
         return HFTokenizerAdapter(name, path, source=source, safe_newline_cuts=True)
-    if spec.kind == "sentencepiece":
+    if kind == "sentencepiece":
         from .sentencepiece_adapter import SentencePieceTokenizer
 
         return SentencePieceTokenizer(name, path, source=source)
-    raise AssertionError(f"unhandled fetch kind {spec.kind}")  # a catalogue bug, not user input
+    raise AssertionError(f"unhandled fetch kind {kind}")  # a catalogue bug, not user input
 
 
 def _ownbpe_builtin():

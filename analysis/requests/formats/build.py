@@ -77,11 +77,18 @@ class Prompt:
             self._add(ids, pieces[0][1])
             return
         starts = [0, *accumulate(len(self.tokenizer.token_bytes(i)) for i in ids)][:-1]
-        total = starts[-1] + len(self.tokenizer.token_bytes(ids[-1])) if ids else 0
+        total = starts[-1] + len(self.tokenizer.token_bytes(ids[-1]))
         ends = list(accumulate(len(clean_text(t).encode("utf-8")) for t, _ in pieces))
         if ends[-1] != total:
             # The encoder normalised the text (Qwen's NFC): measure the pieces the same way.
-            ends = list(accumulate(len(unicodedata.normalize("NFC", clean_text(t)).encode("utf-8")) for t, _ in pieces))
+            nfc = list(accumulate(len(unicodedata.normalize("NFC", clean_text(t)).encode("utf-8")) for t, _ in pieces))
+            ends = nfc if nfc[-1] == total else ends
+        if ends[-1] != total:
+            # SentencePiece's dummy prefix (one leading space) or other changes: the extra bytes go
+            # to the first piece, and any remaining difference is spread in proportion.
+            shift = max(0, total - ends[-1]) if ends[-1] < total else 0
+            scale = (total - shift) / ends[-1] if ends[-1] else 1.0
+            ends = [round(e * scale) + shift for e in ends]
         kinds = [kind for _, kind in pieces]
         piece = 0
         for tid, start in zip(ids, starts):

@@ -50,10 +50,10 @@ _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant"
 def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
     """The Llama 3 prompt of `request`.
 
-    >>> from analysis.tokenizers import load_tokenizer, is_available
-    >>> r = render(Request.from_text("hi"), load_tokenizer("llama3")) if is_available("llama3") else None
-    >>> r is None or (r.content_tokens, r.format_tokens)
-    True
+    >>> from analysis.tokenizers import load_tokenizer
+    >>> render(Request.from_text("hi"), load_tokenizer("o200k_base"))
+    Traceback (most recent call last):
+    analysis.errors.BadInput: the llama3 chat format needs the special token '<|begin_of_text|>', which tokenizer 'o200k_base' does not define: use this family's own tokenizer
     """
     return render_headers(request, tokenizer, LLAMA3, add_generation_prompt=add_generation_prompt)
 
