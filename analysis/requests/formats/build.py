@@ -19,16 +19,37 @@ Two ways to add text, because references differ in what they encode at once:
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from ...errors import BadInput
 from ...tokenizers import Tokenizer
 from ...tokenizers.base import clean_text
+from ..request import ToolCall
 from .base import Exactness, Rendered, Span
 
 Kind = Literal["format", "content"]
+T = TypeVar("T")
+
+
+def for_tokenizer(table: Mapping[str, T], tokenizer: Tokenizer, family: str, what: str) -> T:
+    """`table[tokenizer.name]`: which of a family's variants (version, template) a tokenizer is read with."""
+    try:
+        return table[tokenizer.name]
+    except KeyError:
+        raise BadInput(f"the {family} chat format has no {what} for tokenizer {tokenizer.name!r}: "
+                       f"use one of {', '.join(table)}") from None
+
+
+def call_arguments(call: ToolCall, family: str) -> Any:
+    """A tool call's JSON arguments, parsed (templates and encoders write them as JSON objects)."""
+    try:
+        return json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError as e:
+        raise BadInput(f"the arguments of the call to {call.name!r} are not JSON ({e.msg} at character {e.pos}): "
+                       f"the {family} format writes them as a JSON object") from None
 
 
 class Prompt:
@@ -46,9 +67,22 @@ class Prompt:
         self._specials = tokenizer.special_tokens
         self.ids: list[int] = []
         self.kinds: list[Kind] = []
+        self._pending: list[tuple[str, Kind]] = []
+        self.template = ""  # which of a family's templates is being rendered, where it has several
+
+    def text(self, text: str, kind: Kind) -> None:
+        """Queue text; queued texts are encoded as one string at the next marker (see `run`)."""
+        if text:
+            self._pending.append((text, kind))
+
+    def flush(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, []
+            self.run(pending)
 
     def special(self, token: str) -> None:
         """Append the format marker `token` as its special id."""
+        self.flush()
         self.ids.append(self.special_id(token))
         self.kinds.append("format")
 
@@ -62,9 +96,11 @@ class Prompt:
             ) from None
 
     def format_text(self, text: str) -> None:
+        self.flush()
         self._add(self.tokenizer.encode(text) if text else [], "format")
 
     def content_text(self, text: str) -> None:
+        self.flush()
         self._add(self.tokenizer.encode(text) if text else [], "content")
 
     def run(self, pieces: Sequence[tuple[str, Kind]]) -> None:
@@ -102,6 +138,7 @@ class Prompt:
         self.kinds.extend([kind] * len(ids))
 
     def rendered(self, exactness: Exactness, reason: str) -> Rendered:
+        self.flush()
         spans: list[Span] = []
         start = 0
         for i in range(1, len(self.kinds) + 1):

@@ -25,7 +25,7 @@ from ...errors import BadInput
 from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolResult
 from .base import Rendered
-from .build import Prompt
+from .build import Prompt, call_arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +107,6 @@ def _message(p: Prompt, markers: Markers, m: Message) -> None:
     for call in calls:
         # One encode call for the whole JSON, as llama-models makes; the arguments are content.
         p.run([(f'{{"type": "function", "name": {json.dumps(call.name)}, "parameters": ', "format"),
-               (json.dumps(_arguments(call)), "content"), ("}", "format")])
+               (json.dumps(call_arguments(call, markers.family)), "content"), ("}", "format")])
     eom = markers.eom_after_tool_calls and (bool(calls) or m.role == "tool")
     p.special(markers.end_of_message if eom else markers.end_of_turn)
-
-
-def _arguments(call: ToolCall) -> object:
-    try:
-        return json.loads(call.arguments) if call.arguments.strip() else {}
-    except json.JSONDecodeError as e:
-        raise BadInput(f"the arguments of the call to {call.name!r} are not JSON ({e.msg} at character {e.pos}): "
-                       "Llama's format writes them as a JSON object") from None

@@ -34,7 +34,7 @@ from ...errors import BadInput
 from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolResult
 from .base import Rendered
-from .build import Prompt
+from .build import Prompt, for_tokenizer
 
 Version = Literal["v1", "v2", "v3"]
 
@@ -49,12 +49,7 @@ _AFTER = {"system": {"user", "assistant", "system"}, "user": {"assistant", "syst
 
 def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
     """The Mistral prompt of `request`, in the instruct version of `tokenizer` (see `VERSIONS`)."""
-    try:
-        version = VERSIONS[tokenizer.name]
-    except KeyError:
-        raise BadInput(f"the mistral chat format has no instruct version for tokenizer {tokenizer.name!r}: "
-                       f"use one of {', '.join(VERSIONS)}") from None
-    return render_version(request, tokenizer, version)
+    return render_version(request, tokenizer, for_tokenizer(VERSIONS, tokenizer, "mistral", "instruct version"))
 
 
 @dataclass
