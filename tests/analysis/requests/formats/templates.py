@@ -48,7 +48,7 @@ def environment() -> ImmutableSandboxedEnvironment:
     return env
 
 
-def template_messages(request: Request, *, hide) -> list[dict]:
+def template_messages(request: Request, *, hide, string_arguments=False) -> list[dict]:
     """The request as the messages list transformers passes a template (texts through `hide`)."""
     out = [{"role": "system", "content": hide(request.system)}] if request.system is not None else []
     for m in request.messages:
@@ -58,15 +58,16 @@ def template_messages(request: Request, *, hide) -> list[dict]:
         msg = {"role": role, "content": hide(text) if role != "assistant" else hide(text, assistant=True)}
         calls = [p for p in m.parts if isinstance(p, ToolCall)]
         if calls:
-            msg["tool_calls"] = [{"type": "function", "function": {"name": hide(c.name),
-                                                                   "arguments": _hide_all(json.loads(c.arguments or "{}"), hide)}}
-                                 for c in calls]
+            msg["tool_calls"] = [{"type": "function", "function": {"name": hide(c.name), "arguments": (
+                hide(c.arguments) if string_arguments else _hide_all(json.loads(c.arguments or "{}"), hide))}} for c in calls]
+            if string_arguments and not text:
+                msg["content"] = None
         out.append(msg)
     return out
 
 
 def render_reference(cfg: dict, request: Request, tokenizer, *, markers, add_generation_prompt=True,
-                     keep_in_assistant=(), **extra) -> list[int]:
+                     keep_in_assistant=(), string_arguments=False, **extra) -> list[int]:
     """Ids of the template's rendering, where `markers` are the strings the tokenizer makes one id."""
     markers = sorted(markers, key=len, reverse=True)
     swap = {m: chr(0xE000 + i) for i, m in enumerate(markers)}
@@ -82,11 +83,11 @@ def render_reference(cfg: dict, request: Request, tokenizer, *, markers, add_gen
     if request.tools:
         kwargs["tools"] = [_hide_all(tool_json(t), hide) for t in request.tools]
     text = environment().from_string(cfg["chat_template"]).render(
-        messages=template_messages(request, hide=hide), add_generation_prompt=add_generation_prompt, **kwargs)
+        messages=template_messages(request, hide=hide, string_arguments=string_arguments), add_generation_prompt=add_generation_prompt, **kwargs)
     ids: list[int] = []
     for piece in re.split("(" + "|".join(map(re.escape, markers)) + ")", text):
         if piece in markers:
-            ids.append(tokenizer.special_tokens[piece])
+            ids.append(tokenizer.special_tokens[piece] if piece in tokenizer.special_tokens else _one(tokenizer.encode(piece)))
         elif piece:
             ids.extend(tokenizer.encode("".join(back.get(ch, ch) for ch in piece)))
     return ids
@@ -101,6 +102,11 @@ def _hide_all(value, hide):
     if isinstance(value, list):
         return [_hide_all(v, hide) for v in value]
     return value
+
+
+def _one(ids):
+    assert len(ids) == 1, ids
+    return ids[0]
 
 
 def _token(value):
