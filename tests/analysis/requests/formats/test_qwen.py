@@ -16,7 +16,8 @@ from analysis.tokenizers.registry import QWEN3_ADDED
 from .strategies import TEXTS, requests
 from .templates import config, render_reference
 
-MODELS = {"qwen2.5": "qwen-2.5", "qwen3": "qwen-3"}
+MODELS = {"qwen2.5": "qwen-2.5", "qwen3": "qwen-3", "qwen3.6": "qwen-3.6"}
+TOKENIZERS = {"qwen2.5": "qwen2.5", "qwen3": "qwen2.5", "qwen3.6": "qwen3.6"}
 # Strings the Qwen3 template reads inside messages: keep them out of random texts (see below).
 _READ_BY_TEMPLATE = ("<tool_response>", "</tool_response>", "<think>", "</think>")
 
@@ -37,12 +38,18 @@ def markers(template_name, tok):
 
 def check(template, tok, request, **kw):
     name, cfg = template
+    tok = load_tokenizer(TOKENIZERS[name])
     if request.system is None and not request.messages:  # the template reads messages[0]
         with pytest.raises(BadInput, match="at least one message"):
             qwen.render_template(request, tok, name, **kw)
         return None
+    try:
+        expected = render_reference(cfg, request, tok, markers=markers(name, tok), keep_in_assistant=("<think>", "</think>"), **kw)
+    except Exception as e:  # noqa: BLE001 - a template's raise_exception (Qwen3.6 refuses some shapes)
+        with pytest.raises(BadInput):
+            qwen.render_template(request, tok, name, **kw)
+        return repr(e)
     got = qwen.render_template(request, tok, name, **kw)
-    expected = render_reference(cfg, request, tok, markers=markers(name, tok), keep_in_assistant=("<think>", "</think>"), **kw)
     assert list(got.ids) == expected
     assert got.exactness == "exact" and "chat template" in got.reason and got.input_tokens == len(got.ids)
     return got
@@ -51,6 +58,9 @@ def check(template, tok, request, **kw):
 def test_registry_names_the_added_tokens_as_the_models_do(tok):
     added = {int(k): v["content"] for k, v in config("qwen-3")["added_tokens_decoder"].items()}
     assert {tok.special_tokens[s]: s for s in ("<|endoftext|>", "<|im_start|>", "<|im_end|>", *QWEN3_ADDED)} == added
+    tok36 = load_tokenizer("qwen3.6")
+    added36 = {int(k): v["content"] for k, v in config("qwen-3.6")["added_tokens_decoder"].items()}
+    assert {tok36.special_tokens[s]: s for s in added36.values()} == added36
 
 
 WEATHER = ToolDef("get_weather", "Weather now.", {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
@@ -67,9 +77,11 @@ def test_known_conversation(template, tok):
         Message("developer", (TextPart("Answer in French."),)),
         Message("user", (TextPart(""),)),
     ), tools=(WEATHER, ToolDef("now")))
+    if template[0] == "qwen3.6":  # it refuses a system message after the first: move it
+        req = Request(system=req.system, messages=req.messages[:-2] + req.messages[-1:], tools=req.tools)
     got = check(template, tok, req)
     # Only the format's own markers are ids; the typed ones stay text.
-    assert got.ids.count(tok.special_tokens["<|im_start|>"]) == 8
+    assert got.ids.count(load_tokenizer(TOKENIZERS[template[0]]).special_tokens["<|im_start|>"]) == 8 - (template[0] == "qwen3.6")
 
 
 def test_default_system_prompt_only_in_qwen25(tok):
@@ -107,5 +119,12 @@ def test_random_conversations(template, tok, system, turns, tools, gen):
 
 @given(requests(roles=("system", "user", "assistant")))
 def test_random_texts_with_markers(template, tok, request):
-    # All marker strings in user and system texts, think tags in assistant texts included.
+    # Every marker string in user and system texts. Qwen3's templates read <think> and </think>
+    # in an assistant's text (the reasoning block; the known conversation covers it): random
+    # assistant texts leave them out, since a stray tag left in an answer is text for us and a
+    # tag for the template's tokenizer (see docs/chat-formats.md).
+    if template[0] != "qwen2.5":
+        request = Request(system=request.system, messages=tuple(
+            Message(m.role, (TextPart(m.text.replace("<think>", "").replace("</think>", "")),)) if m.role == "assistant" else m
+            for m in request.messages))
     check(template, tok, request)
