@@ -109,7 +109,7 @@ class Prompt:
         if not text:
             return
         ids = self.tokenizer.encode(text)
-        if all(kind == pieces[0][1] for _, kind in pieces):
+        if not ids or all(kind == pieces[0][1] for _, kind in pieces):
             self._add(ids, pieces[0][1])
             return
         starts = [0, *accumulate(len(self.tokenizer.token_bytes(i)) for i in ids)][:-1]
@@ -119,12 +119,10 @@ class Prompt:
             # The encoder normalised the text (Qwen's NFC): measure the pieces the same way.
             nfc = list(accumulate(len(unicodedata.normalize("NFC", clean_text(t)).encode("utf-8")) for t, _ in pieces))
             ends = nfc if nfc[-1] == total else ends
-        if ends[-1] != total:
-            # SentencePiece's dummy prefix (one leading space) or other changes: the extra bytes go
-            # to the first piece, and any remaining difference is spread in proportion.
-            shift = max(0, total - ends[-1]) if ends[-1] < total else 0
-            scale = (total - shift) / ends[-1] if ends[-1] else 1.0
-            ends = [round(e * scale) + shift for e in ends]
+        if ends[-1] < total:  # SentencePiece's dummy prefix: the extra leading bytes go to the first piece
+            ends = [e + total - ends[-1] for e in ends]
+        elif ends[-1] > total:  # the encoder dropped text: place the seams in proportion
+            ends = [round(e * total / ends[-1]) for e in ends]
         kinds = [kind for _, kind in pieces]
         piece = 0
         for tid, start in zip(ids, starts):
