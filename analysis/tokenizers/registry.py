@@ -20,7 +20,7 @@ from typing import Any, Callable
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 from ..errors import BadInput, UnknownName
-from . import cuts, fetch
+from . import cuts, fetch, hf_cache
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
@@ -339,7 +339,7 @@ def _unknown(name: str) -> UnknownName:
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     return UnknownName("tokenizer", name, CATALOGUE, message=(
         f"unknown tokenizer {name!r}.{hint} Valid names: {', '.join(CATALOGUE)}; "
-        "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, ownbpe:PATH"
+        "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, hf:org/name (from the local Hugging Face cache), ownbpe:PATH"
     ))
 
 
@@ -359,8 +359,16 @@ def _load_spec(spec: str) -> Tokenizer:
     if family not in ("hf", "ownbpe"):
         raise _unknown_family(family, spec)
     path = Path(arg).expanduser()
+    if family == "hf" and not path.exists() and hf_cache.is_repo_id(arg):
+        from .hf_adapter import HFTokenizerAdapter
+
+        # org/name: a model already in the local Hugging Face cache (never downloaded here)
+        found, repo, commit = hf_cache.find_tokenizer_json(arg)
+        return HFTokenizerAdapter(f"hf:{arg}", found, source=Source(
+            "huggingface-cache", f"{repo}/{hf_cache.FILENAME}", f"see the model card of {repo}", commit[:12]))
     if not path.exists():
-        raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r})")
+        hint = " or hf:org/name for a model in the local Hugging Face cache" if family == "hf" else ""
+        raise VocabularyError(f"{family}: no such file {str(path)!r} (spec {spec!r}); give an existing file{hint}")
     target = path / "tokenizer.json" if family == "hf" and path.is_dir() else path
     if not target.is_file():  # a FIFO or /dev/zero would block or never end
         raise VocabularyError(f"{family}: {str(target)!r} is not a regular file (a folder, FIFO or device): give the "

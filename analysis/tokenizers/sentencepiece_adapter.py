@@ -1,10 +1,20 @@
-"""Adapter for SentencePiece ``.model`` files (Mistral v1/v3), through the `sentencepiece` library.
+"""Adapter for SentencePiece ``.model`` files (Mistral v1/v3, Gemma 3), through the `sentencepiece` library.
 
 Unlike the byte-level adapters, SentencePiece works on characters: it replaces spaces with
-U+2581 and adds one at the start of the text (the "dummy prefix"), so a token's bytes are its
-piece with U+2581 read as a space, or one raw byte for byte-fallback pieces (``<0xNN>``). Pieces
-take SentencePiece's own offsets; the dummy prefix belongs to the first token. Control symbols
-such as ``[INST]`` are never matched in text, so special-token strings count as plain text.
+U+2581, and Mistral's models also add one at the start of the text (the "dummy prefix"), so a
+token's bytes are its piece with U+2581 read as a space, or one raw byte for byte-fallback
+pieces (``<0xNN>``). Ids are SentencePiece's own, with no BOS/EOS added.
+
+Offsets: when the tokens' bytes are exactly the text's (Gemma 3: identity normalisation, no
+dummy prefix), pieces tile the text as for the byte-level adapters, and the bytes of a
+character split by byte fallback belong to the token holding its first byte. Otherwise (the
+dummy prefix, or a literal U+2581 in the text, which SentencePiece reads as a space) pieces take
+SentencePiece's own offsets, and the dummy prefix belongs to the first token.
+
+Special tokens: control symbols (``<s>``, ``<bos>``, ``<eos>``, ``<pad>``) are never matched in
+text, so their strings count as plain text; they are `special_tokens`. User-defined symbols
+(Gemma's ``<start_of_turn>``, ``<end_of_turn>``, runs of spaces, HTML tags) are matched in text
+by SentencePiece itself and by Google's `LocalTokenizer`, so here too: they are ordinary pieces.
 """
 
 from __future__ import annotations
@@ -13,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import BadInput
-from .base import Family, Piece, Source, clean_text
+from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
 
 
@@ -34,6 +44,8 @@ class SentencePieceTokenizer:
             self._sp.Load(str(path))
         except (OSError, RuntimeError) as e:
             raise VocabularyError(f"{path}: not a SentencePiece model ({e})") from None
+        # Gemma's 262,144 pieces take about 0.1 s to scan: once, on first use.
+        self._special: dict[str, int] | None = None
 
     @property
     def n_vocab(self) -> int:
@@ -57,7 +69,9 @@ class SentencePieceTokenizer:
     @property
     def special_tokens(self) -> dict[str, int]:
         """The control pieces (<s>, </s>, ...): in text they are counted as plain text."""
-        return {self._sp.IdToPiece(i): i for i in range(self.n_vocab) if self._sp.IsControl(i)}
+        if self._special is None:
+            self._special = {self._sp.IdToPiece(i): i for i in range(self.n_vocab) if self._sp.IsControl(i)}
+        return dict(self._special)
 
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < self.n_vocab:
@@ -76,8 +90,15 @@ class SentencePieceTokenizer:
                 raise BadInput(f"{self.name}: unknown token id {i}: valid ids are 0..{self.n_vocab - 1}")
         return self._sp.DecodeIds(list(ids))
 
+    def __repr__(self) -> str:
+        return f"SentencePieceTokenizer(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
+
     def pieces(self, text: str) -> list[Piece]:
         text = clean_text(text)
+        ids = self.encode(text)
+        parts = [self.token_bytes(i) for i in ids]
+        if b"".join(parts) == text.encode("utf-8"):
+            return byte_pieces(text, ids, parts)
         try:
             proto = self._sp.encode(text, return_type="proto")  # sentencepiece >= 0.2.1
         except (TypeError, ValueError):
