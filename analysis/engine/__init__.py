@@ -54,5 +54,5 @@ from .base import (
 )
 from .choose import open_engine as open_engine
 from .parts import measure_files as measure_files
-from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
+from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
                   price_corpus as price_corpus, price_logs as price_logs)

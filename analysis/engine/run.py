@@ -63,7 +63,7 @@ def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[st
     return chunk_sums(chunk, toks, by or [])  # sums without the rows (scripts only if grouped by)
 
 
-def _coalesced(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samples: int) -> Iterator[pd.DataFrame]:
+def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samples: int) -> Iterator[pd.DataFrame]:
     """Consecutive chunk frames joined into tasks of up to `chunk_samples` rows and about `chunk_chars` characters.
 
     A reader cuts short rows into frames of 4,096 (`read.CHUNK_SAMPLES`); each task then pays
@@ -164,7 +164,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     sums: list[pd.DataFrame] = []
     n_samples = n_bytes = 0
     try:
-        chunks = _checked(_coalesced(samples, chunk_chars, chunk_samples) if isinstance(samples, Chunks) else
+        chunks = _checked(coalesce_chunks(samples, chunk_chars, chunk_samples) if isinstance(samples, Chunks) else
                           iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples))
         with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
                   desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr, dynamic_ncols=True) as bar:
