@@ -22,7 +22,9 @@ bench in a few minutes:
 
 The raw passes run before and after the measuring runs (their mean is the reference; both are
 in the JSON, so a machine whose speed changed shows). `TOKENPRISM_BENCH_MEASURE_ONLY=folder`
-or `=jsonl` runs one input. The built-in corpora's in-process overhead (`analysis.measure`
+or `=jsonl` runs one input; `TOKENPRISM_BENCH_MEASURE_BREAKDOWN=1` adds the CPU of each part
+of a per-row run (reading, tokenizing, each metric, pickling, output, start-up), each timed on
+its own in one process, with tasks of 4,096 rows and of 65,536. The built-in corpora's in-process overhead (`analysis.measure`
 against `token_counts`) follows, as before. The engines at scale are in `bench_engine`.
 """
 
@@ -45,6 +47,7 @@ from analysis.atomic import atomic_write, write_bytes, write_text
 MB = float(os.environ.get("TOKENPRISM_BENCH_MEASURE_MB", "8"))
 ROWS = int(os.environ.get("TOKENPRISM_BENCH_MEASURE_ROWS", "200000"))
 ONLY = os.environ.get("TOKENPRISM_BENCH_MEASURE_ONLY", "")
+BREAKDOWN = os.environ.get("TOKENPRISM_BENCH_MEASURE_BREAKDOWN", "") == "1"
 TOKS = ("o200k_base", "cl100k_base")
 TARGET_CPU = 1.15
 TARGET_OVERHEAD = 0.15
@@ -213,12 +216,65 @@ def pipeline_vs_raw(out_dir: Path) -> dict:
             print(f"folder: {res['folder']['files']} files, {res['folder']['mb']:.1f} MB x {len(TOKS)} tokenizers",
                   flush=True)
             res["folder"].update(_input("folder", tmp / "folder", None, tmp, cores))
+            if BREAKDOWN:
+                res["folder"]["breakdown"] = {n: breakdown(tmp / "folder", None, tmp, n) for n in (4096, 1 << 16)}
         if ONLY in ("", "jsonl"):
             rows = short_rows(tmp / "rows.jsonl", ROWS, sources)
             res["jsonl"] = {"rows": ROWS, "mb": rows.stat().st_size / 1e6}
             print(f"jsonl: {ROWS:,} short rows, {res['jsonl']['mb']:.1f} MB", flush=True)
             res["jsonl"].update(_input("jsonl", rows, "text", tmp, cores))
+            if BREAKDOWN:
+                res["jsonl"]["breakdown"] = {n: breakdown(rows, "text", tmp, n) for n in (4096, 1 << 16)}
     return res
+
+
+# -- where the time goes ------------------------------------------------------------------------
+# One process does each part of a `measure --out` run on its own, timed with process_time: what
+# the run's tree spends on each, whichever process spends it. Start-up is a fresh interpreter
+# importing the package and loading the tokenizers (what a spawned worker pays, and the CLI).
+_BREAKDOWN = r"""
+import json, os, pickle, sys, time
+os.environ["TOKENPRISM_ENCODE_THREADS"] = "1"
+a = json.loads(sys.argv[1])
+t0 = time.process_time()
+from analysis.engine.base import worker_tokenizers
+from analysis.engine.read import iter_corpus_chunks
+from analysis.engine.run import coalesce_chunks
+from analysis.pipeline import COLUMNS, measure_chunk, partial_sums, text_stats, with_ratios
+imports = time.process_time() - t0
+t0 = time.process_time()
+toks = worker_tokenizers(a["toks"])
+load = time.process_time() - t0
+from analysis.corpora.sample import detect_script
+from analysis.engine.output import PartitionedParquet
+cpu = {"imports": imports, "tokenizer_load": load}
+def timed(key, fn):
+    t0 = time.process_time(); out = fn(); cpu[key] = cpu.get(key, 0.0) + time.process_time() - t0; return out
+chunks = timed("read_decode", lambda: list(iter_corpus_chunks([a["path"]], column=a["column"])))
+if a["task_rows"] > 4096:
+    chunks = timed("read_decode", lambda: list(coalesce_chunks(chunks, 4_000_000, a["task_rows"])))
+texts = [t for c in chunks for t in c["text"].tolist()]
+timed("tokenize", lambda: [tok.count_batch(c["text"].tolist()) for c in chunks for tok in toks])
+timed("metric_words_bytes", lambda: [text_stats(c["text"]) for c in chunks])
+timed("metric_scripts", lambda: [detect_script(t) for t in texts])
+results = [measure_chunk(c, toks) for c in chunks]
+timed("ipc_pickle", lambda: [pickle.loads(pickle.dumps(x)) for x in (*chunks, *results)])
+writer = PartitionedParquet(a["out"])
+timed("output", lambda: [writer.write(with_ratios(r)[list(COLUMNS)]) for r in results])
+writer.abort()
+timed("sums", lambda: [partial_sums(r, ["category", "tokenizer"]) for r in results])
+t0 = time.process_time(); [measure_chunk(c, toks) for c in chunks]; whole = time.process_time() - t0
+cpu["frames_other"] = max(0.0, whole - cpu["tokenize"] - cpu["metric_words_bytes"] - cpu["metric_scripts"])
+print(json.dumps(cpu))
+"""
+
+
+def breakdown(path: Path, column: str | None, tmp: Path, task_rows: int) -> dict:
+    """CPU seconds of each part of a per-row run (see `_BREAKDOWN`), with tasks of `task_rows` rows at most."""
+    arg = {"path": str(path), "column": column, "toks": list(TOKS), "out": str(tmp / f"breakdown-{task_rows}"),
+           "task_rows": task_rows}
+    r = _tree([sys.executable, "-c", _BREAKDOWN, json.dumps(arg)])
+    return json.loads(r["stdout"].strip().splitlines()[-1])
 
 
 # -- the built-in corpora in this process -------------------------------------------------------
