@@ -22,7 +22,7 @@ bench in a few minutes:
 
 The raw passes run before and after the measuring runs (their mean is the reference; both are
 in the JSON, so a machine whose speed changed shows). `TOKENPRISM_BENCH_MEASURE_ONLY=folder`
-or `=jsonl` runs one input; `TOKENPRISM_BENCH_MEASURE_BREAKDOWN=1` adds the CPU of each part
+or `=jsonl` runs one input; `TOKENPRISM_BENCH_MEASURE_BREAKDOWN=1` adds (and `_ONLY=breakdown` runs only) the CPU of each part
 of a per-row run (reading, tokenizing, each metric, pickling, output, start-up), each timed on
 its own in one process, with tasks of 4,096 rows and of 65,536. The built-in corpora's in-process overhead (`analysis.measure`
 against `token_counts`) follows, as before. The engines at scale are in `bench_engine`.
@@ -211,19 +211,21 @@ def pipeline_vs_raw(out_dir: Path) -> dict:
         res["flores"] = missing or "included"
         if missing:
             print(f"FLORES-200 left out: {missing}")
-        if ONLY in ("", "folder"):
+        if ONLY in ("", "folder", "breakdown"):
             res["folder"] = corpus_folder(tmp / "folder", MB, sources)
             print(f"folder: {res['folder']['files']} files, {res['folder']['mb']:.1f} MB x {len(TOKS)} tokenizers",
                   flush=True)
-            res["folder"].update(_input("folder", tmp / "folder", None, tmp, cores))
-            if BREAKDOWN:
+            if ONLY != "breakdown":
+                res["folder"].update(_input("folder", tmp / "folder", None, tmp, cores))
+            if BREAKDOWN or ONLY == "breakdown":
                 res["folder"]["breakdown"] = {n: breakdown(tmp / "folder", None, tmp, n) for n in (4096, 1 << 16)}
-        if ONLY in ("", "jsonl"):
+        if ONLY in ("", "jsonl", "breakdown"):
             rows = short_rows(tmp / "rows.jsonl", ROWS, sources)
             res["jsonl"] = {"rows": ROWS, "mb": rows.stat().st_size / 1e6}
             print(f"jsonl: {ROWS:,} short rows, {res['jsonl']['mb']:.1f} MB", flush=True)
-            res["jsonl"].update(_input("jsonl", rows, "text", tmp, cores))
-            if BREAKDOWN:
+            if ONLY != "breakdown":
+                res["jsonl"].update(_input("jsonl", rows, "text", tmp, cores))
+            if BREAKDOWN or ONLY == "breakdown":
                 res["jsonl"]["breakdown"] = {n: breakdown(rows, "text", tmp, n) for n in (4096, 1 << 16)}
     return res
 
@@ -274,7 +276,10 @@ def breakdown(path: Path, column: str | None, tmp: Path, task_rows: int) -> dict
     arg = {"path": str(path), "column": column, "toks": list(TOKS), "out": str(tmp / f"breakdown-{task_rows}"),
            "task_rows": task_rows}
     r = _tree([sys.executable, "-c", _BREAKDOWN, json.dumps(arg)])
-    return json.loads(r["stdout"].strip().splitlines()[-1])
+    cpu = json.loads(r["stdout"].strip().splitlines()[-1])
+    print(f"  breakdown, tasks of {task_rows:,} rows (CPU s): "
+          + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()), flush=True)
+    return cpu
 
 
 # -- the built-in corpora in this process -------------------------------------------------------
@@ -311,6 +316,9 @@ def builtin_overhead() -> dict:
 
 def main(out_dir: Path) -> dict:
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "pipeline_vs_raw": pipeline_vs_raw(out_dir)}
+    if ONLY:  # a part of the bench: its own file, beside the full run's
+        write_text(out_dir / f"measure-{ONLY}.json", json.dumps(results, indent=2) + "\n")
+        return results
     results["builtin"] = builtin_overhead()
     write_text(out_dir / "measure.json", json.dumps(results, indent=2) + "\n")
     return results
