@@ -8,9 +8,10 @@ aggregates are integer sums added up group by group, with ratios taken once at t
 Engines (`--engine` on the command line, `engine=` in Python):
 
 * ``inprocess``: this process, chunk after chunk. Small inputs always run here.
-* ``local`` (the default): a process pool over ``os.cpu_count()`` workers. Each worker loads
-  its tokenizers once (a per-process cache filled by the pool's initializer) and receives
-  chunks of samples, never a pickled adapter. A worker that dies is replaced and its chunks
+* ``local`` (the default): a process pool over ``os.cpu_count()`` workers. Each worker has
+  its tokenizers once (a per-process cache: inherited when the workers are forks of this
+  process, which loaded them first; filled by the pool's initializer when they are spawned)
+  and receives chunks of samples, never a pickled adapter. A worker that dies is replaced and its chunks
   are run again.
 * ``dask``: a Dask cluster (``scheduler="tcp://host:8786"``) or, with no address, a
   ``LocalCluster`` on this machine. Workers load tokenizers once through the same
@@ -54,5 +55,5 @@ from .base import (
 )
 from .choose import open_engine as open_engine
 from .parts import measure_files as measure_files
-from .run import (count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
+from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
                   price_corpus as price_corpus, price_logs as price_logs)

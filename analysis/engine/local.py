@@ -2,9 +2,17 @@
 
 Unlike the in-process engine (one process; pure-Python work such as word counts and ownbpe
 holds the GIL) and Dask (many machines, a scheduler in between), this engine is a
-`ProcessPoolExecutor` on this machine. Each worker loads its tokenizers once, by name, in its
+`ProcessPoolExecutor` on this machine. Each worker has its tokenizers once, by name, from its
 initializer, and then receives chunks of samples (never an adapter). Inputs too small to
-repay the start-up (about a second) are measured in this process.
+repay the start-up are measured in this process.
+
+Start-up: where the platform forks and this process runs no other Python thread, the workers
+are forks of this process, taken after it has loaded the tokenizers, so they inherit the
+imported modules and the loaded vocabularies and start in milliseconds. A spawned worker
+imports pandas and the package and loads every tokenizer itself: about 1.1 s of CPU per worker
+for o200k_base + cl100k_base, as much as tokenizing 3 MB (see docs/measuring.md). A process
+running other threads (a server, a Dask client) spawns, because a fork copies only
+the forking thread and any lock another thread held stays held in the child.
 
 Faults: a worker that dies (killed, out of memory) breaks the pool; the pool is started again
 and every chunk not yet returned is sent again, so the results are the same. Ctrl-C (or any
@@ -17,6 +25,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,6 +39,18 @@ from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, frame_chars, run_chu
 # workers (a second or so) would cost more than it saves.
 SMALL_INPUT_CHARS = 4_000_000
 MAX_RESTARTS = 3  # a chunk that kills every worker it meets is an error, not a loop
+
+
+def start_method() -> str:
+    """"fork" where the platform has it and this process runs no other Python thread, else "spawn".
+
+    tqdm's monitor thread does not count: any bar starts it (a disabled one too), and it only
+    sleeps and takes tqdm's own lock, which no worker uses.
+    """
+    from tqdm._monitor import TMonitor
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread() and not isinstance(t, TMonitor)]
+    return "fork" if "fork" in mp.get_all_start_methods() and not others else "spawn"
 
 
 def _init_worker(names: Sequence[str]) -> None:
@@ -47,16 +68,20 @@ class LocalEngine:
         self.workers = workers
         self.small_input_chars = small_input_chars
         self.restarts = 0  # pools started again after a worker died (for tests and reports)
+        self.start_method = ""  # how the last pool's workers started ("fork" or "spawn"), once started
         self._pool: ProcessPoolExecutor | None = None
         self._names: tuple[str, ...] = ()
 
     # -- the pool ---------------------------------------------------------------------------
     def _start(self, names: Sequence[str]) -> ProcessPoolExecutor:
         if self._pool is None:
-            # spawn: workers start clean (not a fork of a process running threads), and are our
-            # children, so their CPU time and peak memory show in this process's rusage
-            ctx = mp.get_context("spawn")
+            # either way the workers are our children, so their CPU time shows in this process's rusage
+            method = start_method()
+            ctx = mp.get_context(method)
             self._names = tuple(names)
+            self.start_method = method
+            if method == "fork":
+                worker_tokenizers(self._names)  # loaded once, here: every fork inherits them
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
                                              initargs=(self._names,))
         return self._pool
@@ -92,10 +117,10 @@ class LocalEngine:
             for chunk in head:
                 yield run_chunk(fn, chunk, names, params)
             return
-        yield from self._pooled(fn, _chain(head, it), names, params)
+        yield from self._pooled(fn, _chain(head, it), names, params, size)
 
     def _pooled(self, fn: ChunkFn, chunks: Iterator[Any], names: Sequence[str],
-                params: dict[str, Any]) -> Iterator[Any]:
+                params: dict[str, Any], size: SizeFn) -> Iterator[Any]:
         window = 2 * self.workers  # every worker busy, one chunk queued behind it; memory stays bounded
         pending: deque[list[Any]] = deque()
 
@@ -116,8 +141,9 @@ class LocalEngine:
                 except BrokenProcessPool:
                     self.restarts += 1
                     if self.restarts > MAX_RESTARTS:
+                        # `size`, not len: a chunk may be a part description (files), not a frame
                         raise EngineError(f"worker processes died {self.restarts} times; the last chunk held "
-                                          f"{len(pending[0][0])} samples. Is memory short? Try fewer workers "
+                                          f"{size(pending[0][0]):,} characters. Is memory short? Try fewer workers "
                                           "(--workers) or smaller inputs") from None
                     self._kill()
                     for entry in pending:  # chunk functions are pure: running a chunk twice is safe
