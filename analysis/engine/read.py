@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..corpora.files import (CHUNK_BYTES, _check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
+from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
                              iter_file_samples)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
@@ -168,11 +168,11 @@ def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], r
                     chunk_samples: int) -> Iterator[pd.DataFrame]:
     import pyarrow.parquet as pq
 
-    from ..corpora.files import _missing_column
+    from ..corpora.files import missing_column_error
 
     pf = pq.ParquetFile(path)
     if column not in pf.schema_arrow.names:
-        raise _missing_column(path, column, list(pf.schema_arrow.names))
+        raise missing_column_error(path, column, list(pf.schema_arrow.names))
     report.files_read += 1
     report.bytes_read += path.stat().st_size
     row = 1
@@ -252,7 +252,7 @@ def iter_corpus_chunks(paths: str | Path | Iterable[str | Path], *, category: st
     ... # doctest: +ELLIPSIS
     [[['.../t.jsonl:1', 'hi']]]
     """
-    _check_errors(errors)
+    check_errors(errors)
     report = report if report is not None else LoadReport()
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
     explicit = {Path(p) for p in path_list}

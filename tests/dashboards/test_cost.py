@@ -6,8 +6,7 @@ from decimal import Decimal
 
 from analysis import load_tokenizer
 from analysis.corpora import sample_text
-from analysis.cost import Workload, estimate, format_usd, request_cost
-from analysis.cost.genai import get_price
+from analysis.cost import Workload, estimate, format_usd, get_price, request_cost
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/cost.py"
@@ -103,7 +102,8 @@ def test_an_uploaded_chat_log_shows_per_model_change_and_calibration():
     tables = {tuple(d.value.columns)[0]: d.value for d in at.dataframe}
     assert list(tables) == ["model", "day", "served by", "row"]  # by model, per day, calibration, worst rows
     calibration = tables["served by"]
-    assert calibration.loc[0, "served by"] == "gpt-4o" and calibration.loc[0, "rows with usage"] == 2
+    assert calibration.loc[0, "served by"] == "gpt-4o"
+    assert calibration.loc[0, "rows with usage"] == 2
     worst = tables["row"].set_index("row")
     assert worst.loc[f"{log.name}:1", "input error"] == "+0.0%"
     assert worst.loc[f"{log.name}:2", "approximate"] == "yes"

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from fastapi import APIRouter, Depends
 
-from ...cost.genai import find_model, model_names
+from ...cost import find_model, model_names
 from ...cost.models import ChatOverhead, tokenizer_for_model
 from ...tokenizers import Tokenizer
 from ..problems import Problem

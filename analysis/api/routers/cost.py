@@ -6,8 +6,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from ...cost import Workload, estimate
-from ...cost.catalog import model_table
+from ...cost import Workload, estimate, model_table
 from ..problems import Problem
 from ..runtime import Runtime
 from ..schemas import CostRequest, CostResponse, ModelsResponse

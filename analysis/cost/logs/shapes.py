@@ -1,9 +1,9 @@
 """The log shapes: how one row of each provider's request format becomes plain fields.
 
-Unlike `logs` (files, containers, streaming and error policy), this module sees one decoded
+Unlike `records` (files, containers, streaming and error policy), this module sees one decoded
 row at a time and knows the formats: OpenAI Chat Completions bodies, OpenAI Batch input
 lines, Anthropic Messages requests, and one text per line. It returns a plain dict that
-`logs` turns into a `LogRecord`, and raises `RowError` (a message plus a short reason for
+`records` turns into a `LogRecord`, and raises `RowError` (a message plus a short reason for
 the skip counts) for anything it does not understand: an unknown role or content type is
 named, never dropped.
 """
