@@ -255,7 +255,7 @@ def _timestamp(row: dict[str, Any], response: dict[str, Any]) -> datetime | None
 
 
 def parse_row(row: Any, shape: str, *, where: str = "") -> dict[str, Any]:
-    """One row of `shape` as plain fields (see `logs.LogRecord`); raises RowError when unreadable."""
+    """One row of `shape` as plain fields (see `records.LogRecord`); raises RowError when unreadable."""
     media: Counter = Counter()
     if shape == "text":
         if not isinstance(row, str):
