@@ -28,8 +28,8 @@ from analysis.tokenizers.fetch import vocabulary_problems
 from analysis.compare import compare
 from analysis.corpora import load_builtin
 from analysis.corpora import sample_text as corpora_sample_text
-from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd, quick
-from analysis.cost import genai as pricing
+from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd, model_names
+from analysis.cost import input_cost as price_input  # the cached wrapper below takes the name
 from analysis.lab import bpe as bpe_lab
 from analysis.lab import trace
 from analysis.pipeline import measure
@@ -271,12 +271,12 @@ def summarize(rows: pd.DataFrame, by: tuple[str, ...]) -> pd.DataFrame:
 @st.cache_data(ttl=3600, max_entries=1, show_spinner=False)
 def model_choices() -> list[str]:
     """The default cross-provider models first, then every model with a price."""
-    return list(dict.fromkeys([*DEFAULT_MODELS, *pricing.model_names()]))
+    return list(dict.fromkeys([*DEFAULT_MODELS, *model_names()]))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
-    return quick.input_cost(counts, model)
+    return price_input(counts, model)
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")

@@ -190,7 +190,7 @@ def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
 
 
 def _cost_columns() -> tuple[list[str], list[str]]:
-    from ..cost.estimate import CATEGORY_COLUMNS, MODEL_COLUMNS
+    from ..cost import CATEGORY_COLUMNS, MODEL_COLUMNS
 
     return MODEL_COLUMNS, CATEGORY_COLUMNS
 

@@ -1,6 +1,6 @@
 """`tokenprism cost` (what a workload costs per model) and `tokenprism models` (prices and tokenizers).
 
-Unlike `cost.estimate` and `cost.genai` (the computations) and `report.cost` (a report as text, Markdown or
+Unlike `cost.workloads` and `cost.prices` (the computations) and `report.cost` (a report as text, Markdown or
 HTML), this module reads the command line, gathers the input text (TEXT, files, a corpus, or
 stdin), and writes a `CostReport` as a table, CSV, JSON, Markdown or HTML, or as a report folder
 (`--out DIR`: report.md, report.html, CSV and figures). Every rendering names the price source
@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..cost import CostReport, DEFAULT_MODELS, Workload, estimate, to_decimal
+from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
+                    to_decimal, workload_value)
 from ..atomic import atomic_path, write_text
-from ..cost.estimate import WORKLOAD_LIMITS, workload_value
-from ..cost.quick import display_quick, quick_frame
 from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json, safe_table
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
@@ -155,7 +154,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
 def _overrides(path: str | None) -> list:
     if not path:
         return []
-    from ..cost.overrides import load_overrides
+    from ..cost import load_overrides
 
     return load_overrides(path)
 
@@ -169,10 +168,10 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     from itertools import chain
 
     from .. import corpora as corpus
-    from ..cost.streamed import CorpusCost
+    from ..cost import CorpusCost
     from ..engine import price_corpus
     from ..engine.read import iter_corpus_chunks
-    from .measure import _progress
+    from .measure import progress_wanted
 
     from ..engine.parts import is_url
 
@@ -199,7 +198,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
                          timeout=args.connect_timeout) as engine:
             print(f"tokenprism cost: {_corpus_line(args)}; engine: {engine.describe()}", file=sys.stderr)
-            return price_corpus(requests(), cost, engine=engine, progress=_progress(args), total_bytes=total)
+            return price_corpus(requests(), cost, engine=engine, progress=progress_wanted(args), total_bytes=total)
     except ValueError as e:
         if read_all and not cost.n_samples:  # read to the end and found nothing (a reading error says itself)
             raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e
@@ -312,7 +311,7 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
 # -- models ------------------------------------------------------------------------------------
 def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
     """The rows of `tokenprism models` and the price-source line."""
-    from ..cost.catalog import model_table
+    from ..cost import model_table
 
     return model_table(contains=args.contains, provider=args.provider, all_providers=args.all_providers,
                        exactness=args.exactness, include_deprecated=args.include_deprecated,

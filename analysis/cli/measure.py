@@ -50,7 +50,7 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="how long to wait for the --scheduler to answer")
 
 
-def _progress(args: argparse.Namespace) -> bool:
+def progress_wanted(args: argparse.Namespace) -> bool:
     return bool(args.progress) or (args.progress is None and sys.stderr.isatty())
 
 
@@ -83,7 +83,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
-    progress = _progress(args)
+    progress = progress_wanted(args)
     use_builtin = args.builtin or not (args.corpus or args.parallel)
     sources = (["built-in corpora"] if use_builtin else []) + ([f"parallel {args.parallel}"] if args.parallel else []) \
         + list(args.corpus)
@@ -184,7 +184,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(f"tokenprism report: writing {args.out} (tokenizers: {args.tokenizers or 'all available offline'}; "
           f"parallel: {args.parallel}, pivot {args.pivot})", file=sys.stderr)
     report = build_report(args.out, tokenizers=args.tokenizers, corpus=args.corpus or None, parallel=args.parallel,
-                          pivot=args.pivot, progress=_progress(args))
+                          pivot=args.pivot, progress=progress_wanted(args))
     print(f"{report.out_dir / 'report.md'}\n{report.out_dir / 'report.html'}\n"
           f"{len(report.figures)} figures in {report.out_dir / 'figures'}, {len(report.tables)} tables in "
           f"{report.out_dir / 'tables'}")
@@ -199,7 +199,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     name = args.figure.replace("-", "_")
     if Path(args.out).suffix.lower() not in (".png", ".svg", ".pdf"):  # before the probes run
         raise BadInput(f"cannot save a figure as {args.out!r}: use one of .png, .svg, .pdf")
-    run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=_progress(args))
+    run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, progress=progress_wanted(args))
     path = save_figure(make_figure(name, run), args.out)
     print(path)
     return 0
@@ -214,7 +214,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         return 0
     texts = {f"text-{i + 1}": t for i, t in enumerate(args.text)} if args.text else None
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, texts=texts,
-                   progress=_progress(args))
+                   progress=progress_wanted(args))
     frame = run_probe(args.name, run)
     if frame.attrs.get("note"):
         print(f"tokenprism probe: note: {frame.attrs['note']}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """`tokenprism cost --logs FILE...`: logged traffic priced under each model (part of the `cost` command).
 
 Unlike `cli.cost` (the command's parser, its workload estimate and its quick price), this module
-holds the log flags and the handler that streams log files through `cost.traffic`, showing
+holds the log flags and the handler that streams log files through `cost.logs`, showing
 progress on stderr, and writes the `TrafficReport` as a table, CSV, JSON, Markdown, HTML or a
 report folder.
 """
@@ -13,9 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cost.logs import SHAPES, LogReport, iter_log_records
-from ..cost.traffic import plan_traffic
-from ..cost.trafficsum import summarise
+from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
 from ..report import traffic as render
 
 

@@ -44,7 +44,7 @@ CODE_EXTENSIONS: Mapping[str, str] = {
 }
 
 
-def _check_errors(errors: str) -> None:
+def check_errors(errors: str) -> None:
     if errors not in ERRORS:
         raise BadInput(f"errors must be one of {ERRORS}, got {errors!r}")
 
@@ -99,7 +99,7 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
     >>> list(iter_text_chunks(f.name, chunk_bytes=6)); os.unlink(f.name)
     ['one\\n', 'two\\n', 'three\\n']
     """
-    _check_errors(errors)
+    check_errors(errors)
     if chunk_bytes < 4:
         raise BadInput(f"chunk_bytes must be at least 4, got {chunk_bytes}")
     report = report if report is not None else LoadReport()
@@ -195,7 +195,7 @@ def open_parquet(path: Path, column: str | None = None) -> Any:
     except pa.ArrowException as e:
         raise BadInput(f"{path} is not a readable Parquet file ({e}); check the file, or export it again") from None
     if column is not None and column not in pf.schema_arrow.names:
-        raise _missing_column(path, column, list(pf.schema_arrow.names))
+        raise missing_column_error(path, column, list(pf.schema_arrow.names))
     return pf
 
 
@@ -226,7 +226,7 @@ def _table_columns(path: Path) -> list[str]:
     return list(record) if isinstance(record, dict) else []
 
 
-def _missing_column(path: Path, column: str | None, columns: list[str]) -> BadInput:
+def missing_column_error(path: Path, column: str | None, columns: list[str]) -> BadInput:
     what = f"has no column {column!r}" if column else "is a table"
     return BadInput(f"{path} {what}; columns found: {columns}. "
                     "Fix: pass column=NAME naming the column that holds the text")
@@ -269,7 +269,7 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
         reader = csv.reader(lines)
         header = next(reader, None)
         if header is None or column not in header:
-            raise _missing_column(path, column, header or [])
+            raise missing_column_error(path, column, header or [])
         idx = header.index(column)
         for row, record in enumerate(reader, start=1):
             value = record[idx] if idx < len(record) else ""
@@ -336,7 +336,7 @@ def iter_samples(
     >>> [(s.id, s.category, s.kind) for s in iter_samples(d)]  # doctest: +ELLIPSIS
     [('.../a.py', 'code', 'python')]
     """
-    _check_errors(errors)
+    check_errors(errors)
     report = report if report is not None else LoadReport()
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
     explicit = {Path(p) for p in path_list}  # tables given by name need a column; in folders, only if given
@@ -375,7 +375,7 @@ def iter_file_samples(path: Path, sid: str, *, explicit: bool, category: str | N
 
     if is_table_file(path, column=column, explicit=explicit):
         if column is None:
-            raise _missing_column(path, None, _table_columns(path))
+            raise missing_column_error(path, None, _table_columns(path))
         report.files_read += 1
         report.bytes_read += path.stat().st_size
         for row, text in _iter_table(path, column, errors=errors, chunk_bytes=chunk_bytes, report=report):

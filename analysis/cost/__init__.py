@@ -1,31 +1,70 @@
 """Cost: token counts times prices, in `Decimal` USD, with every estimate labelled as one.
 
-The modules, from the leaf up: `prices` (the price records, reading nothing), `genai` (prices from
-the maintained `genai-prices` package), `overrides` (the user's price file), `models` (which
-tokenizer counts for a model, and how exactly), `estimate` (a workload's cost per model, exact
-Decimal), `display` (the same report rounded for people to read) and `quick` (one request).
-Logged traffic: `logshapes` and `logs` (request logs of several shapes read into one
-`LogRecord`), `traffic` (chunks of records reduced to partial sums per model) and `trafficsum`
-(the `TrafficReport`).
+The package, by the question each part answers:
+
+* `prices/`: what a model charges per million tokens on a day, and who says so (the
+  `genai-prices` package, the user's override file, the catalogue of priced models);
+* `targets`: the models of one run, resolved to prices and tokenizer choices (which tokenizer
+  counts for a model is `analysis.models`'s answer);
+* `arithmetic`: the rates that apply to a request, and what its tokens cost at them;
+* `workloads/`: what texts cost under an assumed workload, summed chunk by chunk (a workload
+  estimate is one chunk), and one text priced once;
+* `logs/`: request logs read into one record type and priced under other models;
+* `display/`: the reports as people read them (the only place money is rounded).
+
+Other packages import from here, not from the modules.
 """
 
-from .estimate import (
-    DEFAULT_MODELS as DEFAULT_MODELS,
+from .prices import (
+    MTOK as MTOK,
+    Price as Price,
+    PriceSource as PriceSource,
+    Rate as Rate,
+    find_model as find_model,
+    get_price as get_price,
+    list_prices as list_prices,
+    load_overrides as load_overrides,
+    model_names as model_names,
+    model_table as model_table,
+    price_source as price_source,
+)
+from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
+from .targets import DEFAULT_MODELS as DEFAULT_MODELS
+from .arithmetic import NoPriceError as NoPriceError, RequestCost as RequestCost, request_cost as request_cost
+from .workloads import (
+    CATEGORY_COLUMNS as CATEGORY_COLUMNS,
+    MODEL_COLUMNS as MODEL_COLUMNS,
+    WORKLOAD_LIMITS as WORKLOAD_LIMITS,
+    CorpusCost as CorpusCost,
     CostReport as CostReport,
-    NoPriceError as NoPriceError,
-    RequestCost as RequestCost,
     Workload as Workload,
     estimate as estimate,
-    request_cost as request_cost,
+    input_cost as input_cost,
+    quick_frame as quick_frame,
     to_decimal as to_decimal,
+    workload_value as workload_value,
 )
 from .display import (
     display_categories as display_categories,
     display_models as display_models,
+    display_quick as display_quick,
     format_usd as format_usd,
     model_notes as model_notes,
 )
-from .genai import get_price as get_price, list_prices as list_prices, price_source as price_source
-from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
-from .overrides import load_overrides as load_overrides
-from .prices import MTOK as MTOK, Price as Price, PriceSource as PriceSource, Rate as Rate
+from .logs import (
+    CHUNK_ROWS as CHUNK_ROWS,
+    SHAPES as SHAPES,
+    LogRecord as LogRecord,
+    LogReport as LogReport,
+    LogUpload as LogUpload,
+    TrafficPartial as TrafficPartial,
+    TrafficPlan as TrafficPlan,
+    TrafficReport as TrafficReport,
+    chunked as chunked,
+    iter_log_records as iter_log_records,
+    plan_traffic as plan_traffic,
+    price_chunk as price_chunk,
+    price_records as price_records,
+    read_log_records as read_log_records,
+    summarise as summarise,
+)

@@ -37,7 +37,7 @@ from ..errors import BadInput
 from .base import Engine
 from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
 from .run import MeasureRun, _resolve_engine
-from ..corpora.files import _check_errors, expand_paths
+from ..corpora.files import check_errors, expand_paths
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, as_tokenizers, chunk_sums, combine_sums, iter_sample_chunks, partial_sums, summary_from_sums
 from ..tokenizers import Tokenizer, TokenizersArg
@@ -117,7 +117,7 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
     Raises:
         ValueError: a path that does not exist, a pattern or folder with no file (as `expand_paths`).
     """
-    _check_errors(errors)
+    check_errors(errors)
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
     parts: list[Part] = []
     group: list[FilePart] = []

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..corpora.files import (CHUNK_BYTES, _check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
+from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
                              iter_file_samples, open_parquet, parquet_batches)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
@@ -245,7 +245,7 @@ def iter_corpus_chunks(paths: str | Path | Iterable[str | Path], *, category: st
     ... # doctest: +ELLIPSIS
     [[['.../t.jsonl:1', 'hi']]]
     """
-    _check_errors(errors)
+    check_errors(errors)
     report = report if report is not None else LoadReport()
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
     explicit = {Path(p) for p in path_list}

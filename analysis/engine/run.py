@@ -30,10 +30,7 @@ from .choose import open_engine
 from .output import PartitionedParquet
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
-from ..cost.estimate import CostReport
-from ..cost.logs import LogRecord
-from ..cost.streamed import CorpusCost
-from ..cost.traffic import CHUNK_ROWS, TrafficPartial, TrafficPlan, chunked, price_chunk
+from ..cost import CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk
 from ..pipeline import (COLUMNS, UniqueIds, with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
@@ -274,7 +271,7 @@ def _log_chars(chunk: list[LogRecord]) -> int:
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",
                scheduler: str | None = None, workers: int | None = None, chunk_rows: int = CHUNK_ROWS,
                progress: Callable[[int], None] | None = None) -> TrafficPartial:
-    """Chat-log pricing (`cost.traffic.price_records`) on an engine: each chunk of records is
+    """Chat-log pricing (`cost.price_records`) on an engine: each chunk of records is
     reduced to partial sums where it is counted, and the partials are merged here in order.
 
     The result equals `price_records(records, plan)` on every engine; `progress(rows)` after each chunk.

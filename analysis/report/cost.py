@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cost import CostReport
-from ..cost.display import display_categories, display_models, model_notes
+from ..cost import CostReport, display_categories, display_models, model_notes
 from .page import html_page, markdown_table, neutralize_formula
 
 
@@ -68,7 +67,7 @@ def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None
     return "\n".join(parts) + "\n"
 
 
-def _png_data_uri(fig) -> str:
+def png_data_uri(fig) -> str:
     from ..plots.figures import figure_bytes  # matplotlib only when a figure is drawn
 
     return "data:image/png;base64," + base64.b64encode(figure_bytes(fig)).decode("ascii")
@@ -87,7 +86,7 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
 
         for fig, alt in ((monthly_cost_bar(report.models), "monthly cost by model"),
                          (cost_vs_chars_per_token(report.models), "input cost vs characters per token")):
-            body.append(f'<p><img alt="{esc(alt)}" src="{_png_data_uri(fig)}"></p>')
+            body.append(f'<p><img alt="{esc(alt)}" src="{png_data_uri(fig)}"></p>')
     body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
     notes = model_notes(report)
     if notes:

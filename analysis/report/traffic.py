@@ -1,6 +1,6 @@
 """A `TrafficReport` as text: terminal table, Markdown, HTML, JSON data, and the report folder.
 
-Unlike `report.cost` (a workload estimate) and `cost.trafficsum` (which computes the traffic
+Unlike `report.cost` (a workload estimate) and `cost.logs` (which computes the traffic
 report), this module only renders, so the CLI and the dashboard show the same tables. Every
 rendering names the price source and says that the figures are estimates.
 """
@@ -17,9 +17,8 @@ from typing import Any
 import pandas as pd
 
 from ..atomic import atomic_path, write_text
-from ..cost import format_usd
-from ..cost.trafficsum import TrafficReport
-from .cost import _png_data_uri, jsonable, records, safe_table
+from ..cost import TrafficReport, format_usd
+from .cost import png_data_uri, jsonable, records, safe_table
 from .page import html_page, markdown_table
 
 TITLE = "tokenprism traffic cost report (estimates)"
@@ -152,7 +151,7 @@ def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
         body.append(frame.to_html(index=False, border=0, classes="tp"))
     if with_figures:
         for caption, fig in figures(report).items():
-            body.append(f'<p><img alt="{esc(caption)}" src="{_png_data_uri(fig)}"></p>')
+            body.append(f'<p><img alt="{esc(caption)}" src="{png_data_uri(fig)}"></p>')
     body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
     notes = _model_notes(report)
     if notes:

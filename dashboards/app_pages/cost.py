@@ -3,13 +3,10 @@
 import streamlit as st
 
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
-from analysis.cost.logs import SHAPES, LogReport, LogUpload, iter_log_records
-from analysis.cost.traffic import plan_traffic, price_records
-from analysis.cost.trafficsum import summarise
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
-from analysis.cost.estimate import WORKLOAD_LIMITS
-from analysis.cost import DEFAULT_MODELS, display_categories, display_models, format_usd, model_notes
+from analysis.cost import (SHAPES, DEFAULT_MODELS, WORKLOAD_LIMITS, LogReport, LogUpload, display_categories, display_models,
+                           format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
 from dashboards import links, shared
 
 st.title("Cost")

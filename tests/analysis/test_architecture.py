@@ -150,7 +150,7 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_the_graph_is_read(graph):
-    assert "analysis.cost.estimate" in graph["analysis.cli.cost"]
+    assert "analysis.cost" in graph["analysis.cli.cost"]
     assert "analysis.tokenizers" in graph["analysis.pipeline.rows"] and "analysis.pipeline.rows" in graph["analysis.pipeline.sums"]
 
 
@@ -231,3 +231,81 @@ def test_the_design_document_states_these_layers():
         for name in re.findall(r"`([a-z_.]+)`", modules):
             stated[name] = int(number)
     assert stated == LAYERS
+
+
+# -- private names stay in their package -------------------------------------------------------
+# `ownbpe._educational` keeps tiktoken's name for the readable reference: a module meant to be
+# read and imported by learners (the BPE lab shows it), so the underscore does not mean private.
+PUBLIC_BY_CONVENTION = {"ownbpe._educational"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(root: Path, packages: Iterable[str]) -> list[str]:
+    """Imports of a private name (a leading `_`) from outside the package that defines it, as lines.
+
+    The package of a name is the folder of the module that defines it: its modules may share
+    private helpers, everything outside must go through public names. A private module
+    (`pkg._mod`) counts as a private name of `pkg`.
+    """
+    files = [p for pkg in packages for p in sorted((root / pkg).rglob("*.py"))]
+    modules = {module_name(p, root): p for p in files}
+    ours = {m.split(".")[0] for m in modules}
+    out = []
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        here = name if is_package else name.rpartition(".")[0]  # the package this module sits in
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level == 0:
+                    base = node.module or ""
+                else:
+                    parts = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                wanted = [(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base, a.name) for a in node.names]
+            elif isinstance(node, ast.Import):
+                wanted = [(a.name.rpartition(".")[0], a.name.rpartition(".")[2]) for a in node.names]
+            else:
+                continue
+            for source, imported in wanted:
+                # the private part: the imported name itself, or a private module on the way to it
+                dotted = f"{source}.{imported}" if not source.endswith(f".{imported}") else source
+                segments = dotted.split(".")
+                if segments[0] not in ours:  # another project's privates are its own business
+                    continue
+                hit = next((i for i, s in enumerate(segments) if _private(s)), None)
+                if hit is None or ".".join(segments[: hit + 1]) in PUBLIC_BY_CONVENTION:
+                    continue
+                owner = ".".join(segments[:hit])  # the module or package holding the private name
+                owner_package = owner if owner not in modules or modules[owner].name == "__init__.py" \
+                    else owner.rpartition(".")[0]
+                if here != owner_package and not here.startswith(owner_package + "."):
+                    out.append(f"{name} imports {'.'.join(segments[: hit + 1])}, private to {owner_package}: "
+                               "make it public there (no underscore) or export it from the package")
+    return out
+
+
+def test_no_module_imports_a_private_name_of_another_package():
+    assert private_imports(REPO, ["analysis", "dashboards", "ownbpe"]) == []
+
+
+def test_a_planted_private_import_is_found(tmp_path):
+    _plant(tmp_path, {
+        "analysis/__init__.py": "",
+        "analysis/corpora/__init__.py": "",
+        "analysis/corpora/files.py": "def _check(): pass\ndef _other(): pass\n",
+        "analysis/corpora/words.py": "from .files import _check\n",  # its own package: allowed
+        "analysis/engine/__init__.py": "",
+        "analysis/engine/read.py": "from ..corpora.files import _check\nimport analysis.corpora._hidden\n",
+        "analysis/engine/parts.py": "def run():\n    from analysis.corpora.files import _other\n",
+        "analysis/lab/__init__.py": "",
+        "analysis/lab/bpe.py": "from ownbpe import _educational\n",  # public by convention
+    })
+    found = private_imports(tmp_path, ["analysis"])
+    assert any(v.startswith("analysis.engine.read imports analysis.corpora.files._check, private to analysis.corpora")
+               for v in found), found
+    assert any(v.startswith("analysis.engine.read imports analysis.corpora._hidden") for v in found), found
+    assert any(v.startswith("analysis.engine.parts imports analysis.corpora.files._other") for v in found), found
+    assert len(found) == 3, found

@@ -84,7 +84,7 @@ def _run(log: Path, out_dir: Path) -> dict:
 def _reference(log: Path, rows: int) -> float:
     """Seconds the tokenizers alone take on the texts of the first `rows` rows (what pricing must do anyway)."""
     from analysis import load_tokenizer
-    from analysis.cost.traffic import plan_traffic
+    from analysis.cost import plan_traffic
 
     texts = []
     with gzip.open(log, "rt", encoding="utf-8") as f:
@@ -105,7 +105,7 @@ def _reference(log: Path, rows: int) -> float:
 
 
 def main(out_dir: Path) -> dict:
-    from analysis.cost.traffic import plan_traffic
+    from analysis.cost import plan_traffic
 
     plan = plan_traffic(MODELS)
     offline = {t.ref: f"{t.choice.label} ({t.choice.exactness}, {t.choice.status})" for t in plan.targets}

@@ -6,8 +6,7 @@ from decimal import Decimal
 
 from analysis import load_tokenizer
 from analysis.corpora import sample_text
-from analysis.cost import Workload, estimate, format_usd, request_cost
-from analysis.cost.genai import get_price
+from analysis.cost import Workload, estimate, format_usd, get_price, request_cost
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/cost.py"

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from analysis import cli
-from analysis.cost.estimate import WORKLOAD_LIMITS, Workload, workload_value
+from analysis.cost import WORKLOAD_LIMITS, Workload, workload_value
 from analysis.report.cost import neutralize_formula, safe_table
 from analysis.textio import WHY_LIMITS, read_text_file, short_input_problem
 from tests.conftest import REPO

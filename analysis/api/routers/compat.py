@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from fastapi import APIRouter
 
-from ...cost.genai import find_model
+from ...cost import find_model
 from ...errors import BadInput, UnknownName
 from ...models import ChatOverhead, resolve as resolve_model
 from ...requests import parse as parse_request

@@ -8,8 +8,7 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 
-from ...cost import Workload, estimate
-from ...cost.catalog import model_table
+from ...cost import Workload, estimate, model_table
 from ...errors import BadInput, UnknownName
 from ..problems import Problem, check_limit
 from ..schemas import CostRequest, CostResponse, ModelsResponse

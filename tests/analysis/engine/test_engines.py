@@ -17,8 +17,7 @@ import pytest
 
 from analysis import pipeline
 from analysis.corpora import load_builtin
-from analysis.cost import Workload, estimate
-from analysis.cost.streamed import CorpusCost
+from analysis.cost import CorpusCost, Workload, estimate
 from analysis.engine import EngineError, measure, open_engine, price_corpus
 from analysis.engine.base import InProcessEngine
 from analysis.engine.local import LocalEngine
@@ -201,9 +200,7 @@ def test_workers_encode_on_one_core_each(local_engine, dask_engine):
 def test_chat_log_pricing_identical_on_every_engine(local_engine, dask_engine):
     from pathlib import Path
 
-    from analysis.cost.logs import iter_log_records
-    from analysis.cost.traffic import plan_traffic, price_records
-    from analysis.cost.trafficsum import summarise
+    from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
     from analysis.engine import price_logs
 
     logs = sorted((Path(__file__).parents[2] / "fixtures" / "logs").glob("*.jsonl"))

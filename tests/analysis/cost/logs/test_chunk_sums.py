@@ -11,13 +11,10 @@ import numpy as np
 import pytest
 
 from analysis import load_tokenizer
-from analysis.cost.genai import get_price
-from analysis.cost.logs import read_log_records
-from analysis.models import tokenizer_for_model
-from analysis.cost.traffic import TrafficPartial, chunked, plan_traffic, price_chunk, price_records
-from analysis.cost.trafficsum import summarise
+from analysis.cost import (TrafficPartial, chunked, get_price, plan_traffic, price_chunk, price_records, read_log_records,
+                           summarise, tokenizer_for_model)
 
-LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
 MODELS = ["gpt-4o", "gpt-4.1-mini", "claude-sonnet-4-5", "deepseek-chat"]
 ON = date(2026, 1, 15)
 
@@ -51,7 +48,9 @@ def test_totals_equal_a_hand_computed_sum_per_model(model):
     row = report.models.set_index("model").loc[model]
     costs, n_in, n_out = _by_hand(records, model, 40)
     assert row["usd_total"] == sum(costs)
-    assert row["input_tokens"] == n_in and row["output_tokens"] == n_out and row["n_requests"] == 3
+    assert row["input_tokens"] == n_in
+    assert row["output_tokens"] == n_out
+    assert row["n_requests"] == 3
     assert row["usd_per_request_max"] == pytest.approx(float(max(costs)), rel=1e-9)
     assert row["usd_per_request_p50"] == pytest.approx(float(sorted(costs)[1]), rel=1e-9)
 
@@ -70,17 +69,22 @@ def test_logged_usage_matching_our_recount_is_zero_calibration_error():
     report, _ = _report(LOGS / "calibration.jsonl", models=["gpt-4o"])
     rows = report.calibration_rows.set_index("where")
     exact = rows.loc[f"{LOGS / 'calibration.jsonl'}:1"]
-    assert exact["input_ours"] == exact["input_logged"] == 26 and exact["input_error"] == 0.0
-    assert exact["output_error"] == 0.0 and not exact["approximate"]
+    assert exact["input_ours"] == exact["input_logged"] == 26
+    assert exact["input_error"] == 0.0
+    assert exact["output_error"] == 0.0
+    assert not exact["approximate"]
     (cal,) = report.calibration.to_dict("records")
-    assert cal["served_by"] == "gpt-4o" and cal["n_rows"] == 2
+    assert cal["served_by"] == "gpt-4o"
+    assert cal["n_rows"] == 2
 
 
 def test_a_row_with_a_tool_definition_is_flagged_approximate():
     report, records = _report(LOGS / "calibration.jsonl", models=["gpt-4o"])
     tools_row = report.calibration_rows.set_index("where").loc[f"{LOGS / 'calibration.jsonl'}:2"]
-    assert tools_row["approximate"] and tools_row["input_error"] != 0.0
-    assert records[1].approximate and report.models.loc[0, "approx_tokens"] > 0
+    assert tools_row["approximate"]
+    assert tools_row["input_error"] != 0.0
+    assert records[1].approximate
+    assert report.models.loc[0, "approx_tokens"] > 0
     assert any(n.startswith("approximate: 1 row(s) carry tool definitions") for n in report.notes)
 
 
@@ -95,13 +99,15 @@ def test_change_against_the_serving_model_and_cost_per_day():
     assert f"on gpt-4.1-mini this traffic would have cost {worded} (" in "\n".join(report.headlines())
     assert m["estimate"].all()
     days = report.days[report.days["model"] == "gpt-4o"]
-    assert days["day"].tolist() == ["2026-03-01"] and days["usd"].sum() == m.loc["gpt-4o", "usd_total"]
+    assert days["day"].tolist() == ["2026-03-01"]
+    assert days["usd"].sum() == m.loc["gpt-4o", "usd_total"]
     assert any("1 image(s) in 1 row(s)" in n for n in report.notes)
 
 
 def test_no_serving_model_means_no_change_and_says_why():
     report, _ = _report(LOGS / "plain.txt", output_tokens=10)
-    assert report.models["change_vs_served"].isna().all() and report.headlines() == []
+    assert report.models["change_vs_served"].isna().all()
+    assert report.headlines() == []
     assert any("no change against the serving model" in n and "no model in the log" in n for n in report.notes)
 
 
@@ -137,4 +143,5 @@ def test_cached_share_and_missing_tokenizer_are_stated():
     m = report.models.set_index("model")
     assert m.loc["gpt-4o", "usd_total"] < full.models.loc[0, "usd_total"]
     llama = m.loc["groq:llama-3.3-70b-versatile"]
-    assert llama["usd_total"] is None and "tokenprism vocab fetch llama3" in llama["status"]
+    assert llama["usd_total"] is None
+    assert "tokenprism vocab fetch llama3" in llama["status"]

@@ -1,11 +1,11 @@
 """Logged traffic priced under other models: each chunk of `LogRecord`s reduced to partial sums.
 
-Unlike `estimate` (texts plus an assumed workload) and `logs` (which reads the records), this
+Unlike `workloads` (texts plus an assumed workload) and `records` (which reads them), this
 module recounts logged requests in every target model's own tokenizer and adds the documented
 chat-format overhead, then reduces a chunk of records to sums before the next chunk is read, so
 memory stays flat in the number of rows. `price_chunk(records, plan)` is a pure function (a
 chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
-engine can run chunks anywhere and combine them; `trafficsum.summarise` turns the total into a
+engine can run chunks anywhere and combine them; `traffic_report.summarise` turns the total into a
 report. Only the per-row dollar figure is kept per row (one float64 per row and model), for the
 percentiles of $ per request; totals are exact `Decimal`s rebuilt from integer token sums.
 """
@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from .estimate import choice_for, to_decimal
-from .genai import get_price
-from .logs import LogRecord
-from ..models import TokenizerChoice, load_rules
-from .prices import Price, Rate
-from ..tokenizers import CATALOGUE, load_tokenizer
+from ..arithmetic import tier_rates
+from ...models import TokenizerChoice, load_rules
+from ..prices import Price, get_price
+from ..targets import check_fallback, choice_for
+from ..workloads.workload import to_decimal
+from ...tokenizers import load_tokenizer
+from .records import LogRecord
 
 CHUNK_ROWS = 4096
 TOP_ROWS = 10  # calibration rows kept: the ones that differ most
@@ -65,7 +66,7 @@ class TrafficPlan:
         output_tokens, output_ratio: the output of rows without a logged response (at most one).
         cached_share: share of each request's input billed at the cached-input price.
         on: the day whose prices apply.
-        overrides, fallback_tokenizer: as `estimate`, also used for the models that served the rows.
+        overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
     """
 
     targets: tuple[Target, ...]
@@ -95,8 +96,7 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         raise ValueError("no models selected; name some with --models or see `tokenprism models`")
     if output_tokens is not None and output_ratio is not None:
         raise ValueError("give at most one of output_tokens and output_ratio")
-    if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
-        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+    check_fallback(fallback_tokenizer)
     day = on or datetime.now(UTC).date()
     overrides = tuple(overrides)
     rules = load_rules()
@@ -241,12 +241,9 @@ def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, out_logged: 
     fallback = float(plan.output_tokens) if plan.output_tokens is not None else None
     n_out = np.where(logged, out_logged, fallback if fallback is not None else float(plan.output_ratio or 0) * n_in)
     reps = [0] + [s + 1 for s in target.starts]  # an input size inside each tier
-    def rate(r: Rate) -> np.ndarray:
-        return np.asarray([float(r.for_request(x)) for x in reps])[tier]
-
-    r_in = rate(p.input)
-    r_cached = rate(p.cached_input) if p.cached_input is not None else r_in
-    r_out = rate(p.output) if p.output is not None else np.full(len(n_in), np.nan)
+    table = np.asarray([[float(r) for r in tier_rates(p, x)] for x in reps])  # (tiers, 3): input, cached, output
+    r_in, r_cached = table[tier, 0], table[tier, 1]
+    r_out = table[tier, 2] if p.output is not None else np.full(len(n_in), np.nan)
     share = float(plan.cached_share)
     usd = (n_in * (1 - share) * r_in + n_in * share * r_cached) / 1e6 + np.where(n_out > 0, n_out * r_out / 1e6, 0.0)
     return usd + float(p.per_request or 0)

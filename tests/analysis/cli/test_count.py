@@ -14,7 +14,7 @@ from analysis.cli import main
 from analysis.cli.count import SHAPE_HELP
 from analysis.requests import SHAPES
 
-from .requests.cookbook import VERIFIED
+from tests.analysis.requests.cookbook import VERIFIED
 
 
 def run(argv, capsys, stdin: str | None = None, monkeypatch=None):

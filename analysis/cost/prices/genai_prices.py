@@ -1,7 +1,7 @@
 """Prices per million tokens: from the maintained `genai-prices` package, or the user's override file.
 
-Unlike `estimate` (which multiplies token counts by prices) and `models` (which picks the tokenizer),
-this module only answers "what does model X charge per token on day D, and who says so".
+Unlike `cost.arithmetic` (which multiplies token counts by prices) and `analysis.models` (which picks
+the tokenizer), this module only answers "what does model X charge per token on day D, and who says so".
 Nothing here holds a price table: prices come from `genai-prices` (imported lazily, only when a
 price is asked for; it works offline from its bundled data) or from a CSV/TOML file the user
 passes with ``--prices`` (read and validated by `overrides`). Money is `Decimal` throughout.
@@ -24,7 +24,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any, Iterable
 
-from .prices import Price, PriceSource, Rate
+from .records import Price, PriceSource, Rate
 
 _NOON = time(12, 0, tzinfo=UTC)
 

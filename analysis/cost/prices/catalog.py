@@ -1,6 +1,6 @@
 """The model catalogue: every priced model with its prices, its tokenizer and how exact its counts are.
 
-Unlike `genai` (prices alone) and `models` (which tokenizer stands for a model), this module
+Unlike `genai_prices` (prices alone) and `analysis.models` (which tokenizer stands for a model), this module
 joins the two into the rows `tokenprism models` prints and the HTTP service's `/v1/models`
 returns, so both faces list the same models with the same exactness.
 """
@@ -13,9 +13,9 @@ from typing import Iterable
 
 import pandas as pd
 
-from .genai import list_prices, price_source, provider_ids
-from ..models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
-from .prices import Price
+from .genai_prices import list_prices, price_source, provider_ids
+from ...models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
+from .records import Price
 
 COLUMNS = ["model", "name", "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output", "tiers",
            "price_remark", "tokenizer", "exactness", "tokenizer_status", "price_source", "price_as_of", "note"]

@@ -11,7 +11,7 @@ import genai_prices
 import pytest
 
 from analysis.cost import Price, Rate, get_price, list_prices, load_overrides, price_source
-from analysis.cost.genai import split_ref
+from analysis.cost.prices import split_ref
 
 NOON = time(12, tzinfo=UTC)
 
@@ -32,7 +32,7 @@ def assert_same(price: Price, mp) -> None:
 
 
 def test_importing_analysis_does_not_import_genai_prices():
-    code = ("import sys, analysis, analysis.cost.genai, analysis.cost, analysis.models, analysis.plots.cost, "
+    code = ("import sys, analysis, analysis.cost.prices.genai_prices, analysis.cost, analysis.models, analysis.plots.cost, "
             "analysis.cli.cost\nfrom analysis.cli import build_parser\nbuild_parser()\n"
             "analysis.load_tokenizer('o200k_base').encode('x')\n"
             "from analysis.models import tokenizer_for_model\ntokenizer_for_model('gpt-4o')\n"
@@ -84,7 +84,8 @@ def test_time_of_day_prices_use_the_highest_of_the_day_and_say_so():
     instants = [datetime.combine(day, time(h, m, tzinfo=UTC)) for h in range(24) for m in (0, 30)]
     by_instant = [get_price("deepseek-chat", on=t).input.base for t in instants]
     assert daily.input.base == max(by_instant) > min(by_instant)
-    assert daily.time_of_day and any("time of day" in n for n in daily.notes)
+    assert daily.time_of_day
+    assert any("time of day" in n for n in daily.notes)
     # an instant gives exactly what genai-prices computes for it
     off_peak = instants[by_instant.index(min(by_instant))]
     assert_same(get_price("deepseek-chat", on=off_peak), genai_model_price("deepseek-chat", off_peak))
@@ -108,7 +109,8 @@ def test_rate_picks_the_highest_tier_reached():
 def test_provider_prefix_and_name_matching():
     assert get_price("groq:llama-3.3-70b-versatile").provider == "groq"
     dated = get_price("gpt-4o-2024-08-06")
-    assert dated.key == "openai:gpt-4o" and "priced as openai:gpt-4o" in dated.notes[0]
+    assert dated.key == "openai:gpt-4o"
+    assert "priced as openai:gpt-4o" in dated.notes[0]
     assert split_ref("ft:gpt-4o:acme", ["openai"]) == (None, "ft:gpt-4o:acme")
 
 
@@ -116,7 +118,9 @@ def test_unknown_model_lists_the_closest_names():
     with pytest.raises(KeyError) as info:
         get_price("gpt4o")
     message = info.value.args[0]
-    assert "unknown model 'gpt4o'" in message and "openai:gpt-4o" in message and "tokenprism models" in message
+    assert "unknown model 'gpt4o'" in message
+    assert "openai:gpt-4o" in message
+    assert "tokenprism models" in message
 
 
 def test_model_served_by_several_hosts_must_name_one():
@@ -133,7 +137,8 @@ def test_price_source_names_package_and_version():
 
 def test_list_prices_filters_and_defaults_to_model_makers():
     rows = list_prices(provider="deepseek", on=date(2026, 1, 15))
-    assert rows and {p.provider for p in rows} == {"deepseek"}
+    assert rows
+    assert {p.provider for p in rows} == {"deepseek"}
     makers = {p.provider for p in list_prices(contains="llama-3.3-70b")}
     assert "groq" not in makers  # a host: only with all_providers
     assert "groq" in {p.provider for p in list_prices(contains="llama-3.3-70b", all_providers=True)}
@@ -156,10 +161,13 @@ def test_csv_override_adds_and_replaces_models(tmp_path):
     overrides = load_overrides(path)
     replaced = get_price("gpt-4o", overrides=overrides)
     assert (replaced.input.base, replaced.output.base, replaced.cached_input.base) == (Decimal("2.00"), Decimal("8.00"), Decimal("0.50"))
-    assert replaced.source == "prices.csv: negotiated contract" and replaced.as_of == date(2026, 2, 1)
+    assert replaced.source == "prices.csv: negotiated contract"
+    assert replaced.as_of == date(2026, 2, 1)
     assert get_price("gpt-4o-2024-08-06", overrides=overrides) is replaced  # same model under another name
     added = get_price("acme:acme-1", overrides=overrides)
-    assert added.cached_input is None and added.tokenizer == "cl100k_base" and added.exactness == "exact"
+    assert added.cached_input is None
+    assert added.tokenizer == "cl100k_base"
+    assert added.exactness == "exact"
     assert any(p.key == "acme:acme-1" for p in list_prices(overrides=overrides))
 
 
@@ -167,7 +175,8 @@ def test_toml_override_keeps_exact_decimals(tmp_path):
     path = write(tmp_path, "prices.toml", '[[model]]\nmodel = "mine"\nusd_per_mtok_input = 0.1\n'
                  'usd_per_mtok_output = "0.30"\nsource = "quote"\nas_of = 2026-04-01\n')
     (price,) = load_overrides(path)
-    assert price.input.base == Decimal("0.1") and price.output.base == Decimal("0.30")
+    assert price.input.base == Decimal("0.1")
+    assert price.output.base == Decimal("0.30")
     assert price.as_of == date(2026, 4, 1)
 
 

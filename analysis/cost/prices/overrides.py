@@ -1,6 +1,6 @@
 """The user's price override file (``--prices FILE``, CSV or TOML): read, validate, turn into prices.
 
-Unlike `genai` (which looks prices up in the maintained `genai-prices` data and chooses
+Unlike `genai_prices` (which looks prices up in the maintained `genai-prices` data and chooses
 between a package row and an override row), this module only parses the user's file: it checks
 every column and value and raises a ValueError naming the file, the line (CSV) or entry (TOML),
 the column and the fix. Money is read as `Decimal`, never as a binary float.
@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from .prices import Price, Rate
+from .records import Price, Rate
 
 
 OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
@@ -160,7 +160,7 @@ def load_overrides(path: str | Path) -> list[Price]:
         if exactness and exactness not in ("exact", "approximate"):
             raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact or approximate")
         if tokenizer:
-            from ..tokenizers import CATALOGUE  # the registry names are the valid values
+            from ...tokenizers import CATALOGUE  # the registry names are the valid values
 
             if tokenizer not in CATALOGUE:
                 raise _bad(path, row.where, "tokenizer", f"unknown tokenizer {tokenizer!r}; valid: {', '.join(CATALOGUE)}")

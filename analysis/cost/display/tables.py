@@ -1,7 +1,8 @@
-"""A cost report as people read it: money rounded for display, tables of strings, notes per model.
+"""A workload's cost report as people read it: tables of strings and the notes per model.
 
-Unlike `estimate` (which computes in exact `Decimal` and never rounds), this module only formats:
-every face (CLI, reports, dashboard, service) shows the same strings through it.
+Unlike `workloads.estimate` (which computes in exact `Decimal` and never rounds) and `money`
+(one amount), this module only lays tables out: every face (CLI, reports, dashboard, service)
+shows the same strings through it.
 """
 
 from __future__ import annotations
@@ -11,28 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from .estimate import CostReport
-
-
-def format_usd(value: Decimal | None) -> str:
-    """Money for display only: "no price" for None; 2 decimals from $1, 4 significant digits below.
-
-    >>> format_usd(Decimal("1234.5678")), format_usd(Decimal("0.000123456")), format_usd(None)
-    ('$1,234.57', '$0.0001235', 'no price')
-    >>> format_usd(Decimal("0.000088")), format_usd(Decimal("0.00000012345"))
-    ('$0.00008800', '$0.0000001234')
-    """
-    if value is None or (isinstance(value, float) and value != value):
-        return "no price"
-    if value == 0:
-        return "$0"
-    if abs(value) >= 1:
-        return f"${value:,.2f}"
-    if abs(value) >= Decimal("1e-4"):
-        return f"${value:.4g}"
-    # plain decimals, never scientific notation: 4 significant digits after the leading zeros
-    digits = -Decimal(abs(value)).adjusted() + 3
-    return f"${value:.{digits}f}"
+from ..workloads.estimate import CostReport
+from .money import format_usd
 
 
 def display_models(report: CostReport) -> pd.DataFrame:
@@ -81,3 +62,14 @@ def display_categories(report: CostReport) -> pd.DataFrame:
 def model_notes(report: CostReport) -> list[str]:
     """"model: note" for every model whose row carries a note."""
     return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+
+
+def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
+    """`workloads.one_request.quick_frame` as people read it: rounded money, "no price" where unpriced, "~" for estimates."""
+    money = [c for c in ("usd_input", "usd_output", "usd_per_request", "usd_per_month") if c in frame]
+    tokens = [c for c in ("input_tokens", "output_tokens") if c in frame]
+    shown = frame.drop(columns=["priced_as", "note"]).assign(
+        **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
+        **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
+    return shown.rename(columns={"input_tokens": "input tokens", "usd_input": "$ input", "output_tokens": "output tokens",
+                                 "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})

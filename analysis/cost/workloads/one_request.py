@@ -2,7 +2,8 @@
 
 Unlike `estimate` (a workload of many requests, per model), this prices the text the user is
 looking at, once: for the dashboard's Compare page (`input_cost`, next to each tokenizer's
-count) and for `tokenprism cost TEXT -m MODEL` with no workload flags (`quick_frame`).
+count) and for `tokenprism cost TEXT -m MODEL` with no workload flags (`quick_frame`, shown
+by `cost.display.display_quick`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from decimal import Decimal
 
 import pandas as pd
 
-from .display import format_usd
-from .estimate import CostReport, NoPriceError, request_cost
-from .genai import get_price
-from ..models import tokenizer_for_model
+from ..arithmetic import NoPriceError, request_cost
+from ..display.money import format_usd
+from ...models import tokenizer_for_model
+from ..prices import get_price
+from .estimate import CostReport
 
 
 def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
@@ -85,14 +87,3 @@ def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFr
     if monthly:
         out = out.assign(usd_per_month=m["usd_per_month"])
     return out.assign(status=m["status"], note=m["note"])
-
-
-def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
-    """`quick_frame` as people read it: rounded money, "no price" where unpriced, "~" for estimates."""
-    money = [c for c in ("usd_input", "usd_output", "usd_per_request", "usd_per_month") if c in frame]
-    tokens = [c for c in ("input_tokens", "output_tokens") if c in frame]
-    shown = frame.drop(columns=["priced_as", "note"]).assign(
-        **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
-        **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
-    return shown.rename(columns={"input_tokens": "input tokens", "usd_input": "$ input", "output_tokens": "output tokens",
-                                 "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})

@@ -12,21 +12,25 @@ import pytest
 
 from analysis.cost.logs import LogReport, Turn, iter_log_records, read_log_records
 
-LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
+LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
 
 
 def test_openai_chat_rows_with_responses_and_timestamps():
     records, report = read_log_records(LOGS / "openai_chat.jsonl")
-    assert report.shapes == {str(LOGS / "openai_chat.jsonl"): "openai-chat"} and report.rows == 3
+    assert report.shapes == {str(LOGS / "openai_chat.jsonl"): "openai-chat"}
+    assert report.rows == 3
     first, second, third = records
     assert first.messages == (Turn("system", "You are a helpful assistant."),
                               Turn("user", "Where is my parcel? It was due on Monday."))
-    assert first.response == "It is on its way and should arrive tomorrow." and first.model == "gpt-4o"
+    assert first.response == "It is on its way and should arrive tomorrow."
+    assert first.model == "gpt-4o"
     assert first.timestamp.isoformat() == "2026-03-01T09:00:00+00:00"
     # a Chat Completion response: text from choices[0], the serving model and time from the response
     assert second.response == "The meeting moved to Friday. Bring the report."
-    assert second.model == "gpt-4o-2024-08-06" and second.timestamp.date().isoformat() == "2026-03-02"
-    assert third.response is None and not any(r.approximate for r in records)
+    assert second.model == "gpt-4o-2024-08-06"
+    assert second.timestamp.date().isoformat() == "2026-03-02"
+    assert third.response is None
+    assert not any(r.approximate for r in records)
     assert first.where == f"{LOGS / 'openai_chat.jsonl'}:1"
 
 
@@ -34,9 +38,11 @@ def test_openai_batch_lines_and_tools_are_approximate():
     records, report = read_log_records(LOGS / "openai_batch.jsonl")
     assert set(report.shapes.values()) == {"openai-batch"}
     plain, with_tools = records
-    assert [m.role for m in plain.messages] == ["developer", "user"] and plain.model == "gpt-4o-mini"
+    assert [m.role for m in plain.messages] == ["developer", "user"]
+    assert plain.model == "gpt-4o-mini"
     assert not plain.approximate
-    assert with_tools.approximate and '"get_weather"' in with_tools.tools
+    assert with_tools.approximate
+    assert '"get_weather"' in with_tools.tools
 
 
 def test_anthropic_system_blocks_usage_and_images_not_counted():
@@ -44,7 +50,9 @@ def test_anthropic_system_blocks_usage_and_images_not_counted():
     assert set(report.shapes.values()) == {"anthropic"}
     first, second = records
     assert first.messages[0] == Turn("system", "You are a terse assistant.")
-    assert first.usage.input_tokens == 20 and first.usage.output_tokens == 9 and first.response == "2, 3 and 5."
+    assert first.usage.input_tokens == 20
+    assert first.usage.output_tokens == 9
+    assert first.response == "2, 3 and 5."
     assert second.messages[0].text == "Describe images briefly."
     assert second.messages[1].text == "What is in this picture?"
     assert second.not_counted == (("image", 1),)
@@ -78,7 +86,8 @@ def test_parquet_with_a_list_of_structs_and_another_column_name(tmp_path):
                           "usage": [{"prompt_tokens": 9, "completion_tokens": 2}]})
     frame.to_parquet(tmp_path / "log.parquet")
     (record,), _ = read_log_records(tmp_path / "log.parquet", column="conversation")
-    assert record.messages == (Turn("user", "Hi there"),) and record.usage.input_tokens == 9
+    assert record.messages == (Turn("user", "Hi there"),)
+    assert record.usage.input_tokens == 9
     with pytest.raises(ValueError, match="has no column 'messages'.*--log-column"):
         read_log_records(tmp_path / "log.parquet")
 
@@ -103,7 +112,9 @@ def test_a_malformed_row_names_file_line_and_problem(tmp_path, content, message)
     path.write_text(content)
     with pytest.raises(ValueError) as info:
         read_log_records(path)
-    assert message in str(info.value) and str(path) in str(info.value) and "--errors skip" in str(info.value)
+    assert message in str(info.value)
+    assert str(path) in str(info.value)
+    assert "--errors skip" in str(info.value)
 
 
 def test_errors_skip_loads_the_rest_and_counts_reasons(tmp_path):
@@ -112,9 +123,12 @@ def test_errors_skip_loads_the_rest_and_counts_reasons(tmp_path):
     path.write_text("\n".join([good, "{oops", good, '{"messages": [{"role": "wizard", "content": "x"}]}', "{nope", ""]))
     report = LogReport()
     records = list(iter_log_records(path, errors="skip", report=report))
-    assert len(records) == 2 and report.rows == 2 and report.n_skipped == 3
+    assert len(records) == 2
+    assert report.rows == 2
+    assert report.n_skipped == 3
     assert report.skipped == {"not valid JSON": 2, "unknown role 'wizard'": 1}
-    assert f"{path}:2" in report.summary() and "3 skipped" in report.summary()
+    assert f"{path}:2" in report.summary()
+    assert "3 skipped" in report.summary()
 
 
 def test_a_forced_shape_names_what_does_not_fit():
@@ -135,8 +149,10 @@ def test_anthropic_tool_use_and_results_are_json_text(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps(row) + "\n")
     (record,), _ = read_log_records(path)
-    assert record.approximate and '"get_weather"' in record.messages[2].json_text
-    assert record.messages[3].json_text == "18 C, sunny" and record.not_counted == (("file", 1),)
+    assert record.approximate
+    assert '"get_weather"' in record.messages[2].json_text
+    assert record.messages[3].json_text == "18 C, sunny"
+    assert record.not_counted == (("file", 1),)
 
 
 def test_missing_file_and_streaming_is_lazy(tmp_path):
@@ -154,6 +170,7 @@ def test_a_forced_json_shape_reads_a_file_with_another_name(tmp_path):
     path = tmp_path / "requests.log"
     path.write_bytes((LOGS / "anthropic.jsonl").read_bytes())
     records, report = read_log_records(path, shape="anthropic")
-    assert len(records) == 2 and records[0].messages[0].role == "system"
+    assert len(records) == 2
+    assert records[0].messages[0].role == "system"
     auto, _ = read_log_records(path)  # by default a .log file is text, one request per line
     assert auto[0].messages[0].text.startswith('{"model"')

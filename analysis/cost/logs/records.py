@@ -1,6 +1,6 @@
 """Chat logs as one record type: read request logs of several shapes, streamed, into `LogRecord`s.
 
-Unlike `estimate` (texts plus an assumed workload) and `traffic` (which prices records), this
+Unlike `workloads` (texts plus an assumed workload) and `chunk_sums` (which prices records), this
 module only reads. Each file is a container (JSON Lines, plain or gzip; CSV or Parquet with a
 messages column; plain text, one request per line) holding rows of one shape:
 
@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .logshapes import SHAPES, RowError, detect_shape, parse_row
+from .shapes import SHAPES, RowError, detect_shape, parse_row
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 

@@ -1,9 +1,9 @@
 """The log shapes: how one row of each provider's request format becomes plain fields.
 
-Unlike `logs` (files, containers, streaming and error policy), this module sees one decoded
+Unlike `records` (files, containers, streaming and error policy), this module sees one decoded
 row at a time and knows the formats: OpenAI Chat Completions bodies, OpenAI Batch input
 lines, Anthropic Messages requests, and one text per line. It returns a plain dict that
-`logs` turns into a `LogRecord`, and raises `RowError` (a message plus a short reason for
+`records` turns into a `LogRecord`, and raises `RowError` (a message plus a short reason for
 the skip counts) for anything it does not understand: an unknown role or content type is
 named, never dropped.
 """
@@ -255,7 +255,7 @@ def _timestamp(row: dict[str, Any], response: dict[str, Any]) -> datetime | None
 
 
 def parse_row(row: Any, shape: str, *, where: str = "") -> dict[str, Any]:
-    """One row of `shape` as plain fields (see `logs.LogRecord`); raises RowError when unreadable."""
+    """One row of `shape` as plain fields (see `records.LogRecord`); raises RowError when unreadable."""
     media: Counter = Counter()
     if shape == "text":
         if not isinstance(row, str):

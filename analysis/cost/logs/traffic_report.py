@@ -1,6 +1,6 @@
 """The traffic report: partial sums of logged traffic turned into tables, exact money and notes.
 
-Unlike `traffic` (which reduces chunks of records to `TrafficPartial`s) and `report.traffic`
+Unlike `chunk_sums` (which reduces chunks of records to `TrafficPartial`s) and `report.traffic`
 (which renders), this module takes the merged partial once, at the end: totals in `Decimal`
 from integer token sums (tiers applied per request through the sums' tier keys), percentiles of
 $ per request from the per-row floats, the change against the models that served the log, cost
@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .estimate import SPECIAL_TOKENS_NOTE, chat_label, percent
-from .genai import price_source
-from .logs import LogReport
-from .prices import MTOK
-from .traffic import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
+from ..arithmetic import tier_rates
+from ..display.money import format_usd
+from ..prices import MTOK, price_source
+from ..targets import SPECIAL_TOKENS_NOTE, chat_label
+from ..workloads.workload import percent
+from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan, served_target
+from .records import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 MODEL_COLUMNS = [
@@ -60,8 +62,6 @@ class TrafficReport:
 
     def headlines(self) -> list[str]:
         """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
-        from .display import format_usd
-
         if self.served_total is None:
             return []
         return [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
@@ -99,11 +99,8 @@ def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | Non
         if p.output is None and n_out > 0:
             status = "no output price"
             continue
-        rep = reps[tier]
         cached = n_in * plan.cached_share
-        r_in = p.input.for_request(rep)
-        r_cached = p.cached_input.for_request(rep) if p.cached_input is not None else r_in
-        r_out = p.output.for_request(rep) if p.output is not None else Decimal(0)
+        r_in, r_cached, r_out = tier_rates(p, reps[tier])
         total += ((n_in - cached) * r_in + cached * r_cached + n_out * r_out) / MTOK
         total += (p.per_request or Decimal(0)) * int(v[_F["rows"]])
     return (total if status == "ok" else None), n_in_all, n_out_all, status
@@ -124,8 +121,6 @@ def _percentiles(part: ModelPart) -> tuple[float, float, float]:
 
 def _served_total(partial: TrafficPartial, plan: TrafficPlan) -> tuple[Decimal | None, pd.DataFrame, str]:
     """Our recount of the log on the models that served it, or why there is no such baseline."""
-    from .traffic import served_target
-
     rows, total, why = [], Decimal(0), ""
     for ref, part in sorted(partial.served.items()):
         target = served_target(ref, plan.on, plan.overrides, plan.fallback_tokenizer)

@@ -1,0 +1,13 @@
+"""The display: cost reports as people read them, rounded to strings (the only place money is rounded).
+
+The modules: `money` (one amount: `format_usd`) and `tables` (a workload report's tables and
+notes, and the one-request table).
+"""
+
+from .money import format_usd as format_usd
+from .tables import (
+    display_categories as display_categories,
+    display_models as display_models,
+    display_quick as display_quick,
+    model_notes as model_notes,
+)

@@ -1,0 +1,29 @@
+"""Logs: what logged traffic would cost under other models.
+
+The modules: `shapes` (one row of each provider's request format into plain fields),
+`records` (log files of several containers and shapes, streamed into `LogRecord`s),
+`chunk_sums` (a chunk of records reduced to a `TrafficPartial` of sums per model, day and
+tier; partials add up) and `traffic_report` (the merged partial turned into a
+`TrafficReport`).
+"""
+
+from .shapes import SHAPES as SHAPES
+from .records import (
+    LogRecord as LogRecord,
+    LogReport as LogReport,
+    LogUpload as LogUpload,
+    Turn as Turn,
+    Usage as Usage,
+    iter_log_records as iter_log_records,
+    read_log_records as read_log_records,
+)
+from .chunk_sums import (
+    CHUNK_ROWS as CHUNK_ROWS,
+    TrafficPartial as TrafficPartial,
+    TrafficPlan as TrafficPlan,
+    chunked as chunked,
+    plan_traffic as plan_traffic,
+    price_chunk as price_chunk,
+    price_records as price_records,
+)
+from .traffic_report import TrafficReport as TrafficReport, summarise as summarise

@@ -1,0 +1,98 @@
+"""The models to price with: references resolved to prices and tokenizer choices, once.
+
+Unlike `prices` (what a model charges) and `analysis.models` (which tokenizer counts for a model
+id), this module joins the two for a run: the default models, a model reference to its price
+and its tokenizer choice (a tokenizer named in the price file wins; a fallback tokenizer stands
+in, labelled approximate, where no rule maps the model), and the lines that name where prices
+come from. The workload estimate and the pricing of logs resolve their models here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Iterable, Sequence
+
+from ..models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
+from .prices import Price, get_price, price_source
+from ..tokenizers import CATALOGUE
+
+# A cross-provider default: flagship and small models of the makers people compare most,
+# written as provider:model so no name matching is involved.
+DEFAULT_MODELS = (
+    "openai:gpt-4o-mini",
+    "openai:gpt-4.1",
+    "openai:gpt-5-mini",
+    "openai:gpt-5.1",
+    "anthropic:claude-haiku-4-5",
+    "anthropic:claude-sonnet-4-5",
+    "google:gemini-2.5-flash",
+    "google:gemini-2.5-pro",
+    "deepseek:deepseek-chat",
+    "groq:qwen/qwen3-32b",
+    "mistral:mistral-small-3.2-24b-instruct",
+    "groq:llama-3.3-70b-versatile",
+)
+
+SPECIAL_TOKENS_NOTE = "text that looks like special tokens (<|endoftext|>, <|im_start|>) is counted as plain text"
+
+
+def choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: list) -> TokenizerChoice:
+    """The tokenizer that counts for `price`: the price file's, else the model rules', else the fallback (approximate)."""
+    if price.tokenizer:
+        return explicit_choice(price.model, price.tokenizer, price.exactness or "exact",
+                               f"tokenizer stated in the price file ({price.source})")
+    choice = tokenizer_for_model(price.model, also=(ref.split(":", 1)[-1],), rules=rules)
+    if choice.exactness == "none" and choice.status == "no tokenizer" and fallback_tokenizer:
+        return explicit_choice(price.model, fallback_tokenizer, "approximate",
+                               f"{choice.note}; --fallback-tokenizer {fallback_tokenizer} used as a proxy")
+    return choice
+
+
+def chat_label(choice: TokenizerChoice) -> str:
+    """ "4/message + 3/request", or "unknown" where no chat-format overhead is documented."""
+    if choice.chat is None:
+        return "unknown"
+    return f"{choice.chat.per_message}/message + {choice.chat.per_request}/request"
+
+
+def check_fallback(fallback_tokenizer: str | None) -> None:
+    """Raise KeyError, with the valid names, for a fallback tokenizer the registry does not know."""
+    if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
+        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+
+
+def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price] = (), on: date | datetime | None = None,
+                fallback_tokenizer: str | None = None) -> tuple[list[str], date, list[Price], list[TokenizerChoice]]:
+    """(model references, price day, prices, tokenizer choices) for `models`, as every cost report resolves them.
+
+    Raises:
+        KeyError: an unknown model or fallback tokenizer.
+        ValueError: no models.
+    """
+    check_fallback(fallback_tokenizer)
+    overrides = list(overrides)
+    if models is None:
+        refs = list(DEFAULT_MODELS) + [o.key for o in overrides]
+    elif isinstance(models, str):
+        refs = [m.strip() for m in models.split(",") if m.strip()]
+    else:
+        refs = [m.strip() for m in models if m.strip()]
+    refs = list(dict.fromkeys(refs))  # de-duplicated, order kept
+    if not refs:
+        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+    day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
+    prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
+    rules = load_rules()
+    choices = [choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+    return refs, day, prices, choices
+
+
+def source_line(prices: list[Price]) -> str:
+    """Where these prices come from: the package (with its version) and any override files."""
+    parts = []
+    if any(p.source.startswith("genai-prices") for p in prices):
+        parts.append(price_source().describe())
+    files = sorted({p.source.split(":", 1)[0] for p in prices if not p.source.startswith("genai-prices")})
+    if files:
+        parts.append("override file " + ", ".join(files) + " (each row's source and as_of in the table)")
+    return "; ".join(parts)

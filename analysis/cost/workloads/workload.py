@@ -1,0 +1,137 @@
+"""The assumed workload: how a model is used, as validated `Decimal` numbers.
+
+Unlike `estimate` (which prices texts under a workload) and `cost.arithmetic` (the
+multiplication), this module only holds and checks the numbers a user types: requests per
+month, output tokens or an output ratio, the cached share, messages per request and the
+scaling of texts, each against one bound shared by the CLI and the dashboard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+
+def percent(share: Decimal) -> str:
+    """ "40%" for Decimal("0.4")."""
+    return f"{(share * 100).normalize():f}%"
+
+
+# Upper bounds of every workload number, shared by the CLI and the dashboard: far above any real
+# workload, and low enough that no Decimal product overflows, no chart axis becomes infinite and
+# no loop runs as long as a number someone typed. The messages bound is the one a chat overhead is
+# multiplied by.
+WORKLOAD_LIMITS: dict[str, Decimal] = {
+    "requests_per_month": Decimal(10) ** 12,
+    "output_tokens": Decimal(10) ** 9,
+    "output_ratio": Decimal(1000),
+    "cached_share": Decimal(1),
+    "messages_per_request": Decimal(100_000),
+    "chars_per_request": Decimal(10) ** 10,
+}
+
+
+def workload_value(name: str, value: Any, *, label: str | None = None) -> Decimal:
+    """Validate one workload field against its bound in `WORKLOAD_LIMITS` (CLI and dashboard alike).
+
+    >>> workload_value("output_ratio", "1e308")
+    Traceback (most recent call last):
+    ...
+    ValueError: output_ratio must be at most 1000, got '1e308'
+    """
+    return to_decimal(label or name, value, maximum=WORKLOAD_LIMITS[name], integer=name == "messages_per_request")
+
+
+def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer: bool = False) -> Decimal:
+    """Parse a workload value: a non-negative finite number (int, str, Decimal or float).
+
+    Raises:
+        ValueError: naming the field and the value, for non-numbers, negatives, NaN,
+            infinities, fractions where a whole number is needed, or values above `maximum`.
+
+    >>> to_decimal("cached_share", "0.4", maximum=Decimal(1))
+    Decimal('0.4')
+    >>> to_decimal("requests_per_month", "-5")
+    Traceback (most recent call last):
+    ...
+    ValueError: requests_per_month must be a non-negative number, got '-5'
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        # floats via their shortest repr: 0.1 means 0.1, not 0.1000000000000000055...
+        d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not d.is_finite():
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if d < 0:
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    if integer and d != d.to_integral_value():
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if maximum is not None and d > maximum:
+        shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
+        raise ValueError(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
+                         + f", got {shown!r}")
+    return d
+
+
+@dataclass(frozen=True)
+class Workload:
+    """How the model is used. Values are validated and stored as `Decimal` (messages as int).
+
+    Attributes:
+        requests_per_month: requests sent per month.
+        output_tokens: output tokens per request, in each model's own tokens; or
+        output_ratio: output tokens as a multiple of the request's input tokens (exactly one
+            of the two is given).
+        cached_share: share (0..1) of each request's input tokens served from the prompt cache.
+        messages_per_request: chat messages per request, for the chat-format overhead.
+        chars_per_request: scale each text to this many characters per request (keeping its
+            tokens per character), e.g. "1,200-character prompts like this corpus".
+
+    >>> Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4").cached_share
+    Decimal('0.4')
+    """
+
+    requests_per_month: Any
+    output_tokens: Any = None
+    output_ratio: Any = None
+    cached_share: Any = Decimal(0)
+    messages_per_request: Any = 1
+    chars_per_request: Any = None
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        put("requests_per_month", workload_value("requests_per_month", self.requests_per_month))
+        if (self.output_tokens is None) == (self.output_ratio is None):
+            raise ValueError("give exactly one of output_tokens (tokens per request) and output_ratio "
+                             f"(a multiple of input tokens); got output_tokens={self.output_tokens!r}, "
+                             f"output_ratio={self.output_ratio!r}")
+        if self.output_tokens is not None:
+            put("output_tokens", workload_value("output_tokens", self.output_tokens))
+        if self.output_ratio is not None:
+            put("output_ratio", workload_value("output_ratio", self.output_ratio))
+        put("cached_share", workload_value("cached_share", self.cached_share))
+        put("messages_per_request", int(workload_value("messages_per_request", self.messages_per_request)))
+        if self.chars_per_request is not None:
+            c = workload_value("chars_per_request", self.chars_per_request)
+            if c == 0:
+                raise ValueError("chars_per_request must be positive, got 0")
+            put("chars_per_request", c)
+
+    def describe(self) -> str:
+        """One line for report headers; numbers in plain digits, however they were typed.
+
+        >>> Workload(requests_per_month="1e6", output_tokens="3E2").describe()[:65]
+        '1,000,000 requests/month, 1 message(s)/request, 300 output tokens'
+        """
+        # ",f": a Decimal read from "1e6" would print as 1E+6 with the default format
+        out = (f"{self.output_tokens:,f} output tokens/request" if self.output_tokens is not None
+               else f"output = {self.output_ratio:,f} x input tokens")
+        scale = f", texts scaled to {self.chars_per_request:,f} chars/request" if self.chars_per_request else ""
+        return (f"{self.requests_per_month:,f} requests/month, {self.messages_per_request} message(s)/request, "
+                f"{out}, cached share {percent(self.cached_share)} of input{scale}")
