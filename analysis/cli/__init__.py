@@ -62,18 +62,10 @@ def _message(e: BaseException) -> str:
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
 REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
-# analysis.cost does not raise the typed errors yet: its refusals (NoPriceError and RowError,
-# both plain ValueError subclasses; an unknown model, a KeyError) would read as bugs. Until it
-# does, a bare ValueError or KeyError from a handler of these modules is still a refusal (exit
-# status 2); `cost --logs` (analysis.cli.traffic) runs under the cost handler. Empty this set once
-# cost/ raises BadInput and UnknownName.
-_UNTYPED_REFUSALS = frozenset({"analysis.cli.cost"})
 
 
-def _is_refusal(e: BaseException, handler_module: str) -> bool:
-    if isinstance(e, REFUSALS):
-        return True
-    return handler_module in _UNTYPED_REFUSALS and isinstance(e, (ValueError, KeyError))
+def _is_refusal(e: BaseException) -> bool:
+    return isinstance(e, REFUSALS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `tokenprism ... | head`
         return 0
     except Exception as e:
-        if _is_refusal(e, getattr(args.func, "__module__", "")):
+        if _is_refusal(e):
             print(f"tokenprism {args.command}: error: {_message(e)}", file=sys.stderr)
             return 2
         print(f"tokenprism {args.command}: internal error ({type(e).__name__}: {_message(e)}). This is a bug in "

@@ -26,6 +26,7 @@ from ..report.cost import records as _records, render_html, render_markdown, ren
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
+from ..errors import BadInput
 
 FORMATS = ("table", "csv", "json", "md", "html")
 
@@ -136,7 +137,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
         samples = list(corpus.iter_samples(args.corpus, category=args.category, column=args.column,
                                            errors=args.errors, report=report))
         if not samples:
-            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}")
+            raise BadInput(f"no text loaded from {args.corpus}: {report.summary()}")
         frames.append(corpus.samples_to_frame(samples))
     if args.builtin:
         cats = None if args.builtin == "all" else [c.strip() for c in args.builtin.split(",") if c.strip()]
@@ -176,7 +177,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     from ..engine.parts import is_url
 
     if any(is_url(p) for p in args.corpus):
-        raise ValueError("cost --corpus reads the files in this process, from local paths; copy the files here "
+        raise BadInput("cost --corpus reads the files in this process, from local paths; copy the files here "
                          "first (fsspec URLs are read by the workers of `tokenprism measure --by ...`)")
     cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
                       fallback_tokenizer=args.fallback_tokenizer)
@@ -201,13 +202,13 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
             return price_corpus(requests(), cost, engine=engine, progress=progress_wanted(args), total_bytes=total)
     except ValueError as e:
         if read_all and not cost.n_samples:  # read to the end and found nothing (a reading error says itself)
-            raise ValueError(f"no text loaded from {args.corpus}: {report.summary()}") from e
+            raise BadInput(f"no text loaded from {args.corpus}: {report.summary()}") from e
         raise
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
-        raise ValueError(f"--out {args.out} is a file: give a folder for the report files")
+        raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
     if args.logs:
         return cmd_traffic(args, _overrides(args.prices))
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
@@ -240,7 +241,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
 def cmd_quick(args: argparse.Namespace) -> int:
     """The price of one request: input always; output with an output size; monthly with a request rate."""
     if args.out:
-        raise ValueError("--out writes a workload report: add --requests-per-month N and --output-tokens N "
+        raise BadInput("--out writes a workload report: add --requests-per-month N and --output-tokens N "
                          "(or --output-ratio R)")
     output = args.output_tokens is not None or args.output_ratio is not None
     workload = Workload(requests_per_month=args.requests_per_month or 1,

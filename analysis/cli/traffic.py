@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
 from ..report import traffic as render
+from ..errors import BadInput
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,13 +32,13 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
     """Price the logs named by --logs; output as --format, and a report folder with --out."""
     if args.text is not None or args.file or args.corpus or args.builtin or args.system:
-        raise ValueError("--logs prices logged requests; give either --logs or texts (TEXT, -f, --corpus, --builtin, "
+        raise BadInput("--logs prices logged requests; give either --logs or texts (TEXT, -f, --corpus, --builtin, "
                          "--system), not both")
     if args.errors == "replace":
-        raise ValueError("--errors replace does not apply to logs: a bad row is either an error (strict) or left "
+        raise BadInput("--errors replace does not apply to logs: a bad row is either an error (strict) or left "
                          "out and counted (skip)")
     if args.requests_per_month is not None or args.messages_per_request != 1 or args.chars_per_request is not None:
-        raise ValueError("--requests-per-month, --messages-per-request and --chars-per-request describe an assumed "
+        raise BadInput("--requests-per-month, --messages-per-request and --chars-per-request describe an assumed "
                          "workload; with --logs the log itself is the workload, so leave them out")
     plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
@@ -56,7 +57,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                   disable=None) as bar:
             partial = price_logs(records, plan, engine=engine, progress=bar.update)
     if not partial.rows:
-        raise ValueError(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
+        raise BadInput(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
     if log_report.n_skipped:
         print(f"note: {log_report.summary()}", file=sys.stderr)
     report = summarise(partial, plan, log_report)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .prices import MTOK, Price
+from ..errors import BadInput
 
 
-class NoPriceError(ValueError):
+class NoPriceError(BadInput):
     """The price data has no price for a part of the request (shown as "no price", never $0)."""
 
 

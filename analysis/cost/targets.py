@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Iterable, Sequence
 
+from ..errors import BadInput, UnknownName
 from ..models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
 from .prices import Price, get_price, price_source
 from ..tokenizers import CATALOGUE
@@ -56,9 +57,10 @@ def chat_label(choice: TokenizerChoice) -> str:
 
 
 def check_fallback(fallback_tokenizer: str | None) -> None:
-    """Raise KeyError, with the valid names, for a fallback tokenizer the registry does not know."""
+    """Raise UnknownName, with the valid names, for a fallback tokenizer the registry does not know."""
     if fallback_tokenizer is not None and fallback_tokenizer not in CATALOGUE:
-        raise KeyError(f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
+        raise UnknownName("tokenizer", fallback_tokenizer, CATALOGUE,
+                          message=f"unknown fallback tokenizer {fallback_tokenizer!r}; valid: {', '.join(CATALOGUE)}")
 
 
 def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price] = (), on: date | datetime | None = None,
@@ -66,8 +68,8 @@ def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price
     """(model references, price day, prices, tokenizer choices) for `models`, as every cost report resolves them.
 
     Raises:
-        KeyError: an unknown model or fallback tokenizer.
-        ValueError: no models.
+        UnknownName: an unknown model or fallback tokenizer.
+        BadInput: no models.
     """
     check_fallback(fallback_tokenizer)
     overrides = list(overrides)
@@ -79,7 +81,7 @@ def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price
         refs = [m.strip() for m in models if m.strip()]
     refs = list(dict.fromkeys(refs))  # de-duplicated, order kept
     if not refs:
-        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+        raise BadInput("no models selected; name some with --models or see `tokenprism models`")
     day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
     prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
     rules = load_rules()

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Literal
 
 from fastapi import APIRouter, Query
 
 from ...cost import Workload, estimate, model_table
-from ...errors import BadInput, UnknownName
 from ..problems import Problem, check_limit
 from ..schemas import CostRequest, CostResponse, ModelsResponse
 from . import ERRORS, RuntimeDep, one_or_many
@@ -17,35 +14,13 @@ from . import ERRORS, RuntimeDep, one_or_many
 router = APIRouter(tags=["cost"], responses=ERRORS)
 
 
-@contextmanager
-def _untyped_refusals() -> Iterator[None]:
-    """Map analysis.cost's refusals, which are not typed yet, at this router's edge only.
-
-    analysis.cost still refuses input with plain KeyError (an unknown model or provider) and
-    ValueError (its NoPriceError and RowError subclass ValueError, not BadInput; a workload out of
-    bounds). Every other router lets those through as the bugs they would be (500); until cost/
-    raises UnknownName and BadInput, these two handlers alone keep its refusals 404 and 422.
-    Delete this once it does: typed errors pass through untouched.
-    """
-    try:
-        yield
-    except (UnknownName, BadInput):
-        raise
-    except KeyError as e:
-        text = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
-        raise Problem(404, text, type_="unknown-name") from None
-    except ValueError as e:
-        raise Problem(422, str(e), type_="invalid-input") from None
-
-
 # `analysis.report` loads matplotlib for its figures (0.7 s): imported on the first cost request,
 # in the pool, rather than before the server can answer /readyz.
 def _models(**kw) -> dict:
     from ...report.cost import records
 
-    with _untyped_refusals():
-        frame, source = model_table(**kw)
-        return {"price_source": source, "models": records(frame)}
+    frame, source = model_table(**kw)
+    return {"price_source": source, "models": records(frame)}
 
 
 @router.get("/v1/models", response_model=ModelsResponse,
@@ -63,9 +38,8 @@ async def models(rt: RuntimeDep,
 def _cost(texts: list[str], models: list[str] | None, workload: dict, on, fallback: str | None) -> dict:
     from ...report.cost import report_json
 
-    with _untyped_refusals():
-        report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
-        return report_json(report)
+    report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)
+    return report_json(report)
 
 
 @router.post("/v1/cost", response_model=CostResponse,

@@ -29,6 +29,7 @@ from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...tokenizers import load_tokenizer
 from .records import LogRecord
+from ...errors import BadInput
 
 CHUNK_ROWS = 4096
 TOP_ROWS = 10  # calibration rows kept: the ones that differ most
@@ -93,9 +94,9 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
     refs = [m.strip() for m in (models.split(",") if isinstance(models, str) else models) if m.strip()]
     refs = list(dict.fromkeys(refs))
     if not refs:
-        raise ValueError("no models selected; name some with --models or see `tokenprism models`")
+        raise BadInput("no models selected; name some with --models or see `tokenprism models`")
     if output_tokens is not None and output_ratio is not None:
-        raise ValueError("give at most one of output_tokens and output_ratio")
+        raise BadInput("give at most one of output_tokens and output_ratio")
     check_fallback(fallback_tokenizer)
     day = on or datetime.now(UTC).date()
     overrides = tuple(overrides)
@@ -291,7 +292,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     logged = np.fromiter((r.response is not None for r in records), dtype=bool, count=n)
     if plan.output_tokens is None and plan.output_ratio is None and not logged.all():
         first = records[int(np.argmin(logged))]
-        raise ValueError(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
+        raise BadInput(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
                          "size for rows without one: --output-tokens N or --output-ratio R")
     n_messages = np.fromiter((len(r.messages) for r in records), dtype=np.int64, count=n)
     day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .shapes import SHAPES, RowError, detect_shape, parse_row
+from ...errors import BadInput
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 
@@ -183,14 +184,14 @@ def _lines(path: Source) -> Iterator[tuple[int, str]]:
             try:
                 raw = fh.readline()
             except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
-                raise ValueError(f"{path}: line {n + 1}: cannot decompress ({e}); the gzip file is damaged") from None
+                raise BadInput(f"{path}: line {n + 1}: cannot decompress ({e}); the gzip file is damaged") from None
             if not raw:
                 return
             n += 1
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise ValueError(f"{path}: line {n}: not valid UTF-8 at byte {e.start} of the line ({e.reason}); "
+                raise BadInput(f"{path}: line {n}: not valid UTF-8 at byte {e.start} of the line ({e.reason}); "
                                  "convert the file to UTF-8") from None
             yield n, line.lstrip("\ufeff") if n == 1 else line
 
@@ -208,7 +209,7 @@ def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str
     """(where, row dict) of a CSV or Parquet table; the messages column is renamed "messages"."""
     def rename(row: dict[str, Any]) -> dict[str, Any]:
         if column not in row:
-            raise ValueError(f"{path} has no column {column!r}; columns found: {list(row)}. "
+            raise BadInput(f"{path} has no column {column!r}; columns found: {list(row)}. "
                              "Fix: --log-column NAME naming the column that holds the messages")
         row = dict(row)
         row["messages"] = row.pop(column)
@@ -220,7 +221,7 @@ def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str
         try:
             pf = pq.ParquetFile(io.BytesIO(path.data) if isinstance(path, LogUpload) else path)
         except Exception as e:  # pyarrow raises its own error types for a damaged file
-            raise ValueError(f"{path}: not a readable Parquet file ({e})") from None
+            raise BadInput(f"{path}: not a readable Parquet file ({e})") from None
         n = 0
         for batch in pf.iter_batches(batch_size=2048):
             for row in batch.to_pylist():
@@ -235,7 +236,7 @@ def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str
             except StopIteration:
                 return
             except (csv.Error, UnicodeDecodeError, OSError, EOFError) as e:
-                raise ValueError(f"{path}: not readable as CSV after line {reader.line_num} ({e}); "
+                raise BadInput(f"{path}: not readable as CSV after line {reader.line_num} ({e}); "
                                  "it must be UTF-8 CSV with a header row") from None
             yield f"{path}:line {reader.line_num}", rename(row)
 
@@ -292,15 +293,15 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
     [('gpt-4o', (Turn(role='user', text='Hi', json_text=''),))]
     """
     if shape != "auto" and shape not in SHAPES:
-        raise ValueError(f"unknown log format {shape!r}; valid: auto, {', '.join(SHAPES)}")
+        raise BadInput(f"unknown log format {shape!r}; valid: auto, {', '.join(SHAPES)}")
     if errors not in ("strict", "skip"):
-        raise ValueError(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
+        raise BadInput(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
     report = report if report is not None else LogReport()
     sources = [paths] if isinstance(paths, (str, Path, LogUpload)) else list(paths)
     for src in sources:
         path = src if isinstance(src, LogUpload) else Path(src)
         if isinstance(path, Path) and not path.is_file():
-            raise ValueError(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
+            raise BadInput(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
         container = container_of(path)
         if container == "text" and shape not in ("auto", "text"):
             container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
@@ -318,7 +319,7 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
             except RowError as e:
                 if errors == "strict":
                     hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with --log-format)"
-                    raise ValueError(f"{where}: {e}{hint}. Fix the row, or pass --errors skip to load the rest") from None
+                    raise BadInput(f"{where}: {e}{hint}. Fix the row, or pass --errors skip to load the rest") from None
                 report.skip(e.reason, where)
                 continue
             report.rows += 1

@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
+from ...errors import BadInput
 
 SHAPES = ("openai-chat", "openai-batch", "anthropic", "text")
 
@@ -26,7 +27,7 @@ _ANTHROPIC_ONLY = {"tool_use", "tool_result", "image", "document", "thinking", "
 _TIME_KEYS = ("timestamp", "created_at", "time", "created")
 
 
-class RowError(ValueError):
+class RowError(BadInput):
     """A row this shape cannot read: `str(e)` says what is wrong, `reason` groups skips."""
 
     def __init__(self, message: str, reason: str | None = None) -> None:

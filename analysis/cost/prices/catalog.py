@@ -16,6 +16,7 @@ import pandas as pd
 from .genai_prices import list_prices, price_source, provider_ids
 from ...models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
 from .records import Price
+from ...errors import BadInput, UnknownName
 
 COLUMNS = ["model", "name", "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output", "tiers",
            "price_remark", "tokenizer", "exactness", "tokenizer_status", "price_source", "price_as_of", "note"]
@@ -48,10 +49,10 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
     """
     if provider and provider not in provider_ids():
         close = difflib.get_close_matches(provider, provider_ids(), n=3)
-        raise KeyError(f"unknown provider {provider!r}" + (f"; did you mean {', '.join(close)}?" if close else "")
-                       + f" Valid: {', '.join(provider_ids())}")
+        raise UnknownName("provider", provider, provider_ids(), message=f"unknown provider {provider!r}"
+                          + (f"; did you mean {', '.join(close)}?" if close else "") + f" Valid: {', '.join(provider_ids())}")
     if exactness is not None and exactness not in EXACTNESS:
-        raise ValueError(f"exactness must be one of {', '.join(EXACTNESS)}, got {exactness!r}")
+        raise BadInput(f"exactness must be one of {', '.join(EXACTNESS)}, got {exactness!r}")
     overrides = list(overrides)
     prices = list_prices(on=on, provider=provider, contains=contains, all_providers=all_providers,
                          overrides=overrides, include_deprecated=include_deprecated)
@@ -76,6 +77,6 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
             "note": "; ".join(([c.note] if c.exactness != "exact" or c.status != "ok" else []) + list(p.notes)),
         })
     if not rows:
-        raise ValueError("no model matches these filters; try without them, or include all providers (--all-providers)")
+        raise BadInput("no model matches these filters; try without them, or include all providers (--all-providers)")
     sources = [price_source().describe()] + sorted({p.source for p in overrides})
     return pd.DataFrame(rows, columns=COLUMNS), "; ".join(sources)

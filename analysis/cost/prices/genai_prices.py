@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any, Iterable
 
 from .records import Price, PriceSource, Rate
+from ...errors import UnknownName
 
 _NOON = time(12, 0, tzinfo=UTC)
 
@@ -179,12 +180,13 @@ def _suggest(ref: str, overrides: Iterable[Price]) -> str:
     return ", ".join(by_model[c] for c in close)
 
 
-def unknown_model_error(ref: str, overrides: Iterable[Price] = ()) -> KeyError:
+def unknown_model_error(ref: str, overrides: Iterable[Price] = ()) -> UnknownName:
     close = _suggest(ref, overrides)
     hint = f" Closest names: {close}." if close else ""
-    return KeyError(f"unknown model {ref!r}: genai-prices {_version()} has no price for it"
-                    f"{' and neither has the --prices file' if overrides else ''}.{hint} "
-                    "List models with `tokenprism models SUBSTRING`; add your own with --prices FILE.")
+    return UnknownName("model", ref, message=(
+        f"unknown model {ref!r}: genai-prices {_version()} has no price for it"
+        f"{' and neither has the --prices file' if overrides else ''}.{hint} "
+        "List models with `tokenprism models SUBSTRING`; add your own with --prices FILE."))
 
 
 def find_model(ref: str, *, overrides: Iterable[Price] = ()) -> tuple[Any, Any]:
@@ -217,8 +219,8 @@ def find_model(ref: str, *, overrides: Iterable[Price] = ()) -> tuple[Any, Any]:
     exact = [(p, m) for p, m in hits if m.id.lower() == key] or hits
     if len({p.id for p, _ in exact}) > 1:
         choices = ", ".join(f"{p.id}:{m.id}" for p, m in exact[:12])
-        raise KeyError(f"model {ref!r} is priced by several providers; name one as PROVIDER:MODEL: {choices}"
-                       f"{' ...' if len(exact) > 12 else ''}")
+        raise UnknownName("model", ref, message=f"model {ref!r} is priced by several providers; name one as "
+                          f"PROVIDER:MODEL: {choices}{' ...' if len(exact) > 12 else ''}")
     return exact[0]
 
 

@@ -9,6 +9,7 @@ the column and the fix. Money is read as `Decimal`, never as a binary float.
 from __future__ import annotations
 
 import csv
+import io
 import difflib
 import tomllib
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Price, Rate
+from ...errors import BadInput
 
 
 OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
@@ -31,8 +33,8 @@ class _Row:
     values: dict[str, Any] = field(default_factory=dict)
 
 
-def _bad(path: Path, where: str, column: str, problem: str) -> ValueError:
-    return ValueError(f"{path}: {where}, column {column}: {problem}")
+def _bad(path: Path, where: str, column: str, problem: str) -> BadInput:
+    return BadInput(f"{path}: {where}, column {column}: {problem}")
 
 
 # Far above any real price; keeps every product of price and workload finite.
@@ -92,29 +94,43 @@ def _read_rows(path: Path) -> list[_Row]:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh, parse_float=Decimal)  # exact decimals, never binary floats
         except tomllib.TOMLDecodeError as e:
-            raise ValueError(f"{path}: not valid TOML: {e}") from e
+            raise BadInput(f"{path}: not valid TOML: {e}") from e
+        except UnicodeDecodeError as e:
+            raise BadInput(f"{path}: not UTF-8 at byte {e.start} ({e.reason}); TOML files are UTF-8") from None
+        except RecursionError:
+            raise BadInput(f"{path}: nested too deeply to be a price file; expected one [[model]] table per "
+                           "model") from None
         entries = data.get("model")
         if not isinstance(entries, list) or not entries:
-            raise ValueError(f"{path}: expected one [[model]] table per model, with keys {', '.join(OVERRIDE_COLUMNS)}")
+            raise BadInput(f"{path}: expected one [[model]] table per model, with keys {', '.join(OVERRIDE_COLUMNS)}")
         rows = []
         for i, entry in enumerate(entries, start=1):
             label = f"[[model]] entry {i}" + (f" ({entry['model']!r})" if isinstance(entry.get("model"), str) else "")
             rows.append(_Row(label, dict(entry)))
         return rows
     if suffix == ".csv":
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
+        raw = path.read_bytes()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = raw[: e.start].count(b"\n") + 1
+            raise BadInput(f"{path}: line {line}: not UTF-8 at byte {e.start} ({e.reason}); save the file as UTF-8 "
+                           "(a spreadsheet's 'CSV UTF-8' export)") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = []
+        try:
             if not reader.fieldnames:
-                raise ValueError(f"{path}: empty file; expected a header row: {','.join(OVERRIDE_COLUMNS)}")
-            rows = []
+                raise BadInput(f"{path}: empty file; expected a header row: {','.join(OVERRIDE_COLUMNS)}")
             for rec in reader:
                 if None in rec:  # more cells than header columns
-                    raise ValueError(f"{path}: line {reader.line_num}: more cells than the header has columns")
+                    raise BadInput(f"{path}: line {reader.line_num}: more cells than the header has columns")
                 if not any((v or "").strip() for v in rec.values()):
                     continue
                 rows.append(_Row(f"line {reader.line_num}", {k.strip(): v for k, v in rec.items() if k is not None}))
-            return rows
-    raise ValueError(f"{path}: unknown price file type {suffix!r}; use .csv or .toml")
+        except csv.Error as e:  # a NUL byte, a cell over the csv module's field limit
+            raise BadInput(f"{path}: line {reader.line_num}: not readable as CSV ({e})") from None
+        return rows
+    raise BadInput(f"{path}: unknown price file type {suffix!r}; use .csv or .toml")
 
 
 def load_overrides(path: str | Path) -> list[Price]:

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...errors import BadInput
 from ..arithmetic import NoPriceError, request_cost
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
@@ -87,7 +88,7 @@ def as_samples(inputs: str | Sequence[str] | pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame({"id": ["text"], "category": ["text"], "text": [inputs]})
     if isinstance(inputs, pd.DataFrame):
         if "text" not in inputs.columns:
-            raise ValueError(f"the input frame needs a 'text' column; it has {list(inputs.columns)}")
+            raise BadInput(f"the input frame needs a 'text' column; it has {list(inputs.columns)}")
         frame = inputs.reset_index(drop=True)
         return pd.DataFrame({
             "id": frame["id"].astype(str) if "id" in frame else [f"sample-{i + 1}" for i in range(len(frame))],
@@ -274,12 +275,12 @@ class CorpusCost:
         """One chunk of requests (id, category, text) and its token counts per tokenizer name.
 
         Raises:
-            ValueError: an empty text while the workload scales texts (chars_per_request).
+            BadInput: an empty text while the workload scales texts (chars_per_request).
         """
         chunk = chunk.reset_index(drop=True)
         lengths = chunk["text"].str.len()
         if self.workload.chars_per_request and not lengths.all():
-            raise ValueError(f"cannot scale empty texts to chars_per_request: {chunk['id'][lengths == 0].tolist()[:5]}")
+            raise BadInput(f"cannot scale empty texts to chars_per_request: {chunk['id'][lengths == 0].tolist()[:5]}")
         self.n_samples += len(chunk)
         self.n_chars += int(lengths.sum())
         for i, (ref, price, choice) in enumerate(zip(self.refs, self.prices, self.choices)):
@@ -299,10 +300,10 @@ class CorpusCost:
         """The `CostReport` of everything added; `requests` is empty unless `keep_requests`.
 
         Raises:
-            ValueError: nothing was added.
+            BadInput: nothing was added.
         """
         if not self.n_samples:
-            raise ValueError("no input text: give a text, files or a corpus")
+            raise BadInput("no input text: give a text, files or a corpus")
         model_rows, category_rows = [], []
         categories = set()
         for i, (ref, price, choice) in enumerate(zip(self.refs, self.prices, self.choices)):
@@ -346,8 +347,8 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         A `CostReport` with one row per request in `requests`.
 
     Raises:
-        KeyError: an unknown model (with the closest names) or an unknown tokenizer.
-        ValueError: no models, no input, or an empty text with `chars_per_request`.
+        UnknownName: an unknown model (with the closest names) or an unknown tokenizer.
+        BadInput: no models, no input, or an empty text with `chars_per_request`.
 
     >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
     ...              on=date(2025, 1, 1))
@@ -358,7 +359,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     check_fallback(fallback_tokenizer)  # before the input, as the CLI reports a bad flag first
     samples = as_samples(inputs)
     if samples.empty:
-        raise ValueError("no input text: give a text, files or a corpus")
+        raise BadInput("no input text: give a text, files or a corpus")
     cost = CorpusCost(models, workload=workload, overrides=overrides, on=on, fallback_tokenizer=fallback_tokenizer,
                       keep_requests=True)
     texts = samples["text"].tolist()

@@ -34,7 +34,7 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
         (counts plus `usd_input` (Decimal, None when unpriced) and `for_model`, a one-line note).
 
     Raises:
-        KeyError: an unknown model (the message names the closest ones).
+        UnknownName: an unknown model (the message names the closest ones).
 
     >>> from analysis import load_tokenizer
     >>> from analysis.compare import compare

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from ...errors import BadInput
 
 
 def percent(share: Decimal) -> str:
@@ -38,7 +39,7 @@ def workload_value(name: str, value: Any, *, label: str | None = None) -> Decima
     >>> workload_value("output_ratio", "1e308")
     Traceback (most recent call last):
     ...
-    ValueError: output_ratio must be at most 1000, got '1e308'
+    analysis.errors.BadInput: output_ratio must be at most 1000, got '1e308'
     """
     return to_decimal(label or name, value, maximum=WORKLOAD_LIMITS[name], integer=name == "messages_per_request")
 
@@ -47,7 +48,7 @@ def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer
     """Parse a workload value: a non-negative finite number (int, str, Decimal or float).
 
     Raises:
-        ValueError: naming the field and the value, for non-numbers, negatives, NaN,
+        BadInput: naming the field and the value, for non-numbers, negatives, NaN,
             infinities, fractions where a whole number is needed, or values above `maximum`.
 
     >>> to_decimal("cached_share", "0.4", maximum=Decimal(1))
@@ -55,24 +56,24 @@ def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer
     >>> to_decimal("requests_per_month", "-5")
     Traceback (most recent call last):
     ...
-    ValueError: requests_per_month must be a non-negative number, got '-5'
+    analysis.errors.BadInput: requests_per_month must be a non-negative number, got '-5'
     """
     if isinstance(value, bool) or value is None:
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise BadInput(f"{name} must be a number, got {value!r}")
     try:
         # floats via their shortest repr: 0.1 means 0.1, not 0.1000000000000000055...
         d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
     except InvalidOperation:
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise BadInput(f"{name} must be a number, got {value!r}") from None
     if not d.is_finite():
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise BadInput(f"{name} must be a finite number, got {value!r}")
     if d < 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+        raise BadInput(f"{name} must be a non-negative number, got {value!r}")
     if integer and d != d.to_integral_value():
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
+        raise BadInput(f"{name} must be a whole number, got {value!r}")
     if maximum is not None and d > maximum:
         shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
-        raise ValueError(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
+        raise BadInput(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
                          + f", got {shown!r}")
     return d
 
@@ -108,7 +109,7 @@ class Workload:
 
         put("requests_per_month", workload_value("requests_per_month", self.requests_per_month))
         if (self.output_tokens is None) == (self.output_ratio is None):
-            raise ValueError("give exactly one of output_tokens (tokens per request) and output_ratio "
+            raise BadInput("give exactly one of output_tokens (tokens per request) and output_ratio "
                              f"(a multiple of input tokens); got output_tokens={self.output_tokens!r}, "
                              f"output_ratio={self.output_ratio!r}")
         if self.output_tokens is not None:
@@ -120,7 +121,7 @@ class Workload:
         if self.chars_per_request is not None:
             c = workload_value("chars_per_request", self.chars_per_request)
             if c == 0:
-                raise ValueError("chars_per_request must be positive, got 0")
+                raise BadInput("chars_per_request must be positive, got 0")
             put("chars_per_request", c)
 
     def describe(self) -> str:

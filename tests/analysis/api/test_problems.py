@@ -84,16 +84,15 @@ def test_library_refusals_reach_the_client_typed(client):
                                     422)["detail"]
 
 
-def test_the_cost_router_still_maps_untyped_cost_refusals(client, monkeypatch):
-    # analysis.cost raises plain ValueError/KeyError until it adopts the typed errors; only this
-    # router's edge maps them (see routers/cost.py). A bug outside that edge is still a 500.
+def test_the_cost_router_maps_typed_refusals_and_a_plain_keyerror_is_a_bug(client, monkeypatch):
     base = {"text": "hello", "models": ["gpt-4o"], "requests_per_month": "1000", "output_tokens": 10}
-    monkeypatch.setattr(cost_router, "estimate", _raiser(ValueError("no price for it")))
-    assert _problem(client.post("/v1/cost", json=base), 422)["detail"] == "no price for it"
-    monkeypatch.setattr(cost_router, "estimate", _raiser(KeyError("unknown model 'x'")))
-    assert _problem(client.post("/v1/cost", json=base), 404)["detail"] == "unknown model 'x'"
-    monkeypatch.setattr(cost_router, "estimate", _raiser(TypeError(SECRET)))
-    _assert_bug(client.post("/v1/cost", json=base))
+    assert _problem(client.post("/v1/cost", json={**base, "models": ["gpt-4oo"]}), 404)["detail"].startswith(
+        "unknown model 'gpt-4oo'")
+    assert "at most" in _problem(client.post("/v1/cost", json={**base, "output_ratio": "1e308", "output_tokens": None}),
+                                 422)["detail"]
+    for planted in (ValueError(SECRET), KeyError(SECRET), TypeError(SECRET)):
+        monkeypatch.setattr(cost_router, "estimate", _raiser(planted))
+        _assert_bug(client.post("/v1/cost", json=base))
 
 
 def test_limit_helper_names_the_flag(client):

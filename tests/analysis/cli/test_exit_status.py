@@ -77,19 +77,21 @@ def test_a_bug_in_a_library_function_is_not_a_refusal(capsys, monkeypatch):
     assert "internal error" in err
 
 
-def test_cost_commands_still_refuse_with_untyped_cost_errors(capsys, monkeypatch, tmp_path):
-    # analysis.cost raises plain ValueError/KeyError until it adopts the typed errors (see
-    # analysis/cli/__init__.py); for its commands those stay refusals, anything else is a bug.
+def test_cost_commands_refuse_with_typed_errors_and_a_plain_valueerror_is_a_bug(capsys, monkeypatch, tmp_path):
     from analysis.cli import cost as cli_cost
 
     a_file = tmp_path / "taken"
     a_file.write_text("x")
     rc, err = _run(["cost", "hello", "-m", "gpt-4o", "--out", str(a_file)], capsys)
     assert (rc, err) == (2, f"tokenprism cost: error: --out {a_file} is a file: give a folder for the report files\n")
-    monkeypatch.setattr(cli_cost, "quick_frame", _raiser(TypeError(SECRET)))
-    rc, err = _run(["cost", "hello", "-m", "gpt-4o"], capsys)
-    assert rc == 1
-    assert "internal error" in err
+    rc, err = _run(["cost", "hello", "-m", "gpt-4oo"], capsys)  # UnknownName from the price data
+    assert rc == 2
+    assert "unknown model 'gpt-4oo'" in err
+    for planted in (TypeError(SECRET), ValueError(SECRET), KeyError(SECRET)):
+        monkeypatch.setattr(cli_cost, "quick_frame", _raiser(planted))
+        rc, err = _run(["cost", "hello", "-m", "gpt-4o"], capsys)
+        assert rc == 1, planted
+        assert "internal error" in err
 
 
 def test_a_damaged_parquet_file_is_a_refusal(capsys, tmp_path):
