@@ -6,8 +6,9 @@ answers "which registry tokenizer and chat format stand for model X".
 The answer comes from a data file shipped in the package, `analysis/models/models.toml`:
 rules of glob patterns over model ids, first match wins. Every answer carries its exactness
 and the reason, and nothing falls back silently: a model no rule matches is "none", an
-exact tokenizer that is not fetched yet says so with the fetch command, and an approximate
-one names its proxy.
+exact tokenizer that is not fetched yet says so with the fetch command (or, where its rule
+lists proxies after it, counts with the proxy as an estimate that names that command), and an
+approximate one names its proxy.
 """
 
 from __future__ import annotations
