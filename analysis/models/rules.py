@@ -6,8 +6,9 @@ answers "which registry tokenizer and chat format stand for model X".
 The answer comes from a data file shipped in the package, `analysis/models/models.toml`:
 rules of glob patterns over model ids, first match wins. Every answer carries its exactness
 and the reason, and nothing falls back silently: a model no rule matches is "none", an
-exact tokenizer that is not fetched yet says so with the fetch command, and an approximate
-one names its proxy.
+exact tokenizer that is not fetched yet says so with the fetch command (or, where its rule
+lists proxies after it, counts with the proxy as an estimate that names that command), and an
+approximate one names its proxy.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Rule:
     """One row of models.toml."""
 
     match: tuple[str, ...]
-    tokenizers: tuple[str, ...]  # one name for exact, proxies in preference order for approximate
+    tokenizers: tuple[str, ...]  # exact: its tokenizer, then proxies while it is not fetched; approximate: proxies in order
     exactness: str
     why: str
     chat: ChatOverhead | None
@@ -133,8 +134,8 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
             raise _fail(where, "match must be a non-empty list of glob patterns")
         tok = raw.get("tokenizer")
         names = (tok,) if isinstance(tok, str) else tuple(tok or ())
-        if exactness == "exact" and not isinstance(tok, str):
-            raise _fail(where, "an exact rule names exactly one tokenizer (a string)")
+        if exactness == "exact" and not (isinstance(tok, str) or (isinstance(tok, list) and tok)):
+            raise _fail(where, "an exact rule names its tokenizer (a string), or a list of it and then its proxies")
         if exactness == "approximate" and not (isinstance(tok, list) and tok):
             raise _fail(where, "an approximate rule lists its proxy tokenizers (a non-empty list)")
         if exactness == "none" and tok:
@@ -215,11 +216,17 @@ def choose(rule: Rule | None, model: str) -> TokenizerChoice:
         return TokenizerChoice(model, None, "none", "no tokenizer", rule.why, rule.chat)
     first = rule.tokenizers[0]
     if rule.exactness == "exact":
-        if not is_available(first):
-            # An exact tokenizer that is missing is never replaced by a proxy: say how to get it.
-            return TokenizerChoice(model, None, "exact", f"not fetched: {_fetch_hint(first)}",
-                                   f"{rule.why}; its vocabulary is not on this machine yet", rule.chat, first)
-        return TokenizerChoice(model, first, "exact", "ok", rule.why, rule.chat, first)
+        if is_available(first):
+            return TokenizerChoice(model, first, "exact", "ok", rule.why, rule.chat, first)
+        # A missing exact tokenizer is replaced only by the proxies its rule lists after it, and
+        # then the count is an estimate that says which fetch makes it exact.
+        for name in rule.tokenizers[1:]:
+            if is_available(name):
+                note = (f"estimate: {name} is a proxy because {first} is not fetched; `{_fetch_hint(first)}` "
+                        f"makes this count exact ({rule.why})")
+                return TokenizerChoice(model, name, "approximate", "ok", note, rule.chat, first)
+        return TokenizerChoice(model, None, "exact", f"not fetched: {_fetch_hint(first)}",
+                               f"{rule.why}; its vocabulary is not on this machine yet", rule.chat, first)
     for name in rule.tokenizers:
         if is_available(name):
             note = f"estimate: {rule.why}"

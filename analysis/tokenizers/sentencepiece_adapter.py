@@ -20,7 +20,7 @@ by SentencePiece itself and by Google's `LocalTokenizer`, so here too: they are 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import BadInput
 from .base import Family, Piece, Source, byte_pieces, clean_text
@@ -46,6 +46,7 @@ class SentencePieceTokenizer:
             raise VocabularyError(f"{path}: not a SentencePiece model ({e})") from None
         # Gemma's 262,144 pieces take about 0.1 s to scan: once, on first use.
         self._special: dict[str, int] | None = None
+        self._text_sp: dict[frozenset[str], Any] = {}  # see encode_as_text
 
     @property
     def n_vocab(self) -> int:
@@ -65,6 +66,39 @@ class SentencePieceTokenizer:
 
     def count_total(self, texts: Sequence[str]) -> int:
         return sum(self.count_batch(texts))
+
+    def piece_id(self, piece: str) -> int | None:
+        """The id of a piece of the vocabulary (a marker such as Gemma's ``<start_of_turn>``), None if absent."""
+        i = self._sp.PieceToId(piece)
+        return i if self._sp.IdToPiece(i) == piece else None
+
+    def encode_as_text(self, text: str, symbols: frozenset[str]) -> list[int]:
+        """Ids of `text` in which the user-defined `symbols` are plain characters, never matched.
+
+        SentencePiece matches user-defined symbols wherever they occur, so a chat format's
+        marker typed in a message would become the marker. Here those pieces are made control
+        pieces (which SentencePiece never matches in text) in a second copy of the model, and
+        the text is encoded with it: every other piece and id is the same.
+        """
+        if not any(symbol in text for symbol in symbols):
+            return self.encode(text)
+        return self._text_processor(symbols).EncodeAsIds(clean_text(text))
+
+    def _text_processor(self, symbols: frozenset[str]):
+        cached = self._text_sp.get(symbols)
+        if cached is None:
+            import sentencepiece as spm
+            from sentencepiece import sentencepiece_model_pb2 as model_pb2  # needs protobuf
+
+            # The generated protobuf module has no type stubs.
+            piece_type: Any = model_pb2.ModelProto.SentencePiece  # type: ignore[attr-defined]
+            proto = model_pb2.ModelProto()  # type: ignore[attr-defined]
+            proto.ParseFromString(self._sp.serialized_model_proto())
+            for piece in proto.pieces:
+                if piece.piece in symbols and piece.type == piece_type.USER_DEFINED:
+                    piece.type = piece_type.CONTROL
+            cached = self._text_sp[symbols] = spm.SentencePieceProcessor(model_proto=proto.SerializeToString())
+        return cached
 
     @property
     def special_tokens(self) -> dict[str, int]:

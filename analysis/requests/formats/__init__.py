@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ...tokenizers import Tokenizer
 from ..request import Request
-from . import claude, deepseek, harmony, llama3, llama4, mistral, none, openai, qwen
+from . import claude, deepseek, gemma3, harmony, llama3, llama4, mistral, none, openai, qwen
 from .base import FAMILIES as FAMILIES, ChatFormat as ChatFormat, Exactness as Exactness, Rendered as Rendered, Span as Span
 
 FORMATS: dict[str, ChatFormat] = {
@@ -29,6 +29,7 @@ FORMATS: dict[str, ChatFormat] = {
     "mistral": mistral.render,
     "qwen": qwen.render,
     "deepseek": deepseek.render,
+    "gemma3": gemma3.render,
 }
 
 # Qwen3 models share Qwen2.5's vocabulary but not its template (Qwen2.5 adds a default system

@@ -22,7 +22,7 @@ from analysis.models.rules import parse_known, parse_rules
                  "groq:llama-3.3-70b-versatile", id="host"),
     pytest.param("llama3", "llama3", "llama3", "exact", "llama3", None, id="known-family"),
     pytest.param("deepseek-chat", "deepseek-chat", "deepseek-v4", "exact", "deepseek", "deepseek:deepseek-chat", id="deepseek"),
-    pytest.param("gemini-2.5-flash", "gemini-2.5-flash", "o200k_base", "estimate", "none", "google:gemini-2.5-flash", id="gemini"),
+    pytest.param("gemini-2.5-flash", "gemini-2.5-flash", "gemma3", "exact", "none", "google:gemini-2.5-flash", id="gemini"),
     pytest.param("whisper-1", "whisper-1", None, "none", None, "openai:whisper-1", id="no-text-tokenizer"),
 ])
 def test_accepted_ids(model_id, model, tokenizer, exactness, family, price_ref):

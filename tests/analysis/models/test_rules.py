@@ -38,7 +38,7 @@ def test_packaged_rules_load_and_name_registry_tokenizers(rules):
     pytest.param("llama-3.3-70b-versatile", "llama3", "exact", id="llama3"),
     pytest.param("mistral-nemo", "mistral-tekken", "exact", id="tekken"),
     pytest.param("claude-sonnet-4-5", "o200k_base", "approximate", id="claude"),
-    pytest.param("gemini-2.5-flash", "o200k_base", "approximate", id="gemini"),
+    pytest.param("gemini-2.5-flash", "gemma3", "approximate", id="gemini"),  # gemma3 not fetched here: the proxy counts
     pytest.param("whisper-1", None, "none", id="speech"),
 ])
 def test_known_mappings(rules, model, tokenizer, exactness):
@@ -116,7 +116,7 @@ def test_openai_chat_overhead_has_a_source_and_role_names_are_one_token(rules):
 
 @pytest.mark.parametrize(("rule", "message"), [
     pytest.param({"match": ["x"], "tokenizer": "nope", "exactness": "exact", "why": "w"}, "unknown tokenizer", id="tokenizer"),
-    pytest.param({"match": ["x"], "tokenizer": ["o200k_base"], "exactness": "exact", "why": "w"}, "exactly one", id="exact-list"),
+    pytest.param({"match": ["x"], "tokenizer": [], "exactness": "exact", "why": "w"}, "names its tokenizer", id="exact-empty-list"),
     pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "approximate", "why": "w"}, "proxy", id="approx-str"),
     pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "none", "why": "w"}, "no tokenizer", id="none"),
     pytest.param({"match": ["x"], "exactness": "sure", "why": "w"}, "exactness", id="exactness"),

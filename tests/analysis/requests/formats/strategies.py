@@ -16,7 +16,7 @@ MARKERS = ("<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|call|>", "<|
            "<|header_start|>", "<|header_end|>", "<|eot|>", "<|python_tag|>", "[INST]", "[/INST]", "<s>", "</s>",
            "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[AVAILABLE_TOOLS]", "[TOOL_CALLS]", "<|im_start|>", "<|im_end|>",
            "<|endoftext|>", "<think>", "</think>", "<tool_call>", "<｜begin▁of▁sentence｜>", "<｜User｜>",
-           "<｜Assistant｜>", "<｜end▁of▁sentence｜>")
+           "<｜Assistant｜>", "<｜end▁of▁sentence｜>", "<bos>", "<eos>", "<start_of_turn>", "<end_of_turn>")
 
 _FRAGMENTS = st.sampled_from(MARKERS + ("\n", "\n\n", " ", "  ", "\t", "hello", " world", "Ünïcödé", "日本語", "😀",
                                          "ﬁ", "e\u0301", "{\"a\": 1}", "1234567", "'s", "\r\n", "[", "]", "<|", "|>"))
