@@ -23,7 +23,9 @@ def test_input_problem_names_empty_and_oversized_text():
     assert "empty" in input_problem("")
     assert input_problem(" ") is None  # a lone space is text worth counting
     msg = input_problem("x" * 11, limit=10)
-    assert "11 characters" in msg and "10" in msg and "tokenprism compare -f" in msg
+    assert "11 characters" in msg
+    assert "10" in msg
+    assert "tokenprism compare -f" in msg
 
 
 @pytest.mark.parametrize("data, words", [
@@ -50,7 +52,9 @@ def test_decode_upload_keeps_text_exactly_and_can_replace():
 def test_highlight_prefix_cuts_at_a_line_break_and_keeps_the_tokens():
     text = (sample_text() + "\n") * 60
     prefix = highlight_prefix(text, limit=5_000)
-    assert prefix.endswith("\n") and len(prefix) <= 5_000 and text.startswith(prefix)
+    assert prefix.endswith("\n")
+    assert len(prefix) <= 5_000
+    assert text.startswith(prefix)
     tok = load_tokenizer("o200k_base")
     head = tok.encode(prefix)
     assert tok.encode(text)[: len(head)] == head  # the drawn tokens are those of the whole text
@@ -84,7 +88,8 @@ def test_boundary_diff_and_marking():
     text = "Internationalization 1234567"
     a, b = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
     same = boundary_diff(a, a)
-    assert same.agreement == 1.0 and same.shared == len(a) - 1  # boundaries lie strictly inside the text
+    assert same.agreement == 1.0
+    assert same.shared == len(a) - 1
     diff = boundary_diff(a, b)
     assert 0 < diff.agreement < 1
     assert 'tp-diff' not in html_tokens(text, a, other=a)
@@ -136,7 +141,8 @@ def test_years_grid_matches_the_probe():
     grid = years_grid(years, "gpt2")
     assert grid.shape == (21, 10)
     gpt2 = years[years["tokenizer"] == "gpt2"].set_index("number")["single_token"]
-    assert grid.loc["1990s", "7"] == bool(gpt2[1997]) and grid.loc["2020s", "4"] == bool(gpt2[2024])
+    assert grid.loc["1990s", "7"] == bool(gpt2[1997])
+    assert grid.loc["2020s", "4"] == bool(gpt2[2024])
     assert grid.loc["2100s", "5"] is None
 
 

@@ -18,7 +18,8 @@ def test_train_encode_explain(tmp_path, cs336, capsys):
     assert main(["train", str(cs336 / "corpus.en"), "--vocab-size", "500", "--special", "<|endoftext|>",
                  "--out", str(model), "--workers", "1"]) == 0
     out, err = capsys.readouterr()
-    assert "243 merges" in out and "vocab_size=500" in err
+    assert "243 merges" in out
+    assert "vocab_size=500" in err
     tok = ownbpe.Tokenizer.load(model)
     assert len(tok.merges) == 243
 
@@ -34,7 +35,8 @@ def test_train_encode_explain(tmp_path, cs336, capsys):
 
     assert main(["explain", "--model", str(model), " the"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("1 token from 1 pre-token") and '" t" + "he"' in out
+    assert out.startswith("1 token from 1 pre-token")
+    assert '" t" + "he"' in out
 
 
 def test_encode_reads_file_and_tokens_format(tmp_path, cs336, capsys):

@@ -43,7 +43,8 @@ def test_byte_ranges_and_blocks_count_like_the_whole(text, n_parts, block):
             for pattern in (ownbpe.GPT2_PATTERN, ownbpe.CL100K_PATTERN, ownbpe.O200K_PATTERN, r"\S+|\s"):
                 specials = ("<e><e>", "<e>")
                 ranges = count._byte_ranges(path, size, n_parts, specials, pattern)
-                assert ranges[0][0] == 0 and ranges[-1][1] == size
+                assert ranges[0][0] == 0
+                assert ranges[-1][1] == size
                 assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
                 total = Counter()
                 for start, end in ranges:

@@ -51,11 +51,14 @@ def test_overlapping_special_tokens(cs336, gpt2_ranks):
     vocab = {i: t for t, i in gpt2_ranks.items()}
     merges = [tuple(line.split(" ")) for line in (cs336 / "gpt2_merges.txt").read_text(encoding="utf-8").split("\n") if line]
     tok = Tokenizer.from_gpt2_files(cs336 / "gpt2_vocab.json", cs336 / "gpt2_merges.txt", ["<|endoftext|><|endoftext|>"])
-    assert tok.special_tokens == specials and len(merges) == 50000 and len(vocab) == 50256
+    assert tok.special_tokens == specials
+    assert len(merges) == 50000
+    assert len(vocab) == 50256
     text = "Hello, how <|endoftext|><|endoftext|> are you?<|endoftext|>"
     ids = tok.encode(text, allowed_special="all")
     assert ids == enc.encode(text, allowed_special="all")
-    assert ids.count(50257) == 1 and ids.count(50256) == 1
+    assert ids.count(50257) == 1
+    assert ids.count(50256) == 1
     assert tok.decode(ids) == text
 
 
@@ -143,7 +146,8 @@ def test_encode_iterable_streams(cs336, gpt2_ownbpe):
     text = (cs336 / "address.txt").read_text(encoding="utf-8")
     endless = itertools.cycle(text.splitlines(keepends=True))
     first = list(itertools.islice(gpt2_ownbpe.encode_iterable(endless), 5000))
-    assert len(first) == 5000 and gpt2_ownbpe.decode(first).startswith(text[:200])
+    assert len(first) == 5000
+    assert gpt2_ownbpe.decode(first).startswith(text[:200])
 
 
 def test_encode_iterable_file_lines_match(cs336, gpt2_ownbpe, gpt2_tiktoken):
@@ -194,10 +198,14 @@ def test_save_load_roundtrip(tmp_path, small_tok, encodings):
     path = tmp_path / "small.model"
     small_tok.save(path)
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("ownbpe v1\n") and "\nrule pairs\n" and '"<|endoftext|>"' in text
+    assert text.startswith("ownbpe v1\n")
+    assert "\nrule pairs\n"
+    assert '"<|endoftext|>"' in text
     loaded = Tokenizer.load(path)
-    assert loaded.vocab == small_tok.vocab and loaded.merges == small_tok.merges
-    assert loaded.special_tokens == small_tok.special_tokens and loaded.pattern == small_tok.pattern
+    assert loaded.vocab == small_tok.vocab
+    assert loaded.merges == small_tok.merges
+    assert loaded.special_tokens == small_tok.special_tokens
+    assert loaded.pattern == small_tok.pattern
     sample = "Grüße 2024, don't\r\n<|endoftext|>👩‍👩‍👧"
     assert loaded.encode(sample) == small_tok.encode(sample)
     assert Tokenizer.from_file(path).encode(sample) == small_tok.encode(sample)
@@ -209,9 +217,13 @@ def test_save_load_ranked(tmp_path):
     path = tmp_path / "ranked.model"
     tok.save(path)
     text = path.read_text(encoding="utf-8")
-    assert "\nrule ranked\n" in text and "256 <e280>" in text and "merges" not in text
+    assert "\nrule ranked\n" in text
+    assert "256 <e280>" in text
+    assert "merges" not in text
     loaded = Tokenizer.load(path)
-    assert loaded.rule == "ranked" and loaded.vocab == tok.vocab and loaded.n_vocab == 301
+    assert loaded.rule == "ranked"
+    assert loaded.vocab == tok.vocab
+    assert loaded.n_vocab == 301
     assert loaded.encode("ab\u2019<|endoftext|>", allowed_special="all") == tok.encode("ab\u2019<|endoftext|>", allowed_special="all")
 
 
@@ -285,13 +297,15 @@ def test_explain_shows_ranks_in_order(gpt2_ownbpe):
     assert ranks[0] == min(ranks)  # the first merge is the best-ranked pair available
     text = format_explanation([piece])
     assert text.startswith('" tokenization" [0:13] -> 2 tokens: 11241 1634  = " token" | "ization"')
-    assert "rank" in text and '"Ġ"' not in text
+    assert "rank" in text
+    assert '"Ġ"' not in text
 
 
 def test_explain_marks_direct_lookups(encodings):
     _, tok = encodings["o200k_base"]
     pieces = tok.explain("2024<|endoftext|>", allowed_special="all")
-    assert pieces[-1].special and pieces[-1].ids == (199999,)
+    assert pieces[-1].special
+    assert pieces[-1].ids == (199999,)
     assert any(p.direct for p in pieces[:-1])
     assert "(special token)" in format_explanation(pieces)
 
@@ -318,7 +332,8 @@ def test_new_seen_again_and_warm_text_encode_alike(cs336, gpt2_ranks, gpt2_tikto
     fast = tok._fast
     assert tok.encode_ordinary(text) == expected
     # A long text fills the piece cache only: a second pass is the first minus the merging.
-    assert not fast._chunk_cache and fast._piece_cache
+    assert not fast._chunk_cache
+    assert fast._piece_cache
     assert tok.encode_ordinary(text) == expected
     assert not fast._chunk_cache
     # Short texts are cut into chunks, which are cached.

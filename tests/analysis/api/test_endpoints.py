@@ -12,7 +12,9 @@ def problem(r, status: int) -> dict:
     assert r.status_code == status, r.text
     assert r.headers["content-type"].startswith(PROBLEM)
     body = r.json()
-    assert body["status"] == status and body["type"].startswith("urn:tokenprism:problem:") and body["detail"]
+    assert body["status"] == status
+    assert body["type"].startswith("urn:tokenprism:problem:")
+    assert body["detail"]
     return body
 
 
@@ -20,7 +22,9 @@ def problem(r, status: int) -> dict:
 def test_health_and_ready(client):
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz").json()
-    assert ready["status"] == "ready" and ready["tokenizers"][0] == "o200k_base" and ready["seconds_to_ready"] >= 0
+    assert ready["status"] == "ready"
+    assert ready["tokenizers"][0] == "o200k_base"
+    assert ready["seconds_to_ready"] >= 0
 
 
 def test_readyz_is_503_while_loading():
@@ -36,7 +40,8 @@ def test_readyz_is_503_while_loading():
         body = problem(c.get("/readyz"), 503)
         assert "still loading" in body["detail"]
         r = c.post("/v1/count", json={"text": "x"})
-        assert problem(r, 503) and r.headers["retry-after"] == "1"
+        assert problem(r, 503)
+        assert r.headers["retry-after"] == "1"
         assert c.get("/healthz").status_code == 200
 
 
@@ -61,11 +66,13 @@ def test_openapi_and_offline_docs(client):
                  "/v1/tokenizers", "/tokenize", "/detokenize", "/v1/messages/count_tokens", "/healthz", "/readyz"):
         assert path in schema["paths"], path
     page = client.get("/docs").text
-    assert "https://" not in page and "http://" not in page  # nothing from a CDN
+    assert "https://" not in page
+    assert "http://" not in page
     for asset in ("swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"):
         assert f"docs/assets/{asset}" in page
         r = client.get(f"/docs/assets/{asset}")
-        assert r.status_code == 200 and len(r.content) > 500
+        assert r.status_code == 200
+        assert len(r.content) > 500
     problem(client.get("/docs/assets/..%2Fsecret"), 404)
     problem(client.get("/docs/assets/index.html"), 404)
 
@@ -82,12 +89,14 @@ def test_count_matches_compare(client):
     expected = compare(text, [load_tokenizer(n) for n in ("o200k_base", "deepseek-v4", "ownbpe")])
     assert [r["n_tokens"] for r in rows] == expected["n_tokens"].tolist()
     assert [r["chars_per_token"] for r in rows] == expected["chars_per_token"].tolist()
-    assert rows[0]["n_bytes"] == len(text.encode()) and rows[0]["n_chars"] == len(text)
+    assert rows[0]["n_bytes"] == len(text.encode())
+    assert rows[0]["n_chars"] == len(text)
 
 
 def test_count_batch_and_defaults(client):
     body = client.post("/v1/count", json={"texts": ["a b c", "", "xyz"]}).json()
-    assert body["n_texts"] == 3 and len(body["results"]) == 3 * 5  # every served tokenizer
+    assert body["n_texts"] == 3
+    assert len(body["results"]) == 3 * 5
     empty = [r for r in body["results"] if r["text_index"] == 1]
     assert all(r["n_tokens"] == 0 and r["chars_per_token"] is None for r in empty)
 
@@ -95,12 +104,14 @@ def test_count_batch_and_defaults(client):
 def test_count_accepts_curl_form_content_type(client):
     r = client.post("/v1/count", content=b'{"text":"hello","tokenizers":["o200k_base"]}',
                     headers={"content-type": "application/x-www-form-urlencoded"})
-    assert r.status_code == 200 and r.json()["results"][0]["n_tokens"] == 1
+    assert r.status_code == 200
+    assert r.json()["results"][0]["n_tokens"] == 1
 
 
 def test_count_errors(client):
     body = problem(client.post("/v1/count", json={"text": "x", "tokenizers": ["o200k"]}), 404)
-    assert "o200k_base" in body["detail"] and "o200k_base" in body["valid"]
+    assert "o200k_base" in body["detail"]
+    assert "o200k_base" in body["valid"]
     assert "not loaded" in problem(client.post("/v1/count", json={"text": "x", "tokenizers": ["qwen2.5"]}), 404)["detail"]
     assert "exactly one" in problem(client.post("/v1/count", json={"text": "x", "texts": ["y"]}), 422)["detail"]
     assert "exactly one" in problem(client.post("/v1/count", json={}), 422)["detail"]
@@ -132,14 +143,16 @@ def test_body_limit_is_413(client):
 def test_lone_surrogates_do_not_fail(client):
     r = client.post("/v1/count", content=b'{"text": "a\\ud800b", "tokenizers": ["o200k_base"]}',
                     headers={"content-type": "application/json"})
-    assert r.status_code == 200 and r.json()["results"][0]["n_tokens"] >= 2
+    assert r.status_code == 200
+    assert r.json()["results"][0]["n_tokens"] >= 2
 
 
 # -- tokenize, detokenize, explain ---------------------------------------------------------------
 def test_tokenize_with_pieces(client):
     r = client.post("/v1/tokenize", json={"text": "héllo🤗", "tokenizer": "gpt2", "pieces": True}).json()
     tok = load_tokenizer("gpt2")
-    assert r["ids"] == tok.encode("héllo🤗") and r["n_tokens"] == len(r["ids"])
+    assert r["ids"] == tok.encode("héllo🤗")
+    assert r["n_tokens"] == len(r["ids"])
     assert [p["id"] for p in r["pieces"]] == r["ids"]
     assert any(p["partial"] for p in r["pieces"])  # the emoji's bytes are split across tokens
     assert bytes.fromhex("".join(p["bytes_hex"] for p in r["pieces"])) == "héllo🤗".encode()
@@ -151,7 +164,8 @@ def test_detokenize(client):
     assert client.post("/v1/detokenize", json={"ids": [24912, 2375]}).json()["text"] == "hello world"
     ids = load_tokenizer("gpt2").encode("🙂")
     half = client.post("/v1/detokenize", json={"ids": ids[:1], "tokenizer": "gpt2"}).json()
-    assert half["complete_utf8"] is False and "\ufffd" in half["text"]
+    assert half["complete_utf8"] is False
+    assert "\ufffd" in half["text"]
     assert "not a token id" in problem(client.post("/v1/detokenize", json={"ids": [-1]}), 422)["detail"]
     problem(client.post("/v1/detokenize", json={"ids": [199998]}), 422)  # a hole in o200k's ids
     assert "--max-ids" in problem(client.post("/v1/detokenize", json={"ids": [1] * 101}), 422)["detail"]
@@ -160,7 +174,8 @@ def test_detokenize(client):
 
 def test_explain(client):
     r = client.post("/v1/explain", json={"text": "hello world", "tokenizer": "cl100k_base"}).json()
-    assert r["n_tokens"] == 2 and [p["ids"] for p in r["pieces"]] == [[15339], [1917]]
+    assert r["n_tokens"] == 2
+    assert [p["ids"] for p in r["pieces"]] == [[15339], [1917]]
     assert r["pieces"][0]["merges"][-1]["result"] == "hello"
     assert "rank table" in problem(client.post("/v1/explain", json={"text": "x", "tokenizer": "deepseek-v4"}), 422)["detail"]
     assert "--max-explain-chars" in problem(client.post("/v1/explain", json={"text": "a" * 201}), 422)["detail"]
@@ -175,7 +190,9 @@ def test_tokenizers_list(client):
 def test_models(client):
     rows = client.get("/v1/models", params={"contains": "claude-sonnet-4-5"}).json()["models"]
     claude = [r for r in rows if r["model"] == "anthropic:claude-sonnet-4-5"][0]
-    assert claude["exactness"] == "approximate" and claude["tokenizer"] == "~o200k_base" and "estimate" in claude["note"]
+    assert claude["exactness"] == "approximate"
+    assert claude["tokenizer"] == "~o200k_base"
+    assert "estimate" in claude["note"]
     assert isinstance(claude["usd_per_mtok_input"], str)  # money as a decimal string
     assert "did you mean openai" in problem(client.get("/v1/models", params={"provider": "opneai"}), 404)["detail"]
     problem(client.get("/v1/models", params={"exactness": "maybe"}), 422)
@@ -211,17 +228,23 @@ def test_cost_errors(client):
 # -- compatible shapes ---------------------------------------------------------------------------
 def test_vllm_tokenize_and_detokenize(client):
     r = client.post("/tokenize", json={"model": "gpt-4o", "prompt": "hello world", "return_token_strs": True}).json()
-    assert r["tokens"] == [24912, 2375] and r["count"] == 2 and r["token_strs"] == ["hello", " world"]
-    assert r["exactness"] == "exact" and r["max_model_len"] == 128000
+    assert r["tokens"] == [24912, 2375]
+    assert r["count"] == 2
+    assert r["token_strs"] == ["hello", " world"]
+    assert r["exactness"] == "exact"
+    assert r["max_model_len"] == 128000
     by_name = client.post("/tokenize", json={"model": "cl100k_base", "prompt": "hello world"}).json()
-    assert by_name["tokens"] == [15339, 1917] and by_name["max_model_len"] is None
+    assert by_name["tokens"] == [15339, 1917]
+    assert by_name["max_model_len"] is None
     claude = client.post("/tokenize", json={"model": "claude-sonnet-4-5", "prompt": "hi"}).json()
-    assert claude["exactness"] == "approximate" and claude["tokenizer"] == "o200k_base"
+    assert claude["exactness"] == "approximate"
+    assert claude["tokenizer"] == "o200k_base"
     assert client.post("/detokenize", json={"model": "gpt-4o", "tokens": [24912]}).json()["prompt"] == "hello"
     assert "did you mean gpt-4o" in problem(client.post("/tokenize", json={"model": "gtp-4o", "prompt": "x"}), 404)["detail"]
     # a misspelt id is refused although the model map's glob "gpt-4o*" would match it
     typo = problem(client.post("/tokenize", json={"model": "gpt-4oo", "prompt": "x"}), 404)
-    assert "gpt-4o" in typo["valid"] and "did you mean gpt-4o" in typo["detail"]
+    assert "gpt-4o" in typo["valid"]
+    assert "did you mean gpt-4o" in typo["detail"]
     assert "empty" in problem(client.post("/tokenize", json={"model": " ", "prompt": "x"}), 422)["detail"]
     assert "vocab fetch" in problem(client.post("/tokenize", json={"model": "llama-3.3-70b", "prompt": "x"}), 404)["detail"]
     assert "does not load" in problem(client.post("/tokenize", json={"model": "qwen3-32b", "prompt": "x"}), 404)["detail"]
@@ -236,9 +259,11 @@ def test_anthropic_count_tokens(client):
     r = client.post("/v1/messages/count_tokens", json=body, headers={"anthropic-version": "2023-06-01"}).json()
     tok = load_tokenizer("o200k_base")
     assert r["input_tokens"] == sum(tok.count(t) for t in ("Be brief.", "Hello there", "Hi!"))
-    assert r["exactness"] == "approximate" and "estimate" in r["note"]
+    assert r["exactness"] == "approximate"
+    assert "estimate" in r["note"]
     gpt = client.post("/v1/messages/count_tokens", json={**body, "model": "gpt-4o"}).json()
-    assert gpt["exactness"] == "exact" and gpt["input_tokens"] == r["input_tokens"] + 2 * 4 + 3  # chat overhead
+    assert gpt["exactness"] == "exact"
+    assert gpt["input_tokens"] == r["input_tokens"] + 2 * 4 + 3
     image = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]}
     assert "image" in problem(client.post("/v1/messages/count_tokens", json=image), 422)["detail"]
     many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}

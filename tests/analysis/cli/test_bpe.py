@@ -33,7 +33,9 @@ def test_explain_pieces_end_in_the_tokenizers_ids():
 def test_cli_explain_shows_merges(capsys):
     assert main(["explain", "2024", "-t", "gpt2"]) == 0
     out = capsys.readouterr().out
-    assert "gpt2: 2 tokens" in out and '"20" | "24"' in out and "rank" in out
+    assert "gpt2: 2 tokens" in out
+    assert '"20" | "24"' in out
+    assert "rank" in out
 
 
 def test_cli_explain_rejects_non_bpe_tokenizer(capsys):
@@ -47,11 +49,13 @@ def test_cli_train_then_compare_with_spec(tmp_path, capsys):
     model = tmp_path / "toy.model"
     assert main(["train", str(corpus), "--vocab-size", "300", "--out", str(model), "--special", "<|endoftext|>"]) == 0
     out = capsys.readouterr().out
-    assert "merges" in out and model.is_file()
+    assert "merges" in out
+    assert model.is_file()
     assert main(["compare", "lowest newer", "-t", f"ownbpe:{model}", "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)[0]
     tok = load_tokenizer(f"ownbpe:{model}")
-    assert row["ids"] == tok.encode("lowest newer") and row["n_tokens"] < len("lowest newer")
+    assert row["ids"] == tok.encode("lowest newer")
+    assert row["n_tokens"] < len("lowest newer")
     assert tok.decode(row["ids"]) == "lowest newer"
 
 
@@ -65,7 +69,8 @@ def test_cli_train_refuses_an_empty_corpus(capsys, tmp_path):
     (tmp_path / "b.txt").write_text("")
     model = tmp_path / "m.model"
     assert main(["train", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--out", str(model)]) == 2
-    assert "empty" in capsys.readouterr().err and not model.exists()
+    assert "empty" in capsys.readouterr().err
+    assert not model.exists()
 
 
 def test_cli_train_says_when_the_corpus_runs_out_of_pairs(capsys, tmp_path):

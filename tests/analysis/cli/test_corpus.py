@@ -29,24 +29,31 @@ def test_list_summarises_categories(capsys):
     assert table["category"].tolist() == ["prose", "code", "multilingual", "numbers", "whitespace"]
     assert set(table.columns) >= {"n_samples", "n_chars", "n_bytes", "stored"}
     prose = table.set_index("category").loc["prose"]
-    assert prose["n_samples"] >= 40 and prose["n_bytes"] >= 40_000 and bool(prose["stored"])
+    assert prose["n_samples"] >= 40
+    assert prose["n_bytes"] >= 40_000
+    assert bool(prose["stored"])
     assert not bool(table.set_index("category").loc["numbers", "stored"])
 
 
 def test_list_samples_of_one_category_as_json(capsys):
     rc, out, _ = run(["corpus", "list", "code", "--samples", "--format", "json"], capsys)
     rows = json.loads(out)
-    assert rc == 0 and {r["category"] for r in rows} == {"code"}
+    assert rc == 0
+    assert {r["category"] for r in rows} == {"code"}
     tabs = next(r for r in rows if r["id"] == "code/python/inventory_tabs")
-    assert tabs["group"] == "python-inventory-indentation" and tabs["variant"] == "tabs"
+    assert tabs["group"] == "python-inventory-indentation"
+    assert tabs["variant"] == "tabs"
     assert tabs["n_bytes"] == (builtin_dir() / "code/python/inventory_tabs.py").stat().st_size
 
 
 def test_list_table_format_and_system(capsys):
     rc, out, _ = run(["corpus", "list", "prose"], capsys)
-    assert rc == 0 and out.splitlines()[0].split()[:2] == ["category", "n_samples"]
+    assert rc == 0
+    assert out.splitlines()[0].split()[:2] == ["category", "n_samples"]
     rc, out, _ = run(["corpus", "list", "--system"], capsys)
-    assert rc == 0 and "stdlib" in out and "gettext" in out
+    assert rc == 0
+    assert "stdlib" in out
+    assert "gettext" in out
 
 
 def test_list_unknown_category_is_a_value_error(capsys):
@@ -56,7 +63,8 @@ def test_list_unknown_category_is_a_value_error(capsys):
 
 def test_show_prints_the_exact_text(capsys):
     rc, out, _ = run(["corpus", "show", "whitespace/crlf-file"], capsys)
-    assert rc == 0 and out == get_sample("whitespace/crlf-file").text
+    assert rc == 0
+    assert out == get_sample("whitespace/crlf-file").text
     assert "\r\n" in out
     rc, out, _ = run(["corpus", "show", "whitespace/trailing-spaces-file"], capsys)
     assert "two spaces.  \n" in out
@@ -64,7 +72,9 @@ def test_show_prints_the_exact_text(capsys):
 
 def test_show_visible_whitespace(capsys):
     rc, out, _ = run(["corpus", "show", "--visible", "whitespace/trailing-spaces-file"], capsys)
-    assert rc == 0 and "two·spaces.··↵" in out and "→" in out
+    assert rc == 0
+    assert "two·spaces.··↵" in out
+    assert "→" in out
 
 
 def test_show_unknown_id(capsys):
@@ -78,7 +88,8 @@ def test_stats_builtin_by_category_and_language(capsys):
     assert rc == 0
     assert list(stats.columns) == ["category", "language", "n_samples", "n_chars", "n_bytes", "n_lines", "bytes_per_char"]
     en_prose = stats[(stats["category"] == "prose") & (stats["language"] == "en")].iloc[0]
-    assert en_prose["n_samples"] >= 40 and en_prose["bytes_per_char"] >= 1.0
+    assert en_prose["n_samples"] >= 40
+    assert en_prose["bytes_per_char"] >= 1.0
     assert (stats["n_bytes"] >= stats["n_chars"]).all()
 
 
@@ -88,9 +99,13 @@ def test_stats_on_user_files_reports_skips_on_stderr(tmp_path, capsys):
     (tmp_path / "c.bin").write_bytes(b"\x00\x01")
     rc, out, err = run(["corpus", "stats", str(tmp_path), "--by", "category,script", "--format", "json"], capsys)
     rows = {r["category"]: r for r in json.loads(out)}
-    assert rc == 0 and set(rows) == {"code", "prose"}
-    assert rows["prose"]["n_lines"] == 2 and rows["prose"]["n_chars"] == 8
-    assert rows["code"]["n_lines"] == 1 and rows["code"]["n_bytes"] == 8 and rows["code"]["n_chars"] == 7
+    assert rc == 0
+    assert set(rows) == {"code", "prose"}
+    assert rows["prose"]["n_lines"] == 2
+    assert rows["prose"]["n_chars"] == 8
+    assert rows["code"]["n_lines"] == 1
+    assert rows["code"]["n_bytes"] == 8
+    assert rows["code"]["n_chars"] == 7
     assert "1 binary file(s) skipped" in err
 
 
@@ -99,7 +114,8 @@ def test_stats_errors_flag_and_bad_input(tmp_path, capsys):
     with pytest.raises(ValueError, match=r"l1.txt: not valid UTF-8 at byte offset 2"):
         run(["corpus", "stats", str(tmp_path / "l1.txt")], capsys)
     rc, out, err = run(["corpus", "stats", str(tmp_path / "l1.txt"), "--errors", "replace", "--format", "csv"], capsys)
-    assert rc == 0 and "1 invalid UTF-8 sequence(s) replaced" in err
+    assert rc == 0
+    assert "1 invalid UTF-8 sequence(s) replaced" in err
     with pytest.raises(ValueError, match="--by 'colour': valid columns are category, language, script, kind"):
         run(["corpus", "stats", "--by", "colour"], capsys)
     with pytest.raises(ValueError, match="no such file or folder"):
@@ -111,4 +127,6 @@ def test_stats_parallel_folder(tmp_path, capsys):
         (tmp_path / name).write_text(text, encoding="utf-8")
     rc, out, _ = run(["corpus", "stats", "--parallel", str(tmp_path), "--by", "language,script", "--format", "csv"], capsys)
     stats = pd.read_csv(io.StringIO(out)).set_index("language")
-    assert rc == 0 and stats.loc["el", "script"] == "Grek" and stats.loc["en", "n_chars"] == len("Hi. Bye.")
+    assert rc == 0
+    assert stats.loc["el", "script"] == "Grek"
+    assert stats.loc["en", "n_chars"] == len("Hi. Bye.")

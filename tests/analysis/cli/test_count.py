@@ -51,14 +51,19 @@ def test_json_rows_are_typed_and_one_per_model(capsys):
                           "exactness_reason", "ids"}
         assert all(type(r[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens"))
         assert r["input_tokens"] == r["content_tokens"] + r["format_tokens"]
-        assert r["exactness"] in ("exact", "documented", "estimate") and r["exactness_reason"]
-    assert rows[1]["ids"] == [15339, 1917] and rows[1]["exactness"] == "exact"
-    assert rows[0]["ids"] is None and rows[2]["ids"] is None  # ids only where the count is exact
+        assert r["exactness"] in ("exact", "documented", "estimate")
+        assert r["exactness_reason"]
+    assert rows[1]["ids"] == [15339, 1917]
+    assert rows[1]["exactness"] == "exact"
+    assert rows[0]["ids"] is None
+    assert rows[2]["ids"] is None
 
 
 def test_table_csv_stdin_and_file(tmp_path, capsys, monkeypatch):
     rc, out, _ = run(["count", "hello world", "-m", "gpt-4o"], capsys)
-    assert rc == 0 and "documented" in out and "gpt-4o: documented: OpenAI Cookbook" in out
+    assert rc == 0
+    assert "documented" in out
+    assert "gpt-4o: documented: OpenAI Cookbook" in out
     rc, out, _ = run(["count", "-m", "gpt-4o", "--format", "csv"], capsys, stdin="hello world", monkeypatch=monkeypatch)
     (row,) = list(csv.DictReader(io.StringIO(out)))
     assert (row["input_tokens"], row["content_tokens"], row["format_tokens"]) == ("9", "2", "7")
@@ -71,9 +76,11 @@ def test_table_csv_stdin_and_file(tmp_path, capsys, monkeypatch):
 def test_a_bare_messages_list_and_a_forced_shape(tmp_path, capsys):
     path = body_file(tmp_path, [{"role": "user", "content": "hello world"}])
     rc, out, _ = run(["count", "--messages", path, "-m", "gpt-4o", "--format", "json"], capsys)
-    assert rc == 0 and json.loads(out)[0]["input_tokens"] == 9
+    assert rc == 0
+    assert json.loads(out)[0]["input_tokens"] == 9
     rc, _, err = run(["count", "--messages", path, "-m", "gpt-4o", "--shape", "gemini"], capsys)
-    assert rc == 2 and "parts" in err
+    assert rc == 2
+    assert "parts" in err
 
 
 @pytest.mark.parametrize(("argv", "stdin", "message"), [
@@ -90,13 +97,16 @@ def test_a_bare_messages_list_and_a_forced_shape(tmp_path, capsys):
 ])
 def test_refusals_exit_2_with_the_fix(capsys, monkeypatch, argv, stdin, message):
     rc, out, err = run(argv, capsys, stdin=stdin, monkeypatch=monkeypatch)
-    assert rc == 2 and out == ""
-    assert message in err and "Traceback" not in err
+    assert rc == 2
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
 
 
 def test_two_inputs_are_refused(tmp_path, capsys):
     rc, _, err = run(["count", "hi", "--messages", body_file(tmp_path, []), "-m", "gpt-4o"], capsys)
-    assert rc == 2 and "give one input" in err
+    assert rc == 2
+    assert "give one input" in err
 
 
 def test_the_shape_help_lists_every_shape():
@@ -105,4 +115,6 @@ def test_the_shape_help_lists_every_shape():
 
 def test_as_a_process_the_exit_status_is_2_and_stderr_names_the_model():
     proc = subprocess.run([sys.executable, "-m", "analysis", "count", "hi", "-m", "gpt-4oo"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "gpt-4oo" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2
+    assert "gpt-4oo" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -21,9 +21,11 @@ def test_measure_builtin_prints_category_table_and_writes_tidy_file(capsys, tmp_
     assert lines[0].startswith("characters per token")
     assert lines[1].split() == ["category", "gpt2", "cl100k_base"]
     assert [l.split()[0] for l in lines[2:]] == ["prose", "code", "multilingual", "numbers", "whitespace"]
-    assert "built-in corpora x 2 tokenizer(s)" in captured.err and "wrote" in captured.err
+    assert "built-in corpora x 2 tokenizer(s)" in captured.err
+    assert "wrote" in captured.err
     frame = pd.read_csv(out)
-    assert set(frame["tokenizer"]) == set(TOKS.split(",")) and not frame.duplicated(["sample_id", "tokenizer"]).any()
+    assert set(frame["tokenizer"]) == set(TOKS.split(","))
+    assert not frame.duplicated(["sample_id", "tokenizer"]).any()
 
 
 def test_measure_user_files_as_csv(capsys, tmp_path):
@@ -31,7 +33,8 @@ def test_measure_user_files_as_csv(capsys, tmp_path):
     (tmp_path / "b.txt").write_text("Hello world, this is prose.\n", encoding="utf-8")
     assert main(["measure", str(tmp_path), "-t", "cl100k_base", "--format", "csv", "--no-progress"]) == 0
     rows = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
-    assert sorted(rows["category"]) == ["code", "prose"] and (rows["n_samples"] == 1).all()
+    assert sorted(rows["category"]) == ["code", "prose"]
+    assert (rows["n_samples"] == 1).all()
     assert "chars_per_token_of_sums" in rows.columns
 
 
@@ -43,7 +46,8 @@ def test_measure_parallel_prints_premium(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "premium: tokens / tokens of en" in out
     premium_rows = out.split("premium:")[1].splitlines()[2:]
-    assert premium_rows[0].split()[0] == "en" and premium_rows[0].split()[1:] == ["1.00", "1.00"]
+    assert premium_rows[0].split()[0] == "en"
+    assert premium_rows[0].split()[1:] == ["1.00", "1.00"]
 
 
 def test_measure_errors_exit_2(capsys, tmp_path):
@@ -57,7 +61,8 @@ def test_measure_errors_exit_2(capsys, tmp_path):
 def test_probe_lists_tables_and_prints_one(capsys):
     assert main(["probe"]) == 0
     listing = capsys.readouterr().out
-    assert "digit-grouping" in listing and "language-premium" in listing
+    assert "digit-grouping" in listing
+    assert "language-premium" in listing
     assert main(["probe", "digit-grouping", "-t", TOKS, "--format", "json", "--no-progress"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {(r["tokenizer"], r["pieces"]) for r in rows if r["number"] == "1234567"} == \
@@ -74,13 +79,15 @@ def test_probe_with_own_text(capsys):
 def test_probe_unknown_name_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as e:
         main(["probe", "nonsense"])
-    assert e.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    assert e.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
 
 
 def test_plot_writes_the_figure(tmp_path, capsys):
     out = tmp_path / "digits.svg"
     assert main(["plot", "tokens-vs-digits", "--out", str(out), "-t", TOKS, "--no-progress"]) == 0
-    assert out.read_text().lstrip().startswith("<?xml") and str(out) in capsys.readouterr().out
+    assert out.read_text().lstrip().startswith("<?xml")
+    assert str(out) in capsys.readouterr().out
     assert main(["plot", "tokens-vs-digits", "--out", str(tmp_path / "x.gif"), "-t", TOKS]) == 2
 
 
@@ -105,4 +112,5 @@ def test_measure_by_naming_the_tokenizer_too(capsys, tmp_path, by):
 def test_measure_by_an_unknown_column_fails_before_any_work(capsys, tmp_path):
     rc = main(["measure", str(tmp_path / "nothing-here"), "--by", "foo,category"])
     err = capsys.readouterr().err
-    assert rc == 2 and "--by foo: not a column to group by; choose from sample_id, category" in err
+    assert rc == 2
+    assert "--by foo: not a column to group by; choose from sample_id, category" in err

@@ -30,7 +30,8 @@ def test_accepted_ids(model_id, model, tokenizer, exactness, family, price_ref):
     assert isinstance(spec, ModelSpec)
     assert (spec.model, spec.tokenizer, spec.exactness, spec.format, spec.price_ref) == (
         model, tokenizer, exactness, family, price_ref)
-    assert spec.id == model_id and spec.reason
+    assert spec.id == model_id
+    assert spec.reason
 
 
 @pytest.mark.parametrize(("typo", "closest"), [
@@ -42,7 +43,8 @@ def test_misspelt_ids_are_refused_with_the_closest_names(typo, closest):
     with pytest.raises(UnknownName) as info:
         resolve(typo)
     assert closest in info.value.closest
-    assert f"unknown model {typo!r}" in str(info.value) and closest in str(info.value)
+    assert f"unknown model {typo!r}" in str(info.value)
+    assert closest in str(info.value)
     assert isinstance(info.value, KeyError)  # older callers' `except KeyError` still catches it
 
 
@@ -64,14 +66,16 @@ def test_empty_id_is_bad_input():
 def test_an_id_several_hosts_price_resolves_without_picking_a_price():
     spec = resolve("meta-llama/Llama-3.1-8B-Instruct")
     assert (spec.tokenizer, spec.format, spec.exactness) == ("llama3", "llama3", "exact")
-    assert spec.price_ref is None and "PROVIDER:MODEL" in spec.price_note
+    assert spec.price_ref is None
+    assert "PROVIDER:MODEL" in spec.price_note
 
 
 def test_the_typed_id_picks_the_rule_before_the_price_datas_id():
     # openrouter prices "mistralai/mistral-7b-instruct" without its version; the typed v0.3 decides
     spec = resolve("mistralai/Mistral-7B-Instruct-v0.3")
     assert spec.tokenizer == "mistral-v3"
-    assert spec.price_ref is not None and "priced as" in spec.price_note
+    assert spec.price_ref is not None
+    assert "priced as" in spec.price_note
 
 
 def test_every_rule_names_a_family_or_none_and_every_family_is_named():
@@ -84,7 +88,8 @@ def test_every_rule_names_a_family_or_none_and_every_family_is_named():
 def test_choice_checks_what_is_on_this_machine():
     # tests run with an empty data dir, so llama3 is not fetched: exact, never a proxy
     choice = resolve("llama3").choice()
-    assert choice.exactness == "exact" and not choice.usable
+    assert choice.exactness == "exact"
+    assert not choice.usable
     assert "tokenprism vocab fetch llama3" in choice.status
     assert resolve("gpt-4o").choice().tokenizer == "o200k_base"
 

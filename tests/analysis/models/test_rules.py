@@ -69,11 +69,13 @@ def test_openai_models_agree_with_tiktoken(rules):
 
 def test_approximate_is_labelled_with_its_proxy_and_estimate(rules):
     choice = tokenizer_for_model("claude-sonnet-4-5", rules=rules)
-    assert choice.usable and choice.tokenizer == "o200k_base"
+    assert choice.usable
+    assert choice.tokenizer == "o200k_base"
     assert choice.label == "~o200k_base"
     assert choice.note.startswith("estimate")
     exact = tokenizer_for_model("gpt-4o", rules=rules)
-    assert exact.label == "o200k_base" and "estimate" not in exact.note
+    assert exact.label == "o200k_base"
+    assert "estimate" not in exact.note
 
 
 def test_unmatched_model_has_no_tokenizer_and_says_how_to_get_one(rules):
@@ -87,7 +89,8 @@ def test_exact_tokenizer_not_fetched_is_not_replaced_by_a_proxy(rules):
     # tests run with an empty TOKENPRISM_DATA_DIR (conftest), so llama3 is not fetched
     choice = tokenizer_for_model("llama-3.3-70b-versatile", rules=rules)
     assert choice.exactness == "exact"
-    assert choice.tokenizer is None and not choice.usable
+    assert choice.tokenizer is None
+    assert not choice.usable
     assert choice.status == "not fetched: tokenprism vocab fetch llama3"
 
 
@@ -134,4 +137,5 @@ def test_bad_rules_are_rejected_with_the_rule_number(rule, message):
 
 def test_patterns_are_case_insensitive_globs():
     rule = Rule(("*Llama-3*",), ("llama3",), "exact", "w", None)
-    assert rule.matches("meta-llama/LLAMA-3.3-70b") and not rule.matches("llama-2-7b")
+    assert rule.matches("meta-llama/LLAMA-3.3-70b")
+    assert not rule.matches("llama-2-7b")

@@ -41,7 +41,8 @@ def test_every_shape_parses_the_same_conversation_alike(system, turns):
     for shape, request in parsed.items():
         messages = [(m.role, m.text) for m in request.messages]
         if shape == "openai-chat" and system is not None:  # a system message among the messages
-            assert messages[0] == ("system", system) and request.system is None
+            assert messages[0] == ("system", system)
+            assert request.system is None
             messages = messages[1:]
         else:
             assert request.system == system, shape
@@ -72,7 +73,8 @@ def test_text_only_ids_decode_to_the_texts(system, turns):
     request = parse({**({"system": system} if system else {}),
                      "messages": [{"role": r, "content": t} for r, t in turns]}, shape="anthropic")
     count = input_tokens(request, "openai:text-embedding-3-small")
-    assert count.exactness == "exact" and count.ids is not None
+    assert count.exactness == "exact"
+    assert count.ids is not None
     assert load_tokenizer("cl100k_base").decode(list(count.ids)) == (system or "") + "".join(t for _, t in turns)
     assert count.input_tokens == len(count.ids)
 

@@ -30,8 +30,9 @@ def test_openai_chat_roles_names_parts_tool_calls_and_results():
     })
     dev, user, asst, tool = r.messages
     assert dev == Message("developer", (TextPart("Be brief."),))
-    assert user.name == "ann" and user.parts == (TextPart("Look: "), ImagePart(url="https://x/a.png", detail="low"),
-                                                  AudioPart(media_type="wav"), FilePart(name="a.pdf"))
+    assert user.name == "ann"
+    assert (user.parts == (TextPart("Look: "), ImagePart(url="https://x/a.png", detail="low"),
+                                                  AudioPart(media_type="wav"), FilePart(name="a.pdf")))
     assert asst.parts == (ToolCall("weather", "{\"city\":\"Oslo\"}", "c1"),)
     assert tool == Message("tool", (ToolResult((TextPart("12 C"),), "c1"),))
     assert r.tools == (ToolDef("weather", "Weather now.", WEATHER),)
@@ -44,7 +45,8 @@ def test_openai_legacy_functions_and_function_role():
                "functions": [{"name": "f", "parameters": {}}], "function_call": "auto"})
     assert r.messages[0].parts == (ToolCall("f", "{}"),)
     assert r.messages[1] == Message("tool", (ToolResult((TextPart("ok"),), None, "f"),))
-    assert r.tools == (ToolDef("f", None, {}),) and r.tool_choice == ToolChoice("auto")
+    assert r.tools == (ToolDef("f", None, {}),)
+    assert r.tool_choice == ToolChoice("auto")
 
 
 def test_responses_string_items_instructions_and_tools():
@@ -59,7 +61,8 @@ def test_responses_string_items_instructions_and_tools():
     assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant"]
     assert r.messages[0].parts[1] == ImagePart(url="u")
     assert r.messages[2].parts == (ToolResult((TextPart("12 C"),), "c1"),)
-    assert r.tools == (ToolDef("weather", None, WEATHER),) and r.tool_choice == ToolChoice("required")
+    assert r.tools == (ToolDef("weather", None, WEATHER),)
+    assert r.tool_choice == ToolChoice("required")
 
 
 def test_anthropic_system_blocks_tools_and_choice():
@@ -79,7 +82,8 @@ def test_anthropic_system_blocks_tools_and_choice():
     assert r.messages[0].parts[1] == ImagePart(media_type="image/png")
     assert r.messages[1].parts == (TextPart("hmm"), ToolCall("weather", "{\"city\": \"Oslo\"}", "t1"))
     assert r.messages[2].parts == (ToolResult((TextPart("12 C"),), "t1"),)
-    assert r.tools == (ToolDef("weather", "Weather now.", WEATHER),) and r.tool_choice == ToolChoice("required")
+    assert r.tools == (ToolDef("weather", "Weather now.", WEATHER),)
+    assert r.tool_choice == ToolChoice("required")
 
 
 def test_gemini_contents_system_tools_and_snake_case():
@@ -97,7 +101,8 @@ def test_gemini_contents_system_tools_and_snake_case():
     assert [m.role for m in r.messages] == ["user", "assistant", "tool"]
     assert r.messages[0].parts[1] == ImagePart(media_type="image/png")
     assert r.messages[2].parts == (ToolResult((TextPart("{\"c\": 12}"),), None, "weather"),)
-    assert r.tools == (ToolDef("weather", None, WEATHER),) and r.tool_choice == ToolChoice("tool", "weather")
+    assert r.tools == (ToolDef("weather", None, WEATHER),)
+    assert r.tool_choice == ToolChoice("tool", "weather")
     assert parse({"generateContentRequest": {"contents": [{"parts": [{"text": "hi"}]}]}}) == Request.from_text("hi")
 
 
@@ -146,7 +151,8 @@ def test_forced_shape_wins_and_an_unknown_shape_is_named():
 def test_unknown_names_are_refused_with_where_they_are(body, kind, name, where):
     with pytest.raises(UnknownName) as info:
         parse(body)
-    assert info.value.kind == kind and info.value.name == name
+    assert info.value.kind == kind
+    assert info.value.name == name
     assert where in str(info.value)
 
 

@@ -130,15 +130,18 @@ def test_fetched_tokenizers_obey_the_interface(env_data_dir, name):
     tok = load_tokenizer(name)
     text = "<|endoftext|> [INST] <s> <EOT> plain text 123"
     ids = tok.encode(text)
-    assert ids and max(ids) < tok.n_vocab
+    assert ids
+    assert max(ids) < tok.n_vocab
     pieces = tok.pieces(TEXTS[1])
     assert [p.id for p in pieces] == tok.encode(TEXTS[1])
     assert tok.decode(ids) == text
     if name.startswith("mistral-v"):  # SentencePiece: a dummy prefix space leads the bytes
         assert tok.decode_bytes(ids) == b" " + text.encode()
-        assert all(p.start <= p.end for p in pieces) and pieces[-1].end == len(TEXTS[1])
+        assert all(p.start <= p.end for p in pieces)
+        assert pieces[-1].end == len(TEXTS[1])
     else:
-        assert pieces[0].start == 0 and pieces[-1].end == len(TEXTS[1])
+        assert pieces[0].start == 0
+        assert pieces[-1].end == len(TEXTS[1])
         assert all(a.end == b.start for a, b in zip(pieces, pieces[1:]))
 
 

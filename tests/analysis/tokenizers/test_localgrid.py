@@ -306,7 +306,8 @@ def test_gemma3_special_and_user_defined_symbols(fetched, gemma_sp):
     # user-defined symbols are matched in text, by SentencePiece and Google's count alike
     turn = "<start_of_turn>user\nhi<end_of_turn>"
     assert tok.encode(turn) == gemma_sp.encode(turn)
-    assert tok.encode(turn)[0] == 105 and tok.encode(turn)[-1] == 106
+    assert tok.encode(turn)[0] == 105
+    assert tok.encode(turn)[-1] == 106
     assert tok.token_bytes(105) == b"<start_of_turn>"
 
 
@@ -316,7 +317,8 @@ def test_gemma3_pieces_tile_the_text(fetched, text):
     tok = load_tokenizer("gemma3")
     pieces = tok.pieces(text)
     assert [p.id for p in pieces] == tok.encode(text)
-    assert pieces[0].start == 0 and pieces[-1].end == len(text)
+    assert pieces[0].start == 0
+    assert pieces[-1].end == len(text)
     assert all(a.end == b.start for a, b in zip(pieces, pieces[1:]))
     assert b"".join(p.bytes for p in pieces) == text.encode("utf-8")
     assert tok.decode(tok.encode(text)) == text

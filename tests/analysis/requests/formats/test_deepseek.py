@@ -34,7 +34,9 @@ def check(cfg, tok, request, **kw):
     got = deepseek.render(request, tok, **kw)
     expected = render_reference(cfg, request, tok, markers=MARKERS, string_arguments=True, **kw)
     assert list(got.ids) == expected
-    assert got.exactness == "exact" and "DeepSeek-V3" in got.reason and got.input_tokens == len(got.ids)
+    assert got.exactness == "exact"
+    assert "DeepSeek-V3" in got.reason
+    assert got.input_tokens == len(got.ids)
     return got
 
 
@@ -64,7 +66,9 @@ def test_known_conversation(cfg, tok):
 def test_tools_are_an_estimate(tok):
     req = Request(messages=(Message("user", (TextPart("hi"),)),), tools=(ToolDef("f", "does f", {"type": "object"}),))
     got = deepseek.render(req, tok)
-    assert got.exactness == "estimate" and got.ids is None and got.format_tokens > deepseek.render(Request(messages=req.messages), tok).format_tokens
+    assert got.exactness == "estimate"
+    assert got.ids is None
+    assert got.format_tokens > deepseek.render(Request(messages=req.messages), tok).format_tokens
 
 
 def test_a_tokenizer_without_the_markers_is_refused():

@@ -88,9 +88,11 @@ def reference(enc, request: Request, *, add_generation_prompt: bool = True) -> l
 def check(enc, tok, request, **kw):
     got = harmony.render(request, tok, **kw)
     assert list(got.ids) == reference(enc, request, **kw)
-    assert got.exactness == "exact" and "openai-harmony" in got.reason
+    assert got.exactness == "exact"
+    assert "openai-harmony" in got.reason
     assert got.input_tokens == len(got.ids)
-    assert [s.start for s in got.spans[1:]] == [s.end for s in got.spans[:-1]] and got.spans[-1].end == len(got.ids)
+    assert [s.start for s in got.spans[1:]] == [s.end for s in got.spans[:-1]]
+    assert got.spans[-1].end == len(got.ids)
     return got
 
 
@@ -169,4 +171,6 @@ def test_random_tool_definitions(encoding, tok, tools, system, name):
 
 def test_declarations_of_a_known_schema():
     text = declarations([WEATHER])
-    assert "city: string," in text and 'unit?: "c" | "f", // default: c' in text and "multi?: number | null," in text
+    assert "city: string," in text
+    assert 'unit?: "c" | "f", // default: c' in text
+    assert "multi?: number | null," in text

@@ -96,7 +96,9 @@ def check(pair, request, **kw):
     name, module, chat_format, ours = pair
     got = module.render(request, ours, **kw)
     assert list(got.ids) == reference(chat_format, request, **kw)
-    assert got.exactness == "exact" and "llama-models" in got.reason and got.input_tokens == len(got.ids)
+    assert got.exactness == "exact"
+    assert "llama-models" in got.reason
+    assert got.input_tokens == len(got.ids)
     return got
 
 
@@ -125,8 +127,11 @@ def test_tools_are_an_estimate(pair):
     req = Request(messages=(Message("user", (TextPart("hi"),)),), tools=(ToolDef("f", "does f", {"type": "object"}),))
     got = module.render(req, ours)
     plain = module.render(Request(messages=req.messages), ours)
-    assert got.exactness == "estimate" and got.ids is None and "tool definitions" in got.reason
-    assert got.content_tokens == plain.content_tokens and got.format_tokens > plain.format_tokens
+    assert got.exactness == "estimate"
+    assert got.ids is None
+    assert "tool definitions" in got.reason
+    assert got.content_tokens == plain.content_tokens
+    assert got.format_tokens > plain.format_tokens
 
 
 def test_refusals(pair):

@@ -69,7 +69,9 @@ def check(pair, request):
         return repr(e)
     got = mistral.render_version(request, ours, version)
     assert list(got.ids) == expected
-    assert got.exactness == "exact" and "mistral-common" in got.reason and got.input_tokens == len(got.ids)
+    assert got.exactness == "exact"
+    assert "mistral-common" in got.reason
+    assert got.input_tokens == len(got.ids)
     return got
 
 
@@ -116,7 +118,9 @@ def test_tools_are_an_estimate(pair):
     req = Request(messages=(Message("user", (TextPart("hi"),)), Message("assistant", (ToolCall("f", '{"a": 1}'),))),
                   tools=(ToolDef("f", "does f", {"type": "object"}),))
     got = mistral.render_version(req, ours, version)
-    assert got.exactness == "estimate" and got.ids is None and got.format_tokens > 0
+    assert got.exactness == "estimate"
+    assert got.ids is None
+    assert got.format_tokens > 0
 
 
 @given(requests(roles=("system", "developer", "user", "assistant"), min_size=1))

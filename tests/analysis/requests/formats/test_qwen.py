@@ -51,7 +51,9 @@ def check(template, tok, request, **kw):
         return repr(e)
     got = qwen.render_template(request, tok, name, **kw)
     assert list(got.ids) == expected
-    assert got.exactness == "exact" and "chat template" in got.reason and got.input_tokens == len(got.ids)
+    assert got.exactness == "exact"
+    assert "chat template" in got.reason
+    assert got.input_tokens == len(got.ids)
     return got
 
 
@@ -88,7 +90,8 @@ def test_default_system_prompt_only_in_qwen25(tok):
     plain = Request.from_text("hi")
     q25 = qwen.render_template(plain, tok, "qwen2.5")
     q3 = qwen.render_template(plain, tok, "qwen3")
-    assert q25.format_tokens > q3.format_tokens + 15 and q25.content_tokens == q3.content_tokens == 1
+    assert q25.format_tokens > q3.format_tokens + 15
+    assert q25.content_tokens == q3.content_tokens == 1
 
 
 def test_refusals(tok):
