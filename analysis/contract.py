@@ -35,8 +35,8 @@ def tokens(value: object) -> int:
         raise TypeError(f"a token count is a number, not {value!r}")
     if isinstance(value, Integral):
         return int(value)
-    if isinstance(value, (Real, Decimal)):
-        as_int = int(value)
+    if isinstance(value, (float, Decimal)) or isinstance(value, Real):
+        as_int = int(float(value)) if not isinstance(value, (float, Decimal)) else int(value)
         if as_int != value:
             raise ValueError(f"a token count must be whole, got {value!r}")
         return as_int
