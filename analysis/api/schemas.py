@@ -72,16 +72,21 @@ class CountRequest(Strict):
                      {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}]})
 
 
-class RequestCountRow(BaseModel):
+class RequestCount(BaseModel):
+    """The fields of every request count (`analysis.requests.Count.row`)."""
+
+    tokenizer: str
+    input_tokens: int
+    content_tokens: int = Field(description="the tokens of the text the caller wrote")
+    format_tokens: int = Field(description="the tokens the model's chat format adds around it")
+    exactness: RequestExactness
+    exactness_reason: str
+
+
+class RequestCountRow(RequestCount):
     """One model's count of the request: the row of `tokenprism count --format json`."""
 
     model: str
-    tokenizer: str
-    input_tokens: int
-    content_tokens: int
-    format_tokens: int
-    exactness: RequestExactness
-    exactness_reason: str
 
 
 class RequestCountResponse(BaseModel):
@@ -322,14 +327,10 @@ class ResponsesInputTokensRequest(Loose):
     previous_response_id: str | None = Field(None, description="refused: its items are on OpenAI's servers")
 
 
-class ResponsesInputTokensResponse(BaseModel):
+class ResponsesInputTokensResponse(RequestCount):
+    """OpenAI's two fields, then ours: the format's part of an OpenAI model's count is an estimate."""
+
     object: Literal["response.input_tokens"] = "response.input_tokens"
-    input_tokens: int
-    tokenizer: str
-    exactness: RequestExactness
-    exactness_reason: str
-    content_tokens: int = Field(description="the tokens of the text the caller wrote")
-    format_tokens: int = Field(description="the tokens the format adds around it (the estimated part)")
 
 
 class GeminiCountTokensRequest(Loose):

@@ -75,7 +75,7 @@ def _wire(body: CountRequest) -> Any:
     """The messages as a body `analysis.requests.parse` reads: a bare list, or with `tools` beside it."""
     if body.tools is None:
         return body.messages
-    shape = body.shape
+    shape: str | None = body.shape
     if shape is None:  # a list of chat messages tells OpenAI from Anthropic only with its tools beside it
         found = detect_shape(body.messages)
         shape = found if found in ("gemini", "openai-responses") else None

@@ -117,4 +117,7 @@ def test_schemathesis_fuzz(live_server):
             pass
     assert not failures, "\n\n".join(failures[:5])
     assert len(set(calls)) >= 10, calls
+    request_routes = {"/v1/responses/input_tokens", "/v1beta/models/{model}:countTokens", "/v1/models/{model}:countTokens",
+                      "/tokenize", "/v1/messages/count_tokens", "/v1/count"}
+    assert request_routes <= set(calls), request_routes - set(calls)
     assert len(calls) >= 60, calls
