@@ -51,6 +51,10 @@ async def responses_input_tokens(body: ResponsesInputTokensRequest, rt: RuntimeD
     request = parse_body(raw, "openai-responses")
     count = await count_request(rt, request, body.model)
     exactness, reason = responses_count(count, count.family)
+    text_format = (body.model_extra or {}).get("text")
+    if isinstance(text_format, dict) and isinstance(text_format.get("format"), dict) \
+            and text_format["format"].get("type") == "json_schema":
+        exactness, reason = "estimate", f"{reason}; text.format's JSON schema is not counted"
     return {"object": "response.input_tokens", "input_tokens": count.input_tokens, "tokenizer": count.tokenizer,
             "exactness": exactness, "exactness_reason": reason, "content_tokens": count.content_tokens,
             "format_tokens": count.format_tokens}
@@ -60,6 +64,10 @@ async def _gemini_count(model: str, body: GeminiCountTokensRequest, rt: RuntimeD
     raw = body.model_dump(exclude_none=True)
     if "contents" not in raw and "generateContentRequest" not in raw:
         raise Problem(422, "give contents (a list of {role, parts}) or generateContentRequest", type_="invalid-input")
+    inner = raw.get("generateContentRequest")
+    if "cachedContent" in raw or (isinstance(inner, dict) and "cachedContent" in inner):
+        raise Problem(422, "cachedContent refers to content stored on Google's servers, which an offline count "
+                      "cannot read. Fix: send that content in contents instead", type_="invalid-input")
     request = parse_body(raw, "gemini")
     count = await count_request(rt, request, model)
     # Our count is of the text (and tools as text): media parts are named in the reason, not counted.

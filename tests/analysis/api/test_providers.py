@@ -223,5 +223,11 @@ def test_responses_refuses_what_lives_on_openais_servers(client):
     assert "model is missing" in problem(client.post("/v1/responses/input_tokens", json={"input": "x"}), 422)["detail"]
     hosted = {"model": "gpt-4o", "input": "x", "tools": [{"type": "web_search"}]}
     assert "web_search" in problem(client.post("/v1/responses/input_tokens", json=hosted), 422)["detail"]
+    schema = {"model": "gpt-4o", "input": "x", "text": {"format": {"type": "json_schema", "name": "a", "schema": {}}}}
+    assert "JSON schema is not counted" in client.post("/v1/responses/input_tokens", json=schema).json()["exactness_reason"]
+    cached = {"generateContentRequest": {"model": "models/gemini-2.5-flash", "cachedContent": "cachedContents/1",
+                                         "contents": [{"parts": [{"text": "x"}]}]}}
+    assert "cachedContent" in problem(client.post("/v1beta/models/gemini-2.5-flash:countTokens", json=cached),
+                                      422)["detail"]
     only = client.post("/v1/responses/input_tokens", json={"model": "gpt-4o", "instructions": "Be brief."}).json()
     assert only["input_tokens"] > 0 and only["exactness"] == "estimate"
