@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from ...requests import Count
 from ..problems import Problem
 from ..schemas import (
     GeminiCountTokensRequest, GeminiCountTokensResponse, ResponsesInputTokensRequest, ResponsesInputTokensResponse,
@@ -20,22 +19,6 @@ from . import ERRORS, RuntimeDep
 from .requests import count_request, parse_body
 
 router = APIRouter(tags=["providers"], responses=ERRORS)
-
-# OpenAI publishes how Chat Completions frames messages (the Cookbook's counting rules, which
-# reproduce the API's totals) but nothing for the Responses API, whose items and instructions are
-# framed server-side. Counting them by the chat rules is the closest evidence there is, not a
-# documented count, so an OpenAI-format count here is always an estimate, and says which part.
-RESPONSES_FRAMING = ("OpenAI documents no framing for the Responses API: the {fmt} format tokens follow its Chat "
-                     "Completions rules (the Cookbook's), the {content} content tokens are {tokenizer}'s own")
-
-
-def responses_count(count: Count, family: str | None) -> tuple[str, str]:
-    """(exactness, reason) of a Responses-API count: the OpenAI format's part is an estimate."""
-    if family != "openai":
-        return count.exactness, count.reason  # the model's own format (harmony, llama, ...) frames it either way
-    why = RESPONSES_FRAMING.format(fmt=count.format_tokens, content=count.content_tokens, tokenizer=count.tokenizer)
-    return "estimate", "; ".join(filter(None, (why, count.reason)))
-
 
 @router.post("/v1/responses/input_tokens", response_model=ResponsesInputTokensResponse,
              summary="OpenAI-compatible: input tokens of a Responses request (the format's part an estimate)")
@@ -50,7 +33,7 @@ async def responses_input_tokens(body: ResponsesInputTokensRequest, rt: RuntimeD
     raw.setdefault("input", [])  # instructions alone are a request too
     request = parse_body(raw, "openai-responses")
     count = await count_request(rt, request, body.model)
-    exactness, reason = responses_count(count, count.family)
+    exactness, reason = count.exactness, count.reason
     text_format = (body.model_extra or {}).get("text")
     if isinstance(text_format, dict) and isinstance(text_format.get("format"), dict) \
             and text_format["format"].get("type") == "json_schema":

@@ -70,8 +70,10 @@ def test_openai_sdk_responses_input_tokens(keyed_server, loopback_only, tmp_path
     client = openai.OpenAI(base_url=keyed_server + "/v1", api_key=KEY, max_retries=0)
     plain = client.responses.input_tokens.count(model="gpt-4o", input="How many tokens is this?")
     assert plain.object == "response.input_tokens"
-    assert plain.input_tokens == cli_count({"input": "How many tokens is this?"}, "gpt-4o", "openai-responses",
-                                           tmp_path)["input_tokens"]
+    plain_cli = cli_count({"input": "How many tokens is this?"}, "gpt-4o", "openai-responses", tmp_path)
+    assert plain.input_tokens == plain_cli["input_tokens"]
+    # One label everywhere: the CLI says what the service says of the same Responses body.
+    assert (plain.model_extra or {})["exactness"] == plain_cli["exactness"] == "estimate"
     items = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Weather in Oslo?"}]}]
     full = client.responses.input_tokens.count(model="gpt-5", instructions="You are terse.", input=items, tools=TOOLS)
     want = cli_count({"input": items, "instructions": "You are terse.", "tools": TOOLS}, "gpt-5", "openai-responses",
