@@ -32,7 +32,7 @@ class Kept:
         n_tokens: its tokens when encoded on its own (at most the budget).
         total_tokens: the tokens of the whole text.
         mid_character: the budget's last token ended inside a character, so the cut dropped back
-            to the last whole character (and `n_tokens` is below the budget).
+            to the last whole character.
     """
 
     text: str
