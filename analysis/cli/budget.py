@@ -96,6 +96,8 @@ def _budgets(budget_file: Path, data: dict[str, Any]) -> list[tuple[str, dict[st
                 spec = resolve(model)
             except UnknownName as e:
                 raise UnknownName("model", model, e.valid, message=f"{_where(budget_file, glob, model)}: {e}") from None
+            except BadInput as e:  # an empty id
+                raise BadInput(f"{_where(budget_file, glob, json.dumps(model))}: {e}") from None
             if spec.tokenizer is None:
                 raise BadInput(f"{_where(budget_file, glob, model)}: this model has no text tokenizer, so its "
                                f"requests cannot be counted ({spec.reason}); remove it from the budget file")

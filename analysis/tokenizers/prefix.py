@@ -79,7 +79,7 @@ def keep_tokens(text: str, tokenizer: Tokenizer, max_tokens: int) -> Kept:
     >>> from analysis.tokenizers import load_tokenizer
     >>> kept = keep_tokens("hello world, again", load_tokenizer("cl100k_base"), 2)
     >>> (kept.text, kept.n_tokens, kept.total_tokens)
-    ('hello world', 2, 5)
+    ('hello world', 2, 4)
     """
     if max_tokens < 0:
         raise BadInput(f"max_tokens must be 0 or more, got {max_tokens}")
