@@ -120,10 +120,11 @@ def _over(row: dict[str, Any], limit: float | None) -> bool:
     return limit is not None and (row["change_pct"] is None or abs(row["change_pct"]) > limit)
 
 
-def _table(rows: list[dict[str, Any]], a: Tokenizer, b: Tokenizer) -> None:
+def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
+    """Counts per file and a total; then, per file that differs, its first different cut under each name."""
     from ..render import visible
 
-    head = ("file", a.name, b.name, "change", "change_%", "first_diff")
+    head = ("file", a, b, "change", "change_%", "first_diff")
     cells = [(visible(r["file"]), str(r["from_tokens"]), str(r["to_tokens"]), f"{r['change']:+d}", _pct_text(r["change_pct"]),
               "-" if r["first_difference"] is None else str(r["first_difference"]["char_offset"])) for r in rows]
     total_a, total_b = sum(r["from_tokens"] for r in rows), sum(r["to_tokens"] for r in rows)
@@ -132,16 +133,18 @@ def _table(rows: list[dict[str, Any]], a: Tokenizer, b: Tokenizer) -> None:
     for c in [head, *cells]:
         sys.stdout.write("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(c, widths)))
                          .rstrip() + "\n")
-    width = max(len(a.name), len(b.name))
+    width = max(len(a), len(b))
     for r in rows:
         first = r["first_difference"]
         if first is not None:
             sys.stdout.write(f"\n{visible(r['file'])}: first different cut at character {first['char_offset']} "
                              f"(line {first['line']}, column {first['column']})\n"
-                             f"  {a.name.ljust(width)}  {first['from_tokens']}\n  {b.name.ljust(width)}  {first['to_tokens']}\n")
+                             f"  {a.ljust(width)}  {first['from_tokens']}\n  {b.ljust(width)}  {first['to_tokens']}\n")
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from ..render import visible
+
     if args.fail_over is not None and not args.fail_over >= 0:
         raise BadInput(f"--fail-over is a percentage of 0 or more, got {args.fail_over:g}")
     a, exact_a, note_a = _side(args.from_)
@@ -157,13 +160,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
                "fail_over_pct": args.fail_over, "failed": [r["file"] for r in failed], "files": rows}
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
-        _table(rows, a, b)
+        _table(rows, visible(args.from_), visible(args.to))  # as given: two models may share a tokenizer
     for note in (note_a, note_b):
         if note:
             sys.stderr.write(f"note: {note}\n")
     if failed:
         sys.stderr.write(f"tokenprism diff: {len(failed)} of {len(rows)} file(s) change by more than "
-                         f"{args.fail_over:g}% from {a.name} to {b.name}:\n" + "".join(
+                         f"{args.fail_over:g}% from {args.from_} to {args.to}:\n" + "".join(
                              f"  {r['file']}: {r['from_tokens']} -> {r['to_tokens']} ({_pct_text(r['change_pct'])})\n"
                              for r in failed))
         return 1
