@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,14 +165,20 @@ def request_of(path: Path, max_bytes: int | None) -> Any:
     return Request.from_text(text)
 
 
-def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: int | None) -> list[dict[str, Any]]:
-    """One marked row per check: file, model, the count row of `input_tokens`, budget, status, over."""
+def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: int | None,
+               progress: bool = False) -> list[dict[str, Any]]:
+    """One marked row per check: file, model, the count row of `input_tokens`, budget, status, over.
+
+    With `progress`, a bar on stderr (a folder of long prompts under several models takes a while).
+    """
+    from tqdm.auto import tqdm
+
     from ..models import resolve
     from ..requests import input_tokens
 
     requests: dict[Path, Any] = {}
     rows = []
-    for check in checks:
+    for check in tqdm(checks, disable=not progress, unit="count", desc="budget", leave=False, file=sys.stderr):
         if check.path not in requests:
             requests[check.path] = request_of(check.path, max_bytes)
         count = input_tokens(requests[check.path], resolve(check.model), add_generation_prompt=add_generation_prompt)

@@ -98,7 +98,8 @@ def cmd_budget(args: argparse.Namespace) -> int:
     if given:
         raise BadInput(f"--budget FILE names the files and models itself: leave out {' and '.join(given)}")
     checks = load_checks(args.budget, args.root)
-    rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args))
+    rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args),
+                      progress=sys.stderr.isatty())
     _write(rows, args.format, ("file", "model", "tokenizer", "input_tokens", "budget", "status", "exactness",
                                "exactness_reason"), right=_COUNTS)
     return _report(rows, f"budget file {visible(args.budget)}")

@@ -149,8 +149,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise BadInput(f"--fail-over is a percentage of 0 or more, got {args.fail_over:g}")
     a, exact_a, note_a = _side(args.from_)
     b, exact_b, note_b = _side(args.to)
+    from tqdm.auto import tqdm
+
     rows = []
-    for path in _files(args.file, args.glob):
+    for path in tqdm(_files(args.file, args.glob), disable=not sys.stderr.isatty(), unit="file", desc="diff",
+                     leave=False, file=sys.stderr):
         text, _ = read_text_file(path)
         rows.append(_row(path, text, a, b, args.format))
     failed = [r for r in rows if _over(r, args.fail_over)]
