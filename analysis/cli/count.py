@@ -155,8 +155,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     gate.add_argument("--budget", metavar="FILE",
                       help="a TOML budget file: one table per file glob, mapping model ids to max tokens, e.g. "
                            '["prompts/**/*.txt"] gpt-4o = 8000. .json files are request bodies, others texts')
-    gate.add_argument("--root", metavar="FOLDER", help="the folder the budget file's globs start from "
-                      "(default: the budget file's folder)")
+    gate.add_argument("--root", metavar="FOLDER", help="the folder the budget file's globs start from; "
+                      "None: the budget file's folder")
     add_format(p)
     add_max_input(p)
     p.set_defaults(func=cmd_count)

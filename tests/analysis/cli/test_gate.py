@@ -181,3 +181,16 @@ def test_the_exit_status_reaches_the_shell(tmp_path):
                           text=True, env=env, timeout=120)
     assert done.returncode == 1
     assert "prompts/deep/long.txt: gpt-4o:" in done.stderr
+
+
+def test_the_readme_budget_file_works_as_shown(tmp_path, capsys):
+    import re
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```toml\n(.*?)```", readme, re.S)
+    root = prompts(tmp_path)
+    path = budget(root, example, name="prompt-budget.toml")
+    rc, out, _ = run(["count", "--budget", path, "--format", "json"], capsys)
+    assert rc == 0
+    assert {(r["file"], r["model"]) for r in json.loads(out)} == {
+        (f, m) for f in ("prompts/short.txt", "prompts/deep/long.txt") for m in ("gpt-4o", "claude-sonnet-4-5")}
