@@ -188,10 +188,12 @@ def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: i
 
 def offenders(rows: list[dict[str, Any]]) -> list[str]:
     """One line per row over its budget, saying by how much and whether the count is an estimate."""
+    from ..render import visible  # a file name may hold what a terminal would obey
+
     out = []
     for r in rows:
         if r["over"]:
-            where = f"{r['file']}: " if "file" in r else ""
+            where = f"{visible(r['file'])}: " if "file" in r else ""
             note = " (an estimate)" if r["exactness"] == "estimate" else ""
             out.append(f"{where}{r['model']}: {r['input_tokens']} tokens > budget {r['budget']} "
                        f"(+{r['input_tokens'] - r['budget']}){note}")

@@ -143,14 +143,14 @@ def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
     from ..render import visible
 
     if args.fail_over is not None and not args.fail_over >= 0:
         raise BadInput(f"--fail-over is a percentage of 0 or more, got {args.fail_over:g}")
     a, exact_a, note_a = _side(args.from_)
     b, exact_b, note_b = _side(args.to)
-    from tqdm.auto import tqdm
-
     rows = []
     for path in tqdm(_files(args.file, args.glob), disable=not sys.stderr.isatty(), unit="file", desc="diff",
                      leave=False, file=sys.stderr):
@@ -169,9 +169,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
             sys.stderr.write(f"note: {note}\n")
     if failed:
         sys.stderr.write(f"tokenprism diff: {len(failed)} of {len(rows)} file(s) change by more than "
-                         f"{args.fail_over:g}% from {args.from_} to {args.to}:\n" + "".join(
-                             f"  {r['file']}: {r['from_tokens']} -> {r['to_tokens']} ({_pct_text(r['change_pct'])})\n"
-                             for r in failed))
+                         f"{args.fail_over:g}% from {visible(args.from_)} to {visible(args.to)}:\n" + "".join(
+                             f"  {visible(r['file'])}: {r['from_tokens']} -> {r['to_tokens']} "
+                             f"({_pct_text(r['change_pct'])})\n" for r in failed))
         return 1
     return 0
 

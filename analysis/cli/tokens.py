@@ -58,8 +58,10 @@ def _text(args: argparse.Namespace) -> str:
 
 
 def _write_text(text: str) -> None:
-    # The exact text, no newline added: `decode` and `truncate` feed pipelines and files.
-    sys.stdout.buffer.write(text.encode("utf-8")) if hasattr(sys.stdout, "buffer") else sys.stdout.write(text)
+    # The exact text as UTF-8 whatever the locale, no newline added: `decode` and `truncate` feed
+    # pipelines and files.
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
 
 

@@ -140,3 +140,13 @@ def test_a_file_that_is_not_utf8_exits_2_naming_it(tmp_path, capsys):
     rc, _, err = run(["diff", "-f", str(tmp_path), "--from", "o200k_base", "--to", "cl100k_base"], capsys)
     assert rc == 2
     assert "bin.dat: not valid UTF-8 at byte offset 0" in err
+
+
+def test_a_file_name_with_control_characters_reaches_no_terminal_raw(tmp_path, capsys):
+    path = folder(tmp_path, {"evil\x1b]0;title\x07.py": CODE}) / "evil\x1b]0;title\x07.py"
+    rc, out, err = run(["diff", "-f", str(path), "--from", "cl100k_base", "--to", "gpt2", "--fail-over", "1"], capsys)
+    assert rc == 1
+    assert "evil␛]0;title␇.py" in out
+    assert "evil␛]0;title␇.py" in err
+    assert "\x1b" not in out + err
+    assert "\x07" not in out + err
