@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..contract import ratio
 from ..errors import BadInput, UnknownName
 from ..textio import read_text_file
 
@@ -96,7 +97,7 @@ def excerpt(text: str, pieces: Sequence[Piece], at: int, *, for_terminal: bool) 
 def _pct(before: int, after: int) -> float | None:
     if before == 0:
         return 0.0 if after == 0 else None  # from nothing to something: no percentage, always a failure
-    return round(100 * (after - before) / before, 3)
+    return ratio(round(100 * (after - before) / before, 3))
 
 
 def _row(path: Path, text: str, a: Tokenizer, b: Tokenizer, fmt: str) -> dict[str, Any]:
@@ -158,8 +159,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         rows.append(_row(path, text, a, b, args.format))
     failed = [r for r in rows if _over(r, args.fail_over)]
     if args.format == "json":
-        out = {"from": args.from_, "from_tokenizer": a.name, "from_exactness": exact_a,
-               "to": args.to, "to_tokenizer": b.name, "to_exactness": exact_b,
+        # the JSON contract: an exactness other than "exact" comes with its reason
+        out = {"from": args.from_, "from_tokenizer": a.name, "from_exactness": exact_a, "from_exactness_reason": note_a,
+               "to": args.to, "to_tokenizer": b.name, "to_exactness": exact_b, "to_exactness_reason": note_b,
                "fail_over_pct": args.fail_over, "failed": [r["file"] for r in failed], "files": rows}
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:

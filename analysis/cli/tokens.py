@@ -72,10 +72,11 @@ def _note(note: str) -> None:
 
 # -- encode --------------------------------------------------------------------------------------
 def cmd_encode(args: argparse.Namespace) -> int:
-    tok, _, note = text_tokenizer(args.tokenizer, args.model)
+    tok, exactness, note = text_tokenizer(args.tokenizer, args.model)
     ids = tok.encode(_text(args))
-    if args.format == "json":
-        sys.stdout.write(json.dumps({"tokenizer": tok.name, "n_tokens": len(ids), "ids": ids}) + "\n")
+    if args.format == "json":  # a model's proxy ids are an estimate of its own, and say so
+        sys.stdout.write(json.dumps({"tokenizer": tok.name, "n_tokens": len(ids), "ids": ids, "exactness": exactness,
+                                     "exactness_reason": note}) + "\n")
     else:
         sys.stdout.write(" ".join(map(str, ids)) + "\n")
     _note(note)
@@ -211,7 +212,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_text(p)
     _add_tokenizer(p)
     p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="table: ids separated by spaces; json: tokenizer, n_tokens, ids")
+                   help="table: ids separated by spaces; json: tokenizer, n_tokens, ids, exactness")
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("decode", formatter_class=fmt, help="the text of token ids (arguments or stdin)",

@@ -119,6 +119,7 @@ def test_models_stand_for_their_text_tokenizers(tmp_path, capsys):
     report = json.loads(out)
     assert (report["from_tokenizer"], report["from_exactness"]) == ("cl100k_base", "exact")
     assert (report["to_tokenizer"], report["to_exactness"]) == ("o200k_base", "estimate")
+    assert "no public tokenizer" in report["to_exactness_reason"]
     assert "claude-sonnet-4-5: the text's tokens under o200k_base (an estimate" in err
 
 

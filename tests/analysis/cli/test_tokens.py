@@ -57,7 +57,7 @@ def test_encode_json_and_decode_from_stdin_with_commas_and_newlines(capsys, monk
     assert rc == 0
     body = json.loads(out)
     assert body["ids"] == REFERENCES[name].encode_ordinary(text)  # the final newline is read, and counted
-    assert (body["tokenizer"], body["n_tokens"]) == (name, len(body["ids"]))
+    assert (body["tokenizer"], body["n_tokens"], body["exactness"]) == (name, len(body["ids"]), "exact")
     listed = ",\n".join(map(str, body["ids"])).encode()
     rc, out, _ = run(["decode", "-t", name, "--format", "json"], capsys, stdin=listed, monkeypatch=monkeypatch)
     assert rc == 0
@@ -112,6 +112,9 @@ def test_a_model_names_its_text_tokenizer_and_says_when_it_is_a_proxy(capsys):
     assert out == " ".join(map(str, REFERENCES["o200k_base"].encode_ordinary("hello world"))) + "\n"
     assert "claude-sonnet-4-5: the text's tokens under o200k_base (an estimate" in err
     assert "chat format's tokens are not counted" in err
+    rc, out, _ = run(["encode", "hello world", "-m", "claude-sonnet-4-5", "--format", "json"], capsys)
+    assert json.loads(out)["exactness"] == "estimate"
+    assert "no public tokenizer" in json.loads(out)["exactness_reason"]
 
 
 @pytest.mark.parametrize("argv", [["encode", "hi"], ["encode", "hi", "-t", "o200k_base", "-m", "gpt-4o"]])
