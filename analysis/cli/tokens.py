@@ -35,12 +35,8 @@ def text_tokenizer(name: str | None = None, model: str | None = None) -> tuple[T
     if name is not None:
         return load_tokenizer(name), "exact", ""
     spec = resolve(model or "")
-    if spec.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} has no text tokenizer: {spec.reason}")
-    choice = spec.choice()
-    if not choice.usable or choice.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
-    tok = load_tokenizer(choice.tokenizer)
+    choice = spec.usable_choice()
+    tok = load_tokenizer(choice.tokenizer or "")
     exact = choice.exactness == "exact"
     how = "exact" if exact else f"an estimate: {choice.note or spec.reason}"
     return tok, "exact" if exact else "estimate", (
