@@ -14,6 +14,7 @@ import difflib
 import gc
 import logging
 import os
+import struct
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -33,6 +34,7 @@ _log = logging.getLogger("tokenprism.api")
 # thread that holds the GIL makes the loop wait up to the interpreter's switch interval (5 ms)
 # for it. Anything larger goes to the pool. (bench_api measures both sides of this line.)
 INLINE_WORK = 4_096
+_READ_TRIES = 20  # reads of the workers' metrics files before /metrics answers 503 (see `exposition`)
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -70,7 +72,17 @@ class Metrics:
 
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)
-            return generate_latest(registry), CONTENT_TYPE_LATEST
+            # The workers' files are read while their owners write them. A file read just after
+            # it was created (empty) or while its owner grows it (its header already counts
+            # entries past the bytes read) fails to unpack: a struct.error, once 1 start in 6.
+            # The file is whole again microseconds later, so read again.
+            for attempt in range(_READ_TRIES):
+                try:
+                    return generate_latest(registry), CONTENT_TYPE_LATEST
+                except struct.error:
+                    time.sleep(0.005 * (attempt + 1))
+            raise Problem(503, "the workers' metrics files were being written during every read; retry",
+                          type_="metrics-busy", headers={"Retry-After": "1"})
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
 
