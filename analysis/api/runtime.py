@@ -95,6 +95,7 @@ class Runtime:
         self.tokenizers: dict[str, Tokenizer] = {}
         self.names: tuple[str, ...] = tuple(settings.tokenizers) or tuple(available_tokenizers())
         self.error: str | None = None
+        self.unavailable: dict[str, str] = {}  # name -> why it failed to load (the others are served)
         self.started = time.monotonic()
         self.seconds_to_ready: float | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -108,13 +109,21 @@ class Runtime:
 
     async def _load(self) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            loaded = await asyncio.gather(*(loop.run_in_executor(self._pool, load_tokenizer, n) for n in self.names))
-        except Exception as e:  # reported by /readyz and the log; the process keeps answering /healthz
-            self.error = f"{type(e).__name__}: {e}"
-            _log.error("loading tokenizers failed: %s", self.error)
+        results = await asyncio.gather(*(loop.run_in_executor(self._pool, load_tokenizer, n) for n in self.names),
+                                       return_exceptions=True)
+        # One vocabulary that fails (a truncated fetched file) costs only itself: the rest are
+        # served, /readyz names it, and only requests that name it are refused.
+        for name, result in zip(self.names, results):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result  # cancelled: the server is stopping
+                self.unavailable[name] = f"{type(result).__name__}: {result}"
+                _log.error("tokenizer %s failed to load: %s", name, self.unavailable[name])
+            else:
+                self.tokenizers[name] = result
+        if not self.tokenizers:  # reported by /readyz and the log; the process keeps answering /healthz
+            self.error = "; ".join(f"{n}: {m}" for n, m in self.unavailable.items()) or "no tokenizer to load"
             return
-        self.tokenizers = dict(zip(self.names, loaded))
         # The vocabularies are millions of long-lived objects. Moved out of the collector's
         # reach, they are never traversed again; otherwise every full collection walks them
         # all, a pause of tens of milliseconds in the middle of some request.
@@ -151,6 +160,10 @@ class Runtime:
         tok = self.tokenizers.get(name)
         if tok is not None:
             return tok
+        if name in self.unavailable:
+            raise Problem(503, f"tokenizer {name!r} failed to load on this server ({self.unavailable[name]}); the "
+                          f"others are served. Fix: repair it (e.g. tokenprism vocab fetch {name}) and restart the "
+                          "server, or name another", type_="tokenizer-unavailable", valid=list(self.tokenizers))
         served = list(self.tokenizers)
         if name in CATALOGUE:
             detail = (f"tokenizer {name!r} is not loaded by this server; it serves {', '.join(served)}. "
