@@ -20,6 +20,7 @@ import unicodedata
 from pathlib import Path
 from typing import Sequence
 
+from ownbpe.userpattern import PROBE  # ordinary text of every kind, which every pipeline must encode
 from tokenizers import Tokenizer as HFTokenizer
 
 from ..errors import BadInput
@@ -46,6 +47,71 @@ def split_at_safe_cuts(text: str, size: int | None = None) -> list[str]:
     return cuts.split_long(text, points=_SAFE_POINTS, size=size)
 
 
+# A tokenizer.json whose model lists more merges than this is refused before Hugging Face
+# loads it: a file costs about 25 bytes of memory per byte once loaded, and the largest real
+# ones have a few hundred thousand merges (Gemma 3: 514,906; Qwen, DeepSeek: about 128k-151k).
+MAX_MERGES = 1_000_000
+
+
+class _Guarded:
+    """The HF engine, whose refusals of a text become ours, naming the file.
+
+    HF `tokenizers` raises a bare `Exception` ("WordLevel error: Missing [UNK] token") for a
+    text its model cannot encode, and a Rust panic (pyo3's PanicException, not even an
+    Exception) when a Split regex gives up ("retry-limit-in-match over", which is how onig
+    bounds catastrophic backtracking). Both are the file's fault, not the text's or ours.
+    """
+
+    __slots__ = ("_tok", "_where")
+
+    def __init__(self, tok: HFTokenizer, where: str) -> None:
+        self._tok, self._where = tok, where
+
+    def __getattr__(self, name: str):
+        return getattr(self._tok, name)
+
+    def _call(self, method: str, *args, **kwargs):
+        try:
+            return getattr(self._tok, method)(*args, **kwargs)
+        except BaseException as e:
+            if type(e) is Exception or type(e).__name__ == "PanicException":
+                raise BadInput(f"{self._where}: Hugging Face tokenizers cannot encode this text with this file's "
+                               f"pipeline ({str(e).splitlines()[0] if str(e) else type(e).__name__}). Fix: check the "
+                               "file's model (an unk_token), normalizer and pre-tokenizer (a Split regex that "
+                               "backtracks catastrophically), or use another tokenizer") from None
+            raise
+
+    def encode(self, *args, **kwargs):
+        return self._call("encode", *args, **kwargs)
+
+    def encode_batch(self, *args, **kwargs):
+        return self._call("encode_batch", *args, **kwargs)
+
+    def encode_batch_fast(self, *args, **kwargs):
+        return self._call("encode_batch_fast", *args, **kwargs)
+
+    def decode(self, *args, **kwargs):
+        return self._call("decode", *args, **kwargs)
+
+
+def _check_merges(path: Path, raw: bytes, spec: dict | None = None) -> None:
+    """Refuse a file with more than MAX_MERGES merges: first, before anything is parsed, from
+    the quotes after "merges" (two per merge, four per pair), then exactly from `spec`."""
+    at = raw.find(b'"merges"')
+    estimate = 0
+    if at >= 0:
+        start = raw.find(b"[", at) + 1
+        per = 4 if raw[start:start + 64].lstrip()[:1] == b"[" else 2  # ["a", "b"] pairs, or "a b" strings
+        estimate = raw.count(b'"', start) // per
+    model = spec.get("model") if spec is not None else None
+    merges = model.get("merges") if isinstance(model, dict) else None
+    n = len(merges) if isinstance(merges, list) else estimate
+    if n > MAX_MERGES or estimate > MAX_MERGES:
+        raise VocabularyError(f"{path}: the file lists {'about ' if spec is None else ''}{max(n, estimate):,} merges, "
+                              f"more than the {MAX_MERGES:,} tokenprism loads (real tokenizers have a few hundred "
+                              "thousand; loading costs about 25 bytes of memory per file byte). Fix: check the file")
+
+
 def _has_type(node, wanted: str) -> bool:
     """True when a pipeline node (or any member of a Sequence) has type `wanted`."""
     if not isinstance(node, dict):
@@ -70,9 +136,11 @@ class HFTokenizerAdapter:
         self.source = source
         self.path = Path(path)
         raw = read_bytes(self.path)  # bounded, regular files only
+        _check_merges(self.path, raw)  # before parsing: a 3M-merge file would take gigabytes
         spec = read_json(self.path, data=raw)
         if not isinstance(spec, dict) or "model" not in spec:
             raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
+        _check_merges(self.path, raw, spec)
         added = spec.get("added_tokens") or []
         self._special = {int(t["id"]): t["content"] for t in added if t.get("special")}
         # an added token that holds or strips whitespace could span a cut: then never cut
@@ -98,14 +166,18 @@ class HFTokenizerAdapter:
             self._exotic_normalizer = True
         try:
             # the file's own text: no re-serialisation of a multi-MB spec
-            self._tok = HFTokenizer.from_str(raw.decode("utf-8"))
+            engine = HFTokenizer.from_str(raw.decode("utf-8"))
             if had_post_processor:
-                self._tok.post_processor = None
-        except Exception as e:  # tokenizers raises plain Exception subclasses from Rust
-            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from e
+                engine.post_processor = None
+        except BaseException as e:  # plain Exceptions from Rust, or a Rust panic (not an Exception)
+            if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
+                raise
+            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from None
         # Special added tokens are not matched in text (ids stay as in the file; removing them
         # from the JSON instead would renumber the others).
-        self._tok.encode_special_tokens = True
+        engine.encode_special_tokens = True
+        self._tok = _Guarded(engine, str(self.path))
+        self._probe()
         model_vocab = spec["model"].get("vocab") if isinstance(spec["model"], dict) else None
         if isinstance(model_vocab, dict) and model_vocab:  # BPE/WordPiece: token -> id, cheaper than get_vocab
             top = max(model_vocab.values())
@@ -114,6 +186,17 @@ class HFTokenizerAdapter:
         else:
             top = max(self._tok.get_vocab(with_added_tokens=True).values())
         self._n_vocab = max([top, *self._added.keys()]) + 1
+
+    def _probe(self) -> None:
+        """Refuse, on load, a pipeline that cannot encode ordinary text or deletes it all (a
+        normaliser replacing every character by nothing counted 52 characters as 0 tokens)."""
+        try:
+            n = len(self._tok.encode(PROBE, add_special_tokens=False).ids)
+        except BadInput as e:
+            raise VocabularyError(str(e)) from None
+        if n == 0:
+            raise VocabularyError(f"{self.path}: its pipeline turns {len(PROBE)} characters of ordinary text into 0 "
+                                  "tokens: its normalizer or pre-tokenizer deletes the text. Fix: check the file")
 
     @property
     def n_vocab(self) -> int:
