@@ -50,8 +50,8 @@ class ServiceMiddleware:
         """(the refusal, or None; the body read, or None when it was not read)."""
         if self.keys and scope["path"] not in self.open_paths:
             api_key, authorization = fields.get(b"x-api-key"), fields.get(b"authorization")
-            problem = refusal(self.keys, api_key and api_key.decode("latin-1"),
-                              authorization and authorization.decode("latin-1"))
+            problem = refusal(self.keys, api_key.decode("latin-1") if api_key else None,
+                              authorization.decode("latin-1") if authorization else None)
             if problem is not None:
                 return problem, None
         if scope["method"] not in _WITH_BODY and b"content-length" not in fields and b"transfer-encoding" not in fields:

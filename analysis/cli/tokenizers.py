@@ -56,7 +56,7 @@ def _corrupt(name: str) -> str:
 
 
 def cmd_tokenizers(args: argparse.Namespace) -> int:
-    rows = []
+    rows: list[dict[str, object]] = []
     broken = skipped_tokenizers()
     for name, e in CATALOGUE.items():
         avail = is_available(name)
