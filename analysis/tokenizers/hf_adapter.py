@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ownbpe.userpattern import PROBE  # ordinary text of every kind, which every pipeline must encode
 from tokenizers import Tokenizer as HFTokenizer
 
 from ..errors import BadInput
-from . import cuts
+from . import cuts, hf_words
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .normalize import NormalForm, map_pieces, normalize_with_map
 from .vocab import UNICODE_TO_BYTE, VocabularyError, read_bytes, read_json
@@ -178,6 +178,9 @@ class HFTokenizerAdapter:
         engine.encode_special_tokens = True
         self._tok = _Guarded(engine, str(self.path))
         self._probe()
+        # cuts inside long words (hf_words), for the pipelines it describes
+        self._junctions = (hf_words.Junctions(engine) if self.safe_newline_cuts and hf_words.usable(engine, spec, added)
+                           else None)
         model_vocab = spec["model"].get("vocab") if isinstance(spec["model"], dict) else None
         if isinstance(model_vocab, dict) and model_vocab:  # BPE/WordPiece: token -> id, cheaper than get_vocab
             top = max(model_vocab.values())
@@ -210,21 +213,52 @@ class HFTokenizerAdapter:
     def __repr__(self) -> str:
         return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
 
-    def _parts(self, text: str):
-        """A long text's parts (lazily), or None when it is encoded whole."""
-        if self.safe_newline_cuts and cuts.is_long(text):
-            return cuts.iter_long(text, points=_SAFE_POINTS)
-        return None
+    def _spans(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """(start, end, cut inside a word at start) of a long text's parts, about CHUNK_CHARS each.
+
+        At the first point of `cuts` after each CHUNK_CHARS; where there is none within another
+        CHUNK_CHARS, inside a long run of letters (`hf_words`, when `_junctions` allows it).
+        """
+        size, points = cuts.CHUNK_CHARS, cuts.compiled(_SAFE_POINTS)
+        runs = hf_words.LongRuns(text, 2 * (hf_words.SHIFT + hf_words.MAX_ADDED) + 2) if self._junctions else None
+        start, in_word = 0, False
+        while len(text) - start > size:
+            m = points.search(text, start + size, start + 2 * size)
+            c = None if m is not None or runs is None else runs.cut_in(start + size, len(text))
+            if m is None:  # the next point of `cuts`, however far, unless a word can be cut before it
+                m = points.search(text, start + size, c if c is not None else len(text))
+            if m is not None:
+                end, next_in_word = m.start(), False
+            elif c is not None:
+                end, next_in_word = c, True
+            else:
+                break
+            yield start, end, in_word
+            start, in_word = end, next_in_word
+        yield start, len(text), in_word
+
+    def _encode_many(self, texts: list[str]) -> list[list[int]]:
+        # parallel batches without offsets: every core, no offset bookkeeping
+        return [e.ids for e in self._tok.encode_batch_fast(texts, add_special_tokens=False)]
+
+    def _long_ids(self, text: str) -> Iterator[list[int]]:
+        """A long text's ids, part by part (memory for one batch of parts at a time)."""
+        if self._junctions is None:
+            for batch in cuts.batches(text[s:e] for s, e, _ in self._spans(text)):
+                yield from self._encode_many(batch)
+            return
+        yield from hf_words.exact_ids(self._spans(text), text, self._encode_many, self._junctions, cuts.PARTS_PER_BATCH)
 
     def encode(self, text: str) -> list[int]:
         text = clean_text(text)
-        parts = self._parts(text)
-        if parts is None:
+        if not (self.safe_newline_cuts and cuts.is_long(text)):
             return self._tok.encode(text, add_special_tokens=False).ids
         out: list[int] = []
-        for batch in cuts.batches(parts):  # parallel batches without offsets: every core, no offset bookkeeping
-            for e in self._tok.encode_batch_fast(batch, add_special_tokens=False):
-                out.extend(e.ids)
+        try:
+            for ids in self._long_ids(text):
+                out.extend(ids)
+        except hf_words.NoExactCut:  # no fitting joint inside a word: whole, as before
+            return self._tok.encode(text, add_special_tokens=False).ids
         return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
@@ -235,12 +269,12 @@ class HFTokenizerAdapter:
 
     def count(self, text: str) -> int:
         text = clean_text(text)
-        parts = self._parts(text)
-        if parts is None:
+        if not (self.safe_newline_cuts and cuts.is_long(text)):
             return len(self._tok.encode(text, add_special_tokens=False).ids)
-        # one batch of encodings at a time: memory stays bounded whatever the length
-        return sum(len(e.ids) for batch in cuts.batches(parts)
-                   for e in self._tok.encode_batch_fast(batch, add_special_tokens=False))
+        try:  # one batch of encodings at a time: memory stays bounded whatever the length
+            return sum(map(len, self._long_ids(text)))
+        except hf_words.NoExactCut:
+            return len(self._tok.encode(text, add_special_tokens=False).ids)
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         texts = [clean_text(t) for t in texts]
