@@ -159,3 +159,29 @@ def test_brackets_inside_strings_and_shallow_lists_are_not_depth():
     assert not too_deep(json.dumps({"text": '\\"[' * 1_000}).encode())
     assert too_deep(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1))
     assert not too_deep(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
+
+
+# Request smuggling-style headers (the fault suite's attack kind): every variant is refused
+# before a body is parsed; the HTTP parser's own 400 ("Invalid HTTP request") counts as refused.
+SMUGGLING = {
+    "two-content-lengths": "Content-Length: 10\nContent-Length: 99999999\nTransfer-Encoding: chunked\n",
+    "te-then-cl": "Transfer-Encoding: chunked\nContent-Length: 10\n",
+    "te-list": "Transfer-Encoding: gzip, chunked\n",
+    "cl-negative": "Content-Length: -1\nTransfer-Encoding: chunked\n",
+    "cl-not-a-number": "Content-Length: 1e3\nTransfer-Encoding: chunked\n",
+    "te-upper": "TRANSFER-ENCODING: CHUNKED\nContent-Length: 3\n",
+}
+
+
+@pytest.mark.parametrize("headers", SMUGGLING.values(), ids=SMUGGLING.keys())
+@pytest.mark.parametrize("key", [None, KEY], ids=["no-key", "key"])
+def test_smuggling_style_headers_never_reach_the_parser(keyed_server, headers, key):
+    url, proc = keyed_server
+    before = _rss_kb(proc.pid)
+    auth = f"x-api-key: {key}\n" if key else ""
+    status, _, body = _raw(url, f"POST /v1/count HTTP/1.1\nHost: x\n{auth}Content-Type: application/json\n{headers}",
+                           _chunked(2 * 1024 * 1024))
+    assert status in ((401, 400) if key is None else (413, 400)), (status, body[:200])
+    if status == 400:
+        assert b"tokenprism" not in body  # the HTTP parser's refusal, not a parsed body's
+    assert _rss_kb(proc.pid) - before < BOMB // 2048
