@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         previous = signal.signal(signal.SIGINT, on_sigint)
+        if hasattr(signal, "pthread_sigmask"):  # a Ctrl-C held back by a caller now reaches the handler
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     except ValueError:  # not the main thread (a test calling main): Python's own handler stays
         previous = None
     try:
