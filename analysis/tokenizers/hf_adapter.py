@@ -51,6 +51,10 @@ def split_at_safe_cuts(text: str, size: int | None = None) -> list[str]:
 # loads it: a file costs about 25 bytes of memory per byte once loaded, and the largest real
 # ones have a few hundred thousand merges (Gemma 3: 514,906; Qwen, DeepSeek: about 128k-151k).
 MAX_MERGES = 1_000_000
+# And at most this many JSON strings in all (tokens, merges, keys), counted before parsing: a
+# file of 1M merges and 1M tokens (3M strings, 27 MB) peaks at 0.73 GB loaded, Gemma 3's holds
+# about 1.3M, so this bounds a load near 1 GB whatever the file's shape.
+MAX_STRINGS = 4_000_000
 
 
 class _Guarded:
@@ -103,13 +107,23 @@ def _check_merges(path: Path, raw: bytes, spec: dict | None = None) -> None:
         start = raw.find(b"[", at) + 1
         per = 4 if raw[start:start + 64].lstrip()[:1] == b"[" else 2  # ["a", "b"] pairs, or "a b" strings
         estimate = raw.count(b'"', start) // per
-    model = spec.get("model") if spec is not None else None
-    merges = model.get("merges") if isinstance(model, dict) else None
-    n = len(merges) if isinstance(merges, list) else estimate
-    if n > MAX_MERGES or estimate > MAX_MERGES:
-        raise VocabularyError(f"{path}: the file lists {'about ' if spec is None else ''}{max(n, estimate):,} merges, "
+    if spec is None:
+        strings = (raw.count(b'"') - raw.count(b'\\"')) // 2
+        if strings > MAX_STRINGS:
+            raise VocabularyError(f"{path}: the file holds about {strings:,} strings (tokens, merges), more than the "
+                                  f"{MAX_STRINGS:,} tokenprism loads (real tokenizers hold one or two million; loading "
+                                  "costs about 250 bytes of memory per string). Fix: check the file")
+        # the estimate also counts the quotes of the few keys after the merges
+        n, too_many = estimate, estimate > MAX_MERGES + 100
+    else:
+        model = spec.get("model")
+        merges = model.get("merges") if isinstance(model, dict) else None
+        n = len(merges) if isinstance(merges, list) else 0
+        too_many = n > MAX_MERGES
+    if too_many:
+        raise VocabularyError(f"{path}: the file lists {'about ' if spec is None else ''}{n:,} merges, "
                               f"more than the {MAX_MERGES:,} tokenprism loads (real tokenizers have a few hundred "
-                              "thousand; loading costs about 25 bytes of memory per file byte). Fix: check the file")
+                              "thousand). Fix: check the file")
 
 
 def _has_type(node, wanted: str) -> bool:

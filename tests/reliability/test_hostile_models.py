@@ -105,9 +105,19 @@ def test_an_hf_split_regex_panic_is_a_refusal_naming_the_file(tmp_path):
 def test_too_many_merges_are_refused_before_parsing(tmp_path, monkeypatch):
     monkeypatch.setattr(hf_adapter, "MAX_MERGES", 1_000)
     vocab = {f"t{i}": i for i in range(3_000)}
-    merges = [f"t{i} t{i + 1}" for i in range(2_000)]
+    merges = [f"t{i} t{i + 1}" for i in range(2_500)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": vocab, "merges": merges}}))
     monkeypatch.setattr(hf_adapter, "read_json", lambda *a, **k: pytest.fail("parsed before the merges were counted"))
     with pytest.raises(VocabularyError, match="merges, more than the 1,000"):
+        load_tokenizer(f"hf:{path}")
+
+
+def test_too_many_strings_are_refused_before_parsing(tmp_path, monkeypatch):
+    monkeypatch.setattr(hf_adapter, "MAX_STRINGS", 1_000)
+    vocab = {f"t{i}": i for i in range(3_000)}  # a vocabulary alone, no merges
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps({"version": "1.0", "model": {"type": "BPE", "vocab": vocab, "merges": []}}))
+    monkeypatch.setattr(hf_adapter, "read_json", lambda *a, **k: pytest.fail("parsed before the strings were counted"))
+    with pytest.raises(VocabularyError, match="strings"):
         load_tokenizer(f"hf:{path}")
