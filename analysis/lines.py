@@ -1,0 +1,177 @@
+"""The one bounded line reader: lines of a log, a corpus table or an upload, never unbounded.
+
+Unlike `textio` (one whole text for one command, bounded by its size) this module streams a
+file line by line, and bounds what a single line and a compressed file may cost:
+
+* a line may hold at most `LineBounds.max_line_bytes` bytes, counted *after* decompression
+  (default 64 MB; `--max-line-mb` or $TOKENPRISM_MAX_LINE_MB raise it);
+* a compressed file may inflate to at most `LineBounds.max_inflation` times its own size
+  (default 200; gzip of ordinary logs stays far below 20). A file of one maximal line is always
+  allowed, so a small file is never refused for its ratio alone.
+
+Memory stays below one line plus one read block whatever the file holds: a gzip "bomb" (a few
+MB holding a GB of one line) stops at the bound with a message naming the file, the line and
+the fix, instead of growing the process to the size of the line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from .errors import BadInput
+
+DEFAULT_MAX_LINE_MB = 64
+DEFAULT_MAX_INFLATION = 200
+READ_BLOCK = 1 << 16
+GZIP_MAGIC = b"\x1f\x8b"
+RAISE_HINT = "raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB)"
+
+
+def _env_mb(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        mb = float(raw) if raw.strip() else default
+    except ValueError:
+        raise BadInput(f"{name} must be a number of megabytes, got {raw!r}") from None
+    if not 0.001 <= mb <= MAX_LINE_MB_CEILING:
+        raise BadInput(f"{name} must be between 0.001 and {MAX_LINE_MB_CEILING:,} (megabytes), got {raw!r}")
+    return mb
+
+
+# The largest line bound one may ask for: one line is held in memory as bytes and then as text.
+MAX_LINE_MB_CEILING = 4096
+
+
+@dataclass(frozen=True)
+class LineBounds:
+    """How much one line, and a compressed file as a whole, may cost.
+
+    >>> LineBounds(max_line_bytes=10).max_total(compressed=3)
+    600
+    """
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_MB * 1_000_000
+    max_inflation: float = DEFAULT_MAX_INFLATION
+
+    @classmethod
+    def from_env(cls, max_line_mb: float | None = None) -> "LineBounds":
+        """The bounds of a command: `max_line_mb` when given, else $TOKENPRISM_MAX_LINE_MB, else the default."""
+        mb = _env_mb("TOKENPRISM_MAX_LINE_MB", DEFAULT_MAX_LINE_MB) if max_line_mb is None else max_line_mb
+        return cls(max_line_bytes=int(mb * 1_000_000))
+
+    def max_total(self, *, compressed: int) -> int:
+        """The most a compressed file of `compressed` bytes may decompress to."""
+        return max(int(self.max_inflation * compressed), self.max_line_bytes)
+
+
+def max_line_mb_argument(text: str) -> float:
+    """argparse type of --max-line-mb: a number of megabytes within 0.001..MAX_LINE_MB_CEILING."""
+    import argparse
+
+    try:
+        mb = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of megabytes") from None
+    if not 0.001 <= mb <= MAX_LINE_MB_CEILING:
+        raise argparse.ArgumentTypeError(f"must be between 0.001 and {MAX_LINE_MB_CEILING:,} (megabytes), got {text[:40]!r}")
+    return mb
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:,.3g} MB"
+
+
+class _Inflation(io.RawIOBase):
+    """A decompressed stream that stops once it has given more than `limit` bytes."""
+
+    def __init__(self, inner: IO[bytes], *, limit: int, where: str, compressed: int) -> None:
+        self._inner, self._limit, self._where, self._compressed = inner, limit, where, compressed
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        try:
+            data = self._inner.read(len(b))
+        except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
+            raise BadInput(f"{self._where}: cannot decompress after {self.given:,} bytes ({e}); "
+                           "the gzip file is damaged") from None
+        self.given += len(data)
+        if self.given > self._limit:
+            raise BadInput(f"{self._where}: decompresses to more than {_mb(self._limit)} from {_mb(self._compressed)} "
+                           f"(over {self._limit / max(self._compressed, 1):,.0f} times its size): refused as a "
+                           "compression bomb. Fix: decompress it yourself and give the plain file")
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def open_decompressed(fh: IO[bytes], *, where: str, size: int, bounds: LineBounds) -> IO[bytes]:
+    """`fh` (a binary stream at its start, of `size` bytes), gzip decompressed when its magic
+    bytes say so, bounded by `bounds.max_total`. A plain stream is returned as it is."""
+    head = fh.read(2)
+    fh.seek(0)
+    if head != GZIP_MAGIC:
+        return fh
+    limit = bounds.max_total(compressed=size)
+    inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size)
+    return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
+
+
+def iter_lines(fh: IO[bytes], *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
+    r"""(line number from 1, line bytes with its end) of a binary stream, each at most
+    `bounds.max_line_bytes` long.
+
+    Lines end at "\n"; with `universal` also at "\r\n" and a lone "\r", as `open(newline="")`
+    gives them to `csv`. Memory holds one line and one read block at most.
+
+    >>> list(iter_lines(io.BytesIO(b"a\r\nb\rc"), where="x", bounds=LineBounds(), universal=True))
+    [(1, b'a\r\n'), (2, b'b\r'), (3, b'c')]
+    >>> list(iter_lines(io.BytesIO(b"abcdef\n"), where="x", bounds=LineBounds(max_line_bytes=4)))
+    Traceback (most recent call last):
+    ...
+    analysis.errors.BadInput: x: line 1 is longer than 4e-06 MB (the bound of one line, counted decompressed). Fix: raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB), or split the line
+    """
+    limit = bounds.max_line_bytes
+    ends = (b"\n", b"\r") if universal else (b"\n",)
+    pending: list[bytes] = []  # the unfinished line, in blocks: joined once, when its end arrives
+    held = 0
+    n = 0
+
+    def too_long() -> BadInput:
+        return BadInput(f"{where}: line {n + 1} is longer than {_mb(limit)} (the bound of one line, counted "
+                        f"decompressed). Fix: {RAISE_HINT}, or split the line")
+
+    while block := fh.read(READ_BLOCK):
+        if not any(end in block for end in ends) and not (pending and pending[-1].endswith(b"\r")):
+            pending.append(block)
+            held += len(block)
+            if held > limit + 1:
+                raise too_long()
+            continue
+        buf = b"".join([*pending, block]) if pending else block
+        parts = buf.splitlines(keepends=True) if universal else io.BytesIO(buf).readlines()
+        # an unfinished last line waits for more; so does a final "\r", whose "\n" may follow
+        pending = [parts.pop()] if not parts[-1].endswith(b"\n") else []
+        held = len(pending[0]) if pending else 0
+        for line in parts:
+            if len(line) > limit and len(line.rstrip(b"\r\n")) > limit:
+                raise too_long()
+            n += 1
+            yield n, line
+        if held > limit + 1:
+            raise too_long()
+    if pending:
+        last = b"".join(pending)
+        if len(last.rstrip(b"\r")) > limit:
+            raise too_long()
+        yield n + 1, last
