@@ -127,6 +127,12 @@ def open_decompressed(fh: IO[bytes], *, where: str, size: int, bounds: LineBound
     return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
 
 
+def line_too_long(where: str, line: int, limit: int) -> BadInput:
+    """The refusal of a line over the bound, naming the file, the line and the fix."""
+    return BadInput(f"{where}: line {line} is longer than {_mb(limit)} (the bound of one line, counted "
+                    f"decompressed). Fix: {RAISE_HINT}, or split the line")
+
+
 def iter_lines(fh: IO[bytes], *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
     r"""(line number from 1, line bytes with its end) of a binary stream, each at most
     `bounds.max_line_bytes` long.
@@ -148,8 +154,7 @@ def iter_lines(fh: IO[bytes], *, where: str, bounds: LineBounds, universal: bool
     n = 0
 
     def too_long() -> BadInput:
-        return BadInput(f"{where}: line {n + 1} is longer than {_mb(limit)} (the bound of one line, counted "
-                        f"decompressed). Fix: {RAISE_HINT}, or split the line")
+        return line_too_long(where, n + 1, limit)
 
     while block := fh.read(READ_BLOCK):
         if not any(end in block for end in ends) and not (pending and pending[-1].endswith(b"\r")):

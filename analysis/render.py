@@ -10,6 +10,7 @@ bidirectional controls and zero-width spaces by code point.
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 from typing import Sequence
 
@@ -53,6 +54,29 @@ def visible(text: str) -> str:
     'abc<U+202E>def<U+2028>'
     """
     return text.translate(_VISIBLE_TABLE)
+
+
+# Text the CLI echoes (names and notes from the user's files, messages quoting input) keeps its
+# tabs, line ends and joiners (emoji and some scripts need them) and loses everything a terminal
+# would obey: controls as pictures, reordering and line-breaking characters by code point.
+_TERMINAL_TABLE = str.maketrans({**{c: v for c, v in _CONTROLS.items() if c not in (0x09, 0x0A, 0x0D)},
+                                 **{c: f"<U+{c:04X}>" for c in _HIDDEN if c not in (0x200C, 0x200D)}})
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def terminal_text(text: str) -> str:
+    r"""Untrusted text made safe to print on a terminal: no escape sequence, bell or reordering.
+
+    ESC, BEL and the other controls (C0 but tab and line ends, DEL, C1) become their pictures,
+    a carriage return that does not end a line becomes ␍ (it would overwrite the line), and
+    bidirectional controls and line separators are shown by code point.
+
+    >>> terminal_text("gpt\x1b]0;owned\x07-4o\tok\r\n")
+    'gpt␛]0;owned␇-4o\tok\r\n'
+    >>> terminal_text("a\rb\u202ec")
+    'a␍b<U+202E>c'
+    """
+    return _LONE_CR.sub("\u240d", text).translate(_TERMINAL_TABLE)
 
 
 _MARKDOWN_PUNCTUATION = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$&=^\"'%/@?;,"})

@@ -16,6 +16,8 @@ from pathlib import Path
 from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
 from ..report import traffic as render
 from ..errors import BadInput
+from ..render import terminal_text
+from . import write_safe
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -59,18 +61,18 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
     if not partial.rows:
         raise BadInput(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
     if log_report.n_skipped:
-        print(f"note: {log_report.summary()}", file=sys.stderr)
+        print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     report = summarise(partial, plan, log_report)
     if args.format == "csv":
-        sys.stdout.write(render.models_csv(report))
+        write_safe(render.models_csv(report))
     elif args.format == "json":
         sys.stdout.write(json.dumps(render.report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
-        sys.stdout.write(render.render_markdown(report))
+        write_safe(render.render_markdown(report))
     elif args.format == "html":
-        sys.stdout.write(render.render_html(report, with_figures=False))
+        write_safe(render.render_html(report, with_figures=False))
     else:
-        sys.stdout.write(render.render_text(report))
+        write_safe(render.render_text(report))
     if args.out:
         sys.stdout.flush()
         for path in render.write_report(report, Path(args.out)):
