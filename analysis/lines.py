@@ -69,6 +69,11 @@ class LineBounds:
         return max(int(self.max_inflation * compressed), self.max_line_bytes)
 
 
+# The dashboard's upload (at most 4 MB as sent, textio.MAX_UPLOAD_BYTES): a line of at most 8 MB and
+# a gzip file of at most 25 times its size (100 MB), so no upload can cost a server more than that.
+UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25)
+
+
 def max_line_mb_argument(text: str) -> float:
     """argparse type of --max-line-mb: a number of megabytes within 0.001..MAX_LINE_MB_CEILING."""
     import argparse

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import BadInput
-from .tokenizers import add_format, emit
+from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..corpora.files import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
@@ -81,6 +81,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..pipeline import SAMPLE_META, as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
 
+    line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = progress_wanted(args)
@@ -249,6 +250,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--language", default="und", help="BCP-47 language tag for your files")
     p.add_argument("--column", help="text column of .jsonl/.csv/.parquet files")
     p.add_argument("--errors", choices=ERRORS, default="strict", help="bytes that are not UTF-8: fail, replace, skip")
+    add_max_line(p)
     add_format(p)
     p.set_defaults(func=cmd_measure)
 

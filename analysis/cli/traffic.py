@@ -18,6 +18,7 @@ from ..report import traffic as render
 from ..errors import BadInput
 from ..render import terminal_text
 from . import write_safe
+from .tokenizers import add_max_line, line_bounds
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,6 +30,7 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--log-format", choices=("auto",) + SHAPES, default="auto",
                    help="row shape; auto detects it per file from the first row")
     g.add_argument("--log-column", default="messages", metavar="NAME", help="the messages column of .csv/.parquet logs")
+    add_max_line(g)
 
 
 def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
@@ -47,7 +49,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     log_report = LogReport()
     records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                               report=log_report)
+                               report=log_report, bounds=line_bounds(args))
     from tqdm.auto import tqdm
 
     from ..engine import open_engine, price_logs
