@@ -22,7 +22,7 @@ import difflib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -32,6 +32,13 @@ from analysis.render import markdown_text
 # Compare's text is carried in links up to this many characters (a URL of a few kB opens
 # everywhere); a longer text is counted as usual but left out of the link.
 LINK_MAX_TEXT = 2_000
+# ... and up to this many bytes once percent-encoded (an emoji takes 12): the dashboard's server
+# (uvicorn's h11) refuses a request whose line and headers pass 16 KiB with a bare
+# "400 Bad Request", so the links built here stay under `LINK_MAX_BYTES`, with room for headers.
+LINK_MAX_TEXT_BYTES = 6_000
+LINK_MAX_BYTES = 10_000
+# A number above 0 in a link is at least this (1e-320 would reach a widget as a denormal).
+MIN_POSITIVE = 1e-9
 # Any other parameter value: names, numbers and short words.
 MAX_VALUE_CHARS = 200
 # Parameters Streamlit itself reads (embedding options): always accepted.
@@ -99,6 +106,8 @@ def _value_problem(param: Param, value: str) -> str | None:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
         if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
             return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
+        if 0 < abs(number) < MIN_POSITIVE:
+            return f"link parameter {param.name!r} must be 0 or at least {MIN_POSITIVE:g}, not {value[:40]}"
         too_low = param.low is not None and number < param.low
         too_high = param.high is not None and number > param.high
         if too_low or too_high:
@@ -161,7 +170,7 @@ def linked_text(name: str, key: str) -> None:
     Call before the widget is drawn; call `sync_text` after it.
     """
     value = st.query_params.get(name)
-    if value is None or len(value) > LINK_MAX_TEXT or value == st.session_state.get(f"_link_{name}"):
+    if value is None or len(value) > LINK_MAX_TEXT or len(quote(value, safe="")) > LINK_MAX_TEXT_BYTES or value == st.session_state.get(f"_link_{name}"):
         return
     st.session_state[key] = value
     st.session_state[f"_link_{name}"] = value
@@ -173,7 +182,7 @@ def sync_text(name: str, text: str, default: str) -> bool:
     Returns:
         Whether the link carries the text.
     """
-    carried = len(text) <= LINK_MAX_TEXT
+    carried = len(text) <= LINK_MAX_TEXT and len(quote(text, safe="")) <= LINK_MAX_TEXT_BYTES
     if carried and text != default:
         if st.query_params.get(name) != text:
             st.query_params[name] = text

@@ -16,6 +16,7 @@ import ownbpe
 
 from ..atomic import atomic_path
 from ..errors import BadInput
+from ..textio import regular_file_problem
 from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
@@ -33,8 +34,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.corpus]
     for p in paths:
-        if not p.is_file():
-            raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)")
+        if not p.is_file():  # a FIFO or /dev/zero would block or never end
+            raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)" if not p.exists()
+                           else f"{p} is a folder; give the text files in it" if p.is_dir()
+                           else regular_file_problem(p) or f"cannot read {p}")
     if not any(p.stat().st_size for p in paths):
         raise BadInput(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
     out = Path(args.out)
