@@ -109,8 +109,34 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         yield tmp
         _publish(tmp, path)
+    except OSError as e:
+        if e.filename is not None and str(e.filename) == str(tmp):  # name the target, not our temporary name
+            raise type(e)(e.errno, f"{e.strerror} (writing {path})", str(path)) from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def writable_problem(path: str | Path) -> str | None:
+    """Why a file cannot be written at `path`, or None: checked before long work, not after it.
+
+    A file is created beside the target and removed again, so a read-only file system, a folder
+    without write permission or a missing folder is found the way the real write would find it.
+
+    >>> print(writable_problem("/no/such/folder/x.csv"))
+    cannot write /no/such/folder/x.csv: the folder /no/such/folder does not exist; create it first
+    """
+    p = Path(path)
+    if not p.parent.is_dir():
+        return f"cannot write {p}: the folder {p.parent} does not exist; create it first"
+    probe = temporary_name(p)
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        return f"cannot write {p}: {e.strerror or e} (in the folder {p.parent}); choose another place"
+    os.close(fd)
+    probe.unlink(missing_ok=True)
+    return None
 
 
 @contextlib.contextmanager

@@ -37,7 +37,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if not p.is_file():  # a FIFO or /dev/zero would block or never end
             raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)" if not p.exists()
                            else f"{p} is a folder; give the text files in it" if p.is_dir()
-                           else regular_file_problem(p) or f"cannot read {p}")
+                           else regular_file_problem(p, stdin=False) or f"cannot read {p}")
     if not any(p.stat().st_size for p in paths):
         raise BadInput(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
     out = Path(args.out)

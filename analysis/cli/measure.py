@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..atomic import writable_problem
 from ..errors import BadInput
 from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..corpora.files import ERRORS
@@ -102,6 +103,11 @@ def cmd_measure(args: argparse.Namespace) -> int:
             check_table_path(args.out)
         except ValueError as e:
             raise BadInput(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
+    if args.out:  # and on a place that cannot be written (read-only, no permission), before the work too
+        target = Path(args.out)
+        problem = writable_problem(target / "part-0.parquet" if dataset and target.is_dir() else target)
+        if problem:
+            raise BadInput(problem)
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
                        "(aggregates: each worker reads its own part), or copy the files here first")

@@ -330,7 +330,7 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
         path = src if isinstance(src, LogUpload) else Path(src)
         if isinstance(path, Path) and not path.is_file():  # a FIFO or /dev/zero would block or never end
             raise BadInput(f"{path} is a folder; give the log files in it" if path.is_dir()
-                           else regular_file_problem(path, what="log file") or f"cannot read {path}")
+                           else regular_file_problem(path, what="log file", stdin=False) or f"cannot read {path}")
         container = container_of(path)
         if container == "text" and shape not in ("auto", "text"):
             container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
