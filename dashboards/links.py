@@ -22,6 +22,7 @@ import difflib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from urllib.parse import quote, urlencode
 
 import streamlit as st
@@ -106,7 +107,7 @@ def _value_problem(param: Param, value: str) -> str | None:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
         if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
             return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
-        if 0 < abs(number) < MIN_POSITIVE:
+        if 0 < abs(number) < MIN_POSITIVE or (number == 0 and _tiny(value)):  # 1e-999999999 is 0.0 as a float
             return f"link parameter {param.name!r} must be 0 or at least {MIN_POSITIVE:g}, not {value[:40]}"
         too_low = param.low is not None and number < param.low
         too_high = param.high is not None and number > param.high
@@ -124,6 +125,14 @@ def _value_problem(param: Param, value: str) -> str | None:
             return (f"link parameter {param.name!r}: {value[:40]!r} is not one of the {param.what}; {hint}"
                     f"valid: {', '.join(choices[:12])}{', …' if len(choices) > 12 else ''}")
     return None
+
+
+def _tiny(value: str) -> bool:
+    """True for a number too small for a float that is not zero ("1e-999999999")."""
+    try:
+        return Decimal(value.strip()) != 0
+    except InvalidOperation:
+        return False
 
 
 def _query() -> dict[str, list[str]]:
@@ -164,13 +173,23 @@ def check(page: str, params: Sequence[Param]) -> None:
     seen[page] = _query()  # what the page now holds is what the next check compares against
 
 
+def carries(text: str) -> bool:
+    """Whether a link carries this text: at most `LINK_MAX_TEXT` characters and `LINK_MAX_TEXT_BYTES`
+    bytes once percent-encoded.
+
+    >>> carries("hello"), carries("\U0001f642" * 1_000)
+    (True, False)
+    """
+    return len(text) <= LINK_MAX_TEXT and len(quote(text, safe="")) <= LINK_MAX_TEXT_BYTES
+
+
 def linked_text(name: str, key: str) -> None:
     """Put the link's text (parameter `name`) into the widget `key` when the link is opened.
 
     Call before the widget is drawn; call `sync_text` after it.
     """
     value = st.query_params.get(name)
-    if value is None or len(value) > LINK_MAX_TEXT or len(quote(value, safe="")) > LINK_MAX_TEXT_BYTES or value == st.session_state.get(f"_link_{name}"):
+    if value is None or not carries(value) or value == st.session_state.get(f"_link_{name}"):
         return
     st.session_state[key] = value
     st.session_state[f"_link_{name}"] = value
@@ -182,7 +201,7 @@ def sync_text(name: str, text: str, default: str) -> bool:
     Returns:
         Whether the link carries the text.
     """
-    carried = len(text) <= LINK_MAX_TEXT and len(quote(text, safe="")) <= LINK_MAX_TEXT_BYTES
+    carried = carries(text)
     if carried and text != default:
         if st.query_params.get(name) != text:
             st.query_params[name] = text

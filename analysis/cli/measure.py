@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..atomic import writable_problem
 from ..errors import BadInput
+from ..render import terminal_text
 from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..corpora.files import ERRORS
 
@@ -111,7 +112,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
                        "(aggregates: each worker reads its own part), or copy the files here first")
-    print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
+    print(terminal_text(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}"),
+          file=sys.stderr)
     writer = PartitionedParquet(args.out) if dataset else None
     runs, rows = [], []
     parallel = None
