@@ -74,19 +74,6 @@ class LineBounds:
 UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25)
 
 
-def max_line_mb_argument(text: str) -> float:
-    """argparse type of --max-line-mb: a number of megabytes within 0.001..MAX_LINE_MB_CEILING."""
-    import argparse
-
-    try:
-        mb = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of megabytes") from None
-    if not 0.001 <= mb <= MAX_LINE_MB_CEILING:
-        raise argparse.ArgumentTypeError(f"must be between 0.001 and {MAX_LINE_MB_CEILING:,} (megabytes), got {text[:40]!r}")
-    return mb
-
-
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:,.3g} MB"
 

@@ -17,6 +17,7 @@ import pandas as pd
 from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
+from .numbers import TIMEOUT, WORKERS
 from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..corpora.files import ERRORS
 
@@ -47,8 +48,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="local: a process pool on all cores (small inputs stay in this process); dask: a Dask "
                         "cluster (--scheduler) or a LocalCluster; inprocess: this process only")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --engine dask)")
-    p.add_argument("--workers", type=int, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
-    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--workers", type=WORKERS, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
+    p.add_argument("--connect-timeout", type=TIMEOUT, default=10.0, metavar="SECONDS",
                    help="how long to wait for the --scheduler to answer")
 
 

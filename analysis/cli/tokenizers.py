@@ -11,11 +11,12 @@ import pandas as pd
 from .. import render
 from ..compare import compare, resolve_tokenizers
 from ..errors import BadInput, UnknownName
-from ..lines import DEFAULT_MAX_LINE_MB, LineBounds, max_line_mb_argument
+from ..lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
 from ..tokenizers.registry import is_available
+from .numbers import MEGABYTES, bounded
 
 
 def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
@@ -32,14 +33,14 @@ def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
     """The --max-input-mb flag: the bound of -f FILE and stdin reads (see textio.max_file_bytes)."""
-    p.add_argument("--max-input-mb", type=float, metavar="MB", default=None,
+    p.add_argument("--max-input-mb", type=MEGABYTES, metavar="MB", default=None,
                    help=f"largest -f FILE / stdin to read, in megabytes (default {DEFAULT_MAX_FILE_MB}, "
                         "or $TOKENPRISM_MAX_INPUT_MB)")
 
 
 def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The --max-line-mb flag: the bound of one line of a log or corpus table, counted decompressed."""
-    p.add_argument("--max-line-mb", type=max_line_mb_argument, metavar="MB", default=None,
+    p.add_argument("--max-line-mb", type=bounded(0.001, MAX_LINE_MB_CEILING, unit="MB"), metavar="MB", default=None,
                    help=f"longest line (or CSV cell) of a log or table file, in megabytes after decompression "
                         f"(default {DEFAULT_MAX_LINE_MB}, or $TOKENPRISM_MAX_LINE_MB)")
 

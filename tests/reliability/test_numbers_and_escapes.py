@@ -68,6 +68,35 @@ def test_tiny_numbers_are_refused_with_the_range(flag, value, capsys):
     assert "0.000000001" in err or "significant digits" in err or "whole number" in err
 
 
+def _every_number_flag() -> list[tuple[str, argparse.Action]]:
+    parser = cli.build_parser()
+    found = []
+
+    def walk(name: str, p: argparse.ArgumentParser) -> None:
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for n, sp in a.choices.items():
+                    walk(f"{name} {n}".strip(), sp)
+            elif a.option_strings and a.type is not None and a.type is not str and getattr(a.type, "__name__", "") != "_day":
+                found.append((f"{name} {a.option_strings[-1]}", a))
+
+    walk("", parser)
+    return found
+
+
+def test_every_numeric_flag_of_every_command_refuses_tiny_and_huge_numbers():
+    flags = _every_number_flag()
+    assert len(flags) > 20
+    for name, action in flags:
+        for value in [*TINY, "1e999999999", "nan", "-inf"]:
+            try:
+                got = action.type(value)
+            except (argparse.ArgumentTypeError, ValueError):
+                continue
+            # only a knob may take a long-digit number in range, as the float it rounds to
+            assert value.startswith("1.0") and isinstance(got, float) and len(repr(got)) <= 25, (name, value[:20], got)
+
+
 def test_the_workload_line_is_compact_for_the_smallest_accepted_number():
     w = Workload(requests_per_month="1e12", output_tokens="0.000000001", chars_per_request="1e10")
     line = w.describe()
