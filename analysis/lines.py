@@ -21,7 +21,7 @@ import io
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from .errors import BadInput
 
@@ -29,6 +29,7 @@ DEFAULT_MAX_LINE_MB = 64
 DEFAULT_MAX_INFLATION = 200
 READ_BLOCK = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
+Stream = IO[bytes] | io.BufferedIOBase  # a binary stream: a file, BytesIO, GzipFile
 RAISE_HINT = "raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB)"
 
 
@@ -81,14 +82,14 @@ def _mb(n: int) -> str:
 class _Inflation(io.RawIOBase):
     """A decompressed stream that stops once it has given more than `limit` bytes."""
 
-    def __init__(self, inner: IO[bytes], *, limit: int, where: str, compressed: int) -> None:
+    def __init__(self, inner: Stream, *, limit: int, where: str, compressed: int) -> None:
         self._inner, self._limit, self._where, self._compressed = inner, limit, where, compressed
         self.given = 0
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, b: Any) -> int:
         try:
             data = self._inner.read(len(b))
         except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
@@ -107,7 +108,7 @@ class _Inflation(io.RawIOBase):
         super().close()
 
 
-def open_decompressed(fh: IO[bytes], *, where: str, size: int, bounds: LineBounds) -> IO[bytes]:
+def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) -> Stream:
     """`fh` (a binary stream at its start, of `size` bytes), gzip decompressed when its magic
     bytes say so, bounded by `bounds.max_total`. A plain stream is returned as it is."""
     head = fh.read(2)
@@ -125,7 +126,7 @@ def line_too_long(where: str, line: int, limit: int) -> BadInput:
                     f"decompressed). Fix: {RAISE_HINT}, or split the line")
 
 
-def iter_lines(fh: IO[bytes], *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
+def iter_lines(fh: Stream, *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
     r"""(line number from 1, line bytes with its end) of a binary stream, each at most
     `bounds.max_line_bytes` long.
 

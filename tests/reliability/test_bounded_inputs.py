@@ -64,6 +64,22 @@ def test_many_short_lines_past_the_inflation_ratio_are_a_bomb():
         list(iter_log_records(LogUpload("log.jsonl.gz", data), bounds=bounds))
 
 
+@pytest.mark.parametrize("name, line", [
+    ("log.jsonl.gz", ROW % ("a" * 50_000)),
+    ("log.csv.gz", "messages\n" + '"' + "a" * 50_000 + '"\n'),
+    ("log.txt.gz", "a" * 50_000 + "\n"),
+])
+def test_a_compressed_bomb_stops_in_every_log_container(name, line, tmp_path):
+    data = gzip.compress(line.encode())
+    bounds = LineBounds(max_line_bytes=10_000)
+    with pytest.raises(BadInput, match=rf"{name.replace('.', '[.]')}: (line \d+ is longer than 0\.01 MB|decompresses)"):
+        list(iter_log_records(LogUpload(name, data), bounds=bounds))
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(BadInput, match="longer than|decompresses"):
+        list(iter_log_records(path, bounds=bounds))
+
+
 def test_the_dashboard_page_reads_uploads_within_the_upload_bounds():
     source = (Path(__file__).parents[2] / "dashboards/app_pages/cost.py").read_text()
     assert "bounds=UPLOAD_BOUNDS" in source

@@ -31,12 +31,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .shapes import SHAPES, RowError, detect_shape, parse_row
 from ...errors import BadInput
 from ...textio import regular_file_problem
-from ...lines import RAISE_HINT, LineBounds, iter_lines, open_decompressed
+from ...lines import RAISE_HINT, LineBounds, Stream, iter_lines, open_decompressed
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 
@@ -165,7 +165,7 @@ def _binary(src: Source) -> io.BufferedIOBase:
     return io.BytesIO(src.data) if isinstance(src, LogUpload) else open(src, "rb")
 
 
-def _open_binary(src: Source, bounds: LineBounds) -> IO[bytes]:
+def _open_binary(src: Source, bounds: LineBounds) -> Stream:
     """The file's bytes, gzip decompressed (recognised by its magic bytes, not its name) within `bounds`."""
     size = len(src.data) if isinstance(src, LogUpload) else src.stat().st_size
     return open_decompressed(_binary(src), where=str(src), size=size, bounds=bounds)
