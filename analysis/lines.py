@@ -16,10 +16,11 @@ the fix, instead of growing the process to the size of the line.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -118,6 +119,25 @@ def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) 
     limit = bounds.max_total(compressed=size)
     inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size)
     return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
+
+
+def csv_records(reader: Iterator[Any], where: str, *, bounds: LineBounds, otherwise: str,
+                line_of: Callable[[], int] | None = None) -> Iterator[Any]:
+    """The records of a `csv` reader over bounded lines: a cell may be as long as a line (a field
+    can span lines, so csv's own field bound is raised to the line bound), and csv's errors name
+    the file, the line (`line_of()`, else the reader's) and the fix (`otherwise`, unless a cell
+    was too long)."""
+    csv.field_size_limit(max(csv.field_size_limit(), bounds.max_line_bytes))  # process-wide: raised only
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            fix = (f"a cell is longer than the bound of one line; {RAISE_HINT}" if "field larger" in str(e)
+                   else otherwise)
+            line = line_of() if line_of else getattr(reader, "line_num", 0)
+            raise BadInput(f"{where}: line {line}: not readable as CSV ({e}). Fix: {fix}") from None
 
 
 def line_too_long(where: str, line: int, limit: int) -> BadInput:

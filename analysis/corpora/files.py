@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
-from ..lines import RAISE_HINT, LineBounds, iter_lines
+from ..lines import LineBounds, csv_records, iter_lines
 from ..textio import decode_utf8
 from ..textio import regular_file_problem
 
@@ -262,19 +262,6 @@ def jsonl_field(path: object, row: int, line: str, column: str) -> object:
     return record[column]
 
 
-def _csv_records(reader: Any, path: Path) -> Iterator[list[str]]:
-    """The records of a csv.reader; csv's own errors (a cell over the bound) name the file and the line."""
-    while True:
-        try:
-            yield next(reader)
-        except StopIteration:
-            return
-        except csv.Error as e:
-            fix = (f"a cell is longer than the bound of one line; {RAISE_HINT}" if "field larger" in str(e)
-                   else "check the quoting of that line")
-            raise BadInput(f"{path}: line {reader.line_num}: not readable as CSV ({e}). Fix: {fix}") from None
-
-
 def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
                 report: LoadReport) -> Iterator[tuple[int, str]]:
     """(row number, text) for each non-empty value of `column`; rows count from 1."""
@@ -291,14 +278,13 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
         return
     lines = _table_lines(path, errors=errors, report=report)
     if suffix == ".csv":
-        # a field may span lines (quoted newlines): csv's own bound per field is the line bound too
-        csv.field_size_limit(max(csv.field_size_limit(), LineBounds.from_env().max_line_bytes))
-        reader = csv.reader(lines)
+        reader = csv_records(csv.reader(lines), str(path), bounds=LineBounds.from_env(),
+                             otherwise="check the quoting of that line")
         header = next(reader, None)
         if header is None or column not in header:
             raise missing_column_error(path, column, header or [])
         idx = header.index(column)
-        for row, record in enumerate(_csv_records(reader, path), start=1):
+        for row, record in enumerate(reader, start=1):
             value = record[idx] if idx < len(record) else ""
             if value == "":
                 report.rows_skipped_empty += 1

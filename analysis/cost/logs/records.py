@@ -36,7 +36,7 @@ from typing import Any
 from .shapes import SHAPES, RowError, detect_shape, parse_row
 from ...errors import BadInput
 from ...textio import regular_file_problem
-from ...lines import RAISE_HINT, LineBounds, Stream, iter_lines, open_decompressed
+from ...lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 
@@ -218,8 +218,6 @@ def _table_rows(path: Source, container: str, column: str, bounds: LineBounds) -
     if container == "parquet":
         yield from ((where, rename(row)) for where, row in _parquet_rows(path))
         return
-    # a field may span lines (quoted newlines): csv's own bound per field is the line bound too
-    csv.field_size_limit(max(csv.field_size_limit(), bounds.max_line_bytes))
     numbered = _lines(path, bounds, universal=True)
     line_no = [0]
 
@@ -229,15 +227,8 @@ def _table_rows(path: Source, container: str, column: str, bounds: LineBounds) -
             yield line
 
     reader = csv.DictReader(text())
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as e:
-            fix = (f"a cell is longer than the bound of one line; {RAISE_HINT}" if "field larger" in str(e)
-                   else "it must be UTF-8 CSV with a header row")
-            raise BadInput(f"{path}: line {line_no[0]}: not readable as CSV ({e}). Fix: {fix}") from None
+    for row in csv_records(reader, str(path), bounds=bounds, otherwise="it must be UTF-8 CSV with a header row",
+                           line_of=lambda: line_no[0]):
         yield f"{path}:line {reader.line_num}", rename(row)
 
 
