@@ -120,20 +120,24 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 def writable_problem(path: str | Path) -> str | None:
     """Why a file cannot be written at `path`, or None: checked before long work, not after it.
 
-    A file is created beside the target and removed again, so a read-only file system, a folder
-    without write permission or a missing folder is found the way the real write would find it.
+    A file is created and removed again in the nearest folder that exists (the writers make the
+    missing folders below it), so a read-only file system or a folder without write permission
+    is found the way the real write would find it.
 
-    >>> print(writable_problem("/no/such/folder/x.csv"))
-    cannot write /no/such/folder/x.csv: the folder /no/such/folder does not exist; create it first
+    >>> print(writable_problem("/etc/hostname/x.csv"))
+    cannot write /etc/hostname/x.csv: /etc/hostname is a file, not a folder
     """
     p = Path(path)
-    if not p.parent.is_dir():
-        return f"cannot write {p}: the folder {p.parent} does not exist; create it first"
-    probe = temporary_name(p)
+    folder = p.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot write {p}: {folder} is a file, not a folder"
+    probe = temporary_name(folder / p.name)
     try:
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as e:
-        return f"cannot write {p}: {e.strerror or e} (in the folder {p.parent}); choose another place"
+        return f"cannot write {p}: {e.strerror or e} (in the folder {folder}); choose another place"
     os.close(fd)
     probe.unlink(missing_ok=True)
     return None
