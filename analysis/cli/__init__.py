@@ -23,6 +23,8 @@ from ..render import terminal_text
 _COMMAND_MODULES = (
     "analysis.cli.tokenizers",  # tokenizers, compare, vocab
     "analysis.cli.count",  # count
+    "analysis.cli.tokens",  # encode, decode, truncate
+    "analysis.cli.drift",  # diff
     "analysis.cli.bpe",  # explain, train
     "analysis.cli.corpus",  # corpus list/show/stats
     "analysis.cli.dashboard",  # dashboard
