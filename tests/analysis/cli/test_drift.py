@@ -125,7 +125,7 @@ def test_models_stand_for_their_text_tokenizers(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--from", "cl100k", "--to", "o200k_base"], "unknown tokenizer or model 'cl100k'; did you mean cl100k_base"),
-    (["--from", "o200k_base", "--to", "o200k_base", "--fail-over", "-1"], "--fail-over is a percentage of 0 or more"),
+    (["--from", "o200k_base", "--to", "o200k_base", "--fail-over", "-1"], "argument --fail-over: must be from 0 to 1,000,000 percent"),
     (["--from", "o200k_base", "--to", "o200k_base", "--glob", "*.md"], "no file matches --glob '*.md'"),
 ])
 def test_bad_input_exits_2(tmp_path, capsys, argv, message):
