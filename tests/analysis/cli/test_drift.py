@@ -17,7 +17,10 @@ CODE = "def add(x, y):\n        return x + y  # sum\n" * 3
 
 
 def run(argv, capsys):
-    rc = main(argv)
+    try:
+        rc = main(argv)
+    except SystemExit as e:  # argparse refuses a flag's value (exit 2) before the command runs
+        rc = e.code
     out, err = capsys.readouterr()
     return rc, out, err
 
