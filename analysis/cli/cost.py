@@ -26,6 +26,7 @@ from ..report.cost import records as _records, render_html, render_markdown, ren
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
+from ..atomic import writable_problem
 from ..errors import BadInput
 from . import write_safe
 
@@ -210,6 +211,8 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
 def cmd_cost(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
+    if args.out and (problem := writable_problem(Path(args.out) / "report.md")):  # read-only, no permission
+        raise BadInput(problem)
     if args.logs:
         return cmd_traffic(args, _overrides(args.prices))
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):

@@ -247,6 +247,19 @@ def test_measure_checks_the_out_folder_before_the_work(tmp_path, capsys, monkeyp
     assert code == 2 and f"cannot write {target}" in err and ".tokenprism-tmp" not in err
 
 
+def test_cost_checks_its_report_folder_before_the_work(tmp_path, capsys, monkeypatch):
+    import analysis.cli.cost as cost_cli
+
+    def no_work(*a, **k):
+        raise AssertionError("priced before checking --out")
+
+    monkeypatch.setattr(cost_cli, "estimate", no_work)
+    target = _unwritable(tmp_path) / "report"
+    code, err = _run(["cost", "hi", "-m", "gpt-4o", "--requests-per-month", "5", "--output-tokens", "3",
+                      "--out", str(target)], capsys)
+    assert code == 2 and f"cannot write {target}" in err
+
+
 def test_an_atomic_write_failure_names_the_target(tmp_path):
     from analysis.atomic import atomic_write
 
