@@ -59,6 +59,7 @@ class LineBounds:
 
     max_line_bytes: int = DEFAULT_MAX_LINE_MB * 1_000_000
     max_inflation: float = DEFAULT_MAX_INFLATION
+    hint: str = RAISE_HINT  # how to raise the line bound, for messages
 
     @classmethod
     def from_env(cls, max_line_mb: float | None = None) -> "LineBounds":
@@ -73,7 +74,8 @@ class LineBounds:
 
 # The dashboard's upload (at most 4 MB as sent, textio.MAX_UPLOAD_BYTES): a line of at most 8 MB and
 # a gzip file of at most 25 times its size (100 MB), so no upload can cost a server more than that.
-UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25)
+UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25,
+                           hint="price the log with the CLI (tokenprism cost --logs FILE), which allows 64 MB a line")
 
 
 def _mb(n: int) -> str:
@@ -134,16 +136,16 @@ def csv_records(reader: Iterator[Any], where: str, *, bounds: LineBounds, otherw
         except StopIteration:
             return
         except csv.Error as e:
-            fix = (f"a cell is longer than the bound of one line; {RAISE_HINT}" if "field larger" in str(e)
+            fix = (f"a cell is longer than the bound of one line; {bounds.hint}" if "field larger" in str(e)
                    else otherwise)
             line = line_of() if line_of else getattr(reader, "line_num", 0)
             raise BadInput(f"{where}: line {line}: not readable as CSV ({e}). Fix: {fix}") from None
 
 
-def line_too_long(where: str, line: int, limit: int) -> BadInput:
+def line_too_long(where: str, line: int, limit: int, hint: str = RAISE_HINT) -> BadInput:
     """The refusal of a line over the bound, naming the file, the line and the fix."""
     return BadInput(f"{where}: line {line} is longer than {_mb(limit)} (the bound of one line, counted "
-                    f"decompressed). Fix: {RAISE_HINT}, or split the line")
+                    f"decompressed). Fix: {hint}, or split the line")
 
 
 def iter_lines(fh: Stream, *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
@@ -167,7 +169,7 @@ def iter_lines(fh: Stream, *, where: str, bounds: LineBounds, universal: bool = 
     n = 0
 
     def too_long() -> BadInput:
-        return line_too_long(where, n + 1, limit)
+        return line_too_long(where, n + 1, limit, bounds.hint)
 
     while block := fh.read(READ_BLOCK):
         if not any(end in block for end in ends) and not (pending and pending[-1].endswith(b"\r")):
