@@ -87,7 +87,7 @@ def test_the_dashboard_page_reads_uploads_within_the_upload_bounds():
 
 # -- 3: cost --logs with one long line -----------------------------------------------------------
 def test_cost_logs_long_gzip_line_is_refused_in_bounded_memory(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("TOKENPRISM_MAX_LINE_MB", raising=False)  # --max-line-mb sets it; restored after
+    monkeypatch.setenv("TOKENPRISM_MAX_LINE_MB", "64")  # --max-line-mb sets it: this restores it after
     path = tmp_path / "log.jsonl.gz"
     path.write_bytes(_one_line_bomb(20_000_000))
     tracemalloc.start()
