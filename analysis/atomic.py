@@ -109,8 +109,38 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         yield tmp
         _publish(tmp, path)
+    except OSError as e:
+        if e.filename is not None and str(e.filename) == str(tmp):  # name the target, not our temporary name
+            raise type(e)(e.errno, f"{e.strerror} (writing {path})", str(path)) from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def writable_problem(path: str | Path) -> str | None:
+    """Why a file cannot be written at `path`, or None: checked before long work, not after it.
+
+    A file is created and removed again in the nearest folder that exists (the writers make the
+    missing folders below it), so a read-only file system or a folder without write permission
+    is found the way the real write would find it.
+
+    >>> print(writable_problem("/etc/hostname/x.csv"))
+    cannot write /etc/hostname/x.csv: /etc/hostname is a file, not a folder
+    """
+    p = Path(path)
+    folder = p.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot write {p}: {folder} is a file, not a folder"
+    probe = temporary_name(folder / p.name)
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        return f"cannot write {p}: {e.strerror or e} (in the folder {folder}); choose another place"
+    os.close(fd)
+    probe.unlink(missing_ok=True)
+    return None
 
 
 @contextlib.contextmanager

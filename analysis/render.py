@@ -10,6 +10,8 @@ bidirectional controls and zero-width spaces by code point.
 from __future__ import annotations
 
 import html
+import re
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from functools import lru_cache
 from typing import Sequence
 
@@ -53,6 +55,48 @@ def visible(text: str) -> str:
     'abc<U+202E>def<U+2028>'
     """
     return text.translate(_VISIBLE_TABLE)
+
+
+# Text the CLI echoes (names and notes from the user's files, messages quoting input) keeps its
+# tabs, line ends and joiners (emoji and some scripts need them) and loses everything a terminal
+# would obey: controls as pictures, reordering and line-breaking characters by code point.
+_TERMINAL_TABLE = str.maketrans({**{c: v for c, v in _CONTROLS.items() if c not in (0x09, 0x0A, 0x0D)},
+                                 **{c: f"<U+{c:04X}>" for c in _HIDDEN if c not in (0x200C, 0x200D)}})
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def terminal_text(text: str) -> str:
+    r"""Untrusted text made safe to print on a terminal: no escape sequence, bell or reordering.
+
+    ESC, BEL and the other controls (C0 but tab and line ends, DEL, C1) become their pictures,
+    a carriage return that does not end a line becomes ␍ (it would overwrite the line), and
+    bidirectional controls and line separators are shown by code point.
+
+    >>> terminal_text("gpt\x1b]0;owned\x07-4o\tok\r\n")
+    'gpt␛]0;owned␇-4o\tok\r\n'
+    >>> terminal_text("a\rb\u202ec")
+    'a␍b<U+202E>c'
+    """
+    return _LONE_CR.sub("\u240d", text).translate(_TERMINAL_TABLE)
+
+
+def compact_number(value: Decimal | float | int, *, digits: int = 15) -> str:
+    """A number in at most about 25 characters, whatever it is: plain digits with thousands
+    separators when it has a modest exponent and few digits, else scientific notation rounded
+    to `digits` significant digits.
+
+    >>> compact_number(Decimal("1e6")), compact_number(Decimal("0.25")), compact_number(1e-320)
+    ('1,000,000', '0.25', '1e-320')
+    >>> compact_number(Decimal("1e-999999999")), compact_number(Decimal("1." + "0" * 40 + "1"))
+    ('1e-999999999', '1')
+    """
+    d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else value)
+    if not d.is_finite() or d == 0:
+        return str(d) if not d.is_finite() else "0"
+    short = d.normalize(Context(prec=digits, Emin=MIN_EMIN, Emax=MAX_EMAX))
+    if -9 <= short.adjusted() <= 15:
+        return f"{short:,f}"
+    return f"{short:e}".replace("e+", "e")
 
 
 _MARKDOWN_PUNCTUATION = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$&=^\"'%/@?;,"})

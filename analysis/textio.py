@@ -36,7 +36,7 @@ def max_file_bytes() -> int:
     return int(mb * 1_000_000)
 
 
-def regular_file_problem(path: str | Path, *, what: str = "file") -> str | None:
+def regular_file_problem(path: str | Path, *, what: str = "file", stdin: bool = True) -> str | None:
     """Why `path` cannot be read as a file (a FIFO, a device, a socket, a folder), or None.
 
     Reading a FIFO or /dev/zero would block or never end, so only regular files are read; a
@@ -58,7 +58,8 @@ def regular_file_problem(path: str | Path, *, what: str = "file") -> str | None:
         return f"{p} is a folder; give a file (for folders use: tokenprism measure {p})"
     kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
-    return f"{p} is {kind}, not a regular file: give a text file (or pipe text into stdin: ... < {p})"
+    fix = f"give a text file (or pipe text into stdin: ... < {p})" if stdin else "give a regular file (copy the data into one)"
+    return f"{p} is {kind}, not a regular file: {fix}"
 
 
 def read_bounded(fh, limit: int, *, where: str, raise_hint: str) -> bytes:

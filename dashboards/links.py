@@ -22,7 +22,8 @@ import difflib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from decimal import Decimal, InvalidOperation
+from urllib.parse import quote, urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -32,6 +33,13 @@ from analysis.render import markdown_text
 # Compare's text is carried in links up to this many characters (a URL of a few kB opens
 # everywhere); a longer text is counted as usual but left out of the link.
 LINK_MAX_TEXT = 2_000
+# ... and up to this many bytes once percent-encoded (an emoji takes 12): the dashboard's server
+# (uvicorn's h11) refuses a request whose line and headers pass 16 KiB with a bare
+# "400 Bad Request", so the links built here stay under `LINK_MAX_BYTES`, with room for headers.
+LINK_MAX_TEXT_BYTES = 6_000
+LINK_MAX_BYTES = 10_000
+# A number above 0 in a link is at least this (1e-320 would reach a widget as a denormal).
+MIN_POSITIVE = 1e-9
 # Any other parameter value: names, numbers and short words.
 MAX_VALUE_CHARS = 200
 # Parameters Streamlit itself reads (embedding options): always accepted.
@@ -99,6 +107,8 @@ def _value_problem(param: Param, value: str) -> str | None:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
         if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
             return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
+        if 0 < abs(number) < MIN_POSITIVE or (number == 0 and _tiny(value)):  # 1e-999999999 is 0.0 as a float
+            return f"link parameter {param.name!r} must be 0 or at least {MIN_POSITIVE:g}, not {value[:40]}"
         too_low = param.low is not None and number < param.low
         too_high = param.high is not None and number > param.high
         if too_low or too_high:
@@ -115,6 +125,14 @@ def _value_problem(param: Param, value: str) -> str | None:
             return (f"link parameter {param.name!r}: {value[:40]!r} is not one of the {param.what}; {hint}"
                     f"valid: {', '.join(choices[:12])}{', …' if len(choices) > 12 else ''}")
     return None
+
+
+def _tiny(value: str) -> bool:
+    """True for a number too small for a float that is not zero ("1e-999999999")."""
+    try:
+        return Decimal(value.strip()) != 0
+    except InvalidOperation:
+        return False
 
 
 def _query() -> dict[str, list[str]]:
@@ -155,13 +173,23 @@ def check(page: str, params: Sequence[Param]) -> None:
     seen[page] = _query()  # what the page now holds is what the next check compares against
 
 
+def carries(text: str) -> bool:
+    """Whether a link carries this text: at most `LINK_MAX_TEXT` characters and `LINK_MAX_TEXT_BYTES`
+    bytes once percent-encoded.
+
+    >>> carries("hello"), carries("\U0001f642" * 1_000)
+    (True, False)
+    """
+    return len(text) <= LINK_MAX_TEXT and len(quote(text, safe="")) <= LINK_MAX_TEXT_BYTES
+
+
 def linked_text(name: str, key: str) -> None:
     """Put the link's text (parameter `name`) into the widget `key` when the link is opened.
 
     Call before the widget is drawn; call `sync_text` after it.
     """
     value = st.query_params.get(name)
-    if value is None or len(value) > LINK_MAX_TEXT or value == st.session_state.get(f"_link_{name}"):
+    if value is None or not carries(value) or value == st.session_state.get(f"_link_{name}"):
         return
     st.session_state[key] = value
     st.session_state[f"_link_{name}"] = value
@@ -173,7 +201,7 @@ def sync_text(name: str, text: str, default: str) -> bool:
     Returns:
         Whether the link carries the text.
     """
-    carried = len(text) <= LINK_MAX_TEXT
+    carried = carries(text)
     if carried and text != default:
         if st.query_params.get(name) != text:
             st.query_params[name] = text

@@ -18,6 +18,7 @@ import sys
 import traceback
 
 from ..errors import BadInput, UnknownName
+from ..render import terminal_text
 
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
 _COMMAND_MODULES = (
@@ -60,7 +61,13 @@ def _message(e: BaseException) -> str:
     text = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
     for pattern, flag in _FLAGS:
         text = pattern.sub(flag, text)
-    return text
+    return terminal_text(text)  # a message may quote the input: no escape sequence reaches the terminal
+
+
+def write_safe(text: str) -> None:
+    """Write output that holds strings from the user's files (model names, notes) to stdout, with
+    nothing a terminal would obey (`render.terminal_text`)."""
+    sys.stdout.write(terminal_text(text))
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
@@ -84,11 +91,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         previous = signal.signal(signal.SIGINT, on_sigint)
-        if hasattr(signal, "pthread_sigmask"):  # a Ctrl-C held back by a caller now reaches the handler
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     except ValueError:  # not the main thread (a test calling main): Python's own handler stays
         previous = None
     try:
+        if previous is not None and hasattr(signal, "pthread_sigmask"):
+            # A Ctrl-C held back by a caller reaches the handler here, inside the try that reports it.
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         return _run(argv, came)
     except BaseException as e:
         if not (came or interrupted(e)) or isinstance(e, SystemExit):

@@ -16,6 +16,8 @@ import ownbpe
 
 from ..atomic import atomic_path
 from ..errors import BadInput
+from ..textio import regular_file_problem
+from .numbers import WORKERS, bounded
 from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
@@ -33,8 +35,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.corpus]
     for p in paths:
-        if not p.is_file():
-            raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)")
+        if not p.is_file():  # a FIFO or /dev/zero would block or never end
+            raise BadInput(f"no such corpus file: {p} (give UTF-8 text files)" if not p.exists()
+                           else f"{p} is a folder; give the text files in it" if p.is_dir()
+                           else regular_file_problem(p, stdin=False) or f"cannot read {p}")
     if not any(p.stat().st_size for p in paths):
         raise BadInput(f"the corpus is empty ({len(paths)} file(s) of 0 bytes): nothing to train on; give text files")
     out = Path(args.out)
@@ -94,9 +98,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("train", help="train an ownbpe model on your corpus", formatter_class=fmt)
     p.add_argument("corpus", nargs="+", metavar="FILE", help="UTF-8 text file(s)")
-    p.add_argument("--vocab-size", type=int, default=8192, help="256 bytes + merges + special tokens")
+    p.add_argument("--vocab-size", type=bounded(257, 10_000_000, integer=True), default=8192, help="256 bytes + merges + special tokens")
     p.add_argument("--out", required=True, help="where to save the model (versioned text format)")
     p.add_argument("--pattern", choices=sorted(PATTERNS), default="o200k", help="pre-tokenization pattern")
     p.add_argument("--special", action="append", metavar="TOKEN", help="special token (repeatable), e.g. '<|endoftext|>'")
-    p.add_argument("--workers", type=int, default=None, help="processes for pre-tokenization (default: all CPUs)")
+    p.add_argument("--workers", type=WORKERS, default=None, help="processes for pre-tokenization (default: all CPUs)")
     p.set_defaults(func=cmd_train)

@@ -26,7 +26,9 @@ from ..report.cost import records as _records, render_html, render_markdown, ren
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
+from ..atomic import writable_problem
 from ..errors import BadInput
+from . import write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
 
@@ -209,6 +211,8 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
 def cmd_cost(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
+    if args.out and (problem := writable_problem(Path(args.out) / "report.md")):  # read-only, no permission
+        raise BadInput(problem)
     if args.logs:
         return cmd_traffic(args, _overrides(args.prices))
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
@@ -222,15 +226,15 @@ def cmd_cost(args: argparse.Namespace) -> int:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
-        sys.stdout.write(safe_table(report.models).to_csv(index=False))
+        write_safe(safe_table(report.models).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
-        sys.stdout.write(render_markdown(report))
+        write_safe(render_markdown(report))
     elif args.format == "html":
-        sys.stdout.write(render_html(report, figures=False))
+        write_safe(render_html(report, figures=False))
     else:
-        sys.stdout.write(render_text(report))
+        write_safe(render_text(report))
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         for path in write_report(report, Path(args.out)):
@@ -252,7 +256,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
     if args.format == "csv":
-        sys.stdout.write(safe_table(frame).to_csv(index=False))
+        write_safe(safe_table(frame).to_csv(index=False))
     elif args.format == "json":
         data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
                 "per_request": _records(frame), "notes": list(report.notes)}
@@ -273,7 +277,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                 body = shown.to_string(index=False)
         hints = [] if output else ["add --output-tokens N for the output cost"]
         hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        sys.stdout.write("\n".join(lines + ["", body, "", "notes:"] + [f"  - {n}" for n in report.notes]
+        write_safe("\n".join(lines + ["", body, "", "notes:"] + [f"  - {n}" for n in report.notes]
                                    + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
     return 0
 
@@ -322,17 +326,17 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 def cmd_models(args: argparse.Namespace) -> int:
     frame, source = models_frame(args)
     if args.format == "csv":
-        sys.stdout.write(safe_table(frame).to_csv(index=False))
+        write_safe(safe_table(frame).to_csv(index=False))
     elif args.format == "json":
         sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
     else:
         shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
         shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
         day = args.on or datetime.now(UTC).date()
-        print(f"prices: {source}; genai-prices rows in force on {day} (UTC)")
+        write_safe(f"prices: {source}; genai-prices rows in force on {day} (UTC)\n")
         with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
                                "display.max_colwidth", 48):
-            print(shown.to_string(index=False))
+            write_safe(shown.to_string(index=False) + "\n")
         print(f"{len(frame)} model(s); ~tokenizer = approximate (a proxy: counts are estimates); "
               "--format csv adds each row's note and source")
     return 0

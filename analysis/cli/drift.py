@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..contract import ratio
 from ..errors import BadInput, UnknownName
 from ..textio import read_text_file
+from .numbers import PERCENT
 
 if TYPE_CHECKING:
     from ..tokenizers import Piece, Tokenizer
@@ -191,7 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--to", required=True, metavar="NAME", help="the tokenizer (or model) to compare with")
     p.add_argument("--glob", default="**/*", metavar="PATTERN",
                    help="the files of a folder to read (hidden files and folders are skipped)")
-    p.add_argument("--fail-over", type=float, metavar="PCT",
+    p.add_argument("--fail-over", type=PERCENT, metavar="PCT",
                    help="exit 1 when any file's count changes by more than PCT percent, up or down")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     p.set_defaults(func=cmd_diff)

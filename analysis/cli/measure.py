@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..atomic import writable_problem
 from ..errors import BadInput
-from .tokenizers import add_format, emit
+from ..render import terminal_text
+from .numbers import TIMEOUT, WORKERS
+from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..corpora.files import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
@@ -45,8 +48,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
                    help="local: a process pool on all cores (small inputs stay in this process); dask: a Dask "
                         "cluster (--scheduler) or a LocalCluster; inprocess: this process only")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --engine dask)")
-    p.add_argument("--workers", type=int, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
-    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--workers", type=WORKERS, metavar="N", help="worker processes for local / LocalCluster (default: os.cpu_count())")
+    p.add_argument("--connect-timeout", type=TIMEOUT, default=10.0, metavar="SECONDS",
                    help="how long to wait for the --scheduler to answer")
 
 
@@ -81,6 +84,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..pipeline import SAMPLE_META, as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
     from ..probes.languages import language_premium
 
+    line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = progress_wanted(args)
@@ -101,10 +105,16 @@ def cmd_measure(args: argparse.Namespace) -> int:
             check_table_path(args.out)
         except ValueError as e:
             raise BadInput(f"{e}, or a folder (DIR/) for a partitioned Parquet dataset") from None
+    if args.out:  # and on a place that cannot be written (read-only, no permission), before the work too
+        target = Path(args.out)
+        problem = writable_problem(target / "part-0.parquet" if dataset and target.is_dir() else target)
+        if problem:
+            raise BadInput(problem)
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
                        "(aggregates: each worker reads its own part), or copy the files here first")
-    print(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}", file=sys.stderr)
+    print(terminal_text(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}"),
+          file=sys.stderr)
     writer = PartitionedParquet(args.out) if dataset else None
     runs, rows = [], []
     parallel = None
@@ -249,6 +259,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--language", default="und", help="BCP-47 language tag for your files")
     p.add_argument("--column", help="text column of .jsonl/.csv/.parquet files")
     p.add_argument("--errors", choices=ERRORS, default="strict", help="bytes that are not UTF-8: fail, replace, skip")
+    add_max_line(p)
     add_format(p)
     p.set_defaults(func=cmd_measure)
 

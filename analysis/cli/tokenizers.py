@@ -11,10 +11,12 @@ import pandas as pd
 from .. import render
 from ..compare import compare, resolve_tokenizers, skipped_tokenizers
 from ..errors import BadInput, UnknownName
+from ..lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
 from ..tokenizers.registry import is_available
+from .numbers import MEGABYTES, bounded
 
 
 def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
@@ -31,9 +33,25 @@ def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
     """The --max-input-mb flag: the bound of -f FILE and stdin reads (see textio.max_file_bytes)."""
-    p.add_argument("--max-input-mb", type=float, metavar="MB", default=None,
+    p.add_argument("--max-input-mb", type=MEGABYTES, metavar="MB", default=None,
                    help=f"largest -f FILE / stdin to read, in megabytes (default {DEFAULT_MAX_FILE_MB}, "
                         "or $TOKENPRISM_MAX_INPUT_MB)")
+
+
+def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The --max-line-mb flag: the bound of one line of a log or corpus table, counted decompressed."""
+    p.add_argument("--max-line-mb", type=bounded(0.001, MAX_LINE_MB_CEILING, unit="MB"), metavar="MB", default=None,
+                   help=f"longest line (or CSV cell) of a log or table file, in megabytes after decompression "
+                        f"(default {DEFAULT_MAX_LINE_MB}, or $TOKENPRISM_MAX_LINE_MB)")
+
+
+def line_bounds(args: argparse.Namespace) -> LineBounds:
+    """The run's line bounds; --max-line-mb is also put in the environment, so that the engine's
+    workers, which read their own parts of a corpus, keep the same bound."""
+    mb = getattr(args, "max_line_mb", None)
+    if mb is not None:
+        os.environ["TOKENPRISM_MAX_LINE_MB"] = repr(mb)
+    return LineBounds.from_env(mb)
 
 
 def max_input_bytes(args: argparse.Namespace) -> int | None:

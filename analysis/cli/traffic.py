@@ -16,6 +16,9 @@ from pathlib import Path
 from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
 from ..report import traffic as render
 from ..errors import BadInput
+from ..render import terminal_text
+from . import write_safe
+from .tokenizers import add_max_line, line_bounds
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,6 +30,7 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--log-format", choices=("auto",) + SHAPES, default="auto",
                    help="row shape; auto detects it per file from the first row")
     g.add_argument("--log-column", default="messages", metavar="NAME", help="the messages column of .csv/.parquet logs")
+    add_max_line(g)
 
 
 def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
@@ -45,7 +49,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     log_report = LogReport()
     records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                               report=log_report)
+                               report=log_report, bounds=line_bounds(args))
     from tqdm.auto import tqdm
 
     from ..engine import open_engine, price_logs
@@ -59,18 +63,18 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
     if not partial.rows:
         raise BadInput(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
     if log_report.n_skipped:
-        print(f"note: {log_report.summary()}", file=sys.stderr)
+        print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     report = summarise(partial, plan, log_report)
     if args.format == "csv":
-        sys.stdout.write(render.models_csv(report))
+        write_safe(render.models_csv(report))
     elif args.format == "json":
         sys.stdout.write(json.dumps(render.report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
-        sys.stdout.write(render.render_markdown(report))
+        write_safe(render.render_markdown(report))
     elif args.format == "html":
-        sys.stdout.write(render.render_html(report, with_figures=False))
+        write_safe(render.render_html(report, with_figures=False))
     else:
-        sys.stdout.write(render.render_text(report))
+        write_safe(render.render_text(report))
     if args.out:
         sys.stdout.flush()
         for path in render.write_report(report, Path(args.out)):

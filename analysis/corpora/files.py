@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
+from ..lines import LineBounds, csv_records, iter_lines
 from ..textio import decode_utf8
 from ..textio import regular_file_problem
 
@@ -126,20 +127,25 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
         report.decode_error_files.append(str(path))
 
 
-def _iter_lines(chunks: Iterable[str]) -> Iterator[str]:
-    r"""The lines of a table file, with their ends: at "\n", "\r\n" and "\r" (universal newlines,
-    as `open(newline="")` gives them to `csv`). Not `str.splitlines`, which also breaks at U+0085,
-    U+2028 and the like: JSON allows those raw inside strings and `json.dumps(ensure_ascii=False)`
-    writes them so, and a CSV field may hold them."""
-    # chunks end at newlines except when a single line is longer than a chunk: carry it over, and
-    # carry a line ending in "\r" too, whose "\n" may start the next chunk
-    carry = ""
-    for chunk in chunks:
-        lines = io.StringIO(carry + chunk, newline="").readlines()
-        carry = lines.pop() if lines and not lines[-1].endswith("\n") else ""
-        yield from lines
-    if carry:
-        yield carry
+def _table_lines(path: Path, *, errors: str, report: LoadReport) -> Iterator[str]:
+    r"""The lines of a table file, with their ends, each within the line bound (`lines.LineBounds`).
+
+    Lines end at "\n", "\r\n" and "\r" (universal newlines, as `open(newline="")` gives them to
+    `csv`). Not `str.splitlines`, which also breaks at U+0085, U+2028 and the like: JSON allows
+    those raw inside strings and `json.dumps(ensure_ascii=False)` writes them so, and a CSV field
+    may hold them. A UTF-8 BOM at the start is dropped.
+    """
+    bad_before = report.decode_errors_replaced + report.decode_errors_skipped
+    offset = 0
+    with open(path, "rb") as fh:
+        for n, raw in iter_lines(fh, where=str(path), bounds=LineBounds.from_env(), universal=True):
+            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, offset = raw[3:], 3
+            yield _decode(raw, path=path, offset=offset, errors=errors, report=report)[0]
+            offset += len(raw)
+    if report.decode_errors_replaced + report.decode_errors_skipped > bad_before:
+        report.files_with_decode_errors += 1
+        report.decode_error_files.append(str(path))
 
 
 def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = True) -> list[tuple[Path, str]]:
@@ -243,6 +249,12 @@ def jsonl_field(path: object, row: int, line: str, column: str) -> object:
     except json.JSONDecodeError as e:
         raise BadInput(f"{path}: line {row} is not valid JSON ({e.msg} at column {e.colno}); "
                        "each line of a .jsonl file must be one JSON object") from e
+    except RecursionError:
+        raise BadInput(f"{path}: line {row} is nested too deeply to read (arrays or objects thousands of "
+                       "levels deep); fix or remove the line") from None
+    except ValueError as e:  # an integer of more digits than Python converts (sys.int_max_str_digits)
+        raise BadInput(f"{path}: line {row} holds a number too long to read ({str(e).split(':')[0]}); "
+                       "write it as a string, or remove the line") from None
     if not isinstance(record, dict) or column not in record:
         keys = list(record) if isinstance(record, dict) else type(record).__name__
         raise BadInput(f"{path}: line {row} has no key {column!r} (found: {keys}); "
@@ -264,9 +276,10 @@ def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
                     continue
                 yield row, value if isinstance(value, str) else str(value)
         return
-    lines = _iter_lines(iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report))
+    lines = _table_lines(path, errors=errors, report=report)
     if suffix == ".csv":
-        reader = csv.reader(lines)
+        reader = csv_records(csv.reader(lines), str(path), bounds=LineBounds.from_env(),
+                             otherwise="check the quoting of that line")
         header = next(reader, None)
         if header is None or column not in header:
             raise missing_column_error(path, column, header or [])

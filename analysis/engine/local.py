@@ -38,6 +38,9 @@ from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, frame_chars, run_chu
 # Below this many characters in all, an input is measured in this process: starting the
 # workers (a second or so) would cost more than it saves.
 SMALL_INPUT_CHARS = 4_000_000
+# ... or chunks: a chunk's size may count no characters at all (log rows with empty messages),
+# and without a count bound such an input would be held here whole before any work started.
+SMALL_INPUT_CHUNKS = 16
 MAX_RESTARTS = 3  # a chunk that kills every worker it meets is an error, not a loop
 
 
@@ -64,9 +67,11 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self, workers: int, *, small_input_chars: int = SMALL_INPUT_CHARS) -> None:
+    def __init__(self, workers: int, *, small_input_chars: int = SMALL_INPUT_CHARS,
+                 small_input_chunks: int = SMALL_INPUT_CHUNKS) -> None:
         self.workers = workers
         self.small_input_chars = small_input_chars
+        self.small_input_chunks = small_input_chunks
         self.restarts = 0  # pools started again after a worker died (for tests and reports)
         self.start_method = ""  # how the last pool's workers started ("fork" or "spawn"), once started
         self._pool: ProcessPoolExecutor | None = None
@@ -111,7 +116,7 @@ class LocalEngine:
         for chunk in it:
             head.append(chunk)
             chars += size(chunk)
-            if chars >= self.small_input_chars:
+            if chars >= self.small_input_chars or len(head) >= self.small_input_chunks:
                 break
         else:  # the whole input fitted under the threshold: measure it here
             for chunk in head:

@@ -32,6 +32,7 @@ from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_label
                              iter_file_samples, open_parquet, parquet_batches)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
+from ..lines import LineBounds, line_too_long
 from ..textio import decode_utf8
 
 BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
@@ -116,6 +117,7 @@ def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], rep
     offset, carry, left = start, b"", end - start
     # only the text column is converted (other fields are parsed, not built, which saves time);
     # a text that is not a string makes Arrow fail, and the block takes the loader's path
+    line_limit = LineBounds.from_env().max_line_bytes
     parse = pj.ParseOptions(explicit_schema=pa.schema([(column, pa.string())]), unexpected_field_behavior="ignore")
     with open(path, "rb") as fh:
         fh.seek(start)
@@ -126,8 +128,10 @@ def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], rep
             if not data:
                 return
             cut = data.rfind(b"\n") + 1 if block else len(data)
-            if cut == 0:  # one line longer than a block: read on
+            if cut == 0:  # one line longer than a block: read on, within the line bound
                 carry = data
+                if len(carry) > line_limit:
+                    raise line_too_long(str(path), row, line_limit)
                 continue
             data, carry = data[:cut], data[cut:]
             n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)

@@ -54,7 +54,8 @@ if source == "Upload a file":
 elif links.sync_text("text", text, shared.sample_text()):
     left_out = ""
 else:
-    left_out = (f"The text is longer than {links.LINK_MAX_TEXT:,} characters, so the link holds the tokenizers and "
+    left_out = (f"The text is longer than a link carries ({links.LINK_MAX_TEXT:,} characters, "
+                f"{links.LINK_MAX_TEXT_BYTES:,} bytes once encoded), so the link holds the tokenizers and "
                 "the model only: paste the text again after opening it.")
 links.copy_link("", note=left_out)
 

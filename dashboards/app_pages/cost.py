@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from analysis.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
@@ -41,7 +42,8 @@ def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, 
                    cached: str):
     """The traffic report of an uploaded log (cached on the bytes and the settings)."""
     report = LogReport()
-    records = iter_log_records(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report)
+    records = iter_log_records(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report,
+                               bounds=UPLOAD_BOUNDS)
     plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached)
     partial = price_records(records, plan)
     if not partial.rows:

@@ -50,7 +50,7 @@ def test_a_text_too_long_for_a_link_is_a_message_and_the_default_text_stays():
     assert _counts(at) == {"gpt2": len(load_tokenizer("gpt2").encode(long))}
     assert "text" not in _link(at)
     assert _link(at)["tokenizers"] == ["gpt2"]
-    assert any(f"longer than {LINK_MAX_TEXT:,}" in c.value for c in at.caption)
+    assert any(f"longer than a link carries ({LINK_MAX_TEXT:,} characters" in c.value for c in at.caption)
 
 
 def test_unknown_and_invalid_parameters_are_named_with_the_fix():

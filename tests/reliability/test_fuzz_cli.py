@@ -93,6 +93,26 @@ def test_cost_prices_file_and_input(data, suffix, capsys):
 
 
 @FUZZ
+@given(data=RANDOM_BYTES, suffix=st.sampled_from([".jsonl", ".jsonl.gz", ".csv", ".csv.gz", ".parquet", ".txt"]),
+       skip=st.booleans())
+def test_cost_log_files(data, suffix, skip, capsys):
+    """Random rows (gzip-wrapped for .gz: a bomb is one kind) under a small line bound."""
+    import gzip
+
+    path = _file(gzip.compress(data) if suffix.endswith(".gz") else data, suffix)
+    before = os.environ.get("TOKENPRISM_MAX_LINE_MB")
+    try:
+        _call(["cost", "--logs", str(path), "-m", "gpt-4o", "--output-tokens", "5", "--max-line-mb", "0.01",
+               "--errors", "skip" if skip else "strict"], capsys)
+    finally:
+        path.unlink()
+        if before is None:  # --max-line-mb sets it for the run's workers
+            os.environ.pop("TOKENPRISM_MAX_LINE_MB", None)
+        else:
+            os.environ["TOKENPRISM_MAX_LINE_MB"] = before
+
+
+@FUZZ
 @given(data=RANDOM_BYTES, family=st.sampled_from(["hf", "ownbpe"]))
 def test_tokenizer_spec_files(data, family, capsys):
     path = _file(data, ".json" if family == "hf" else ".model")

@@ -24,7 +24,6 @@ type is named; images, audio and files are counted in `LogRecord.not_counted`.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 from collections import Counter
@@ -36,6 +35,8 @@ from typing import Any
 
 from .shapes import SHAPES, RowError, detect_shape, parse_row
 from ...errors import BadInput
+from ...textio import regular_file_problem
+from ...lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
 
@@ -164,48 +165,47 @@ def _binary(src: Source) -> io.BufferedIOBase:
     return io.BytesIO(src.data) if isinstance(src, LogUpload) else open(src, "rb")
 
 
-def _open_binary(src: Source) -> io.BufferedIOBase:
-    """The file's bytes, decompressing gzip (recognised by its magic bytes, not its name)."""
-    with _binary(src) as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
-    raw = _binary(src)
-    return gzip.GzipFile(fileobj=raw) if gz else raw
+def _open_binary(src: Source, bounds: LineBounds) -> Stream:
+    """The file's bytes, gzip decompressed (recognised by its magic bytes, not its name) within `bounds`."""
+    size = len(src.data) if isinstance(src, LogUpload) else src.stat().st_size
+    return open_decompressed(_binary(src), where=str(src), size=size, bounds=bounds)
 
 
-def _open_text(src: Source) -> io.TextIOBase:
-    return io.TextIOWrapper(_open_binary(src), encoding="utf-8", errors="strict", newline="")  # type: ignore[type-var]
-
-
-def _lines(path: Source) -> Iterator[tuple[int, str]]:
-    """(line number, line) of a text file, streamed; invalid UTF-8 or a damaged gzip names the line."""
-    with _open_binary(path) as fh:
-        n = 0
-        while True:
-            try:
-                raw = fh.readline()
-            except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
-                raise BadInput(f"{path}: line {n + 1}: cannot decompress ({e}); the gzip file is damaged") from None
-            if not raw:
-                return
-            n += 1
+def _lines(path: Source, bounds: LineBounds, *, universal: bool = False) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text file, streamed and bounded; invalid UTF-8 names the file, the line and the fix."""
+    with _open_binary(path, bounds) as fh:
+        for n, raw in iter_lines(fh, where=str(path), bounds=bounds, universal=universal):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise BadInput(f"{path}: line {n}: not valid UTF-8 at byte {e.start} of the line ({e.reason}); "
-                                 "convert the file to UTF-8") from None
+                               "convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
             yield n, line.lstrip("\ufeff") if n == 1 else line
+
+
+def _json(text: str) -> Any:
+    """json.loads, with the limits of the parser as row problems (a RowError), not tracebacks."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RowError("nested too deeply to read (JSON arrays or objects inside each other thousands of levels "
+                       "deep)", "nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:  # an integer of more digits than Python converts (sys.int_max_str_digits)
+        raise RowError(f"holds a number too long to read ({str(e).split(':')[0]})", "number too long") from None
 
 
 def _cell(column: str, value: Any) -> Any:
     """A CSV/Parquet cell: JSON-decoded where the column holds structure ("messages", "usage", ...)."""
     if isinstance(value, str) and column in _JSON_COLUMNS and value.strip()[:1] in ("[", "{", '"'):
-        return json.loads(value)
+        return _json(value)
     if value is None or (isinstance(value, float) and value != value) or value == "":
         return None
     return value
 
 
-def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
+def _table_rows(path: Source, container: str, column: str, bounds: LineBounds) -> Iterator[tuple[str, Any]]:
     """(where, row dict) of a CSV or Parquet table; the messages column is renamed "messages"."""
     def rename(row: dict[str, Any]) -> dict[str, Any]:
         if column not in row:
@@ -216,29 +216,42 @@ def _table_rows(path: Source, container: str, column: str) -> Iterator[tuple[str
         return row
 
     if container == "parquet":
-        import pyarrow.parquet as pq
-
-        try:
-            pf = pq.ParquetFile(io.BytesIO(path.data) if isinstance(path, LogUpload) else path)
-        except Exception as e:  # pyarrow raises its own error types for a damaged file
-            raise BadInput(f"{path}: not a readable Parquet file ({e})") from None
-        n = 0
-        for batch in pf.iter_batches(batch_size=2048):
-            for row in batch.to_pylist():
-                n += 1
-                yield f"{path}:row {n}", rename(row)
+        yield from ((where, rename(row)) for where, row in _parquet_rows(path))
         return
-    with _open_text(path) as fh:
-        reader = csv.DictReader(fh)
-        while True:
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as e:
-                raise BadInput(f"{path}: not readable as CSV after line {reader.line_num} ({e}); "
-                                 "it must be UTF-8 CSV with a header row") from None
-            yield f"{path}:line {reader.line_num}", rename(row)
+    numbered = _lines(path, bounds, universal=True)
+    line_no = [0]
+
+    def text() -> Iterator[str]:
+        for n, line in numbered:
+            line_no[0] = n
+            yield line
+
+    reader = csv.DictReader(text())
+    for row in csv_records(reader, str(path), bounds=bounds, otherwise="it must be UTF-8 CSV with a header row",
+                           line_of=lambda: line_no[0]):
+        yield f"{path}:line {reader.line_num}", rename(row)
+
+
+def _parquet_rows(path: Source) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, row) of a Parquet log, one row group after another; a damaged group is named."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(io.BytesIO(path.data) if isinstance(path, LogUpload) else path)
+    except Exception as e:  # pyarrow raises its own error types for a damaged file
+        raise BadInput(f"{path}: not a readable Parquet file ({e})") from None
+    n = 0
+    groups = pf.num_row_groups
+    for group in range(groups):
+        try:
+            for batch in pf.iter_batches(batch_size=2048, row_groups=[group]):
+                for row in batch.to_pylist():
+                    n += 1
+                    yield f"{path}:row {n}", row
+        except (pa.ArrowException, OSError) as e:
+            raise BadInput(f"{path}: row group {group + 1} of {groups} (after row {n:,}) is damaged ({e}); "
+                           "check the file, or export it again") from None
 
 
 def _decoded(where: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -251,12 +264,12 @@ def _decoded(where: str, row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _raw_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, Any]]:
+def _raw_rows(path: Source, container: str, column: str, bounds: LineBounds) -> Iterator[tuple[str, Any]]:
     """(where, row) before shape parsing; a JSON syntax error arrives as a RowError in place of a row."""
     if container in ("csv", "parquet"):
-        yield from _table_rows(path, container, column)
+        yield from _table_rows(path, container, column, bounds)
         return
-    for n, line in _lines(path):
+    for n, line in _lines(path, bounds):
         if not line.strip():
             continue
         where = f"{path}:{n}"
@@ -264,14 +277,17 @@ def _raw_rows(path: Source, container: str, column: str) -> Iterator[tuple[str, 
             yield where, line.rstrip("\r\n")
             continue
         try:
-            yield where, json.loads(line)
+            yield where, _json(line)
         except json.JSONDecodeError as e:
             yield where, RowError(f"not valid JSON ({e.msg} at column {e.colno})", "not valid JSON")
+        except RowError as e:
+            yield where, e
 
 
 # -- the reader -------------------------------------------------------------------------------
 def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str = "auto", column: str = MESSAGES_COLUMN,
-                     errors: str = "strict", report: LogReport | None = None) -> Iterator[LogRecord]:
+                     errors: str = "strict", report: LogReport | None = None,
+                     bounds: LineBounds | None = None) -> Iterator[LogRecord]:
     """Stream `LogRecord`s from log files, one file after another, one row at a time.
 
     Args:
@@ -281,6 +297,8 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
         column: the messages column of CSV/Parquet files.
         errors: "strict" (the first bad row raises) or "skip" (bad rows are counted in `report`).
         report: receives counts of rows read and skipped, and each file's shape.
+        bounds: the bound of one line (decompressed) and of a gzip file's inflation
+            (default `LineBounds.from_env()`: 64 MB, or $TOKENPRISM_MAX_LINE_MB).
 
     Raises:
         ValueError: "FILE:LINE: problem" for a malformed row (with errors="strict"), an unknown
@@ -297,16 +315,18 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
     if errors not in ("strict", "skip"):
         raise BadInput(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
     report = report if report is not None else LogReport()
+    bounds = bounds if bounds is not None else LineBounds.from_env()
     sources = [paths] if isinstance(paths, (str, Path, LogUpload)) else list(paths)
     for src in sources:
         path = src if isinstance(src, LogUpload) else Path(src)
-        if isinstance(path, Path) and not path.is_file():
-            raise BadInput(f"no such log file: {path}" + (" (it is a folder; give the files)" if path.is_dir() else ""))
+        if isinstance(path, Path) and not path.is_file():  # a FIFO or /dev/zero would block or never end
+            raise BadInput(f"{path} is a folder; give the log files in it" if path.is_dir()
+                           else regular_file_problem(path, what="log file", stdin=False) or f"cannot read {path}")
         container = container_of(path)
         if container == "text" and shape not in ("auto", "text"):
             container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
         file_shape = "text" if (shape == "auto" and container == "text") else shape
-        for where, row in _raw_rows(path, container, column):
+        for where, row in _raw_rows(path, container, column, bounds):
             try:
                 if isinstance(row, RowError):
                     raise row

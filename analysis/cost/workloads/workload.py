@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 from ...errors import BadInput
+from ...render import compact_number
 
 
 def percent(share: Decimal) -> str:
@@ -23,6 +24,10 @@ def percent(share: Decimal) -> str:
 # workload, and low enough that no Decimal product overflows, no chart axis becomes infinite and
 # no loop runs as long as a number someone typed. The messages bound is the one a chat overhead is
 # multiplied by.
+# ... and lower bounds: a number above 0 is at least MIN_POSITIVE, and none has more than
+# MAX_DIGITS significant digits (a billion-digit number would be printed whole).
+MIN_POSITIVE = Decimal("0.000000001")
+MAX_DIGITS = 30
 WORKLOAD_LIMITS: dict[str, Decimal] = {
     "requests_per_month": Decimal(10) ** 12,
     "output_tokens": Decimal(10) ** 9,
@@ -67,12 +72,17 @@ def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer
         raise BadInput(f"{name} must be a number, got {value!r}") from None
     if not d.is_finite():
         raise BadInput(f"{name} must be a finite number, got {value!r}")
+    shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
+    if len(d.as_tuple().digits) > MAX_DIGITS:  # "1.000...0001": digits no price or count needs
+        raise BadInput(f"{name} has more than {MAX_DIGITS} significant digits, got {shown!r}; round it")
+    if 0 < d < MIN_POSITIVE:  # 1e-999999999 would be printed with a billion zeros
+        top = " or more" if maximum is None else f" to {compact_number(maximum)}"
+        raise BadInput(f"{name} must be 0, or from {MIN_POSITIVE:f}{top}, got {shown!r}")
     if d < 0:
         raise BadInput(f"{name} must be a non-negative number, got {value!r}")
     if integer and d != d.to_integral_value():
         raise BadInput(f"{name} must be a whole number, got {value!r}")
     if maximum is not None and d > maximum:
-        shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
         raise BadInput(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
                          + f", got {shown!r}")
     return d
@@ -131,8 +141,8 @@ class Workload:
         '1,000,000 requests/month, 1 message(s)/request, 300 output tokens'
         """
         # ",f": a Decimal read from "1e6" would print as 1E+6 with the default format
-        out = (f"{self.output_tokens:,f} output tokens/request" if self.output_tokens is not None
-               else f"output = {self.output_ratio:,f} x input tokens")
-        scale = f", texts scaled to {self.chars_per_request:,f} chars/request" if self.chars_per_request else ""
-        return (f"{self.requests_per_month:,f} requests/month, {self.messages_per_request} message(s)/request, "
+        out = (f"{compact_number(self.output_tokens)} output tokens/request" if self.output_tokens is not None
+               else f"output = {compact_number(self.output_ratio)} x input tokens")
+        scale = f", texts scaled to {compact_number(self.chars_per_request)} chars/request" if self.chars_per_request else ""
+        return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
                 f"{out}, cached share {percent(self.cached_share)} of input{scale}")

@@ -1,0 +1,197 @@
+"""The one bounded line reader: lines of a log, a corpus table or an upload, never unbounded.
+
+Unlike `textio` (one whole text for one command, bounded by its size) this module streams a
+file line by line, and bounds what a single line and a compressed file may cost:
+
+* a line may hold at most `LineBounds.max_line_bytes` bytes, counted *after* decompression
+  (default 64 MB; `--max-line-mb` or $TOKENPRISM_MAX_LINE_MB raise it);
+* a compressed file may inflate to at most `LineBounds.max_inflation` times its own size
+  (default 200; gzip of ordinary logs stays far below 20). A file of one maximal line is always
+  allowed, so a small file is never refused for its ratio alone.
+
+Memory stays below one line plus one read block whatever the file holds: a gzip "bomb" (a few
+MB holding a GB of one line) stops at the bound with a message naming the file, the line and
+the fix, instead of growing the process to the size of the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from .errors import BadInput
+
+DEFAULT_MAX_LINE_MB = 64
+DEFAULT_MAX_INFLATION = 200
+READ_BLOCK = 1 << 16
+GZIP_MAGIC = b"\x1f\x8b"
+Stream = IO[bytes] | io.BufferedIOBase  # a binary stream: a file, BytesIO, GzipFile
+RAISE_HINT = "raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB)"
+
+
+def _env_mb(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        mb = float(raw) if raw.strip() else default
+    except ValueError:
+        raise BadInput(f"{name} must be a number of megabytes, got {raw!r}") from None
+    if not 0.001 <= mb <= MAX_LINE_MB_CEILING:
+        raise BadInput(f"{name} must be between 0.001 and {MAX_LINE_MB_CEILING:,} (megabytes), got {raw!r}")
+    return mb
+
+
+# The largest line bound one may ask for: one line is held in memory as bytes and then as text.
+MAX_LINE_MB_CEILING = 4096
+
+
+@dataclass(frozen=True)
+class LineBounds:
+    """How much one line, and a compressed file as a whole, may cost.
+
+    >>> LineBounds(max_line_bytes=10).max_total(compressed=3)
+    600
+    """
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_MB * 1_000_000
+    max_inflation: float = DEFAULT_MAX_INFLATION
+    hint: str = RAISE_HINT  # how to raise the line bound, for messages
+
+    @classmethod
+    def from_env(cls, max_line_mb: float | None = None) -> "LineBounds":
+        """The bounds of a command: `max_line_mb` when given, else $TOKENPRISM_MAX_LINE_MB, else the default."""
+        mb = _env_mb("TOKENPRISM_MAX_LINE_MB", DEFAULT_MAX_LINE_MB) if max_line_mb is None else max_line_mb
+        return cls(max_line_bytes=int(mb * 1_000_000))
+
+    def max_total(self, *, compressed: int) -> int:
+        """The most a compressed file of `compressed` bytes may decompress to."""
+        return max(int(self.max_inflation * compressed), self.max_line_bytes)
+
+
+# The dashboard's upload (at most 4 MB as sent, textio.MAX_UPLOAD_BYTES): a line of at most 8 MB and
+# a gzip file of at most 25 times its size (100 MB), so no upload can cost a server more than that.
+UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25,
+                           hint="price the log with the CLI (tokenprism cost --logs FILE), which allows 64 MB a line")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:,.3g} MB"
+
+
+class _Inflation(io.RawIOBase):
+    """A decompressed stream that stops once it has given more than `limit` bytes."""
+
+    def __init__(self, inner: Stream, *, limit: int, where: str, compressed: int) -> None:
+        self._inner, self._limit, self._where, self._compressed = inner, limit, where, compressed
+        self.given = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        try:
+            data = self._inner.read(len(b))
+        except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
+            raise BadInput(f"{self._where}: cannot decompress after {self.given:,} bytes ({e}); "
+                           "the gzip file is damaged") from None
+        self.given += len(data)
+        if self.given > self._limit:
+            raise BadInput(f"{self._where}: decompresses to more than {_mb(self._limit)} from {_mb(self._compressed)} "
+                           f"(over {self._limit / max(self._compressed, 1):,.0f} times its size): refused as a "
+                           "compression bomb. Fix: decompress it yourself and give the plain file")
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) -> Stream:
+    """`fh` (a binary stream at its start, of `size` bytes), gzip decompressed when its magic
+    bytes say so, bounded by `bounds.max_total`. A plain stream is returned as it is."""
+    head = fh.read(2)
+    fh.seek(0)
+    if head != GZIP_MAGIC:
+        return fh
+    limit = bounds.max_total(compressed=size)
+    inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size)
+    return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
+
+
+def csv_records(reader: Iterator[Any], where: str, *, bounds: LineBounds, otherwise: str,
+                line_of: Callable[[], int] | None = None) -> Iterator[Any]:
+    """The records of a `csv` reader over bounded lines: a cell may be as long as a line (a field
+    can span lines, so csv's own field bound is raised to the line bound), and csv's errors name
+    the file, the line (`line_of()`, else the reader's) and the fix (`otherwise`, unless a cell
+    was too long)."""
+    csv.field_size_limit(max(csv.field_size_limit(), bounds.max_line_bytes))  # process-wide: raised only
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            fix = (f"a cell is longer than the bound of one line; {bounds.hint}" if "field larger" in str(e)
+                   else otherwise)
+            line = line_of() if line_of else getattr(reader, "line_num", 0)
+            raise BadInput(f"{where}: line {line}: not readable as CSV ({e}). Fix: {fix}") from None
+
+
+def line_too_long(where: str, line: int, limit: int, hint: str = RAISE_HINT) -> BadInput:
+    """The refusal of a line over the bound, naming the file, the line and the fix."""
+    return BadInput(f"{where}: line {line} is longer than {_mb(limit)} (the bound of one line, counted "
+                    f"decompressed). Fix: {hint}, or split the line")
+
+
+def iter_lines(fh: Stream, *, where: str, bounds: LineBounds, universal: bool = False) -> Iterator[tuple[int, bytes]]:
+    r"""(line number from 1, line bytes with its end) of a binary stream, each at most
+    `bounds.max_line_bytes` long.
+
+    Lines end at "\n"; with `universal` also at "\r\n" and a lone "\r", as `open(newline="")`
+    gives them to `csv`. Memory holds one line and one read block at most.
+
+    >>> list(iter_lines(io.BytesIO(b"a\r\nb\rc"), where="x", bounds=LineBounds(), universal=True))
+    [(1, b'a\r\n'), (2, b'b\r'), (3, b'c')]
+    >>> list(iter_lines(io.BytesIO(b"abcdef\n"), where="x", bounds=LineBounds(max_line_bytes=4)))
+    Traceback (most recent call last):
+    ...
+    analysis.errors.BadInput: x: line 1 is longer than 4e-06 MB (the bound of one line, counted decompressed). Fix: raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB), or split the line
+    """
+    limit = bounds.max_line_bytes
+    ends = (b"\n", b"\r") if universal else (b"\n",)
+    pending: list[bytes] = []  # the unfinished line, in blocks: joined once, when its end arrives
+    held = 0
+    n = 0
+
+    def too_long() -> BadInput:
+        return line_too_long(where, n + 1, limit, bounds.hint)
+
+    while block := fh.read(READ_BLOCK):
+        if not any(end in block for end in ends) and not (pending and pending[-1].endswith(b"\r")):
+            pending.append(block)
+            held += len(block)
+            if held > limit + 1:
+                raise too_long()
+            continue
+        buf = b"".join([*pending, block]) if pending else block
+        parts = buf.splitlines(keepends=True) if universal else io.BytesIO(buf).readlines()
+        # an unfinished last line waits for more; so does a final "\r", whose "\n" may follow
+        pending = [parts.pop()] if not parts[-1].endswith(b"\n") else []
+        held = len(pending[0]) if pending else 0
+        for line in parts:
+            if len(line) > limit and len(line.rstrip(b"\r\n")) > limit:
+                raise too_long()
+            n += 1
+            yield n, line
+        if held > limit + 1:
+            raise too_long()
+    if pending:
+        last = b"".join(pending)
+        if len(last.rstrip(b"\r")) > limit:
+            raise too_long()
+        yield n + 1, last
