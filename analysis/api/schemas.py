@@ -16,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 Exactness = Literal["exact", "approximate", "none"]
+# The JSON contract's exactness (analysis.contract.EXACTNESS), on the routes that count a request for a model.
+CountExactness = Literal["exact", "documented", "estimate"]
 
 
 class Strict(BaseModel):
@@ -233,7 +235,7 @@ class VllmTokenizeResponse(BaseModel):
     tokens: list[int]
     token_strs: list[str] | None = None
     tokenizer: str
-    exactness: Exactness
+    exactness: CountExactness
 
 
 class VllmDetokenizeRequest(Loose):
@@ -244,7 +246,7 @@ class VllmDetokenizeRequest(Loose):
 class VllmDetokenizeResponse(BaseModel):
     prompt: str
     tokenizer: str
-    exactness: Exactness
+    exactness: CountExactness
 
 
 class ContentBlock(Loose):
@@ -266,7 +268,7 @@ class CountTokensRequest(Loose):
 class CountTokensResponse(BaseModel):
     input_tokens: int
     tokenizer: str = Field(description="the tokenizer that counted")
-    exactness: Exactness = Field(description="approximate: an estimate from a proxy tokenizer, not the model's own")
+    exactness: CountExactness = Field(description="estimate: from a proxy tokenizer or an unknown chat format, not the model's own count")
     note: str = ""
 
 

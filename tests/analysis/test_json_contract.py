@@ -7,12 +7,13 @@ key's name:
 - a count (`n_*`, `*_tokens`, `tokens`, `input_tokens`, `totalTokens`, `count`) is an int; a
   key named `tokens` may instead hold a list (the ids of vLLM's shape);
 - money (`usd_*`) is a string with exactly `MONEY_PLACES` decimals, or null;
-- a ratio (`*_per_token`, `*share`, `premium`, `*ratio`, `agreement`) is a number or null;
+- a ratio (`*_per_*`, `*_pct`, `*share*`, `premium*`, `*ratio`, `agreement`, `f1`, `jaccard`) is a
+  number or null (checked first: `tokens_per_word` is a ratio, not a count);
 - an exactness is one of `EXACTNESS`, and anything but "exact" carries a non-empty reason;
 - no float is NaN or infinite (JSON has neither), and no count is written `13.0`.
 
 A CSV face is read back as text and held to the same rules (an empty cell is a null).
-Adding a face is one line in `CLI_JSON`, `CLI_CSV` or `API_JSON`.
+Adding a face is one line in `CLI_JSON`, `CLI_CSV`, `CLI_FILES` or `API_JSON`.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ CLI_JSON: dict[str, list[str]] = {
     "compare empty": ["compare", "", "-t", "cl100k_base", "--format", "json"],
     "compare models": ["compare", "hello world", "-m", "gpt-4o,deepseek-v3", "-t", "gpt2", "--format", "json"],
     "tokenizers": ["tokenizers", "--format", "json"],
-    "probe numbers": ["probe", "digit_grouping", "-t", "cl100k_base,o200k_base", "--format", "json", "--no-progress"],
-    "probe whitespace": ["probe", "trailing_whitespace", "-t", "cl100k_base,gpt2", "--format", "json", "--no-progress"],
+    "probe numbers": ["probe", "digit-grouping", "-t", "cl100k_base,o200k_base", "--format", "json", "--no-progress"],
+    "probe whitespace": ["probe", "trailing-whitespace", "-t", "cl100k_base,gpt2", "--format", "json", "--no-progress"],
     "measure": ["measure", "--by", "category", "-t", "cl100k_base,gpt2", "--format", "json", "--no-progress"],
 }
 CLI_CSV: dict[str, list[str]] = {
@@ -49,8 +50,12 @@ CLI_CSV: dict[str, list[str]] = {
     "compare tokenizers": ["compare", "hello world", "-t", "cl100k_base,gpt2", "--format", "csv"],
     "compare models": ["compare", "hello world", "-m", "gpt-4o,deepseek-v3", "--format", "csv"],
     "tokenizers": ["tokenizers", "--format", "csv"],
-    "probe numbers": ["probe", "digit_grouping", "-t", "cl100k_base,o200k_base", "--format", "csv", "--no-progress"],
+    "probe numbers": ["probe", "digit-grouping", "-t", "cl100k_base,o200k_base", "--format", "csv", "--no-progress"],
     "measure": ["measure", "--by", "category", "-t", "cl100k_base,gpt2", "--format", "csv", "--no-progress"],
+}
+# Faces that write files: argv ({out} is a fresh folder) -> the glob of the data files to check.
+CLI_FILES: dict[str, tuple[list[str], str]] = {
+    "report tables": (["report", "--out", "{out}", "-t", "gpt2", "--no-progress"], "tables/*.csv"),
 }
 API_JSON: dict[str, tuple[str, str, dict[str, Any] | None]] = {
     "/v1/count": ("post", "/v1/count", {"texts": ["hello world", ""], "tokenizers": ["o200k_base", "gpt2"]}),
@@ -63,11 +68,11 @@ API_JSON: dict[str, tuple[str, str, dict[str, Any] | None]] = {
 }
 
 # -- the rules -------------------------------------------------------------------------------------
-_COUNT = re.compile(r"^(n_.+|.+_tokens|tokens|count|totalTokens|.+TokenCount)$")
+_RATIO = re.compile(r"^(.+_per_.+|.+_pct|.*share.*|premium.*|.*ratio|agreement|f1|jaccard)$")
+_COUNT = re.compile(r"^(n_.+|.+_tokens|tokens|tokens_(new|old)|count|totalTokens|.+TokenCount)$")
 _MONEY = re.compile(r"^usd(_.+)?$")
-_RATIO = re.compile(r"^(.+_per_token(_of_sums)?|.*share|premium|.*ratio|agreement)$")
 _PLACES = re.compile(rf"^-?\d+\.\d{{{MONEY_PLACES}}}$")
-_REASON_KEYS = ("exactness_reason", "reason", "exactness_note")
+_REASON_KEYS = ("exactness_reason", "reason", "note")
 
 
 def problems(value: Any, where: str = "$") -> list[str]:
@@ -87,7 +92,10 @@ def problems(value: Any, where: str = "$") -> list[str]:
 
 
 def _key_problems(key: str, item: Any, path: str, parent: dict) -> list[str]:
-    if _COUNT.match(key):
+    if _RATIO.match(key):  # first: "tokens_per_word" is a ratio, not a count
+        if item is not None and (isinstance(item, bool) or not isinstance(item, (int, float))):
+            return [f"{path}: a ratio must be a number or null, got {item!r}"]
+    elif _COUNT.match(key):
         if key == "tokens" and isinstance(item, list):
             return []
         if item is None and key.startswith("n_"):
@@ -97,9 +105,6 @@ def _key_problems(key: str, item: Any, path: str, parent: dict) -> list[str]:
     elif _MONEY.match(key):
         if item is not None and not (isinstance(item, str) and _PLACES.match(item)):
             return [f"{path}: money must be a string with {MONEY_PLACES} decimals or null, got {item!r}"]
-    elif _RATIO.match(key):
-        if item is not None and (isinstance(item, bool) or not isinstance(item, (int, float))):
-            return [f"{path}: a ratio must be a number or null, got {item!r}"]
     elif key == "exactness":
         if item not in EXACTNESS:
             return [f"{path}: exactness must be one of {EXACTNESS}, got {item!r}"]
@@ -116,22 +121,22 @@ def csv_problems(text: str) -> list[str]:
             where = f"row {i} {key}"
             if cell in ("", None):
                 continue
-            if _COUNT.match(key) and not re.fullmatch(r"-?\d+", cell):
-                found.append(f"{where}: a count must be written as an integer, got {cell!r}")
-            elif _MONEY.match(key) and not _PLACES.match(cell):
-                found.append(f"{where}: money must have {MONEY_PLACES} decimals, got {cell!r}")
-            elif _RATIO.match(key):
+            if _RATIO.match(key):
                 try:
                     float(cell)
                 except ValueError:
                     found.append(f"{where}: a ratio must be a number, got {cell!r}")
+            elif _COUNT.match(key) and not re.fullmatch(r"-?\d+", cell):
+                found.append(f"{where}: a count must be written as an integer, got {cell!r}")
+            elif _MONEY.match(key) and not _PLACES.match(cell):
+                found.append(f"{where}: money must have {MONEY_PLACES} decimals, got {cell!r}")
     return found
 
 
 def _argv(argv: list[str], tmp_path) -> list[str]:
     chat = tmp_path / "chat.json"
     chat.write_text(CHAT, encoding="utf-8")
-    return [a.replace("{chat}", str(chat)) for a in argv]
+    return [a.replace("{chat}", str(chat)).replace("{out}", str(tmp_path / "out")) for a in argv]
 
 
 # -- the checks ------------------------------------------------------------------------------------
@@ -162,6 +167,17 @@ def test_cli_csv(face, capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.count("\n") > 1, f"{face} printed no rows"
     assert csv_problems(out) == []
+
+
+@pytest.mark.parametrize("face", list(CLI_FILES))
+def test_cli_files(face, capsys, tmp_path):
+    argv, pattern = CLI_FILES[face]
+    assert main(_argv(argv, tmp_path)) == 0
+    files = sorted((tmp_path / "out").glob(pattern))
+    assert files, f"{face} wrote no {pattern}"
+    found = {f.name: csv_problems(f.read_text(encoding="utf-8")) if f.suffix == ".csv"
+             else problems(json.loads(f.read_text(encoding="utf-8"))) for f in files}
+    assert {name: p for name, p in found.items() if p} == {}
 
 
 @pytest.mark.parametrize("face", list(API_JSON))

@@ -2,7 +2,7 @@
 
 `model` may be a model id (resolved through the model map, `analysis.models`) or a
 tokenizer name. Every answer carries `tokenizer` and `exactness`: a Claude 3+ count comes from
-a proxy tokenizer and says "approximate", never passing for the model's own count.
+a proxy tokenizer and says "estimate" (the JSON contract's word), never passing for the model's own count.
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def resolve(rt: Runtime, model: str) -> Resolved:
         raise Problem(404, f"model {model!r} is counted with {choice.tokenizer!r}, which this server does not load; "
                       f"restart it with --tokenizers including {choice.tokenizer}", type_="tokenizer-not-loaded",
                       valid=list(rt.tokenizers))
-    return Resolved(rt.tokenizers[choice.tokenizer], choice.exactness, choice.note, choice.chat, _context_window(model))
+    exactness = "exact" if choice.exactness == "exact" else "estimate"  # models.toml's "approximate" is the contract's estimate
+    return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, choice.chat, _context_window(model))
 
 
 # -- vLLM --------------------------------------------------------------------------------------
@@ -153,5 +154,5 @@ async def count_tokens(body: CountTokensRequest, rt: RuntimeDep) -> dict:
     if (body.model_extra or {}).get("tools"):
         notes.append("tool definitions counted as their JSON text (an estimate)")
     rt.metrics.count_tokens(r.tokenizer.name, n)
-    exactness = r.exactness if not (body.model_extra or {}).get("tools") else "approximate"
+    exactness = r.exactness if not (body.model_extra or {}).get("tools") else "estimate"
     return {"input_tokens": n, "tokenizer": r.tokenizer.name, "exactness": exactness, "note": "; ".join(notes)}

@@ -237,7 +237,7 @@ def test_vllm_tokenize_and_detokenize(client):
     assert by_name["tokens"] == [15339, 1917]
     assert by_name["max_model_len"] is None
     claude = client.post("/tokenize", json={"model": "claude-sonnet-4-5", "prompt": "hi"}).json()
-    assert claude["exactness"] == "approximate"
+    assert claude["exactness"] == "estimate"
     assert claude["tokenizer"] == "o200k_base"
     assert client.post("/detokenize", json={"model": "gpt-4o", "tokens": [24912]}).json()["prompt"] == "hello"
     assert "did you mean gpt-4o" in problem(client.post("/tokenize", json={"model": "gtp-4o", "prompt": "x"}), 404)["detail"]
@@ -259,7 +259,7 @@ def test_anthropic_count_tokens(client):
     r = client.post("/v1/messages/count_tokens", json=body, headers={"anthropic-version": "2023-06-01"}).json()
     tok = load_tokenizer("o200k_base")
     assert r["input_tokens"] == sum(tok.count(t) for t in ("Be brief.", "Hello there", "Hi!"))
-    assert r["exactness"] == "approximate"
+    assert r["exactness"] == "estimate"
     assert "estimate" in r["note"]
     gpt = client.post("/v1/messages/count_tokens", json={**body, "model": "gpt-4o"}).json()
     assert gpt["exactness"] == "exact"

@@ -51,7 +51,7 @@ def test_anthropic_sdk_count_tokens(live_server):
     tok = load_tokenizer("o200k_base")
     assert result.input_tokens == tok.count("You are terse.") + tok.count("How many tokens is this?")
     extra = result.model_extra or {}
-    assert extra.get("exactness") == "approximate"
+    assert extra.get("exactness") == "estimate"
     assert extra.get("tokenizer") == "o200k_base"
 
 
