@@ -177,5 +177,5 @@ def _draw(counts: list[Count], body: dict[str, Any]) -> None:
         tok = shared.tokenizer(c.tokenizer)
         texts = [m["content"] for m in body["messages"] if m["content"]]
         st.html(shared.Html("".join(html_tokens(t, tok.pieces(t)) for t in texts)))
-        st.caption(f"+ {c.format_tokens:,} format tokens, counted ({c.exactness}), not drawn: this model's chat "
-                   "format is not rendered token by token here.")
+        st.caption(f"Chat format: +{c.format_tokens:,} tokens, counted ({c.exactness}), not drawn: this model's "
+                   "chat format is not rendered token by token here.")

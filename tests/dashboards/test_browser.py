@@ -138,11 +138,11 @@ def test_chat_mode_counts_greys_the_format_and_reopens_from_its_link(served, tmp
     page.goto(url)
     page.locator('[data-testid="stTextArea"] textarea').wait_for(timeout=90_000)
     browser.wait_idle(page)
-    page.get_by_role("button", name="Chat", exact=True).click()  # the default chat: a system and a user message
+    page.get_by_role("radio", name="Chat", exact=True).click()  # the default chat: a system and a user message
     page.get_by_text("Tokens of the request").wait_for(timeout=90_000)
     browser.wait_idle(page)
     # add a tool definition by typing it, as a user does
-    tools = page.get_by_label("Tools (optional, JSON)")
+    tools = page.get_by_role("textbox", name="Tools (optional, JSON)")
     tools.fill(json.dumps(TOOL))
     tools.press("Control+Enter")
     browser.wait_idle(page)
@@ -182,7 +182,7 @@ def test_chat_mode_counts_greys_the_format_and_reopens_from_its_link(served, tmp
         browser.wait_idle(other)
         assert _chat_counts(other) == rows
         assert other.locator("div.tp-prompt").first.locator("span.tp-fmt").count() == first.format_tokens
-        assert json.loads(other.get_by_label("Tools (optional, JSON)").input_value()) == TOOL
+        assert json.loads(other.get_by_role("textbox", name="Tools (optional, JSON)").input_value()) == TOOL
     finally:
         other.close()
 

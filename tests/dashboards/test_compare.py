@@ -258,7 +258,7 @@ def test_chat_mode_draws_the_format_tokens_apart():
     assert drawn[0].count('class="tp-tok') == count.input_tokens
     assert "&lt;|im_start|&gt;" in drawn[0]
     gpt = input_tokens(parse(CHAT), "gpt-4o")
-    assert any(f"+ {gpt.format_tokens} format tokens, counted (documented)" in c.value for c in at.caption)
+    assert any(f"Chat format: +{gpt.format_tokens} tokens, counted (documented)" in c.value for c in at.caption)
 
 
 def test_chat_mode_tools_and_refusals():
