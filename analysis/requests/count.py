@@ -93,8 +93,19 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
         exactness: Exactness = "estimate"
         reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
     else:
-        rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        exactness, reason = rendered.exactness, rendered.reason
+        try:
+            rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+            exactness, reason = rendered.exactness, rendered.reason
+        except BadInput as e:
+            if choice.exactness == "exact":
+                raise
+            # A proxy vocabulary lacks the family's markers (Mistral's [INST] under o200k_base): the
+            # content is still countable, the format is not, and the estimate says so.
+            rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+            exactness = "estimate"
+            reason = join_reasons(f"the {family} chat format cannot be built on the proxy vocabulary ({e}): only the "
+                                  "content is counted, the format's tokens are not",
+                                  rendered.reason if rendered.exactness != "exact" else "")
     if choice.exactness != "exact":
         exactness = "estimate"
         reason = join_reasons(reason, choice.note)

@@ -166,3 +166,11 @@ def test_deepseek_models_other_than_v3_are_an_estimate_that_names_why():
     assert r1.exactness == "estimate"
     assert "V3's template" in r1.reason
     assert r1.input_tokens == v3.input_tokens  # the same rendering, labelled for what it is
+
+
+def test_a_family_whose_markers_the_proxy_lacks_counts_the_content_as_an_estimate():
+    # mistral-large-latest is counted with o200k_base until mistral-tekken is fetched; o200k has no [INST].
+    c = input_tokens(Request.from_text("hello world"), "mistral-large-latest")
+    assert (c.tokenizer, c.content_tokens, c.format_tokens, c.exactness, c.ids) == ("o200k_base", 2, 0, "estimate", None)
+    assert "mistral chat format cannot be built on the proxy vocabulary" in c.reason
+    assert "vocab fetch mistral-tekken" in c.reason
