@@ -62,6 +62,7 @@ API_JSON: dict[str, tuple[str, str, dict[str, Any] | None]] = {
     "/v1/tokenize": ("post", "/v1/tokenize", {"text": "héllo", "tokenizer": "o200k_base", "pieces": True}),
     "/v1/detokenize": ("post", "/v1/detokenize", {"ids": [24912, 2375], "tokenizer": "o200k_base"}),
     "/v1/tokenizers": ("get", "/v1/tokenizers", None),
+    "/v1/explain": ("post", "/v1/explain", {"text": "unbelievably 2024", "tokenizer": "o200k_base"}),
     "vLLM /tokenize": ("post", "/tokenize", {"model": "gpt-4o", "prompt": "hello world"}),
     "Anthropic count_tokens": ("post", "/v1/messages/count_tokens",
                                {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hello"}]}),
@@ -70,6 +71,7 @@ API_JSON: dict[str, tuple[str, str, dict[str, Any] | None]] = {
 # -- the rules -------------------------------------------------------------------------------------
 _RATIO = re.compile(r"^(.+_per_.+|.+_pct|.*share.*|premium.*|.*ratio|agreement|f1|jaccard)$")
 _COUNT = re.compile(r"^(n_.+|.+_tokens|tokens|tokens_(new|old)|count|totalTokens|.+TokenCount)$")
+# A key named `tokens` may hold a list instead of a count: vLLM's ids, /v1/explain's token strings.
 _MONEY = re.compile(r"^usd(_.+)?$")
 _PLACES = re.compile(rf"^-?\d+\.\d{{{MONEY_PLACES}}}$")
 _REASON_KEYS = ("exactness_reason", "reason", "note")
