@@ -66,7 +66,7 @@ def _linked_chat() -> tuple[dict[str, Any], str | None]:
                               '{"messages": [{"role": "user", "content": "..."}]}. The example chat is shown instead.')
 
 
-def _body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
+def request_body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
     """The editor's rows and the tools text as an OpenAI Chat Completions body (blank rows dropped)."""
     messages = []
     for row in edited.to_dict("records"):
@@ -118,7 +118,7 @@ def show() -> None:
                             bind="query-params", accept_new_options=True,
                             help="Any model id `tokenprism count -m` takes; type one that is not listed.")
     try:
-        body = _body(edited, tools_text)
+        body = request_body(edited, tools_text)
     except BadInput as e:
         st.error(str(e))
         st.stop()

@@ -276,3 +276,22 @@ def test_chat_mode_tools_and_refusals():
     assert list(at.table[0].value["model"]) == ["gpt-4o"]  # the known model is still counted
     at = open_link(PAGE, {"mode": "Chat", "chat": "{broken"})
     assert any("could not be read" in w.value for w in at.warning) and at.table
+
+
+def test_the_chat_editor_rows_become_an_openai_chat_body():
+    import pandas as pd
+
+    from dashboards.chat import request_body
+
+    rows = pd.DataFrame([{"role": "system", "name": None, "content": "Be brief."},
+                         {"role": "user", "name": float("nan"), "content": "Hi"},  # a new row's blank cell
+                         {"role": "assistant", "name": " bot ", "content": ""},
+                         {"role": None, "name": None, "content": None}],  # an added row left empty
+                        columns=["role", "name", "content"]).astype("object")
+    body = request_body(rows, '[{"type": "function", "function": {"name": "f"}}]')
+    assert body == {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+                                 {"role": "assistant", "content": "", "name": " bot "}],
+                    "tools": [{"type": "function", "function": {"name": "f"}}]}
+    assert input_tokens(parse(body), "gpt-4o").input_tokens > 0
+    with pytest.raises(ValueError, match="tools are not JSON"):
+        request_body(rows, "[{")
