@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..errors import BadInput, UnknownName
 from .middleware import ServiceMiddleware
 from .problems import Problem, handle
-from .routers import compat, cost, count, ops, tokenize
+from .routers import compat, cost, count, ops, providers, tokenize
 from .runtime import Runtime
 from .security import require_key
 from .settings import Settings
@@ -25,12 +25,14 @@ DESCRIPTION = """\
 Every tokenizer and every price of tokenprism behind one JSON API, offline.
 
 * Native endpoints are versioned under `/v1`.
-* `/tokenize`, `/detokenize` (vLLM) and `/v1/messages/count_tokens` (Anthropic) speak the shapes
-  those clients already send; `model` may be a model id or a tokenizer name.
-* Counts from a proxy tokenizer are labelled `exactness: approximate`: they are estimates.
+* `/tokenize`, `/detokenize` (vLLM), `/v1/messages/count_tokens` (Anthropic),
+  `/v1/responses/input_tokens` (OpenAI) and `/v1beta/models/{model}:countTokens` (Gemini) speak
+  the shapes those clients already send.
+* Counts of a text from a proxy tokenizer are labelled `exactness: approximate`; counts of a
+  request say `exact`, `documented` or `estimate`, with the reason.
 * Errors are RFC 9457 problem details (`application/problem+json`).
 * With API keys configured, every route but `/healthz` and `/readyz` needs one
-  (`x-api-key: KEY` or `Authorization: Bearer KEY`).
+  (`x-api-key: KEY`, `Authorization: Bearer KEY`, or Gemini's `x-goog-api-key: KEY` / `?key=KEY`).
 """
 
 
@@ -54,7 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
     keyed = [Depends(require_key)] if settings.api_keys else []
     # /v1/count first: routes are matched in order, and it is the one called most
-    for r in (count.router, tokenize.router, cost.router, compat.router, ops.router):
+    for r in (count.router, tokenize.router, cost.router, compat.router, providers.router, ops.router):
         app.include_router(r, dependencies=keyed)
     app.include_router(ops.open_router)
     # The library's refusals are named here, not left to the `Exception` catch-all: Starlette
@@ -65,7 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["authorization", "x-api-key", "content-type", "anthropic-version"])
+                           allow_headers=["authorization", "x-api-key", "x-goog-api-key", "content-type",
+                                          "anthropic-version"])
     app.add_middleware(ServiceMiddleware, max_body_bytes=settings.limits.max_body_bytes, metrics=rt.metrics)
     return app
 

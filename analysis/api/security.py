@@ -1,7 +1,7 @@
 """Optional API keys, compared in constant time, required on every route but /healthz and /readyz.
 
 A key is accepted in `x-api-key` (Anthropic's header), `Authorization: Bearer KEY` (OpenAI's
-and vLLM's), or as the password of HTTP Basic auth, so a browser can open /docs on a server
+and vLLM's), `x-goog-api-key` or `?key=` (Gemini's), or as the password of HTTP Basic auth, so a browser can open /docs on a server
 with keys (it asks for a user name, which is ignored, and the key). Every configured key is
 compared with `hmac.compare_digest`, all of them every time, so the time taken says nothing
 about which key, or how much of one, matched.
@@ -48,7 +48,8 @@ async def require_key(request: Request, api_key: str | None = Security(_api_key_
     keys: tuple[str, ...] = request.app.state.settings.api_keys
     if not keys:
         return
-    given = api_key or (bearer.credentials if bearer else None) or _basic_password(request.headers.get("authorization"))
+    given = (api_key or (bearer.credentials if bearer else None) or _basic_password(request.headers.get("authorization"))
+             or request.headers.get("x-goog-api-key") or request.query_params.get("key"))
     if given is None:
         raise Problem(401, "this server requires an API key: send it in the x-api-key header or as "
                       "Authorization: Bearer KEY", type_="missing-api-key",

@@ -15,6 +15,7 @@ from ..errors import BadInput
 from ..models import ModelSpec, resolve
 from ..tokenizers import load_tokenizer
 from .formats import FAMILIES, Exactness, Span, format_for, none
+from .formats.build import NoVariant
 from .formats.parts import join_reasons
 from .request import Request
 
@@ -86,26 +87,25 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     tokenizer = load_tokenizer(choice.tokenizer)
     family = spec.format
     render = format_for(family, _names(spec)) if family is not None else None
-    if render is None:
+    why = (f"the {family} chat format is not built in this version" if family in FAMILIES
+           else "no chat format is known for this model")
+    rendered = None
+    if render is not None:
+        try:
+            rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+        except NoVariant:
+            # A proxy vocabulary stands in for the model's own, and this format is written in the
+            # model's own tokens (mistral-common's, a template's): it cannot be rendered with it.
+            if choice.exactness == "exact":
+                raise
+            why = (f"the {family} chat format needs the model's own vocabulary ({spec.tokenizer}, "
+                   f"`tokenprism vocab fetch {spec.tokenizer}`)")
+    if rendered is None:
         rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        why = (f"the {family} chat format is not built in this version" if family in FAMILIES
-               else "no chat format is known for this model")
         exactness: Exactness = "estimate"
         reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
     else:
-        try:
-            rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-            exactness, reason = rendered.exactness, rendered.reason
-        except BadInput as e:
-            if choice.exactness == "exact":
-                raise
-            # A proxy vocabulary lacks the family's markers (Mistral's [INST] under o200k_base): the
-            # content is still countable, the format is not, and the estimate says so.
-            rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-            exactness = "estimate"
-            reason = join_reasons(f"the {family} chat format cannot be built on the proxy vocabulary ({e}): only the "
-                                  "content is counted, the format's tokens are not",
-                                  rendered.reason if rendered.exactness != "exact" else "")
+        exactness, reason = rendered.exactness, rendered.reason
     if choice.exactness != "exact":
         exactness = "estimate"
         reason = join_reasons(reason, choice.note)

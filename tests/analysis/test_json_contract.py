@@ -5,7 +5,7 @@ on the in-process service. Every output is walked recursively and each value is 
 key's name:
 
 - a count (`n_*`, `*_tokens`, `tokens`, `input_tokens`, `totalTokens`, `count`) is an int; a
-  key named `tokens` may instead hold a list (the ids of vLLM's shape);
+  key named `tokens` may instead hold a list or null (the ids of vLLM's shape);
 - money (`usd_*`) is a string with exactly `MONEY_PLACES` decimals, or null;
 - a ratio (`*_per_*`, `*_pct`, `*share*`, `premium*`, `*ratio`, `agreement`, `f1`, `jaccard`) is a
   number or null (checked first: `tokens_per_word` is a ratio, not a count);
@@ -66,6 +66,14 @@ API_JSON: dict[str, tuple[str, str, dict[str, Any] | None]] = {
     "vLLM /tokenize": ("post", "/tokenize", {"model": "gpt-4o", "prompt": "hello world"}),
     "Anthropic count_tokens": ("post", "/v1/messages/count_tokens",
                                {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "hello"}]}),
+    "/v1/count messages": ("post", "/v1/count", {"model": "gpt-4o", "messages": json.loads(CHAT)}),
+    "vLLM /tokenize messages": ("post", "/tokenize", {"model": "gpt-4o", "messages": json.loads(CHAT)}),
+    "vLLM /tokenize proxy": ("post", "/tokenize", {"model": "claude-sonnet-4-5", "prompt": "hello"}),
+    "vLLM /detokenize proxy": ("post", "/detokenize", {"model": "claude-sonnet-4-5", "tokens": [24912]}),
+    "OpenAI responses input_tokens": ("post", "/v1/responses/input_tokens",
+                                      {"model": "gpt-4o", "input": "hello", "instructions": "Be brief."}),
+    "Gemini countTokens": ("post", "/v1beta/models/gemini-2.5-flash:countTokens",
+                           {"contents": [{"role": "user", "parts": [{"text": "hello"}]}]}),
 }
 
 # -- the rules -------------------------------------------------------------------------------------
@@ -74,7 +82,7 @@ _COUNT = re.compile(r"^(n_.+|.+_tokens|tokens|tokens_(new|old)|count|totalTokens
 # A key named `tokens` may hold a list instead of a count: vLLM's ids, /v1/explain's token strings.
 _MONEY = re.compile(r"^usd(_.+)?$")
 _PLACES = re.compile(rf"^-?\d+\.\d{{{MONEY_PLACES}}}$")
-_REASON_KEYS = ("exactness_reason", "reason", "note")
+_REASON_KEYS = ("exactness_reason", "exactnessReason", "reason", "note")
 
 
 def problems(value: Any, where: str = "$") -> list[str]:
@@ -98,8 +106,8 @@ def _key_problems(key: str, item: Any, path: str, parent: dict) -> list[str]:
         if item is not None and (isinstance(item, bool) or not isinstance(item, (int, float))):
             return [f"{path}: a ratio must be a number or null, got {item!r}"]
     elif _COUNT.match(key):
-        if key == "tokens" and isinstance(item, list):
-            return []
+        if key == "tokens" and (item is None or isinstance(item, list)):
+            return []  # ids (vLLM's shape; null where the count is not exact) or token strings, not a count
         if item is None and key.startswith("n_"):
             return []  # a count not measured (n_vocab of a vocabulary not on this machine)
         if type(item) is not int:
