@@ -22,6 +22,8 @@ from ..errors import BadInput, UnknownName
 _COMMAND_MODULES = (
     "analysis.cli.tokenizers",  # tokenizers, compare, vocab
     "analysis.cli.count",  # count
+    "analysis.cli.tokens",  # encode, decode, truncate
+    "analysis.cli.drift",  # diff
     "analysis.cli.bpe",  # explain, train
     "analysis.cli.corpus",  # corpus list/show/stats
     "analysis.cli.dashboard",  # dashboard

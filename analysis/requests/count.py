@@ -79,11 +79,8 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     (9, 2, 7, 'documented')
     """
     spec = model if isinstance(model, ModelSpec) else resolve(model)
-    if spec.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} has no text tokenizer, so its requests cannot be counted: {spec.reason}")
-    choice = spec.choice()
-    if not choice.usable or choice.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+    choice = spec.usable_choice()
+    assert choice.tokenizer is not None  # usable_choice refuses a choice without one
     tokenizer = load_tokenizer(choice.tokenizer)
     family = spec.format
     render = format_for(family, _names(spec)) if family is not None else None
