@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import BadInput, UnknownName
+from .lifeline import tie_to_supervisor
 from .middleware import ServiceMiddleware
 from .problems import Problem, handle
 from .routers import compat, cost, count, ops, providers, tokenize
@@ -38,6 +39,7 @@ Every tokenizer and every price of tokenprism behind one JSON API, offline.
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service as an ASGI app; settings default to the environment (`Settings.from_env`)."""
+    tie_to_supervisor()  # a worker of `serve --workers N` ends with its supervisor
     settings = settings or Settings.from_env()
     rt = Runtime(settings)
 
@@ -50,7 +52,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await rt.stop()
 
     app = FastAPI(title="tokenprism", version=_version(), description=DESCRIPTION, lifespan=lifespan,
-                  docs_url=None, redoc_url=None, openapi_url=None)  # ours, behind the key check: routers/ops.py
+                  docs_url=None, redoc_url=None, openapi_url=None,  # ours, behind the key check: routers/ops.py
+                  # no redirect from /v1/count/ to /v1/count: its Location would be built from the Host header
+                  redirect_slashes=False)
     app.state.settings = settings
     app.state.runtime = rt
     # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
@@ -63,13 +67,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # re-raises what reaches that one (a bug, 500), and a refusal is no bug.
     for exc in (Problem, UnknownName, BadInput, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc, handle)
-    if settings.cors_origins:
+    # The key check and the body limit run before routing, in ServiceMiddleware
+    open_paths = frozenset(getattr(r, "path", "") for r in ops.open_router.routes)
+    app.add_middleware(ServiceMiddleware, max_body_bytes=settings.limits.max_body_bytes, metrics=rt.metrics,
+                       api_keys=settings.api_keys, open_paths=open_paths)
+    if settings.cors_origins:  # outermost: a browser's preflight carries no key, and a 401 needs CORS headers too
         from fastapi.middleware.cors import CORSMiddleware
 
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
                            allow_headers=["authorization", "x-api-key", "x-goog-api-key", "content-type",
                                           "anthropic-version"])
-    app.add_middleware(ServiceMiddleware, max_body_bytes=settings.limits.max_body_bytes, metrics=rt.metrics)
     return app
 
 

@@ -364,3 +364,5 @@ class Readiness(BaseModel):
     status: str
     tokenizers: list[str]
     seconds_to_ready: float | None
+    unavailable: dict[str, str] = Field(default_factory=dict,
+                                        description="tokenizers that failed to load (name -> why); the others are served")

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from .. import render
-from ..compare import compare, resolve_tokenizers
+from ..compare import compare, resolve_tokenizers, skipped_tokenizers
 from ..errors import BadInput, UnknownName
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
@@ -52,11 +52,21 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 
 # -- tokenizers ----------------------------------------------------------------------------------
+def _corrupt(name: str) -> str:
+    """The state `tokenizers` and `vocab list` both show for a fetched file that fails its check."""
+    return f"no: corrupt, re-run tokenprism vocab fetch {name}"
+
+
 def cmd_tokenizers(args: argparse.Namespace) -> int:
-    rows = []
+    rows: list[dict[str, object]] = []
+    broken = skipped_tokenizers()
     for name, e in CATALOGUE.items():
         avail = is_available(name)
         n_vocab = None
+        if name in broken:
+            rows.append({"name": name, "family": e.family, "n_vocab": None, "available": _corrupt(name),
+                         "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence})
+            continue
         if avail and not args.no_load:
             try:
                 from ..tokenizers import load_tokenizer
@@ -147,6 +157,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ..models import resolve
 
         specs = [resolve(m) for m in dict.fromkeys(m.strip() for v in args.models for m in v.split(",") if m.strip())]
+    if args.tokenizers is None and not specs:  # the default, every tokenizer: say which are left out, and why
+        for name, why in skipped_tokenizers().items():
+            print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
     frames = []
@@ -182,8 +195,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 # -- vocab ---------------------------------------------------------------------------------------
 def cmd_vocab_list(args: argparse.Namespace) -> int:
+    broken = skipped_tokenizers()
     rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
-             "fetched": "yes" if fetch_mod.is_fetched(n) else "no", "models": s.description}
+             "fetched": _corrupt(n) if n in broken else "yes" if fetch_mod.is_fetched(n) else "no",
+             "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
     emit(pd.DataFrame(rows), args.format)
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
