@@ -184,6 +184,36 @@ def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
 _PARITY = ("tp-t0", "tp-t1")
 
 
+def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = True) -> str:
+    """Render a chat prompt's tokens as HTML: the format's tokens (class `tp-fmt`) apart from the content's.
+
+    `tokens` are (id, bytes, "format" | "content"), as `analysis.requests.prompt_tokens` gives
+    them. Content tokens alternate the two colours of `html_tokens`; format tokens (markers,
+    roles, separators the chat format adds) are greyed. A token whose bytes are not whole UTF-8
+    is drawn as its bytes (`tp-partial`), as in `html_tokens`.
+
+    >>> out = html_prompt([(1, b"<|im_start|>", "format"), (2, b"hi there", "content")])
+    >>> out.count("tp-fmt"), out.count("tp-t0"), "hi·there" in out
+    (1, 1, True)
+    """
+    out = []
+    n_content = 0
+    for tid, data, kind in tokens:
+        try:
+            label = _label_html(data.decode("utf-8"))
+            partial = False
+        except UnicodeDecodeError:
+            label, partial = html.escape("".join(f"<0x{b:02X}>" for b in data)), True
+        if kind == "format":
+            cls = "tp-fmt"
+        else:
+            cls = "tp-partial" if partial else _PARITY[n_content & 1]
+            n_content += 1
+        title = f"{kind} · id {tid} · bytes {_bytes_html(data)}" if show_ids else kind
+        out.append(f'<span class="tp-tok {cls}" title="{title}">{label}\u200b</span>')
+    return '<div class="tp-text tp-prompt">' + "".join(out) + "</div>"
+
+
 # Cached: the same tokens come back in every drawing, and the dashboard draws with the GIL held
 # (escaping and making whitespace visible cost most of a drawing's time, measured).
 @lru_cache(maxsize=1 << 16)

@@ -8,7 +8,9 @@ bounded by `max_entries`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 import altair as alt
@@ -26,10 +28,12 @@ from analysis import (
 )
 from analysis.tokenizers.fetch import vocabulary_problems
 from analysis.compare import compare
+from analysis.errors import BadInput, UnknownName
+from analysis.models import closest_models, resolve
+from analysis.requests import Count, input_tokens, parse
 from analysis.corpora import load_builtin
 from analysis.corpora import sample_text as corpora_sample_text
-from analysis.cost import DEFAULT_MODELS, Workload, estimate, format_usd, model_names
-from analysis.cost import input_cost as price_input  # the cached wrapper below takes the name
+from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
 from analysis.lab import bpe as bpe_lab
 from analysis.lab import trace
 from analysis.pipeline import measure
@@ -53,6 +57,7 @@ CSS = """
 .tp-t1 { background: #ffe0bd; }
 .tp-partial { background: #ffc2d1; font-size: 0.8em; }
 .tp-diff { box-shadow: inset 0 -3px 0 #d62728; }
+.tp-fmt { background: #ececef; color: #8e8e96; font-size: 0.85em; }
 .tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
 </style>
 """
@@ -61,6 +66,10 @@ LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
           '<span class="tp-tok tp-t0">token</span><span class="tp-tok tp-t1">next token</span>'
           '<span class="tp-tok tp-partial">&lt;0xE3&gt; part of a character</span>'
           '· space &nbsp; → tab &nbsp; ↵ newline &nbsp; — hover a token for its id and bytes</div>')
+CHAT_LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
+               '<span class="tp-tok tp-fmt">format</span>the chat format\'s own tokens (roles, markers, separators) '
+               '&nbsp; <span class="tp-tok tp-t0">content</span><span class="tp-tok tp-t1">next</span>your text '
+               '&nbsp; — hover a token for its id and bytes</div>')
 
 
 class Html(str):
@@ -274,9 +283,41 @@ def model_choices() -> list[str]:
     return list(dict.fromkeys([*DEFAULT_MODELS, *model_names()]))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
-    return price_input(counts, model)
+def model_problem(model: str) -> str | None:
+    """None when `model` is a known model id; else the refusal naming the closest ids."""
+    try:
+        resolve(model)
+    except UnknownName as e:
+        close = closest_models(model)
+        return f"{e}" + ("" if not close or all(c in str(e) for c in close) else f" Closest ids: {', '.join(close)}.")
+    except BadInput as e:
+        return str(e)
+    return None
+
+
+@st.cache_data(max_entries=64, show_spinner="Counting…")
+def request_count(body: str, model: str) -> Count:
+    """`input_tokens` of a request body (JSON text; a plain text is one user message) to `model`.
+
+    The one count `tokenprism count` gives for the same request and model. Raises what `parse`
+    and `input_tokens` raise (BadInput, UnknownName): the page shows it.
+    """
+    return input_tokens(parse(json.loads(body)), model)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def request_price(n_tokens: int, model: str) -> tuple[Decimal | None, str]:
+    """(what `n_tokens` input tokens cost on `model`, the price's source or why there is none)."""
+    spec = resolve(model)
+    if spec.price_ref is None:
+        return None, spec.price_note or "no price is known for this model"
+    price = get_price(spec.price_ref)
+    rate = f"${price.input.base}/M input tokens" if price.input else "no input price"
+    try:
+        usd = request_cost(price, input_tokens=n_tokens, output_tokens=0).usd_total
+    except NoPriceError as e:
+        return None, str(e)
+    return usd, f"{price.key}: {rate} ({price.source}, {price.as_of})"
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")

@@ -274,10 +274,10 @@ class VllmTokenizeResponse(BaseModel):
     tokens: list[int] | None = Field(description="the ids; null for messages whose count is not exact (never made up)")
     token_strs: list[str] | None = None
     tokenizer: str
-    exactness: Exactness | RequestExactness
+    exactness: RequestExactness
     exactness_reason: str | None = Field(None, description="messages: why the count is as exact as it says")
-    content_tokens: int | None = Field(None, description="messages: the tokens of the text the caller wrote")
-    format_tokens: int | None = Field(None, description="messages: the tokens the model's chat format adds")
+    content_tokens: int | None = Field(None, description="the tokens of the text the caller wrote (a prompt: all of them)")
+    format_tokens: int | None = Field(None, description="the tokens the model's chat format adds (a prompt: 0)")
 
 
 class VllmDetokenizeRequest(Loose):
@@ -288,7 +288,8 @@ class VllmDetokenizeRequest(Loose):
 class VllmDetokenizeResponse(BaseModel):
     prompt: str
     tokenizer: str
-    exactness: Exactness
+    exactness: RequestExactness
+    exactness_reason: str | None = Field(None, description="why the ids are another vocabulary's (a proxy), if they are")
 
 
 class ContentBlock(Loose):

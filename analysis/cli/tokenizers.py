@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from typing import Any
 
 import pandas as pd
 
@@ -122,18 +124,71 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return [("stdin", text)]
 
 
+def _tokenizers_or_model_hint(names: str | None) -> list:
+    """`resolve_tokenizers`, but a model id given as a tokenizer is named as a model, with the fix."""
+    try:
+        return resolve_tokenizers(names)
+    except UnknownName as e:
+        from ..models import resolve
+
+        try:
+            spec = resolve(e.name)
+        except (UnknownName, BadInput):
+            raise e from None
+        uses = f"; its text is counted with the tokenizer {spec.tokenizer} (-t {spec.tokenizer})" if spec.tokenizer else ""
+        raise UnknownName("tokenizer", e.name, e.valid, message=(
+            f"{e.name!r} is a model, not a tokenizer: count the request for it with -m {e.name}{uses}")) from None
+
+
+def _model_rows(specs: list, text: str, label: str | None) -> list[dict[str, Any]]:
+    """One row per model: the text as one user message, counted as `tokenprism count` counts it."""
+    from ..requests import Request, input_tokens
+
+    request = Request.from_text(text)
+    rows = []
+    for spec in specs:
+        row = input_tokens(request, spec).row(ids=True)
+        row = {"model": row["model"], "tokenizer": row["tokenizer"], "input_tokens": row["input_tokens"],
+               "content_tokens": row["content_tokens"], "format_tokens": row["format_tokens"],
+               "n_chars": len(text), "exactness": row["exactness"], "exactness_reason": row["exactness_reason"],
+               "ids": row["ids"]}
+        rows.append({"input": label, **row} if label is not None else row)
+    return rows
+
+
+def _emit_models(rows: list[dict[str, Any]], fmt: str) -> None:
+    frame = pd.DataFrame(rows).drop(columns=["ids"]).astype({c: "int64" for c in MODEL_COUNTS})
+    if fmt == "table":
+        emit(frame.drop(columns=["exactness_reason"]), fmt)
+        for r in rows:  # the reasons, one per model, after the table they would crowd
+            sys.stdout.write(f"{r['model']}: {r['exactness']}: {r['exactness_reason']}\n")
+    else:
+        emit(frame, fmt)
+
+
+MODEL_COUNTS = ("input_tokens", "content_tokens", "format_tokens", "n_chars")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    if args.tokenizers is None:  # the default, every tokenizer: say which are left out, and why
+    specs = []
+    if args.models:
+        from ..models import resolve
+
+        specs = [resolve(m) for m in dict.fromkeys(m.strip() for v in args.models for m in v.split(",") if m.strip())]
+    if args.tokenizers is None and not specs:  # the default, every tokenizer: say which are left out, and why
         for name, why in skipped_tokenizers().items():
             print(f"note: {name} skipped: {why}", file=sys.stderr)
-    toks = resolve_tokenizers(args.tokenizers)
+    toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
     frames = []
+    model_rows: list[dict[str, Any]] = []
     for label, text in inputs:
-        df = compare(text, toks, with_ids=args.format == "json")
-        if len(inputs) > 1:
-            df.insert(0, "input", label)
-        frames.append(df)
+        if toks:
+            df = compare(text, toks, with_ids=args.format == "json")
+            if len(inputs) > 1:
+                df.insert(0, "input", label)
+            frames.append(df)
+        model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
             for tok in toks:
@@ -141,7 +196,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
                 print(render.terminal(text, pieces, color=color))
             print()
-    emit(pd.concat(frames, ignore_index=True), args.format)
+    if args.format == "json" and specs:
+        # One list: the tokenizer rows, then the model rows, each with its own keys (no NaN filling).
+        tok_rows = json.loads(pd.concat(frames, ignore_index=True).to_json(orient="records", force_ascii=False,
+                                                                            double_precision=6)) if frames else []
+        sys.stdout.write(json.dumps(tok_rows + model_rows, ensure_ascii=False) + "\n")
+        return 0
+    if frames:
+        emit(pd.concat(frames, ignore_index=True), args.format)
+    if specs:
+        if frames and args.format == "table":
+            sys.stdout.write("\n")
+        _emit_models(model_rows, args.format)
     return 0
 
 
@@ -183,12 +249,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-load", action="store_true", help="do not load vocabularies (faster; n_vocab left empty)")
     p.set_defaults(func=cmd_tokenizers)
 
-    p = sub.add_parser("compare", help="count one text under several tokenizers", formatter_class=fmt,
-                       description="Token count, chars/token and bytes/token per tokenizer. Reads stdin when no TEXT or -f is given.")
+    p = sub.add_parser("compare", help="count one text under several tokenizers or models", formatter_class=fmt,
+                       description="Token count, chars/token and bytes/token per tokenizer (-t); with -m, the request "
+                                   "count per model (the text as one user message, chat format included). Reads stdin "
+                                   "when no TEXT or -f is given.")
     p.add_argument("text", nargs="?", metavar="TEXT", help="the text (quote it)")
     p.add_argument("-f", "--file", action="append", metavar="FILE", help="read text from FILE (repeatable: one block of rows per file)")
     p.add_argument("--builtin-sample", action="store_true", help="use tokenprism's built-in mixed sample text")
-    p.add_argument("--tokenizers", "-t", metavar="A,B", help="comma-separated names (default: all available offline)")
+    p.add_argument("--tokenizers", "-t", metavar="A,B",
+                   help="comma-separated tokenizer names (default: all available offline, unless -m is given)")
+    p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
+                   help="model ids (gpt-4o, claude-sonnet-4-5, llama3): the text as one user message, counted with "
+                        "each model's chat format as `tokenprism count` counts it, with its exactness")
     p.add_argument("--show", action="store_true", help="draw the token boundaries (whitespace made visible)")
     p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
     add_max_input(p)

@@ -21,4 +21,4 @@ from .request import (
     ToolResult as ToolResult,
 )
 from .shapes import SHAPES as SHAPES, detect_shape as detect_shape, parse as parse
-from .count import Count as Count, input_tokens as input_tokens
+from .count import Count as Count, input_tokens as input_tokens, prompt_tokens as prompt_tokens

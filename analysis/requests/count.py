@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import BadInput
 from ..models import ModelSpec, resolve
 from ..tokenizers import load_tokenizer
-from .formats import FAMILIES, Exactness, format_for, none
+from .formats import FAMILIES, Exactness, Span, format_for, none
 from .formats.build import NoVariant
 from .formats.parts import join_reasons
 from .request import Request
@@ -26,7 +27,8 @@ class Count:
     `input_tokens == content_tokens + format_tokens`: content is the text the caller wrote (message
     and system text, tool-call arguments, tool results), format is what the model's chat format
     adds (roles, names, separators, tool definitions, the reply priming). `ids` is the rendered
-    prompt where the count is exact, else None.
+    prompt where the count is exact, else None; `spans` then tile it into format and content runs
+    (for drawing the format apart, see `prompt_tokens`).
     """
     model: str
     tokenizer: str
@@ -36,6 +38,7 @@ class Count:
     exactness: Exactness
     reason: str
     ids: tuple[int, ...] | None = None
+    spans: tuple[Span, ...] = ()
 
     @property
     def input_tokens(self) -> int:
@@ -103,5 +106,26 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     if choice.exactness != "exact":
         exactness = "estimate"
         reason = join_reasons(reason, choice.note)
+    exact = exactness == "exact"
     return Count(spec.id, tokenizer.name, family, rendered.content_tokens, rendered.format_tokens, exactness, reason,
-                 rendered.ids if exactness == "exact" else None)
+                 rendered.ids if exact else None, rendered.spans if exact else ())
+
+
+def prompt_tokens(count: Count) -> list[tuple[int, bytes, str]]:
+    """The rendered prompt of an exact count as (id, bytes, "format" | "content"), token by token.
+
+    What a token view draws: the format's markers and headers apart from the caller's text.
+
+    Raises:
+        BadInput: the count is not exact, so there are no ids to show (only the two totals).
+
+    >>> c = input_tokens(Request.from_text("hi"), "qwen3-32b")
+    >>> [(b, kind) for _, b, kind in prompt_tokens(c)][:4]
+    [(b'<|im_start|>', 'format'), (b'user', 'format'), (b'\\n', 'format'), (b'hi', 'content')]
+    """
+    if count.ids is None:
+        raise BadInput(f"the count for {count.model!r} is {count.exactness}, not exact: it has no rendered ids to "
+                       "show, only content_tokens and format_tokens")
+    token_bytes = load_tokenizer(count.tokenizer).token_bytes
+    kinds = [span.kind for span in count.spans for _ in range(span.start, span.end)]
+    return [(i, token_bytes(i), kind) for i, kind in zip(count.ids, kinds, strict=True)]

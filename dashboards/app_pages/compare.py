@@ -1,23 +1,41 @@
-"""Compare: one text under every tokenizer — counts, ratios, cost, and the drawn boundaries."""
+"""Compare: one text under every tokenizer — counts, ratios, cost, and the drawn boundaries.
+
+In Text mode a chosen model also gets the text's count as a request (content plus its chat
+format, through `analysis.requests.input_tokens`) and that count's price: the number
+`tokenprism count` and `cost` give. Chat mode (`dashboards.chat`) counts a whole chat request.
+"""
+
+import json
 
 import streamlit as st
 
 from analysis.compare import special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
+from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from dashboards import links, shared
+from dashboards import chat, links, shared
 
 st.title("Compare")
 st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts. "
-           "Ctrl+Enter counts.")
+           "Ctrl+Enter counts. *Chat* counts a chat request per model, its format's tokens drawn apart.")
 
-# -- link: ?text=…&tokenizers=…&tokenizers=…&cost_model=… (the text only up to links.LINK_MAX_TEXT characters)
+# -- link: ?text=…&tokenizers=…&tokenizers=…&cost_model=… (the text only up to links.LINK_MAX_TEXT characters);
+# Chat mode: ?mode=Chat&chat={json}&chat_models=…. A model id is checked by the one resolver on the page
+# (a misspelt one is refused with the closest ids), not against a list here.
 links.check("compare", [
+    links.Param("mode", "Text or Chat", choices=lambda: ["Text", "Chat"]),
     links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
     links.Param("tokenizers", "tokenizer names", choices=shared.tokenizer_names, multi=True),
-    links.Param("cost_model", "models with a price", choices=shared.model_choices),
+    links.Param("cost_model", "a model id"),
+    *chat.LINK_PARAMS,
 ])
+mode = st.segmented_control("Mode", ["Text", "Chat"], default="Text", key="mode", bind="query-params",
+                            help="Text: one text under tokenizers. Chat: a chat request (messages, names, tools) "
+                                 "counted per model, chat format included.")
+if mode == "Chat":
+    chat.show()
+    st.stop()
 links.linked_text("text", "text")
 
 source = st.segmented_control("Input", ["Paste text", "Upload a file"], default="Paste text", key="source")
@@ -45,9 +63,9 @@ all_names = shared.tokenizer_names()
 c1, c2 = st.columns([3, 1])
 names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 models = shared.model_choices()
-model = c2.selectbox("Price it for", models, index=0, key="cost_model", bind="query-params",
-                     help="Each row is priced at this model's input price; the row of the model's own tokenizer is "
-                          "marked in for_model. Type to search every model with a price.")
+model = c2.selectbox("Count it for", models, index=0, key="cost_model", bind="query-params", accept_new_options=True,
+                     help="The text as one request to this model: its tokens with the model's chat format, and "
+                          "their input price (what `tokenprism count` and `cost` give). Type any model id.")
 
 if source == "Upload a file":
     left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
@@ -76,9 +94,25 @@ c2.metric("UTF-8 bytes", f"{int(df['n_bytes'].iloc[0]):,}")
 c3.metric("Fewest tokens", f"{int(fewest['n_tokens']):,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
 c4.metric("Most tokens", f"{int(most['n_tokens']):,}", most["tokenizer"], delta_color="off", delta_arrow="off")
 
-priced, note = shared.input_cost(df, model)
-st.table(shared.styled(priced.drop(columns=["n_chars", "n_bytes"])), hide_index=True)
-st.caption(note)
+st.table(shared.styled(df.drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
+if model_problem:
+    st.error(model_problem, icon=":material/error:")
+else:
+    try:
+        counted = shared.request_count(json.dumps(text), model)
+    except ValueError as e:  # BadInput: e.g. the model's vocabulary is not fetched (the message says how)
+        st.warning(f"{model}: {e}")
+    else:
+        usd, price_note = shared.request_price(counted.input_tokens, model)
+        st.markdown(f"**As one request to {model}** (the text as one user message)")
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Input tokens", f"{counted.input_tokens:,}", counted.exactness, delta_color="off", delta_arrow="off")
+        m2.metric("Content tokens", f"{counted.content_tokens:,}", counted.tokenizer, delta_color="off",
+                  delta_arrow="off")
+        m3.metric("Chat-format tokens", f"{counted.format_tokens:,}")
+        m4.metric("Input cost", format_usd(usd))
+        st.caption(f"{counted.exactness}: {counted.reason}. Price: {price_note}.")
 
 specials = special_strings_in(text, shared.tokenizers(names))
 if len(specials):

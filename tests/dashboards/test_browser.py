@@ -10,6 +10,7 @@ setup is not mistaken for a pass.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -18,6 +19,8 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from analysis import load_tokenizer
+from analysis.requests import input_tokens, parse
+from dashboards import chat
 from tests.dashboards import browser
 
 TEXT = "Tokenizers cut text into pieces: 2024 costs one token, ２０２４ more.\n    indented()  \n"
@@ -115,6 +118,71 @@ def test_deep_link_opens_with_the_expected_counts(served):
         browser.wait_idle(other)
         other.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
         assert _counts_table(other) == rows
+    finally:
+        other.close()
+
+
+TOOL = [{"type": "function", "function": {"name": "get_weather", "description": "Weather in a city.",
+                                         "parameters": {"type": "object", "properties": {
+                                             "city": {"type": "string", "description": "The city"}}}}}]
+
+
+def _chat_counts(page) -> dict[str, dict[str, str]]:
+    page.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(len(chat.DEFAULT_MODELS) - 1).wait_for(
+        timeout=60_000)
+    return _counts_table(page)
+
+
+def test_chat_mode_counts_greys_the_format_and_reopens_from_its_link(served, tmp_path):
+    page, url, _ = served
+    page.goto(url)
+    page.locator('[data-testid="stTextArea"] textarea').wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    page.get_by_role("radio", name="Chat", exact=True).click()  # the default chat: a system and a user message
+    page.get_by_text("Tokens of the request").wait_for(timeout=90_000)
+    browser.wait_idle(page)
+    # add a tool definition by typing it, as a user does
+    tools = page.get_by_role("textbox", name="Tools (optional, JSON)")
+    tools.fill(json.dumps(TOOL))
+    tools.press("Control+Enter")
+    browser.wait_idle(page)
+    body = {**chat.DEFAULT_CHAT, "tools": TOOL}
+    page.wait_for_function("() => new URLSearchParams(location.search).has('chat')", timeout=30_000)
+    rows = _chat_counts(page)
+    assert list(rows) == list(chat.DEFAULT_MODELS)
+    for model in chat.DEFAULT_MODELS:
+        count = input_tokens(parse(body), model)
+        assert rows[model]["input_tokens"] == str(count.input_tokens), (model, rows[model])
+        assert rows[model]["format_tokens"] == str(count.format_tokens), (model, rows[model])
+        assert rows[model]["exactness"] == count.exactness
+    # the exact formats are drawn token by token, the format's tokens greyed apart from the content
+    exact = [m for m in chat.DEFAULT_MODELS if input_tokens(parse(body), m).ids is not None]
+    prompts = page.locator("div.tp-prompt")
+    assert prompts.count() == len(exact) >= 1
+    first = input_tokens(parse(body), exact[0])
+    assert prompts.first.locator("span.tp-fmt").count() == first.format_tokens
+    assert prompts.first.locator("span.tp-tok").count() == first.input_tokens
+    grey = prompts.first.locator("span.tp-fmt").first.evaluate("e => getComputedStyle(e).color")
+    content = prompts.first.locator("span.tp-t0").first.evaluate("e => getComputedStyle(e).color")
+    assert grey != content, (grey, content)  # drawn apart: greyed text
+    out = Path(os.environ.get("TOKENPRISM_SCREENSHOT_DIR", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / "browser-compare-chat.png"), full_page=True)
+
+    # the deep link (Copy link) reopens the same chat, tools and models in a new session
+    page.get_by_role("button", name=re.compile("Copy link")).click()
+    shown = page.locator('[data-testid="stPopoverBody"] [data-testid="stCode"] code').first
+    shown.wait_for(timeout=10_000)
+    link = shown.inner_text().strip()
+    assert "mode=Chat" in link and "chat=" in link, link
+    other = page.context.new_page()
+    try:
+        other.goto(link)
+        other.get_by_text("Tokens of the request").wait_for(timeout=90_000)
+        browser.wait_idle(other)
+        assert _chat_counts(other) == rows
+        assert other.locator("div.tp-prompt").first.locator("span.tp-fmt").count() == first.format_tokens
+        assert json.loads(other.get_by_role("textbox", name="Tools (optional, JSON)").input_value()) == TOOL
     finally:
         other.close()
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from analysis import available_tokenizers, load_tokenizer
+from analysis.cli import main
+from analysis.cost import format_usd, get_price, request_cost
+from analysis.requests import input_tokens, parse
 from analysis.compare import compare
 from analysis.corpora import sample_text
 from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import html_tokens
 from analysis.textio import MAX_INPUT_CHARS
-from tests.dashboards.conftest import open_page
+from tests.dashboards.conftest import open_link, open_page
 
 PAGE = "app_pages/compare.py"
 
@@ -183,3 +187,111 @@ def test_no_tokenizer_to_draw_is_a_message():
     assert not at.exception
     assert any("Pick tokenizers to draw" in i.value for i in at.info)
     assert not _drawings(at)
+
+
+# -- a chosen model: the text as one request, the number of `tokenprism count` ---------------------
+def _cli_count(capsys, *argv: str) -> list[dict]:
+    assert main(["count", *argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_a_chosen_model_shows_the_request_count_and_its_price(capsys):
+    text = "Summarise this contract in three bullet points."
+    at = open_page(PAGE)
+    at.multiselect(key="tokenizers").set_value(["o200k_base"])
+    at.selectbox(key="cost_model").set_value("openai:gpt-4o")
+    at.text_area(key="text").set_value(text).run()
+    assert not at.exception
+    (row,) = _cli_count(capsys, text, "-m", "openai:gpt-4o")
+    assert _metric(at, "Input tokens") == f"{row['input_tokens']:,}"
+    assert _metric(at, "Content tokens") == f"{row['content_tokens']:,}"
+    assert _metric(at, "Chat-format tokens") == f"{row['format_tokens']:,}"
+    assert row["input_tokens"] > _counts(at)["o200k_base"]  # the chat format is counted, not the text alone
+    usd = request_cost(get_price("openai:gpt-4o"), input_tokens=row["input_tokens"], output_tokens=0).usd_total
+    assert _metric(at, "Input cost") == format_usd(usd)
+    assert any(c.value.startswith("documented: OpenAI Cookbook") for c in at.caption)
+
+
+def test_a_misspelt_model_is_refused_with_the_closest_ids():
+    # The box accepts any typed id, as a link does (AppTest cannot type into it: it only picks options).
+    at = open_link(PAGE, {"cost_model": "gpt-4oo"})
+    (error,) = [e.value for e in at.error]
+    assert "unknown model 'gpt-4oo'" in error and "gpt-4o" in error
+    assert not [m for m in at.metric if m.label == "Input tokens"]
+    at = open_link(PAGE, {"cost_model": "claude-sonet-4-5"})
+    assert any("claude-sonet-4-5" in e.value and "claude-sonnet-4-5" in e.value for e in at.error)
+    assert at.table  # the tokenizer counts still show
+
+
+# -- Chat mode --------------------------------------------------------------------------------------
+CHAT = {"messages": [{"role": "system", "content": "Be brief."},
+                     {"role": "user", "name": "ann", "content": "How many tokens is «this»?"}]}
+
+
+def _chat_link(chat=CHAT, models=("gpt-4o", "qwen3-32b")) -> dict:
+    return {"mode": "Chat", "chat": json.dumps(chat), "chat_models": list(models)}
+
+
+def test_chat_mode_counts_each_model_as_tokenprism_count_does(tmp_path, capsys):
+    at = open_link(PAGE, _chat_link(models=("gpt-4o", "qwen3-32b", "claude-sonnet-4-5")))
+    assert not at.error
+    shown = {r["model"]: r for r in at.table[0].value.to_dict("records")}
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(CHAT), encoding="utf-8")
+    for row in _cli_count(capsys, "--messages", str(path), "-m", "gpt-4o,qwen3-32b,claude-sonnet-4-5"):
+        mine = shown[row["model"]]
+        for key in ("input_tokens", "content_tokens", "format_tokens", "exactness", "tokenizer"):
+            assert mine[key] == row[key], (row["model"], key)
+    assert {shown[m]["exactness"] for m in shown} == {"documented", "exact", "estimate"}
+
+
+def test_chat_mode_draws_the_format_tokens_apart():
+    at = open_link(PAGE, _chat_link(models=("qwen3-32b", "gpt-4o")))
+    count = input_tokens(parse(CHAT), "qwen3-32b")
+    drawn = [h.proto.body for h in at.html if "tp-prompt" in h.proto.body]
+    assert len(drawn) == 1  # qwen3 is rendered id for id; gpt-4o's format is a counted number
+    assert drawn[0].count('class="tp-tok tp-fmt"') == count.format_tokens
+    assert drawn[0].count('class="tp-tok') == count.input_tokens
+    assert "&lt;|im_start|&gt;" in drawn[0]
+    gpt = input_tokens(parse(CHAT), "gpt-4o")
+    assert any(f"Chat format: +{gpt.format_tokens} tokens, counted (documented)" in c.value for c in at.caption)
+
+
+def test_chat_mode_tools_and_refusals():
+    chat = {**CHAT, "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather.",
+                                                                "parameters": {"type": "object", "properties": {
+                                                                    "city": {"type": "string", "description": "A city"}}}}}]}
+    at = open_link(PAGE, _chat_link(chat, models=("gpt-4o",)))
+    shown = at.table[0].value.to_dict("records")[0]
+    assert shown["input_tokens"] == input_tokens(parse(chat), "gpt-4o").input_tokens
+    assert shown["format_tokens"] > input_tokens(parse(CHAT), "gpt-4o").format_tokens
+    at.text_area(key="chat_tools").set_value("[{not json").run()
+    assert any("tools are not JSON" in e.value for e in at.error)
+    at = open_link(PAGE, _chat_link(models=("gpt-4oo", "gpt-4o")))
+    assert any("unknown model 'gpt-4oo'" in e.value and "gpt-4o" in e.value for e in at.error)
+    assert list(at.table[0].value["model"]) == ["gpt-4o"]  # the known model is still counted
+    at = open_link(PAGE, {"mode": "Chat", "chat": "{broken"})
+    assert any("could not be read" in w.value for w in at.warning) and at.table
+
+
+def test_the_chat_editor_rows_become_an_openai_chat_body():
+    import pandas as pd
+
+    from dashboards.chat import request_body
+
+    rows = pd.DataFrame([{"role": "system", "name": None, "content": "Be brief."},
+                         {"role": "user", "name": float("nan"), "content": "Hi"},  # a new row's blank cell
+                         {"role": "assistant", "name": " bot ", "content": ""},
+                         {"role": None, "name": None, "content": None}],  # an added row left empty
+                        columns=["role", "name", "content"]).astype("object")
+    body = request_body(rows, '[{"type": "function", "function": {"name": "f"}}]')
+    assert body == {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
+                                 {"role": "assistant", "content": "", "name": " bot "}],
+                    "tools": [{"type": "function", "function": {"name": "f"}}]}
+    assert input_tokens(parse(body), "gpt-4o").input_tokens > 0
+    with pytest.raises(ValueError, match="tools are not JSON"):
+        request_body(rows, "[{")

@@ -3,6 +3,7 @@ the Copy link control gives them back, and bad parameters get a message, never a
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -117,3 +118,26 @@ def test_problems_is_a_pure_check():
     assert problems({"n": ["3", "4"]}, params) == ["link parameter 'n' is given 2 times: give it once"]
     assert problems({"n": ["0"]}, params) == ["link parameter 'n' must be between 1 and 8, not 0"]
     assert problems({"t": ["c"]}, params) == ["link parameter 't': 'c' is not one of the names; valid: a, b"]
+
+
+def test_compare_chat_link_round_trips_the_messages_and_models():
+    chat = {"messages": [{"role": "system", "content": "Be brief."},
+                         {"role": "user", "name": "ann", "content": "Tokens & «quotes»?"}],
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]}
+    at = open_link("app_pages/compare.py", {"mode": "Chat", "chat": json.dumps(chat),
+                                            "chat_models": ["gpt-4o", "qwen3-32b"]})
+    assert not at.warning and not at.error
+    assert list(at.table[0].value["model"]) == ["gpt-4o", "qwen3-32b"]
+    link = _link(at)
+    assert link["mode"] == ["Chat"] and link["chat_models"] == ["gpt-4o", "qwen3-32b"]
+    assert json.loads(link["chat"][0]) == chat
+    # the link, opened again, shows the same counts
+    again = open_link("app_pages/compare.py", {k: v if len(v) > 1 else v[0] for k, v in link.items()})
+    assert again.table[0].value.equals(at.table[0].value)
+
+
+def test_compare_chat_link_with_a_bad_chat_or_mode_is_a_message():
+    at = open_link("app_pages/compare.py", {"mode": "Chatt"})
+    assert "'Chatt' is not one of the Text or Chat" in _warnings(at) and "'Chat'" in _warnings(at)
+    at = open_link("app_pages/compare.py", {"mode": "Chat", "chat": json.dumps({"messages": "hi"})})
+    assert "could not be read" in _warnings(at)

@@ -2,7 +2,7 @@
 
 Unlike `providers` (OpenAI's and Gemini's count endpoints), these are the self-hosting and
 Anthropic shapes. A vLLM `prompt` is a text: `model` may be a model id or a tokenizer name, and
-its `exactness` is the vocabulary's ("approximate" for a proxy). vLLM `messages` and Anthropic
+its `exactness` is the vocabulary's ("estimate" for a proxy, the JSON contract's word). vLLM `messages` and Anthropic
 bodies are requests: they go through `requests.count_request` (the model's chat format, and
 `exactness` exact, documented or estimate with its reason), never passing for more than they are.
 """
@@ -52,7 +52,8 @@ def resolve(rt: Runtime, model: str) -> Resolved:
         return Resolved(rt.tokenizer(model), "exact", "", None)
     choice = served_spec(rt, model).choice()
     assert choice.tokenizer is not None  # served_spec refuses a model without a usable tokenizer
-    return Resolved(rt.tokenizers[choice.tokenizer], choice.exactness, choice.note, _context_window(model))
+    exactness = "exact" if choice.exactness == "exact" else "estimate"  # models.toml's "approximate", in the contract's words
+    return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, _context_window(model))
 
 
 # -- vLLM --------------------------------------------------------------------------------------
@@ -69,9 +70,11 @@ async def vllm_tokenize(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
     r = resolve(rt, body.model)
     ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
     rt.metrics.count_tokens(r.tokenizer.name, len(ids))
+    # A prompt is encoded as it is: all content, no format (counts are ints on every route, never null).
     return {"count": len(ids), "max_model_len": r.max_model_len, "tokens": ids,
             "token_strs": _strs(r.tokenizer, ids) if body.return_token_strs else None,
-            "tokenizer": r.tokenizer.name, "exactness": r.exactness}
+            "tokenizer": r.tokenizer.name, "exactness": r.exactness, "exactness_reason": r.note or None,
+            "content_tokens": len(ids), "format_tokens": 0}
 
 
 def _strs(tokenizer: Tokenizer, ids: list[int]) -> list[str]:
@@ -111,7 +114,8 @@ async def vllm_detokenize(body: VllmDetokenizeRequest, rt: RuntimeDep) -> dict:
     r = resolve(rt, body.model)
     check_ids(rt, body.tokens, r.tokenizer.n_vocab, "tokens")
     data = await rt.run(r.tokenizer.decode_bytes, body.tokens)
-    return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.tokenizer.name, "exactness": r.exactness}
+    return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.tokenizer.name, "exactness": r.exactness,
+            "exactness_reason": r.note or None}
 
 
 # -- Anthropic ---------------------------------------------------------------------------------

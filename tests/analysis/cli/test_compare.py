@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import subprocess
@@ -156,3 +157,47 @@ def test_errors_skip_drops_bad_bytes_and_says_so(tmp_path, capsys):
     assert rc == 0
     assert "1 invalid UTF-8 sequence(s) dropped" in err
     assert json.loads(out)[0]["n_chars"] == len("caf ok")
+
+
+# -- compare -m: model ids, counted as `tokenprism count` counts the text ------------------------
+def test_compare_models_give_the_count_rows_of_tokenprism_count(capsys):
+    text = "Summarise this: the quick brown fox."
+    rc, out, _ = run(["compare", text, "-m", "gpt-4o,qwen3-32b", "--format", "json"], capsys)
+    assert rc == 0
+    rows = {r["model"]: r for r in json.loads(out)}
+    rc, counted, _ = run(["count", text, "-m", "gpt-4o,qwen3-32b", "--format", "json"], capsys)
+    for row in json.loads(counted):
+        mine = rows[row["model"]]
+        for key in ("tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason"):
+            assert mine[key] == row[key], key
+        assert type(mine["input_tokens"]) is int
+    assert rows["gpt-4o"]["exactness"] == "documented"
+    assert rows["gpt-4o"]["content_tokens"] == len(load_tokenizer("o200k_base").encode(text))
+    assert rows["gpt-4o"]["format_tokens"] > 0  # the chat format is counted, unlike a bare tokenizer row
+
+
+def test_compare_models_and_tokenizers_together(capsys):
+    rc, out, _ = run(["compare", "hello world", "-t", "cl100k_base", "-m", "gpt-4o", "--format", "json"], capsys)
+    assert rc == 0
+    tok_row, model_row = json.loads(out)
+    assert (tok_row["tokenizer"], tok_row["n_tokens"]) == ("cl100k_base", 2)
+    assert "n_tokens" not in model_row and model_row["input_tokens"] == 9  # 2 content + 7 format (gpt-4o's rules)
+    rc, out, _ = run(["compare", "hello world", "-t", "cl100k_base", "-m", "gpt-4o"], capsys)
+    assert rc == 0
+    assert "n_tokens" in out and "input_tokens" in out and "gpt-4o: documented: " in out
+    rc, out, _ = run(["compare", "hello world", "-m", "gpt-4o", "--format", "csv"], capsys)
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert row["input_tokens"] == "9" and row["exactness"] == "documented"
+
+
+def test_compare_a_model_given_as_a_tokenizer_says_use_m(capsys):
+    rc, out, err = run(["compare", "hi", "-t", "gpt-4o"], capsys)
+    assert rc == 2 and out == ""
+    assert "gpt-4o" in err and "is a model" in err and "-m gpt-4o" in err and "o200k_base" in err
+    assert "gpt2" not in err
+
+
+def test_compare_unknown_model_exits_2_with_the_closest_ids(capsys):
+    rc, out, err = run(["compare", "hi", "-m", "gpt-4oo"], capsys)
+    assert rc == 2 and out == ""
+    assert "unknown model 'gpt-4oo'" in err and "gpt-4o" in err

@@ -1,0 +1,181 @@
+"""The Compare page's Chat mode: a messages editor, the request count per model, the format drawn apart.
+
+Unlike the Text mode (one text under tokenizers, in the page script), this mode counts a chat
+request the way each model's provider does, through `analysis.requests.input_tokens`, so every
+number equals `tokenprism count --messages` for the same request. Where a model's format is
+rendered token by token (exact), the prompt is drawn with the format's tokens greyed; elsewhere
+the content is drawn and the format's tokens are a labelled number.
+
+The request lives in the link as one JSON parameter, `chat` ({"messages": [...], "tools": [...]}),
+the models as `chat_models`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from analysis.errors import BadInput, UnknownName
+from analysis.render import html_prompt, html_tokens
+from analysis.requests import Count, prompt_tokens
+from dashboards import links, shared
+
+ROLES = ("system", "user", "assistant")
+DEFAULT_MODELS = ("openai:gpt-4o", "openai:gpt-oss-120b", "groq:qwen/qwen3-32b", "anthropic:claude-sonnet-4-5")
+DEFAULT_CHAT = {"messages": [{"role": "system", "content": "You are terse."},
+                             {"role": "user", "name": "ann", "content": "How many tokens is this?"}]}
+LINK_PARAMS = [
+    links.Param("chat", "a chat request as JSON", max_chars=links.LINK_MAX_TEXT),
+    links.Param("chat_models", "model ids", multi=True),
+]
+_EDITOR = "chat_editor"
+
+
+def _cell(value: Any) -> str | None:
+    """An editor cell as text; empty, None and NaN (a new row's blank cell) are None."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+def _frame(chat: dict[str, Any]) -> pd.DataFrame:
+    rows = [{"role": m.get("role"), "name": m.get("name"), "content": m.get("content")} for m in chat["messages"]]
+    return pd.DataFrame(rows, columns=["role", "name", "content"]).astype("object")
+
+
+def _linked_chat() -> tuple[dict[str, Any], str | None]:
+    """The chat of the link (or the default), and what is wrong with the link's, if anything."""
+    raw = st.query_params.get("chat")
+    if raw is None:
+        return DEFAULT_CHAT, None
+    try:
+        chat = json.loads(raw)
+        if not isinstance(chat, dict) or not isinstance(chat.get("messages"), list):
+            raise ValueError("it holds no \"messages\" list")
+        for m in chat["messages"]:
+            if not isinstance(m, dict) or not isinstance(m.get("content", ""), str):
+                raise ValueError("each message is an object with a text \"content\"")
+        return chat, None
+    except ValueError as e:
+        return DEFAULT_CHAT, (f"The link's chat could not be read ({e}); it should be "
+                              '{"messages": [{"role": "user", "content": "..."}]}. The example chat is shown instead.')
+
+
+def request_body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
+    """The editor's rows and the tools text as an OpenAI Chat Completions body (blank rows dropped)."""
+    messages = []
+    for row in edited.to_dict("records"):
+        role, name, content = _cell(row.get("role")), _cell(row.get("name")), row.get("content")
+        content = "" if _cell(content) is None and not isinstance(content, str) else str(content)
+        if role is None and not content:
+            continue
+        message: dict[str, Any] = {"role": role or "user", "content": content}
+        if name:
+            message["name"] = name
+        messages.append(message)
+    body: dict[str, Any] = {"messages": messages}
+    if tools_text.strip():
+        try:
+            tools = json.loads(tools_text)
+        except json.JSONDecodeError as e:
+            raise BadInput(f"the tools are not JSON ({e.msg} at line {e.lineno}, column {e.colno}): give a list of "
+                           'tool definitions, e.g. [{"type": "function", "function": {"name": ...}}]') from None
+        body["tools"] = tools
+    return body
+
+
+def show() -> None:
+    """Draw the Chat mode (the page's link parameters are checked by the page before this runs)."""
+    chat, link_problem = _linked_chat()
+    raw = st.query_params.get("chat")
+    if st.session_state.get("_chat_link") != raw or "_chat_rows" not in st.session_state:
+        # A new link (or the first run) seeds the editor; the editor keeps its edits after that.
+        st.session_state["_chat_link"] = raw
+        st.session_state["_chat_rows"] = _frame(chat)
+        st.session_state["chat_tools"] = json.dumps(chat["tools"], indent=1) if chat.get("tools") else ""
+        st.session_state.pop(_EDITOR, None)
+    if link_problem:
+        st.warning(link_problem, icon=":material/link_off:")
+
+    st.caption("Edit the messages (add a row at the bottom; a name is optional). Each model counts the request "
+               "the way its provider does: your text plus the chat format around it.")
+    edited = st.data_editor(
+        st.session_state["_chat_rows"], key=_EDITOR, num_rows="dynamic", hide_index=True, width="stretch",
+        column_config={
+            "role": st.column_config.SelectboxColumn("role", options=list(ROLES), required=True, default="user"),
+            "name": st.column_config.TextColumn("name", help="optional: a participant's name (OpenAI's `name`)"),
+            "content": st.column_config.TextColumn("content", width="large"),
+        })
+    tools_text = st.text_area("Tools (optional, JSON)", key="chat_tools", height=90,
+                              placeholder='[{"type": "function", "function": {"name": "get_weather", "parameters": {...}}}]',
+                              help="OpenAI tool definitions; each format counts them its own way.")
+    models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS), key="chat_models",
+                            bind="query-params", accept_new_options=True,
+                            help="Any model id `tokenprism count -m` takes; type one that is not listed.")
+    try:
+        body = request_body(edited, tools_text)
+    except BadInput as e:
+        st.error(str(e))
+        st.stop()
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    carried = len(text) <= links.LINK_MAX_TEXT
+    if carried and body != DEFAULT_CHAT:
+        if st.query_params.get("chat") != text:
+            st.query_params["chat"] = text
+        st.session_state["_chat_link"] = text  # our own write is not a new link
+    elif "chat" in st.query_params:
+        del st.query_params["chat"]
+        st.session_state["_chat_link"] = None
+    links.copy_link("", note="" if carried else f"The chat is longer than {links.LINK_MAX_TEXT:,} characters, so the "
+                    "link holds the models only.")
+    if not body["messages"]:
+        st.warning("Add at least one message.")
+        st.stop()
+    if not models:
+        st.warning("Pick at least one model.")
+        st.stop()
+    counts = _counts(text, models)
+    if not counts:
+        st.stop()
+    st.table(pd.DataFrame([{k: v for k, v in c.row().items() if k != "exactness_reason"} for c in counts]),
+             hide_index=True)
+    for c in counts:
+        st.caption(f"**{c.model}** · {c.exactness}: {c.reason}")
+    _draw(counts, body)
+
+
+def _counts(text: str, models: list[str]) -> list[Count]:
+    """One count per model; a refused model or request is a message, never an exception."""
+    out = []
+    for model in models:
+        problem = shared.model_problem(model)
+        if problem:
+            st.error(problem, icon=":material/error:")
+            continue
+        try:
+            out.append(shared.request_count(text, model))
+        except (BadInput, UnknownName) as e:
+            st.error(f"{model}: {e}", icon=":material/error:")
+    return out
+
+
+def _draw(counts: list[Count], body: dict[str, Any]) -> None:
+    st.subheader("Tokens of the request")
+    st.html(shared.CHAT_LEGEND)
+    for c in counts:
+        st.markdown(f"**{c.model}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + "
+                    f"{c.format_tokens:,} format · {c.exactness}")
+        if c.ids is not None:
+            st.html(shared.Html(html_prompt(prompt_tokens(c))))
+            continue
+        # Not rendered token by token: the content as the model's tokenizer cuts it, the format a number.
+        tok = shared.tokenizer(c.tokenizer)
+        texts = [m["content"] for m in body["messages"] if m["content"]]
+        st.html(shared.Html("".join(html_tokens(t, tok.pieces(t)) for t in texts)))
+        st.caption(f"Chat format: +{c.format_tokens:,} tokens, counted ({c.exactness}), not drawn: this model's "
+                   "chat format is not rendered token by token here.")
