@@ -16,7 +16,8 @@ linear time (`pipeline.UniqueIds`).
 from __future__ import annotations
 
 import sys
-from typing import TypeAlias
+from collections import deque
+from typing import Any, TypeAlias
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +32,9 @@ from .output import PartitionedParquet
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost import CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk
-from ..pipeline import (UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_sums, columns_for, combine_sums,
-                        empty_sums, finish_measured, iter_sample_chunks, measure_chunk, partial_sums, summary_from_sums)
+from ..pipeline import (DETECT_SCRIPT, UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
+                        columns_for, combine_sums, empty_sums, finish_measured, iter_sample_chunks, partial_sums,
+                        rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
@@ -56,10 +58,20 @@ class MeasureRun:
 
 
 def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool,
-                  metrics: tuple[str, ...]) -> pd.DataFrame:
-    if rows:
-        return measure_chunk(chunk, toks, metrics=metrics)
+                  metrics: tuple[str, ...]) -> Any:
+    if rows:  # counts only: the driver holds the labels and builds the rows (`_slim`)
+        return chunk_counts(chunk, toks, metrics=metrics)
     return chunk_sums(chunk, toks, by or [], metrics)  # sums without the rows (scripts only if grouped by)
+
+
+def _slim(chunk: pd.DataFrame) -> pd.DataFrame:
+    """What a worker needs to count a chunk's rows: its texts, and its scripts if some are to be resolved.
+
+    The labels (ids, categories, ...) stay with the driver, so neither they nor the rows built
+    from them (one per tokenizer) are pickled across processes: on short rows that was about a
+    tenth of the tokenizing.
+    """
+    return chunk[["text", "script"]] if (chunk["script"] == DETECT_SCRIPT).any() else chunk[["text"]]
 
 
 def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samples: int) -> Iterator[pd.DataFrame]:
@@ -177,8 +189,18 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
         with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
                   desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr, dynamic_ncols=True) as bar:
             params = {"by": by_keys, "rows": need_rows, "metrics": wanted}
-            for result in opened.map(_measure_task, chunks, names, params=params):
+            held: deque[pd.DataFrame] = deque()  # chunks whose counts are out on the workers, in order
+
+            def sent(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+                for frame in frames:
+                    if need_rows:
+                        held.append(frame)
+                        frame = _slim(frame)
+                    yield frame
+
+            for result in opened.map(_measure_task, sent(chunks), names, params=params):
                 if need_rows:
+                    result = rows_from_counts(held.popleft(), result, names)
                     n_samples += len(result) // len(names)
                     if by_keys is not None:
                         sums.append(partial_sums(result, by_keys))

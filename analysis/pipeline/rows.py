@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -161,6 +162,46 @@ def with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
     return frame.assign(**ratios)
 
 
+@dataclass(frozen=True)
+class ChunkCounts:
+    """What measuring a chunk finds, per sample: sizes (`n_chars`, `n_bytes`, the metrics'), tokens
+    (samples x tokenizers) and the resolved scripts (None: the chunk's own are kept).
+
+    Arrays only, so a worker sends it back cheaply; `rows_from_counts` adds the labels the
+    driver still holds, so they never travel back from the workers.
+    """
+
+    sizes: dict[str, np.ndarray]
+    tokens: np.ndarray
+    script: np.ndarray | None = None
+
+
+def chunk_counts(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True,
+                 metrics: Sequence[str] = DEFAULT_METRICS) -> ChunkCounts:
+    """The counts of a chunk's texts (it needs `text`, and `script` if scripts are deferred), without labels."""
+    script = None
+    if scripts and "script" in chunk.columns:
+        resolved = resolve_scripts(chunk, "scripts" in metrics)
+        script = None if resolved is chunk else resolved["script"].to_numpy()
+    texts = chunk["text"].tolist()
+    # one native batch call per tokenizer (tiktoken: threads; HF: rayon)
+    tokens = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
+    sizes = text_stats(chunk["text"], metrics)
+    return ChunkCounts({c: sizes[c].to_numpy() for c in sizes.columns}, tokens, script)
+
+
+def rows_from_counts(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str]) -> pd.DataFrame:
+    """The per-row frame of a chunk (SAMPLE_META) and its `chunk_counts`: sample-major, tokenizers in order."""
+    n = len(names)
+    # each sample's values repeated once per tokenizer, column by column in numpy
+    columns = {c: np.repeat(chunk[c].to_numpy() if c != "script" or counts.script is None else counts.script, n)
+               for c in SAMPLE_META}
+    columns["tokenizer"] = np.tile(np.array(list(names), dtype=object), len(chunk))
+    columns.update({c: np.repeat(v, n) for c, v in counts.sizes.items()})
+    columns["n_tokens"] = counts.tokens.ravel().astype(np.int64)
+    return pd.DataFrame(columns)
+
+
 def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True,
                   metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
     """Counts of one chunk of samples (a frame from `iter_sample_chunks`) under `toks`, without ratios.
@@ -177,19 +218,8 @@ def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bo
     Returns:
         SAMPLE_META, tokenizer, then `metrics.count_columns(metrics)`; sample-major rows.
     """
-    if scripts:
-        chunk = resolve_scripts(chunk, "scripts" in metrics)
-    texts = chunk["text"].tolist()
-    # one native batch call per tokenizer (tiktoken: threads; HF: rayon)
-    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if len(texts) else np.zeros((0, len(toks)))
-    sizes = text_stats(chunk["text"], metrics)
-    n = len(toks)
-    # sample-major: each sample's values repeated once per tokenizer (numpy, column by column), tokenizers in order
-    columns = {c: np.repeat(chunk[c].to_numpy(), n) for c in SAMPLE_META}
-    columns["tokenizer"] = np.tile(np.array([t.name for t in toks], dtype=object), len(chunk))
-    columns.update({c: np.repeat(sizes[c].to_numpy(), n) for c in sizes.columns})
-    columns["n_tokens"] = counts.ravel().astype(np.int64)
-    return pd.DataFrame(columns)
+    counts = chunk_counts(chunk, toks, scripts=scripts, metrics=metrics)
+    return rows_from_counts(chunk, counts, [t.name for t in toks])
 
 
 class UniqueIds:
