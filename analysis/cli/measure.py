@@ -81,7 +81,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine.output import PartitionedParquet
     from ..engine.parts import is_url, measure_files
     from ..engine.read import iter_corpus_chunks
-    from ..pipeline import SAMPLE_META, as_tokenizers, check_table_path, combine_sums, summary_from_sums, write_table
+    from ..pipeline import (SAMPLE_META, as_tokenizers, check_metrics, check_table_path, combine_sums, summary_from_sums,
+                            write_table)
     from ..probes.languages import language_premium
 
     line_bounds(args)  # before any file is read, here or in a worker
@@ -98,6 +99,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         raise BadInput(f"--by {','.join(unknown)}: not a column to group by; choose from {', '.join(SAMPLE_META)} "
                        "(the tokenizer is always one)")
     keys = [*by, "tokenizer"]
+    metrics = check_metrics(args.metrics)  # counts only unless asked (a grouping by script asks for scripts)
     dataset = _dataset_out(args.out)
     table_rows = bool(args.out) and not dataset
     if table_rows:  # fail on a bad suffix before measuring anything
@@ -125,7 +127,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
             def run(samples, *, keep: bool = False, total: int | None = None):
                 r = measure_on(samples, toks, engine=engine, by=keys, out=writer, rows=keep or table_rows,
-                               progress=progress, total_bytes=total)
+                               progress=progress, total_bytes=total, metrics=metrics)
                 runs.append(r)
                 if r.rows is not None:
                     rows.append(r.rows)
@@ -142,7 +144,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                     # aggregates only: each worker reads its own part of the files and returns sums
                     r = measure_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
                                       language=args.language, column=args.column, errors=args.errors,
-                                      report=report, progress=progress)
+                                      report=report, progress=progress, metrics=metrics)
                     runs.append(r)
                 else:
                     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
@@ -254,6 +256,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write the tidy per-row table: a file (.csv, .parquet, .json, .jsonl, held in memory), or a "
                         "folder DIR/ for a partitioned Parquet dataset streamed part by part (bounded memory)")
     p.add_argument("--by", default="category", help="summary grouping columns, comma-separated (e.g. category,kind)")
+    p.add_argument("--metrics", default="", metavar="LIST",
+                   help="also compute these, comma-separated: words (n_words, tokens_per_word), graphemes "
+                        "(n_graphemes), scripts (detect the script of files; otherwise Zzzz). Default: characters, "
+                        "bytes and tokens only, the fastest; --by script detects scripts")
     add_engine_options(p)
     p.add_argument("--category-name", metavar="NAME", help="category for your files (default: code by extension, else prose)")
     p.add_argument("--language", default="und", help="BCP-47 language tag for your files")

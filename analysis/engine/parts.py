@@ -36,10 +36,11 @@ from tqdm.auto import tqdm
 from ..errors import BadInput
 from .base import Engine
 from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
-from .run import MeasureRun, _resolve_engine
+from .run import MeasureRun, _resolve_engine, with_grouping
 from ..corpora.files import check_errors, expand_paths
 from ..corpora.sample import LoadReport, Sample
-from ..pipeline import DETECT_SCRIPT, as_tokenizers, chunk_sums, combine_sums, iter_sample_chunks, partial_sums, summary_from_sums
+from ..pipeline import (DETECT_SCRIPT, as_tokenizers, check_metrics, chunk_sums, combine_sums, empty_sums, iter_sample_chunks,
+                        summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
 PART_BYTES = 64 << 20
@@ -152,10 +153,10 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
 
 def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category: str | None, language: str,
                script: str | None, column: str | None, errors: str, chunk_chars: int,
-               chunk_samples: int) -> tuple[pd.DataFrame, LoadReport]:
+               chunk_samples: int, metrics: tuple[str, ...]) -> tuple[pd.DataFrame, LoadReport]:
     """What a worker runs: read the part, chunk by chunk, and reduce it to sums."""
     report = LoadReport()
-    sums = [partial_sums(pd.DataFrame(columns=[*by, "n_chars", "n_bytes", "n_words", "n_tokens"]), by)]
+    sums = [empty_sums(by, metrics)]
     samples: list[Sample] = []  # text files come as samples: measured in chunks of about 4M characters
     chars = 0
 
@@ -166,7 +167,7 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
         samples, chars = [], 0
 
     def add(frame: pd.DataFrame) -> None:
-        sums.append(chunk_sums(frame, toks, by))
+        sums.append(chunk_sums(frame, toks, by, metrics))
         if len(sums) >= 64:  # fold as we go: a part's sums stay a few rows
             sums[:] = [combine_sums(sums, by)]
 
@@ -224,7 +225,8 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
                   workers: int | None = None, category: str | None = None, language: str = "und",
                   script: str | None = None, column: str | None = None, errors: str = "strict",
                   report: LoadReport | None = None, progress: bool = False, part_bytes: int | None = None,
-                  chunk_chars: int = 4_000_000, chunk_samples: int = SUMS_CHUNK_SAMPLES) -> MeasureRun:
+                  chunk_chars: int = 4_000_000, chunk_samples: int = SUMS_CHUNK_SAMPLES,
+                  metrics: str | Sequence[str] | None = None) -> MeasureRun:
     """Aggregates of the user's files, each part read and measured by a worker (see the module docstring).
 
     Args:
@@ -236,6 +238,7 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
         part_bytes: the size of a part; default: `PART_BYTES`, smaller when the input is small,
             so that every worker gets several parts.
         chunk_chars, chunk_samples: what a worker measures at once (its memory is about that much text).
+        metrics: as `run.measure`.
 
     Returns:
         A `MeasureRun` with `summary` and `sums` (no rows).
@@ -243,7 +246,8 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
     toks = as_tokenizers(tokenizers)
     names = tuple(t.name for t in toks)
     keys = [by] if isinstance(by, str) else list(by)
-    partial_sums(pd.DataFrame(columns=[*keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), keys)  # bad keys fail now
+    wanted = with_grouping(check_metrics(metrics), keys)
+    empty_sums(keys, wanted)  # bad keys fail now
     report = report if report is not None else LoadReport()
     opened, owned = _resolve_engine(engine, toks, scheduler, workers)
     try:
@@ -253,7 +257,8 @@ def measure_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenize
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
         parts = plan_parts(paths, column=column, errors=errors, part_bytes=part_bytes)
         params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,
-                  "column": column, "errors": errors, "chunk_chars": chunk_chars, "chunk_samples": chunk_samples}
+                  "column": column, "errors": errors, "chunk_chars": chunk_chars, "chunk_samples": chunk_samples,
+                  "metrics": wanted}
         sums: list[pd.DataFrame] = []
         n_bytes = 0
         with tqdm(total=sum(p.nbytes for p in parts), disable=not progress, unit="B", unit_scale=True,

@@ -16,7 +16,8 @@ linear time (`pipeline.UniqueIds`).
 from __future__ import annotations
 
 import sys
-from typing import TypeAlias
+from collections import deque
+from typing import Any, TypeAlias
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +32,9 @@ from .output import PartitionedParquet
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost import CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk
-from ..pipeline import (COLUMNS, UniqueIds, with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
-                        measure_chunk, partial_sums, summary_from_sums)
+from ..pipeline import (DETECT_SCRIPT, UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
+                        columns_for, combine_sums, empty_sums, finish_measured, iter_sample_chunks, partial_sums,
+                        rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
@@ -55,10 +57,21 @@ class MeasureRun:
     engine: str
 
 
-def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool) -> pd.DataFrame:
-    if rows:
-        return measure_chunk(chunk, toks)
-    return chunk_sums(chunk, toks, by or [])  # sums without the rows (scripts only if grouped by)
+def _measure_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, by: list[str] | None, rows: bool,
+                  metrics: tuple[str, ...]) -> Any:
+    if rows:  # counts only: the driver holds the labels and builds the rows (`_slim`)
+        return chunk_counts(chunk, toks, metrics=metrics)
+    return chunk_sums(chunk, toks, by or [], metrics)  # sums without the rows (scripts only if grouped by)
+
+
+def _slim(chunk: pd.DataFrame) -> pd.DataFrame:
+    """What a worker needs to count a chunk's rows: its texts, and its scripts if some are to be resolved.
+
+    The labels (ids, categories, ...) stay with the driver, so neither they nor the rows built
+    from them (one per tokenizer) are pickled across processes: on short rows that was about a
+    tenth of the tokenizing.
+    """
+    return chunk[["text", "script"]] if (chunk["script"] == DETECT_SCRIPT).any() else chunk[["text"]]
 
 
 def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samples: int) -> Iterator[pd.DataFrame]:
@@ -80,6 +93,11 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
         rows, chars = rows + n, chars + c
     if held:
         yield held[0] if len(held) == 1 else pd.concat(held, ignore_index=True)
+
+
+def with_grouping(metrics: tuple[str, ...], by: Sequence[str] | None) -> tuple[str, ...]:
+    """`metrics`, plus scripts when the grouping is by script (a group must not be 'unknown' for want of asking)."""
+    return check_metrics([*metrics, "scripts"]) if by is not None and "script" in by else metrics
 
 
 def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -115,7 +133,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
             scheduler: str | None = None, workers: int | None = None, by: str | Sequence[str] | None = None,
             out: str | Path | PartitionedParquet | None = None, rows: bool | None = None, progress: bool = False,
             total_bytes: int | None = None, chunk_chars: int = 4_000_000,
-            chunk_samples: int = SUMS_CHUNK_SAMPLES) -> MeasureRun:
+            chunk_samples: int = SUMS_CHUNK_SAMPLES, metrics: str | Sequence[str] | None = None) -> MeasureRun:
     """Measure `samples` x `tokenizers` on an engine, keeping rows, aggregates or a Parquet dataset.
 
     Args:
@@ -132,6 +150,9 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
         progress: one tqdm bar over input bytes on stderr.
         total_bytes: the input size, for the bar's total (e.g. the sum of file sizes).
         chunk_chars, chunk_samples: the size of a chunk (a task); `Chunks` frames are joined up to it.
+        metrics: optional metrics (`pipeline.METRICS`: words, graphemes, scripts), names or a
+            comma-separated string; None: words and scripts, as `pipeline.measure`. A grouping
+            by script detects scripts whatever is asked.
 
     Returns:
         A `MeasureRun`.
@@ -149,12 +170,13 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     toks = as_tokenizers(tokenizers)
     names = tuple(t.name for t in toks)
     by_keys = None if by is None else ([by] if isinstance(by, str) else list(by))
+    wanted = with_grouping(check_metrics(metrics), by_keys)
     keep_rows = (by_keys is None and out is None) if rows is None else rows
     need_rows = keep_rows or out is not None
     if not need_rows and by_keys is None:
         raise BadInput("nothing to keep: pass by=[...] for aggregates, out=DIR for a Parquet dataset, or rows=True")
     if by_keys is not None:
-        partial_sums(pd.DataFrame(columns=[*by_keys, "n_chars", "n_bytes", "n_words", "n_tokens"]), by_keys)  # bad keys fail now
+        empty_sums(by_keys, wanted)  # bad keys fail now
     own_writer = not isinstance(out, PartitionedParquet)
     writer = out if isinstance(out, PartitionedParquet) else PartitionedParquet(out) if out is not None else None
     opened, owned = _resolve_engine(engine, toks, scheduler, workers)
@@ -166,14 +188,24 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                           iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples))
         with tqdm(total=total_bytes, disable=not progress, unit="B", unit_scale=True, unit_divisor=1024,
                   desc=f"measure x{len(toks)} ({opened.name})", file=sys.stderr, dynamic_ncols=True) as bar:
-            params = {"by": by_keys, "rows": need_rows}
-            for result in opened.map(_measure_task, chunks, names, params=params):
+            params = {"by": by_keys, "rows": need_rows, "metrics": wanted}
+            held: deque[pd.DataFrame] = deque()  # chunks whose counts are out on the workers, in order
+
+            def sent(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+                for frame in frames:
+                    if need_rows:
+                        held.append(frame)
+                        frame = _slim(frame)
+                    yield frame
+
+            for result in opened.map(_measure_task, sent(chunks), names, params=params):
                 if need_rows:
+                    result = rows_from_counts(held.popleft(), result, names)
                     n_samples += len(result) // len(names)
                     if by_keys is not None:
                         sums.append(partial_sums(result, by_keys))
                     if writer is not None:
-                        writer.write(with_ratios(result)[list(COLUMNS)])
+                        writer.write(with_ratios(result)[list(columns_for(wanted))])
                     if keep_rows:
                         kept.append(result)
                     chunk_bytes = int(result["n_bytes"].sum()) // len(names)
@@ -196,7 +228,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
     written = (writer.commit() if own_writer else writer.target) if writer is not None else None
     total = combine_sums(sums, by_keys) if by_keys is not None else None
     summary = summary_from_sums(total, by_keys, names) if total is not None and by_keys is not None else None
-    frame = finish_measured(kept, names) if keep_rows else None
+    frame = finish_measured(kept, names, wanted) if keep_rows else None
     return MeasureRun(frame, summary, total, written, n_samples, n_bytes, opened.name)
 
 

@@ -4,34 +4,46 @@ Unlike `compare` (one text, for a quick look) and `probes` (small controlled inp
 explain *why*), this package measures whole corpora, in this process; `analysis.engine`
 runs the same functions on other processes or machines. Aggregates are ratios of sums, never
 means of per-sample ratios. Sizes (`n_chars`, `n_bytes`, `n_words`) come from
-`corpora.words.text_sizes`, whose docstring gives the word rules for every script.
+`corpora.words.text_sizes`, whose docstring gives the word rules for every script; `metrics`
+says which sizes a measurement computes (words, graphemes and scripts only when asked).
 """
 
 from .rows import (
     as_tokenizers as as_tokenizers,
     CATEGORICAL as CATEGORICAL,
     check_table_path as check_table_path,
+    chunk_counts as chunk_counts,
+    ChunkCounts as ChunkCounts,
     COLUMNS as COLUMNS,
     count_words as count_words,
+    columns_for as columns_for,
     COUNTS as COUNTS,
-    DETECT_SCRIPT as DETECT_SCRIPT,
     finish_measured as finish_measured,
     iter_sample_chunks as iter_sample_chunks,
     measure as measure,
     measure_chunk as measure_chunk,
     RATIOS as RATIOS,
+    rows_from_counts as rows_from_counts,
     SAMPLE_META as SAMPLE_META,
     TABLE_SUFFIXES as TABLE_SUFFIXES,
-    text_stats as text_stats,
     token_counts as token_counts,
     UniqueIds as UniqueIds,
     with_ratios as with_ratios,
     write_table as write_table,
 )
+from .metrics import (
+    check_metrics as check_metrics,
+    count_columns as count_columns,
+    DEFAULT_METRICS as DEFAULT_METRICS,
+    DETECT_SCRIPT as DETECT_SCRIPT,
+    METRICS as METRICS,
+    text_stats as text_stats,
+)
 from .sums import (
     BASELINE_VARIANTS as BASELINE_VARIANTS,
     chunk_sums as chunk_sums,
     combine_sums as combine_sums,
+    empty_sums as empty_sums,
     filter_frame as filter_frame,
     partial_sums as partial_sums,
     summarize as summarize,

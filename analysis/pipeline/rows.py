@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +20,12 @@ from tqdm.auto import tqdm
 
 from ..atomic import atomic_path
 from ..compare import resolve_tokenizers
-from ..corpora.sample import Labeled, Sample, detect_script
-from ..corpora.words import count_words as count_words, text_sizes
+from ..corpora.sample import Labeled, Sample
+from ..corpora.words import count_words as count_words
 from ..errors import BadInput
 from ..tokenizers import Tokenizer
 from ..tokenizers import TokenizersArg
+from .metrics import DEFAULT_METRICS, check_metrics, count_columns, ratio_columns, resolve_scripts, text_stats
 
 SAMPLE_META = ("sample_id", "category", "language", "script", "kind", "group", "variant")
 COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
@@ -33,15 +35,14 @@ COLUMNS = (*SAMPLE_META, "tokenizer", *COUNTS, *RATIOS)
 CATEGORICAL = ("category", "language", "script", "kind", "group", "variant", "tokenizer")
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 
-# --- sizes ---------------------------------------------------------------------------------
-def text_stats(texts: pd.Series) -> pd.DataFrame:
-    """Tokenizer-independent sizes of each text: n_chars (code points), n_bytes (UTF-8), n_words.
 
-    >>> text_stats(pd.Series(["héllo wörld", ""])).to_dict("list")
-    {'n_chars': [11, 0], 'n_bytes': [13, 0], 'n_words': [2, 0]}
+def columns_for(metrics: Sequence[str] = DEFAULT_METRICS) -> tuple[str, ...]:
+    """The columns of a measured frame with `metrics` (`COLUMNS` for the default ones), in order.
+
+    >>> columns_for(())[-5:]
+    ('n_chars', 'n_bytes', 'n_tokens', 'chars_per_token', 'bytes_per_token')
     """
-    n_chars, n_bytes, n_words = text_sizes(texts.tolist())
-    return pd.DataFrame({"n_chars": n_chars, "n_bytes": n_bytes, "n_words": n_words}, index=texts.index)
+    return (*SAMPLE_META, "tokenizer", *count_columns(metrics), *ratio_columns(metrics))
 
 
 # --- inputs --------------------------------------------------------------------------------
@@ -153,44 +154,72 @@ def _categorical(frame: pd.DataFrame, tokenizer_order: Sequence[str]) -> pd.Data
 
 
 def with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
+    """Ratios of the counts: chars and bytes per token, and tokens per word where words were counted."""
     tokens = frame["n_tokens"].where(frame["n_tokens"] > 0)  # 0 tokens -> NaN, not inf
-    return frame.assign(**{
-        f"chars_per_token{suffix}": frame["n_chars"] / tokens,
-        f"bytes_per_token{suffix}": frame["n_bytes"] / tokens,
-        f"tokens_per_word{suffix}": frame["n_tokens"] / frame["n_words"].where(frame["n_words"] > 0),
-    })
+    ratios = {f"chars_per_token{suffix}": frame["n_chars"] / tokens, f"bytes_per_token{suffix}": frame["n_bytes"] / tokens}
+    if "n_words" in frame.columns:
+        ratios[f"tokens_per_word{suffix}"] = frame["n_tokens"] / frame["n_words"].where(frame["n_words"] > 0)
+    return frame.assign(**ratios)
 
 
-# Script detection deferred to whoever measures the chunk (a worker process, not the reader):
-# loaders pass this as the script, and `measure_chunk` replaces it with `detect_script(text)`.
-DETECT_SCRIPT = "?detect"
+@dataclass(frozen=True)
+class ChunkCounts:
+    """What measuring a chunk finds, per sample: sizes (`n_chars`, `n_bytes`, the metrics'), tokens
+    (samples x tokenizers) and the resolved scripts (None: the chunk's own are kept).
 
-
-def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True) -> pd.DataFrame:
-    """Counts of one chunk of samples (a frame from `iter_sample_chunks`) under `toks`, without ratios.
-
-    The per-sample Python work (words, deferred script detection) happens here, in whatever
-    process measures the chunk, so a reader feeding many workers stays light.
-
-    Args:
-        scripts: detect deferred scripts; False leaves `DETECT_SCRIPT` in place, for callers
-            that keep neither rows nor a grouping by script.
-
-    Returns:
-        SAMPLE_META, tokenizer, n_chars, n_bytes, n_words, n_tokens; sample-major rows.
+    Arrays only, so a worker sends it back cheaply; `rows_from_counts` adds the labels the
+    driver still holds, so they never travel back from the workers.
     """
-    if scripts and len(chunk) and (chunk["script"] == DETECT_SCRIPT).any():
-        todo = chunk["script"] == DETECT_SCRIPT
-        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
+
+    sizes: dict[str, np.ndarray]
+    tokens: np.ndarray
+    script: np.ndarray | None = None
+
+
+def chunk_counts(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True,
+                 metrics: Sequence[str] = DEFAULT_METRICS) -> ChunkCounts:
+    """The counts of a chunk's texts (it needs `text`, and `script` if scripts are deferred), without labels."""
+    script = None
+    if scripts and "script" in chunk.columns:
+        resolved = resolve_scripts(chunk, "scripts" in metrics)
+        script = None if resolved is chunk else resolved["script"].to_numpy()
     texts = chunk["text"].tolist()
     # one native batch call per tokenizer (tiktoken: threads; HF: rayon)
-    counts = np.column_stack([token_counts(tok, texts) for tok in toks]) if len(texts) else np.zeros((0, len(toks)))
-    per_sample = chunk[list(SAMPLE_META)].join(text_stats(chunk["text"]))
-    n = len(toks)
-    # sample-major: each sample's row repeated once per tokenizer, tokenizers in the given order
-    return (per_sample.loc[per_sample.index.repeat(n)]
-            .assign(tokenizer=np.tile([t.name for t in toks], len(chunk)), n_tokens=counts.ravel().astype(np.int64))
-            .reset_index(drop=True))
+    tokens = np.column_stack([token_counts(tok, texts) for tok in toks]) if texts else np.zeros((0, len(toks)), np.int64)
+    sizes = text_stats(chunk["text"], metrics)
+    return ChunkCounts({c: sizes[c].to_numpy() for c in sizes.columns}, tokens, script)
+
+
+def rows_from_counts(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str]) -> pd.DataFrame:
+    """The per-row frame of a chunk (SAMPLE_META) and its `chunk_counts`: sample-major, tokenizers in order."""
+    n = len(names)
+    # each sample's values repeated once per tokenizer, column by column in numpy
+    columns = {c: np.repeat(chunk[c].to_numpy() if c != "script" or counts.script is None else counts.script, n)
+               for c in SAMPLE_META}
+    columns["tokenizer"] = np.tile(np.array(list(names), dtype=object), len(chunk))
+    columns.update({c: np.repeat(v, n) for c, v in counts.sizes.items()})
+    columns["n_tokens"] = counts.tokens.ravel().astype(np.int64)
+    return pd.DataFrame(columns)
+
+
+def measure_chunk(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True,
+                  metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
+    """Counts of one chunk of samples (a frame from `iter_sample_chunks`) under `toks`, without ratios.
+
+    The per-sample work (sizes, the metrics asked for) happens here, in whatever process
+    measures the chunk, so a reader feeding many workers stays light.
+
+    Args:
+        scripts: resolve deferred scripts (detected if `metrics` has "scripts", else `Zzzz`);
+            False leaves `DETECT_SCRIPT` in place, for callers that keep neither rows nor a
+            grouping by script.
+        metrics: the optional metrics to compute (`metrics.METRICS`); the others' columns are left out.
+
+    Returns:
+        SAMPLE_META, tokenizer, then `metrics.count_columns(metrics)`; sample-major rows.
+    """
+    counts = chunk_counts(chunk, toks, scripts=scripts, metrics=metrics)
+    return rows_from_counts(chunk, counts, [t.name for t in toks])
 
 
 class UniqueIds:
@@ -213,7 +242,9 @@ class UniqueIds:
 
     def add(self, ids: pd.Series) -> None:
         ids = (ids if ids.dtype == object else ids.astype(str)).reset_index(drop=True)
-        hashes = pd.util.hash_pandas_object(ids, index=False).to_numpy()
+        # Python's own str hash (64 bits, C-level): a tenth of the cost of pandas' hash, and the
+        # ids never leave this process, so its per-process seed does not matter
+        hashes = np.fromiter(map(hash, ids.tolist()), dtype=np.int64, count=len(ids))
         clash = ids.duplicated().to_numpy().copy()
         for run in self._runs:
             pos = np.searchsorted(run, hashes).clip(max=len(run) - 1)
@@ -227,17 +258,21 @@ class UniqueIds:
         self._runs.append(run)
 
 
-def finish_measured(parts: Sequence[pd.DataFrame], tokenizer_names: Sequence[str]) -> pd.DataFrame:
+def finish_measured(parts: Sequence[pd.DataFrame], tokenizer_names: Sequence[str],
+                    metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
     """Per-chunk count frames (from `measure_chunk`, in order) -> the `measure` frame: ratios, categoricals."""
+    counts = count_columns(metrics)
     if not parts:
-        frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in COUNTS else "str") for c in COLUMNS[:-3]})
+        frame = pd.DataFrame({c: pd.Series(dtype="int64" if c in counts else "str")
+                              for c in (*SAMPLE_META, "tokenizer", *counts)})
     else:
         frame = pd.concat(parts, ignore_index=True)
-    return frame.pipe(with_ratios).pipe(_categorical, list(tokenizer_names))[list(COLUMNS)]
+    return frame.pipe(with_ratios).pipe(_categorical, list(tokenizer_names))[list(columns_for(metrics))]
 
 
 def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: TokenizersArg = None,
-            *, progress: bool = False, chunk_chars: int = 4_000_000, chunk_samples: int = 4096) -> pd.DataFrame:
+            *, progress: bool = False, chunk_chars: int = 4_000_000, chunk_samples: int = 4096,
+            metrics: str | Sequence[str] | None = None) -> pd.DataFrame:
     """Token counts of every sample under every tokenizer: one tidy row per (sample, tokenizer).
 
     This runs in this process; `analysis.engine.measure` runs the same chunks on all cores or
@@ -252,6 +287,7 @@ def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Toke
         progress: show a tqdm progress bar on stderr.
         chunk_chars: characters tokenized per batch (bounds memory for huge corpora).
         chunk_samples: samples per batch at most.
+        metrics: optional metrics (`words`, `graphemes`, `scripts`); None: words and scripts, as always.
 
     Returns:
         Columns sample_id, category, language, script, kind, group, variant, tokenizer,
@@ -268,6 +304,7 @@ def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Toke
     [{'sample_id': 'a', 'tokenizer': 'cl100k_base', 'n_tokens': 2, 'n_words': 2, 'chars_per_token': 5.5}]
     """
     toks = as_tokenizers(tokenizers)
+    wanted = check_metrics(metrics)
     total = len(samples) if isinstance(samples, (pd.DataFrame, Sequence)) else None
     ids = UniqueIds()
     parts = []
@@ -275,9 +312,9 @@ def measure(samples: pd.DataFrame | Iterable[Sample | Labeled], tokenizers: Toke
               file=sys.stderr, dynamic_ncols=True) as bar:
         for chunk in iter_sample_chunks(samples, chunk_chars=chunk_chars, chunk_samples=chunk_samples):
             ids.add(chunk["sample_id"])
-            parts.append(measure_chunk(chunk, toks))
+            parts.append(measure_chunk(chunk, toks, metrics=wanted))
             bar.update(len(chunk))
-    return finish_measured(parts, [t.name for t in toks])
+    return finish_measured(parts, [t.name for t in toks], wanted)
 
 
 # --- output --------------------------------------------------------------------------------

@@ -14,11 +14,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..corpora.sample import detect_script
-from ..corpora.words import text_sizes
 from ..errors import UnknownName
 from ..tokenizers import Tokenizer
-from .rows import CATEGORICAL, COUNTS, DETECT_SCRIPT, SAMPLE_META, with_ratios, token_counts
+from .metrics import DEFAULT_METRICS, count_columns, resolve_scripts, text_stats
+from .rows import CATEGORICAL, COUNTS, SAMPLE_META, with_ratios, token_counts
 
 def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
     """Totals per group and ratios of those totals (never means of per-sample ratios).
@@ -47,13 +46,22 @@ def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "to
             f"cannot group by {missing}: not columns of the measured frame ({list(measured.columns)})"))
     return (measured
             .groupby(by, observed=True, sort=True)
-            .agg(n_samples=("sample_id", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
-                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
+            .agg(n_samples=("sample_id", "size"), **{c: (c, "sum") for c in _counts_in(measured)})
             .reset_index()
             .pipe(with_ratios, "_of_sums"))
 
 
 SUMS = ("n_samples", *COUNTS)
+# every count column a frame may hold, in table order: a measurement without words has no n_words
+_ALL_COUNTS = ("n_chars", "n_bytes", "n_words", "n_graphemes", "n_tokens")
+
+
+def _counts_in(frame: pd.DataFrame) -> list[str]:
+    return [c for c in _ALL_COUNTS if c in frame.columns]
+
+
+def _sums_in(frame: pd.DataFrame) -> list[str]:
+    return ["n_samples", *_counts_in(frame)]
 # Below this many texts per group on average, a chunk's tokens are counted per text and summed.
 SMALL_GROUP_TEXTS = 64
 
@@ -80,12 +88,17 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
     """
     keys = _group_keys(by)
     return (counts.groupby(keys, sort=False, observed=True)
-            .agg(n_samples=("n_tokens", "size"), n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"),
-                 n_words=("n_words", "sum"), n_tokens=("n_tokens", "sum"))
-            .reset_index().astype({c: "int64" for c in SUMS}))
+            .agg(n_samples=("n_tokens", "size"), **{c: (c, "sum") for c in _counts_in(counts)})
+            .reset_index().astype({c: "int64" for c in _sums_in(counts)}))
 
 
-def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str]) -> pd.DataFrame:
+def empty_sums(by: str | Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
+    """The sums of no rows (keys checked: an unknown one raises now, before any work)."""
+    return partial_sums(pd.DataFrame(columns=[*_group_keys(by), *count_columns(metrics)]), by)
+
+
+def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str],
+               metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
     """`partial_sums(measure_chunk(chunk, toks), by)`, without the per-row frame: the fast path for aggregates.
 
     Characters, bytes and words are counted per text (in numpy, with no Python step per text)
@@ -95,11 +108,11 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
     """
     keys = _group_keys(by)
     labels = [k for k in keys if k != "tokenizer"]
-    if (chunk["script"] == DETECT_SCRIPT).any() and "script" in labels:
-        todo = chunk["script"] == DETECT_SCRIPT
-        chunk = chunk.assign(script=chunk["script"].mask(todo, chunk.loc[todo, "text"].map(detect_script)))
+    if "script" in labels:
+        chunk = resolve_scripts(chunk, "scripts" in metrics)
     texts = chunk["text"].tolist()
-    n_chars, n_bytes, n_words = text_sizes(texts)  # per text, in numpy: they add up within each group
+    stats = text_stats(chunk["text"], metrics)  # per text: they add up within each group
+    size_columns = {c: stats[c].to_numpy() for c in stats.columns}
     if labels:
         codes, uniques = pd.MultiIndex.from_frame(chunk[labels].astype(str)).factorize() if len(labels) > 1 \
             else pd.factorize(chunk[labels[0]].astype(str))
@@ -115,8 +128,7 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
     for members, label in zip(groups, label_rows):
         if not len(members):
             continue
-        sizes = {"n_chars": int(n_chars[members].sum()), "n_bytes": int(n_bytes[members].sum()),
-                 "n_words": int(n_words[members].sum())}
+        sizes = {c: int(v[members].sum()) for c, v in size_columns.items()}
         # only totals are kept, so each tokenizer counts the group's texts in its fastest way for a total
         if counts is not None:
             tokens = counts[members].sum(axis=0).tolist()
@@ -130,8 +142,9 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
         else:  # rows are sample x tokenizer, so every size counts once per tokenizer
             rows.append({**label, "n_samples": len(members) * n_toks, **{k: v * n_toks for k, v in sizes.items()},
                          "n_tokens": int(sum(tokens))})
-    out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *SUMS])
-    return out[[*keys, *SUMS]].astype({c: "int64" for c in SUMS})
+    sums = ["n_samples", *size_columns, "n_tokens"]
+    out = pd.DataFrame(rows, columns=[*labels, *(["tokenizer"] if "tokenizer" in keys else []), *sums])
+    return out[[*keys, *sums]].astype({c: "int64" for c in sums})
 
 
 
@@ -150,7 +163,7 @@ def summary_from_sums(sums: pd.DataFrame, by: str | Sequence[str], tokenizer_nam
     cats = {k: pd.CategoricalDtype(list(tokenizer_names) if k == "tokenizer" else pd.unique(sums[k].astype(str)))
             for k in keys if k in CATEGORICAL}
     return (sums.astype({k: "str" for k in cats}).astype(cats)
-            .groupby(keys, observed=True, sort=True)[list(SUMS)].sum()
+            .groupby(keys, observed=True, sort=True)[_sums_in(sums)].sum()
             .reset_index()
             .pipe(with_ratios, "_of_sums"))
 

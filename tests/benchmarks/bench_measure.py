@@ -149,33 +149,47 @@ def raw_passes(path: Path, column: str | None) -> dict:
     return json.loads(r["stdout"].strip().splitlines()[-1])
 
 
-def measure_run(path: Path, engine: str, *, out: Path | None, column: str | None, workers: int | None = None) -> dict:
-    """`tokenprism measure PATH -t TOKS --engine ENGINE [--out DIR/]`, as a user runs it."""
+def measure_run(path: Path, engine: str, *, out: Path | None, column: str | None, workers: int | None = None,
+                metrics: str = "") -> dict:
+    """`tokenprism measure PATH -t TOKS --engine ENGINE [--out DIR/] [--metrics M]`, as a user runs it."""
     argv = [sys.executable, "-m", "analysis", "measure", str(path), "-t", ",".join(TOKS), "--engine", engine,
             "--by", "category", "--format", "csv", "--no-progress"]
     argv += ["--column", column] if column else []
     argv += ["--workers", str(workers)] if workers else []
     argv += ["--out", f"{out}/"] if out is not None else []
+    argv += ["--metrics", metrics] if metrics else []
     r = _tree(argv)
     return {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "summary_csv": r["stdout"]}
 
 
-RUNS = (  # (name, engine, per-row output, workers)
-    ("local_out", "local", True, None),
-    ("local_aggregates", "local", False, None),
-    ("inprocess_out", "inprocess", True, None),
-    ("dask2_aggregates", "dask", False, 2),
+RUNS = (  # (name, engine, per-row output, workers, --metrics): the default measures characters, bytes, tokens
+    ("local_out", "local", True, None, ""),
+    ("local_aggregates", "local", False, None, ""),
+    ("local_out_metrics", "local", True, None, "words,graphemes,scripts"),  # what every optional metric costs
+    ("inprocess_out", "inprocess", True, None, ""),
+    ("dask2_aggregates", "dask", False, 2, ""),
 )
+
+
+def _same_counts(csvs: list[str]) -> bool:
+    """Whether every run's summary gives the same counts (the columns they all have: metrics add some)."""
+    import io
+
+    import pandas as pd
+
+    frames = [pd.read_csv(io.StringIO(c)) for c in csvs]
+    common = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
+    return all(f[common].equals(frames[0][common]) for f in frames)
 
 
 def _input(kind: str, path: Path, column: str | None, tmp: Path, cores: int) -> dict:
     before = raw_passes(path, column)
     runs = {}
-    for name, engine, rows, workers in RUNS:
+    for name, engine, rows, workers, metrics in RUNS:
         if kind == "jsonl" and engine in ("inprocess", "dask"):
             continue  # the per-core bound on short rows is the local engine's
         out = tmp / f"{kind}-{name}" if rows else None
-        runs[name] = measure_run(path, engine, out=out, column=column, workers=workers)
+        runs[name] = measure_run(path, engine, out=out, column=column, workers=workers, metrics=metrics)
         print(f"  {kind:6} {name:17} wall {runs[name]['wall_s']:6.1f} s  CPU {runs[name]['cpu_s']:6.1f} s", flush=True)
     after = raw_passes(path, column)
     raw = (before["raw_cpu_s"] + after["raw_cpu_s"]) / 2
@@ -183,7 +197,7 @@ def _input(kind: str, path: Path, column: str | None, tmp: Path, cores: int) -> 
     for r in runs.values():
         r.update(cpu_ratio=r["cpu_s"] / raw, wall_ratio=r["wall_s"] / raw,
                  cpu_ok=r["cpu_s"] / raw <= TARGET_CPU, wall_ok=r["wall_s"] / raw <= wall_target)
-    same = len({r["summary_csv"] for r in runs.values()}) == 1
+    same = _same_counts([r["summary_csv"] for r in runs.values()])
     res = {"raw_cpu_s": raw, "raw_before_after": [before, after], "wall_target": wall_target, "runs": runs,
            "same_numbers": same}
     if "dask2_aggregates" in runs:
@@ -242,7 +256,8 @@ t0 = time.process_time()
 from analysis.engine.base import worker_tokenizers
 from analysis.engine.read import iter_corpus_chunks
 from analysis.engine.run import coalesce_chunks
-from analysis.pipeline import COLUMNS, measure_chunk, partial_sums, text_stats, with_ratios
+from analysis.pipeline import columns_for, measure_chunk, partial_sums, text_stats, with_ratios
+from analysis.pipeline.metrics import count_graphemes
 imports = time.process_time() - t0
 t0 = time.process_time()
 toks = worker_tokenizers(a["toks"])
@@ -257,16 +272,18 @@ if a["task_rows"] > 4096:
     chunks = timed("read_decode", lambda: list(coalesce_chunks(chunks, 4_000_000, a["task_rows"])))
 texts = [t for c in chunks for t in c["text"].tolist()]
 timed("tokenize", lambda: [tok.count_batch(c["text"].tolist()) for c in chunks for tok in toks])
-timed("metric_words_bytes", lambda: [text_stats(c["text"]) for c in chunks])
+timed("sizes_chars_bytes", lambda: [text_stats(c["text"], ()) for c in chunks])
+timed("metric_words_bytes", lambda: [text_stats(c["text"], ("words",)) for c in chunks])
+timed("metric_graphemes", lambda: [count_graphemes(c["text"].tolist()) for c in chunks])
 timed("metric_scripts", lambda: [detect_script(t) for t in texts])
-results = [measure_chunk(c, toks) for c in chunks]
+results = [measure_chunk(c, toks, metrics=()) for c in chunks]
 timed("ipc_pickle", lambda: [pickle.loads(pickle.dumps(x)) for x in (*chunks, *results)])
 writer = PartitionedParquet(a["out"])
-timed("output", lambda: [writer.write(with_ratios(r)[list(COLUMNS)]) for r in results])
+timed("output", lambda: [writer.write(with_ratios(r)[list(columns_for(()))]) for r in results])
 writer.abort()
 timed("sums", lambda: [partial_sums(r, ["category", "tokenizer"]) for r in results])
-t0 = time.process_time(); [measure_chunk(c, toks) for c in chunks]; whole = time.process_time() - t0
-cpu["frames_other"] = max(0.0, whole - cpu["tokenize"] - cpu["metric_words_bytes"] - cpu["metric_scripts"])
+t0 = time.process_time(); [measure_chunk(c, toks, metrics=()) for c in chunks]; whole = time.process_time() - t0
+cpu["frames_other"] = max(0.0, whole - cpu["tokenize"] - cpu["sizes_chars_bytes"])
 print(json.dumps(cpu))
 """
 

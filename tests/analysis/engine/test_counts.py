@@ -6,6 +6,9 @@ the UTF-8 length, `count_words`, and `len(tokenizer.encode(text))` for each text
 time. So a faster counting path (joined texts, numpy sizes, forked workers, larger tasks) that
 changed a number would fail here even if it changed it the same way on every engine.
 
+The optional metrics (`--metrics words,graphemes,scripts`) are checked the same way, asked for
+and not: a column not asked for is absent, the others are unchanged.
+
 Inputs: the built-in corpora and a generated corpus (a folder of mixed text and short JSON
 lines), read the ways the command line reads them: per-row (`engine.measure` over
 `read.iter_corpus_chunks`) and aggregates where the workers read the files (`measure_files`).
@@ -19,14 +22,16 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+import regex
 
 from analysis import pipeline
-from analysis.corpora import load_builtin
+from analysis.corpora import detect_script, load_builtin
 from analysis.corpora.words import count_words
 from analysis.engine import measure, measure_files, open_engine
 from analysis.engine.base import InProcessEngine
 from analysis.engine.local import LocalEngine, start_method
 from analysis.engine.read import iter_corpus_chunks
+from analysis.errors import UnknownName
 from tests.analysis.engine.gen import jsonl_rows, text_folder
 
 TOKS = ("o200k_base", "cl100k_base")
@@ -134,3 +139,59 @@ def test_generated_corpus_equals_a_recount_on_every_engine_and_reader(engines, t
         pdt.assert_frame_equal(_sums(run.summary), expected_sums, obj=f"streamed sums on {name}")
         files = measure_files(generated, TOKS, by=BY, engine=engine, column="text", part_bytes=1 << 18)
         pdt.assert_frame_equal(_sums(files.summary), expected_sums, obj=f"sums read by the workers on {name}")
+
+
+_GRAPHEME = regex.compile(r"\X")
+
+
+def recount_metrics(texts: list[str], toks, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """`recount` with only the columns `metrics` asks for, and n_graphemes as `regex`'s own \\X matches."""
+    rows = recount(texts, toks)
+    if "graphemes" in metrics:
+        rows.insert(3, "n_graphemes", np.repeat([len(_GRAPHEME.findall(t)) for t in texts], len(toks)).astype("int64"))
+    return rows[list(pipeline.count_columns(metrics))]
+
+
+@pytest.mark.parametrize("metrics", [(), ("words", "graphemes", "scripts")], ids=["counts-only", "every-metric"])
+def test_metrics_on_request_equal_a_recount_on_every_engine(engines, toks, generated, tmp_path, metrics):
+    texts, categories = _generated_texts(generated)
+    builtin = load_builtin()
+    expected = recount_metrics(texts, toks, metrics)
+    counts = list(pipeline.count_columns(metrics))
+    sums = ["n_samples", *counts]
+    expected_sums = (expected.assign(category=np.repeat(categories, len(toks)),
+                                     tokenizer=np.tile([t.name for t in toks], len(texts)))
+                     .groupby(BY, sort=True).agg(n_samples=("n_tokens", "size"), **{c: (c, "sum") for c in counts})
+                     .reset_index().astype({c: "int64" for c in sums}))
+    builtin_expected = recount_metrics(builtin["text"].tolist(), toks, metrics)
+    scripts = pd.Series([detect_script(t) for t in texts]).repeat(len(toks)).tolist()
+    for name, engine in engines.items():
+        out = tmp_path / f"{name}-{len(metrics)}"
+        run = measure(iter_corpus_chunks(generated, column="text"), TOKS, engine=engine, by=BY, out=out,
+                      metrics=metrics)
+        written = pd.read_parquet(out)
+        assert list(written.columns) == list(pipeline.columns_for(metrics)), name  # no column it did not compute
+        pdt.assert_frame_equal(written[counts].astype("int64"), expected, obj=f"Parquet rows on {name}")
+        # scripts nobody declared: detected when asked, else 'Zzzz' (unknown), never a guess
+        assert written["script"].astype(str).tolist() == (scripts if "scripts" in metrics else ["Zzzz"] * len(scripts))
+        got = run.summary.astype({k: str for k in BY})[[*BY, *sums]].sort_values(BY).reset_index(drop=True)
+        pdt.assert_frame_equal(got.astype({c: "int64" for c in sums}), expected_sums, obj=f"streamed sums on {name}")
+        files = measure_files(generated, TOKS, by=BY, engine=engine, column="text", part_bytes=1 << 18, metrics=metrics)
+        got = files.summary.astype({k: str for k in BY})[[*BY, *sums]].sort_values(BY).reset_index(drop=True)
+        pdt.assert_frame_equal(got.astype({c: "int64" for c in sums}), expected_sums, obj=f"worker-read sums on {name}")
+        rows = measure(builtin, toks if name == "inprocess" else TOKS, engine=engine, rows=True, chunk_samples=50,
+                       metrics=metrics).rows
+        pdt.assert_frame_equal(rows[counts].astype("int64"), builtin_expected, obj=f"built-in rows on {name}")
+
+
+def test_grouping_by_script_detects_scripts_even_when_not_asked(generated):
+    texts, _ = _generated_texts(generated)
+    run = measure(iter_corpus_chunks(generated, column="text"), TOKS, engine="inprocess", by=["script", "tokenizer"],
+                  metrics=())
+    assert set(run.summary["script"].astype(str)) == {detect_script(t) for t in texts}
+    assert "n_words" not in run.summary.columns and "tokens_per_word_of_sums" not in run.summary.columns
+
+
+def test_an_unknown_metric_is_a_clear_error():
+    with pytest.raises(UnknownName, match="choose from words, graphemes, scripts"):
+        measure(load_builtin().head(3), TOKS, engine="inprocess", by=BY, metrics="words,syllables")
