@@ -21,8 +21,8 @@ import pandas as pd
 
 from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
                     to_decimal, workload_value)
-from ..atomic import atomic_path, write_text
-from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json, safe_table
+from ..atomic import write_text
+from ..report.cost import csv_table, records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
@@ -91,7 +91,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
-                    metavar="N", help="chat messages per request, for the chat-format overhead where it is documented (0: raw text)")
+                    metavar="N", help="chat messages per request: 1 is the text as one user message, counted as `tokenprism count` "
+                         "counts it; N > 1 counts the format of N turns (an estimate); 0 is the raw text, no chat format")
     wl.add_argument("--chars-per-request", type=_number("--chars-per-request"), metavar="N",
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
@@ -222,7 +223,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
-        sys.stdout.write(safe_table(report.models).to_csv(index=False))
+        sys.stdout.write(csv_table(report.models))
     elif args.format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
@@ -252,7 +253,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
     if args.format == "csv":
-        sys.stdout.write(safe_table(frame).to_csv(index=False))
+        sys.stdout.write(csv_table(frame))
     elif args.format == "json":
         data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
                 "per_request": _records(frame), "notes": list(report.notes)}
@@ -261,7 +262,8 @@ def cmd_quick(args: argparse.Namespace) -> int:
         shown = display_quick(frame)
         lines = [f"prices: {report.price_source}; in force on {report.on} (UTC)",
                  f"one request{' (mean of ' + str(report.n_samples) + ' texts)' if report.n_samples > 1 else ''}: "
-                 f"{report.workload.messages_per_request} message(s), chat-format overhead included where documented"]
+                 f"{report.workload.messages_per_request} message(s) in each model's chat format, counted as "
+                 "`tokenprism count` counts it"]
         if args.format == "md":
             from ..report.page import markdown_table
 
@@ -301,9 +303,7 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     if len(report.categories):
         tables["cost_by_category.csv"] = report.categories
     for name, frame in tables.items():
-        with atomic_path(out_dir / name) as tmp:
-            safe_table(frame).to_csv(tmp, index=False)
-        written.append(out_dir / name)
+        written.append(write_text(out_dir / name, csv_table(frame)))
     write_text(out_dir / "report.md", render_markdown(report, figures=figures))
     write_text(out_dir / "report.html", render_html(report))
     return written + [out_dir / "report.md", out_dir / "report.html"]
@@ -322,7 +322,7 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 def cmd_models(args: argparse.Namespace) -> int:
     frame, source = models_frame(args)
     if args.format == "csv":
-        sys.stdout.write(safe_table(frame).to_csv(index=False))
+        sys.stdout.write(csv_table(frame))
     elif args.format == "json":
         sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
     else:

@@ -30,7 +30,8 @@ from .choose import open_engine
 from .output import PartitionedParquet
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
-from ..cost import CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk
+from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
+                    request_texts)
 from ..pipeline import (COLUMNS, UniqueIds, with_ratios, as_tokenizers, chunk_sums, combine_sums, finish_measured, iter_sample_chunks,
                         measure_chunk, partial_sums, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
@@ -265,7 +266,7 @@ def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: Tr
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
-    return sum(len(turn.text) for record in chunk for turn in record.messages)
+    return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",

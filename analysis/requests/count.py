@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BadInput
-from ..models import ModelSpec, resolve
-from ..tokenizers import load_tokenizer
-from .formats import FAMILIES, Exactness, format_for, none
+from ..models import ModelSpec, TokenizerChoice, resolve
+from ..tokenizers import Tokenizer, load_tokenizer
+from .formats import FAMILIES, ChatFormat, Exactness, format_for, none
 from .formats.parts import join_reasons
 from .request import Request
 
@@ -57,6 +57,69 @@ def _names(spec: ModelSpec) -> tuple[str, ...]:
     return tuple(dict.fromkeys((spec.id, spec.model)))
 
 
+@dataclass(frozen=True)
+class RequestCounter:
+    """`input_tokens` for one model, resolved once: its tokenizer, its family's render function and
+    what lowers the exactness. A face that counts many requests to one model (a log, a corpus)
+    builds one and calls `count` per request; `input_tokens` is `request_counter(model).count`.
+
+    `count(..., tokenizer=t)` counts with `t` in place of the loaded tokenizer: a wrapper of the
+    same vocabulary (a cache filled by one batch call), never another vocabulary.
+    """
+    model: str
+    tokenizer: Tokenizer
+    family: str | None
+    render: ChatFormat | None
+    text_exactness: str
+    text_note: str
+
+    def count(self, request: Request, *, add_generation_prompt: bool = True,
+              tokenizer: Tokenizer | None = None) -> Count:
+        tok = self.tokenizer if tokenizer is None else tokenizer
+        if self.render is None:
+            rendered = none.render(request, tok, add_generation_prompt=add_generation_prompt)
+            why = (f"the {self.family} chat format is not built in this version" if self.family in FAMILIES
+                   else "no chat format is known for this model")
+            exactness: Exactness = "estimate"
+            reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
+        else:
+            rendered = self.render(request, tok, add_generation_prompt=add_generation_prompt)
+            exactness, reason = rendered.exactness, rendered.reason
+        if self.text_exactness != "exact":
+            exactness = "estimate"
+            reason = join_reasons(reason, self.text_note)
+        return Count(self.model, self.tokenizer.name, self.family, rendered.content_tokens, rendered.format_tokens,
+                     exactness, reason, rendered.ids if exactness == "exact" else None)
+
+
+def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: TokenizerChoice) -> RequestCounter:
+    """A counter for a model named `name`, of chat-format `family` (None: not known), counted with
+    `choice` (the resolver's, or one a caller states, such as a price file's tokenizer).
+
+    Raises:
+        BadInput: the choice has no usable tokenizer on this machine (the message says why).
+    """
+    if not choice.usable or choice.tokenizer is None:
+        raise BadInput(f"model {name!r} is counted with {choice.wanted!r}, which is {choice.status}")
+    render = format_for(family, names) if family is not None else None
+    return RequestCounter(name, load_tokenizer(choice.tokenizer), family, render, choice.exactness, choice.note)
+
+
+def request_counter(model: str | ModelSpec, *, choice: TokenizerChoice | None = None) -> RequestCounter:
+    """The `RequestCounter` of a model id (as `analysis.models.resolve` takes it) or its `ModelSpec`.
+
+    Raises:
+        UnknownName: the model id is not known (the closest ids are named).
+        BadInput: the model has no text tokenizer, or its vocabulary is not on this machine.
+    """
+    spec = model if isinstance(model, ModelSpec) else resolve(model)
+    if choice is None:
+        if spec.tokenizer is None:
+            raise BadInput(f"model {spec.id!r} has no text tokenizer, so its requests cannot be counted: {spec.reason}")
+        choice = spec.choice()
+    return counter_for(spec.id, spec.format, _names(spec), choice)
+
+
 def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_prompt: bool = True) -> Count:
     """The input tokens of `request` to `model`, with the exactness of the count and its reason.
 
@@ -75,26 +138,4 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     >>> (c.input_tokens, c.content_tokens, c.format_tokens, c.exactness)
     (9, 2, 7, 'documented')
     """
-    spec = model if isinstance(model, ModelSpec) else resolve(model)
-    if spec.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} has no text tokenizer, so its requests cannot be counted: {spec.reason}")
-    choice = spec.choice()
-    if not choice.usable or choice.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
-    tokenizer = load_tokenizer(choice.tokenizer)
-    family = spec.format
-    render = format_for(family, _names(spec)) if family is not None else None
-    if render is None:
-        rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        why = (f"the {family} chat format is not built in this version" if family in FAMILIES
-               else "no chat format is known for this model")
-        exactness: Exactness = "estimate"
-        reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
-    else:
-        rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        exactness, reason = rendered.exactness, rendered.reason
-    if choice.exactness != "exact":
-        exactness = "estimate"
-        reason = join_reasons(reason, choice.note)
-    return Count(spec.id, tokenizer.name, family, rendered.content_tokens, rendered.format_tokens, exactness, reason,
-                 rendered.ids if exactness == "exact" else None)
+    return request_counter(model).count(request, add_generation_prompt=add_generation_prompt)
