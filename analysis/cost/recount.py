@@ -31,8 +31,11 @@ from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
 
 # Families whose format encodes a message's text on its own (`Prompt.content_text`, the "none"
-# family): their batch is `encode_batch`, so the render finds the ids. The others only count it.
+# family): their batch is `encode_batch`, so the render finds the ids. Families that count it
+# (documented rules, estimates) get `count_batch`. The template families (Qwen, DeepSeek, Gemma)
+# encode each message joined to its markers, which no batch of the texts alone can answer.
 ENCODING_FAMILIES = frozenset({"none", "llama3", "llama4", "harmony", "mistral"})
+COUNTING_FAMILIES = frozenset({"openai", "claude"})
 # Families that read their own tokenizer's extra methods (gemma3's SentencePiece markers): counted
 # with the tokenizer itself, never through a `BatchTokenizer`.
 UNWRAPPED_FAMILIES = frozenset({"gemma3"})
@@ -111,6 +114,7 @@ class BatchTokenizer:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.inner = tokenizer
         self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
         self._counts: dict[str, int] = {}
         self._ids: dict[str, list[int]] = {}
 
@@ -134,7 +138,7 @@ class BatchTokenizer:
 
     @property
     def special_tokens(self) -> dict[str, int]:
-        return self.inner.special_tokens
+        return self._specials
 
     def encode(self, text: str) -> list[int]:
         ids = self._ids.get(text)
@@ -182,6 +186,7 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
     counters = list(counters)
     out: dict[str, BatchTokenizer] = {}
     encode = {c.tokenizer.name for c in counters if c.family in ENCODING_FAMILIES or c.render is None}
+    count = {c.tokenizer.name for c in counters if c.family in COUNTING_FAMILIES}
     skip = {c.tokenizer.name for c in counters if c.family in UNWRAPPED_FAMILIES}
     for c in counters:
         name = c.tokenizer.name
@@ -190,7 +195,10 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
         batch = out[name] = BatchTokenizer(c.tokenizer)
         if counts is not None and name in counts:
             batch.fill(texts, counts=counts[name])
-        batch.fill(texts, ids=name in encode)
+        if name in encode:
+            batch.fill(texts, ids=True)
+        elif name in count:
+            batch.fill(texts)
     return out
 
 
