@@ -21,7 +21,8 @@ def display_models(report: CostReport) -> pd.DataFrame:
     m = report.models
     out = pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
-        "in_tok/req": m["input_tokens_per_request"].map(_tok), "out_tok/req": m["output_tokens_per_request"].map(_tok),
+        "in_tok/req": m["input_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
+        "out_tok/req": m["output_tokens_per_request"].map(_tok),
         "chars/tok": m["chars_per_token"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}"),
         "$/Mtok in / out": [_pair(a, b) for a, b in zip(m["usd_per_mtok_input"], m["usd_per_mtok_output"])],
         "$/request": m["usd_per_request"].map(_money_or_status),
@@ -36,7 +37,10 @@ def display_models(report: CostReport) -> pd.DataFrame:
 
 
 def _tok(v: Any) -> str:
-    return "" if v is None or pd.isna(v) else f"{v:,.1f}"
+    """A mean per request: whole as a count ("1,024"), else one decimal ("12.5")."""
+    if v is None or pd.isna(v):
+        return ""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
 
 
 def _pair(a: Decimal | None, b: Decimal | None) -> str:
@@ -53,7 +57,7 @@ def display_categories(report: CostReport) -> pd.DataFrame:
     return pd.DataFrame({
         "model": c["model"], "category": c["category"], "requests": c["n_requests"],
         "tokenizer": c["tokenizer"], "chars/tok": c["chars_per_token"].map(lambda v: f"{v:.2f}"),
-        "in_tok/req": c["input_tokens_per_request"].map(lambda v: f"{v:,.1f}"),
+        "in_tok/req": c["input_tokens_per_request"].map(_tok),
         "$/request": c["usd_per_request"].map(format_usd), "$/month": c["usd_per_month"].map(format_usd),
         "$/M chars in": c["usd_per_mchar_input"].map(format_usd),
     })
