@@ -153,17 +153,19 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
     """One row per request (sample) of one model: tokens (ints), exactness, and the dollars of each part.
 
     An output ratio multiplies the content tokens, not the chat format's (the same answer has one
-    length whatever the model's format adds).
+    length whatever the model's format adds), rounded to a whole number of tokens. The cached
+    tokens are shown rounded; their price uses the exact share.
     """
     rows, status = [], "ok"
     for sample_id, category, text in zip(samples["id"], samples["category"], samples["text"]):
         content, fmt, exactness, reason = workload_count(counter, tokenizer, text, workload)
         n_in = content + fmt
-        n_out = workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * content
+        # a request's output is a whole number of tokens: an assumed one is rounded before it is priced
+        n_out = _whole(workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * content)
         row = {"model": ref, "id": sample_id, "category": category,
                "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
                "raw_tokens": tokenizer.count(text), "content_tokens": content, "format_tokens": fmt,
-               "input_tokens": n_in, "cached_tokens": n_in * workload.cached_share, "output_tokens": n_out,
+               "input_tokens": n_in, "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
                "exactness": exactness, "exactness_reason": reason}
         try:
             rc = request_cost(price, input_tokens=n_in, output_tokens=n_out, cached_share=workload.cached_share)
