@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
-                    to_decimal, workload_value)
+                    quick_reasons, to_decimal, workload_value)
 from ..atomic import write_text
 from ..report.cost import csv_table, records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
@@ -275,7 +275,9 @@ def cmd_quick(args: argparse.Namespace) -> int:
                 body = shown.to_string(index=False)
         hints = [] if output else ["add --output-tokens N for the output cost"]
         hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        sys.stdout.write("\n".join(lines + ["", body, "", "notes:"] + [f"  - {n}" for n in report.notes]
+        why = quick_reasons(frame)
+        sys.stdout.write("\n".join(lines + ["", body, ""] + (["exactness:"] + [f"  - {w}" for w in why] if why else [])
+                                   + ["notes:"] + [f"  - {n}" for n in report.notes]
                                    + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
     return 0
 

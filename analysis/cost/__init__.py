@@ -52,6 +52,7 @@ from .display import (
     display_quick as display_quick,
     format_usd as format_usd,
     model_notes as model_notes,
+    quick_reasons as quick_reasons,
 )
 from .logs import (
     CHUNK_ROWS as CHUNK_ROWS,

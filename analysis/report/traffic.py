@@ -114,7 +114,10 @@ def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 def _model_notes(report: TrafficReport) -> list[str]:
-    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+    m = report.models
+    why = [f"{model} ({e}): {r}" for model, e, r in zip(m["model"], m["exactness"], m["exactness_reason"])
+           if isinstance(e, str) and e != "exact" and isinstance(r, str) and r]
+    return why + [f"{model}: {n}" for model, n in zip(m["model"], m["note"]) if isinstance(n, str) and n]
 
 
 def render_text(report: TrafficReport) -> str:

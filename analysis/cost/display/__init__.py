@@ -10,4 +10,5 @@ from .tables import (
     display_models as display_models,
     display_quick as display_quick,
     model_notes as model_notes,
+    quick_reasons as quick_reasons,
 )

@@ -64,16 +64,28 @@ def display_categories(report: CostReport) -> pd.DataFrame:
 
 
 def model_notes(report: CostReport) -> list[str]:
-    """"model: note" for every model whose row carries a note."""
-    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+    """"model: note" for every model whose row carries a note, and "model (estimate): why" for every count
+    that is not exact."""
+    m = report.models
+    why = [f"{model} ({e}): {r}" for model, e, r in zip(m["model"], m["exactness"], m["exactness_reason"])
+           if isinstance(e, str) and e != "exact" and isinstance(r, str) and r]
+    return why + [f"{model}: {n}" for model, n in zip(m["model"], m["note"]) if isinstance(n, str) and n]
 
 
 def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
     """`workloads.one_request.quick_frame` as people read it: rounded money, "no price" where unpriced, "~" for estimates."""
     money = [c for c in ("usd_input", "usd_output", "usd_per_request", "usd_per_month") if c in frame]
-    tokens = [c for c in ("input_tokens", "output_tokens") if c in frame]
-    shown = frame.drop(columns=["priced_as", "note"]).assign(
+    tokens = [c for c in ("input_tokens", "format_tokens", "output_tokens") if c in frame]
+    # the reasons are long: `quick_reasons` lists them under the table
+    shown = frame.drop(columns=["priced_as", "note", "exactness_reason", "content_tokens"], errors="ignore").assign(
         **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
         **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
-    return shown.rename(columns={"input_tokens": "input tokens", "usd_input": "$ input", "output_tokens": "output tokens",
+    return shown.rename(columns={"input_tokens": "input tokens", "format_tokens": "of which format", "usd_input": "$ input", "output_tokens": "output tokens",
                                  "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
+
+
+def quick_reasons(frame: pd.DataFrame) -> list[str]:
+    """ "model: why its count is documented or an estimate", once per model, for the lines under the quick table."""
+    rows = frame.dropna(subset=["exactness"]).drop_duplicates("model")
+    return [f"{m} ({e}): {r}" for m, e, r in zip(rows["model"], rows["exactness"], rows["exactness_reason"])
+            if e != "exact" and r]
