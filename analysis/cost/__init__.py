@@ -51,6 +51,7 @@ from .display import (
     display_models as display_models,
     display_quick as display_quick,
     format_usd as format_usd,
+    frame_notes as frame_notes,
     model_notes as model_notes,
     quick_reasons as quick_reasons,
 )

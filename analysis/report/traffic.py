@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..atomic import atomic_path, write_text
-from ..cost import TrafficReport, format_usd
+from ..cost import TrafficReport, format_usd, frame_notes
 from .cost import csv_table, png_data_uri, jsonable, records
 from .page import html_page, markdown_table
 
@@ -114,10 +114,7 @@ def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 def _model_notes(report: TrafficReport) -> list[str]:
-    m = report.models
-    why = [f"{model} ({e}): {r}" for model, e, r in zip(m["model"], m["exactness"], m["exactness_reason"])
-           if isinstance(e, str) and e != "exact" and isinstance(r, str) and r]
-    return why + [f"{model}: {n}" for model, n in zip(m["model"], m["note"]) if isinstance(n, str) and n]
+    return frame_notes(report.models)
 
 
 def render_text(report: TrafficReport) -> str:

@@ -64,12 +64,16 @@ def display_categories(report: CostReport) -> pd.DataFrame:
 
 
 def model_notes(report: CostReport) -> list[str]:
-    """"model: note" for every model whose row carries a note, and "model (estimate): why" for every count
-    that is not exact."""
-    m = report.models
-    why = [f"{model} ({e}): {r}" for model, e, r in zip(m["model"], m["exactness"], m["exactness_reason"])
+    """The per-model notes of a workload report (see `frame_notes`)."""
+    return frame_notes(report.models)
+
+
+def frame_notes(models: pd.DataFrame) -> list[str]:
+    """"model (estimate): why" for every count that is not exact, then "model: note" for every row
+    that carries a note (a workload's or a traffic report's models table)."""
+    why = [f"{model} ({e}): {r}" for model, e, r in zip(models["model"], models["exactness"], models["exactness_reason"])
            if isinstance(e, str) and e != "exact" and isinstance(r, str) and r]
-    return why + [f"{model}: {n}" for model, n in zip(m["model"], m["note"]) if isinstance(n, str) and n]
+    return why + [f"{model}: {n}" for model, n in zip(models["model"], models["note"]) if isinstance(n, str) and n]
 
 
 def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
