@@ -170,7 +170,7 @@ class CostRequest(Strict):
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
     chars_per_request: Decimal | None = Field(None, description="scale each text to this many characters")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
-    fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled approximate")
+    fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"text": "Summarise this contract.", "models": ["gpt-4o", "claude-sonnet-4-5"],

@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "usd_per_mtok_output, [usd_per_mtok_cached_input], source, as_of, model, [provider, tokenizer])")
     mod.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="use the prices in force on this day (default: today, UTC)")
     mod.add_argument("--fallback-tokenizer", metavar="NAME",
-                     help="count models that no rule maps with this tokenizer, labelled approximate (default: no count)")
+                     help="count models that no rule maps with this tokenizer, labelled an estimate (default: no count)")
     wl = p.add_argument_group("workload (without --requests-per-month and an output size: the price of one request)")
     wl.add_argument("--requests-per-month", type=_number("--requests-per-month"), metavar="N",
                     help="requests per month; with an output size, the full workload estimate")

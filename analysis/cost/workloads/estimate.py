@@ -405,7 +405,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         workload: requests per month, output tokens, cached share, messages per request.
         overrides: rows from `prices.load_overrides` (add or replace models).
         on: the day (default today, UTC) whose prices apply.
-        fallback_tokenizer: proxy for models that no rule maps (labelled approximate); None
+        fallback_tokenizer: proxy for models that no rule maps (an estimate); None
             leaves them without a count.
 
     Returns:
