@@ -237,8 +237,9 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                                "price_source": t.price.source}
         notes = ([t.choice.note] if t.choice.status != "ok" else []) + list(t.price.notes)
         if part is None:
-            row.update(status=t.choice.status, n_requests=partial.rows, usd_total=None, exactness="estimate",
-                       exactness_reason=f"not counted: {t.choice.status}")
+            # no count, so no exactness: the status says why (as in a workload report)
+            row.update(status=t.choice.status, n_requests=partial.rows, usd_total=None, exactness=None,
+                       exactness_reason=None)
         else:
             usd, n_in, n_out, status = _money(t, plan, part.sums)
             p50, p95, top = _percentiles(part)
