@@ -200,10 +200,11 @@ class CostRequest(Strict):
     output_tokens: Decimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
     output_ratio: Decimal | None = Field(None, description="output tokens = ratio x input tokens")
     cached_share: Decimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
-    messages_per_request: int = Field(1, description="chat messages per request (0: raw text, no chat overhead)")
+    messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
+                                      "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
     chars_per_request: Decimal | None = Field(None, description="scale each text to this many characters")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
-    fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled approximate")
+    fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"text": "Summarise this contract.", "models": ["gpt-4o", "claude-sonnet-4-5"],
@@ -211,13 +212,13 @@ class CostRequest(Strict):
 
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
-    def kind(c: str) -> Any:
+    def kind(c: str) -> Any:  # the JSON contract (analysis/contract.py), by column name
         if c.startswith("usd_"):
-            return str | None  # money: an exact decimal string
-        if c == "n_requests":
-            return int | None
+            return str | None  # money: a decimal string with 10 places
+        if c == "n_requests" or c.endswith("_tokens"):
+            return int | None  # a token count
         if c.endswith(("_per_request", "_per_token")) or c == "chars_per_request":
-            return float | None
+            return float | None  # a ratio: a mean per request
         return str | None
     fields: dict[str, Any] = {c: (kind(c), None) for c in columns}
     return create_model(name, __doc__=doc, **fields)

@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
-                    to_decimal, workload_value)
-from ..atomic import atomic_path, write_text
-from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json, safe_table
+                    quick_reasons, to_decimal, workload_value)
+from ..atomic import write_text
+from ..report.cost import csv_table, records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      "usd_per_mtok_output, [usd_per_mtok_cached_input], source, as_of, model, [provider, tokenizer])")
     mod.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="use the prices in force on this day (default: today, UTC)")
     mod.add_argument("--fallback-tokenizer", metavar="NAME",
-                     help="count models that no rule maps with this tokenizer, labelled approximate (default: no count)")
+                     help="count models that no rule maps with this tokenizer, labelled an estimate (default: no count)")
     wl = p.add_argument_group("workload (without --requests-per-month and an output size: the price of one request)")
     wl.add_argument("--requests-per-month", type=_number("--requests-per-month"), metavar="N",
                     help="requests per month; with an output size, the full workload estimate")
@@ -93,7 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
-                    metavar="N", help="chat messages per request, for the chat-format overhead where it is documented (0: raw text)")
+                    metavar="N", help="chat messages per request: 1 is the text as one user message, counted as `tokenprism count` "
+                         "counts it; N > 1 counts the format of N turns (an estimate); 0 is the raw text, no chat format")
     wl.add_argument("--chars-per-request", type=_number("--chars-per-request"), metavar="N",
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
@@ -226,7 +227,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     if args.format == "csv":
-        write_safe(safe_table(report.models).to_csv(index=False))
+        write_safe(csv_table(report.models))
     elif args.format == "json":
         sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
     elif args.format == "md":
@@ -256,7 +257,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
     if args.format == "csv":
-        write_safe(safe_table(frame).to_csv(index=False))
+        write_safe(csv_table(frame))
     elif args.format == "json":
         data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
                 "per_request": _records(frame), "notes": list(report.notes)}
@@ -265,7 +266,8 @@ def cmd_quick(args: argparse.Namespace) -> int:
         shown = display_quick(frame)
         lines = [f"prices: {report.price_source}; in force on {report.on} (UTC)",
                  f"one request{' (mean of ' + str(report.n_samples) + ' texts)' if report.n_samples > 1 else ''}: "
-                 f"{report.workload.messages_per_request} message(s), chat-format overhead included where documented"]
+                 f"{report.workload.messages_per_request} message(s) in each model's chat format, counted as "
+                 "`tokenprism count` counts it"]
         if args.format == "md":
             from ..report.page import markdown_table
 
@@ -277,7 +279,9 @@ def cmd_quick(args: argparse.Namespace) -> int:
                 body = shown.to_string(index=False)
         hints = [] if output else ["add --output-tokens N for the output cost"]
         hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        write_safe("\n".join(lines + ["", body, "", "notes:"] + [f"  - {n}" for n in report.notes]
+        why = quick_reasons(frame)
+        write_safe("\n".join(lines + ["", body, ""] + (["exactness:"] + [f"  - {w}" for w in why] if why else [])
+                                   + ["notes:"] + [f"  - {n}" for n in report.notes]
                                    + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
     return 0
 
@@ -305,9 +309,7 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     if len(report.categories):
         tables["cost_by_category.csv"] = report.categories
     for name, frame in tables.items():
-        with atomic_path(out_dir / name) as tmp:
-            safe_table(frame).to_csv(tmp, index=False)
-        written.append(out_dir / name)
+        written.append(write_text(out_dir / name, csv_table(frame)))
     write_text(out_dir / "report.md", render_markdown(report, figures=figures))
     write_text(out_dir / "report.html", render_html(report))
     return written + [out_dir / "report.md", out_dir / "report.html"]
@@ -326,7 +328,7 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 def cmd_models(args: argparse.Namespace) -> int:
     frame, source = models_frame(args)
     if args.format == "csv":
-        write_safe(safe_table(frame).to_csv(index=False))
+        write_safe(csv_table(frame))
     elif args.format == "json":
         sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
     else:

@@ -6,6 +6,7 @@ The package, by the question each part answers:
   `genai-prices` package, the user's override file, the catalogue of priced models);
 * `targets`: the models of one run, resolved to prices and tokenizer choices (which tokenizer
   counts for a model is `analysis.models`'s answer);
+* `recount`: each priced model's request counter (`analysis.requests`), fed by batch counts;
 * `arithmetic`: the rates that apply to a request, and what its tokens cost at them;
 * `workloads/`: what texts cost under an assumed workload, summed chunk by chunk (a workload
   estimate is one chunk), and one text priced once;
@@ -30,6 +31,7 @@ from .prices import (
 )
 from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
 from .targets import DEFAULT_MODELS as DEFAULT_MODELS
+from .recount import request_texts as request_texts, workload_request as workload_request
 from .arithmetic import NoPriceError as NoPriceError, RequestCost as RequestCost, request_cost as request_cost
 from .workloads import (
     CATEGORY_COLUMNS as CATEGORY_COLUMNS,
@@ -49,7 +51,9 @@ from .display import (
     display_models as display_models,
     display_quick as display_quick,
     format_usd as format_usd,
+    frame_notes as frame_notes,
     model_notes as model_notes,
+    quick_reasons as quick_reasons,
 )
 from .logs import (
     CHUNK_ROWS as CHUNK_ROWS,

@@ -3,8 +3,9 @@
 Unlike `prices` (what a model charges) and `analysis.models` (which tokenizer counts for a model
 id), this module joins the two for a run: the default models, a model reference to its price
 and its tokenizer choice (a tokenizer named in the price file wins; a fallback tokenizer stands
-in, labelled approximate, where no rule maps the model), and the lines that name where prices
-come from. The workload estimate and the pricing of logs resolve their models here.
+in as a proxy, so every count with it is an estimate, where no rule maps the model), and the lines
+that name where prices come from. The workload estimate and the pricing of logs resolve their
+models here; `recount` turns each choice into the model's request counter.
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ from .choose import open_engine
 from .output import PartitionedParquet
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
-from ..cost import CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk
+from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
+                    request_texts)
 from ..pipeline import (DETECT_SCRIPT, UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
                         columns_for, combine_sums, empty_sums, finish_measured, iter_sample_chunks, partial_sums,
                         rows_from_counts, summary_from_sums)
@@ -297,7 +298,7 @@ def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: Tr
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
-    return sum(len(turn.text) for record in chunk for turn in record.messages)
+    return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",

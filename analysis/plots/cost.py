@@ -38,7 +38,7 @@ def _reason(row: pd.Series) -> str:
 
 
 def monthly_cost_bar(models: pd.DataFrame, *, title: str | None = None) -> Figure:
-    """Horizontal bars of USD per month, cheapest at the top; approximate rows hatched.
+    """Horizontal bars of USD per month, cheapest at the top; estimates hatched.
 
     Args:
         models: `CostReport.models` (columns model, exactness, status, usd_per_month).
@@ -47,7 +47,7 @@ def monthly_cost_bar(models: pd.DataFrame, *, title: str | None = None) -> Figur
     Returns:
         A matplotlib Figure.
 
-    >>> fig = monthly_cost_bar(pd.DataFrame({"model": ["a", "b"], "exactness": ["exact", "approximate"],
+    >>> fig = monthly_cost_bar(pd.DataFrame({"model": ["a", "b"], "exactness": ["exact", "estimate"],
     ...     "status": ["ok", "ok"], "usd_per_month": [Decimal("12.5"), Decimal("3")]}))
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['b', 'a']
@@ -61,7 +61,7 @@ def monthly_cost_bar(models: pd.DataFrame, *, title: str | None = None) -> Figur
     ypos = list(range(len(rows)))[::-1]  # first row at the top
     top = max(priced["_v"], default=0.0) or 1.0
     for y, (_, row) in zip(ypos, rows.iterrows()):
-        approx = row["exactness"] == "approximate"
+        approx = row["exactness"] == "estimate"
         if pd.notna(row["_v"]):
             ax.barh(y, row["_v"], color=_APPROX if approx else _EXACT, hatch="//" if approx else None,
                     edgecolor="white" if approx else None, alpha=0.8 if approx else 1.0)
@@ -75,8 +75,8 @@ def monthly_cost_bar(models: pd.DataFrame, *, title: str | None = None) -> Figur
     ax.set_title(title or "Monthly cost by model (USD / month)")
     from matplotlib.patches import Patch
 
-    ax.legend(handles=[Patch(color=_EXACT, label="exact tokenizer"),
-                       Patch(facecolor=_APPROX, hatch="//", edgecolor="white", label="approximate (proxy tokenizer)")],
+    ax.legend(handles=[Patch(color=_EXACT, label="exact or documented count"),
+                       Patch(facecolor=_APPROX, hatch="//", edgecolor="white", label="estimate (a proxy tokenizer or format)")],
               loc="upper right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return fig
@@ -99,12 +99,12 @@ def cost_vs_chars_per_token(models: pd.DataFrame, *, title: str | None = None) -
     shown = frame[frame["_y"].notna() & frame["chars_per_token"].notna()]
     fig = Figure(figsize=(8, 5.5), layout="constrained")
     ax = fig.add_subplot()
-    for exactness, marker_face, label in (("exact", _EXACT, "exact tokenizer"),
-                                          ("approximate", "none", "approximate (proxy tokenizer)")):
-        part = shown[shown["exactness"] == exactness]
+    for labels, marker_face, label in ((("exact", "documented"), _EXACT, "exact or documented count"),
+                                       (("estimate",), "none", "estimate (a proxy tokenizer or format)")):
+        part = shown[shown["exactness"].isin(labels)]
         if len(part):
             ax.scatter(part["chars_per_token"].astype(float), part["_y"], s=50, label=label,
-                       facecolors=marker_face, edgecolors=_EXACT if exactness == "exact" else _APPROX, linewidths=1.5)
+                       facecolors=marker_face, edgecolors=_EXACT if labels[0] == "exact" else _APPROX, linewidths=1.5)
     # models at the same point (same tokenizer, same price) share one label instead of overprinting
     spots: dict[tuple[float, float], list[str]] = {}
     for _, row in shown.iterrows():
@@ -135,10 +135,10 @@ def cost_vs_chars_per_token(models: pd.DataFrame, *, title: str | None = None) -
 def traffic_total_bar(models: pd.DataFrame, *, title: str | None = None) -> Figure:
     """Total $ of logged traffic per model (a `TrafficReport.models` frame), with the change vs served.
 
-    Bars are labelled "estimate" (every figure recounts logged text); approximate rows are
+    Bars are labelled "estimate" (every figure recounts logged text); estimate rows are
     hatched; a model without a cost is named with the reason, never drawn as $0.
 
-    >>> fig = traffic_total_bar(pd.DataFrame({"model": ["a", "b"], "exactness": ["exact", "approximate"],
+    >>> fig = traffic_total_bar(pd.DataFrame({"model": ["a", "b"], "exactness": ["exact", "estimate"],
     ...     "status": ["ok", "ok"], "usd_total": [Decimal("2"), Decimal("1")], "change_vs_served": [0.0, -0.5]}))
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['b', 'a']
@@ -151,7 +151,7 @@ def traffic_total_bar(models: pd.DataFrame, *, title: str | None = None) -> Figu
     ypos = list(range(len(rows)))[::-1]
     top = max(priced["_v"], default=0.0) or 1.0
     for y, (_, row) in zip(ypos, rows.iterrows()):
-        approx = row["exactness"] == "approximate"
+        approx = row["exactness"] == "estimate"
         if pd.notna(row["_v"]):
             ax.barh(y, row["_v"], color=_APPROX if approx else _EXACT, hatch="//" if approx else None,
                     edgecolor="white" if approx else None)

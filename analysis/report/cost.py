@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..cost import CostReport, display_categories, display_models, model_notes
+from ..contract import money, ratio, tokens
 from .page import html_page, markdown_table, neutralize_formula
 
 
@@ -94,38 +95,92 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
     return html_page("tokenprism cost report", body)
 
 
-# -- JSON: the one shape `tokenprism cost --format json` and the service's /v1/cost share ------------
-def jsonable(v: Any) -> Any:
-    """A cell as JSON: Decimal money as an exact string (a float would round it), NaN as None."""
-    if isinstance(v, Decimal):
-        return str(v)
-    if isinstance(v, float) and math.isnan(v):
-        return None
+# -- JSON and CSV: the JSON contract (analysis/contract.py) on every cost face ----------------------
+# Which columns hold what, by name: money starts with "usd_"; a count ends in "_tokens" or
+# starts with "n_" (or is a calibration row's count); a ratio is a per-request mean, a share, an
+# error or a change. Everything else (names, labels, dates, notes) passes as it is.
+_COUNTS = {"input_ours", "input_logged", "output_ours", "output_logged", "input_rows", "output_rows", "requests",
+           "context_window"}
+_RATIOS = ("_per_request", "_per_token", "_error", "change_vs_served", "cached_share", "output_ratio")
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA or v is pd.NaT
+
+
+def contract_value(column: str, v: Any) -> Any:
+    """One cell as the JSON contract writes it: money a 10-place string, a count an int, a ratio a number.
+
+    >>> contract_value("usd_total", Decimal("1.354166666666666666666666667")), contract_value("input_tokens", 9.0)
+    ('1.3541666667', 9)
+    >>> contract_value("input_tokens_per_request", Decimal("9")), contract_value("model", "gpt-4o")
+    (9.0, 'gpt-4o')
+    """
     if isinstance(v, np.generic):  # numpy scalars, as Python numbers
+        v = v.item()
+    if _missing(v):
+        return None
+    if column.startswith("usd_"):
+        return money(v if isinstance(v, (Decimal, int)) else Decimal(repr(float(v))))
+    if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
+        return v
+    if column.endswith("_tokens") or column.startswith("n_") or column in _COUNTS:
+        return tokens(v)
+    if column.endswith(_RATIOS):
+        return ratio(v)
+    return ratio(v) if isinstance(v, (float, Decimal)) else v
+
+
+def jsonable(v: Any) -> Any:
+    """A value outside a table as JSON: Decimal money as the contract's string, NaN as None."""
+    if isinstance(v, Decimal):
+        return money(v)
+    if isinstance(v, np.generic):
         return jsonable(v.item())
-    return v
+    return None if _missing(v) else v
 
 
 def records(frame: pd.DataFrame) -> list[dict]:
-    """A frame's rows as JSON-ready dicts (see `jsonable`)."""
-    return [{k: jsonable(v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+    """A frame's rows as JSON-ready dicts, each cell through `contract_value`."""
+    return [{k: contract_value(str(k), v) for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+
+
+def contract_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every cell as `contract_value` writes it (ints stay ints in a CSV, money has 10 places)."""
+    return pd.DataFrame(records(frame), columns=list(frame.columns), dtype=object)
+
+
+def csv_table(frame: pd.DataFrame) -> str:
+    """A frame as the CSV every cost face writes: the contract's values, formulas neutralised."""
+    return safe_table(contract_frame(frame)).to_csv(index=False)
+
+
+def _number(v: Any) -> Any:
+    """A workload number as typed: an int when whole, else a float; None stays None."""
+    if v is None:
+        return None
+    d = Decimal(v)
+    return int(d) if d == d.to_integral_value() else float(d)
 
 
 def report_json(report: CostReport) -> dict:
-    """The report as JSON-ready data; money as exact decimal strings.
+    """The report as JSON-ready data under the JSON contract (counts ints, money 10-place strings).
 
     >>> from datetime import date
     >>> from analysis.cost import Workload, estimate
     >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
     ...              on=date(2025, 1, 1))
-    >>> report_json(r)["models"][0]["usd_per_month"]
-    '0.125000'
+    >>> row = report_json(r)["models"][0]
+    >>> row["usd_per_month"], row["input_tokens"], row["input_tokens_per_request"]
+    ('0.1250000000', 10, 10.0)
     """
     w = report.workload
     return {
         "price_source": report.price_source, "prices_on": report.on.isoformat(),
-        "workload": {k: jsonable(getattr(w, k)) for k in ("requests_per_month", "output_tokens", "output_ratio",
-                                                          "cached_share", "messages_per_request", "chars_per_request")},
+        "workload": {"requests_per_month": _number(w.requests_per_month), "output_tokens": _number(w.output_tokens),
+                     "output_ratio": ratio(w.output_ratio), "cached_share": ratio(w.cached_share),
+                     "messages_per_request": int(w.messages_per_request),
+                     "chars_per_request": _number(w.chars_per_request)},
         "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
         "models": records(report.models), "categories": records(report.categories), "notes": list(report.notes),
     }

@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from ..atomic import atomic_path, write_text
-from ..cost import TrafficReport, format_usd
-from .cost import png_data_uri, jsonable, records, safe_table
+from ..cost import TrafficReport, format_usd, frame_notes
+from .cost import csv_table, png_data_uri, jsonable, records
 from .page import html_page, markdown_table
 
 TITLE = "tokenprism traffic cost report (estimates)"
@@ -41,11 +41,23 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
     m = report.models
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
-        "tokens in": m["input_tokens"].map(_tokens), "tokens out": m["output_tokens"].map(_tokens),
-        "total $ (estimate)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
+        "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
+        "tokens out": m["output_tokens"].map(_tokens),
+        "total $ (recounted)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
         "max": m["usd_per_request_max"].map(_usd_float), "vs served": m["change_vs_served"].map(_pct),
         "status": m["status"],
+    })
+
+
+def display_billed(report: TrafficReport) -> pd.DataFrame:
+    """Per serving model: rows with usage, the billed tokens and cost, and our recount of those rows."""
+    s = report.served[report.served["n_billed"].notna()] if "n_billed" in report.served else report.served.iloc[0:0]
+    money = lambda v: format_usd(v) if isinstance(v, Decimal) else "no price"  # noqa: E731
+    return pd.DataFrame({
+        "served by": s["model"], "rows with usage": s["n_billed"].map(_tokens),
+        "billed tokens in / out": [f"{_tokens(a)} / {_tokens(b)}" for a, b in zip(s["billed_input_tokens"], s["billed_output_tokens"])],
+        "as billed": s["usd_as_billed"].map(money), "recounted": s["usd_recounted_billed"].map(money),
     })
 
 
@@ -64,7 +76,7 @@ def display_worst_rows(report: TrafficReport) -> pd.DataFrame:
     if r.empty:
         return r
     return pd.DataFrame({
-        "row": r["where"], "served by": r["served_by"], "approximate": r["approximate"].map({True: "yes", False: ""}),
+        "row": r["where"], "served by": r["served_by"],
         "input ours / logged": [f"{a} / {b}" for a, b in zip(r["input_ours"], r["input_logged"])],
         "input error": r["input_error"].map(_pct),
         "output ours / logged": [f"{a} / {'' if b is None or b != b else int(b)}" for a, b in
@@ -82,12 +94,16 @@ def display_days(report: TrafficReport) -> pd.DataFrame:
 
 def _header(report: TrafficReport) -> list[str]:
     return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
-            "all figures are estimates: logged text recounted in each model's tokenizer"] + report.headlines()
+            "recounted: each logged request counted under each model as `tokenprism count` counts it "
+            "(exactness per model)"] + report.headlines()
 
 
 def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
     out = [("Cost by model", "Total for the logged period; change against the models that served the log.",
             display_models(report))]
+    if report.billed_total is not None or "usd_as_billed" in report.served and report.served["usd_as_billed"].notna().any():
+        out.append(("As billed", "The rows whose usage the log carries, on the model that served each: the logged "
+                    "usage at that model's price, beside our recount of the same rows.", display_billed(report)))
     if not report.days.empty:
         out.append(("Cost per day", "Rows with a timestamp.", display_days(report)))
     if not report.calibration.empty:
@@ -98,7 +114,7 @@ def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 def _model_notes(report: TrafficReport) -> list[str]:
-    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+    return frame_notes(report.models)
 
 
 def render_text(report: TrafficReport) -> str:
@@ -160,9 +176,15 @@ def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
 
 
 def report_json(report: TrafficReport) -> dict:
-    """The report as JSON-ready data; money as exact decimal strings, every figure an estimate."""
+    """The report as JSON-ready data under the JSON contract: counts ints, money 10-place strings, ratios numbers.
+
+    `usd_as_served` is our recount of every row on the model that served it; `usd_as_billed` and
+    `usd_recounted_billed` compare the logged usage with our recount over the `n_billed` rows that
+    carry usage ("as billed: $X; recounted: $Y")."""
     return {"estimate": True, "price_source": report.price_source, "prices_on": str(report.on),
             "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
+            "usd_as_billed": jsonable(report.billed_total), "usd_recounted_billed": jsonable(report.recounted_billed),
+            "n_billed": report.billed_rows,
             "headlines": report.headlines(), "models": records(report.models),
             "days": records(report.days), "served": records(report.served),
             "calibration": records(report.calibration), "calibration_rows": records(report.calibration_rows),
@@ -170,7 +192,7 @@ def report_json(report: TrafficReport) -> dict:
 
 
 def models_csv(report: TrafficReport) -> str:
-    return safe_table(report.models).to_csv(index=False)
+    return csv_table(report.models)
 
 
 def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
@@ -190,7 +212,7 @@ def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
               "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,
               "traffic_calibration_rows.csv": report.calibration_rows}
     for name, frame in tables.items():
-        written.append(write_text(out_dir / name, safe_table(frame).to_csv(index=False)))
+        written.append(write_text(out_dir / name, csv_table(frame)))
     written.append(write_text(out_dir / "report.json", json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n"))
     written.append(write_text(out_dir / "report.md", render_markdown(report, figures=names)))
     written.append(write_text(out_dir / "report.html", render_html(report)))

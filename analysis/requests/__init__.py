@@ -21,4 +21,11 @@ from .request import (
     ToolResult as ToolResult,
 )
 from .shapes import SHAPES as SHAPES, detect_shape as detect_shape, parse as parse
-from .count import Count as Count, input_tokens as input_tokens, prompt_tokens as prompt_tokens
+from .count import (
+    Count as Count,
+    RequestCounter as RequestCounter,
+    counter_for as counter_for,
+    input_tokens as input_tokens,
+    prompt_tokens as prompt_tokens,
+    request_counter as request_counter,
+)

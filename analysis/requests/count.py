@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BadInput
-from ..models import ModelSpec, resolve
-from ..tokenizers import load_tokenizer
-from .formats import FAMILIES, Exactness, Span, format_for, none
+from ..models import ModelSpec, TokenizerChoice, resolve
+from ..tokenizers import Tokenizer, load_tokenizer
+from .formats import FAMILIES, ChatFormat, Exactness, Span, format_for, none
 from .formats.build import NoVariant
 from .formats.parts import join_reasons
 from .request import Request
@@ -60,6 +60,78 @@ def _names(spec: ModelSpec) -> tuple[str, ...]:
     return tuple(dict.fromkeys((spec.id, spec.model)))
 
 
+@dataclass(frozen=True)
+class RequestCounter:
+    """`input_tokens` for one model, resolved once: its tokenizer, its family's render function and
+    what lowers the exactness. A face that counts many requests to one model (a log, a corpus)
+    builds one and calls `count` per request; `input_tokens` is `request_counter(model).count`.
+
+    `count(..., tokenizer=t)` counts with `t` in place of the loaded tokenizer: a wrapper of the
+    same vocabulary (a cache filled by one batch call), never another vocabulary.
+    """
+    model: str
+    tokenizer: Tokenizer
+    family: str | None
+    render: ChatFormat | None
+    text_exactness: str
+    text_note: str
+    wanted: str = ""  # the tokenizer the model is counted with where it is fetched
+
+    def count(self, request: Request, *, add_generation_prompt: bool = True,
+              tokenizer: Tokenizer | None = None) -> Count:
+        tok = self.tokenizer if tokenizer is None else tokenizer
+        why = (f"the {self.family} chat format is not built in this version" if self.family in FAMILIES
+               else "no chat format is known for this model")
+        rendered = None
+        if self.render is not None:
+            try:
+                rendered = self.render(request, tok, add_generation_prompt=add_generation_prompt)
+            except NoVariant:
+                # A proxy vocabulary stands in for the model's own, and this format is written in the
+                # model's own tokens (mistral-common's, a template's): it cannot be rendered with it.
+                if self.text_exactness == "exact":
+                    raise
+                why = (f"the {self.family} chat format needs the model's own vocabulary ({self.wanted}, "
+                       f"`tokenprism vocab fetch {self.wanted}`)")
+        if rendered is None:
+            rendered = none.render(request, tok, add_generation_prompt=add_generation_prompt)
+            exactness: Exactness = "estimate"
+            reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
+        else:
+            exactness, reason = rendered.exactness, rendered.reason
+        if self.text_exactness != "exact":
+            exactness = "estimate"
+            reason = join_reasons(reason, self.text_note)
+        exact = exactness == "exact"
+        return Count(self.model, self.tokenizer.name, self.family, rendered.content_tokens, rendered.format_tokens,
+                     exactness, reason, rendered.ids if exact else None, rendered.spans if exact else ())
+
+
+def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: TokenizerChoice) -> RequestCounter:
+    """A counter for a model named `name`, of chat-format `family` (None: not known), counted with
+    `choice` (the resolver's, or one a caller states, such as a price file's tokenizer).
+
+    Raises:
+        BadInput: the choice has no usable tokenizer on this machine (the message says why).
+    """
+    if not choice.usable or choice.tokenizer is None:
+        raise BadInput(f"model {name!r} is counted with {choice.wanted!r}, which is {choice.status}")
+    render = format_for(family, names) if family is not None else None
+    return RequestCounter(name, load_tokenizer(choice.tokenizer), family, render, choice.exactness, choice.note,
+                          choice.wanted or "")
+
+
+def request_counter(model: str | ModelSpec, *, choice: TokenizerChoice | None = None) -> RequestCounter:
+    """The `RequestCounter` of a model id (as `analysis.models.resolve` takes it) or its `ModelSpec`.
+
+    Raises:
+        UnknownName: the model id is not known (the closest ids are named).
+        BadInput: the model has no text tokenizer, or its vocabulary is not on this machine.
+    """
+    spec = model if isinstance(model, ModelSpec) else resolve(model)
+    return counter_for(spec.id, spec.format, _names(spec), choice or spec.usable_choice())
+
+
 def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_prompt: bool = True) -> Count:
     """The input tokens of `request` to `model`, with the exactness of the count and its reason.
 
@@ -78,37 +150,7 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     >>> (c.input_tokens, c.content_tokens, c.format_tokens, c.exactness)
     (9, 2, 7, 'documented')
     """
-    spec = model if isinstance(model, ModelSpec) else resolve(model)
-    choice = spec.usable_choice()
-    assert choice.tokenizer is not None  # usable_choice refuses a choice without one
-    tokenizer = load_tokenizer(choice.tokenizer)
-    family = spec.format
-    render = format_for(family, _names(spec)) if family is not None else None
-    why = (f"the {family} chat format is not built in this version" if family in FAMILIES
-           else "no chat format is known for this model")
-    rendered = None
-    if render is not None:
-        try:
-            rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        except NoVariant:
-            # A proxy vocabulary stands in for the model's own, and this format is written in the
-            # model's own tokens (mistral-common's, a template's): it cannot be rendered with it.
-            if choice.exactness == "exact":
-                raise
-            why = (f"the {family} chat format needs the model's own vocabulary ({spec.tokenizer}, "
-                   f"`tokenprism vocab fetch {spec.tokenizer}`)")
-    if rendered is None:
-        rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        exactness: Exactness = "estimate"
-        reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
-    else:
-        exactness, reason = rendered.exactness, rendered.reason
-    if choice.exactness != "exact":
-        exactness = "estimate"
-        reason = join_reasons(reason, choice.note)
-    exact = exactness == "exact"
-    return Count(spec.id, tokenizer.name, family, rendered.content_tokens, rendered.format_tokens, exactness, reason,
-                 rendered.ids if exact else None, rendered.spans if exact else ())
+    return request_counter(model).count(request, add_generation_prompt=add_generation_prompt)
 
 
 def prompt_tokens(count: Count) -> list[tuple[int, bytes, str]]:

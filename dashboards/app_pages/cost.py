@@ -8,11 +8,30 @@ from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, WORKLOAD_LIMITS, LogReport, LogUpload, display_categories, display_models,
                            format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
+from analysis.errors import BadInput, UnknownName
+from analysis.models import resolve
 from dashboards import links, shared
 
 st.title("Cost")
-st.caption("What a workload costs under each model: your requests counted with each model's own tokenizer "
-           "(or a named proxy, marked ~ as an estimate), priced from the maintained genai-prices data.")
+st.caption("What a workload costs under each model: each request counted as `tokenprism count` counts it (the "
+           "model's own tokenizer, or a named proxy marked ~, plus its chat format; exact, documented or estimate), "
+           "priced from the maintained genai-prices data.")
+
+
+def typed_models(key: str) -> list[str]:
+    """Model ids typed as the CLI takes them (gpt-4o, openai:gpt-4o, an alias), each checked by the
+    one resolver; an unknown id stops the page with the closest ids."""
+    typed = st.text_input("More models, as ids (comma-separated: gpt-4o, openai:gpt-4o, claude-sonnet-4-5-20250929)",
+                          key=key, help="Any id `tokenprism cost -m` accepts; an unknown id is refused with the closest ones.")
+    ids = [m.strip() for m in typed.split(",") if m.strip()]
+    for model in ids:
+        try:
+            resolve(model)
+        except (UnknownName, BadInput) as e:
+            st.error(str(e))
+            st.stop()
+    return ids
+
 
 # -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter),
 # bounded as the CLI bounds the same workload fields
@@ -58,6 +77,7 @@ if source == "Chat log":
     log = st.file_uploader(f"Chat log (up to {MAX_UPLOAD_BYTES // 1_000_000} MB)", key="cost_log",
                            type=["jsonl", "json", "gz", "csv", "parquet", "txt"])
     models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS[:6]), key="cost_log_models")
+    models = list(dict.fromkeys([*models, *typed_models("cost_log_model_ids")]))
     c1, c2, c3, c4 = st.columns(4)
     shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format")
     out_tokens = c2.number_input("Output tokens of rows without a logged response", min_value=0, value=300, step=50,
@@ -80,10 +100,15 @@ if source == "Chat log":
         st.error(e.args[0] if e.args else str(e))
         st.stop()
     st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Log: {traffic.log_summary}. "
-               "**All figures are estimates.**")
+               "Each request is **recounted** under each model as `tokenprism count` counts it (exactness per model).")
+    if traffic.billed_line():
+        st.markdown(f"**{traffic.billed_line()}**")
     st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
     for caption, fig in render_traffic.figures(traffic).items():
         st.image(render_traffic.png_bytes(fig), caption=caption)
+    if "n_billed" in traffic.served and traffic.served["n_billed"].notna().any():
+        st.markdown("**As billed** — the logged usage at the serving model's price, beside our recount of those rows")
+        st.dataframe(render_traffic.display_billed(traffic), hide_index=True, width="stretch")
     if not traffic.days.empty:
         st.markdown("**Cost per day**")
         st.dataframe(render_traffic.display_days(traffic), hide_index=True, width="stretch")
@@ -93,7 +118,7 @@ if source == "Chat log":
     else:
         st.dataframe(render_traffic.display_calibration(traffic), hide_index=True, width="stretch")
         st.dataframe(render_traffic.display_worst_rows(traffic), hide_index=True, width="stretch")
-    with st.expander("Notes: estimates, overheads, what is not counted", expanded=True):
+    with st.expander("Notes: exactness, what is not counted", expanded=True):
         st.markdown("\n".join(f"- {n}" for n in traffic.notes))
     c1, c2, c3 = st.columns(3)
     c1.download_button("Traffic report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
@@ -133,12 +158,14 @@ else:
 
 models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS), key="cost_models", bind="query-params",
                         help="Type to search every model with a price (provider:model).")
+models = list(dict.fromkeys([*models, *typed_models("cost_model_ids")]))
 with st.form("workload"):
     st.markdown("**Workload**")
     c1, c2, c3 = st.columns(3)
     requests = c1.number_input("Requests per month", value=100_000, step=10_000, key="cost_rpm", bind="query-params")
-    messages = c2.number_input("Chat messages per request", value=2, step=1, key="cost_messages", bind="query-params",
-                               help="For the chat format's overhead tokens, where the provider documents it.")
+    messages = c2.number_input("Chat messages per request", value=1, step=1, key="cost_messages", bind="query-params",
+                               help="1: the text as one user message, counted as `tokenprism count` counts it. N > 1: "
+                                    "the chat format of N turns (an estimate). 0: the raw text, no chat format.")
     chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500,
                             key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
@@ -167,7 +194,7 @@ if len(priced):
     dear = priced.loc[priced["usd_per_month"].idxmax()]
     c2.metric("Cheapest per month", format_usd(cheap["usd_per_month"]), cheap["model"], delta_color="off", delta_arrow="off")
     c3.metric("Dearest per month", format_usd(dear["usd_per_month"]), dear["model"], delta_color="off", delta_arrow="off")
-c4.metric("Estimates (proxy tokenizer)", int((report.models["exactness"] == "approximate").sum()))
+c4.metric("Estimates (proxy tokenizer or format)", int((report.models["exactness"] == "estimate").sum()))
 st.caption(f"Prices: {report.price_source}, in force on {report.on} (UTC). Workload: {report.workload.describe()}. "
            f"Input: {report.n_samples:,} request text(s), {report.n_chars:,} characters.")
 
@@ -180,7 +207,7 @@ for tab, plot in zip(st.tabs(["Monthly cost by model", "Input cost vs characters
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
     st.dataframe(display_categories(report), hide_index=True, width="stretch")
-with st.expander("Notes: estimates, overheads, tiers", expanded=True):
+with st.expander("Notes: exactness, tiers", expanded=True):
     st.markdown("\n".join(f"- {n}" for n in report.notes))
     per_model = model_notes(report)
     if per_model:

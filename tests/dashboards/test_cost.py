@@ -28,12 +28,13 @@ def test_workload_form_drives_the_estimate():
     assert not at.exception
     expected = estimate("Summarise this email in two sentences, please.", MODELS,
                         workload=Workload(requests_per_month=50_000, output_tokens=120, cached_share="0.5",
-                                          messages_per_request=2)).models.set_index("model")
+                                          messages_per_request=1)).models.set_index("model")
     shown = _models_table(at)
     assert list(shown.index) == MODELS
     for model in MODELS:
         assert shown.loc[model, "$/month"] == format_usd(expected.loc[model, "usd_per_month"])
-    assert shown.loc["anthropic:claude-sonnet-4-5", "exactness"] == "approximate"
+    assert shown.loc["anthropic:claude-sonnet-4-5", "exactness"] == "estimate"
+    assert shown.loc["openai:gpt-4o-mini", "exactness"] == "documented"
     labels = {b.label for b in at.download_button}
     assert {"Report (HTML, with charts)", "Report (Markdown)", "Cost by model (CSV)"} <= labels
     assert len(at.get("image")) == 2  # both charts
@@ -49,8 +50,10 @@ def test_output_ratio_and_builtin_corpus():
     assert not at.exception
     shown = _models_table(at)
     inp = float(shown.loc["openai:gpt-4o-mini", "in_tok/req"].replace(",", ""))
+    fmt = float(shown.loc["openai:gpt-4o-mini", "of which format"].replace(",", ""))
     out = float(shown.loc["openai:gpt-4o-mini", "out_tok/req"].replace(",", ""))
-    assert abs(out - 0.25 * inp) < 0.11  # display rounds to one decimal
+    assert fmt > 0
+    assert abs(out - 0.25 * (inp - fmt)) < 0.11  # the ratio applies to the content; display rounds to one decimal
     assert len(at.dataframe) == 2  # a by-category table: prose and code
 
 
@@ -100,11 +103,39 @@ def test_an_uploaded_chat_log_shows_per_model_change_and_calibration():
     assert models.loc["openai:gpt-4o", "vs served"] == "+0.0%"
     assert models.loc["openai:gpt-4.1-mini", "vs served"].startswith("-")
     tables = {tuple(d.value.columns)[0]: d.value for d in at.dataframe}
-    assert list(tables) == ["model", "day", "served by", "row"]  # by model, per day, calibration, worst rows
+    # by model, as billed, per day, calibration, worst rows
+    assert list(tables) == ["model", "served by", "day", "served by", "row"] or list(tables) == ["model", "served by", "day", "row"]
     calibration = tables["served by"]
     assert calibration.loc[0, "served by"] == "gpt-4o"
     assert calibration.loc[0, "rows with usage"] == 2
     worst = tables["row"].set_index("row")
     assert worst.loc[f"{log.name}:1", "input error"] == "+0.0%"
-    assert worst.loc[f"{log.name}:2", "approximate"] == "yes"
-    assert any("estimates" in c.value for c in at.caption)
+    assert worst.loc[f"{log.name}:2", "input ours / logged"].endswith("/ 64")
+    assert any("recounted" in c.value for c in at.caption)
+    assert any(m.value.startswith("**as billed: $") and "; recounted: $" in m.value for m in at.markdown)
+
+
+def test_model_ids_as_the_cli_takes_them_and_the_count_of_tokenprism_count():
+    from analysis.requests import Request, input_tokens
+
+    text = "Summarise this email in two sentences, please."
+    at = open_page(PAGE)
+    at.multiselect(key="cost_models").set_value([])
+    at.text_area(key="cost_text").set_value(text)
+    at.text_input(key="cost_model_ids").set_value("gpt-4o, openai:gpt-4o-2024-08-06, claude-sonnet-4-5-20250929")
+    at.button(key="cost_go").click().run()
+    assert not at.exception, at.exception
+    shown = _models_table(at)
+    assert list(shown.index) == ["gpt-4o", "openai:gpt-4o-2024-08-06", "claude-sonnet-4-5-20250929"]
+    for model in shown.index:  # one number everywhere: the page's input tokens are `tokenprism count`'s
+        assert shown.loc[model, "in_tok/req"] == f"{input_tokens(Request.from_text(text), model).input_tokens:,}"
+
+
+def test_an_unknown_model_id_is_refused_with_the_closest_ids():
+    at = open_page(PAGE)
+    at.text_input(key="cost_model_ids").set_value("gpt-4oo").run()
+    assert not at.exception
+    (error,) = at.error
+    assert "unknown model 'gpt-4oo'" in error.value
+    assert "gpt-4o" in error.value.split("did you mean", 1)[1]
+    assert not at.dataframe  # nothing priced under a guess

@@ -9,5 +9,7 @@ from .tables import (
     display_categories as display_categories,
     display_models as display_models,
     display_quick as display_quick,
+    frame_notes as frame_notes,
     model_notes as model_notes,
+    quick_reasons as quick_reasons,
 )

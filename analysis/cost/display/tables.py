@@ -21,7 +21,8 @@ def display_models(report: CostReport) -> pd.DataFrame:
     m = report.models
     out = pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
-        "in_tok/req": m["input_tokens_per_request"].map(_tok), "out_tok/req": m["output_tokens_per_request"].map(_tok),
+        "in_tok/req": m["input_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
+        "out_tok/req": m["output_tokens_per_request"].map(_tok),
         "chars/tok": m["chars_per_token"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}"),
         "$/Mtok in / out": [_pair(a, b) for a, b in zip(m["usd_per_mtok_input"], m["usd_per_mtok_output"])],
         "$/request": m["usd_per_request"].map(_money_or_status),
@@ -36,7 +37,10 @@ def display_models(report: CostReport) -> pd.DataFrame:
 
 
 def _tok(v: Any) -> str:
-    return "" if v is None or pd.isna(v) else f"{v:,.1f}"
+    """A mean per request: whole as a count ("1,024"), else one decimal ("12.5")."""
+    if v is None or pd.isna(v):
+        return ""
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
 
 
 def _pair(a: Decimal | None, b: Decimal | None) -> str:
@@ -53,23 +57,39 @@ def display_categories(report: CostReport) -> pd.DataFrame:
     return pd.DataFrame({
         "model": c["model"], "category": c["category"], "requests": c["n_requests"],
         "tokenizer": c["tokenizer"], "chars/tok": c["chars_per_token"].map(lambda v: f"{v:.2f}"),
-        "in_tok/req": c["input_tokens_per_request"].map(lambda v: f"{v:,.1f}"),
+        "in_tok/req": c["input_tokens_per_request"].map(_tok),
         "$/request": c["usd_per_request"].map(format_usd), "$/month": c["usd_per_month"].map(format_usd),
         "$/M chars in": c["usd_per_mchar_input"].map(format_usd),
     })
 
 
 def model_notes(report: CostReport) -> list[str]:
-    """"model: note" for every model whose row carries a note."""
-    return [f"{m}: {n}" for m, n in zip(report.models["model"], report.models["note"]) if isinstance(n, str) and n]
+    """The per-model notes of a workload report (see `frame_notes`)."""
+    return frame_notes(report.models)
+
+
+def frame_notes(models: pd.DataFrame) -> list[str]:
+    """"model (estimate): why" for every count that is not exact, then "model: note" for every row
+    that carries a note (a workload's or a traffic report's models table)."""
+    why = [f"{model} ({e}): {r}" for model, e, r in zip(models["model"], models["exactness"], models["exactness_reason"])
+           if isinstance(e, str) and e != "exact" and isinstance(r, str) and r]
+    return why + [f"{model}: {n}" for model, n in zip(models["model"], models["note"]) if isinstance(n, str) and n]
 
 
 def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
     """`workloads.one_request.quick_frame` as people read it: rounded money, "no price" where unpriced, "~" for estimates."""
     money = [c for c in ("usd_input", "usd_output", "usd_per_request", "usd_per_month") if c in frame]
-    tokens = [c for c in ("input_tokens", "output_tokens") if c in frame]
-    shown = frame.drop(columns=["priced_as", "note"]).assign(
+    tokens = [c for c in ("input_tokens", "format_tokens", "output_tokens") if c in frame]
+    # the reasons are long: `quick_reasons` lists them under the table
+    shown = frame.drop(columns=["priced_as", "note", "exactness_reason", "content_tokens"], errors="ignore").assign(
         **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
         **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
-    return shown.rename(columns={"input_tokens": "input tokens", "usd_input": "$ input", "output_tokens": "output tokens",
+    return shown.rename(columns={"input_tokens": "input tokens", "format_tokens": "of which format", "usd_input": "$ input", "output_tokens": "output tokens",
                                  "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
+
+
+def quick_reasons(frame: pd.DataFrame) -> list[str]:
+    """ "model: why its count is documented or an estimate", once per model, for the lines under the quick table."""
+    rows = frame.dropna(subset=["exactness"]).drop_duplicates("model")
+    return [f"{m} ({e}): {r}" for m, e, r in zip(rows["model"], rows["exactness"], rows["exactness_reason"])
+            if e != "exact" and r]

@@ -12,7 +12,6 @@ from .records import (
     LogRecord as LogRecord,
     LogReport as LogReport,
     LogUpload as LogUpload,
-    Turn as Turn,
     Usage as Usage,
     iter_log_records as iter_log_records,
     read_log_records as read_log_records,

@@ -1,9 +1,12 @@
 """Logged traffic priced under other models: each chunk of `LogRecord`s reduced to partial sums.
 
 Unlike `workloads` (texts plus an assumed workload) and `records` (which reads them), this
-module recounts logged requests in every target model's own tokenizer and adds the documented
-chat-format overhead, then reduces a chunk of records to sums before the next chunk is read, so
-memory stays flat in the number of rows. `price_chunk(records, plan)` is a pure function (a
+module recounts each logged request under every target model through the one request counter
+(`analysis.requests`: the content in the model's tokenizer plus its family's chat format, with
+the count's exactness), the texts of a chunk counted in one batch call per tokenizer
+(`cost.recount`), then reduces the chunk to sums before the next chunk is read, so memory stays
+flat in the number of rows. Where a row carries the provider's usage, it also sums what the
+serving model billed for it. `price_chunk(records, plan)` is a pure function (a
 chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
 engine can run chunks anywhere and combine them; `traffic_report.summarise` turns the total into a
 report. Only the per-row dollar figure is kept per row (one float64 per row and model), for the
@@ -25,16 +28,21 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice, load_rules
 from ..prices import Price, get_price
+from ..recount import batch_tokenizers, count_request, request_texts, target_counter
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
-from ...tokenizers import load_tokenizer
+from ...requests import RequestCounter
+from ...tokenizers import Tokenizer
 from .records import LogRecord
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
 TOP_ROWS = 10  # calibration rows kept: the ones that differ most
-# Columns of a sums vector, one vector per (day, tier) of a model.
-SUM_FIELDS = ("rows", "text_in", "approx_in", "overhead_in", "logged_out", "rows_logged_out", "in_of_unlogged")
+# Columns of a sums vector, one vector per (day, tier) of a model: input is the request count's
+# content and format tokens; an assumed output (--output-ratio) is a multiple of the content only.
+SUM_FIELDS = ("rows", "content_in", "format_in", "logged_out", "rows_logged_out", "content_of_unlogged")
+# Columns of a billed vector, one per tier of the serving model's price (the tier of the logged input).
+BILLED_FIELDS = ("rows", "input", "cached", "output", "rows_without_output")
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 
 
@@ -51,11 +59,14 @@ class Target:
         rates = (self.price.input, self.price.cached_input, self.price.output)
         return tuple(sorted({s for r in rates if r is not None for s, _ in r.tiers}))
 
-    def overhead(self, n_messages: np.ndarray) -> np.ndarray:
-        chat = self.choice.chat
-        if chat is None:
-            return np.zeros_like(n_messages)
-        return np.where(n_messages > 0, n_messages * chat.per_message + chat.per_request, 0)
+    def counter(self) -> RequestCounter | None:
+        """The request counter of this model (built once per process: a plan travels to workers without it)."""
+        return _counter(self.ref, self.price.model, self.choice)
+
+
+@functools.lru_cache(maxsize=256)
+def _counter(ref: str, model: str, choice: TokenizerChoice) -> RequestCounter | None:
+    return target_counter(ref, model, choice)
 
 
 @dataclass(frozen=True)
@@ -126,15 +137,32 @@ def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: 
 # -- partial sums ----------------------------------------------------------------------------
 @dataclass
 class ModelPart:
-    """One model's sums: a vector of `SUM_FIELDS` per (day, tier), and the $ of each row (float64)."""
+    """One model's sums: a vector of `SUM_FIELDS` per (day, tier), the $ of each row (float64), and
+    how many rows each (exactness, reason) of the request count covers."""
 
     sums: dict[tuple[str | None, int], np.ndarray] = field(default_factory=dict)
     costs: list[np.ndarray] = field(default_factory=list)
+    exactness: Counter = field(default_factory=Counter)
 
     def merge(self, other: ModelPart) -> None:
         for key, vec in other.sums.items():
             self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
         self.costs.extend(other.costs)
+        self.exactness.update(other.exactness)
+
+
+@dataclass
+class BilledPart:
+    """What the serving model billed, from the logged usage: a vector of `BILLED_FIELDS` per tier,
+    and our recount of the same rows (a `ModelPart`), so the two compare like for like."""
+
+    sums: dict[int, np.ndarray] = field(default_factory=dict)
+    recount: ModelPart = field(default_factory=ModelPart)
+
+    def merge(self, other: BilledPart) -> None:
+        for key, vec in other.sums.items():
+            self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
+        self.recount.merge(other.recount)
 
 
 @dataclass
@@ -158,10 +186,10 @@ class TrafficPartial:
     rows: int = 0
     models: dict[str, ModelPart] = field(default_factory=dict)
     served: dict[str, ModelPart] = field(default_factory=dict)
+    billed: dict[str, BilledPart] = field(default_factory=dict)
     unpriced_served: Counter = field(default_factory=Counter)  # "model: reason" -> rows
     calibration: dict[str, CalibrationPart] = field(default_factory=dict)
     not_counted: Counter = field(default_factory=Counter)
-    approximate_rows: int = 0
     rows_with_media: int = 0
     rows_without_time: int = 0
 
@@ -170,77 +198,70 @@ class TrafficPartial:
         for mine, theirs in ((self.models, other.models), (self.served, other.served)):
             for key, part in theirs.items():
                 mine.setdefault(key, ModelPart()).merge(part)
+        for key, billed in other.billed.items():
+            self.billed.setdefault(key, BilledPart()).merge(billed)
         for key, cal in other.calibration.items():
             self.calibration.setdefault(key, CalibrationPart()).merge(cal)
         self.unpriced_served.update(other.unpriced_served)
         self.not_counted.update(other.not_counted)
-        self.approximate_rows += other.approximate_rows
         self.rows_with_media += other.rows_with_media
         self.rows_without_time += other.rows_without_time
         return self
 
 
 # -- one chunk -------------------------------------------------------------------------------
-_KINDS = 4  # per row: text in, approximate (JSON) in, response text out, response tool calls out
+@dataclass
+class Recount:
+    """One model's recount of a chunk: content and format tokens in, tokens out, per row."""
+
+    content: np.ndarray
+    format: np.ndarray
+    out: np.ndarray
+    exactness: Counter
 
 
-def _segments(records: Sequence[LogRecord]) -> tuple[list[str], np.ndarray]:
-    """Every non-empty text of the chunk, and its slot (row * _KINDS + kind) for bincount."""
-    texts: list[str] = []
-    slots: list[int] = []
+def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord]) -> Recount:
+    """Every row's request counted under one model (the batch, where there is one, answers the texts' counts)."""
+    tok = counter.tokenizer if batch is None else batch
+    n = len(records)
+    content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    seen: Counter = Counter()
     for i, r in enumerate(records):
-        base = i * _KINDS
-        for m in r.messages:
-            if m.text:
-                texts.append(m.text)
-                slots.append(base)
-            if m.json_text:
-                texts.append(m.json_text)
-                slots.append(base + 1)
-        for text, kind in ((r.tools, 1), (r.response, 2), (r.response_json, 3)):
-            if text:
-                texts.append(text)
-                slots.append(base + kind)
-    return texts, np.asarray(slots, dtype=np.int64)
+        c = count_request(counter, r.request, tok)
+        content[i], fmt[i] = c.content_tokens, c.format_tokens
+        seen[(c.exactness, c.reason)] += 1
+        out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
+    return Recount(content, fmt, out, seen)
 
 
-def _token_matrix(tokenizer: str, texts: list[str], slots: np.ndarray, n: int) -> np.ndarray:
-    """(n, 4) int64 token counts; identical texts (a shared system prompt) are counted once."""
-    unique = list(dict.fromkeys(texts))
-    counts = dict(zip(unique, load_tokenizer(tokenizer).count_batch(unique))) if unique else {}
-    per_text = np.fromiter((counts[t] for t in texts), dtype=np.int64, count=len(texts))
-    return np.bincount(slots, weights=per_text, minlength=n * _KINDS).astype(np.int64).reshape(n, _KINDS)
-
-
-def _reduce(target: Target, tokens: np.ndarray, mask: np.ndarray, n_messages: np.ndarray, logged: np.ndarray,
-            days: np.ndarray, day_names: list[str | None], plan: TrafficPlan, *, keep_costs: bool) -> ModelPart:
+def _reduce(target: Target, counted: Recount, mask: np.ndarray, logged: np.ndarray, days: np.ndarray,
+            day_names: list[str | None], plan: TrafficPlan, *, keep_costs: bool) -> ModelPart:
     """Sums per (day, tier) of the rows in `mask`, and their $ per row as floats."""
-    tokens, n_messages, logged, days = tokens[mask], n_messages[mask], logged[mask], days[mask]
-    overhead = target.overhead(n_messages)
-    n_in = tokens[:, 0] + tokens[:, 1] + overhead
-    out_logged = np.where(logged, tokens[:, 2] + tokens[:, 3], 0)
+    content, fmt, out, logged, days = (a[mask] for a in (counted.content, counted.format, counted.out, logged, days))
+    n_in = content + fmt
+    out_logged = np.where(logged, out, 0)
     starts = np.asarray(target.starts, dtype=np.int64)
     tier = np.searchsorted(starts, n_in, side="left")  # number of starts the request exceeds
-    cols = np.stack([np.ones_like(n_in), tokens[:, 0], tokens[:, 1], overhead, out_logged,
-                     logged.astype(np.int64), np.where(logged, 0, n_in)], axis=1)
+    cols = np.stack([np.ones_like(n_in), content, fmt, out_logged, logged.astype(np.int64),
+                     np.where(logged, 0, content)], axis=1)
     keys = days * (len(starts) + 1) + tier
-    part = ModelPart()
+    part = ModelPart(exactness=counted.exactness.copy() if mask.all() else Counter())
     uniq, inverse = np.unique(keys, return_inverse=True)
     for j, key in enumerate(uniq):
         part.sums[(day_names[key // (len(starts) + 1)], int(key % (len(starts) + 1)))] = cols[inverse == j].sum(axis=0)
     if keep_costs:
-        part.costs.append(_row_costs(target, plan, n_in, out_logged, logged, tier))
+        part.costs.append(_row_costs(target, plan, n_in, content, out_logged, logged, tier))
     return part
 
 
-def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, out_logged: np.ndarray, logged: np.ndarray,
-               tier: np.ndarray) -> np.ndarray:
+def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, content: np.ndarray, out_logged: np.ndarray,
+               logged: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """$ per row as float64, for percentiles only (totals are exact Decimals from the sums)."""
     p = target.price
     if p.input is None:
         return np.full(len(n_in), np.nan)
     fallback = float(plan.output_tokens) if plan.output_tokens is not None else None
-    n_out = np.where(logged, out_logged, fallback if fallback is not None else float(plan.output_ratio or 0) * n_in)
+    n_out = np.where(logged, out_logged, fallback if fallback is not None else float(plan.output_ratio or 0) * content)
     reps = [0] + [s + 1 for s in target.starts]  # an input size inside each tier
     table = np.asarray([[float(r) for r in tier_rates(p, x)] for x in reps])  # (tiers, 3): input, cached, output
     r_in, r_cached = table[tier, 0], table[tier, 1]
@@ -250,12 +271,23 @@ def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, out_logged: 
     return usd + float(p.per_request or 0)
 
 
-def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, target: Target, tokens: np.ndarray,
-               n_messages: np.ndarray) -> CalibrationPart:
-    """Our recount in the serving model's tokenizer against the provider's usage, for rows in `idx`."""
+def _billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> dict[int, np.ndarray]:
+    """The logged usage of the rows in `idx`, summed per tier of the serving model's price."""
+    usage = [records[i].usage for i in idx]
+    logged_in = np.asarray([u.input_tokens for u in usage if u is not None], dtype=np.int64)
+    cached = np.asarray([u.cached_tokens for u in usage if u is not None], dtype=np.int64)
+    out = np.asarray([u.output_tokens or 0 for u in usage if u is not None], dtype=np.int64)
+    missing = np.asarray([u.output_tokens is None for u in usage if u is not None], dtype=np.int64)
+    tier = np.searchsorted(np.asarray(target.starts, dtype=np.int64), logged_in, side="left")
+    cols = np.stack([np.ones_like(logged_in), logged_in, cached, out, missing], axis=1)
+    return {int(t): cols[tier == t].sum(axis=0) for t in np.unique(tier)}
+
+
+def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, counted: Recount) -> CalibrationPart:
+    """Our recount in the serving model's format against the provider's usage, for rows in `idx`."""
     part = CalibrationPart()
-    ours_in = tokens[idx, 0] + tokens[idx, 1] + target.overhead(n_messages[idx])
-    ours_out = tokens[idx, 2] + tokens[idx, 3]
+    ours_in = counted.content[idx] + counted.format[idx]
+    ours_out = counted.out[idx]
     logged_in = np.asarray([records[i].usage.input_tokens for i in idx], dtype=np.float64)
     logged_out = np.asarray([np.nan if records[i].usage.output_tokens is None or records[i].response is None
                              else records[i].usage.output_tokens for i in idx], dtype=np.float64)
@@ -269,7 +301,7 @@ def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, target: Target, to
         if np.isnan(worst[k]):
             break
         r = records[idx[k]]
-        part.top.append({"where": r.where, "served_by": r.model, "approximate": r.approximate,
+        part.top.append({"where": r.where, "served_by": r.model,
                          "input_ours": int(ours_in[k]), "input_logged": int(logged_in[k]), "input_error": float(rel_in[k]),
                          "output_ours": int(ours_out[k]),
                          "output_logged": None if np.isnan(logged_out[k]) else int(logged_out[k]),
@@ -281,7 +313,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     """Reduce a chunk of records to partial sums under every target model (a pure function).
 
     Raises:
-        ValueError: a row has no logged response and the plan has no output fallback (the
+        BadInput: a row has no logged response and the plan has no output fallback (the
             message names the row and the flags that fix it).
     """
     records = list(records)
@@ -294,47 +326,53 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         first = records[int(np.argmin(logged))]
         raise BadInput(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
                          "size for rows without one: --output-tokens N or --output-ratio R")
-    n_messages = np.fromiter((len(r.messages) for r in records), dtype=np.int64, count=n)
     day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
     day_names = list(dict.fromkeys(day_of))
     codes = {d: i for i, d in enumerate(day_names)}
     days = np.fromiter((codes[d] for d in day_of), dtype=np.int64, count=n)
     for r in records:
-        out.not_counted.update(dict(r.not_counted))
-    out.rows_with_media = sum(1 for r in records if r.not_counted)
-    out.approximate_rows = sum(1 for r in records if r.approximate)
+        media = r.not_counted
+        out.not_counted.update(dict(media))
+        out.rows_with_media += bool(media)
     out.rows_without_time = day_of.count(None)
 
     served = [served_target(r.model, plan.on, plan.overrides, plan.fallback_tokenizer) if r.model else "no model in the log"
               for r in records]
-    wanted = {t.choice.tokenizer for t in plan.targets if t.choice.usable and t.choice.tokenizer is not None}
-    wanted |= {s.choice.tokenizer for s in served
-               if isinstance(s, Target) and s.choice.usable and s.choice.tokenizer is not None}
-    texts, slots = _segments(records)
-    matrices = {name: _token_matrix(name, texts, slots, n) for name in sorted(wanted)}
+    wanted = {t.ref: t for t in plan.targets if t.counter() is not None}
+    wanted.update({s.ref: s for s in served if isinstance(s, Target) and s.counter() is not None})
+    counters = {ref: t.counter() for ref, t in wanted.items()}
+    texts = [t for r in records for t in request_texts(r.request)]
+    batches = batch_tokenizers([c for c in counters.values() if c is not None], texts)
+    replies = [t for r in records for t in (r.response, r.response_json) if t]
+    for batch in batches.values():
+        batch.fill(replies)
+    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records) for ref, c in counters.items() if c is not None}
 
     everyone = np.ones(n, dtype=bool)
     for t in plan.targets:
-        if t.choice.usable and t.choice.tokenizer is not None:
-            out.models[t.ref] = _reduce(t, matrices[t.choice.tokenizer], everyone, n_messages, logged, days, day_names,
-                                        plan, keep_costs=True)
+        if t.ref in recounts:
+            out.models[t.ref] = _reduce(t, recounts[t.ref], everyone, logged, days, day_names, plan, keep_costs=True)
     by_served: dict[str, list[int]] = {}
     for i, s in enumerate(served):
-        if isinstance(s, Target) and s.choice.usable:
+        if isinstance(s, Target) and s.ref in recounts:
             by_served.setdefault(s.ref, []).append(i)
         else:
             reason = s if isinstance(s, str) else s.choice.status
             out.unpriced_served[f"{records[i].model or 'unknown'}: {reason}"] += 1
     for ref, rows in by_served.items():
         target = served[rows[0]]
-        assert isinstance(target, Target) and target.choice.tokenizer is not None  # usable, by `by_served`
+        assert isinstance(target, Target)  # by `by_served`
         mask = np.zeros(n, dtype=bool)
         mask[rows] = True
-        tokens = matrices[target.choice.tokenizer]
-        out.served[ref] = _reduce(target, tokens, mask, n_messages, logged, days, day_names, plan, keep_costs=False)
+        out.served[ref] = _reduce(target, recounts[ref], mask, logged, days, day_names, plan, keep_costs=False)
         with_usage = np.asarray([i for i in rows if records[i].usage is not None], dtype=np.int64)
         if len(with_usage):
-            out.calibration[ref] = _calibrate(records, with_usage, target, tokens, n_messages)
+            out.calibration[ref] = _calibrate(records, with_usage, recounts[ref])
+            usage_mask = np.zeros(n, dtype=bool)
+            usage_mask[with_usage] = True
+            out.billed[ref] = BilledPart(_billed(records, with_usage, target),
+                                         _reduce(target, recounts[ref], usage_mask, logged, days, day_names, plan,
+                                                 keep_costs=False))
     return out
 
 

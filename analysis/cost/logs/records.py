@@ -18,7 +18,8 @@ A JSON row may also carry ``response`` (the assistant text, a Chat Completion wi
 The shape is detected per file from its first row and can be forced. Nothing is dropped
 silently: a malformed row is a `ValueError` naming the file, the line and the problem (or,
 with ``errors="skip"``, counted with its reason in a `LogReport`); an unknown role or content
-type is named; images, audio and files are counted in `LogRecord.not_counted`.
+type is named; images, audio and files are counted in `LogRecord.not_counted`. The request of
+each row is parsed by `analysis.requests.parse` (through `shapes`), the one parser of every face.
 """
 
 from __future__ import annotations
@@ -37,22 +38,15 @@ from .shapes import SHAPES, RowError, detect_shape, parse_row
 from ...errors import BadInput
 from ...textio import regular_file_problem
 from ...lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
+from ...requests import Request
+from ...requests.formats.parts import media_counts
 
-__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Turn", "Usage", "iter_log_records", "read_log_records"]
+__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Usage", "iter_log_records", "read_log_records"]
 
 CONTAINERS = ("jsonl", "csv", "parquet", "text")
 MESSAGES_COLUMN = "messages"
 _JSON_COLUMNS = ("messages", "tools", "system", "response", "usage", "body")
 _MAX_EXAMPLES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One message: its role, its plain text, and JSON-as-text parts (tool calls and results)."""
-
-    role: str
-    text: str
-    json_text: str = ""  # counted as JSON text: the provider's exact formatting is not public
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,30 +64,27 @@ class LogRecord:
 
     Attributes:
         where: "FILE:LINE" (or "FILE:row N"), for messages.
-        messages: the request's messages in order (an Anthropic ``system`` becomes the first).
-        tools: the tool definitions as JSON text ("" when none).
+        request: the request, as `analysis.requests.parse` reads its body (system, messages with
+            roles, names and parts, tools): what every model's chat format counts.
         response: the logged assistant text, or None when the row has no response.
         response_json: tool calls in the response, as JSON text.
         usage: provider usage, or None.
         timestamp: when the request was made (UTC), or None.
         model: the model that served it, or None.
-        not_counted: (kind, number) of parts no tokenizer counts here: image, audio, file.
     """
 
     where: str
-    messages: tuple[Turn, ...]
-    tools: str = ""
+    request: Request
     response: str | None = None
     response_json: str = ""
     usage: Usage | None = None
     timestamp: datetime | None = None
     model: str | None = None
-    not_counted: tuple[tuple[str, int], ...] = ()
 
     @property
-    def approximate(self) -> bool:
-        """True when tools or tool calls are counted as JSON text (their exact format is not public)."""
-        return bool(self.tools or self.response_json or any(m.json_text for m in self.messages))
+    def not_counted(self) -> tuple[tuple[str, int], ...]:
+        """(kind, number) of the request's parts no tokenizer counts here: image, audio, file."""
+        return tuple(sorted(media_counts(self.request).items()))
 
 
 @dataclass
@@ -307,8 +298,8 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
     ...     _ = f.write('{"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}\\n')
-    >>> [(r.model, r.messages) for r in iter_log_records(f.name)]; os.unlink(f.name)
-    [('gpt-4o', (Turn(role='user', text='Hi', json_text=''),))]
+    >>> [(r.model, r.request.messages[0].text) for r in iter_log_records(f.name)]; os.unlink(f.name)
+    [('gpt-4o', 'Hi')]
     """
     if shape != "auto" and shape not in SHAPES:
         raise BadInput(f"unknown log format {shape!r}; valid: auto, {', '.join(SHAPES)}")
@@ -355,7 +346,6 @@ def read_log_records(paths: str | Source | Iterable[str | Source], **options: An
 
 def _build(where: str, parsed: dict[str, Any]) -> LogRecord:
     return LogRecord(
-        where=where, messages=tuple(Turn(*m) for m in parsed["messages"]), tools=parsed.get("tools", ""),
-        response=parsed.get("response"), response_json=parsed.get("response_json", ""),
-        usage=Usage(*parsed["usage"]) if parsed.get("usage") else None, timestamp=parsed.get("timestamp"),
-        model=parsed.get("model"), not_counted=tuple(sorted(parsed.get("not_counted", {}).items())))
+        where=where, request=parsed["request"], response=parsed.get("response"),
+        response_json=parsed.get("response_json", ""), usage=Usage(*parsed["usage"]) if parsed.get("usage") else None,
+        timestamp=parsed.get("timestamp"), model=parsed.get("model"))

@@ -1,32 +1,29 @@
 """The log shapes: how one row of each provider's request format becomes plain fields.
 
-Unlike `records` (files, containers, streaming and error policy), this module sees one decoded
-row at a time and knows the formats: OpenAI Chat Completions bodies, OpenAI Batch input
-lines, Anthropic Messages requests, and one text per line. It returns a plain dict that
-`records` turns into a `LogRecord`, and raises `RowError` (a message plus a short reason for
-the skip counts) for anything it does not understand: an unknown role or content type is
-named, never dropped.
+Unlike `records` (files, containers, streaming and error policy) and `analysis.requests` (the one
+parser of request bodies, which this module calls), this module sees one decoded row at a time
+and knows what a *log row* adds around the request: the wrapper (an OpenAI Batch line's `body`,
+a logger's `request`), the logged response, the provider's usage, the model that served it and
+the time. The request itself becomes a `Request` through `analysis.requests.parse`, so a log row
+and `tokenprism count --messages` read the same body the same way. It raises `RowError` (a
+message plus a short reason for the skip counts) for anything it does not understand: an unknown
+role or content type is named, never dropped.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
-from ...errors import BadInput
+
+from ...errors import BadInput, UnknownName
+from ...requests import Request, TextPart, ToolCall, parse
 
 SHAPES = ("openai-chat", "openai-batch", "anthropic", "text")
-
-_OPENAI_ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
-_ANTHROPIC_ROLES = {"user", "assistant"}
-# content part type -> what it is when no tokenizer counts it
-_OPENAI_MEDIA = {"image_url": "image", "input_audio": "audio", "file": "file"}
-_ANTHROPIC_MEDIA = {"image": "image", "document": "file"}
+# log shape -> the request shape `analysis.requests.parse` reads
+_REQUEST_SHAPE = {"openai-chat": "openai-chat", "openai-batch": "openai-chat", "anthropic": "anthropic", "text": "text"}
 _ANTHROPIC_ONLY = {"tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking"}
 _TIME_KEYS = ("timestamp", "created_at", "time", "created")
-
-
 class RowError(BadInput):
     """A row this shape cannot read: `str(e)` says what is wrong, `reason` groups skips."""
 
@@ -73,109 +70,39 @@ def detect_shape(row: Any) -> str:
     return "openai-chat"
 
 
-# -- messages ------------------------------------------------------------------------------------
-def _openai_content(content: Any, media: Counter, at: str) -> tuple[str, str]:
-    if content is None:
-        return "", ""
-    if isinstance(content, str):
-        return content, ""
-    if not isinstance(content, list):
-        raise RowError(f"{at}.content must be a string or a list of parts, got {type(content).__name__}",
-                       "content is not a string or a list")
-    texts = []
-    for j, part in enumerate(content):
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind == "refusal" and isinstance(part.get("refusal"), str):
-            texts.append(part["refusal"])
-        elif kind in _OPENAI_MEDIA:
-            media[_OPENAI_MEDIA[kind]] += 1
-        else:
-            raise RowError(f"{at}.content[{j}] has unknown content type {kind!r} (known: text, refusal, "
-                           f"{', '.join(_OPENAI_MEDIA)})", f"unknown content type {kind!r}")
-    return "".join(texts), ""
+# -- the request and the response, through the one parser -------------------------------------------
+def _parsed(body: Any, shape: str, at: str = "") -> Request:
+    """`analysis.requests.parse`, its refusals turned into row errors that keep the name and where."""
+    try:
+        return parse(body, shape=shape)
+    except UnknownName as e:
+        raise RowError(f"{at}{e}", f"unknown {e.kind} {e.name!r}") from None
+    except BadInput as e:
+        raise RowError(f"{at}{e}", "malformed request") from None
 
 
-def _openai_messages(request: dict[str, Any], media: Counter) -> list[tuple[str, str, str]]:
-    if "system" in request:
+def _request(request: dict[str, Any], shape: str) -> Request:
+    if shape != "anthropic" and "system" in request:
         raise RowError("has a top-level 'system', which is the Anthropic shape", "Anthropic field in an OpenAI row")
-    out = []
-    for i, m in enumerate(_message_list(request)):
-        at = f"messages[{i}]"
-        role = m.get("role")
-        if role not in _OPENAI_ROLES:
-            raise RowError(f"{at} has unknown role {role!r} (known: {', '.join(sorted(_OPENAI_ROLES))})",
-                           f"unknown role {role!r}")
-        text, _ = _openai_content(m.get("content"), media, at)
-        calls = [c.get("function", c) if isinstance(c, dict) else c for c in m.get("tool_calls") or ()]
-        if m.get("function_call"):
-            calls.append(m["function_call"])
-        json_text = _dumps(calls) if calls else ""
-        if role in ("tool", "function"):  # a tool result: its framing (ids, names) is not public
-            text, json_text = "", text
-        out.append((role, text, json_text))
-    return out
-
-
-def _anthropic_blocks(content: Any, media: Counter, at: str) -> tuple[str, str]:
-    """(plain text, JSON-as-text) of an Anthropic content value."""
-    if isinstance(content, str):
-        return content, ""
-    if not isinstance(content, list):
-        raise RowError(f"{at} must be a string or a list of blocks, got {type(content).__name__}",
-                       "content is not a string or a list")
-    texts, approx = [], []
-    for j, block in enumerate(content):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-        elif kind in _ANTHROPIC_MEDIA:
-            media[_ANTHROPIC_MEDIA[kind]] += 1
-        elif kind == "tool_use":
-            approx.append(_dumps({"name": block.get("name"), "input": block.get("input")}))
-        elif kind == "tool_result":
-            inner_text, inner_json = _anthropic_blocks(block.get("content") or "", media, f"{at}[{j}].content")
-            approx.append(inner_text + inner_json)
-        elif kind == "thinking":
-            approx.append(str(block.get("thinking", "")))
-        elif kind == "redacted_thinking":
-            approx.append(str(block.get("data", "")))
-        else:
-            raise RowError(f"{at}[{j}] has unknown content type {kind!r} (known: text, image, document, tool_use, "
-                           "tool_result, thinking, redacted_thinking)", f"unknown content type {kind!r}")
-    return "".join(texts), "".join(approx)
-
-
-def _anthropic_messages(request: dict[str, Any], media: Counter) -> list[tuple[str, str, str]]:
-    out = []
-    system = request.get("system")
-    if system:
-        text, approx = _anthropic_blocks(system, media, "system")
-        out.append(("system", text, approx))
-    for i, m in enumerate(_message_list(request)):
-        role = m.get("role")
-        if role not in _ANTHROPIC_ROLES:
-            hint = " (Anthropic takes the system prompt as a top-level 'system')" if role == "system" else ""
-            raise RowError(f"messages[{i}] has unknown role {role!r} (known: assistant, user){hint}",
-                           f"unknown role {role!r}")
-        text, approx = _anthropic_blocks(m.get("content", ""), media, f"messages[{i}].content")
-        out.append((role, text, approx))
-    return out
-
-
-def _message_list(request: dict[str, Any]) -> list[dict[str, Any]]:
     messages = request.get("messages")
     if messages is None:
         keys = ", ".join(sorted(request)) or "none"
         raise RowError(f"has no 'messages' (keys: {keys})", "no messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise RowError("'messages' must be a list of objects", "messages is not a list of objects")
-    return messages
+    return _parsed(request, _REQUEST_SHAPE[shape])
 
 
-# -- response, usage, time ---------------------------------------------------------------------
-def _response(value: Any, media: Counter) -> tuple[str | None, str, dict[str, Any]]:
+def _reply(message: Any, shape: str, at: str) -> tuple[str, str]:
+    """(text, tool calls as JSON text) of a logged assistant message, read by the request parser."""
+    parsed = _parsed({"messages": [{**message, "role": "assistant"}]}, shape, f"{at}: ")
+    parts = parsed.messages[0].parts if parsed.messages else ()
+    text = "".join(p.text for p in parts if isinstance(p, TextPart))
+    calls = [{"name": p.name, "arguments": p.arguments} for p in parts if isinstance(p, ToolCall)]
+    return text, _dumps(calls) if calls else ""
+
+
+def _response(value: Any) -> tuple[str | None, str, dict[str, Any]]:
     """(assistant text, tool calls as JSON text, the response object or {}) of a logged response."""
     if value is None:
         return None, "", {}
@@ -184,17 +111,20 @@ def _response(value: Any, media: Counter) -> tuple[str | None, str, dict[str, An
     if not isinstance(value, dict):
         raise RowError(f"response must be a string or an object, got {type(value).__name__}", "bad response")
     if isinstance(value.get("body"), dict):  # a Batch output line's response
-        return _response(value["body"], media)
+        return _response(value["body"])
     if isinstance(value.get("choices"), list):
         if not value["choices"]:
             return None, "", value
         message = value["choices"][0].get("message") or {}
-        text, _ = _openai_content(message.get("content"), media, "response.choices[0].message")
-        calls = [c.get("function", c) for c in message.get("tool_calls") or () if isinstance(c, dict)]
-        return text, _dumps(calls) if calls else "", value
+        text, calls = _reply({k: v for k, v in message.items() if k not in ("role", "refusal", "annotations", "audio")},
+                             "openai-chat", "response.choices[0].message")
+        return text, calls, value
     if "content" in value:
-        text, approx = _anthropic_blocks(value["content"], media, "response.content")
-        return text, approx, value
+        content = value["content"]
+        content = [b for b in content if not (isinstance(b, dict) and b.get("type") == "redacted_thinking")] \
+            if isinstance(content, list) else content
+        text, calls = _reply({"content": content}, "anthropic", "response")
+        return text, calls, value
     raise RowError(f"response has none of text, choices or content (keys: {', '.join(sorted(value))})", "bad response")
 
 
@@ -257,11 +187,10 @@ def _timestamp(row: dict[str, Any], response: dict[str, Any]) -> datetime | None
 
 def parse_row(row: Any, shape: str, *, where: str = "") -> dict[str, Any]:
     """One row of `shape` as plain fields (see `records.LogRecord`); raises RowError when unreadable."""
-    media: Counter = Counter()
     if shape == "text":
         if not isinstance(row, str):
             raise RowError("the text shape reads one text per line", "not text")
-        return {"messages": [("user", row, "")]}
+        return {"request": Request.from_text(row)}
     if not isinstance(row, dict):
         raise RowError(f"a row must be a JSON object, got {type(row).__name__}", "not a JSON object")
     if shape == "openai-batch":
@@ -270,14 +199,10 @@ def parse_row(row: Any, shape: str, *, where: str = "") -> dict[str, Any]:
         url = row.get("url", "/v1/chat/completions")
         if url != "/v1/chat/completions":
             raise RowError(f"Batch url {url!r} is not /v1/chat/completions: only chat requests are priced here", "not a chat request")
-    request = _request_of(row)
-    messages = _anthropic_messages(request, media) if shape == "anthropic" else _openai_messages(request, media)
-    tools = request.get("tools") or []
-    if request.get("functions"):
-        tools = list(tools) + list(request["functions"])
-    text, response_json, response = _response(row.get("response"), media)
+    body = _request_of(row)
+    request = _request(body, shape)
+    text, response_json, response = _response(row.get("response"))
     usage = _usage(row["usage"] if row.get("usage") is not None else response.get("usage"))
-    model = response.get("model") or request.get("model") or row.get("model")
-    return {"messages": messages, "tools": _dumps(tools) if tools else "", "response": text,
-            "response_json": response_json, "usage": usage, "timestamp": _timestamp(row, response),
-            "model": str(model) if model else None, "not_counted": dict(media)}
+    model = response.get("model") or body.get("model") or row.get("model")
+    return {"request": request, "response": text, "response_json": response_json, "usage": usage,
+            "timestamp": _timestamp(row, response), "model": str(model) if model else None}

@@ -19,15 +19,18 @@ import pandas as pd
 from ..arithmetic import tier_rates
 from ..display.money import format_usd
 from ..prices import MTOK, price_source
-from ..targets import SPECIAL_TOKENS_NOTE, chat_label
+from ..recount import least_exact
+from ..targets import SPECIAL_TOKENS_NOTE
 from ..workloads.workload import percent
-from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan, served_target
+from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
+                         TrafficPlan, served_target)
 from .records import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
+_B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
-    "model", "estimate", "priced_as", "tokenizer", "exactness", "chat_overhead", "status", "n_requests",
-    "input_tokens", "overhead_tokens", "approx_tokens", "output_tokens", "usd_total",
+    "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
+    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "usd_total",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
 ]
@@ -40,11 +43,16 @@ class TrafficReport:
     Attributes:
         models: one row per target model (see `MODEL_COLUMNS`).
         days: model, day, n_requests, usd (rows with a timestamp).
-        served: the models that served the log: model, n_requests, usd_as_served (our recount).
+        served: the models that served the log: model, n_requests, usd_as_served (our recount of
+            every row), and where rows carry usage: n_billed, the billed tokens, usd_as_billed
+            (the logged usage at the model's price) and usd_recounted_billed (our recount of those rows).
         calibration: per serving model, our recount against the logged usage (median, worst).
         calibration_rows: the rows that differ most.
         served_total: our recount of the whole log on the models that served it (None when some
             rows cannot be priced so), the baseline of `change_vs_served`.
+        billed_total, recounted_billed: what the rows with logged usage cost as billed (their usage
+            at the serving model's price) and as we recount them; None when no row carries usage
+            or one cannot be priced. billed_rows: how many rows that is.
         n_rows, log_summary, price_source, on, notes: for every rendering's header.
     """
 
@@ -59,12 +67,23 @@ class TrafficReport:
     on: Any
     notes: tuple[str, ...] = field(default_factory=tuple)
     served_total: Decimal | None = None
+    billed_total: Decimal | None = None
+    recounted_billed: Decimal | None = None
+    billed_rows: int = 0
+
+    def billed_line(self) -> str:
+        """ "as billed: $8.40; recounted: $8.37 (1,000 of 1,200 rows carry usage)", or "" without usage."""
+        if self.billed_total is None or self.recounted_billed is None:
+            return ""
+        return (f"as billed: {format_usd(self.billed_total)}; recounted: {format_usd(self.recounted_billed)} "
+                f"({self.billed_rows:,} of {self.n_rows:,} rows carry the provider's usage; on the models that served them)")
 
     def headlines(self) -> list[str]:
         """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
+        billed = [self.billed_line()] if self.billed_line() else []
         if self.served_total is None:
-            return []
-        return [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
+            return billed
+        return billed + [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
                 f"{format_usd(self.served_total)} as served, estimate)"
                 for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
                 if isinstance(u, Decimal) and c == c and c is not None]
@@ -81,16 +100,20 @@ def _change(c: float) -> str:
     return f"{abs(c):.0%} {'less' if c < 0 else 'more'}"
 
 
-def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | None, Decimal, Decimal, str]:
-    """(usd total or None, input tokens, output tokens, status) of a model's sums."""
+def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | None, int, int, str]:
+    """(usd total or None, input tokens, output tokens, status) of a model's sums.
+
+    An assumed output (--output-tokens or --output-ratio times the content tokens) is priced exactly
+    and reported as a whole number of tokens.
+    """
     p = target.price
     reps = [0] + [s + 1 for s in target.starts]
     total, n_in_all, n_out_all, status = Decimal(0), Decimal(0), Decimal(0), "ok"
     for (_, tier), v in sums.items():
-        n_in = Decimal(int(v[_F["text_in"]] + v[_F["approx_in"]] + v[_F["overhead_in"]]))
+        n_in = Decimal(int(v[_F["content_in"]] + v[_F["format_in"]]))
         unlogged = Decimal(int(v[_F["rows"]] - v[_F["rows_logged_out"]]))
         n_out = Decimal(int(v[_F["logged_out"]])) + (plan.output_tokens * unlogged if plan.output_tokens is not None
-                                                      else (plan.output_ratio or 0) * Decimal(int(v[_F["in_of_unlogged"]])))
+                                                      else (plan.output_ratio or 0) * Decimal(int(v[_F["content_of_unlogged"]])))
         n_in_all += n_in
         n_out_all += n_out
         if p.input is None:
@@ -103,7 +126,25 @@ def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | Non
         r_in, r_cached, r_out = tier_rates(p, reps[tier])
         total += ((n_in - cached) * r_in + cached * r_cached + n_out * r_out) / MTOK
         total += (p.per_request or Decimal(0)) * int(v[_F["rows"]])
-    return (total if status == "ok" else None), n_in_all, n_out_all, status
+    return (total if status == "ok" else None), int(n_in_all), int(n_out_all.to_integral_value()), status
+
+
+def _billed_money(target: Target, billed: BilledPart) -> tuple[Decimal | None, dict[str, int], str]:
+    """(usd as billed or None, billed token sums, status): the logged usage at the serving model's price."""
+    p = target.price
+    reps = [0] + [s + 1 for s in target.starts]
+    tokens = {name: int(sum(v[_B[name]] for v in billed.sums.values())) for name in BILLED_FIELDS}
+    if p.input is None:
+        return None, tokens, "no price"
+    total = Decimal(0)
+    for tier, v in billed.sums.items():
+        n_in, cached, n_out = (Decimal(int(v[_B[k]])) for k in ("input", "cached", "output"))
+        if p.output is None and n_out > 0:
+            return None, tokens, "no output price"
+        r_in, r_cached, r_out = tier_rates(p, reps[tier])
+        total += ((n_in - cached) * r_in + cached * r_cached + n_out * r_out) / MTOK
+        total += (p.per_request or Decimal(0)) * int(v[_B["rows"]])
+    return total, tokens, "ok"
 
 
 def _sum(sums: dict, name: str) -> int:
@@ -119,17 +160,33 @@ def _percentiles(part: ModelPart) -> tuple[float, float, float]:
     return tuple(float(f"{v:.10g}") for v in (p50, p95, costs.max()))  # type: ignore[return-value]
 
 
-def _served_total(partial: TrafficPartial, plan: TrafficPlan) -> tuple[Decimal | None, pd.DataFrame, str]:
-    """Our recount of the log on the models that served it, or why there is no such baseline."""
+def _served_total(partial: TrafficPartial, plan: TrafficPlan
+                  ) -> tuple[Decimal | None, pd.DataFrame, str, tuple[Decimal | None, Decimal | None, int]]:
+    """Our recount of the log on the models that served it (or why there is no such baseline), and
+    (as billed, recounted, rows) over the rows whose usage is logged."""
     rows, total, why = [], Decimal(0), ""
+    billed_total: Decimal | None = Decimal(0)
+    recounted: Decimal | None = Decimal(0)
+    billed_rows = 0
     for ref, part in sorted(partial.served.items()):
         target = served_target(ref, plan.on, plan.overrides, plan.fallback_tokenizer)
         if isinstance(target, str):  # not priced: such rows were counted in `unpriced_served` instead
             continue
         usd, n_in, n_out, status = _money(target, plan, part.sums)
-        rows.append({"model": ref, "priced_as": target.price.key, "tokenizer": target.choice.label,
-                     "n_requests": _sum(part.sums, "rows"), "input_tokens": n_in, "output_tokens": n_out,
-                     "usd_as_served": usd, "status": status})
+        row: dict[str, Any] = {"model": ref, "priced_as": target.price.key, "tokenizer": target.choice.label,
+                               "n_requests": _sum(part.sums, "rows"), "input_tokens": n_in, "output_tokens": n_out,
+                               "usd_as_served": usd, "status": status}
+        billed = partial.billed.get(ref)
+        if billed is not None:
+            as_billed, tokens, billed_status = _billed_money(target, billed)
+            again = _money(target, plan, billed.recount.sums)[0]
+            row.update(n_billed=tokens["rows"], billed_input_tokens=tokens["input"],
+                       billed_cached_tokens=tokens["cached"], billed_output_tokens=tokens["output"],
+                       usd_as_billed=as_billed, usd_recounted_billed=again)
+            billed_rows += tokens["rows"]
+            billed_total = None if as_billed is None or billed_total is None else billed_total + as_billed
+            recounted = None if again is None or recounted is None else recounted + again
+        rows.append(row)
         if usd is None:
             why = f"{ref} has {status}"
         else:
@@ -140,7 +197,14 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan) -> tuple[Decimal |
         why = why or f"{n:,} row(s) cannot be priced on the model that served them ({label})"
     if not rows:
         why = "the log names no serving model"
-    return (None if why else total), pd.DataFrame(rows), why
+    if not billed_rows:
+        billed_total = recounted = None
+    return (None if why else total), pd.DataFrame(rows, columns=SERVED_COLUMNS), why, (billed_total, recounted, billed_rows)
+
+
+SERVED_COLUMNS = ["model", "priced_as", "tokenizer", "n_requests", "input_tokens", "output_tokens", "usd_as_served",
+                  "n_billed", "billed_input_tokens", "billed_cached_tokens", "billed_output_tokens", "usd_as_billed",
+                  "usd_recounted_billed", "status"]
 
 
 def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -163,29 +227,29 @@ def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None) -> TrafficReport:
     """Turn the merged partial of a whole log into a `TrafficReport`."""
-    baseline, served, no_baseline = _served_total(partial, plan)
+    baseline, served, no_baseline, (billed, recounted, billed_rows) = _served_total(partial, plan)
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
-        row: dict[str, Any] = {"model": t.ref, "estimate": True, "priced_as": t.price.key, "tokenizer": t.choice.label,
-                               "exactness": t.choice.exactness, "chat_overhead": chat_label(t.choice),
+        row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
                                "usd_per_mtok_input": t.price.input.base if t.price.input else None,
                                "usd_per_mtok_output": t.price.output.base if t.price.output else None,
                                "price_source": t.price.source}
-        notes = ([t.choice.note] if t.choice.exactness != "exact" or t.choice.status != "ok" else []) + list(t.price.notes)
+        notes = ([t.choice.note] if t.choice.status != "ok" else []) + list(t.price.notes)
         if part is None:
-            row.update(status=t.choice.status, n_requests=partial.rows, usd_total=None)
+            # no count, so no exactness: the status says why (as in a workload report)
+            row.update(status=t.choice.status, n_requests=partial.rows, usd_total=None, exactness=None,
+                       exactness_reason=None)
         else:
             usd, n_in, n_out, status = _money(t, plan, part.sums)
             p50, p95, top = _percentiles(part)
+            exactness, reason = least_exact(part.exactness)
             row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in,
-                       overhead_tokens=_sum(part.sums, "overhead_in"), approx_tokens=_sum(part.sums, "approx_in"),
+                       content_tokens=_sum(part.sums, "content_in"), format_tokens=_sum(part.sums, "format_in"),
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
-                       usd_per_request_max=top)
+                       usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
             if usd is not None and baseline:
                 row["change_vs_served"] = float(usd / baseline - 1)
-            if t.choice.chat is None:
-                notes.append("chat-format overhead unknown, not counted")
             for day in sorted({d for d, _ in part.sums if d is not None}):
                 usd_day = _money(t, plan, {k: v for k, v in part.sums.items() if k[0] == day})[0]
                 day_rows.append({"model": t.ref, "day": day, "usd": usd_day,
@@ -197,18 +261,17 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     summary = log_report.summary() if log_report is not None else f"{partial.rows:,} row(s) read"
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
-                         _notes(partial, plan, models, no_baseline), baseline)
+                         _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
 
 
 def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str) -> tuple[str, ...]:
-    notes = ["ESTIMATE: every figure recounts the logged text in each target model's tokenizer; providers "
-             "bill their own count, which calibration compares where the log carries usage"]
-    approx = models.loc[models["exactness"] == "approximate", "model"].tolist()
-    if approx:
-        notes.append(f"ESTIMATE: {', '.join(approx)}: no exact tokenizer; counts come from a proxy (marked ~)")
-    if partial.approximate_rows:
-        notes.append(f"approximate: {partial.approximate_rows:,} row(s) carry tool definitions, tool calls or tool "
-                     "results, counted as JSON text (the providers' exact tool formatting is not public)")
+    notes = ["recounted: each logged request is counted under each target model as `tokenprism count` counts it "
+             "(its content in the model's tokenizer plus the model's chat format); providers bill their own count, "
+             "which the 'as billed' figures and the calibration show where the log carries usage"]
+    for label in ("documented", "estimate"):
+        named = models.loc[models["exactness"] == label, "model"].tolist()
+        if named:
+            notes.append(f"{label}: {', '.join(named)} (why: each model's exactness_reason)")
     if partial.not_counted:
         kinds = ", ".join(f"{n:,} {kind}(s)" for kind, n in sorted(partial.not_counted.items()))
         notes.append(f"not counted: {kinds} in {partial.rows_with_media:,} row(s); their tokens are missing from "

@@ -2,8 +2,10 @@
 
 Unlike `workload` (the assumed numbers), `cost.targets` (which models, prices and tokenizers)
 and `cost.arithmetic` (the price of one request), this module adds requests up. Each text (or
-corpus sample) is one request, priced on its own (so context tiers apply per request) with the
-chat format's overhead where the provider documents it. `CorpusCost` receives chunks of
+corpus sample) is one request, priced on its own (so context tiers apply per request), counted by
+the one request counter (`cost.recount`, `analysis.requests`): one message holding the text is
+the request `tokenprism count` counts, to the same number; N messages per request are N turns of
+the model's chat format with the text in the last, an estimate that says so. `CorpusCost` receives chunks of
 requests with their token counts (counted anywhere: in this process, on all cores or on a Dask
 cluster, see `analysis.engine`) and keeps running sums per model and per model x category, so
 memory does not grow with the corpus. `estimate` is the same sums over one chunk, the whole
@@ -22,10 +24,11 @@ only in `cost.display`, for people.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 import pandas as pd
@@ -34,8 +37,11 @@ from ...errors import BadInput
 from ..arithmetic import NoPriceError, request_cost
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
-from ..targets import SPECIAL_TOKENS_NOTE, chat_label, check_fallback, plan_models, source_line
-from ...tokenizers import clean_text, load_tokenizer
+from ..recount import batch_tokenizers, count_request, least_exact, target_counter, workload_request
+from ..targets import SPECIAL_TOKENS_NOTE, check_fallback, plan_models, source_line
+from ...requests import RequestCounter
+from ...requests.formats.parts import join_reasons
+from ...tokenizers import Tokenizer, clean_text, load_tokenizer
 from ...tokenizers.base import has_surrogates
 from .workload import Workload, percent
 
@@ -45,7 +51,8 @@ class CostReport:
     """Everything a cost report shows.
 
     Attributes:
-        models: one row per model (see `MODEL_COLUMNS`); money columns hold `Decimal` or None.
+        models: one row per model (see `MODEL_COLUMNS`); money columns hold `Decimal` or None; token
+            totals over the sampled requests are ints, per-request means floats.
         categories: one row per model x category when the input has several categories.
         requests: one row per model x sample (tokens and dollars of each request).
         workload, on, price_source: what was assumed, and where prices come from.
@@ -64,15 +71,17 @@ class CostReport:
 
 
 MODEL_COLUMNS = [
-    "model", "priced_as", "provider", "tokenizer", "exactness", "status", "chat_overhead",
-    "chars_per_request", "chars_per_token", "text_tokens_per_request", "overhead_tokens_per_request",
+    "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
+    "input_tokens", "content_tokens", "format_tokens", "output_tokens",
+    "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
     "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
     "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
     "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
     "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
 ]
 CATEGORY_COLUMNS = [
-    "model", "category", "n_requests", "tokenizer", "exactness", "status", "chars_per_request", "chars_per_token",
+    "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",
+    "chars_per_token",
     "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
 ]
 _MONEY = ("usd_input", "usd_cached_input", "usd_output", "usd_fee", "usd_total")
@@ -111,21 +120,60 @@ def _cleaned(texts: list[str]) -> list[str]:
 
 
 
-def request_rows(ref: str, price: Price, choice: TokenizerChoice, counts: list[int], samples: pd.DataFrame,
-                  workload: Workload) -> tuple[list[dict], str]:
-    """One row per request (sample) of one model: tokens and the dollars of each part."""
-    overhead = Decimal(choice.chat.tokens(workload.messages_per_request)) if choice.chat else Decimal(0)
+def _whole(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_HALF_EVEN))
+
+
+def workload_count(counter: RequestCounter, tokenizer: Tokenizer, text: str, workload: Workload) -> tuple[int, int, str, str]:
+    """(content tokens, format tokens, exactness, reason) of one text as a request of `workload`.
+
+    One message is the text as one user message, counted as `tokenprism count` counts it; N > 1
+    messages are N turns of the family's format with the text in the last (an estimate: a real
+    conversation splits its text and its format differently); 0 messages is the raw text, no
+    chat format. A text scaled to `chars_per_request` scales its content tokens (rounded), not
+    the format's, and is an estimate.
+    """
+    n = workload.messages_per_request
+    if n == 0:
+        exactness = "exact" if counter.text_exactness == "exact" else "estimate"
+        content, fmt = tokenizer.count(text), 0
+        reason = join_reasons("raw text (0 messages per request): no chat format, the text alone",
+                              "" if exactness == "exact" else counter.text_note)
+    else:
+        c = count_request(counter, workload_request(text, n), tokenizer)
+        content, fmt, exactness, reason = c.content_tokens, c.format_tokens, c.exactness, c.reason
+        if n > 1:
+            exactness = "estimate"
+            reason = join_reasons(f"a described workload of {n} messages per request: the format's tokens are this "
+                                  f"family's for {n} turns with the text in the last one (a real conversation splits "
+                                  "its text, and so its format, its own way)", c.reason)
+    if workload.chars_per_request and len(text):
+        content = _whole(Decimal(content) * workload.chars_per_request / len(text))
+        exactness = "estimate"
+        reason = join_reasons(f"text scaled to {workload.chars_per_request:,f} characters, keeping its content "
+                              "tokens per character", reason)
+    return content, fmt, exactness, reason
+
+
+def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tokenizer, samples: pd.DataFrame,
+                 workload: Workload) -> tuple[list[dict], str]:
+    """One row per request (sample) of one model: tokens (ints), exactness, and the dollars of each part.
+
+    An output ratio multiplies the content tokens, not the chat format's (the same answer has one
+    length whatever the model's format adds), rounded to a whole number of tokens. The cached
+    tokens are shown rounded; their price uses the exact share.
+    """
     rows, status = [], "ok"
-    for sample_id, category, text, n_tokens in zip(samples["id"], samples["category"], samples["text"], counts):
-        # scaling keeps the text's tokens per character; chars_per_request forbids empty texts
-        scale = workload.chars_per_request / len(text) if workload.chars_per_request else Decimal(1)
-        text_tokens = Decimal(n_tokens) * scale
-        n_in = text_tokens + overhead
-        n_out = workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * n_in
+    for sample_id, category, text in zip(samples["id"], samples["category"], samples["text"]):
+        content, fmt, exactness, reason = workload_count(counter, tokenizer, text, workload)
+        n_in = content + fmt
+        # a request's output is a whole number of tokens: an assumed one is rounded before it is priced
+        n_out = _whole(workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * content)
         row = {"model": ref, "id": sample_id, "category": category,
                "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
-               "raw_tokens": n_tokens, "text_tokens": text_tokens, "overhead_tokens": overhead,
-               "input_tokens": n_in, "cached_tokens": n_in * workload.cached_share, "output_tokens": n_out}
+               "raw_tokens": tokenizer.count(text), "content_tokens": content, "format_tokens": fmt,
+               "input_tokens": n_in, "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
+               "exactness": exactness, "exactness_reason": reason}
         try:
             rc = request_cost(price, input_tokens=n_in, output_tokens=n_out, cached_share=workload.cached_share)
             row.update({m: getattr(rc, m) for m in _MONEY})
@@ -141,8 +189,7 @@ def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summ
     """One row of a report's per-model table."""
     return {
         "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
-        "exactness": choice.exactness, "chat_overhead": chat_label(choice), "status": status,
-        **summary,
+        "status": status, **summary,
         "usd_per_mtok_input": price.input.base if price.input else None,
         "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
         "usd_per_mtok_output": price.output.base if price.output else None,
@@ -162,7 +209,7 @@ def row_notes(price: Price, choice: TokenizerChoice, n_requests: int, over: int,
     """What a reader of a model's row must know, most important first: `n_requests` priced, `over` of
     them past the first tier."""
     notes = list(price.notes)
-    if choice.exactness != "exact" or choice.status != "ok" or choice.note.startswith("tokenizer stated"):
+    if choice.status != "ok" or choice.note.startswith("tokenizer stated"):
         notes.insert(0, choice.note)
     if n_requests and workload.cached_share > 0:
         if price.input is not None and price.cached_input is None:
@@ -176,23 +223,28 @@ def row_notes(price: Price, choice: TokenizerChoice, n_requests: int, over: int,
 
 
 
-def report_notes(models: pd.DataFrame, choices: list[TokenizerChoice], workload: Workload) -> tuple[str, ...]:
+def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
     notes = []
-    approx = models.loc[models["exactness"] == "approximate", "model"].tolist()
-    if approx:
-        notes.append(f"ESTIMATE: {', '.join(approx)}: tokenprism has no exact tokenizer for "
-                     f"{'this model' if len(approx) == 1 else 'these models'}; token counts come from a proxy "
-                     "tokenizer (marked ~) and are estimates (why: per-model notes)")
+    n = workload.messages_per_request
+    if n == 1:
+        notes.append("each text is one request: one user message in each model's chat format, counted as "
+                     "`tokenprism count` counts it (content plus the format's tokens)")
+    elif n > 1:
+        notes.append(f"ESTIMATE: {n} messages per request is a described workload: each model's format tokens are "
+                     f"those of {n} turns with the text in the last one")
+    else:
+        notes.append("0 messages per request: the raw text, no chat format")
+    for label in ("documented", "estimate"):
+        named = models.loc[models["exactness"] == label, "model"].tolist()
+        if named:
+            notes.append(f"{label.upper() if label == 'estimate' else label}: {', '.join(named)} "
+                         "(why: each model's exactness_reason; ~ marks a proxy tokenizer)")
     missing = models.loc[models["status"] != "ok", ["model", "status"]]
     for model, status in missing.itertuples(index=False):
         notes.append(f"{model}: {status}")
-    known = {c.chat.source for c in choices if c.chat is not None and c.chat.per_message}
-    unknown = [m for m, c in zip(models["model"], choices) if c.chat is None and c.usable]
-    if known:
-        notes.append(f"chat-format overhead counted where documented ({len(known)} source(s)): "
-                     + " | ".join(sorted(known)))
-    if unknown:
-        notes.append(f"chat-format overhead unknown (not counted) for: {', '.join(unknown)}")
+    if workload.output_ratio is not None:
+        notes.append(f"output = {workload.output_ratio:f} x each request's content tokens (the chat format's tokens "
+                     "are not part of the answer's length)")
     if workload.cached_share > 0:
         notes.append(f"{percent(workload.cached_share)} of each request's input tokens are billed at the "
                      "cached-input price; cache-write charges are not included")
@@ -202,7 +254,7 @@ def report_notes(models: pd.DataFrame, choices: list[TokenizerChoice], workload:
 
 
 # -- the sums --------------------------------------------------------------------------------
-_DECIMALS = ("chars", "text_tokens", "overhead_tokens", "input_tokens", "cached_tokens", "output_tokens")
+_DECIMALS = ("chars", "content_tokens", "format_tokens", "input_tokens", "cached_tokens", "output_tokens")
 _MONEY_PARTS = ("usd_input", "usd_cached_input", "usd_output", "usd_fee")
 
 
@@ -216,11 +268,13 @@ class _Totals:
     sums: dict[str, Decimal] = field(default_factory=lambda: {k: Decimal(0) for k in (*_DECIMALS, *_MONEY_PARTS,
                                                                                         "usd_total", "spent_in")})
     unpriced: bool = False
+    exactness: Counter = field(default_factory=Counter)
 
     def add(self, rows: Iterable[dict]) -> None:
         s = self.sums
         for r in rows:  # request after request, so the sums do not depend on how the input was chunked
             self.n += 1
+            self.exactness[(r["exactness"], r["exactness_reason"])] += 1
             self.raw_chars += r["raw_chars"]
             self.raw_tokens += r["raw_tokens"]
             for k in _DECIMALS:
@@ -234,10 +288,13 @@ class _Totals:
                 s["spent_in"] += r["usd_input"] + r["usd_cached_input"]
 
     def summary(self, workload: Workload) -> dict[str, Any]:
-        """The per-request means of a report row (tokens as float, money as Decimal or None)."""
+        """The per-request means of a report row (means as float, totals as int, money as Decimal or None)."""
         n, s = self.n, self.sums
+        exactness, reason = least_exact(self.exactness)
         out: dict[str, Any] = {
-            "n_requests": n, "chars_per_request": float(s["chars"] / n),
+            "n_requests": n, "exactness": exactness, "exactness_reason": "" if exactness == "exact" else reason,
+            **{k: _whole(s[k]) for k in ("input_tokens", "content_tokens", "format_tokens", "output_tokens")},
+            "chars_per_request": float(s["chars"] / n),
             "chars_per_token": self.raw_chars / self.raw_tokens if self.raw_tokens else float("nan"),
             **{f"{k}_per_request": float(s[k] / n) for k in _DECIMALS if k != "chars"},
         }
@@ -272,6 +329,8 @@ class CorpusCost:
         self.refs, self.day, self.prices, self.choices = plan_models(models, overrides=overrides, on=on,
                                                                       fallback_tokenizer=fallback_tokenizer)
         self.tokenizers: list[str] = list(dict.fromkeys(c.tokenizer for c in self.choices if c.usable and c.tokenizer))
+        self.counters = [target_counter(ref, price.model, choice)
+                         for ref, price, choice in zip(self.refs, self.prices, self.choices)]
         self._models = [_Totals() for _ in self.refs]
         self._over = [0] * len(self.refs)
         self._status = [c.status for c in self.choices]
@@ -292,10 +351,15 @@ class CorpusCost:
             raise BadInput(f"cannot scale empty texts to chars_per_request: {chunk['id'][lengths == 0].tolist()[:5]}")
         self.n_samples += len(chunk)
         self.n_chars += int(lengths.sum())
-        for i, (ref, price, choice) in enumerate(zip(self.refs, self.prices, self.choices)):
-            if not choice.usable or choice.tokenizer is None:
+        texts = chunk["text"].tolist()
+        usable = [c for c in self.counters if c is not None]
+        # The engine's counts of each text fill the batch; a format that needs more (ids, a joined string) counts it here.
+        batches = batch_tokenizers(usable, texts, {name: list(v) for name, v in counts.items()})
+        for i, (ref, price, counter) in enumerate(zip(self.refs, self.prices, self.counters)):
+            if counter is None:
                 continue
-            rows, status = request_rows(ref, price, choice, list(counts[choice.tokenizer]), chunk, self.workload)
+            tokenizer = batches.get(counter.tokenizer.name, counter.tokenizer)
+            rows, status = request_rows(ref, price, counter, tokenizer, chunk, self.workload)
             if status != "ok":
                 self._status[i] = status
             self._models[i].add(rows)
@@ -325,8 +389,7 @@ class CorpusCost:
                                         row_notes(price, choice, totals.n, self._over[i], self.workload)))
             for category in sorted(self._categories[i]):
                 categories.add(category)
-                category_rows.append({"model": ref, "category": category, "tokenizer": choice.label,
-                                      "exactness": choice.exactness, "status": status,
+                category_rows.append({"model": ref, "category": category, "tokenizer": choice.label, "status": status,
                                       **self._categories[i][category].summary(self.workload)})
         models = pd.DataFrame(model_rows).reindex(columns=MODEL_COLUMNS)
         cats = pd.DataFrame(category_rows).reindex(columns=CATEGORY_COLUMNS)
@@ -334,7 +397,7 @@ class CorpusCost:
             cats = cats.iloc[0:0]
         return CostReport(models, cats, pd.DataFrame(self._requests or []), self.workload, self.day,
                           source_line(self.prices), self.n_samples, self.n_chars,
-                          report_notes(models, self.choices, self.workload))
+                          report_notes(models, self.workload))
 
 
 def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] | str | None = None, *,
@@ -349,7 +412,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
         workload: requests per month, output tokens, cached share, messages per request.
         overrides: rows from `prices.load_overrides` (add or replace models).
         on: the day (default today, UTC) whose prices apply.
-        fallback_tokenizer: proxy for models that no rule maps (labelled approximate); None
+        fallback_tokenizer: proxy for models that no rule maps (an estimate); None
             leaves them without a count.
 
     Returns:
@@ -362,8 +425,8 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
     ...              on=date(2025, 1, 1))
     >>> row = r.models.iloc[0]
-    >>> float(row["input_tokens_per_request"]), row["usd_per_month"]  # 3 text + 7 chat-format tokens
-    (10.0, Decimal('0.125000'))
+    >>> row["input_tokens"], row["content_tokens"], row["format_tokens"], row["usd_per_month"]  # as `tokenprism count`
+    (10, 3, 7, Decimal('0.125000'))
     """
     check_fallback(fallback_tokenizer)  # before the input, as the CLI reports a bad flag first
     samples = as_samples(inputs)

@@ -64,26 +64,37 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
 
 
 def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFrame:
-    """One request's price per model from an `estimate` report: input always, output and month on request.
+    """One request's price per model (and per text, when several are given) from an `estimate` report.
 
     `tokenprism cost TEXT -m MODEL` prices one request without an assumed workload: its input
-    tokens (text plus the documented chat-format overhead of one message) and input cost; the
-    output columns when an output size was given, the monthly column when a request rate was.
-    Money stays `Decimal` (None: no price).
+    tokens, the same number `tokenprism count TEXT -m MODEL` gives (content plus the model's
+    chat format, with its exactness), and its input cost; the output columns when an output size
+    was given, the monthly column when a request rate was. Token counts are ints; money stays
+    `Decimal` (None: no price).
 
     >>> from analysis.cost import Workload, estimate
     >>> r = estimate("hi", ["gpt-4o"], workload=Workload(requests_per_month=1, output_tokens=0))
     >>> quick_frame(r, output=False, monthly=False)[["model", "input_tokens"]].values.tolist()
-    [['gpt-4o', 8.0]]
+    [['gpt-4o', 8]]
     """
-    m = report.models
-    usd_in = [None if a is None or b is None else a + b
-              for a, b in zip(m["usd_input_per_request"], m["usd_cached_input_per_request"])]
-    out = pd.DataFrame({"model": m["model"], "priced_as": m["priced_as"], "tokenizer": m["tokenizer"],
-                        "exactness": m["exactness"], "input_tokens": m["input_tokens_per_request"], "usd_input": usd_in})
-    if output:
-        out = out.assign(output_tokens=m["output_tokens_per_request"], usd_output=m["usd_output_per_request"],
-                         usd_per_request=m["usd_per_request"])
-    if monthly:
-        out = out.assign(usd_per_month=m["usd_per_month"])
-    return out.assign(status=m["status"], note=m["note"])
+    m = report.models.set_index("model")
+    rows = []
+    for r in report.requests.to_dict("records"):
+        model = m.loc[r["model"]]
+        row = {"model": r["model"], "priced_as": model["priced_as"], "tokenizer": model["tokenizer"],
+               "exactness": r["exactness"], "exactness_reason": r["exactness_reason"],
+               "input_tokens": int(r["input_tokens"]), "content_tokens": int(r["content_tokens"]),
+               "format_tokens": int(r["format_tokens"]),
+               "usd_input": None if r["usd_input"] is None else r["usd_input"] + r["usd_cached_input"]}
+        if report.n_samples > 1:
+            row = {"id": r["id"], **row}
+        if output:
+            row.update(output_tokens=int(r["output_tokens"]), usd_output=r["usd_output"],
+                       usd_per_request=r["usd_total"])
+        if monthly:
+            row["usd_per_month"] = None if r["usd_total"] is None else r["usd_total"] * report.workload.requests_per_month
+        rows.append({**row, "status": model["status"], "note": model["note"]})
+    unusable = [{"model": ref, "priced_as": mr["priced_as"], "tokenizer": mr["tokenizer"], "exactness": None,
+                 "exactness_reason": "", "input_tokens": None, "usd_input": None, "status": mr["status"], "note": mr["note"]}
+                for ref, mr in m.iterrows() if not mr["n_requests"] or mr["n_requests"] != mr["n_requests"]]
+    return pd.DataFrame(rows + unusable)

@@ -35,7 +35,8 @@ def test_table_names_price_source_workload_and_estimates(capsys):
     assert "1,000 requests/month" in out
     assert "cached share 50%" in out
     assert "~o200k_base" in out
-    assert "approximate" in out
+    assert "estimate" in out
+    assert "approximate" not in out  # the exactness vocabulary of `count`
     assert "ESTIMATE: claude-haiku-4-5" in out
 
 
@@ -55,7 +56,7 @@ def test_json_keeps_money_as_strings(capsys):
     assert data["prices_on"] == "2026-01-15"
     assert data["price_source"].startswith("genai-prices")
     assert all(isinstance(m["usd_per_month"], str) for m in data["models"])
-    assert data["workload"]["requests_per_month"] == "1000"
+    assert data["workload"]["requests_per_month"] == 1000
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])
@@ -133,7 +134,7 @@ def test_prices_file_replaces_a_model(capsys, tmp_path):
     (row,) = list(csv.DictReader(io.StringIO(out)))
     assert rc == 0
     assert row["price_source"] == "mine.csv: contract"
-    assert row["usd_per_mtok_input"] == "1"
+    assert row["usd_per_mtok_input"] == "1.0000000000"
 
 
 @pytest.mark.parametrize(("extra", "message"), [

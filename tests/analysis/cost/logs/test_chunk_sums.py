@@ -13,6 +13,7 @@ import pytest
 from analysis import load_tokenizer
 from analysis.cost import (TrafficPartial, chunked, get_price, plan_traffic, price_chunk, price_records, read_log_records,
                            summarise, tokenizer_for_model)
+from analysis.requests import input_tokens
 
 LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
 MODELS = ["gpt-4o", "gpt-4.1-mini", "claude-sonnet-4-5", "deepseek-chat"]
@@ -26,15 +27,13 @@ def _report(path, models=MODELS, **kw):
 
 
 def _by_hand(records, model: str, output_tokens: int) -> tuple[list[Decimal], int, int]:
-    """Each row's $ under `model`, counted one text at a time with the model's own tokenizer."""
+    """Each row's $ under `model`: its request counted alone by `input_tokens` (as `tokenprism count`
+    counts it), the response with the model's tokenizer."""
     price = get_price(model, on=ON)
-    choice = tokenizer_for_model(price.model)
-    tok = load_tokenizer(choice.tokenizer)
-    per_message = choice.chat.per_message if choice.chat else 0
-    per_request = choice.chat.per_request if choice.chat else 0
+    tok = load_tokenizer(tokenizer_for_model(price.model).tokenizer)
     costs, total_in, total_out = [], 0, 0
     for r in records:
-        n_in = sum(tok.count(m.text) for m in r.messages) + per_message * len(r.messages) + per_request
+        n_in = input_tokens(r.request, model).input_tokens
         n_out = tok.count(r.response) if r.response is not None else output_tokens
         total_in, total_out = total_in + n_in, total_out + n_out
         costs.append((n_in * price.input.base + n_out * price.output.base) / Decimal(1_000_000))
@@ -55,14 +54,19 @@ def test_totals_equal_a_hand_computed_sum_per_model(model):
     assert row["usd_per_request_p50"] == pytest.approx(float(sorted(costs)[1]), rel=1e-9)
 
 
-def test_overhead_counted_only_where_documented():
-    report, _ = _report(LOGS / "openai_chat.jsonl", output_tokens=40)
+def test_every_family_counts_its_chat_format_with_the_count_vocabulary():
+    report, records = _report(LOGS / "openai_chat.jsonl", output_tokens=40)
     m = report.models.set_index("model")
-    assert m.loc["gpt-4o", "overhead_tokens"] == 3 * 3 + 4 * 4  # 3 requests, 4 messages
-    assert m.loc["gpt-4o", "chat_overhead"] == "4/message + 3/request"
-    assert m.loc["deepseek-chat", "overhead_tokens"] == 0
-    assert "chat-format overhead unknown, not counted" in m.loc["deepseek-chat", "note"]
-    assert m.loc["claude-sonnet-4-5", "exactness"] == "approximate"
+    for model in MODELS:
+        counts = [input_tokens(r.request, model) for r in records]
+        assert m.loc[model, "format_tokens"] == sum(c.format_tokens for c in counts)
+        assert m.loc[model, "content_tokens"] == sum(c.content_tokens for c in counts)
+        assert m.loc[model, "format_tokens"] > 0  # deepseek's template too, not "unknown, not counted"
+    assert m.loc["gpt-4o", "format_tokens"] == 3 * 3 + 4 * (3 + 1)  # 3 requests primed, 4 messages with a role
+    assert set(m["exactness"]) <= {"exact", "documented", "estimate"}
+    assert m.loc["gpt-4o", "exactness"] == "documented"
+    assert m.loc["claude-sonnet-4-5", "exactness"] == "estimate"
+    assert "proxy" in m.loc["claude-sonnet-4-5", "exactness_reason"]
 
 
 def test_logged_usage_matching_our_recount_is_zero_calibration_error():
@@ -72,20 +76,30 @@ def test_logged_usage_matching_our_recount_is_zero_calibration_error():
     assert exact["input_ours"] == exact["input_logged"] == 26
     assert exact["input_error"] == 0.0
     assert exact["output_error"] == 0.0
-    assert not exact["approximate"]
     (cal,) = report.calibration.to_dict("records")
     assert cal["served_by"] == "gpt-4o"
     assert cal["n_rows"] == 2
 
 
-def test_a_row_with_a_tool_definition_is_flagged_approximate():
+def test_a_row_with_a_tool_definition_is_counted_by_the_cookbook_tool_rules():
     report, records = _report(LOGS / "calibration.jsonl", models=["gpt-4o"])
     tools_row = report.calibration_rows.set_index("where").loc[f"{LOGS / 'calibration.jsonl'}:2"]
-    assert tools_row["approximate"]
-    assert tools_row["input_error"] != 0.0
-    assert records[1].approximate
-    assert report.models.loc[0, "approx_tokens"] > 0
-    assert any(n.startswith("approximate: 1 row(s) carry tool definitions") for n in report.notes)
+    assert tools_row["input_ours"] == input_tokens(records[1].request, "gpt-4o").input_tokens
+    assert records[1].request.tools
+    assert report.models.loc[0, "exactness"] in ("documented", "estimate")
+
+
+def test_billed_beside_the_recount():
+    report, records = _report(LOGS / "calibration.jsonl", models=["gpt-4o"])
+    price = get_price("gpt-4o", on=ON)
+    billed = sum((r.usage.input_tokens - r.usage.cached_tokens) * price.input.base
+                 + r.usage.cached_tokens * price.cached_input.base + (r.usage.output_tokens or 0) * price.output.base
+                 for r in records if r.usage) / Decimal(1_000_000)
+    assert report.billed_total == billed
+    assert report.billed_rows == sum(1 for r in records if r.usage)
+    assert report.recounted_billed is not None
+    assert report.billed_line().startswith("as billed: $")
+    assert "; recounted: $" in report.headlines()[0]
 
 
 def test_change_against_the_serving_model_and_cost_per_day():
@@ -97,7 +111,6 @@ def test_change_against_the_serving_model_and_cost_per_day():
     assert report.served_total == m.loc["claude-sonnet-4-5", "usd_total"]
     worded = f"{abs(expected):.0%} {'less' if expected < 0 else 'more'}"
     assert f"on gpt-4.1-mini this traffic would have cost {worded} (" in "\n".join(report.headlines())
-    assert m["estimate"].all()
     days = report.days[report.days["model"] == "gpt-4o"]
     assert days["day"].tolist() == ["2026-03-01"]
     assert days["usd"].sum() == m.loc["gpt-4o", "usd_total"]
@@ -117,7 +130,9 @@ def test_rows_without_response_need_an_output_size():
         price_chunk(records, plan_traffic(["gpt-4o"], on=ON))
     ratio, _ = _report(LOGS / "plain.txt", models=["gpt-4o"], output_ratio="0.5")
     row = ratio.models.iloc[0]
-    assert row["output_tokens"] == row["input_tokens"] * Decimal("0.5")
+    # the ratio multiplies the content, not the chat format's tokens
+    assert row["output_tokens"] == round(row["content_tokens"] * Decimal("0.5"))
+    assert row["format_tokens"] > 0
 
 
 def test_chunks_are_pure_and_merge_to_the_whole():

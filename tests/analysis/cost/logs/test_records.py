@@ -10,7 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.cost.logs import LogReport, Turn, iter_log_records, read_log_records
+from analysis.cost.logs import LogReport, iter_log_records, read_log_records
+from analysis.requests import Request, TextPart, ToolCall, ToolResult
+
+
+def turns(record):
+    """(role, text) of each message of a record's request."""
+    return [(m.role, m.text) for m in record.request.messages]
 
 LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
 
@@ -20,8 +26,7 @@ def test_openai_chat_rows_with_responses_and_timestamps():
     assert report.shapes == {str(LOGS / "openai_chat.jsonl"): "openai-chat"}
     assert report.rows == 3
     first, second, third = records
-    assert first.messages == (Turn("system", "You are a helpful assistant."),
-                              Turn("user", "Where is my parcel? It was due on Monday."))
+    assert turns(first) == [("system", "You are a helpful assistant."), ("user", "Where is my parcel? It was due on Monday.")]
     assert first.response == "It is on its way and should arrive tomorrow."
     assert first.model == "gpt-4o"
     assert first.timestamp.isoformat() == "2026-03-01T09:00:00+00:00"
@@ -30,39 +35,38 @@ def test_openai_chat_rows_with_responses_and_timestamps():
     assert second.model == "gpt-4o-2024-08-06"
     assert second.timestamp.date().isoformat() == "2026-03-02"
     assert third.response is None
-    assert not any(r.approximate for r in records)
+    assert not any(r.request.tools for r in records)
     assert first.where == f"{LOGS / 'openai_chat.jsonl'}:1"
 
 
-def test_openai_batch_lines_and_tools_are_approximate():
+def test_openai_batch_lines_and_tools_are_tool_definitions():
     records, report = read_log_records(LOGS / "openai_batch.jsonl")
     assert set(report.shapes.values()) == {"openai-batch"}
     plain, with_tools = records
-    assert [m.role for m in plain.messages] == ["developer", "user"]
+    assert [m.role for m in plain.request.messages] == ["developer", "user"]
     assert plain.model == "gpt-4o-mini"
-    assert not plain.approximate
-    assert with_tools.approximate
-    assert '"get_weather"' in with_tools.tools
+    assert not plain.request.tools
+    assert [t.name for t in with_tools.request.tools] == ["get_weather"]
 
 
 def test_anthropic_system_blocks_usage_and_images_not_counted():
     records, report = read_log_records(LOGS / "anthropic.jsonl")
     assert set(report.shapes.values()) == {"anthropic"}
     first, second = records
-    assert first.messages[0] == Turn("system", "You are a terse assistant.")
+    assert first.request.system == "You are a terse assistant."
     assert first.usage.input_tokens == 20
     assert first.usage.output_tokens == 9
     assert first.response == "2, 3 and 5."
-    assert second.messages[0].text == "Describe images briefly."
-    assert second.messages[1].text == "What is in this picture?"
+    assert second.request.system == "Describe images briefly."
+    assert second.request.messages[0].text == "What is in this picture?"
     assert second.not_counted == (("image", 1),)
 
 
 def test_plain_text_one_request_per_line():
     records, report = read_log_records(LOGS / "plain.txt")
-    assert [r.messages for r in records] == [(Turn("user", t),) for t in
-                                             ("Where is my parcel?", "Please reset my password.",
-                                              "Can I change my delivery address?")]
+    assert [r.request for r in records] == [Request.from_text(t) for t in
+                                            ("Where is my parcel?", "Please reset my password.",
+                                             "Can I change my delivery address?")]
     assert set(report.shapes.values()) == {"text"}
 
 
@@ -76,7 +80,7 @@ def test_gzip_csv_and_parquet_give_the_same_records(tmp_path):
     frame.to_parquet(tmp_path / "month.parquet")
     from_parquet, _ = read_log_records(tmp_path / "month.parquet")
     def key(records):
-        return [(r.messages, r.response, r.model, r.timestamp) for r in records]
+        return [(r.request, r.response, r.model, r.timestamp) for r in records]
     assert key(read_log_records(gz)[0]) == key(plain)
     assert key(from_csv) == key(plain) == key(from_parquet)
 
@@ -86,7 +90,7 @@ def test_parquet_with_a_list_of_structs_and_another_column_name(tmp_path):
                           "usage": [{"prompt_tokens": 9, "completion_tokens": 2}]})
     frame.to_parquet(tmp_path / "log.parquet")
     (record,), _ = read_log_records(tmp_path / "log.parquet", column="conversation")
-    assert record.messages == (Turn("user", "Hi there"),)
+    assert record.request == Request.from_text("Hi there")
     assert record.usage.input_tokens == 9
     with pytest.raises(ValueError, match="has no column 'messages'.*--log-column"):
         read_log_records(tmp_path / "log.parquet")
@@ -94,7 +98,7 @@ def test_parquet_with_a_list_of_structs_and_another_column_name(tmp_path):
 
 BAD_ROWS = [
     pytest.param('{"messages": [{"role": "user", "content": "ok"}]}\n{"messages": [\n', ":2: not valid JSON", id="json"),
-    pytest.param('{"messages": [{"role": "wizard", "content": "x"}]}\n', ":1: messages[0] has unknown role 'wizard'", id="role"),
+    pytest.param('{"messages": [{"role": "wizard", "content": "x"}]}\n', ":1: unknown role 'wizard'", id="role"),
     pytest.param('{"messages": [{"role": "user", "content": [{"type": "hologram"}]}]}\n',
                  "unknown content type 'hologram'", id="content-type"),
     pytest.param('{"prompt": "hi"}\n', ":1: has no 'messages' (keys: prompt)", id="no-messages"),
@@ -140,7 +144,7 @@ def test_a_forced_shape_names_what_does_not_fit():
         read_log_records(LOGS / "openai_chat.jsonl", shape="yaml")
 
 
-def test_anthropic_tool_use_and_results_are_json_text(tmp_path):
+def test_anthropic_tool_use_and_results_are_request_parts(tmp_path):
     row = {"system": "s", "messages": [
         {"role": "user", "content": "weather?"},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}]},
@@ -149,9 +153,11 @@ def test_anthropic_tool_use_and_results_are_json_text(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps(row) + "\n")
     (record,), _ = read_log_records(path)
-    assert record.approximate
-    assert '"get_weather"' in record.messages[2].json_text
-    assert record.messages[3].json_text == "18 C, sunny"
+    assert record.request.system == "s"
+    call = record.request.messages[1].parts[0]
+    assert isinstance(call, ToolCall) and call.name == "get_weather" and call.arguments == '{"city": "Paris"}'
+    result = record.request.messages[2].parts[0]
+    assert isinstance(result, ToolResult) and result.parts == (TextPart("18 C, sunny"),)
     assert record.not_counted == (("file", 1),)
 
 
@@ -161,7 +167,7 @@ def test_missing_file_and_streaming_is_lazy(tmp_path):
     path = tmp_path / "late.jsonl"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "ok"}]}) + "\n{broken\n")
     stream = iter_log_records(path)
-    assert next(stream).messages[0].text == "ok"  # the first row arrives before the bad one is read
+    assert next(stream).request.messages[0].text == "ok"  # the first row arrives before the bad one is read
     with pytest.raises(ValueError, match=":2: not valid JSON"):
         next(stream)
 
@@ -171,6 +177,17 @@ def test_a_forced_json_shape_reads_a_file_with_another_name(tmp_path):
     path.write_bytes((LOGS / "anthropic.jsonl").read_bytes())
     records, report = read_log_records(path, shape="anthropic")
     assert len(records) == 2
-    assert records[0].messages[0].role == "system"
+    assert records[0].request.system
     auto, _ = read_log_records(path)  # by default a .log file is text, one request per line
-    assert auto[0].messages[0].text.startswith('{"model"')
+    assert auto[0].request.messages[0].text.startswith('{"model"')
+
+
+def test_names_and_the_unknown_role_name_reach_the_request(tmp_path):
+    path = tmp_path / "names.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "system", "name": "example_user", "content": "Hi"}]}) + "\n")
+    (record,), _ = read_log_records(path)
+    assert record.request.messages[0].name == "example_user"  # the old reader dropped names
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": [{"type": "hologram"}]}]}) + "\n")
+    report = LogReport()
+    assert list(iter_log_records(path, errors="skip", report=report)) == []
+    assert report.skipped == {"unknown content type 'hologram'": 1}

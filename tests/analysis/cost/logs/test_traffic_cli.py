@@ -78,10 +78,13 @@ def test_table_and_report_folder(capsys, tmp_path):
     rc, out, err = run(capsys, ["cost", "--logs", str(LOGS / "calibration.jsonl"), str(LOGS / "anthropic.jsonl"),
                                 "-m", FOUR, "--output-tokens", "30", "--out", str(tmp_path)])
     assert rc == 0
-    assert "total $ (estimate)" in out
+    assert "total $ (recounted)" in out
     assert "Calibration" in out
     assert "vs served" in out
-    assert "ESTIMATE" in out
+    assert "As billed" in out
+    assert "as billed: $" in out and "; recounted: $" in out
+    assert "estimate: " in out  # the exactness vocabulary of `count`, never "approximate"
+    assert "approximate" not in out
     for name in ("report.md", "report.html", "report.json", "traffic_by_model.csv", "traffic_calibration.csv",
                  "traffic_total.png", "traffic_per_day.svg"):
         assert (tmp_path / name).stat().st_size > 0

@@ -60,7 +60,8 @@ def test_output_ratio_and_no_cached_price():
     assert rc.usd_input + rc.usd_cached_input == Decimal(1000) * 1 / MTOK  # cache gives no invented discount
     w = Workload(requests_per_month=10, output_ratio="0.5")
     row = estimate(PROMPT, ["gpt-4o-mini"], workload=w, on=DAY).models.iloc[0]
-    assert row["output_tokens_per_request"] == row["input_tokens_per_request"] * 0.5
+    assert row["output_tokens_per_request"] == round(row["content_tokens_per_request"] * 0.5)  # content, not the format's
+    assert row["format_tokens_per_request"] > 0
 
 
 def test_model_without_price_is_no_price_never_zero(tmp_path):
@@ -89,14 +90,16 @@ def test_cost_increases_with_tokens():
 def test_special_token_strings_are_plain_text():
     text = "before <|endoftext|> after <|im_start|>"
     row = estimate(text, ["gpt-4o"], workload=Workload(requests_per_month=1, output_tokens=0), on=DAY).models.iloc[0]
-    assert row["text_tokens_per_request"] == load_tokenizer("o200k_base").count(text) > 4
+    assert row["content_tokens_per_request"] == load_tokenizer("o200k_base").count(text) > 4
 
 
 def test_chars_per_request_scales_tokens():
     w = Workload(requests_per_month=1, output_tokens=0, chars_per_request=1200, messages_per_request=0)
     row = estimate(PROMPT, ["gpt-4o"], workload=w, on=DAY).models.iloc[0]
     n = load_tokenizer("o200k_base").count(PROMPT)
-    assert row["text_tokens_per_request"] == pytest.approx(n * 1200 / len(PROMPT))
+    assert row["content_tokens_per_request"] == round(n * 1200 / len(PROMPT))
+    assert row["exactness"] == "estimate"
+    assert "text scaled to 1,200 characters" in row["exactness_reason"]
     assert row["chars_per_request"] == 1200
 
 
@@ -123,15 +126,16 @@ def test_labels_and_notes_mark_estimates_and_unknown_overhead():
     report = estimate(PROMPT, ["gpt-4o", "claude-haiku-4-5", "groq:llama-3.3-70b-versatile"],
                       workload=Workload(requests_per_month=10, output_tokens=10), on=DAY)
     m = report.models.set_index("model")
-    assert (m.loc["gpt-4o", "exactness"], m.loc["claude-haiku-4-5", "exactness"]) == ("exact", "approximate")
+    assert (m.loc["gpt-4o", "exactness"], m.loc["claude-haiku-4-5", "exactness"]) == ("documented", "estimate")
     assert m.loc["claude-haiku-4-5", "tokenizer"] == "~o200k_base"
-    assert "estimate" in m.loc["claude-haiku-4-5", "note"]
-    assert m.loc["claude-haiku-4-5", "chat_overhead"] == "unknown"
+    assert "proxy" in m.loc["claude-haiku-4-5", "exactness_reason"]
+    assert "Cookbook" in m.loc["gpt-4o", "exactness_reason"]
     assert m.loc["groq:llama-3.3-70b-versatile", "status"] == "not fetched: tokenprism vocab fetch llama3"
     assert pd.isna(m.loc["groq:llama-3.3-70b-versatile", "usd_per_month"])
     text = "\n".join(report.notes)
     assert "ESTIMATE: claude-haiku-4-5" in text
-    assert "overhead unknown (not counted) for: claude-haiku-4-5" in text
+    assert "documented: gpt-4o" in text
+    assert "overhead" not in text
     assert report.price_source.startswith(f"genai-prices {genai_prices.__version__}")
 
 
@@ -141,9 +145,11 @@ def test_override_model_without_tokenizer_needs_an_explicit_fallback(tmp_path):
     overrides = load_overrides(path)
     w = Workload(requests_per_month=10, output_tokens=10)
     row = estimate(PROMPT, None, workload=w, overrides=overrides, on=DAY).models.set_index("model").loc["acme-1"]
-    assert (row["exactness"], row["status"]) == ("none", "no tokenizer")
+    assert pd.isna(row["exactness"])  # no count, so no exactness: the status says why
+    assert row["status"] == "no tokenizer"
     row = estimate(PROMPT, ["acme-1"], workload=w, overrides=overrides, on=DAY, fallback_tokenizer="cl100k_base").models.iloc[0]
-    assert (row["exactness"], row["tokenizer"], row["status"]) == ("approximate", "~cl100k_base", "ok")
+    assert (row["exactness"], row["tokenizer"], row["status"]) == ("estimate", "~cl100k_base", "ok")
+    assert "no chat format is known" in row["exactness_reason"]
     assert row["usd_per_month"] == (Decimal(load_tokenizer("cl100k_base").count(PROMPT)) * 1 + 10 * 2) / MTOK * 10
 
 

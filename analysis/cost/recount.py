@@ -1,0 +1,222 @@
+"""The request counts cost prices: each model's `RequestCounter`, fed by one batch call per chunk.
+
+Unlike `analysis.requests.input_tokens` (the one count of a request to a model, which this module
+only calls) and `workloads`/`logs` (which decide what the requests are), this module answers two
+questions for both of them:
+
+* which counter stands for a priced model (`target_counter`): the resolver's model and chat
+  format, counted with the tokenizer cost chose for it (a price file's tokenizer wins, a
+  `--fallback-tokenizer` proxy is an estimate), so a model cost prices and `tokenprism count`
+  counts the same request to the same number;
+* how to count a chunk of requests fast (`BatchTokenizer`): the texts of the chunk are counted
+  (or encoded, for the families that build ids) in one batch call per tokenizer, deduplicated,
+  and the chat formats then read those counts from a dictionary. The counts are the tokenizer's
+  own; a text the batch did not hold (a template's joined string) is counted on the spot.
+
+A described workload of N messages per request (`workload_request`) is rendered as N turns with
+the text in the last user message, so the format's tokens are the family's own for N messages.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import dataclasses
+
+from ..errors import BadInput, UnknownName
+from ..models import ModelSpec, TokenizerChoice, resolve
+from ..requests import Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for
+from ..requests.formats.parts import join_reasons
+from ..tokenizers import Piece, Tokenizer
+
+# Families whose format encodes a message's text on its own (`Prompt.content_text`, the "none"
+# family): their batch is `encode_batch`, so the render finds the ids. Families that count it
+# (documented rules, estimates) get `count_batch`. The template families (Qwen, DeepSeek, Gemma)
+# encode each message joined to its markers, which no batch of the texts alone can answer.
+ENCODING_FAMILIES = frozenset({"none", "llama3", "llama4", "harmony", "mistral"})
+COUNTING_FAMILIES = frozenset({"openai", "claude"})
+# Families that read their own tokenizer's extra methods (gemma3's SentencePiece markers): counted
+# with the tokenizer itself, never through a `BatchTokenizer`.
+UNWRAPPED_FAMILIES = frozenset({"gemma3"})
+
+
+def target_counter(ref: str, model: str, choice: TokenizerChoice) -> RequestCounter | None:
+    """The counter of a priced model: `ref` as the user named it, `model` as the price data does.
+
+    None when the choice has no usable tokenizer (the caller reports `choice.status`). A model the
+    resolver does not know (a price file's own model) is counted with no chat format, which the
+    count's exactness says.
+    """
+    if not choice.usable:
+        return None
+    spec: ModelSpec | None = None
+    for name in (ref, model):
+        try:
+            spec = resolve(name)
+            break
+        except (UnknownName, ValueError):
+            continue
+    family = spec.format if spec is not None else None
+    names = tuple(dict.fromkeys((ref.split(":", 1)[-1], model, *((spec.id, spec.model) if spec else ()))))
+    return counter_for(ref, family, names, choice)
+
+
+def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None) -> Count:
+    """`counter.count(request)`; where the model's format refuses the request (an image sent to a
+    text-only template), its content alone, as an estimate that says why, so one such row of a log
+    does not stop the pricing of the rest."""
+    try:
+        return counter.count(request, tokenizer=tokenizer)
+    except BadInput as e:
+        c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer)
+        return dataclasses.replace(c, exactness="estimate", reason=join_reasons(f"the {counter.family} format refuses "
+                                   f"this request ({e}): its content alone is counted", c.reason), ids=None)
+
+
+def request_texts(request: Request) -> Iterator[str]:
+    """The texts a chat format counts on their own: the system prompt, each message's text parts
+    joined, tool-call arguments and tool-result texts."""
+    if request.system:
+        yield request.system
+    for message in request.messages:
+        text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+        if text:
+            yield text
+        for part in message.parts:
+            if isinstance(part, ToolCall) and part.arguments:
+                yield part.arguments
+            elif isinstance(part, ToolResult):
+                inner = "".join(p.text for p in part.parts if isinstance(p, TextPart))
+                if inner:
+                    yield inner
+
+
+def workload_request(text: str, messages: int) -> Request:
+    """The request a described workload stands for: `messages` turns (user and assistant
+    alternating, ending with the user), the text in the last one, the earlier ones empty.
+
+    >>> [m.role for m in workload_request("hi", 3).messages], workload_request("hi", 3).messages[-1].text
+    (['user', 'assistant', 'user'], 'hi')
+    """
+    roles = ["user" if (messages - 1 - i) % 2 == 0 else "assistant" for i in range(messages)]
+    return Request(tuple(Message(role, (TextPart(text if i == messages - 1 else ""),)) for i, role in enumerate(roles)))
+
+
+class BatchTokenizer:
+    """A tokenizer whose `count`/`encode` answer from one batch call over a chunk's texts.
+
+    It wraps the real tokenizer (same vocabulary, same ids); `fill` counts or encodes the texts
+    once, deduplicated; a text not filled is counted or encoded on the spot (and kept, for the
+    chunk's lifetime only: one `BatchTokenizer` per chunk keeps memory bounded).
+    """
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.inner = tokenizer
+        self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
+        self._counts: dict[str, int] = {}
+        self._ids: dict[str, list[int]] = {}
+
+    def fill(self, texts: Iterable[str], *, ids: bool = False, counts: Sequence[int] | None = None) -> None:
+        """Count (or with `ids`, encode) the texts not yet held, in one batch; `counts` given are used as is."""
+        if counts is not None:
+            self._counts.update(zip(texts, counts))
+            return
+        new = [t for t in dict.fromkeys(texts) if t not in (self._ids if ids else self._counts)]
+        if not new:
+            return
+        if ids:
+            self._ids.update(zip(new, self.inner.encode_batch(new)))
+        else:
+            self._counts.update(zip(new, self.inner.count_batch(new)))
+
+    # -- the Tokenizer protocol: everything else is the inner tokenizer's --------------------------
+    @property
+    def n_vocab(self) -> int:
+        return self.inner.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        return self._specials
+
+    def encode(self, text: str) -> list[int]:
+        ids = self._ids.get(text)
+        if ids is None:
+            ids = self._ids[text] = self.inner.encode(text)
+        return ids
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        self.fill(texts, ids=True)
+        return [self._ids[t] for t in texts]
+
+    def count(self, text: str) -> int:
+        n = self._counts.get(text)
+        if n is None:
+            ids = self._ids.get(text)
+            n = self._counts[text] = len(ids) if ids is not None else self.inner.count(text)
+        return n
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        self.fill([t for t in texts if t not in self._ids])
+        return [self.count(t) for t in texts]
+
+    def count_total(self, texts: Sequence[str]) -> int:
+        return sum(self.count_batch(texts))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.inner.decode(ids)
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return self.inner.decode_bytes(ids)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        return self.inner.token_bytes(token_id)
+
+    def pieces(self, text: str) -> list[Piece]:
+        return self.inner.pieces(text)
+
+
+def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
+                     counts: Mapping[str, Sequence[int]] | None = None) -> dict[str, BatchTokenizer]:
+    """One `BatchTokenizer` per tokenizer of `counters`, filled with `texts` (`counts`: known counts per name).
+
+    A counter of `UNWRAPPED_FAMILIES` gets none: it counts with its own tokenizer.
+    """
+    counters = list(counters)
+    out: dict[str, BatchTokenizer] = {}
+    encode = {c.tokenizer.name for c in counters if c.family in ENCODING_FAMILIES or c.render is None}
+    count = {c.tokenizer.name for c in counters if c.family in COUNTING_FAMILIES}
+    skip = {c.tokenizer.name for c in counters if c.family in UNWRAPPED_FAMILIES}
+    for c in counters:
+        name = c.tokenizer.name
+        if name in out or name in skip:
+            continue
+        batch = out[name] = BatchTokenizer(c.tokenizer)
+        if counts is not None and name in counts:
+            batch.fill(texts, counts=counts[name])
+        if name in encode:
+            batch.fill(texts, ids=True)
+        elif name in count:
+            batch.fill(texts)
+    return out
+
+
+EXACTNESS_ORDER = ("exact", "documented", "estimate")
+
+
+def least_exact(seen: Counter) -> tuple[str, str]:
+    """(the least exact label among counted requests, its reason): `seen` maps (exactness, reason)
+    to how many requests had it; a reason that covers only some requests says how many.
+
+    >>> least_exact(Counter({("exact", "x"): 3, ("estimate", "proxy"): 1}))
+    ('estimate', 'proxy (1 of 4 requests)')
+    """
+    if not seen:
+        return "estimate", "no request was counted"
+    worst = max((e for e, _ in seen), key=EXACTNESS_ORDER.index)
+    reasons = [(n, why) for (e, why), n in seen.most_common() if e == worst]
+    total = sum(seen.values())
+    shown = "; ".join(f"{why} ({n:,} of {total:,} requests)" if len(reasons) > 1 or n < total else why
+                      for n, why in reasons[:3])
+    return worst, shown + (f"; and {len(reasons) - 3} other reason(s)" if len(reasons) > 3 else "")
