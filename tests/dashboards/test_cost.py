@@ -75,19 +75,6 @@ def test_bad_workload_and_empty_text_are_messages():
     assert any("empty" in w.value for w in at.warning)
 
 
-def test_compare_page_prices_each_row_for_the_chosen_model():
-    at = open_page("app_pages/compare.py")
-    at.selectbox(key="cost_model").set_value("openai:gpt-4o").run()
-    assert not at.exception
-    table = at.table[0].value.set_index("tokenizer")
-    price = get_price("openai:gpt-4o")
-    for name in ("o200k_base", "gpt2"):
-        n = len(load_tokenizer(name).encode(sample_text()))
-        assert Decimal(str(table.loc[name, "usd_input"])) == request_cost(price, input_tokens=n, output_tokens=0).usd_total
-    assert table.loc["o200k_base", "for_model"] == "exact"
-    assert any("counts with o200k_base (exact)" in c.value for c in at.caption)
-
-
 def test_an_uploaded_chat_log_shows_per_model_change_and_calibration():
     from pathlib import Path
 

@@ -108,7 +108,7 @@ def test_max_line_mb_raises_the_bound(tmp_path):
     with pytest.raises(BadInput, match="longer than"):
         read_log_records(path, bounds=LineBounds(max_line_bytes=2_000))
     records, _ = read_log_records(path, bounds=LineBounds(max_line_bytes=4_000))
-    assert len(records[0].messages[0].text) == 3_000
+    assert len(records[0].request.messages[0].text) == 3_000
 
 
 def test_corpus_table_lines_are_bounded_too(tmp_path, monkeypatch):
@@ -163,7 +163,7 @@ def test_csv_cells_over_128_kib_are_read_and_the_bound_is_the_line_bound(tmp_pat
     path = tmp_path / "log.csv"
     _csv_log(path, "a" * 200_000)  # over csv's default field limit, 131,072
     records, _ = read_log_records(path)
-    assert len(records[0].messages[0].text) == 200_000
+    assert len(records[0].request.messages[0].text) == 200_000
     with pytest.raises(BadInput, match=r"log\.csv: line 2 is longer than 0\.1 MB.*--max-line-mb"):
         read_log_records(path, bounds=LineBounds(max_line_bytes=100_000))
     corpus = tmp_path / "c.csv"
