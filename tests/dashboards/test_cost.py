@@ -1,12 +1,8 @@
-"""The Cost page (and Compare's cost column) under AppTest: the form drives the estimate."""
+"""The Cost page under AppTest: the form drives the estimate."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
-from analysis import load_tokenizer
-from analysis.corpora import sample_text
-from analysis.cost import Workload, estimate, format_usd, get_price, request_cost
+from analysis.cost import Workload, estimate, format_usd
 from tests.dashboards.conftest import open_page
 
 PAGE = "app_pages/cost.py"
