@@ -19,14 +19,35 @@ Special-token strings are plain text unless named: `encode(text, allowed_special
 True
 """
 
-from .explain import MergeStep as MergeStep
-from .explain import PieceExplanation as PieceExplanation
-from .explain import format_explanation as format_explanation
+from typing import TYPE_CHECKING, Any
+
 from .patterns import CL100K_PATTERN as CL100K_PATTERN
 from .patterns import GPT2_PATTERN as GPT2_PATTERN
 from .patterns import O200K_PATTERN as O200K_PATTERN
-from .tokenizer import Tokenizer as Tokenizer
-from .train import train_bpe as train_bpe
+
+if TYPE_CHECKING:
+    from .explain import MergeStep as MergeStep
+    from .explain import PieceExplanation as PieceExplanation
+    from .explain import format_explanation as format_explanation
+    from .tokenizer import Tokenizer as Tokenizer
+    from .train import train_bpe as train_bpe
+
+# The classes load on first use (PEP 562): a program that only needs the split patterns or the
+# rank-file reader (`ownbpe.io`) does not pay for the encoder and trainer modules.
+_LAZY = {"MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
+         "Tokenizer": ".tokenizer", "train_bpe": ".train"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ownbpe' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CL100K_PATTERN",

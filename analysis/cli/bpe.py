@@ -12,16 +12,17 @@ import sys
 import time
 from pathlib import Path
 
-import ownbpe
+import ownbpe  # its patterns only: the encoder and trainer load on first use
 
 from ..atomic import atomic_path
 from ..errors import BadInput
-from ..lab.explain import bpe_for as bpe_for, explain
 
 PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from ..lab.explain import explain
+
     for name in [n.strip() for n in args.tokenizer.split(",") if n.strip()]:
         pieces = explain(args.text, name)
         n = sum(len(p.ids) for p in pieces)
@@ -31,6 +32,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+
     paths = [Path(p) for p in args.corpus]
     for p in paths:
         if not p.is_file():

