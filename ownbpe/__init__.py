@@ -21,20 +21,20 @@ True
 
 from typing import TYPE_CHECKING, Any
 
-from .patterns import CL100K_PATTERN as CL100K_PATTERN
-from .patterns import GPT2_PATTERN as GPT2_PATTERN
-from .patterns import O200K_PATTERN as O200K_PATTERN
-
 if TYPE_CHECKING:
+    from .patterns import CL100K_PATTERN as CL100K_PATTERN
+    from .patterns import GPT2_PATTERN as GPT2_PATTERN
+    from .patterns import O200K_PATTERN as O200K_PATTERN
     from .explain import MergeStep as MergeStep
     from .explain import PieceExplanation as PieceExplanation
     from .explain import format_explanation as format_explanation
     from .tokenizer import Tokenizer as Tokenizer
     from .train import train_bpe as train_bpe
 
-# The classes load on first use (PEP 562): a program that only needs the split patterns or the
-# rank-file reader (`ownbpe.io`) does not pay for the encoder and trainer modules.
-_LAZY = {"MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
+# Every name loads on first use (PEP 562): a program that only needs the rank-file reader
+# (`ownbpe.io`) pays neither for the compiled split patterns nor for the encoder and trainer.
+_LAZY = {"CL100K_PATTERN": ".patterns", "GPT2_PATTERN": ".patterns", "O200K_PATTERN": ".patterns",
+         "MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
          "Tokenizer": ".tokenizer", "train_bpe": ".train"}
 
 

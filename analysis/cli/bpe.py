@@ -12,12 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-import ownbpe  # its patterns only: the encoder and trainer load on first use
+import ownbpe  # its names load on first use (the trainer, the compiled patterns)
 
 from ..atomic import atomic_path
 from ..errors import BadInput
 
-PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
+# --pattern NAME -> ownbpe's constant (read when training: the compiled patterns cost a `--help`)
+PATTERNS = {"gpt2": "GPT2_PATTERN", "cl100k": "CL100K_PATTERN", "o200k": "O200K_PATTERN"}
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -65,7 +66,7 @@ def cmd_train(args: argparse.Namespace) -> int:
           f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=PATTERNS[args.pattern],
+        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=getattr(ownbpe, PATTERNS[args.pattern]),
                                      workers=args.workers, progress=sys.stderr.isatty())
     except ValueError as e:  # ownbpe imports nothing of analysis: its refusal of the flags becomes ours here
         raise BadInput(str(e)) from e

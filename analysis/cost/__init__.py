@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         price_source as price_source,
     )
     from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
-    from .targets import DEFAULT_MODELS as DEFAULT_MODELS
+    from .defaults import DEFAULT_MODELS as DEFAULT_MODELS
     from .arithmetic import NoPriceError as NoPriceError, RequestCost as RequestCost, request_cost as request_cost
     from .workloads import (
         CATEGORY_COLUMNS as CATEGORY_COLUMNS,
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source'), '.prices'),
     **dict.fromkeys(('TokenizerChoice', 'tokenizer_for_model'), '..models'),
-    **dict.fromkeys(('DEFAULT_MODELS',), '.targets'),
+    **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
     **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost'), '.arithmetic'),
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value'), '.workloads'),
     **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'format_usd', 'model_notes'), '.display'),

@@ -1,22 +1,21 @@
 """One interface over tiktoken, Hugging Face `tokenizers` and ownbpe (see `base.Tokenizer`).
 
-The registry's names load on first use (PEP 562): importing this package for the `Tokenizer`
-protocol costs no catalogue, no vocabulary reader and no engine.
+Every name loads on first use (PEP 562): importing `analysis.tokenizers.fetch` for the list of
+fetchable vocabularies costs no catalogue, no regex module and no engine.
 """
 
 from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-from .base import (
-    Piece as Piece,
-    Source as Source,
-    Tokenizer as Tokenizer,
-    TokenizersArg as TokenizersArg,
-    clean_text as clean_text,
-)
-
 if TYPE_CHECKING:
+    from .base import (
+        Piece as Piece,
+        Source as Source,
+        Tokenizer as Tokenizer,
+        TokenizersArg as TokenizersArg,
+        clean_text as clean_text,
+    )
     from .registry import (
         CATALOGUE as CATALOGUE,
         available_tokenizers as available_tokenizers,
@@ -27,7 +26,8 @@ if TYPE_CHECKING:
     )
     from .vocab import VocabularyError as VocabularyError
 
-_LAZY = {**dict.fromkeys(("CATALOGUE", "available_tokenizers", "load_tokenizer", "load_tokenizers", "warm_up",
+_LAZY = {**dict.fromkeys(("Piece", "Source", "Tokenizer", "TokenizersArg", "clean_text"), ".base"),
+         **dict.fromkeys(("CATALOGUE", "available_tokenizers", "load_tokenizer", "load_tokenizers", "warm_up",
                           "tiktoken_params"), ".registry"),
          "VocabularyError": ".vocab"}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import functools
-import importlib.metadata as md
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +76,8 @@ class Entry:
 
 
 def _licence(dist: str) -> str:
+    import importlib.metadata as md
+
     try:
         meta: Any = md.metadata(dist)  # an email.message.Message at run time: it has .get
     except md.PackageNotFoundError:
