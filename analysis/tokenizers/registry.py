@@ -295,6 +295,11 @@ def _ownbpe_builtin_present() -> bool:
     return builtin_model_path().is_file()
 
 
+# The fetched vocabularies' id spaces (the README's table); checked whenever one is fetched.
+_FETCHED_SIZES = {"llama3": 128256, "llama4": 202048, "mistral-tekken": 131072, "mistral-v1": 32000,
+                  "mistral-v3": 32768, "claude-legacy": 65000, "gemma3": 262144, "phi4": 100352, "glm4": 151365}
+
+
 def _catalogue() -> dict[str, Entry]:
     rows = [
         Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2"), n_vocab=50257),
@@ -314,7 +319,7 @@ def _catalogue() -> dict[str, Entry]:
         family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
         rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
                           functools.partial(_build_fetched, name), fetched=True,
-                          present=functools.partial(fetch.is_fetched, name)))
+                          present=functools.partial(fetch.is_fetched, name), n_vocab=_FETCHED_SIZES.get(name)))
     return {r.name: r for r in rows}
 
 
