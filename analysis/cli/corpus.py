@@ -7,15 +7,12 @@ machine. Handlers return an exit code and raise BadInput/UnknownName for bad inp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
-    from .. import corpora as corpus
-
 
 from ..textio import ERRORS
 from ..errors import BadInput

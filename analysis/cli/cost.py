@@ -9,8 +9,6 @@ and its date, and marks estimates.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import argparse
 import json
 import sys
@@ -18,12 +16,12 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
-    from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
-                        to_decimal, workload_value)
-    from ..report.cost import records as _records, render_html, render_markdown, render_text, report_json, safe_table
+
+    from ..cost import CostReport, Workload
 
 
 from ..atomic import atomic_path, write_text

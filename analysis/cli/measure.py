@@ -8,15 +8,13 @@ and on the probes. Tables go to stdout (aligned, CSV or JSON); files are written
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
-
 
 from ..errors import BadInput
 from .tokenizers import add_format, emit

@@ -9,8 +9,6 @@ string, so each worker builds and preloads its own app.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import argparse
 import ipaddress
 import logging
@@ -20,10 +18,6 @@ import sys
 import tempfile
 
 from ..errors import BadInput, UnknownName
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    from ..tokenizers import CATALOGUE, available_tokenizers
-    from ..tokenizers.registry import is_available
-
 
 APP = "analysis.api.app:create_app"
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # read by analysis.api.settings.Settings.from_env in each worker

@@ -12,10 +12,6 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..errors import BadInput, UnknownName
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    from ..tokenizers import CATALOGUE
-    from ..tokenizers.registry import is_available
-
 from ..tokenizers import fetch as fetch_mod
 from .table import emit_rows
 

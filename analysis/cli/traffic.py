@@ -8,16 +8,10 @@ report folder.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import argparse
 import json
 import sys
 from pathlib import Path
-
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
-    from ..report import traffic as render
 
 from ..errors import BadInput
 

@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from ownbpe import O200K_PATTERN
 from analysis.tokenizers.vocab import package_file
+from tests.analysis.api.server import serve
 
 REPEAT = int(os.environ.get("TOKENPRISM_BENCH_REPEAT", "5"))
 TEXT = "hello world"
@@ -56,37 +55,10 @@ def _run(argv: list[str], env: dict) -> float:
     return time.perf_counter() - t0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve_until_ready(env: dict) -> float:
-    """Seconds from starting `tokenprism serve` to /readyz answering 200; the server is stopped by pid."""
-    port = _free_port()
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "analysis", "serve", "--port", str(port), "--log-level", "warning"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while time.perf_counter() - t0 < 300:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        return time.perf_counter() - t0
-            except OSError:
-                pass
-            if proc.poll() is not None:
-                raise RuntimeError(f"serve exited with {proc.returncode}")
-            time.sleep(0.02)
-        raise TimeoutError("serve was not ready within 300 s")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    """Seconds from starting `tokenprism serve` to /readyz answering 200 (the server is stopped by pid)."""
+    with serve(env=env, timeout=300) as (_, _, seconds):
+        return seconds
 
 
 def load_parts(repeat: int = REPEAT) -> dict:
@@ -99,6 +71,7 @@ def load_parts(repeat: int = REPEAT) -> dict:
     from analysis.tokenizers.vocab import read_tiktoken_ranks
 
     path = _o200k()
+    old = os.environ.get("TOKENPRISM_DATA_DIR")
     with tempfile.TemporaryDirectory(prefix="tokenprism-bench-") as tmp:
         os.environ["TOKENPRISM_DATA_DIR"] = tmp
         ranks = rank_cache.cached_ranks("o200k_base", [path], lambda: read_tiktoken_ranks(path))
@@ -123,6 +96,10 @@ def load_parts(repeat: int = REPEAT) -> dict:
             "tiktoken.Encoding(...)": median(lambda: tiktoken.Encoding("x", pat_str=O200K_PATTERN, mergeable_ranks=ranks,
                                                                        special_tokens={})),
         }
+        if old is None:
+            os.environ.pop("TOKENPRISM_DATA_DIR")
+        else:
+            os.environ["TOKENPRISM_DATA_DIR"] = old
     return {k: round(v, 4) for k, v in parts.items()}
 
 
@@ -132,8 +109,7 @@ def main(out_dir: Path) -> dict:
         # as an installed package runs: byte-compiled once (pip does it at install; here the
         # uncounted first runs write the .pyc files into a folder of their own)
         env = {**os.environ, "TOKENPRISM_DATA_DIR": data, "PYTHONPYCACHEPREFIX": str(Path(data) / "pycache")}
-        for name in ("TOKENPRISM_NO_VOCAB_CACHE", "PYTHONDONTWRITEBYTECODE"):
-            env.pop(name, None)
+        env.update(TOKENPRISM_NO_VOCAB_CACHE="", PYTHONDONTWRITEBYTECODE="")  # empty: unset
         cases = {name: (lambda argv=argv: _run([sys.executable, "-m", "analysis", *argv], env))
                  for name, argv in COMMANDS.items()}
         cases["serve until /readyz"] = lambda: _serve_until_ready(env)
