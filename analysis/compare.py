@@ -31,14 +31,26 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
 
     A comma-separated string is accepted. Unknown names raise UnknownName (a KeyError) listing the valid names.
     """
-    if names is None:
-        names = available_tokenizers()
+    if names is None:  # a corrupt fetched vocabulary leaves the others usable (`skipped_tokenizers` says why)
+        broken = skipped_tokenizers()
+        names = [n for n in available_tokenizers() if n not in broken]
     elif isinstance(names, str):
         names = [n for n in (s.strip() for s in names.split(",")) if n]
     names = list(names)
     if not names:
         raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
     return load_tokenizers(names)  # in parallel threads: vocabularies load side by side
+
+
+def skipped_tokenizers() -> dict[str, str]:
+    """Tokenizers present on this machine that the default selection leaves out: name -> why.
+
+    A fetched vocabulary whose file fails its sha256 check (truncated, edited) is one; naming
+    it explicitly still loads it, and fails with the same message and its fix.
+    """
+    from .tokenizers.fetch import vocabulary_problems
+
+    return vocabulary_problems()
 
 
 def _ratio(a: int, b: int) -> float:

@@ -31,6 +31,7 @@ from .bpe import merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
 from .fast import FastEncoder
 from .patterns import GPT2_PATTERN, is_builtin, stream_cut
+from .userpattern import compile_pattern
 
 # Pieces longer than this are merged each time instead of cached (a megabyte-long run would
 # otherwise pin its text and ids in memory).
@@ -509,8 +510,8 @@ class Tokenizer:
             )
         if not isinstance(pattern, str):
             raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
-        try:
-            compiled = regex.compile(pattern)
+        try:  # a user's pattern is checked, and runs with a time bound (see `userpattern`)
+            compiled = compile_pattern(pattern, is_builtin(pattern))
         except regex.error as err:
             raise ValueError(f"invalid pre-tokenization pattern {pattern!r}: {err}") from err
         self.rule = rule

@@ -19,10 +19,10 @@ from heapq import heapify, heappop, heappush
 from operator import add
 from typing import Iterable
 
-import regex
 
 from .count import _count_stream, _progress_bar, count_file
-from .patterns import GPT2_PATTERN
+from .patterns import GPT2_PATTERN, is_builtin
+from .userpattern import BoundedPattern
 
 
 def train_bpe(
@@ -284,8 +284,6 @@ def _check_args(vocab_size: int, special_tokens: Iterable[str], pattern: str, wo
         raise ValueError(f"vocab_size={vocab_size} is too large: ownbpe trains at most {_MAX_VOCAB:,} tokens")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive int or None (all CPUs), got {workers!r}")
-    try:
-        regex.compile(pattern)
-    except (regex.error, TypeError) as err:
-        raise ValueError(f"invalid pre-tokenization pattern {pattern!r}: {err}") from err
+    if not isinstance(pattern, str) or not is_builtin(pattern):
+        BoundedPattern(pattern)  # invalid, or able to drop characters: ValueError naming the pattern
     return specials

@@ -1,36 +1,81 @@
-"""The one ASGI layer around every request: the body-size limit, metrics and the access log.
+"""The one ASGI layer around every request: the key check, the body limit, metrics and the access log.
 
 Written as plain ASGI rather than Starlette's BaseHTTPMiddleware, which costs a task and a
-stream per request. A body over the limit is refused with 413 before any handler reads it:
-from its Content-Length when it has one, else while it streams in. The log line holds the
-method, the route, the status, the body size and the time; never the text. A body sent as a
-form (curl's `-d` default) is read as JSON.
+stream per request. In order, before any route is matched or any body parsed:
+
+1. With API keys configured, a request without a valid key is answered 401, whatever its
+   path or method (only the open probes, /healthz and /readyz, pass), so an unauthenticated
+   client neither gets its body read nor learns which routes exist.
+2. The body is read by `body.read_body`, which holds the limit on the bytes received (413),
+   then checked to be JSON (415) and not nested too deeply (422), and replayed to the app.
+
+The log line holds the method, the route, the status, the body size and the time; never the
+text. A body sent as a form (curl's `-d` default) is read as JSON.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from urllib.parse import parse_qs
 
-from .problems import MEDIA_TYPE, problem_body
+from . import body as bodies
+from .problems import MEDIA_TYPE, Problem, problem_body
 from .runtime import Metrics
+from .security import given_key, refusal
 
 _log = logging.getLogger("tokenprism.api")
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class ServiceMiddleware:
-    def __init__(self, app, *, max_body_bytes: int, metrics: Metrics) -> None:
+    def __init__(self, app, *, max_body_bytes: int, metrics: Metrics, api_keys: tuple[str, ...] = (),
+                 open_paths: frozenset[str] = frozenset()) -> None:
         self.app, self.max_body, self.metrics = app, max_body_bytes, metrics
+        self.keys, self.open_paths = api_keys, open_paths
         self._children: dict[tuple, tuple] = {}
 
-    async def _refuse(self, send, path: str, size: str) -> None:
-        body = problem_body(413, f"the request body is {size} bytes; the limit is {self.max_body:,}. Fix: send "
-                            "fewer or shorter texts per request, or raise the server's --max-body-bytes",
-                            "content-too-large", path)
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
+    async def _answer(self, send, problem: Problem, path: str) -> None:
+        body = problem_body(problem.status, problem.detail, problem.type_, path, **problem.extra)
+        headers = [(b"content-type", MEDIA_TYPE.encode()), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close"), *((k.lower().encode(), v.encode()) for k, v in problem.headers.items())]
+        await send({"type": "http.response.start", "status": problem.status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+    def _too_large(self, declared: int | None) -> Problem:
+        size = f"{declared:,}" if declared is not None else f"more than {self.max_body:,}"
+        return Problem(413, f"the request body is {size} bytes; the limit is {self.max_body:,}. Fix: send fewer "
+                       "or shorter texts per request, or raise the server's --max-body-bytes", type_="content-too-large")
+
+    async def _check(self, scope, receive, fields: dict[bytes, bytes]) -> tuple[Problem | None, bytes | None]:
+        """(the refusal, or None; the body read, or None when it was not read)."""
+        if self.keys and scope["path"] not in self.open_paths:
+            api_key, goog, authorization = (fields.get(b"x-api-key"), fields.get(b"x-goog-api-key"),
+                                            fields.get(b"authorization"))
+            query_key = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("key", [None])[0]
+            problem = refusal(self.keys, given_key(api_key.decode("latin-1") if api_key else None,
+                                                   goog.decode("latin-1") if goog else None, query_key),
+                              authorization.decode("latin-1") if authorization else None)
+            if problem is not None:
+                return problem, None
+        if scope["method"] not in _WITH_BODY and b"content-length" not in fields and b"transfer-encoding" not in fields:
+            return None, None
+        try:
+            data = await bodies.read_body(receive, self.max_body, fields.get(b"content-length"))
+        except bodies.TooLarge as e:
+            return self._too_large(e.declared), None
+        if not data:
+            return None, data
+        if not bodies.is_json(fields.get(b"content-type")):
+            given = fields.get(b"content-type")
+            said = f"Content-Type {given.decode('latin-1')!r}" if given else "no Content-Type"
+            return Problem(415, f"the request body was sent with {said}; send it as JSON with the header "
+                           "Content-Type: application/json", type_="unsupported-media-type"), data
+        if bodies.too_deep(data):
+            return Problem(422, f"the JSON body is nested too deeply: more than {bodies.MAX_JSON_DEPTH} levels of "
+                           "arrays and objects. Fix: send the request shape documented at /docs",
+                           type_="limit-exceeded"), data
+        return None, data
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -38,49 +83,32 @@ class ServiceMiddleware:
             return
         t0 = time.perf_counter()
         status = 500
-        length = None
+        fields: dict[bytes, bytes] = {}
         form_at = None
         for i, (k, v) in enumerate(scope["headers"]):
-            if k == b"content-length":
-                length = v
-            elif k == b"content-type" and v.startswith(b"application/x-www-form-urlencoded"):
+            if k in fields:  # a repeated header: the first one counts, as for the framework
+                continue
+            fields[k] = v
+            if k == b"content-type" and v.startswith(b"application/x-www-form-urlencoded"):
                 form_at = i
         if form_at is not None:
             # `curl -d '{...}'` labels JSON as a form. No endpoint here takes a form, so the body
             # is read as the JSON it is (anything else still fails validation with a 422).
             headers = list(scope["headers"])
             headers[form_at] = (b"content-type", b"application/json")
+            fields[b"content-type"] = b"application/json"
             scope = dict(scope, headers=headers)
         n_bytes = 0
+        refused = False
         try:
-            if length is not None:
-                n_bytes = int(length) if length.isdigit() else 0
-                if n_bytes > self.max_body:
-                    status = 413
-                    await self._refuse(send, scope["path"], f"{n_bytes:,}")
-                    return
-            elif scope["method"] in ("POST", "PUT", "PATCH"):
-                # no Content-Length (chunked): read it here, up to the limit, then replay it
-                chunks, more = [], True
-                while more:
-                    message = await receive()
-                    if message["type"] != "http.request":
-                        break
-                    chunks.append(message.get("body", b""))
-                    n_bytes += len(chunks[-1])
-                    more = message.get("more_body", False)
-                    if n_bytes > self.max_body:
-                        status = 413
-                        await self._refuse(send, scope["path"], f"more than {self.max_body:,}")
-                        return
-                body, replayed = b"".join(chunks), False
-
-                async def receive():  # noqa: F811 - the replay stands in for the original
-                    nonlocal replayed
-                    if not replayed:
-                        replayed = True
-                        return {"type": "http.request", "body": body, "more_body": False}
-                    return {"type": "http.disconnect"}
+            problem, data = await self._check(scope, receive, fields)
+            if data is not None:
+                n_bytes = len(data)
+                receive = bodies.replay(data, receive)
+            if problem is not None:
+                status, refused = problem.status, True
+                await self._answer(send, problem, scope["path"])
+                return
 
             async def send_status(message):
                 nonlocal status
@@ -91,7 +119,7 @@ class ServiceMiddleware:
             await self.app(scope, receive, send_status)
         finally:
             route = scope.get("route")
-            label = getattr(route, "path", None) or ("(refused)" if status == 413 else "(no route)")
+            label = getattr(route, "path", None) or ("(refused)" if refused else "(no route)")
             dt = time.perf_counter() - t0
             key = (scope["method"], label, status)
             children = self._children.get(key)

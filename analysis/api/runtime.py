@@ -14,6 +14,7 @@ import difflib
 import gc
 import logging
 import os
+import struct
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -33,6 +34,7 @@ _log = logging.getLogger("tokenprism.api")
 # thread that holds the GIL makes the loop wait up to the interpreter's switch interval (5 ms)
 # for it. Anything larger goes to the pool. (bench_api measures both sides of this line.)
 INLINE_WORK = 4_096
+_READ_TRIES = 20  # reads of the workers' metrics files before /metrics answers 503 (see `exposition`)
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -70,7 +72,17 @@ class Metrics:
 
             registry = CollectorRegistry()
             multiprocess.MultiProcessCollector(registry)
-            return generate_latest(registry), CONTENT_TYPE_LATEST
+            # The workers' files are read while their owners write them. A file read just after
+            # it was created (empty) or while its owner grows it (its header already counts
+            # entries past the bytes read) fails to unpack: a struct.error, once 1 start in 6.
+            # The file is whole again microseconds later, so read again.
+            for attempt in range(_READ_TRIES):
+                try:
+                    return generate_latest(registry), CONTENT_TYPE_LATEST
+                except struct.error:
+                    time.sleep(0.005 * (attempt + 1))
+            raise Problem(503, "the workers' metrics files were being written during every read; retry",
+                          type_="metrics-busy", headers={"Retry-After": "1"})
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
 
@@ -83,6 +95,7 @@ class Runtime:
         self.tokenizers: dict[str, Tokenizer] = {}
         self.names: tuple[str, ...] = tuple(settings.tokenizers) or tuple(available_tokenizers())
         self.error: str | None = None
+        self.unavailable: dict[str, str] = {}  # name -> why it failed to load (the others are served)
         self.started = time.monotonic()
         self.seconds_to_ready: float | None = None
         self._pool: ThreadPoolExecutor | None = None
@@ -96,13 +109,21 @@ class Runtime:
 
     async def _load(self) -> None:
         loop = asyncio.get_running_loop()
-        try:
-            loaded = await asyncio.gather(*(loop.run_in_executor(self._pool, load_tokenizer, n) for n in self.names))
-        except Exception as e:  # reported by /readyz and the log; the process keeps answering /healthz
-            self.error = f"{type(e).__name__}: {e}"
-            _log.error("loading tokenizers failed: %s", self.error)
+        results = await asyncio.gather(*(loop.run_in_executor(self._pool, load_tokenizer, n) for n in self.names),
+                                       return_exceptions=True)
+        # One vocabulary that fails (a truncated fetched file) costs only itself: the rest are
+        # served, /readyz names it, and only requests that name it are refused.
+        for name, result in zip(self.names, results):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result  # cancelled: the server is stopping
+                self.unavailable[name] = f"{type(result).__name__}: {result}"
+                _log.error("tokenizer %s failed to load: %s", name, self.unavailable[name])
+            else:
+                self.tokenizers[name] = result
+        if not self.tokenizers:  # reported by /readyz and the log; the process keeps answering /healthz
+            self.error = "; ".join(f"{n}: {m}" for n, m in self.unavailable.items()) or "no tokenizer to load"
             return
-        self.tokenizers = dict(zip(self.names, loaded))
         # The vocabularies are millions of long-lived objects. Moved out of the collector's
         # reach, they are never traversed again; otherwise every full collection walks them
         # all, a pause of tens of milliseconds in the middle of some request.
@@ -139,6 +160,10 @@ class Runtime:
         tok = self.tokenizers.get(name)
         if tok is not None:
             return tok
+        if name in self.unavailable:
+            raise Problem(503, f"tokenizer {name!r} failed to load on this server ({self.unavailable[name]}); the "
+                          f"others are served. Fix: repair it (e.g. tokenprism vocab fetch {name}) and restart the "
+                          "server, or name another", type_="tokenizer-unavailable", valid=list(self.tokenizers))
         served = list(self.tokenizers)
         if name in CATALOGUE:
             detail = (f"tokenizer {name!r} is not loaded by this server; it serves {', '.join(served)}. "

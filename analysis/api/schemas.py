@@ -16,6 +16,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 Exactness = Literal["exact", "approximate", "none"]
+RequestExactness = Literal["exact", "documented", "estimate"]
+"""A request's count (`analysis.requests.Count`): the model's own format and vocabulary, the
+provider's published rules, or an estimate (`exactness_reason` says why)."""
 
 
 class Strict(BaseModel):
@@ -51,12 +54,43 @@ class TokenizersResponse(BaseModel):
 
 
 class CountRequest(Strict):
+    """Texts x tokenizers (`text`/`texts`, `tokenizers`), or a request x models (`messages`, `model`/`models`)."""
+
     text: str | None = Field(None, description="one text (give text or texts)")
     texts: list[str] | None = Field(None, description="a batch of texts (give text or texts)")
     tokenizers: list[str] | None = Field(None, description="tokenizer names; default: every tokenizer this server loaded")
+    messages: list[dict[str, Any]] | None = Field(
+        None, description="a chat (OpenAI chat, Anthropic, Responses items or Gemini contents), counted per model")
+    model: str | None = Field(None, description="with messages: one model id (give model or models)")
+    models: list[str] | None = Field(None, description="with messages: model ids (give model or models)")
+    tools: list[dict[str, Any]] | None = Field(None, description="with messages: tool definitions in the same shape")
+    shape: Literal["openai-chat", "openai-responses", "anthropic", "gemini"] | None = Field(
+        None, description="with messages: the shape (default: detected)")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "examples": [{"text": "hello", "tokenizers": ["o200k_base"]}]})
+        "examples": [{"text": "hello", "tokenizers": ["o200k_base"]},
+                     {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}]})
+
+
+class RequestCount(BaseModel):
+    """The fields of every request count (`analysis.requests.Count.row`)."""
+
+    tokenizer: str
+    input_tokens: int
+    content_tokens: int = Field(description="the tokens of the text the caller wrote")
+    format_tokens: int = Field(description="the tokens the model's chat format adds around it")
+    exactness: RequestExactness
+    exactness_reason: str
+
+
+class RequestCountRow(RequestCount):
+    """One model's count of the request: the row of `tokenprism count --format json`."""
+
+    model: str
+
+
+class RequestCountResponse(BaseModel):
+    results: list[RequestCountRow] = Field(description="one row per model, in the order given")
 
 
 class CountRow(BaseModel):
@@ -221,19 +255,29 @@ class Loose(BaseModel):
 
 
 class VllmTokenizeRequest(Loose):
-    model: str = Field(description="a model id (gpt-4o, claude-sonnet-4-5, ...) or a tokenizer name (o200k_base)")
-    prompt: str
-    add_special_tokens: bool = Field(True, description="accepted for vLLM compatibility; no BOS/EOS ids are added here")
+    """vLLM's two forms: `prompt` (a text), or `messages` (a chat rendered in the model's format)."""
+
+    model: str = Field(description="a model id (gpt-4o, claude-sonnet-4-5, ...); with prompt also a tokenizer name")
+    prompt: str | None = Field(None, description="a text (give prompt or messages)")
+    messages: list[dict[str, Any]] | None = Field(None, description="OpenAI chat messages (give prompt or messages)")
+    tools: list[dict[str, Any]] | None = Field(None, description="with messages: OpenAI function tools")
+    add_generation_prompt: bool = Field(True, description="with messages: count the header that primes the reply")
+    continue_final_message: bool = Field(False, description="with messages: not supported (refused when true)")
+    add_special_tokens: bool | None = Field(
+        None, description="prompt: accepted, no BOS/EOS ids are added; messages: only false (the template writes them)")
     return_token_strs: bool = False
 
 
 class VllmTokenizeResponse(BaseModel):
     count: int
     max_model_len: int | None = Field(description="the model's context window when the price data knows it")
-    tokens: list[int]
+    tokens: list[int] | None = Field(description="the ids; null for messages whose count is not exact (never made up)")
     token_strs: list[str] | None = None
     tokenizer: str
-    exactness: Exactness
+    exactness: Exactness | RequestExactness
+    exactness_reason: str | None = Field(None, description="messages: why the count is as exact as it says")
+    content_tokens: int | None = Field(None, description="messages: the tokens of the text the caller wrote")
+    format_tokens: int | None = Field(None, description="messages: the tokens the model's chat format adds")
 
 
 class VllmDetokenizeRequest(Loose):
@@ -266,8 +310,49 @@ class CountTokensRequest(Loose):
 class CountTokensResponse(BaseModel):
     input_tokens: int
     tokenizer: str = Field(description="the tokenizer that counted")
-    exactness: Exactness = Field(description="approximate: an estimate from a proxy tokenizer, not the model's own")
-    note: str = ""
+    exactness: RequestExactness = Field(description="estimate: not the model's own count (see exactness_reason)")
+    exactness_reason: str = ""
+    note: str = Field("", description="the same as exactness_reason (kept for older clients)")
+
+
+class ResponsesInputTokensRequest(Loose):
+    """The body of the `openai` SDK's `client.responses.input_tokens.count(...)`."""
+
+    model: str | None = Field(None, description="a model id; required here (OpenAI's default model is not ours to guess)")
+    input: str | list[dict[str, Any]] | None = Field(None, description="a text, or Responses input items")
+    instructions: str | None = None
+    tools: list[dict[str, Any]] | None = Field(None, description="function tools (hosted tools are refused)")
+    tool_choice: str | dict[str, Any] | None = None
+    conversation: str | dict[str, Any] | None = Field(None, description="refused: its items are on OpenAI's servers")
+    previous_response_id: str | None = Field(None, description="refused: its items are on OpenAI's servers")
+
+
+class ResponsesInputTokensResponse(RequestCount):
+    """OpenAI's two fields, then ours: the format's part of an OpenAI model's count is an estimate."""
+
+    object: Literal["response.input_tokens"] = "response.input_tokens"
+
+
+class GeminiCountTokensRequest(Loose):
+    """The body of `google-genai`'s `client.models.count_tokens(...)` (REST camelCase, or snake_case)."""
+
+    contents: list[dict[str, Any]] | None = Field(None, description="Gemini contents (give this or generateContentRequest)")
+    generateContentRequest: dict[str, Any] | None = Field(None, description="a whole generateContent body")
+    systemInstruction: dict[str, Any] | str | None = None
+    tools: list[dict[str, Any]] | None = None
+
+
+class ModalityTokenCount(BaseModel):
+    modality: Literal["TEXT"]
+    tokenCount: int
+
+
+class GeminiCountTokensResponse(BaseModel):
+    totalTokens: int
+    promptTokensDetails: list[ModalityTokenCount]
+    tokenizer: str
+    exactness: RequestExactness
+    exactnessReason: str
 
 
 class Health(BaseModel):
@@ -278,3 +363,5 @@ class Readiness(BaseModel):
     status: str
     tokenizers: list[str]
     seconds_to_ready: float | None
+    unavailable: dict[str, str] = Field(default_factory=dict,
+                                        description="tokenizers that failed to load (name -> why); the others are served")

@@ -1,7 +1,7 @@
 """Optional API keys, compared in constant time, required on every route but /healthz and /readyz.
 
 A key is accepted in `x-api-key` (Anthropic's header), `Authorization: Bearer KEY` (OpenAI's
-and vLLM's), or as the password of HTTP Basic auth, so a browser can open /docs on a server
+and vLLM's), `x-goog-api-key` or `?key=` (Gemini's), or as the password of HTTP Basic auth, so a browser can open /docs on a server
 with keys (it asks for a user name, which is ignored, and the key). Every configured key is
 compared with `hmac.compare_digest`, all of them every time, so the time taken says nothing
 about which key, or how much of one, matched.
@@ -42,18 +42,41 @@ def _basic_password(header: str | None) -> str | None:
     return decoded.partition(":")[2] or None
 
 
+def given_key(*candidates: str | None) -> str | None:
+    """The first key sent: `x-api-key`, then Gemini's `x-goog-api-key` header, then its `?key=` parameter."""
+    return next((c for c in candidates if c), None)
+
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer, Basic realm="tokenprism (password: API key)"'}
+
+
+def refusal(keys: tuple[str, ...], api_key: str | None, authorization: str | None) -> Problem | None:
+    """The 401 for a request with these credentials, or None when a key matches.
+
+    `api_key` is the key sent on its own: the `x-api-key` header, or Gemini's `x-goog-api-key`
+    header or `?key=` query parameter (see `given_key`); `authorization` is the Authorization header.
+
+    The service middleware calls this before routing, so an unauthenticated request is never
+    parsed and learns nothing of which routes exist; `require_key` calls it again per route.
+    """
+    if not keys:
+        return None
+    bearer = authorization[7:].strip() if authorization and authorization[:7].lower() == "bearer " else None
+    given = api_key or bearer or _basic_password(authorization)
+    if given is None:
+        return Problem(401, "this server requires an API key: send it in the x-api-key header or as "
+                       "Authorization: Bearer KEY", type_="missing-api-key", headers=_CHALLENGE)
+    if not _matches(given, keys):
+        return Problem(401, "the API key is not valid for this server; check for a typo or ask its operator "
+                       "for a key", type_="invalid-api-key", headers=_CHALLENGE)
+    return None
+
+
 async def require_key(request: Request, api_key: str | None = Security(_api_key_header),
                       bearer: HTTPAuthorizationCredentials | None = Security(_bearer)) -> None:
-    """The dependency every protected router carries; a no-op when the server has no keys."""
-    keys: tuple[str, ...] = request.app.state.settings.api_keys
-    if not keys:
-        return
-    given = api_key or (bearer.credentials if bearer else None) or _basic_password(request.headers.get("authorization"))
-    if given is None:
-        raise Problem(401, "this server requires an API key: send it in the x-api-key header or as "
-                      "Authorization: Bearer KEY", type_="missing-api-key",
-                      headers={"WWW-Authenticate": 'Bearer, Basic realm="tokenprism (password: API key)"'})
-    if not _matches(given, keys):
-        raise Problem(401, "the API key is not valid for this server; check for a typo or ask its operator "
-                      "for a key", type_="invalid-api-key",
-                      headers={"WWW-Authenticate": 'Bearer, Basic realm="tokenprism (password: API key)"'})
+    """The dependency every protected router carries (it also declares the schemes to OpenAPI)."""
+    problem = refusal(request.app.state.settings.api_keys,
+                      given_key(api_key, request.headers.get("x-goog-api-key"), request.query_params.get("key")),
+                      request.headers.get("authorization"))
+    if problem is not None:
+        raise problem

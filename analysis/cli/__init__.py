@@ -13,6 +13,7 @@ import argparse
 import importlib
 import os
 import re
+import signal
 import sys
 import traceback
 
@@ -22,6 +23,8 @@ from ..errors import BadInput, UnknownName
 _COMMAND_MODULES = (
     "analysis.cli.tokenizers",  # tokenizers, compare, vocab
     "analysis.cli.count",  # count
+    "analysis.cli.tokens",  # encode, decode, truncate
+    "analysis.cli.drift",  # diff
     "analysis.cli.bpe",  # explain, train
     "analysis.cli.corpus",  # corpus list/show/stats
     "analysis.cli.dashboard",  # dashboard
@@ -69,6 +72,48 @@ def _is_refusal(e: BaseException) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C at any moment, even while the command modules are still being imported (the first
+    # second), is one line and exit status 130, never a traceback. A C extension being imported
+    # can turn the KeyboardInterrupt into an ImportError of its own ("PyCapsule_Import could not
+    # import module"), with no trace of the interrupt, so the handler also notes that one came.
+    came: list[int] = []
+
+    def on_sigint(signum, frame):
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        if hasattr(signal, "pthread_sigmask"):  # a Ctrl-C held back by a caller now reaches the handler
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    except ValueError:  # not the main thread (a test calling main): Python's own handler stays
+        previous = None
+    try:
+        return _run(argv, came)
+    except BaseException as e:
+        if not (came or interrupted(e)) or isinstance(e, SystemExit):
+            raise
+        print("tokenprism: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def interrupted(e: BaseException) -> bool:
+    """True when `e` is a Ctrl-C, or was raised while handling one (numpy turns a Ctrl-C during
+    its import into "ImportError: Unable to import required dependency numpy")."""
+    seen: set[int] = set()
+    cause: BaseException | None = e
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def _run(argv: list[str] | None, came: list[int]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -82,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `tokenprism ... | head`
         return 0
     except Exception as e:
+        if came or interrupted(e):  # a Ctrl-C inside an import of the command's own
+            print("tokenprism: interrupted", file=sys.stderr)
+            return 130
         if _is_refusal(e):
             print(f"tokenprism {args.command}: error: {_message(e)}", file=sys.stderr)
             return 2

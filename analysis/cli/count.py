@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
+from .budget import GATE_COLUMNS, load_checks, mark, offenders, positive_tokens, read_json, run_checks
 from .tokenizers import add_format, add_max_input, max_input_bytes
 
 COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
@@ -22,20 +23,9 @@ COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_token
 def _models(values: list[str]) -> list[str]:
     models = [m.strip() for v in values for m in v.split(",") if m.strip()]
     if not models:
-        raise BadInput("no model given: pass -m MODEL[,MODEL...], e.g. -m gpt-4o,claude-sonnet-4-5")
+        raise BadInput("no model given: pass -m MODEL[,MODEL...], e.g. -m gpt-4o,claude-sonnet-4-5 "
+                       "(or check files against a budget file with --budget FILE)")
     return list(dict.fromkeys(models))
-
-
-def _read_json(path: str, max_bytes: int | None) -> Any:
-    if path == "-":
-        text, _ = read_stdin(max_bytes=max_bytes)
-    else:
-        text, _ = read_text_file(path, max_bytes=max_bytes)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{'stdin' if path == '-' else path}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}); "
-                         "--messages takes a request body (OpenAI, Anthropic, Gemini) or a list of messages") from None
 
 
 def _request(args: argparse.Namespace) -> Any:
@@ -47,7 +37,8 @@ def _request(args: argparse.Namespace) -> Any:
         raise BadInput(f"give one input, not {' and '.join(given)}")
     limit = max_input_bytes(args)
     if args.messages is not None:
-        return parse(_read_json(args.messages, limit), shape=args.shape)
+        return parse(read_json(args.messages, limit, what="--messages takes a request body (OpenAI, Anthropic, "
+                               "Gemini) or a list of messages"), shape=args.shape)
     if args.shape not in (None, "text"):
         raise BadInput(f"--shape {args.shape} reads a request body: pass the body with --messages FILE")
     if args.text is not None:
@@ -56,39 +47,83 @@ def _request(args: argparse.Namespace) -> Any:
     return Request.from_text(text)
 
 
-def _write(rows: list[dict[str, Any]], fmt: str, with_ids: bool) -> None:
-    columns = COLUMNS + (("ids",) if with_ids else ())
+def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str]) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return
-    cells = [{**r, "ids": " ".join(map(str, r["ids"])) if r.get("ids") is not None else ""} if with_ids else r
+    cells = [{**r, "ids": " ".join(map(str, r["ids"])) if r.get("ids") is not None else ""} if "ids" in columns else r
              for r in rows]
     if fmt == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
+        writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
         writer.writerows(cells)
         return
+    if "file" in columns:  # a file name is the user's, and may hold anything a terminal would obey
+        from ..render import visible
+
+        cells = [{**c, "file": visible(c["file"])} for c in cells]
     shown = [c for c in columns if c != "exactness_reason"]
     widths = {c: max(len(c), *(len(str(r[c])) for r in cells)) for c in shown}
-    right = {"input_tokens", "content_tokens", "format_tokens"}
     for row in [dict(zip(shown, shown)), *cells]:
         sys.stdout.write("  ".join(str(row[c]).rjust(widths[c]) if c in right else str(row[c]).ljust(widths[c])
                                    for c in shown).rstrip() + "\n")
-    for r in rows:  # the reasons, one per model, after the table they would crowd
-        sys.stdout.write(f"\n{r['model']}: {r['exactness']}: {r['exactness_reason']}")
+    reasons = {r["model"]: f"{r['exactness']}: {r['exactness_reason']}" for r in rows}
+    for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
+        sys.stdout.write(f"\n{model}: {reason}")
     sys.stdout.write("\n")
+
+
+_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "budget"}
+
+
+def _report(rows: list[dict[str, Any]], rule: str) -> int:
+    """Exit status of a gate: 1 with the offenders on stderr when any row is over its budget."""
+    over = offenders(rows)
+    if not over:
+        return 0
+    estimates = sum(r["over"] and r["exactness"] == "estimate" for r in rows)
+    sys.stderr.write(f"tokenprism count: {len(over)} of {len(rows)} over budget ({rule}):\n  " + "\n  ".join(over) + "\n")
+    if estimates:
+        sys.stderr.write(f"({estimates} of them counted as an estimate: the provider's own count may differ; "
+                         "see exactness_reason in --format json)\n")
+    return 1
+
+
+def cmd_budget(args: argparse.Namespace) -> int:
+    from ..render import visible
+
+    given = [name for name, value in (("TEXT", args.text), ("-f", args.file), ("--messages", args.messages),
+                                      ("--shape", args.shape), ("-m", args.models), ("--max-tokens", args.max_tokens),
+                                      ("--ids", args.ids or None)) if value is not None]
+    if given:
+        raise BadInput(f"--budget FILE names the files and models itself: leave out {' and '.join(given)}")
+    checks = load_checks(args.budget, args.root)
+    rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args),
+                      progress=sys.stderr.isatty())
+    _write(rows, args.format, ("file", "model", "tokenizer", "input_tokens", "budget", "status", "exactness",
+                               "exactness_reason"), right=_COUNTS)
+    return _report(rows, f"budget file {visible(args.budget)}")
 
 
 def cmd_count(args: argparse.Namespace) -> int:
     from ..models import resolve
     from ..requests import input_tokens
 
-    specs = [resolve(m) for m in _models(args.models)]  # every id checked before anything is counted
+    if args.budget is not None:
+        return cmd_budget(args)
+    if args.root is not None:
+        raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
+    specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
     request = _request(args)
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt).row(ids=args.ids)
             for spec in specs]
-    _write(rows, args.format, args.ids)
-    return 0
+    columns = COLUMNS + (("ids",) if args.ids else ())
+    if args.max_tokens is None:
+        _write(rows, args.format, columns, right=_COUNTS)
+        return 0
+    rows = [mark(r, args.max_tokens) for r in rows]
+    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS)
+    return _report(rows, f"--max-tokens {args.max_tokens}")
 
 
 # Spelled out here so that building the parser imports nothing of analysis.requests; parse()
@@ -109,11 +144,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--messages", metavar="FILE",
                    help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini) or a list of messages; - for stdin")
     p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected)")
-    p.add_argument("-m", "--models", action="append", required=True, metavar="MODEL[,MODEL...]",
+    p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")
     p.add_argument("--no-generation-prompt", action="store_true",
                    help="leave out the header that primes the reply (the chat APIs always add it)")
+    gate = p.add_argument_group("budget gate (for CI: exit 1 when a request is over budget, 0 when all fit)")
+    gate.add_argument("--max-tokens", type=positive_tokens, metavar="N",
+                      help="the budget of the request under every model: rows get budget and status (ok or OVER)")
+    gate.add_argument("--budget", metavar="FILE",
+                      help="a TOML budget file: one table per file glob, mapping model ids to max tokens, e.g. "
+                           '["prompts/**/*.txt"] gpt-4o = 8000. .json files are request bodies, others texts')
+    gate.add_argument("--root", metavar="FOLDER", help="the folder the budget file's globs start from; "
+                      "None: the budget file's folder")
     add_format(p)
     add_max_input(p)
     p.set_defaults(func=cmd_count)

@@ -16,11 +16,14 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
+from ..atomic import temporary_name
 from ..errors import BadInput, UnknownName
 
 APP = "analysis.api.app:create_app"
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # read by analysis.api.settings.Settings.from_env in each worker
+SUPERVISOR_ENV = "TOKENPRISM_SERVE_SUPERVISOR"  # the pid the workers die with (analysis.api.lifeline)
 # flag -> (Limits field, default, meaning). The defaults repeat the service's own (`Limits`), which
 # this face cannot import; a test checks that they agree.
 LIMITS = {
@@ -113,10 +116,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     metrics_dir = None
+    if args.workers > 1:
+        # the workers end with this process, even when it is SIGKILLed (analysis.api.app reads this)
+        os.environ[SUPERVISOR_ENV] = str(os.getpid())
     if args.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        # one /metrics for all workers: prometheus-client's multiprocess mode adds their files up
-        metrics_dir = tempfile.mkdtemp(prefix="tokenprism-metrics-")
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+        # one /metrics for all workers: prometheus-client's multiprocess mode adds their files up.
+        # The folder's name is a temporary name of analysis.atomic, carrying this process's id:
+        # one left by a SIGKILLed server is removed by the next start, and nothing else is.
+        metrics_dir = temporary_name(Path(tempfile.gettempdir()) / "metrics")
+        metrics_dir.mkdir(mode=0o700)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
     print(f"tokenprism serve: http://{args.host}:{args.port} (workers={args.workers}, "
           f"tokenizers={','.join(tokenizers) or 'all available'}, keys={'required' if has_key else 'none'}, "
           f"docs at /docs)", file=sys.stderr, flush=True)

@@ -51,14 +51,27 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 
 # -- tokenizers ----------------------------------------------------------------------------------
+def _corrupt(name: str) -> str:
+    """The state `tokenizers` and `vocab list` both show for a fetched file that fails its check."""
+    return f"no: corrupt, re-run tokenprism vocab fetch {name}"
+
+
 def cmd_tokenizers(args: argparse.Namespace) -> int:
     # names, sizes, sources and licences are the catalogue's metadata: nothing is loaded
+    from ..compare import skipped_tokenizers
     from ..tokenizers import CATALOGUE
     from ..tokenizers.registry import is_available
 
-    rows = [{"name": name, "family": e.family, "n_vocab": e.n_vocab,
-             "available": "yes" if is_available(name) else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
-             "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence}
+    broken = skipped_tokenizers()  # fetched files failing their sha256 check (no vocabulary is built)
+
+    def available(name: str, fetched: bool) -> str:
+        if name in broken:
+            return _corrupt(name)
+        return "yes" if is_available(name) else f"no: tokenprism vocab fetch {name}" if fetched else "no"
+
+    rows = [{"name": name, "family": e.family, "n_vocab": None if name in broken else e.n_vocab,
+             "available": available(name, e.fetched), "models": e.description,
+             "source": f"{e.package}:{e.file}", "licence": e.licence}
             for name, e in CATALOGUE.items()]
     emit_rows(rows, TOKENIZER_COLUMNS, args.format)
     return 0
@@ -93,8 +106,11 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import render
-    from ..compare import COLUMNS, compare_rows, resolve_tokenizers
+    from ..compare import COLUMNS, compare_rows, resolve_tokenizers, skipped_tokenizers
 
+    if args.tokenizers is None:  # the default, every tokenizer: say which are left out, and why
+        for name, why in skipped_tokenizers().items():
+            print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = resolve_tokenizers(args.tokenizers)
     inputs = _inputs(args)
     rows: list[dict] = []
@@ -114,8 +130,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 # -- vocab ---------------------------------------------------------------------------------------
 def cmd_vocab_list(args: argparse.Namespace) -> int:
+    from ..compare import skipped_tokenizers
+
+    broken = skipped_tokenizers()
     rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
-             "fetched": "yes" if fetch_mod.is_fetched(n) else "no", "models": s.description}
+             "fetched": _corrupt(n) if n in broken else "yes" if fetch_mod.is_fetched(n) else "no",
+             "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
     emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format)
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)

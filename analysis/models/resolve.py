@@ -60,6 +60,15 @@ class ModelSpec:
         """The tokenizer to count with on this machine (a proxy when the first is not fetched)."""
         return choose(self.rule, self.model)
 
+    def usable_choice(self) -> TokenizerChoice:
+        """`choice()`, refused with `BadInput` (and the fix) when this model's text cannot be counted here."""
+        if self.tokenizer is None:
+            raise BadInput(f"model {self.id!r} has no text tokenizer, so its text cannot be counted: {self.reason}")
+        choice = self.choice()
+        if not choice.usable or choice.tokenizer is None:
+            raise BadInput(f"model {self.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+        return choice
+
 
 def _snapshot() -> Any:
     # Imported here, never at module import: `import analysis` must not load 1.6 MB of prices.

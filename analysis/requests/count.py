@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BadInput
 from ..models import ModelSpec, resolve
 from ..tokenizers import load_tokenizer
 from .formats import FAMILIES, Exactness, format_for, none
+from .formats.build import NoVariant
 from .formats.parts import join_reasons
 from .request import Request
 
@@ -76,22 +76,29 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     (9, 2, 7, 'documented')
     """
     spec = model if isinstance(model, ModelSpec) else resolve(model)
-    if spec.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} has no text tokenizer, so its requests cannot be counted: {spec.reason}")
-    choice = spec.choice()
-    if not choice.usable or choice.tokenizer is None:
-        raise BadInput(f"model {spec.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+    choice = spec.usable_choice()
+    assert choice.tokenizer is not None  # usable_choice refuses a choice without one
     tokenizer = load_tokenizer(choice.tokenizer)
     family = spec.format
     render = format_for(family, _names(spec)) if family is not None else None
-    if render is None:
+    why = (f"the {family} chat format is not built in this version" if family in FAMILIES
+           else "no chat format is known for this model")
+    rendered = None
+    if render is not None:
+        try:
+            rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
+        except NoVariant:
+            # A proxy vocabulary stands in for the model's own, and this format is written in the
+            # model's own tokens (mistral-common's, a template's): it cannot be rendered with it.
+            if choice.exactness == "exact":
+                raise
+            why = (f"the {family} chat format needs the model's own vocabulary ({spec.tokenizer}, "
+                   f"`tokenprism vocab fetch {spec.tokenizer}`)")
+    if rendered is None:
         rendered = none.render(request, tokenizer, add_generation_prompt=add_generation_prompt)
-        why = (f"the {family} chat format is not built in this version" if family in FAMILIES
-               else "no chat format is known for this model")
         exactness: Exactness = "estimate"
         reason = join_reasons(f"{why}: only the content is counted, the format's tokens are not", rendered.reason)
     else:
-        rendered = render(request, tokenizer, add_generation_prompt=add_generation_prompt)
         exactness, reason = rendered.exactness, rendered.reason
     if choice.exactness != "exact":
         exactness = "estimate"

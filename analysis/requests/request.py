@@ -124,6 +124,9 @@ class Request:
     system: str | None = None
     tools: tuple[ToolDef, ...] = ()
     tool_choice: ToolChoice | None = None
+    # The provider API the request is for, where its server frames the request its own way:
+    # "responses" (OpenAI's Responses API, whose framing is undocumented), None for a chat API.
+    api: str | None = None
 
     @classmethod
     def from_text(cls, text: str) -> Request:

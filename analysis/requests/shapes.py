@@ -271,7 +271,8 @@ def parse_openai_responses(body: Mapping[str, Any]) -> Request:
                 raise _kind("input item type", kind, _RESPONSES_ITEMS, at)
     tools = [_function_def(tool, at) for at, tool in _function_tools(body)]
     instructions = _str(body.get("instructions"), "instructions")
-    return Request(tuple(messages), instructions, tuple(tools), _responses_tool_choice(body.get("tool_choice")))
+    return Request(tuple(messages), instructions, tuple(tools), _responses_tool_choice(body.get("tool_choice")),
+                   api="responses")
 
 
 # -- Anthropic Messages ----------------------------------------------------------------------------

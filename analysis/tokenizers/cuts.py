@@ -46,6 +46,11 @@ NEWLINE_NONSPACE = r"(?<=\n)(?=\S)"
 _compiled: dict[str, regex.Pattern] = {}
 
 
+def compiled(points: str) -> regex.Pattern:
+    """The compiled pattern of cut points `points` (compiled once)."""
+    return _cutter(points)
+
+
 def _cutter(points: str) -> regex.Pattern:
     if points not in _compiled:
         _compiled[points] = regex.compile(points)

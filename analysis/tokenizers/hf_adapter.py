@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
+from ownbpe.userpattern import PROBE  # ordinary text of every kind, which every pipeline must encode
 from tokenizers import Tokenizer as HFTokenizer
 
 from ..errors import BadInput
-from . import cuts
+from . import cuts, hf_words
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .normalize import NormalForm, map_pieces, normalize_with_map
 from .vocab import UNICODE_TO_BYTE, VocabularyError, read_bytes, read_json
@@ -44,6 +45,85 @@ def split_at_safe_cuts(text: str, size: int | None = None) -> list[str]:
     ['1\\n', '2\\n 3\\n', 'ab', ' cd']
     """
     return cuts.split_long(text, points=_SAFE_POINTS, size=size)
+
+
+# A tokenizer.json whose model lists more merges than this is refused before Hugging Face
+# loads it: a file costs about 25 bytes of memory per byte once loaded, and the largest real
+# ones have a few hundred thousand merges (Gemma 3: 514,906; Qwen, DeepSeek: about 128k-151k).
+MAX_MERGES = 1_000_000
+# And at most this many JSON strings in all (tokens, merges, keys), counted before parsing: a
+# file of 1M merges and 1M tokens (3M strings, 27 MB) peaks at 0.73 GB loaded, Gemma 3's holds
+# about 1.3M, so this bounds a load near 1 GB whatever the file's shape.
+MAX_STRINGS = 4_000_000
+
+
+class _Guarded:
+    """The HF engine, whose refusals of a text become ours, naming the file.
+
+    HF `tokenizers` raises a bare `Exception` ("WordLevel error: Missing [UNK] token") for a
+    text its model cannot encode, and a Rust panic (pyo3's PanicException, not even an
+    Exception) when a Split regex gives up ("retry-limit-in-match over", which is how onig
+    bounds catastrophic backtracking). Both are the file's fault, not the text's or ours.
+    """
+
+    __slots__ = ("_tok", "_where")
+
+    def __init__(self, tok: HFTokenizer, where: str) -> None:
+        self._tok, self._where = tok, where
+
+    def __getattr__(self, name: str):
+        return getattr(self._tok, name)
+
+    def _call(self, method: str, *args, **kwargs):
+        try:
+            return getattr(self._tok, method)(*args, **kwargs)
+        except BaseException as e:
+            if type(e) is Exception or type(e).__name__ == "PanicException":
+                raise BadInput(f"{self._where}: Hugging Face tokenizers cannot encode this text with this file's "
+                               f"pipeline ({str(e).splitlines()[0] if str(e) else type(e).__name__}). Fix: check the "
+                               "file's model (an unk_token), normalizer and pre-tokenizer (a Split regex that "
+                               "backtracks catastrophically), or use another tokenizer") from None
+            raise
+
+    def encode(self, *args, **kwargs):
+        return self._call("encode", *args, **kwargs)
+
+    def encode_batch(self, *args, **kwargs):
+        return self._call("encode_batch", *args, **kwargs)
+
+    def encode_batch_fast(self, *args, **kwargs):
+        return self._call("encode_batch_fast", *args, **kwargs)
+
+    def decode(self, *args, **kwargs):
+        return self._call("decode", *args, **kwargs)
+
+
+def _check_merges(path: Path, raw: bytes, spec: dict | None = None) -> None:
+    """Refuse a file with more than MAX_MERGES merges: first, before anything is parsed, from
+    the quotes after "merges" (two per merge, four per pair), then exactly from `spec`."""
+    at = raw.find(b'"merges"')
+    estimate = 0
+    if at >= 0:
+        start = raw.find(b"[", at) + 1
+        per = 4 if raw[start:start + 64].lstrip()[:1] == b"[" else 2  # ["a", "b"] pairs, or "a b" strings
+        estimate = raw.count(b'"', start) // per
+    if spec is None:
+        strings = (raw.count(b'"') - raw.count(b'\\"')) // 2
+        if strings > MAX_STRINGS:
+            raise VocabularyError(f"{path}: the file holds about {strings:,} strings (tokens, merges), more than the "
+                                  f"{MAX_STRINGS:,} tokenprism loads (real tokenizers hold one or two million; loading "
+                                  "costs about 250 bytes of memory per string). Fix: check the file")
+        # the estimate also counts the quotes of the few keys after the merges
+        n, too_many = estimate, estimate > MAX_MERGES + 100
+    else:
+        model = spec.get("model")
+        merges = model.get("merges") if isinstance(model, dict) else None
+        n = len(merges) if isinstance(merges, list) else 0
+        too_many = n > MAX_MERGES
+    if too_many:
+        raise VocabularyError(f"{path}: the file lists {'about ' if spec is None else ''}{n:,} merges, "
+                              f"more than the {MAX_MERGES:,} tokenprism loads (real tokenizers have a few hundred "
+                              "thousand). Fix: check the file")
 
 
 def _has_type(node, wanted: str) -> bool:
@@ -70,9 +150,11 @@ class HFTokenizerAdapter:
         self.source = source
         self.path = Path(path)
         raw = read_bytes(self.path)  # bounded, regular files only
+        _check_merges(self.path, raw)  # before parsing: a 3M-merge file would take gigabytes
         spec = read_json(self.path, data=raw)
         if not isinstance(spec, dict) or "model" not in spec:
             raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
+        _check_merges(self.path, raw, spec)
         added = spec.get("added_tokens") or []
         self._special = {int(t["id"]): t["content"] for t in added if t.get("special")}
         # an added token that holds or strips whitespace could span a cut: then never cut
@@ -98,14 +180,21 @@ class HFTokenizerAdapter:
             self._exotic_normalizer = True
         try:
             # the file's own text: no re-serialisation of a multi-MB spec
-            self._tok = HFTokenizer.from_str(raw.decode("utf-8"))
+            engine = HFTokenizer.from_str(raw.decode("utf-8"))
             if had_post_processor:
-                self._tok.post_processor = None
-        except Exception as e:  # tokenizers raises plain Exception subclasses from Rust
-            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from e
+                engine.post_processor = None
+        except BaseException as e:  # plain Exceptions from Rust, or a Rust panic (not an Exception)
+            if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
+                raise
+            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from None
         # Special added tokens are not matched in text (ids stay as in the file; removing them
         # from the JSON instead would renumber the others).
-        self._tok.encode_special_tokens = True
+        engine.encode_special_tokens = True
+        self._tok = _Guarded(engine, str(self.path))
+        self._probe()
+        # cuts inside long words (hf_words), for the pipelines it describes
+        self._junctions = (hf_words.Junctions(engine) if self.safe_newline_cuts and hf_words.usable(engine, spec, added)
+                           else None)
         model_vocab = spec["model"].get("vocab") if isinstance(spec["model"], dict) else None
         if isinstance(model_vocab, dict) and model_vocab:  # BPE/WordPiece: token -> id, cheaper than get_vocab
             top = max(model_vocab.values())
@@ -114,6 +203,17 @@ class HFTokenizerAdapter:
         else:
             top = max(self._tok.get_vocab(with_added_tokens=True).values())
         self._n_vocab = max([top, *self._added.keys()]) + 1
+
+    def _probe(self) -> None:
+        """Refuse, on load, a pipeline that cannot encode ordinary text or deletes it all (a
+        normaliser replacing every character by nothing counted 52 characters as 0 tokens)."""
+        try:
+            n = len(self._tok.encode(PROBE, add_special_tokens=False).ids)
+        except BadInput as e:
+            raise VocabularyError(str(e)) from None
+        if n == 0:
+            raise VocabularyError(f"{self.path}: its pipeline turns {len(PROBE)} characters of ordinary text into 0 "
+                                  "tokens: its normalizer or pre-tokenizer deletes the text. Fix: check the file")
 
     @property
     def n_vocab(self) -> int:
@@ -127,21 +227,52 @@ class HFTokenizerAdapter:
     def __repr__(self) -> str:
         return f"HFTokenizerAdapter(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
 
-    def _parts(self, text: str):
-        """A long text's parts (lazily), or None when it is encoded whole."""
-        if self.safe_newline_cuts and cuts.is_long(text):
-            return cuts.iter_long(text, points=_SAFE_POINTS)
-        return None
+    def _spans(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """(start, end, cut inside a word at start) of a long text's parts, about CHUNK_CHARS each.
+
+        At the first point of `cuts` after each CHUNK_CHARS; where there is none within another
+        CHUNK_CHARS, inside a long run of letters (`hf_words`, when `_junctions` allows it).
+        """
+        size, points = cuts.CHUNK_CHARS, cuts.compiled(_SAFE_POINTS)
+        runs = hf_words.LongRuns(text, 2 * (hf_words.SHIFT + hf_words.MAX_ADDED) + 2) if self._junctions else None
+        start, in_word = 0, False
+        while len(text) - start > size:
+            m = points.search(text, start + size, start + 2 * size)
+            c = None if m is not None or runs is None else runs.cut_in(start + size, len(text))
+            if m is None:  # the next point of `cuts`, however far, unless a word can be cut before it
+                m = points.search(text, start + size, c if c is not None else len(text))
+            if m is not None:
+                end, next_in_word = m.start(), False
+            elif c is not None:
+                end, next_in_word = c, True
+            else:
+                break
+            yield start, end, in_word
+            start, in_word = end, next_in_word
+        yield start, len(text), in_word
+
+    def _encode_many(self, texts: list[str]) -> list[list[int]]:
+        # parallel batches without offsets: every core, no offset bookkeeping
+        return [e.ids for e in self._tok.encode_batch_fast(texts, add_special_tokens=False)]
+
+    def _long_ids(self, text: str) -> Iterator[list[int]]:
+        """A long text's ids, part by part (memory for one batch of parts at a time)."""
+        if self._junctions is None:
+            for batch in cuts.batches(text[s:e] for s, e, _ in self._spans(text)):
+                yield from self._encode_many(batch)
+            return
+        yield from hf_words.exact_ids(self._spans(text), text, self._encode_many, self._junctions, cuts.PARTS_PER_BATCH)
 
     def encode(self, text: str) -> list[int]:
         text = clean_text(text)
-        parts = self._parts(text)
-        if parts is None:
+        if not (self.safe_newline_cuts and cuts.is_long(text)):
             return self._tok.encode(text, add_special_tokens=False).ids
         out: list[int] = []
-        for batch in cuts.batches(parts):  # parallel batches without offsets: every core, no offset bookkeeping
-            for e in self._tok.encode_batch_fast(batch, add_special_tokens=False):
-                out.extend(e.ids)
+        try:
+            for ids in self._long_ids(text):
+                out.extend(ids)
+        except hf_words.NoExactCut:  # no fitting joint inside a word: whole, as before
+            return self._tok.encode(text, add_special_tokens=False).ids
         return out
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
@@ -152,12 +283,12 @@ class HFTokenizerAdapter:
 
     def count(self, text: str) -> int:
         text = clean_text(text)
-        parts = self._parts(text)
-        if parts is None:
+        if not (self.safe_newline_cuts and cuts.is_long(text)):
             return len(self._tok.encode(text, add_special_tokens=False).ids)
-        # one batch of encodings at a time: memory stays bounded whatever the length
-        return sum(len(e.ids) for batch in cuts.batches(parts)
-                   for e in self._tok.encode_batch_fast(batch, add_special_tokens=False))
+        try:  # one batch of encodings at a time: memory stays bounded whatever the length
+            return sum(map(len, self._long_ids(text)))
+        except hf_words.NoExactCut:
+            return len(self._tok.encode(text, add_special_tokens=False).ids)
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         texts = [clean_text(t) for t in texts]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 import ownbpe
+from ownbpe.userpattern import PatternTimeout
 
 from ..errors import BadInput
 from . import cuts
@@ -68,9 +69,15 @@ class OwnBPETokenizer:
         parts = cuts.iter_long(text) if cuts.is_long(text) and self.bpe.pattern in cuts.SAFE_PATTERNS else [text]
         out: list[int] = []
         for part in parts:  # one part at a time (see `cuts`): the same ids, bounded working memory
-            with self._lock:
-                out.extend(self.bpe.encode(part))  # special-token strings as text: ownbpe's default
+            out.extend(self._encode_part(part))
         return out
+
+    def _encode_part(self, text: str) -> list[int]:
+        try:
+            with self._lock:
+                return self.bpe.encode(text)  # special-token strings as text: ownbpe's default
+        except PatternTimeout as e:  # a model file's own pattern, stopped at its time bound
+            raise BadInput(f"{self.name} ({self.source}): {e}") from None
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]
@@ -87,8 +94,7 @@ class OwnBPETokenizer:
             return len(self.encode(text))
         total = 0
         for part in cuts.iter_long(text):
-            with self._lock:
-                total += len(self.bpe.encode(part))
+            total += len(self._encode_part(part))
         return total
 
     def token_bytes(self, token_id: int) -> bytes:

@@ -223,10 +223,21 @@ class TiktokenTokenizer:
         try:
             return self._enc.decode_bytes(list(ids))
         except (KeyError, ValueError, OverflowError, TypeError) as e:
-            bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < self.n_vocab]
-            raise BadInput(
-                f"{self.name}: cannot decode ids {bad[:5] or list(ids)[:5]}: valid ids are 0..{self.n_vocab - 1}"
-            ) from e
+            raise BadInput(self._undecodable(ids)) from e
+
+    def _undecodable(self, ids: Sequence[int]) -> str:
+        """Why `ids` cannot be decoded: out of range, or in range but assigned to no token."""
+        bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < self.n_vocab]
+        if bad:
+            return f"{self.name}: cannot decode ids {bad[:5]}: valid ids are 0..{self.n_vocab - 1}"
+        specials = set(self.special_tokens.values())
+        assigned = set(self._ranks.values()) | specials  # built only on this error path
+        gaps = [i for i in ids if i not in assigned][:5]
+        top = max(self._ranks.values(), default=-1)
+        named = ", ".join(str(i) for i in sorted(specials)[:5]) or "none"
+        return (f"{self.name}: ids {gaps or list(ids)[:5]} are assigned to no token: its vocabulary is ids "
+                f"0..{top} and its special tokens are {named}{', ...' if len(specials) > 5 else ''}; "
+                f"the ids between are unused")
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.decode_bytes(ids).decode("utf-8", errors="replace")

@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 
 import regex
 
+from ..userpattern import BoundedPattern
 from ..patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, _next_safe_cut, is_builtin, last_safe_cut
 
 # ASCII twins of the three patterns for the stdlib `re`, faster than `regex` on the same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
@@ -150,10 +151,9 @@ def findall(pattern: str, text: str) -> list[str]:
     >>> findall(O200K_PATTERN, "\U000323b0:A")  # CJK of Unicode 17.0 (`regex` 2025.10+ alone: 2 + ':A')
     ['\U000323b0:', 'A']
     """
-    compiled = regex.compile(pattern)
     if not is_builtin(pattern):
-        return compiled.findall(text)
-    return _as_tiktoken_reads(compiled.findall, text)
+        return _bounded(pattern).findall(text)
+    return _as_tiktoken_reads(regex.compile(pattern).findall, text)
 
 
 def _as_tiktoken_reads(find: Callable[[str], list[str]], text: str) -> list[str]:
@@ -167,6 +167,9 @@ def _as_tiktoken_reads(find: Callable[[str], list[str]], text: str) -> list[str]
     return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
+_bounded = functools.lru_cache(maxsize=16)(BoundedPattern)  # the checks once per pattern
+
+
 def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
     """`findall` for `pattern`: for a built-in pattern, ASCII text goes to its faster `re` twin,
     other text of the BMP to its BMP twin, and the characters newer than tiktoken's Unicode
@@ -175,6 +178,8 @@ def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
     >>> pretokenizer(GPT2_PATTERN)("Hello, wörld!")
     ['Hello', ',', ' wörld', '!']
     """
+    if not is_builtin(pattern):  # a user's pattern: checked, and bounded in time
+        return _bounded(pattern).findall
     full = regex.compile(pattern)
     twin = _ASCII_TWINS.get(pattern)
     if twin is None:

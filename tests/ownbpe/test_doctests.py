@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["ownbpe", "ownbpe._educational", "ownbpe.bpe", "ownbpe.cli", "ownbpe.count", "ownbpe.explain", "ownbpe.io", "ownbpe.patterns",
+MODULES = ["ownbpe", "ownbpe._educational", "ownbpe.bpe", "ownbpe.cli", "ownbpe.count", "ownbpe.explain", "ownbpe.io", "ownbpe.patterns", "ownbpe.userpattern",
            "ownbpe.tokenizer", "ownbpe.train", "ownbpe.fast", "ownbpe.fast.batch", "ownbpe.fast.encoder", "ownbpe.fast.longmerge",
            "ownbpe.fast.pretokenize"]
 

@@ -61,7 +61,7 @@ def test_a_single_line_with_no_newline_is_cut_for_deepseek(small_chunks):
     tok = load_tokenizer("deepseek-v4")
     text = _long_text(1, newlines=False)
     assert "\n" not in text
-    assert len(list(tok._parts(text))) > 2
+    assert len(list(tok._spans(text))) > 2
 
 
 def test_letter_space_cut_points_are_pre_token_boundaries_on_random_text():
@@ -76,3 +76,47 @@ def test_letter_space_cut_points_are_pre_token_boundaries_on_random_text():
         for tok in toks:
             joined = [i for p in parts for i in _uncut(tok, p)]
             assert joined == _uncut(tok, text), tok.name
+
+
+# -- finding 6 of issue 34: a line with no cut point (one long word) under deepseek-v4 ------------
+def _words(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        "a" * 30_000,  # the finding's line: one letter, no cut point
+        "x" + "a" * 20_001 + "\u00e9",  # a run followed by a letter that is not ASCII
+        "-" + "ab" * 12_000 + "\u00e9" * 9,  # punctuation first and a non-ASCII letter after: never cut
+        "Hello, " + "z" * 20_003 + " end\n" + "q" * 9_000,
+        "".join(rng.choice("ab") for _ in range(30_000)),
+        "".join(rng.choice("etaoinshrdluETAOIN") for _ in range(30_000)),
+        "q" * 10_000 + "." * 10_000 + "w" * 10_000,
+        "\u4e2d\u6587" + "k" * 25_000 + "123" + "m" * 9_000 + "<think>" + "n" * 9_000,
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_a_long_word_is_cut_exactly_for_deepseek(case, monkeypatch):
+    monkeypatch.setattr(cuts, "CHUNK_CHARS", 2048)
+    tok = load_tokenizer("deepseek-v4")
+    text = _words(case)[case]
+    expected = _uncut(tok, text)
+    assert tok.encode(text) == expected
+    assert tok.count(text) == len(expected)
+
+
+def test_the_line_of_one_letter_is_cut_inside_the_word(monkeypatch):
+    monkeypatch.setattr(cuts, "CHUNK_CHARS", 2048)
+    tok = load_tokenizer("deepseek-v4")
+    spans = list(tok._spans("a" * 30_000))
+    assert len(spans) > 5 and all(in_word for _, _, in_word in spans[1:])
+
+
+def test_a_joint_that_fits_at_no_shift_falls_back_to_the_whole_text(monkeypatch):
+    from analysis.tokenizers import hf_words
+
+    monkeypatch.setattr(cuts, "CHUNK_CHARS", 2048)
+    tok = load_tokenizer("deepseek-v4")
+    monkeypatch.setattr(tok._junctions, "fit", lambda left, right: False)
+    text = "".join(random.Random(3).choice("ab") for _ in range(20_000))
+    with pytest.raises(hf_words.NoExactCut):
+        list(tok._long_ids(text))
+    assert tok.count(text) == len(_uncut(tok, text))  # exact all the same, in one call

@@ -1,30 +1,29 @@
 """The shapes existing clients speak: vLLM's /tokenize and /detokenize, Anthropic's count_tokens.
 
-`model` may be a model id (resolved through the model map, `analysis.models`) or a
-tokenizer name. Every answer carries `tokenizer` and `exactness`: a Claude 3+ count comes from
-a proxy tokenizer and says "approximate", never passing for the model's own count.
+Unlike `providers` (OpenAI's and Gemini's count endpoints), these are the self-hosting and
+Anthropic shapes. A vLLM `prompt` is a text: `model` may be a model id or a tokenizer name, and
+its `exactness` is the vocabulary's ("approximate" for a proxy). vLLM `messages` and Anthropic
+bodies are requests: they go through `requests.count_request` (the model's chat format, and
+`exactness` exact, documented or estimate with its reason), never passing for more than they are.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
 from fastapi import APIRouter
 
 from ...cost import find_model
-from ...errors import BadInput, UnknownName
-from ...models import ChatOverhead, resolve as resolve_model
-from ...requests import parse as parse_request
 from ...tokenizers import Tokenizer
-from ..problems import Problem, check_limit
+from ..problems import Problem
 from ..runtime import Runtime
 from ..schemas import (
-    ContentBlock, CountTokensRequest, CountTokensResponse, VllmDetokenizeRequest, VllmDetokenizeResponse,
+    CountTokensRequest, CountTokensResponse, VllmDetokenizeRequest, VllmDetokenizeResponse,
     VllmTokenizeRequest, VllmTokenizeResponse,
 )
 from . import ERRORS, RuntimeDep, check_texts
+from .requests import count_request, parse_body, served_spec
 from .tokenize import check_ids
 
 router = APIRouter(tags=["compatible"], responses=ERRORS)
@@ -35,7 +34,6 @@ class Resolved:
     tokenizer: Tokenizer
     exactness: str
     note: str
-    chat: ChatOverhead | None
     max_model_len: int | None
 
 
@@ -51,41 +49,61 @@ def _context_window(model: str) -> int | None:
 def resolve(rt: Runtime, model: str) -> Resolved:
     """The served tokenizer for a model id or tokenizer name, with its exactness; 404 otherwise."""
     if model in rt.tokenizers or not rt.ready:
-        return Resolved(rt.tokenizer(model), "exact", "", None, None)
-    try:
-        spec = resolve_model(model)  # the one resolver: a misspelt id is refused, never matched by a glob
-    except UnknownName as e:
-        raise Problem(404, f"{e} Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
-                      type_="unknown-model", valid=e.closest or list(rt.tokenizers)) from None
-    except BadInput as e:  # an empty id
-        raise Problem(422, str(e), type_="invalid-input") from None
-    if spec.tokenizer is None:
-        raise Problem(404, f"model {model!r} has no text tokenizer: {spec.reason}", type_="unknown-model",
-                      valid=list(rt.tokenizers))
-    choice = spec.choice()
-    if not choice.usable:
-        raise Problem(404, f"model {model!r} maps to tokenizer {choice.wanted!r}, which is {choice.status}; fix: "
-                      f"fetch it, then restart the server with --tokenizers including {choice.wanted}",
-                      type_="tokenizer-unavailable", valid=list(rt.tokenizers))
-    if choice.tokenizer not in rt.tokenizers:
-        raise Problem(404, f"model {model!r} is counted with {choice.tokenizer!r}, which this server does not load; "
-                      f"restart it with --tokenizers including {choice.tokenizer}", type_="tokenizer-not-loaded",
-                      valid=list(rt.tokenizers))
-    return Resolved(rt.tokenizers[choice.tokenizer], choice.exactness, choice.note, choice.chat, _context_window(model))
+        return Resolved(rt.tokenizer(model), "exact", "", None)
+    choice = served_spec(rt, model).choice()
+    assert choice.tokenizer is not None  # served_spec refuses a model without a usable tokenizer
+    return Resolved(rt.tokenizers[choice.tokenizer], choice.exactness, choice.note, _context_window(model))
 
 
 # -- vLLM --------------------------------------------------------------------------------------
-@router.post("/tokenize", response_model=VllmTokenizeResponse, summary="vLLM-compatible: token ids of a prompt")
+@router.post("/tokenize", response_model=VllmTokenizeResponse,
+             summary="vLLM-compatible: token ids of a prompt, or of a chat (messages) in the model's format")
 async def vllm_tokenize(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
+    if (body.prompt is None) == (body.messages is None):
+        raise Problem(422, "give exactly one of prompt (a text) and messages (a chat), as vLLM's /tokenize takes",
+                      type_="invalid-input")
+    if body.messages is not None:
+        return await _tokenize_chat(body, rt)
+    assert body.prompt is not None
     check_texts(rt, [body.prompt], "prompt")
     r = resolve(rt, body.model)
     ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
     rt.metrics.count_tokens(r.tokenizer.name, len(ids))
-    strs = None
-    if body.return_token_strs:
-        strs = [r.tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids]
-    return {"count": len(ids), "max_model_len": r.max_model_len, "tokens": ids, "token_strs": strs,
+    return {"count": len(ids), "max_model_len": r.max_model_len, "tokens": ids,
+            "token_strs": _strs(r.tokenizer, ids) if body.return_token_strs else None,
             "tokenizer": r.tokenizer.name, "exactness": r.exactness}
+
+
+def _strs(tokenizer: Tokenizer, ids: list[int]) -> list[str]:
+    return [tokenizer.token_bytes(i).decode("utf-8", errors="replace") for i in ids]
+
+
+async def _tokenize_chat(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
+    """vLLM's chat form: the prompt the model's chat template renders, counted by `input_tokens`.
+
+    `tokens` are the rendered prompt's ids only where the count is exact (the model's own format
+    and vocabulary); elsewhere they are null, never made up, and `exactness_reason` says why.
+    """
+    if body.continue_final_message:
+        # vLLM refuses the pair; the single flag needs a format that leaves the last turn open,
+        # which no format here renders yet, so a count would be wrong by that turn's end marker.
+        fix = ("they cannot both be true" if body.add_generation_prompt else
+               "not supported here: the chat formats close every message. Fix: leave it false (the count then "
+               "includes the final message's end-of-turn tokens)")
+        raise Problem(422, f"continue_final_message: {fix}", type_="invalid-input")
+    if body.add_special_tokens:
+        raise Problem(422, "add_special_tokens=true is not supported with messages: the chat format already writes "
+                      "the special tokens its template holds, and vLLM would add a BOS on top. Fix: leave it false "
+                      "(vLLM's default for messages)", type_="invalid-input")
+    request = parse_body({"messages": body.messages, "tools": body.tools}, "openai-chat")
+    count = await count_request(rt, request, body.model, add_generation_prompt=body.add_generation_prompt)
+    ids = list(count.ids) if count.ids is not None else None
+    strs = _strs(rt.tokenizers[count.tokenizer], ids) if body.return_token_strs and ids is not None else None
+    reason = count.reason if ids is not None else "; ".join(filter(None, (
+        count.reason, f"no token ids: the count is {count.exactness}, and only an exact count has them")))
+    return {"count": count.input_tokens, "max_model_len": _context_window(body.model), "tokens": ids,
+            "token_strs": strs, "tokenizer": count.tokenizer, "exactness": count.exactness,
+            "exactness_reason": reason, "content_tokens": count.content_tokens, "format_tokens": count.format_tokens}
 
 
 @router.post("/detokenize", response_model=VllmDetokenizeResponse, summary="vLLM-compatible: the text of token ids")
@@ -97,61 +115,10 @@ async def vllm_detokenize(body: VllmDetokenizeRequest, rt: RuntimeDep) -> dict:
 
 
 # -- Anthropic ---------------------------------------------------------------------------------
-def _block_text(block: ContentBlock, where: str) -> str:
-    extra = block.model_extra or {}
-    if block.type == "text":
-        return block.text or ""
-    if block.type == "thinking":
-        return str(extra.get("thinking", ""))
-    if block.type == "tool_use":
-        return f"{extra.get('name', '')} {json.dumps(extra.get('input', {}), ensure_ascii=False)}"
-    if block.type == "tool_result":
-        content = extra.get("content", "")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict) and c.get("type") == "text")
-        return ""
-    raise Problem(422, f"{where} is a {block.type!r} block; only text, thinking, tool_use and tool_result blocks can "
-                  "be counted offline. Fix: leave images and documents out of the count", type_="unsupported-content")
-
-
-def _texts(body: CountTokensRequest) -> list[str]:
-    texts = []
-    if isinstance(body.system, str):
-        texts.append(body.system)
-    elif body.system:
-        texts += [_block_text(b, f"system[{i}]") for i, b in enumerate(body.system)]
-    for i, m in enumerate(body.messages):
-        if isinstance(m.content, str):
-            texts.append(m.content)
-        else:
-            texts += [_block_text(b, f"messages[{i}].content[{j}]") for j, b in enumerate(m.content)]
-    tools = (body.model_extra or {}).get("tools")
-    if tools:
-        texts.append(json.dumps(tools, ensure_ascii=False))
-    return texts
-
-
 @router.post("/v1/messages/count_tokens", response_model=CountTokensResponse,
              summary="Anthropic-compatible: input tokens of a Messages request (Claude 3+: an estimate)")
 async def count_tokens(body: CountTokensRequest, rt: RuntimeDep) -> dict:
-    check_limit(rt.settings.limits, "max_messages", len(body.messages), "{n:,} messages")
-    try:  # the one Anthropic parser checks roles and content types, and names what it refuses
-        parse_request(body.model_dump(exclude_none=True), shape="anthropic")
-    except (UnknownName, BadInput) as e:
-        raise Problem(422, str(e), type_="invalid-input") from None
-    texts = _texts(body)
-    check_texts(rt, texts, "message text")
-    r = resolve(rt, body.model)
-    n = sum(await rt.run(r.tokenizer.count_batch, texts, work=sum(map(len, texts)))) if texts else 0
-    notes = [r.note] if r.note else []
-    if r.chat is not None:
-        n += r.chat.tokens(len(body.messages))
-    else:
-        notes.append("chat-format overhead unknown for this model: only the text is counted")
-    if (body.model_extra or {}).get("tools"):
-        notes.append("tool definitions counted as their JSON text (an estimate)")
-    rt.metrics.count_tokens(r.tokenizer.name, n)
-    exactness = r.exactness if not (body.model_extra or {}).get("tools") else "approximate"
-    return {"input_tokens": n, "tokenizer": r.tokenizer.name, "exactness": exactness, "note": "; ".join(notes)}
+    request = parse_body(body.model_dump(exclude_none=True), "anthropic")  # roles and block types checked here
+    count = await count_request(rt, request, body.model)
+    return {"input_tokens": count.input_tokens, "tokenizer": count.tokenizer, "exactness": count.exactness,
+            "note": count.reason, "exactness_reason": count.reason}

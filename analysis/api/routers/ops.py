@@ -28,7 +28,8 @@ async def healthz() -> dict:
 async def readyz(rt: RuntimeDep) -> dict:
     if not rt.ready:
         raise rt.not_ready()
-    return {"status": "ready", "tokenizers": list(rt.tokenizers), "seconds_to_ready": rt.seconds_to_ready}
+    return {"status": "ready", "tokenizers": list(rt.tokenizers), "seconds_to_ready": rt.seconds_to_ready,
+            "unavailable": rt.unavailable}
 
 
 @router.get("/metrics", summary="Prometheus metrics: requests, latency histograms, tokens counted per tokenizer",

@@ -35,7 +35,8 @@ from ..arithmetic import NoPriceError, request_cost
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
 from ..targets import SPECIAL_TOKENS_NOTE, chat_label, check_fallback, plan_models, source_line
-from ...tokenizers import load_tokenizer
+from ...tokenizers import clean_text, load_tokenizer
+from ...tokenizers.base import has_surrogates
 from .workload import Workload, percent
 
 # -- the report ------------------------------------------------------------------------------
@@ -84,8 +85,11 @@ def as_samples(inputs: str | Sequence[str] | pd.DataFrame) -> pd.DataFrame:
     `analysis.corpora.load_builtin` or `load_corpus`) needs a `text` column and may have
     `id` and `category`.
     """
+    # Texts are cleaned as every tokenizer cleans them (a lone surrogate becomes U+FFFD, one for
+    # one) before they enter a frame: pandas' Arrow-backed strings cannot hold a surrogate, and
+    # the tokenizers would count the cleaned text anyway.
     if isinstance(inputs, str):
-        return pd.DataFrame({"id": ["text"], "category": ["text"], "text": [inputs]})
+        return pd.DataFrame({"id": ["text"], "category": ["text"], "text": [clean_text(inputs)]})
     if isinstance(inputs, pd.DataFrame):
         if "text" not in inputs.columns:
             raise BadInput(f"the input frame needs a 'text' column; it has {list(inputs.columns)}")
@@ -93,12 +97,17 @@ def as_samples(inputs: str | Sequence[str] | pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame({
             "id": frame["id"].astype(str) if "id" in frame else [f"sample-{i + 1}" for i in range(len(frame))],
             "category": frame["category"].astype(str) if "category" in frame else "text",
-            "text": frame["text"].astype(str),
+            "text": _cleaned(list(frame["text"].map(str))),
         })
     texts = list(inputs)
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("inputs must be a str, a list of str, or a DataFrame with a text column")
-    return pd.DataFrame({"id": [f"text-{i + 1}" for i in range(len(texts))], "category": "text", "text": texts})
+    return pd.DataFrame({"id": [f"text-{i + 1}" for i in range(len(texts))], "category": "text",
+                         "text": _cleaned(texts)})
+
+
+def _cleaned(texts: list[str]) -> list[str]:
+    return [clean_text(t) for t in texts] if has_surrogates(texts) else texts
 
 
 

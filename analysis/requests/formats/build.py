@@ -34,12 +34,16 @@ Kind = Literal["format", "content"]
 T = TypeVar("T")
 
 
+class NoVariant(BadInput):
+    """A family's format has no variant for this tokenizer (a proxy vocabulary, say): it needs the model's own."""
+
+
 def for_tokenizer(table: Mapping[str, T], tokenizer: Tokenizer, family: str, what: str) -> T:
     """`table[tokenizer.name]`: which of a family's variants (version, template) a tokenizer is read with."""
     try:
         return table[tokenizer.name]
     except KeyError:
-        raise BadInput(f"the {family} chat format has no {what} for tokenizer {tokenizer.name!r}: "
+        raise NoVariant(f"the {family} chat format has no {what} for tokenizer {tokenizer.name!r}: "
                        f"use one of {', '.join(table)}") from None
 
 

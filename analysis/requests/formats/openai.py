@@ -116,6 +116,10 @@ def _render(request: Request, tokenizer: Tokenizer, rules: Rules, covered: str |
     count = tokenizer.count
     content = fmt = 0
     rough: list[str] = []
+    if request.api == "responses":
+        # The notebook's rules are Chat Completions'; the Responses API frames items server-side.
+        rough.append("the Responses API's framing, which OpenAI does not document (its Chat Completions rules "
+                     "are applied)")
     if request.system:
         # Responses' `instructions`, or a system prompt from another shape: a leading system message.
         rough.append("a system prompt given apart from the messages, counted as a leading system message")

@@ -79,7 +79,7 @@ def test_bad_input_is_422(client, monkeypatch):
 def test_library_refusals_reach_the_client_typed(client):
     # Real refusals, not planted: an id outside the vocabulary (BadInput from the adapter) and a
     # tokenizer without a rank table (BadInput from the lab).
-    assert "valid ids are" in _problem(client.post("/v1/detokenize", json={"ids": [199998]}), 422)["detail"]
+    assert "assigned to no token" in _problem(client.post("/v1/detokenize", json={"ids": [199998]}), 422)["detail"]
     assert "rank table" in _problem(client.post("/v1/explain", json={"text": "x", "tokenizer": "deepseek-v4"}),
                                     422)["detail"]
 

@@ -43,15 +43,14 @@ def test_count_equals_cli_compare_on_builtin_samples(live_server, tmp_path):
 
 def test_anthropic_sdk_count_tokens(live_server):
     anthropic = pytest.importorskip("anthropic", reason="the official anthropic SDK is a dev dependency")
-    from analysis import load_tokenizer
+    from analysis.requests import input_tokens, parse
 
     client = anthropic.Anthropic(base_url=live_server, api_key="unused-here", max_retries=0)
-    result = client.messages.count_tokens(model="claude-sonnet-4-5", system="You are terse.",
-                                          messages=[{"role": "user", "content": "How many tokens is this?"}])
-    tok = load_tokenizer("o200k_base")
-    assert result.input_tokens == tok.count("You are terse.") + tok.count("How many tokens is this?")
+    body = {"system": "You are terse.", "messages": [{"role": "user", "content": "How many tokens is this?"}]}
+    result = client.messages.count_tokens(model="claude-sonnet-4-5", **body)
+    assert result.input_tokens == input_tokens(parse(body, shape="anthropic"), "claude-sonnet-4-5").input_tokens
     extra = result.model_extra or {}
-    assert extra.get("exactness") == "approximate"
+    assert extra.get("exactness") == "estimate"
     assert extra.get("tokenizer") == "o200k_base"
 
 
@@ -118,4 +117,7 @@ def test_schemathesis_fuzz(live_server):
             pass
     assert not failures, "\n\n".join(failures[:5])
     assert len(set(calls)) >= 10, calls
+    request_routes = {"/v1/responses/input_tokens", "/v1beta/models/{model}:countTokens", "/v1/models/{model}:countTokens",
+                      "/tokenize", "/v1/messages/count_tokens", "/v1/count"}
+    assert request_routes <= set(calls), request_routes - set(calls)
     assert len(calls) >= 60, calls

@@ -80,4 +80,8 @@ def test_text_only_ids_decode_to_the_texts(system, turns):
 
 
 def test_a_text_is_one_user_message_in_every_face_of_the_library():
-    assert parse("hi") == parse({"prompt": "hi"}) == parse({"input": "hi"}) == Request.from_text("hi")
+    assert parse("hi") == parse({"prompt": "hi"}) == Request.from_text("hi")
+    # A Responses body holds the same message, marked as sent to the Responses API (its framing differs).
+    responses = parse({"input": "hi"})
+    assert responses.api == "responses"
+    assert responses.messages == Request.from_text("hi").messages

@@ -50,7 +50,7 @@ def test_openai_legacy_functions_and_function_role():
 
 
 def test_responses_string_items_instructions_and_tools():
-    assert parse({"input": "Hi"}) == Request.from_text("Hi")
+    assert parse({"input": "Hi"}) == Request(Request.from_text("Hi").messages, api="responses")
     r = parse({"instructions": "Be brief.", "input": [
         {"role": "user", "content": [{"type": "input_text", "text": "Weather?"}, {"type": "input_image", "image_url": "u"}]},
         {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"},
@@ -63,6 +63,7 @@ def test_responses_string_items_instructions_and_tools():
     assert r.messages[2].parts == (ToolResult((TextPart("12 C"),), "c1"),)
     assert r.tools == (ToolDef("weather", None, WEATHER),)
     assert r.tool_choice == ToolChoice("required")
+    assert r.api == "responses"
 
 
 def test_anthropic_system_blocks_tools_and_choice():
