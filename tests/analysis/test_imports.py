@@ -104,3 +104,13 @@ def test_fetched_sizes_match_the_reference_packages_installed():
         checked.append(name)
     if not checked:
         pytest.skip("none of the pinned reference packages (llama-models, mistral-common) is installed")
+
+
+def test_a_lazy_name_survives_the_import_of_its_same_named_submodule():
+    # `analysis.models.resolve` is a function and a module; importing the module (as a test or a
+    # caller may) must not turn `from analysis.models import resolve` into the module
+    code = ("import analysis.models.resolve, analysis.cost.workloads.estimate, types\n"
+            "from analysis.models import resolve\nfrom analysis.cost.workloads import estimate\n"
+            "print(isinstance(resolve, types.ModuleType), isinstance(estimate, types.ModuleType))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "False"]
