@@ -7,7 +7,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokenprism-installed
 
-.PHONY: run test bench install clean builtin-model
+.PHONY: run test bench install clean builtin-model builtin-table
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ bench: $(STAMP)
 # (a test fails with this command when the committed model is stale).
 builtin-model: $(STAMP)
 	$(BIN)/python -m analysis.tokenizers.ownbpe_adapter analysis/data/ownbpe-builtin.model
+
+# The built-in corpora measured under the bundled tokenizers (Explore's first chart) is data too:
+# rebuild it after the model, whenever the corpora or a bundled vocabulary change (a test says so).
+builtin-table: $(STAMP)
+	$(BIN)/python -m analysis.pipeline.builtin_table analysis/data/builtin-measured.csv
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -13,9 +13,10 @@ import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads with the first frame: `tokenprism compare` prints rows without it
+    import pandas as pd
 
 from .errors import BadInput
 from .render import piece_label
@@ -89,17 +90,14 @@ def count_texts(texts: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[d
     return rows
 
 
-def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = False) -> pd.DataFrame:
-    """Count `text` under each tokenizer.
+def compare_rows(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = False) -> list[dict]:
+    """`compare`'s rows as dicts (COLUMNS, plus `ids` when `with_ids`), without pandas.
 
-    Returns:
-        A frame with COLUMNS (plus `ids` when `with_ids`), one row per tokenizer, in order.
-
-    >>> compare("hello world", [load_tokenizer("cl100k_base")])[["tokenizer", "n_tokens"]].to_dict("records")
-    [{'tokenizer': 'cl100k_base', 'n_tokens': 2}]
+    >>> compare_rows("hello world", [load_tokenizer("cl100k_base")])[0]["n_tokens"]
+    2
     """
     if not with_ids:
-        return pd.DataFrame(count_texts([text], tokenizers), columns=["text_index"] + COLUMNS)[COLUMNS]
+        return [{c: r[c] for c in COLUMNS} for r in count_texts([text], tokenizers)]
     if len(text) > PARALLEL_CHARS and len(tokenizers) > 1:
         # tiktoken and HF release the GIL while encoding: one thread per core keeps them all
         # busy, overlapping the Rust engines with ownbpe's pure-Python encoder.
@@ -109,10 +107,23 @@ def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = Fals
         all_ids = [tok.encode(text) for tok in tokenizers]
     n_chars = len(text)
     n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
-    rows = [{"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
+    return [{"tokenizer": tok.name, "family": tok.family, "n_vocab": tok.n_vocab, "n_tokens": len(ids),
              "n_chars": n_chars, "n_bytes": n_bytes, "chars_per_token": _ratio(n_chars, len(ids)),
              "bytes_per_token": _ratio(n_bytes, len(ids)), "ids": ids} for tok, ids in zip(tokenizers, all_ids)]
-    return pd.DataFrame(rows, columns=COLUMNS + ["ids"])
+
+
+def compare(text: str, tokenizers: Sequence[Tokenizer], *, with_ids: bool = False) -> pd.DataFrame:
+    """Count `text` under each tokenizer.
+
+    Returns:
+        A frame with COLUMNS (plus `ids` when `with_ids`), one row per tokenizer, in order.
+
+    >>> compare("hello world", [load_tokenizer("cl100k_base")])[["tokenizer", "n_tokens"]].to_dict("records")
+    [{'tokenizer': 'cl100k_base', 'n_tokens': 2}]
+    """
+    import pandas as pd
+
+    return pd.DataFrame(compare_rows(text, tokenizers, with_ids=with_ids), columns=COLUMNS + (["ids"] if with_ids else []))
 
 
 def special_token_strings(tok: Tokenizer) -> frozenset[str]:
@@ -139,6 +150,8 @@ def special_strings_in(text: str, tokenizers: Sequence[Tokenizer]) -> pd.DataFra
     >>> special_strings_in("a<|endoftext|>", [load_tokenizer("cl100k_base")])[["special", "plain_tokens"]].values.tolist()
     [['<|endoftext|>', 7]]
     """
+    import pandas as pd
+
     rows = []
     for tok in tokenizers:
         pattern = _specials_regex(special_token_strings(tok))
@@ -159,6 +172,8 @@ def splits(text: str, tokenizers: Sequence[Tokenizer], *, sep: str = "|") -> pd.
     >>> splits("1234567", [load_tokenizer("cl100k_base")]).loc[0, "split"]
     '123|456|7'
     """
+    import pandas as pd
+
     rows = []
     for tok in tokenizers:
         ps = tok.pieces(text)

@@ -14,6 +14,9 @@ from pathlib import Path
 
 from .errors import BadInput
 
+# What to do with bytes that are not UTF-8: fail, replace them with U+FFFD, or drop them.
+ERRORS = ("strict", "replace", "skip")
+
 # Stated limits of the dashboard's inputs. Compare counts up to a million characters (its speed
 # target); a million characters of UTF-8 is at most 4 MB.
 MAX_INPUT_CHARS = 1_000_000

@@ -1,5 +1,5 @@
-"""`python -m dashboards.serve run APP [OPTIONS]`: streamlit's own command, warmed up from the
-moment the server process starts.
+"""`python -m dashboards.serve run APP [OPTIONS]`: streamlit's own command, warmed up as soon as it
+listens.
 
 Streamlit runs the page scripts in threads of this same process, so what the warm-up thread
 (`dashboards.warm`) imports, loads and compiles is what the pages use: the tokenizers, the
@@ -16,7 +16,7 @@ import sys
 def main() -> None:
     from dashboards import warm
 
-    warm.start()  # daemon thread, side by side with streamlit's own start-up
+    warm.start()  # a daemon thread: it waits until streamlit listens (health first), then warms up
     from streamlit.web import cli as streamlit_cli
 
     sys.argv = ["streamlit", *sys.argv[1:]]

@@ -36,7 +36,7 @@ from analysis.corpora import sample_text as corpora_sample_text
 from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
 from analysis.lab import bpe as bpe_lab
 from analysis.lab import trace
-from analysis.pipeline import measure
+from analysis.pipeline.builtin_table import measured_builtin
 from analysis.pipeline import summarize as summarize_measured
 from analysis.plots import charts
 from analysis.plots import cost as plots_cost
@@ -239,8 +239,12 @@ def merge_trace(name: str, text: str) -> tuple[pd.DataFrame, pd.DataFrame, list[
 # -- Explore ---------------------------------------------------------------------------------------
 @st.cache_data(max_entries=2, show_spinner="Measuring the built-in corpora (once)…")
 def explore_measured(names: tuple[str, ...]) -> pd.DataFrame:
-    """The built-in corpora measured under `names` (one row per sample x tokenizer)."""
-    return measure(load_builtin(), list(names))
+    """The built-in corpora measured under `names` (one row per sample x tokenizer).
+
+    Read from the checked-in table for the bundled tokenizers (measured once per release), and
+    measured now only for the ones it lacks.
+    """
+    return measured_builtin(list(names))
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the probe…")

@@ -9,8 +9,10 @@ in a background thread, what the Compare page does for a text, on the page's own
 * counts, looks for special-token strings (compiling one large regex per tokenizer, e.g. the
   1,090 special tokens of o200k_harmony), draws and diffs token boundaries.
 
-The results are thrown away: what stays is the imported modules, the loaded adapters and the
-compiled regexes, all shared by every session. Errors are left to the page that meets them,
+It starts once the server listens, so the health check answers first; the tokenizers load
+from the data dir's rank cache (`analysis.tokenizers.rank_cache`), side by side. The results
+are thrown away: what stays is the imported modules, the loaded adapters and the compiled
+regexes, all shared by every session. Errors are left to the page that meets them,
 which shows them with their fix.
 """
 
@@ -95,10 +97,38 @@ def _wait_for_runtime(seconds: float) -> None:
         time.sleep(0.05)
 
 
+def _wait_for_listening(seconds: float) -> None:
+    """Return once streamlit's server accepts connections on its port (or after `seconds`).
+
+    Until then the warm-up would compete for the interpreter lock with streamlit's own start-up
+    (its imports, its server), and the health check would answer only after both: first the
+    server, then everything else.
+    """
+    import socket
+
+    deadline = time.monotonic() + seconds
+    _wait_for_runtime(seconds)
+    from streamlit import config
+
+    port = int(config.get_option("server.port") or 8501)
+    address = config.get_option("server.address") or "127.0.0.1"
+    host = "127.0.0.1" if address in ("0.0.0.0", "::", "") else address
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
+def _warm_after_listening(runtime_wait: float) -> None:
+    _wait_for_listening(runtime_wait)
+    warm(freeze=True)
+
+
 def start(*, runtime_wait: float = 30.0) -> threading.Thread:
-    """Run `warm()` in a daemon thread (the server starts listening meanwhile); returns it."""
-    thread = threading.Thread(target=warm, kwargs={"runtime_wait": runtime_wait, "freeze": True},
-                              name="tokenprism-dashboard-warm-up",
+    """Run `warm()` in a daemon thread once the server listens; returns the thread."""
+    thread = threading.Thread(target=_warm_after_listening, args=(runtime_wait,), name="tokenprism-dashboard-warm-up",
                               daemon=True)
     thread.start()
     return thread

@@ -19,14 +19,35 @@ Special-token strings are plain text unless named: `encode(text, allowed_special
 True
 """
 
-from .explain import MergeStep as MergeStep
-from .explain import PieceExplanation as PieceExplanation
-from .explain import format_explanation as format_explanation
-from .patterns import CL100K_PATTERN as CL100K_PATTERN
-from .patterns import GPT2_PATTERN as GPT2_PATTERN
-from .patterns import O200K_PATTERN as O200K_PATTERN
-from .tokenizer import Tokenizer as Tokenizer
-from .train import train_bpe as train_bpe
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .patterns import CL100K_PATTERN as CL100K_PATTERN
+    from .patterns import GPT2_PATTERN as GPT2_PATTERN
+    from .patterns import O200K_PATTERN as O200K_PATTERN
+    from .explain import MergeStep as MergeStep
+    from .explain import PieceExplanation as PieceExplanation
+    from .explain import format_explanation as format_explanation
+    from .tokenizer import Tokenizer as Tokenizer
+    from .train import train_bpe as train_bpe
+
+# Every name loads on first use (PEP 562): a program that only needs the rank-file reader
+# (`ownbpe.io`) pays neither for the compiled split patterns nor for the encoder and trainer.
+_LAZY = {"CL100K_PATTERN": ".patterns", "GPT2_PATTERN": ".patterns", "O200K_PATTERN": ".patterns",
+         "MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
+         "Tokenizer": ".tokenizer", "train_bpe": ".train"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ownbpe' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CL100K_PATTERN",

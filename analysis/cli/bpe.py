@@ -12,18 +12,20 @@ import sys
 import time
 from pathlib import Path
 
-import ownbpe
+import ownbpe  # its names load on first use (the trainer, the compiled patterns)
 
 from ..atomic import atomic_path
 from ..errors import BadInput
 from ..textio import regular_file_problem
 from .numbers import WORKERS, bounded
-from ..lab.explain import bpe_for as bpe_for, explain
 
-PATTERNS = {"gpt2": ownbpe.GPT2_PATTERN, "cl100k": ownbpe.CL100K_PATTERN, "o200k": ownbpe.O200K_PATTERN}
+# --pattern NAME -> ownbpe's constant (read when training: the compiled patterns cost a `--help`)
+PATTERNS = {"gpt2": "GPT2_PATTERN", "cl100k": "CL100K_PATTERN", "o200k": "O200K_PATTERN"}
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from ..lab.explain import explain
+
     for name in [n.strip() for n in args.tokenizer.split(",") if n.strip()]:
         pieces = explain(args.text, name)
         n = sum(len(p.ids) for p in pieces)
@@ -33,6 +35,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+
     paths = [Path(p) for p in args.corpus]
     for p in paths:
         if not p.is_file():  # a FIFO or /dev/zero would block or never end
@@ -67,7 +70,7 @@ def cmd_train(args: argparse.Namespace) -> int:
           f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=PATTERNS[args.pattern],
+        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=getattr(ownbpe, PATTERNS[args.pattern]),
                                      workers=args.workers, progress=sys.stderr.isatty())
     except ValueError as e:  # ownbpe imports nothing of analysis: its refusal of the flags becomes ours here
         raise BadInput(str(e)) from e

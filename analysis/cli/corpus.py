@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    import pandas as pd
 
-from .. import corpora as corpus
-from ..corpora.files import ERRORS
+from ..textio import ERRORS
 from ..errors import BadInput
 
 FORMATS = ("table", "csv", "json")
@@ -22,6 +23,8 @@ _STATS_BY = ("category", "language", "script", "kind")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `corpus` with its sub-commands to the `tokenprism` parser."""
+    from ..corpora.names import CATEGORIES
+
     fmt = argparse.ArgumentParser(add_help=False)
     fmt.add_argument("--format", choices=FORMATS, default="table", help="output format")
 
@@ -32,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     ls = sub.add_parser("list", parents=[fmt], formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                         help="built-in categories (or samples) with counts and sizes")
-    ls.add_argument("categories", nargs="*", metavar="CATEGORY", help=f"only these ({', '.join(corpus.CATEGORIES)})")
+    ls.add_argument("categories", nargs="*", metavar="CATEGORY", help=f"only these ({', '.join(CATEGORIES)})")
     ls.add_argument("--samples", action="store_true", help="one row per sample instead of per category")
     ls.add_argument("--system", action="store_true", help="list the corpora found on this machine instead")
     ls.set_defaults(func=cmd_list)
@@ -79,6 +82,8 @@ def _sizes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from .. import corpora as corpus
+
     if args.system:
         _emit(corpus.system_corpora(), args.format)
         return 0
@@ -97,6 +102,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from .. import corpora as corpus
+
     text = corpus.get_sample(args.id).text
     if args.visible:
         from ..render import visible  # the terminal renderer's whitespace alphabet
@@ -108,6 +115,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    import pandas as pd
+    from .. import corpora as corpus
+
     by = [c.strip() for c in args.by.split(",") if c.strip()]
     bad = [c for c in by if c not in _STATS_BY]
     if bad or not by:

@@ -16,13 +16,15 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    import pandas as pd
 
-from ..cost import (DEFAULT_MODELS, WORKLOAD_LIMITS, CostReport, Workload, display_quick, estimate, quick_frame,
-                    quick_reasons, to_decimal, workload_value)
+    from ..cost import CostReport, Workload
+
+
 from ..atomic import write_text
-from ..report.cost import csv_table, records as _records, render_html, render_markdown, render_text, report_json
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
@@ -35,6 +37,8 @@ FORMATS = ("table", "csv", "json", "md", "html")
 
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
 def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
+    from ..cost import WORKLOAD_LIMITS, to_decimal, workload_value
+
     field = name.lstrip("-").replace("-", "_")
     def parse(text: str) -> Decimal:
         try:
@@ -56,6 +60,8 @@ def _day(text: str) -> date:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `cost` and `models` to the `tokenprism` parser."""
+    from ..cost import DEFAULT_MODELS
+
     fmt = argparse.ArgumentDefaultsHelpFormatter
     p = sub.add_parser("cost", help="what a workload costs under each model (prices from genai-prices)", formatter_class=fmt,
                        description="Tokens per request, $ per request, $ per month and $ per million input characters, "
@@ -122,6 +128,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 # -- input -------------------------------------------------------------------------------------
 def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     """The requests named on the command line, as a frame with id, category, text."""
+    import pandas as pd
+
     from .. import corpora as corpus
 
     frames: list[pd.DataFrame] = []
@@ -210,6 +218,9 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
+    from ..cost import Workload, estimate
+    from ..report.cost import csv_table, render_html, render_markdown, render_text, report_json
+
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
     if args.out and (problem := writable_problem(Path(args.out) / "report.md")):  # read-only, no permission
@@ -245,6 +256,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 def cmd_quick(args: argparse.Namespace) -> int:
     """The price of one request: input always; output with an output size; monthly with a request rate."""
+    import pandas as pd
+    from ..cost import Workload, display_quick, estimate, quick_frame, quick_reasons
+    from ..report.cost import csv_table, records as _records
+
     if args.out:
         raise BadInput("--out writes a workload report: add --requests-per-month N and --output-tokens N "
                          "(or --output-ratio R)")
@@ -293,6 +308,8 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
     Returns:
         The paths written.
     """
+    from ..report.cost import csv_table, render_html, render_markdown
+
     from ..plots import save_figure
     from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
 
@@ -326,6 +343,9 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    import pandas as pd
+    from ..report.cost import csv_table, records as _records
+
     frame, source = models_frame(args)
     if args.format == "csv":
         write_safe(csv_table(frame))

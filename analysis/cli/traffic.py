@@ -13,8 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..cost import SHAPES, LogReport, iter_log_records, plan_traffic, summarise
-from ..report import traffic as render
 from ..errors import BadInput
 from ..render import terminal_text
 from . import write_safe
@@ -23,6 +21,8 @@ from .tokenizers import add_max_line, line_bounds
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
     """The `--logs` group of `tokenprism cost`."""
+    from ..cost import SHAPES
+
     g = p.add_argument_group("chat logs (instead of TEXT: price logged requests under each model)")
     g.add_argument("--logs", nargs="+", metavar="FILE",
                    help="request logs: .jsonl (or .jsonl.gz), .csv or .parquet with a messages column, or text with "
@@ -35,6 +35,9 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
     """Price the logs named by --logs; output as --format, and a report folder with --out."""
+    from ..cost import LogReport, iter_log_records, plan_traffic, summarise
+    from ..report import traffic as render
+
     if args.text is not None or args.file or args.corpus or args.builtin or args.system:
         raise BadInput("--logs prices logged requests; give either --logs or texts (TEXT, -f, --corpus, --builtin, "
                          "--system), not both")

@@ -23,13 +23,12 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import BadInput, UnknownName
+from .names import CATEGORIES, GENERATED_CATEGORIES
 from .generated import WHITESPACE_BASES, generate_numbers, whitespace_variants
 from .parallel import join_parallel, read_parallel_dir
 from .sample import Labeled, Sample, samples_to_frame
 
 
-CATEGORIES = ("prose", "code", "multilingual", "numbers", "whitespace")
-GENERATED_CATEGORIES = ("numbers", "whitespace")
 BUILTIN_NAMES = ("builtin", "multilingual")  # accepted by load_parallel for the built-in parallel text
 _SAMPLE_KEYS = ("id", "category", "language", "script", "kind", "file", "sha256", "source", "licence")
 

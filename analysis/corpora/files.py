@@ -23,12 +23,11 @@ import pandas as pd
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
 from ..lines import LineBounds, csv_records, iter_lines
-from ..textio import decode_utf8
+from ..textio import ERRORS, decode_utf8
 from ..textio import regular_file_problem
 
 CHUNK_BYTES = 1 << 20
 BINARY_SNIFF_BYTES = 8192
-ERRORS = ("strict", "replace", "skip")
 TABLE_SUFFIXES = (".jsonl", ".csv", ".parquet")
 
 # File extension -> programming language, for category "code" when no category is given.

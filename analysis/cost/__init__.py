@@ -16,59 +16,87 @@ The package, by the question each part answers:
 Other packages import from here, not from the modules.
 """
 
-from .prices import (
-    MTOK as MTOK,
-    Price as Price,
-    PriceSource as PriceSource,
-    Rate as Rate,
-    find_model as find_model,
-    get_price as get_price,
-    list_prices as list_prices,
-    load_overrides as load_overrides,
-    model_names as model_names,
-    model_table as model_table,
-    price_source as price_source,
-)
-from ..models import TokenizerChoice as TokenizerChoice, tokenizer_for_model as tokenizer_for_model
-from .targets import DEFAULT_MODELS as DEFAULT_MODELS
-from .recount import request_texts as request_texts, workload_request as workload_request
-from .arithmetic import NoPriceError as NoPriceError, RequestCost as RequestCost, request_cost as request_cost
-from .workloads import (
-    CATEGORY_COLUMNS as CATEGORY_COLUMNS,
-    MODEL_COLUMNS as MODEL_COLUMNS,
-    WORKLOAD_LIMITS as WORKLOAD_LIMITS,
-    CorpusCost as CorpusCost,
-    CostReport as CostReport,
-    Workload as Workload,
-    estimate as estimate,
-    input_cost as input_cost,
-    quick_frame as quick_frame,
-    to_decimal as to_decimal,
-    workload_value as workload_value,
-)
-from .display import (
-    display_categories as display_categories,
-    display_models as display_models,
-    display_quick as display_quick,
-    format_usd as format_usd,
-    frame_notes as frame_notes,
-    model_notes as model_notes,
-    quick_reasons as quick_reasons,
-)
-from .logs import (
-    CHUNK_ROWS as CHUNK_ROWS,
-    SHAPES as SHAPES,
-    LogRecord as LogRecord,
-    LogReport as LogReport,
-    LogUpload as LogUpload,
-    TrafficPartial as TrafficPartial,
-    TrafficPlan as TrafficPlan,
-    TrafficReport as TrafficReport,
-    chunked as chunked,
-    iter_log_records as iter_log_records,
-    plan_traffic as plan_traffic,
-    price_chunk as price_chunk,
-    price_records as price_records,
-    read_log_records as read_log_records,
-    summarise as summarise,
-)
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .prices import (
+        MTOK as MTOK,
+        Price as Price,
+        PriceSource as PriceSource,
+        Rate as Rate,
+        find_model as find_model,
+        get_price as get_price,
+        list_prices as list_prices,
+        load_overrides as load_overrides,
+        model_names as model_names,
+        model_table as model_table,
+        price_source as price_source,
+    )
+    from ..models import (
+        TokenizerChoice as TokenizerChoice,
+        tokenizer_for_model as tokenizer_for_model,
+    )
+    from .defaults import DEFAULT_MODELS as DEFAULT_MODELS
+    from .recount import (
+        request_texts as request_texts,
+        workload_request as workload_request,
+    )
+    from .arithmetic import (
+        NoPriceError as NoPriceError,
+        RequestCost as RequestCost,
+        request_cost as request_cost,
+    )
+    from .workloads import (
+        CATEGORY_COLUMNS as CATEGORY_COLUMNS,
+        MODEL_COLUMNS as MODEL_COLUMNS,
+        WORKLOAD_LIMITS as WORKLOAD_LIMITS,
+        CorpusCost as CorpusCost,
+        CostReport as CostReport,
+        Workload as Workload,
+        estimate as estimate,
+        input_cost as input_cost,
+        quick_frame as quick_frame,
+        to_decimal as to_decimal,
+        workload_value as workload_value,
+    )
+    from .display import (
+        display_categories as display_categories,
+        display_models as display_models,
+        display_quick as display_quick,
+        format_usd as format_usd,
+        frame_notes as frame_notes,
+        model_notes as model_notes,
+        quick_reasons as quick_reasons,
+    )
+    from .logs import (
+        CHUNK_ROWS as CHUNK_ROWS,
+        SHAPES as SHAPES,
+        LogRecord as LogRecord,
+        LogReport as LogReport,
+        LogUpload as LogUpload,
+        TrafficPartial as TrafficPartial,
+        TrafficPlan as TrafficPlan,
+        TrafficReport as TrafficReport,
+        chunked as chunked,
+        iter_log_records as iter_log_records,
+        plan_traffic as plan_traffic,
+        price_chunk as price_chunk,
+        price_records as price_records,
+        read_log_records as read_log_records,
+        summarise as summarise,
+    )
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source',), '.prices'),
+    **dict.fromkeys(('TokenizerChoice', 'tokenizer_for_model',), '..models'),
+    **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
+    **dict.fromkeys(('request_texts', 'workload_request',), '.recount'),
+    **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),
+    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
+    **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'format_usd', 'frame_notes', 'model_notes', 'quick_reasons',), '.display'),
+    **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'iter_log_records', 'plan_traffic', 'price_chunk', 'price_records', 'read_log_records', 'summarise',), '.logs'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -14,26 +14,11 @@ from datetime import UTC, date, datetime
 from typing import Iterable, Sequence
 
 from ..errors import BadInput, UnknownName
+from .defaults import DEFAULT_MODELS
 from ..models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
 from .prices import Price, get_price, price_source
 from ..tokenizers import CATALOGUE
 
-# A cross-provider default: flagship and small models of the makers people compare most,
-# written as provider:model so no name matching is involved.
-DEFAULT_MODELS = (
-    "openai:gpt-4o-mini",
-    "openai:gpt-4.1",
-    "openai:gpt-5-mini",
-    "openai:gpt-5.1",
-    "anthropic:claude-haiku-4-5",
-    "anthropic:claude-sonnet-4-5",
-    "google:gemini-2.5-flash",
-    "google:gemini-2.5-pro",
-    "deepseek:deepseek-chat",
-    "groq:qwen/qwen3-32b",
-    "mistral:mistral-small-3.2-24b-instruct",
-    "groq:llama-3.3-70b-versatile",
-)
 
 SPECIAL_TOKENS_NOTE = "text that looks like special tokens (<|endoftext|>, <|im_start|>) is counted as plain text"
 

@@ -47,13 +47,27 @@ part of the user's files (whole files, or byte ranges of JSON Lines), so only sm
 descriptions and sums travel.
 """
 
-from .base import (
-    ENGINES as ENGINES,
-    Engine as Engine,
-    EngineError as EngineError,
-    worker_tokenizers as worker_tokenizers,
-)
-from .choose import open_engine as open_engine
-from .parts import measure_files as measure_files
-from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
-                  price_corpus as price_corpus, price_logs as price_logs)
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .base import (
+        ENGINES as ENGINES,
+        Engine as Engine,
+        EngineError as EngineError,
+        worker_tokenizers as worker_tokenizers,
+    )
+    from .choose import open_engine as open_engine
+    from .parts import measure_files as measure_files
+    from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
+                      price_corpus as price_corpus, price_logs as price_logs)
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('ENGINES', 'Engine', 'EngineError', 'worker_tokenizers'), '.base'),
+    **dict.fromkeys(('open_engine',), '.choose'),
+    **dict.fromkeys(('measure_files',), '.parts'),
+    **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_logs'), '.run'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

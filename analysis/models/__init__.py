@@ -5,14 +5,27 @@
 the model -> tokenizer map of models.toml that it applies.
 """
 
-from .families import FAMILIES as FAMILIES
-from .resolve import ModelSpec as ModelSpec, closest_models as closest_models, known_names as known_names, resolve as resolve
-from .rules import (
-    EXACTNESS as EXACTNESS,
-    ChatOverhead as ChatOverhead,
-    Rule as Rule,
-    TokenizerChoice as TokenizerChoice,
-    explicit_choice as explicit_choice,
-    load_rules as load_rules,
-    tokenizer_for_model as tokenizer_for_model,
-)
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .families import FAMILIES as FAMILIES
+    from .resolve import ModelSpec as ModelSpec, closest_models as closest_models, known_names as known_names, resolve as resolve
+    from .rules import (
+        EXACTNESS as EXACTNESS,
+        ChatOverhead as ChatOverhead,
+        Rule as Rule,
+        TokenizerChoice as TokenizerChoice,
+        explicit_choice as explicit_choice,
+        load_rules as load_rules,
+        tokenizer_for_model as tokenizer_for_model,
+    )
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('FAMILIES',), '.families'),
+    **dict.fromkeys(('ModelSpec', 'closest_models', 'known_names', 'resolve'), '.resolve'),
+    **dict.fromkeys(('EXACTNESS', 'ChatOverhead', 'Rule', 'TokenizerChoice', 'explicit_choice', 'load_rules', 'tokenizer_for_model'), '.rules'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

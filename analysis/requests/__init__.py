@@ -6,26 +6,43 @@ Anthropic Messages, Gemini contents, plain text); everything downstream sees onl
 the model's chat format (`count`, `formats`).
 """
 
-from .request import (
-    AudioPart as AudioPart,
-    FilePart as FilePart,
-    ImagePart as ImagePart,
-    Message as Message,
-    Part as Part,
-    ROLES as ROLES,
-    Request as Request,
-    TextPart as TextPart,
-    ToolCall as ToolCall,
-    ToolChoice as ToolChoice,
-    ToolDef as ToolDef,
-    ToolResult as ToolResult,
-)
-from .shapes import SHAPES as SHAPES, detect_shape as detect_shape, parse as parse
-from .count import (
-    Count as Count,
-    RequestCounter as RequestCounter,
-    counter_for as counter_for,
-    input_tokens as input_tokens,
-    prompt_tokens as prompt_tokens,
-    request_counter as request_counter,
-)
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .request import (
+        AudioPart as AudioPart,
+        FilePart as FilePart,
+        ImagePart as ImagePart,
+        Message as Message,
+        Part as Part,
+        ROLES as ROLES,
+        Request as Request,
+        TextPart as TextPart,
+        ToolCall as ToolCall,
+        ToolChoice as ToolChoice,
+        ToolDef as ToolDef,
+        ToolResult as ToolResult,
+    )
+    from .shapes import (
+        SHAPES as SHAPES,
+        detect_shape as detect_shape,
+        parse as parse,
+    )
+    from .count import (
+        Count as Count,
+        RequestCounter as RequestCounter,
+        counter_for as counter_for,
+        input_tokens as input_tokens,
+        prompt_tokens as prompt_tokens,
+        request_counter as request_counter,
+    )
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('AudioPart', 'FilePart', 'ImagePart', 'Message', 'Part', 'ROLES', 'Request', 'TextPart', 'ToolCall', 'ToolChoice', 'ToolDef', 'ToolResult',), '.request'),
+    **dict.fromkeys(('SHAPES', 'detect_shape', 'parse',), '.shapes'),
+    **dict.fromkeys(('Count', 'RequestCounter', 'counter_for', 'input_tokens', 'prompt_tokens', 'request_counter',), '.count'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

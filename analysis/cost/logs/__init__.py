@@ -7,22 +7,39 @@ tier; partials add up) and `traffic_report` (the merged partial turned into a
 `TrafficReport`).
 """
 
-from .shapes import SHAPES as SHAPES
-from .records import (
-    LogRecord as LogRecord,
-    LogReport as LogReport,
-    LogUpload as LogUpload,
-    Usage as Usage,
-    iter_log_records as iter_log_records,
-    read_log_records as read_log_records,
-)
-from .chunk_sums import (
-    CHUNK_ROWS as CHUNK_ROWS,
-    TrafficPartial as TrafficPartial,
-    TrafficPlan as TrafficPlan,
-    chunked as chunked,
-    plan_traffic as plan_traffic,
-    price_chunk as price_chunk,
-    price_records as price_records,
-)
-from .traffic_report import TrafficReport as TrafficReport, summarise as summarise
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .shapes import SHAPES as SHAPES
+    from .records import (
+        LogRecord as LogRecord,
+        LogReport as LogReport,
+        LogUpload as LogUpload,
+        Usage as Usage,
+        iter_log_records as iter_log_records,
+        read_log_records as read_log_records,
+    )
+    from .chunk_sums import (
+        CHUNK_ROWS as CHUNK_ROWS,
+        TrafficPartial as TrafficPartial,
+        TrafficPlan as TrafficPlan,
+        chunked as chunked,
+        plan_traffic as plan_traffic,
+        price_chunk as price_chunk,
+        price_records as price_records,
+    )
+    from .traffic_report import (
+        TrafficReport as TrafficReport,
+        summarise as summarise,
+    )
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('SHAPES',), '.shapes'),
+    **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'Usage', 'iter_log_records', 'read_log_records',), '.records'),
+    **dict.fromkeys(('CHUNK_ROWS', 'TrafficPartial', 'TrafficPlan', 'chunked', 'plan_traffic', 'price_chunk', 'price_records',), '.chunk_sums'),
+    **dict.fromkeys(('TrafficReport', 'summarise',), '.traffic_report'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

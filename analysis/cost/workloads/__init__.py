@@ -5,19 +5,32 @@ requests x prices per model and category: `CorpusCost` chunk by chunk, `estimate
 chunk with its per-request rows) and `one_request` (one text priced once, without a workload).
 """
 
-from .workload import (
-    WORKLOAD_LIMITS as WORKLOAD_LIMITS,
-    Workload as Workload,
-    percent as percent,
-    to_decimal as to_decimal,
-    workload_value as workload_value,
-)
-from .estimate import (
-    CATEGORY_COLUMNS as CATEGORY_COLUMNS,
-    MODEL_COLUMNS as MODEL_COLUMNS,
-    CorpusCost as CorpusCost,
-    CostReport as CostReport,
-    as_samples as as_samples,
-    estimate as estimate,
-)
-from .one_request import input_cost as input_cost, quick_frame as quick_frame
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .workload import (
+        WORKLOAD_LIMITS as WORKLOAD_LIMITS,
+        Workload as Workload,
+        percent as percent,
+        to_decimal as to_decimal,
+        workload_value as workload_value,
+    )
+    from .estimate import (
+        CATEGORY_COLUMNS as CATEGORY_COLUMNS,
+        MODEL_COLUMNS as MODEL_COLUMNS,
+        CorpusCost as CorpusCost,
+        CostReport as CostReport,
+        as_samples as as_samples,
+        estimate as estimate,
+    )
+    from .one_request import input_cost as input_cost, quick_frame as quick_frame
+
+# name -> its module, imported on first use (see analysis.lazy)
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(('WORKLOAD_LIMITS', 'Workload', 'percent', 'to_decimal', 'workload_value'), '.workload'),
+    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'CorpusCost', 'CostReport', 'as_samples', 'estimate'), '.estimate'),
+    **dict.fromkeys(('input_cost', 'quick_frame'), '.one_request'),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -8,7 +8,7 @@ import pytest
 
 from analysis import load_tokenizer
 from analysis.cli import main
-from analysis.cli.bpe import bpe_for, explain
+from analysis.lab.explain import bpe_for, explain
 
 TEXTS = ["hello world", "2024 is not 2023", "Grüße, 世界! 👩‍👩‍👧", "def f(x):\n\treturn x  \r\n"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.cli import DEBUG_ENV, main
-from analysis.cli import tokenizers as cli_tokenizers
+import analysis.compare as compare_mod  # the handler imports compare_rows from here when it runs
 from analysis.errors import BadInput, UnknownName
 from analysis.tokenizers.vocab import VocabularyError
 
@@ -37,7 +37,7 @@ def test_unknown_tokenizer_is_a_refusal(capsys):
                                  VocabularyError("vocab.json, line 3: not valid JSON"),
                                  FileNotFoundError("no such file: x.txt")], ids=type)
 def test_typed_refusals_exit_2_with_one_line(capsys, monkeypatch, exc):
-    monkeypatch.setattr(cli_tokenizers, "compare", _raiser(exc))
+    monkeypatch.setattr(compare_mod, "compare_rows", _raiser(exc))
     rc, err = _run(["compare", "hello", "-t", "o200k_base"], capsys)
     assert rc == 2
     assert err == f"tokenprism compare: error: {exc}\n"
@@ -46,7 +46,7 @@ def test_typed_refusals_exit_2_with_one_line(capsys, monkeypatch, exc):
 @pytest.mark.parametrize("exc", [KeyError(SECRET), ValueError(SECRET), TypeError(SECRET)], ids=type)
 def test_a_planted_bug_exits_1_and_says_it_is_a_bug(capsys, monkeypatch, exc):
     monkeypatch.delenv(DEBUG_ENV, raising=False)
-    monkeypatch.setattr(cli_tokenizers, "compare", _raiser(exc))
+    monkeypatch.setattr(compare_mod, "compare_rows", _raiser(exc))
     rc, err = _run(["compare", "hello", "-t", "o200k_base"], capsys)
     assert rc == 1
     assert err.startswith(f"tokenprism compare: internal error ({type(exc).__name__}: {SECRET})")
@@ -58,7 +58,7 @@ def test_a_planted_bug_exits_1_and_says_it_is_a_bug(capsys, monkeypatch, exc):
 
 def test_debug_env_prints_the_traceback(capsys, monkeypatch):
     monkeypatch.setenv(DEBUG_ENV, "1")
-    monkeypatch.setattr(cli_tokenizers, "compare", _raiser(KeyError(SECRET)))
+    monkeypatch.setattr(compare_mod, "compare_rows", _raiser(KeyError(SECRET)))
     rc, err = _run(["compare", "hello", "-t", "o200k_base"], capsys)
     assert rc == 1
     assert "Traceback (most recent call last)" in err
@@ -71,14 +71,14 @@ def test_a_bug_in_a_library_function_is_not_a_refusal(capsys, monkeypatch):
     from analysis.tokenizers import registry
 
     monkeypatch.setattr(registry, "load_tokenizers", _raiser(KeyError(SECRET)))
-    monkeypatch.setattr(cli_tokenizers, "resolve_tokenizers", lambda names: registry.load_tokenizers(names))
+    monkeypatch.setattr(compare_mod, "resolve_tokenizers", lambda names: registry.load_tokenizers(names))
     rc, err = _run(["compare", "hello", "-t", "o200k_base"], capsys)
     assert rc == 1
     assert "internal error" in err
 
 
 def test_cost_commands_refuse_with_typed_errors_and_a_plain_valueerror_is_a_bug(capsys, monkeypatch, tmp_path):
-    from analysis.cli import cost as cli_cost
+    import analysis.cost as cost_lib  # `tokenprism cost` imports quick_frame from here when it runs
 
     a_file = tmp_path / "taken"
     a_file.write_text("x")
@@ -88,7 +88,7 @@ def test_cost_commands_refuse_with_typed_errors_and_a_plain_valueerror_is_a_bug(
     assert rc == 2
     assert "unknown model 'gpt-4oo'" in err
     for planted in (TypeError(SECRET), ValueError(SECRET), KeyError(SECRET)):
-        monkeypatch.setattr(cli_cost, "quick_frame", _raiser(planted))
+        monkeypatch.setattr(cost_lib, "quick_frame", _raiser(planted))
         rc, err = _run(["cost", "hello", "-m", "gpt-4o"], capsys)
         assert rc == 1, planted
         assert "internal error" in err

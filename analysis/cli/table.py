@@ -1,0 +1,67 @@
+"""Rows (a list of dicts) to stdout as an aligned table, CSV or JSON, without pandas.
+
+Unlike `tokenizers.emit`, which writes a DataFrame, this writes the few rows of the commands a
+new user runs first (`tokenizers`, `compare`, `vocab list`), which must answer before pandas
+could even be imported. The output has the same shape as `emit`'s: right-aligned columns, NaN
+and missing values shown as pandas shows them, empty CSV cells, JSON null.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+MAX_COLWIDTH = 60  # as `emit`'s display.max_colwidth: longer cells end in "..."
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _cell(value: Any, float_digits: int) -> str:
+    if value is None:
+        return "<NA>"
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else f"{value:.{float_digits}f}"
+    text = str(value)
+    return text if len(text) <= MAX_COLWIDTH else text[:MAX_COLWIDTH - 3] + "..."
+
+
+def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: int = 3) -> str:
+    """An aligned text table: one header line, one line per row, columns right-aligned.
+
+    >>> print(format_table([{"name": "a", "n": 1.5}, {"name": "bbb", "n": float("nan")}], ["name", "n"]))
+    name     n
+       a 1.500
+     bbb   NaN
+    """
+    cells = [[_cell(r.get(c), float_digits) for c in columns] for r in rows]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    lines = [" ".join(c.rjust(w) for c, w in zip(columns, widths))]
+    lines += [" ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def _json_value(value: Any) -> Any:
+    if _missing(value):
+        return None
+    if isinstance(value, float):
+        return round(value, 6)  # as `emit`'s double_precision=6
+    return value
+
+
+def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, float_digits: int = 3) -> None:
+    """Write `rows` (only `columns`, in that order) to stdout as `fmt`: table, csv or json."""
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([["" if _missing(r.get(c)) else r.get(c) for c in columns] for r in rows])
+    elif fmt == "json":
+        records = [{c: _json_value(r.get(c)) for c in columns} for r in rows]
+        sys.stdout.write(json.dumps(records, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        sys.stdout.write(format_table(rows, columns, float_digits=float_digits) + "\n")

@@ -1,0 +1,116 @@
+"""Each command imports what it needs and nothing more: the start-up cannot regress silently.
+
+A fresh interpreter runs the CLI's `main` with the command's arguments and reports which modules
+ended up in `sys.modules`. Speed itself is measured by the `startup` benchmark
+(tests/benchmarks/bench_startup.py); this test pins what makes it fast.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "pandas", "matplotlib", "tokenizers", "streamlit", "pyarrow", "altair", "fastapi", "pydantic",
+         "tiktoken", "sentencepiece", "dask")
+
+_PROBE = """
+import contextlib, io, json, sys
+from analysis.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(json.dumps(sorted(m for m in sys.modules if "." not in m)))
+"""
+
+
+def imported(*argv: str) -> set[str]:
+    """Top-level modules imported by `tokenprism ARGV...` in a fresh interpreter."""
+    out = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv, allowed", [
+    pytest.param(["--help"], set(), id="help"),
+    pytest.param(["no-such-command"], set(), id="argument-error"),
+    pytest.param(["compare", "x", "--no-such-flag"], set(), id="flag-error"),
+    pytest.param(["tokenizers"], set(), id="tokenizers"),
+    pytest.param(["tokenizers", "--format", "json"], set(), id="tokenizers-json"),
+    pytest.param(["vocab", "list"], set(), id="vocab-list"),
+    pytest.param(["compare", "hello", "-t", "no-such-tokenizer"], set(), id="unknown-tokenizer"),
+    pytest.param(["compare", "hello", "-t", "o200k_base"], {"tiktoken"}, id="compare-one"),
+    pytest.param(["compare", "hello", "-t", "o200k_base", "--format", "json"], {"tiktoken"}, id="compare-json"),
+    pytest.param(["compare", "hello", "-t", "deepseek-v4"], {"tokenizers"}, id="compare-hf"),
+])
+def test_command_imports_only_what_it_needs(argv, allowed):
+    heavy = imported(*argv) & set(HEAVY)
+    assert heavy <= allowed, f"`tokenprism {' '.join(argv)}` imported {sorted(heavy - allowed)}"
+
+
+def test_the_probe_sees_a_heavy_import():
+    # the test above can fail: a command that does build a frame shows pandas
+    assert "pandas" in imported("corpus", "list")
+
+
+def test_cli_name_lists_match_the_library():
+    # the parser lists these names itself so that building it imports neither pandas nor the probes
+    from analysis.cli.measure import ENGINES, PROBE_NAMES
+    from analysis.engine.base import ENGINES as LIBRARY_ENGINES
+    from analysis.probes import PROBE_TABLES
+
+    assert PROBE_NAMES == tuple(PROBE_TABLES)
+    assert ENGINES == LIBRARY_ENGINES
+
+
+def test_catalogue_sizes_match_the_loaded_tokenizers():
+    # `tokenprism tokenizers` shows these sizes without loading anything: they must be right
+    from analysis.tokenizers import CATALOGUE, load_tokenizer
+    from analysis.tokenizers.registry import is_available
+
+    checked = 0
+    for name, entry in CATALOGUE.items():
+        if entry.n_vocab is not None and is_available(name):
+            assert load_tokenizer(name).n_vocab == entry.n_vocab, name
+            checked += 1
+    assert checked >= 9
+
+
+def test_fetched_sizes_match_the_reference_packages_installed():
+    # the fetched vocabularies' sizes, from the copies the pinned reference packages ship (where
+    # this environment has that version), else only once fetched (the test above)
+    import importlib.metadata as md
+    from pathlib import Path
+
+    from analysis.tokenizers import CATALOGUE
+    from analysis.tokenizers.base import Source
+    from analysis.tokenizers.fetch import FETCHABLE
+    from analysis.tokenizers.registry import build_from_file
+
+    checked = []
+    for name, spec in FETCHABLE.items():
+        try:
+            dist = md.distribution(spec.package)
+        except md.PackageNotFoundError:
+            continue
+        path = Path(str(dist.locate_file(spec.member)))
+        if dist.version != spec.version or not path.is_file():
+            continue
+        tok = build_from_file(name, spec.kind, path, Source(spec.package, spec.member, spec.licence, spec.version))
+        assert tok.n_vocab == CATALOGUE[name].n_vocab, name
+        checked.append(name)
+    if not checked:
+        pytest.skip("none of the pinned reference packages (llama-models, mistral-common) is installed")
+
+
+def test_a_lazy_name_survives_the_import_of_its_same_named_submodule():
+    # `analysis.models.resolve` is a function and a module; importing the module (as a test or a
+    # caller may) must not turn `from analysis.models import resolve` into the module
+    code = ("import analysis.models.resolve, analysis.cost.workloads.estimate, types\n"
+            "from analysis.models import resolve\nfrom analysis.cost.workloads import estimate\n"
+            "print(isinstance(resolve, types.ModuleType), isinstance(estimate, types.ModuleType))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "False"]

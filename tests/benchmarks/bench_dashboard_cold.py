@@ -1,0 +1,106 @@
+"""A fresh dashboard server in headless Chromium, as ratios to the reference of `bench_startup`.
+
+Each round starts `tokenprism dashboard` (the command's own streamlit invocation) with a new data
+dir whose rank cache an uncounted first round filled, and times:
+
+* health: from starting the process to `/_stcore/health` answering;
+* Compare: from opening `/` to the first row of its counts table (the page's sample text);
+* Explore: from opening `/explore` to its first chart, on a server of its own (a first visit).
+
+The reference script (parse o200k, build a `tiktoken.Encoding`, encode) runs right before each
+round; figures are medians over its median. Targets (issue 32): Compare and Explore <= 1.5.
+Skipped, saying why, where Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from ownbpe import O200K_PATTERN
+from tests.benchmarks.bench_startup import REFERENCE, REPEAT, TEXT, _o200k, _run
+from tests.dashboards import browser
+
+TARGETS = {"compare_first_counts": 1.5, "explore_first_chart": 1.5}
+
+
+def _healthy(proc: subprocess.Popen, port: int, t0: float, timeout: float = 300) -> float:
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return time.perf_counter() - t0
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - t0 > timeout:
+                raise RuntimeError("the dashboard did not start")
+            time.sleep(0.05)
+
+
+PAGES = {  # figure -> (path, what shows the first result)
+    "compare_first_counts": ("/", '[data-testid="stTable"] tbody tr'),
+    "explore_first_chart": ("/explore", '[data-testid="stVegaLiteChart"], .vega-embed'),
+}
+
+
+def one_round(env: dict, tmp: Path, figure: str) -> dict:
+    """A fresh server, its health time, and the time `figure`'s page takes to its first result."""
+    from playwright.sync_api import sync_playwright
+
+    from analysis.cli.dashboard import streamlit_command
+
+    port = browser.free_port()
+    cmd = streamlit_command(["--server.port", str(port), "--server.headless", "true"])
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = {"health": _healthy(proc, port, t0)}
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=browser.CHROMIUM, headless=True, args=browser.CHROMIUM_FLAGS)
+            page = b.new_page(viewport={"width": 1400, "height": 1000})
+            path, shown = PAGES[figure]
+            t1 = time.perf_counter()
+            page.goto(f"http://127.0.0.1:{port}{path}")
+            page.locator(shown).first.wait_for(timeout=300_000)
+            out[figure] = time.perf_counter() - t1
+            b.close()
+        return out
+    finally:
+        browser.stop(proc)
+
+
+def main(out_dir: Path) -> dict:
+    why = browser.missing()
+    if why:
+        print(f"skipped: {why}")
+        return {"skipped": why}
+    reference = [sys.executable, "-c", REFERENCE, str(_o200k()), O200K_PATTERN, TEXT]
+    with tempfile.TemporaryDirectory(prefix="tokenprism-bench-dash-") as data:
+        env = {**os.environ, "TOKENPRISM_DATA_DIR": data, "PYTHONPYCACHEPREFIX": str(Path(data) / "pycache"),
+               "TOKENPRISM_NO_VOCAB_CACHE": "", "PYTHONDONTWRITEBYTECODE": ""}
+        tmp = Path(data)
+        one_round(env, tmp, "compare_first_counts")  # fills the rank cache and byte-compiles, uncounted
+        refs: list[float] = []
+        times: dict[str, list[float]] = {"health": [], **{k: [] for k in PAGES}}
+        for _ in range(REPEAT):
+            for figure in PAGES:  # each page on a server of its own, as a reader's first visit
+                refs.append(_run(reference, env))
+                got = one_round(env, tmp, figure)
+                times["health"].append(got["health"])
+                times[figure].append(got[figure])
+    ref = statistics.median(refs)
+    rows = {k: {"median_s": round(statistics.median(t), 3), "ratio": round(statistics.median(t) / ref, 2)}
+            for k, t in times.items()}
+    for k, target in TARGETS.items():
+        rows[k].update(target=target, met=rows[k]["ratio"] <= target)
+    result = {"reference_median_s": round(ref, 3), "rounds": REPEAT, "figures": rows}
+    print(f"reference: {ref:.3f} s (median of {len(refs)})")
+    for k, r in rows.items():
+        print(f"{k:<24}{r['median_s']:>9.3f} s{r['ratio']:>7.2f}x" + (f"  target {r['target']}" if "target" in r else ""))
+    (out_dir / "dashboard_cold.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return result
