@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
     import pandas as pd
 
 from ..errors import BadInput, UnknownName
-from ..lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
+from ..textio.lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..tokenizers import fetch as fetch_mod
 from .numbers import MEGABYTES, bounded

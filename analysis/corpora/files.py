@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
-from ..lines import LineBounds, csv_records, iter_lines
+from ..textio.lines import LineBounds, csv_records, iter_lines
 from ..textio import ERRORS, decode_utf8
 from ..textio import regular_file_problem
 

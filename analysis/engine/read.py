@@ -32,7 +32,7 @@ from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_label
                              iter_file_samples, open_parquet, parquet_batches)
 from ..corpora.sample import LoadReport, Sample
 from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
-from ..lines import LineBounds, line_too_long
+from ..textio.lines import LineBounds, line_too_long
 from ..textio import decode_utf8
 
 BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call

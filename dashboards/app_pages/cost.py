@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from analysis.lines import UPLOAD_BOUNDS
+from analysis.textio.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table

@@ -22,7 +22,7 @@ from analysis.corpora import load_samples
 from analysis.cost import LogUpload, iter_log_records, read_log_records
 from analysis.engine.local import LocalEngine
 from analysis.errors import BadInput
-from analysis.lines import UPLOAD_BOUNDS, LineBounds
+from analysis.textio.lines import UPLOAD_BOUNDS, LineBounds
 
 ROW = '{"messages": [{"role": "user", "content": "%s"}]}\n'
 
@@ -248,12 +248,12 @@ def test_measure_checks_the_out_folder_before_the_work(tmp_path, capsys, monkeyp
 
 
 def test_cost_checks_its_report_folder_before_the_work(tmp_path, capsys, monkeypatch):
-    import analysis.cli.cost as cost_cli
+    import analysis.cost as cost_lib  # the command imports `estimate` from here when it runs
 
     def no_work(*a, **k):
         raise AssertionError("priced before checking --out")
 
-    monkeypatch.setattr(cost_cli, "estimate", no_work)
+    monkeypatch.setattr(cost_lib, "estimate", no_work)
     target = _unwritable(tmp_path) / "report"
     code, err = _run(["cost", "hi", "-m", "gpt-4o", "--requests-per-month", "5", "--output-tokens", "3",
                       "--out", str(target)], capsys)
@@ -271,7 +271,7 @@ def test_an_atomic_write_failure_names_the_target(tmp_path):
 
 
 def test_line_reader_matches_universal_newlines():
-    from analysis.lines import iter_lines
+    from analysis.textio.lines import iter_lines
 
     data = b"a\r\nb\rc\n\n\rd"
     got = [line for _, line in iter_lines(io.BytesIO(data), where="x", bounds=LineBounds(), universal=True)]

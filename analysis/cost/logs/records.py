@@ -37,7 +37,7 @@ from typing import Any
 from .shapes import SHAPES, RowError, detect_shape, parse_row
 from ...errors import BadInput
 from ...textio import regular_file_problem
-from ...lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
+from ...textio.lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
 from ...requests import Request
 from ...requests.formats.parts import media_counts
 

@@ -425,7 +425,7 @@ def estimate(inputs: str | Sequence[str] | pd.DataFrame, models: Sequence[str] |
     >>> r = estimate("Hello, world", ["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10),
     ...              on=date(2025, 1, 1))
     >>> row = r.models.iloc[0]
-    >>> row["input_tokens"], row["content_tokens"], row["format_tokens"], row["usd_per_month"]  # as `tokenprism count`
+    >>> int(row["input_tokens"]), int(row["content_tokens"]), int(row["format_tokens"]), row["usd_per_month"]  # as `tokenprism count`
     (10, 3, 7, Decimal('0.125000'))
     """
     check_fallback(fallback_tokenizer)  # before the input, as the CLI reports a bad flag first

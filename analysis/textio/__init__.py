@@ -12,7 +12,7 @@ import stat
 import sys
 from pathlib import Path
 
-from .errors import BadInput
+from ..errors import BadInput
 
 # What to do with bytes that are not UTF-8: fail, replace them with U+FFFD, or drop them.
 ERRORS = ("strict", "replace", "skip")

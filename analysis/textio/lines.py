@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .errors import BadInput
+from ..errors import BadInput
 
 DEFAULT_MAX_LINE_MB = 64
 DEFAULT_MAX_INFLATION = 200
