@@ -39,10 +39,8 @@ from analysis.lab import trace
 from analysis.pipeline.builtin_table import measured_builtin
 from analysis.pipeline import summarize as summarize_measured
 from analysis.plots import charts
-from analysis.plots import cost as plots_cost
 from analysis.probes import numbers as probes_numbers
 from analysis.probes import whitespace as probes_whitespace
-from analysis.report.cost import render_html
 from analysis.tokenizers import CATALOGUE, tiktoken_params
 
 # Two alternating token colours (the terminal renderer's light blue and light orange), a pink
@@ -260,7 +258,12 @@ def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
     if table.empty:
         return None
     module, _, name = plot.rpartition(".")
-    fig = getattr(plots_cost if module == "plots_cost" else plots, name)(table)
+    if module == "plots_cost":
+        from analysis.plots import cost as plots_cost  # matplotlib: imported by the first figure, not the first page
+
+        fig = getattr(plots_cost, name)(table)
+    else:
+        fig = getattr(plots, name)(table)
     return plots.figure_bytes(fig)
 
 
@@ -335,4 +338,6 @@ def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int
 
 @st.cache_data(max_entries=8, show_spinner="Writing the report…")
 def cost_html(report) -> bytes:
+    from analysis.report.cost import render_html  # its figures import matplotlib: only when a report is asked for
+
     return render_html(report).encode("utf-8")
