@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-Exactness = Literal["exact", "approximate", "none"]
+Exactness = Literal["exact", "estimate", "none"]  # how a model's text is counted: its own vocabulary, a proxy, none
 RequestExactness = Literal["exact", "documented", "estimate"]
 """A request's count (`analysis.requests.Count`): the model's own format and vocabulary, the
 provider's published rules, or an estimate (`exactness_reason` says why)."""

@@ -117,7 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("contains", nargs="?", metavar="SUBSTRING", help="only models whose provider:id or name contains this")
     q.add_argument("--provider", help="only this provider id (e.g. openai, anthropic, groq, together)")
     q.add_argument("--all-providers", action="store_true", help="include hosts and resellers (OpenRouter, Together, Groq, ...)")
-    q.add_argument("--exactness", choices=("exact", "approximate", "none"), help="only rows with this tokenizer exactness")
+    q.add_argument("--exactness", choices=("exact", "estimate", "approximate", "none"),
+                   help="only rows whose text count is this (approximate: the same as estimate)")
     q.add_argument("--include-deprecated", action="store_true", help="include models the price data marks deprecated")
     q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
     q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
@@ -359,6 +360,6 @@ def cmd_models(args: argparse.Namespace) -> int:
         with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
                                "display.max_colwidth", 48):
             write_safe(shown.to_string(index=False) + "\n")
-        print(f"{len(frame)} model(s); ~tokenizer = approximate (a proxy: counts are estimates); "
+        print(f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
               "--format csv adds each row's note and source")
     return 0

@@ -24,12 +24,12 @@ def _models(**kw) -> dict:
 
 
 @router.get("/v1/models", response_model=ModelsResponse,
-            summary="Priced models with their tokenizer and its exactness (approximate = estimate)")
+            summary="Priced models with their tokenizer and its exactness (estimate: a proxy tokenizer)")
 async def models(rt: RuntimeDep,
                  contains: str | None = Query(None, max_length=200, description="only models whose provider:id or name contains this"),
                  provider: str | None = Query(None, max_length=100, description="only this provider id (openai, anthropic, ...)"),
                  all_providers: bool = Query(False, description="include hosts and resellers"),
-                 exactness: Literal["exact", "approximate", "none"] | None = Query(None),
+                 exactness: Literal["exact", "estimate", "approximate", "none"] | None = Query(None),
                  include_deprecated: bool = Query(False)) -> dict:
     return await rt.run(_models, contains=contains, provider=provider, all_providers=all_providers,
                         exactness=exactness, include_deprecated=include_deprecated)

@@ -31,7 +31,8 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
         contains: only models whose "provider:model" or name contains this.
         provider: only this provider id.
         all_providers: include hosts and resellers, not only the model makers' own APIs.
-        exactness: only rows whose tokenizer exactness is this ("exact", "approximate", "none").
+        exactness: only rows whose text count is this: "exact", "estimate" (a proxy tokenizer; the
+            rules' "approximate" is taken too) or "none".
         include_deprecated: include models the price data marks deprecated.
         overrides: the user's price rows, listed first.
         on: the day whose prices apply (default today, UTC).
@@ -51,8 +52,12 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
         close = difflib.get_close_matches(provider, provider_ids(), n=3)
         raise UnknownName("provider", provider, provider_ids(), message=f"unknown provider {provider!r}"
                           + (f"; did you mean {', '.join(close)}?" if close else "") + f" Valid: {', '.join(provider_ids())}")
+    # The listing speaks the faces' words (exact, estimate, none): a proxy's text count is an estimate.
+    # The rules' own word, "approximate", is still taken as the filter.
+    if exactness == "estimate":
+        exactness = "approximate"
     if exactness is not None and exactness not in EXACTNESS:
-        raise BadInput(f"exactness must be one of {', '.join(EXACTNESS)}, got {exactness!r}")
+        raise BadInput(f"exactness must be one of exact, estimate, none, got {exactness!r}")
     overrides = list(overrides)
     prices = list_prices(on=on, provider=provider, contains=contains, all_providers=all_providers,
                          overrides=overrides, include_deprecated=include_deprecated)
@@ -72,7 +77,8 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
             "tiers": ", ".join(f">{t:,}" for t in tiers),
             "price_remark": ", ".join(filter(None, ["peak-hour price" if p.time_of_day else "",
                                                     f"changes {p.next_change}" if p.next_change else ""])),
-            "tokenizer": c.label, "exactness": c.exactness, "tokenizer_status": c.status,
+            "tokenizer": c.label, "exactness": "estimate" if c.exactness == "approximate" else c.exactness,
+            "tokenizer_status": c.status,
             "price_source": p.source, "price_as_of": p.as_of.isoformat() if p.as_of else "",
             "note": "; ".join(([c.note] if c.exactness != "exact" or c.status != "ok" else []) + list(p.notes)),
         })

@@ -191,7 +191,7 @@ def test_tokenizers_list(client):
 def test_models(client):
     rows = client.get("/v1/models", params={"contains": "claude-sonnet-4-5"}).json()["models"]
     claude = [r for r in rows if r["model"] == "anthropic:claude-sonnet-4-5"][0]
-    assert claude["exactness"] == "approximate"
+    assert claude["exactness"] == "estimate"
     assert claude["tokenizer"] == "~o200k_base"
     assert "estimate" in claude["note"]
     assert isinstance(claude["usd_per_mtok_input"], str)  # money as a decimal string
