@@ -44,12 +44,12 @@ def _cost_rows(capsys) -> dict:
 def test_unfetched_the_cost_table_counts_gemini_with_the_proxy_and_says_how_to_fix_it(capsys):
     rows = _cost_rows(capsys)
     flash = rows["gemini-2.5-flash"]
-    assert (flash["tokenizer"], flash["exactness"]) == ("~o200k_base", "approximate")
-    assert "tokenprism vocab fetch gemma3" in flash["note"]
+    assert (flash["tokenizer"], flash["exactness"]) == ("~o200k_base", "estimate")
+    assert "tokenprism vocab fetch gemma3" in flash["exactness_reason"]
 
 
 def test_fetched_the_cost_table_counts_gemini_with_gemma3(fetched, capsys):
     rows = _cost_rows(capsys)
     flash, pro = rows["gemini-2.5-flash"], rows["gemini-3.1-pro-preview"]
     assert (flash["tokenizer"], flash["exactness"], flash["input_tokens"]) == ("gemma3", "exact", 5)
-    assert (pro["tokenizer"], pro["exactness"]) == ("~o200k_base", "approximate") and "Gemma 4" in pro["note"]
+    assert (pro["tokenizer"], pro["exactness"]) == ("~o200k_base", "estimate") and "Gemma 4" in pro["exactness_reason"]
