@@ -18,7 +18,6 @@ import sys
 import traceback
 
 from ..errors import BadInput, UnknownName
-from ..render import terminal_text
 
 # Each module defines `register(subparsers)`; the order is the order in `--help`.
 _COMMAND_MODULES = (
@@ -61,12 +60,16 @@ def _message(e: BaseException) -> str:
     text = e.args[0] if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str) else str(e)
     for pattern, flag in _FLAGS:
         text = pattern.sub(flag, text)
+    from ..render import terminal_text  # (imported when there is something to print: `--help` stays quick)
+
     return terminal_text(text)  # a message may quote the input: no escape sequence reaches the terminal
 
 
 def write_safe(text: str) -> None:
     """Write output that holds strings from the user's files (model names, notes) to stdout, with
     nothing a terminal would obey (`render.terminal_text`)."""
+    from ..render import terminal_text
+
     sys.stdout.write(terminal_text(text))
 
 

