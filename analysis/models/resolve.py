@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from ..errors import BadInput, UnknownName
 from ..tokenizers import CATALOGUE
+from . import price_index
+from .price_index import Hit
 from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules
 
 TextExactness = Literal["exact", "estimate", "none"]
@@ -79,7 +81,7 @@ def _snapshot() -> Any:
 
 @lru_cache(maxsize=1)
 def _provider_ids() -> frozenset[str]:
-    return frozenset(p.id.lower() for p in _snapshot().providers)
+    return price_index.provider_ids(lambda: frozenset(p.id.lower() for p in _snapshot().providers))
 
 
 @lru_cache(maxsize=1)
@@ -96,21 +98,26 @@ def _split(model_id: str) -> tuple[str | None, str]:
     return None, model_id
 
 
-def _find_priced(provider_id: str | None, ref: str) -> tuple[list[tuple[Any, Any]], bool]:
-    """([(Provider, ModelInfo)], matched by genai-prices' own inference) for an id; [] when unknown."""
+def _find_priced(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
+    """([(provider id, model id, context window)], matched by genai-prices' own inference) for an
+    id; [] when unknown. Kept per genai-prices release (`price_index`)."""
+    return price_index.lookup(provider_id, ref, lambda: _search(provider_id, ref), keep_empty=ref.lower() in known_ids())
+
+
+def _search(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
     import genai_prices
 
     try:
         calc = genai_prices.calc_price(genai_prices.Usage(), ref, provider_id=provider_id)
-        return [(calc.provider, calc.model)], True
+        return [(calc.provider.id, calc.model.id, calc.model.context_window)], True
     except LookupError:
         pass
     # Models that only third-party hosts serve are not inferred from the name alone: look them up
     # across the hosts, by id or by each model's own match rule (as `tokenprism models` lists them).
     key = ref.lower()
-    hits = [(p, m) for p in _snapshot().providers if provider_id is None or p.id == provider_id
+    hits = [(p.id, m.id, m.context_window) for p in _snapshot().providers if provider_id is None or p.id == provider_id
             for m in p.models if m.id.lower() == key or m.is_match(ref)]
-    return [h for h in hits if h[1].id.lower() == key] or hits, False
+    return [h for h in hits if h[1].lower() == key] or hits, False
 
 
 def _rule_for(names: tuple[str, ...], rules: list[Rule]) -> Rule | None:
@@ -174,16 +181,15 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         model = ref
         price_note = f"{ref!r} is {known[ref.lower()]}"
     else:
-        canonical = hits[0][1]
-        model = canonical.id
-        if len({p.id for p, _ in hits}) == 1:
-            provider = hits[0][0].id
+        model = hits[0][1]
+        if len({p for p, _, _ in hits}) == 1:
+            provider = hits[0][0]
             price_ref = f"{provider}:{model}"
-            window = canonical.context_window
+            window = hits[0][2]
         else:
-            choices = ", ".join(f"{p.id}:{m.id}" for p, m in hits[:8])
+            choices = ", ".join(f"{p}:{m}" for p, m, _ in hits[:8])
             price_note = f"several providers price {ref!r}; name one as PROVIDER:MODEL ({choices}{' ...' if len(hits) > 8 else ''})"
-        if not inferred and len(hits) == 1 and hits[0][1].id.lower() != ref.lower():
+        if not inferred and len(hits) == 1 and hits[0][1].lower() != ref.lower():
             price_note = f"{ref!r} is priced as {price_ref} (its match rule in genai-prices)"
     # The typed id first: it is often more specific than the price data's ("-v0.3", a date).
     rule = _rule_for((ref, model), rules)

@@ -10,6 +10,7 @@ private-use characters before rendering and swapped back after the split, so the
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import re
@@ -70,7 +71,10 @@ def render_reference(cfg: dict, request: Request, tokenizer, *, markers, add_gen
                      keep_in_assistant=(), string_arguments=False, **extra) -> list[int]:
     """Ids of the template's rendering, where `markers` are the strings the tokenizer makes one id."""
     markers = sorted(markers, key=len, reverse=True)
-    swap = {m: chr(0xE000 + i) for i, m in enumerate(markers)}
+    # private-use characters the request itself does not hold (a text may hold U+E000 too)
+    used = set(json.dumps(dataclasses.asdict(request), ensure_ascii=False, default=str))
+    free = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in used)
+    swap = {m: next(free) for m in markers}
     back = {v: k for k, v in swap.items()}
 
     def hide(text, assistant=False):
