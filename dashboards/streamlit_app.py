@@ -6,7 +6,7 @@ The entrypoint only sets the page up and routes: each page is a script in `app_p
 import streamlit as st
 
 from analysis.tokenizers.fetch import vocabulary_problems
-from dashboards.shared import inject_css
+from dashboards.look import inject_css
 
 st.set_page_config(page_title="tokenprism", page_icon="🔷", layout="wide")
 inject_css()
