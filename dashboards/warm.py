@@ -1,67 +1,168 @@
-"""Warm-up of a freshly started dashboard server: everything the first paste would otherwise pay for.
+"""Warm-up of a freshly started dashboard server: what the first visits would otherwise pay for.
 
 Unlike `analysis.tokenizers.warm_up` (vocabularies only), this runs, once per server process and
-in a background thread, what the Compare page does for a text, on the page's own sample text:
+in a background thread, what the pages do first, in the order a reader meets it:
 
-* imports the modules the pages need (pandas, altair, the cost tables, plots...: about a
-  second of imports that the first script run would otherwise do while the reader waits);
-* loads every offered tokenizer, side by side;
-* counts, looks for special-token strings (compiling one large regex per tokenizer, e.g. the
-  1,090 special tokens of o200k_harmony), draws and diffs token boundaries.
+* the imports the Compare page counts with (pandas, the price data, streamlit's tables);
+* the first tokenizer the Compare page shows, then the Explore page's imports (altair, the
+  charts, the checked-in table of the built-in corpora), then the other tokenizers, one at a
+  time, in the order the Compare page shows them;
+* for each: the special-token regex (one large regex per tokenizer, e.g. the 1,090 special
+  tokens of o200k_harmony), then the page's default drawing of its sample text.
 
-It starts once the server listens, so the health check answers first; the tokenizers load
-from the data dir's rank cache (`analysis.tokenizers.rank_cache`), side by side. The results
-are thrown away: what stays is the imported modules, the loaded adapters and the compiled
-regexes, all shared by every session. Errors are left to the page that meets them,
+It starts once the server listens, so the health check answers first. Each step waits while a
+page script runs (`page_run`, entered by the app for every run): the warm-up never competes
+with a reader for the interpreter lock, and a page needing a tokenizer the warm-up has not
+reached loads it itself (the registry builds each one once, whichever thread asks first).
+The results are thrown away: what stays is the imported modules, the loaded adapters and the
+compiled regexes, all shared by every session. Errors are left to the page that meets them,
 which shows them with their fix.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Callable, Iterator
 
 # Filled by `warm()`: when it finished, how long it took, and the first error (if any).
 status: dict = {}
 done = threading.Event()
 
+# How many page scripts are running now, and the condition the warm-up waits on until none is.
+_running = 0
+_idle = threading.Condition()
+# Set when the first page script of the process has ended.
+first_page_done = threading.Event()
+# A step waits at most this long for the pages to be idle: under constant traffic the warm-up
+# still finishes (and freezes the heap, see `freeze_heap`), competing as the pages do.
+STEP_WAIT_S = 10.0
+# The tokenizers are built only once the first page has been served, or after this long without
+# one. Building a tiktoken engine holds the interpreter lock for up to a second at a time (its
+# Rust constructor takes a Python dict), and while it does, the server cannot send the
+# browser the page's scripts: measured, the first script run started 3 s after the page was
+# opened instead of 0.8 s. Imports release the lock every few milliseconds and go first.
+FIRST_PAGE_GRACE_S = 5.0
 
-def warm(*, runtime_wait: float = 0.0, freeze: bool = False) -> dict:
+
+@contextlib.contextmanager
+def page_run() -> Iterator[None]:
+    """Mark a page script as running while in the block (the app enters it for every run)."""
+    global _running
+    with _idle:
+        _running += 1
+    try:
+        yield
+    finally:
+        with _idle:
+            _running -= 1
+            _idle.notify_all()
+        first_page_done.set()
+
+
+def pages_running() -> int:
+    return _running
+
+
+def _when_idle(seconds: float) -> None:
+    with _idle:
+        _idle.wait_for(lambda: _running == 0, timeout=seconds)
+
+
+def steps() -> Iterator[tuple[str, Callable[[], object]]]:
+    """(what, do it) in the order the warm-up runs them; `warm` waits for idle pages before each.
+
+    First the imports of the Compare page, then those of Explore (with its table and one chart),
+    then the tokenizers in the order the Compare page shows them, then the special-token
+    regexes and the Compare page's default drawing.
+    """
+    from analysis.tokenizers import available_tokenizers, load_tokenizer
+    from analysis.tokenizers.fetch import vocabulary_problems
+
+    def compare_imports() -> None:
+        import pandas as pd
+        from streamlit import dataframe_util
+
+        from dashboards import chat, links, look, shared  # noqa: F401  (the Compare page's imports)
+
+        frame = shared.counts_frame([])  # a table as the page sends it: the Styler and Arrow code paths
+        dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
+        shared.styled(pd.DataFrame({"x": [1.5], "n": [1]})).to_html()
+        from analysis.cost import DEFAULT_MODELS, model_names
+        from analysis.models import resolve
+
+        model_names()  # the price data, read for the page's model list
+        resolve(DEFAULT_MODELS[0])
+
+    def explore_imports() -> None:
+        from analysis.pipeline.builtin_table import measured_builtin
+        from analysis.plots import charts
+        from dashboards import corpus_views  # noqa: F401  (altair, the probes, the BPE lab)
+
+        measured = measured_builtin(names)  # the page caches its own copy; this reads the file once
+        from analysis.pipeline import summarize
+
+        charts.CHARTS["chars_per_token_by_category"](summarize(measured, ["category", "tokenizer"])).to_dict()
+
+    broken = vocabulary_problems()
+    names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers and shows
+    yield "the Compare page's imports", compare_imports
+    yield "the Explore page's imports and table", explore_imports
+    for name in names:
+        yield f"tokenizer {name}", lambda name=name: load_tokenizer(name)
+    yield "special-token regexes and the default drawing", lambda: _after_loading(names)
+
+
+def _after_loading(names: list[str]) -> None:
+    from analysis.compare import special_strings_in
+    from analysis.corpora import sample_text
+    from analysis.probes.boundaries import boundary_diff, diff_regions
+    from analysis.render import highlight_prefix, html_tokens
+    from analysis.tokenizers import load_tokenizer
+    from dashboards import shared
+
+    text = sample_text()
+    toks = [load_tokenizer(n) for n in names]
+    special_strings_in(text, toks)
+    prefix = highlight_prefix(text)
+    drawn = [load_tokenizer(n).pieces(prefix) for n in shared.default_names(names)]
+    for ps, other in zip(drawn, drawn[::-1]):  # as the page draws them: each marked against the other
+        html_tokens(prefix, ps, other=other if len(drawn) == 2 else None)
+    if len(drawn) == 2:
+        boundary_diff(*drawn)
+        diff_regions(prefix, *drawn)
+
+
+def warm(*, runtime_wait: float = 0.0, freeze: bool = False, step_wait: float = STEP_WAIT_S,
+         grace: float = 0.0) -> dict:
     """Do the warm-up now, in this thread; returns `status`.
 
     `runtime_wait`: seconds to wait for streamlit's runtime before importing the pages' shared
-    module, whose cache decorators look for it (and log a warning when there is none yet).
+    modules, whose cache decorators look for it (and log a warning when there is none yet).
     `freeze`: then move every object alive to the garbage collector's permanent generation
-    (the server process only; see `freeze_heap`).
+    (the server process only; see `freeze_heap`). `step_wait`: the longest wait, before each
+    step, for the page scripts running to end. `grace`: the longest wait for the first page to
+    be served before building tokenizers (`FIRST_PAGE_GRACE_S` on the server).
     """
     t0 = time.perf_counter()
+    done_steps: list[str] = []
+    status.update(steps=done_steps, error=None)
+    _wait_for_runtime(runtime_wait)
     try:
-        from analysis.compare import compare, special_strings_in
-        from analysis.corpora import sample_text
-        from analysis.probes.boundaries import boundary_diff, diff_regions
-        from analysis.render import highlight_prefix, html_tokens
-        from analysis.tokenizers import available_tokenizers, load_tokenizer, load_tokenizers
-        from analysis.tokenizers.fetch import vocabulary_problems
-
-        broken = vocabulary_problems()
-        names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers
-        toks = load_tokenizers(names)
-        text = sample_text()
-        compare(text, toks)
-        special_strings_in(text, toks)
-        prefix = highlight_prefix(text)
-        _wait_for_runtime(runtime_wait)
-        from dashboards import links, shared  # noqa: F401  (the pages' imports: pandas, altair, cost, plots)
-
-        drawn = [load_tokenizer(n).pieces(prefix) for n in shared.default_names(names)]
-        for ps, other in zip(drawn, drawn[::-1]):  # as the page draws them: each marked against the other
-            html_tokens(prefix, ps, other=other if len(drawn) == 2 else None)
-        if len(drawn) == 2:
-            boundary_diff(*drawn)
-            diff_regions(prefix, *drawn)
-        status.update(tokenizers=names, error=None)
-    except Exception as e:  # noqa: BLE001  (the page that needs the broken part names the problem)
-        status.update(error=f"{type(e).__name__}: {e}")
+        for what, step in steps():
+            if what.startswith("tokenizer "):
+                first_page_done.wait(grace)
+            _when_idle(step_wait)
+            try:
+                step()
+            except Exception as e:  # noqa: BLE001  (the page that needs the broken part names the problem)
+                status["error"] = status["error"] or f"{type(e).__name__}: {e}"
+                continue  # one broken vocabulary leaves the others to warm up
+            done_steps.append(what)
+    except Exception as e:  # noqa: BLE001  (listing the names failed: the pages say why)
+        status["error"] = status["error"] or f"{type(e).__name__}: {e}"
+    status["tokenizers"] = [w.removeprefix("tokenizer ") for w in done_steps if w.startswith("tokenizer ")]
     if freeze:
         freeze_heap()
     status["seconds"] = time.perf_counter() - t0
@@ -123,7 +224,7 @@ def _wait_for_listening(seconds: float) -> None:
 
 def _warm_after_listening(runtime_wait: float) -> None:
     _wait_for_listening(runtime_wait)
-    warm(freeze=True)
+    warm(freeze=True, grace=FIRST_PAGE_GRACE_S)
 
 
 def start(*, runtime_wait: float = 30.0) -> threading.Thread:

@@ -62,10 +62,15 @@ else:
 all_names = shared.tokenizer_names()
 c1, c2 = st.columns([3, 1])
 names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
-models = shared.model_choices()
-model = c2.selectbox("Count it for", models, index=0, key="cost_model", bind="query-params", accept_new_options=True,
-                     help="The text as one request to this model: its tokens with the model's chat format, and "
-                          "their input price (what `tokenprism count` and `cost` give). Type any model id.")
+
+
+def choose_model() -> str | None:
+    """The model box, in the column beside the tokenizers; drawn after the counts (it reads the price data)."""
+    return c2.selectbox("Count it for", shared.model_choices(), index=0, key="cost_model", bind="query-params",
+                        accept_new_options=True,
+                        help="The text as one request to this model: its tokens with the model's chat format, and "
+                             "their input price (what `tokenprism count` and `cost` give). Type any model id.")
+
 
 if source == "Upload a file":
     left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
@@ -78,19 +83,17 @@ else:
 links.copy_link("", note=left_out)
 
 problem = input_problem(text)
-if problem:
-    st.warning(problem)
-    st.stop()
-if not names:
-    st.warning("Pick at least one tokenizer.")
+if problem or not names:
+    choose_model()  # a widget left out of a run would lose its value
+    st.warning(problem or "Pick at least one tokenizer.")
     st.stop()
 
 # The counts come first, one row per tokenizer as soon as it is counted, in the order picked: the
 # first row waits for one tokenizer, not for the ten (nor for the server's warm-up of the others).
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Characters", f"{len(text):,}")
-c2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
-fewest_slot, most_slot = c3.empty(), c4.empty()
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Characters", f"{len(text):,}")
+m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
+fewest_slot, most_slot = m3.empty(), m4.empty()
 table_slot, progress_slot = st.empty(), st.empty()
 rows: list[dict] = []
 progress_slot.caption(f"Counting under {names[0]} (1 of {len(names)})…")
@@ -104,6 +107,7 @@ most = max(rows, key=lambda r: r["n_tokens"])
 fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
 most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
 
+model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
 if model_problem:
     st.error(model_problem, icon=":material/error:")

@@ -39,10 +39,10 @@ def test_warm_up_loads_tokenizers_compiles_the_specials_and_imports_the_pages():
 def test_a_failing_warm_up_is_reported_not_raised(monkeypatch):
     import analysis.tokenizers
 
-    def broken(names):
+    def broken(name):
         raise ValueError("corrupt vocabulary: re-run `tokenprism vocab fetch x`")
 
-    monkeypatch.setattr(analysis.tokenizers, "load_tokenizers", broken)
+    monkeypatch.setattr(analysis.tokenizers, "load_tokenizer", broken)
     monkeypatch.setattr(warm, "status", {})
     status = warm.warm()
     assert status["error"] == "ValueError: corrupt vocabulary: re-run `tokenprism vocab fetch x`"
