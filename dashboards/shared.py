@@ -11,6 +11,7 @@ by `max_entries`.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -86,6 +87,37 @@ def count_rows(text: str, names: Sequence[str]) -> Iterator[list[dict]]:
 
 def counts_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+SHOWN_COUNTS = [c for c in COLUMNS if c not in ("n_chars", "n_bytes")]  # the page shows these two once, above
+
+
+def counts_markdown(rows: list[dict]) -> str:
+    """The rows counted so far as a Markdown table, numbers formatted as `styled` formats them.
+
+    The Compare page shows the rows this way while they come in: the browser draws Markdown
+    with the scripts it loaded with the page, whereas its first `st.table` (Arrow) makes it fetch
+    a dozen more scripts from a server busy loading tokenizers (measured: 2 s before the first
+    row showed). The finished table is an `st.table`.
+
+    >>> print(counts_markdown([{"tokenizer": "gpt2", "family": "tiktoken", "n_vocab": 50257, "n_tokens": 3,
+    ...                         "chars_per_token": 3.6667, "bytes_per_token": float("nan")}]))
+    | tokenizer | family | n_vocab | n_tokens | chars_per_token | bytes_per_token |
+    |---|---|---:|---:|---:|---:|
+    | gpt2 | tiktoken | 50,257 | 3 | 3.67 | — |
+    """
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "—" if math.isnan(v) else f"{v:,.2f}"
+        if isinstance(v, int):
+            return f"{v:,}"
+        return str(v).replace("|", "\\|")
+
+    numeric = {c for c in SHOWN_COUNTS if rows and isinstance(rows[0][c], (int, float))}
+    lines = ["| " + " | ".join(SHOWN_COUNTS) + " |",
+             "|" + "|".join("---:" if c in numeric else "---" for c in SHOWN_COUNTS) + "|"]
+    lines += ["| " + " | ".join(cell(r[c]) for c in SHOWN_COUNTS) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the

@@ -22,10 +22,12 @@ which shows them with their fix.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 
+THREAD_NAME = "tokenprism-dashboard-warm-up"
 # Filled by `warm()`: when it finished, how long it took, and the first error (if any).
 status: dict = {}
 done = threading.Event()
@@ -33,8 +35,14 @@ done = threading.Event()
 # How many page scripts are running now, and the condition the warm-up waits on until none is.
 _running = 0
 _idle = threading.Condition()
-# Set when the first page script of the process has ended.
+# Set when the first page script of the process has ended; when the last one ended.
 first_page_done = threading.Event()
+_last_end = 0.0
+# A tokenizer is built only once no page script has run for this long: after a run, the browser
+# fetches the scripts that draw the new elements (the chart library alone is a dozen files), and
+# a build holding the interpreter lock would keep the server from sending them (measured: the
+# Explore chart's scripts took up to 1.5 s each to arrive while the warm-up built tokenizers).
+QUIET_S = 2.0
 # A step waits at most this long for the pages to be idle: under constant traffic the warm-up
 # still finishes (and freezes the heap, see `freeze_heap`), competing as the pages do.
 STEP_WAIT_S = 10.0
@@ -49,7 +57,7 @@ FIRST_PAGE_GRACE_S = 5.0
 @contextlib.contextmanager
 def page_run() -> Iterator[None]:
     """Mark a page script as running while in the block (the app enters it for every run)."""
-    global _running
+    global _running, _last_end
     with _idle:
         _running += 1
     try:
@@ -57,6 +65,7 @@ def page_run() -> Iterator[None]:
     finally:
         with _idle:
             _running -= 1
+            _last_end = time.monotonic()
             _idle.notify_all()
         first_page_done.set()
 
@@ -65,9 +74,18 @@ def pages_running() -> int:
     return _running
 
 
-def _when_idle(seconds: float) -> None:
+def _when_idle(seconds: float, quiet: float = 0.0) -> None:
+    """Return once no page script runs and none has ended in the last `quiet` seconds (or after `seconds`)."""
+    deadline = time.monotonic() + seconds
     with _idle:
-        _idle.wait_for(lambda: _running == 0, timeout=seconds)
+        while (left := deadline - time.monotonic()) > 0:
+            if _running:
+                _idle.wait(left)
+                continue
+            calm = _last_end + quiet - time.monotonic()
+            if calm <= 0:
+                return
+            _idle.wait(min(calm, left))  # a run starting meanwhile notifies nobody: the loop looks again
 
 
 def steps() -> Iterator[tuple[str, Callable[[], object]]]:
@@ -94,16 +112,15 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
 
         model_names()  # the price data, read for the page's model list
         resolve(DEFAULT_MODELS[0])
+        from streamlit import emojis  # noqa: F401  (the app's page icon is checked against it)
 
     def explore_imports() -> None:
-        from analysis.pipeline.builtin_table import measured_builtin
         from analysis.plots import charts
-        from dashboards import corpus_views  # noqa: F401  (altair, the probes, the BPE lab)
+        from dashboards import corpus_views  # altair, the probes, the BPE lab
 
-        measured = measured_builtin(names)  # the page caches its own copy; this reads the file once
-        from analysis.pipeline import summarize
-
-        charts.CHARTS["chars_per_token_by_category"](summarize(measured, ["category", "tokenizer"])).to_dict()
+        # the page's own cached calls, with its arguments: its first visit finds them done
+        summary = corpus_views.summarize(corpus_views.explore_measured(tuple(names)), ("category", "tokenizer"))
+        charts.CHARTS["chars_per_token_by_category"](summary).to_dict()
 
     broken = vocabulary_problems()
     names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers and shows
@@ -135,7 +152,7 @@ def _after_loading(names: list[str]) -> None:
 
 
 def warm(*, runtime_wait: float = 0.0, freeze: bool = False, step_wait: float = STEP_WAIT_S,
-         grace: float = 0.0) -> dict:
+         grace: float = 0.0, quiet: float = 0.0) -> dict:
     """Do the warm-up now, in this thread; returns `status`.
 
     `runtime_wait`: seconds to wait for streamlit's runtime before importing the pages' shared
@@ -143,7 +160,8 @@ def warm(*, runtime_wait: float = 0.0, freeze: bool = False, step_wait: float = 
     `freeze`: then move every object alive to the garbage collector's permanent generation
     (the server process only; see `freeze_heap`). `step_wait`: the longest wait, before each
     step, for the page scripts running to end. `grace`: the longest wait for the first page to
-    be served before building tokenizers (`FIRST_PAGE_GRACE_S` on the server).
+    be served before building tokenizers (`FIRST_PAGE_GRACE_S` on the server); `quiet`: how long
+    no page may have run before a tokenizer is built (`QUIET_S` on the server).
     """
     t0 = time.perf_counter()
     done_steps: list[str] = []
@@ -151,9 +169,10 @@ def warm(*, runtime_wait: float = 0.0, freeze: bool = False, step_wait: float = 
     _wait_for_runtime(runtime_wait)
     try:
         for what, step in steps():
-            if what.startswith("tokenizer "):
+            heavy = what.startswith("tokenizer ")  # builds hold the interpreter lock; imports let go of it often
+            if heavy:
                 first_page_done.wait(grace)
-            _when_idle(step_wait)
+            _when_idle(step_wait, quiet if heavy else 0.0)
             try:
                 step()
             except Exception as e:  # noqa: BLE001  (the page that needs the broken part names the problem)
@@ -222,14 +241,25 @@ def _wait_for_listening(seconds: float) -> None:
             time.sleep(0.05)
 
 
+class _NotThisThread(logging.Filter):
+    """Drops streamlit's "missing ScriptRunContext" warnings of the warm-up thread.
+
+    The warm-up calls the pages' cached functions outside any page, on purpose: each call would
+    otherwise log that it has no page ("can be ignored") on every server start.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName != THREAD_NAME
+
+
 def _warm_after_listening(runtime_wait: float) -> None:
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NotThisThread())
     _wait_for_listening(runtime_wait)
-    warm(freeze=True, grace=FIRST_PAGE_GRACE_S)
+    warm(freeze=True, grace=FIRST_PAGE_GRACE_S, quiet=QUIET_S)
 
 
 def start(*, runtime_wait: float = 30.0) -> threading.Thread:
     """Run `warm()` in a daemon thread once the server listens; returns the thread."""
-    thread = threading.Thread(target=_warm_after_listening, args=(runtime_wait,), name="tokenprism-dashboard-warm-up",
-                              daemon=True)
+    thread = threading.Thread(target=_warm_after_listening, args=(runtime_wait,), name=THREAD_NAME, daemon=True)
     thread.start()
     return thread

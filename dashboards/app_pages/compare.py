@@ -94,14 +94,17 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Characters", f"{len(text):,}")
 m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
 fewest_slot, most_slot = m3.empty(), m4.empty()
-table_slot, progress_slot = st.empty(), st.empty()
+with st.container(key="counts"):  # the class st-key-counts: where the browser tests find the counts
+    table_slot = st.empty()
+progress_slot = st.empty()
 rows: list[dict] = []
 progress_slot.caption(f"Counting under {names[0]} (1 of {len(names)})…")
 for rows in shared.count_rows(text, names):
-    table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+    table_slot.markdown(shared.counts_markdown(rows))  # drawn by the browser at once (see counts_markdown)
     if len(rows) < len(names):
         progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
 progress_slot.empty()
+table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
 fewest = min(rows, key=lambda r: r["n_tokens"])
 most = max(rows, key=lambda r: r["n_tokens"])
 fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")

@@ -47,7 +47,8 @@ def show(name: str, table, *, plot: str | None = None, caption: str = "") -> Non
     if caption:
         st.caption(caption)
     st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 320))
-    st.download_button(f"Download {name}.csv", table.to_csv(index=False).encode("utf-8"), f"{name}.csv",
+    # the CSV is written when the button is clicked, not on every run (the full table has ~10,000 rows)
+    st.download_button(f"Download {name}.csv", lambda: table.to_csv(index=False).encode("utf-8"), f"{name}.csv",
                        "text/csv", key=f"dl_{name}", icon=":material/download:")
 
 

@@ -43,7 +43,8 @@ def _healthy(proc: subprocess.Popen, port: int, t0: float, timeout: float = 300)
 
 
 PAGES = {  # figure -> (path, what shows the first result)
-    "compare_first_counts": ("/", '[data-testid="stTable"] tbody tr'),
+    # the counts come as a Markdown table while they are counted, then as an st.table: either is the counts table
+    "compare_first_counts": ("/", ".st-key-counts tbody tr"),
     "explore_first_chart": ("/explore", '[data-testid="stVegaLiteChart"], .vega-embed'),
 }
 
