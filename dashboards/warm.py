@@ -114,6 +114,11 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
         resolve(DEFAULT_MODELS[0])
         from streamlit import emojis  # noqa: F401  (the app's page icon is checked against it)
 
+        from analysis.tokenizers import tiktoken_adapter  # noqa: F401  (tiktoken: the import, not a build)
+
+        for cached in (shared.sample_text, shared.tokenizer_names, shared.model_choices):
+            cached()  # the page's own cached calls: its first run finds them done
+
     def explore_imports() -> None:
         from analysis.plots import charts
         from dashboards import corpus_views  # altair, the probes, the BPE lab

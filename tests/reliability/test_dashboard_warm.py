@@ -96,3 +96,65 @@ def test_waiting_for_the_server_ends_when_its_port_accepts(monkeypatch):
         warm._wait_for_listening(20)
         waited = time.monotonic() - t0
     assert 0.25 <= waited < 20
+
+
+def _record_steps(monkeypatch, names=("a", "b")) -> list[str]:
+    """Replace the warm-up's steps by ones that record when they run: imports, then tokenizers."""
+    ran: list[str] = []
+
+    def fake_steps():
+        yield "imports", lambda: ran.append("imports")
+        for name in names:
+            yield f"tokenizer {name}", lambda name=name: ran.append(name)
+
+    monkeypatch.setattr(warm, "steps", fake_steps)
+    monkeypatch.setattr(warm, "status", {})
+    return ran
+
+
+def test_no_step_runs_while_a_page_script_runs(monkeypatch):
+    ran = _record_steps(monkeypatch)
+    with warm.page_run():
+        thread = threading.Thread(target=warm.warm, kwargs={"step_wait": 30})
+        thread.start()
+        thread.join(0.5)
+        assert ran == []  # the page has the interpreter to itself
+        assert warm.pages_running() == 1
+    thread.join(30)
+    assert ran == ["imports", "a", "b"]
+    assert warm.status["tokenizers"] == ["a", "b"]
+    assert warm.pages_running() == 0
+
+
+def test_a_page_ending_in_error_still_lets_the_warm_up_go_on(monkeypatch):
+    ran = _record_steps(monkeypatch)
+    with pytest.raises(RuntimeError), warm.page_run():
+        raise RuntimeError("st.stop() and reruns end a script with an exception")
+    assert warm.pages_running() == 0
+    warm.warm(step_wait=30)
+    assert ran == ["imports", "a", "b"]
+
+
+def test_builds_wait_for_the_first_page_and_a_quiet_server_imports_do_not(monkeypatch):
+    import time
+
+    ran = _record_steps(monkeypatch)
+    monkeypatch.setattr(warm, "first_page_done", threading.Event())
+    thread = threading.Thread(target=warm.warm, kwargs={"step_wait": 30, "grace": 30, "quiet": 0.6})
+    thread.start()
+    thread.join(0.5)
+    assert ran == ["imports"]  # no page served yet: imports only, no build
+    with warm.page_run():
+        pass
+    ended = time.monotonic()
+    thread.join(30)
+    assert ran == ["imports", "a", "b"]
+    assert time.monotonic() - ended >= 0.6  # the first build waited for the server to be quiet
+
+
+def test_the_real_steps_follow_the_compare_page():
+    names = [n for n in available_tokenizers() if n not in vocabulary_problems()]
+    what = [w for w, _ in warm.steps()]
+    assert what[:2] == ["the Compare page's imports", "the Explore page's imports and table"]
+    assert what[2:-1] == [f"tokenizer {n}" for n in names]  # one at a time, in the order the page shows them
+    assert len(what) == len(names) + 3
