@@ -3,12 +3,12 @@
 Unlike `analysis.tokenizers.warm_up` (vocabularies only), this runs, once per server process and
 in a background thread, what the pages do first, in the order a reader meets it:
 
-* the imports the Compare page counts with (pandas, the price data, streamlit's tables);
-* the first tokenizer the Compare page shows, then the Explore page's imports (altair, the
-  charts, the checked-in table of the built-in corpora), then the other tokenizers, one at a
-  time, in the order the Compare page shows them;
-* for each: the special-token regex (one large regex per tokenizer, e.g. the 1,090 special
-  tokens of o200k_harmony), then the page's default drawing of its sample text.
+* the imports and cached calls of the Compare page (pandas, the price data, streamlit's tables,
+  the sample text), then those of Explore (altair, the charts, the checked-in table of the
+  built-in corpora, summarised as the page does);
+* the tokenizers, one at a time, in the order the Compare page shows them;
+* the special-token regexes (one large regex per tokenizer, e.g. the 1,090 special tokens of
+  o200k_harmony) and the Compare page's default drawing of its sample text.
 
 It starts once the server listens, so the health check answers first. Each step waits while a
 page script runs (`page_run`, entered by the app for every run): the warm-up never competes
@@ -52,6 +52,10 @@ STEP_WAIT_S = 10.0
 # browser the page's scripts: measured, the first script run started 3 s after the page was
 # opened instead of 0.8 s. Imports release the lock every few milliseconds and go first.
 FIRST_PAGE_GRACE_S = 5.0
+# The steps that import and read files, and so may run while the first page loads.
+COMPARE_IMPORTS = "the Compare page's imports"
+EXPLORE_IMPORTS = "the Explore page's imports and table"
+LIGHT_STEPS = frozenset({COMPARE_IMPORTS, EXPLORE_IMPORTS})
 
 
 @contextlib.contextmanager
@@ -100,24 +104,19 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
 
     def compare_imports() -> None:
         import pandas as pd
-        from streamlit import dataframe_util
+        from streamlit import dataframe_util, emojis  # noqa: F401  (emojis: the app's page icon is checked)
 
+        from analysis.cost import DEFAULT_MODELS
+        from analysis.models import resolve
+        from analysis.tokenizers import tiktoken_adapter  # noqa: F401  (tiktoken: the import, not a build)
         from dashboards import chat, links, look, shared  # noqa: F401  (the Compare page's imports)
 
         frame = shared.counts_frame([])  # a table as the page sends it: the Styler and Arrow code paths
         dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
         shared.styled(pd.DataFrame({"x": [1.5], "n": [1]})).to_html()
-        from analysis.cost import DEFAULT_MODELS, model_names
-        from analysis.models import resolve
-
-        model_names()  # the price data, read for the page's model list
-        resolve(DEFAULT_MODELS[0])
-        from streamlit import emojis  # noqa: F401  (the app's page icon is checked against it)
-
-        from analysis.tokenizers import tiktoken_adapter  # noqa: F401  (tiktoken: the import, not a build)
-
         for cached in (shared.sample_text, shared.tokenizer_names, shared.model_choices):
-            cached()  # the page's own cached calls: its first run finds them done
+            cached()  # the page's own cached calls (the model list reads the price data)
+        resolve(DEFAULT_MODELS[0])
 
     def explore_imports() -> None:
         from analysis.plots import charts
@@ -129,8 +128,8 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
 
     broken = vocabulary_problems()
     names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers and shows
-    yield "the Compare page's imports", compare_imports
-    yield "the Explore page's imports and table", explore_imports
+    yield COMPARE_IMPORTS, compare_imports
+    yield EXPLORE_IMPORTS, explore_imports
     for name in names:
         yield f"tokenizer {name}", lambda name=name: load_tokenizer(name)
     yield "special-token regexes and the default drawing", lambda: _after_loading(names)
@@ -174,7 +173,7 @@ def warm(*, runtime_wait: float = 0.0, freeze: bool = False, step_wait: float = 
     _wait_for_runtime(runtime_wait)
     try:
         for what, step in steps():
-            heavy = what.startswith("tokenizer ")  # builds hold the interpreter lock; imports let go of it often
+            heavy = what not in LIGHT_STEPS  # builds hold the interpreter lock; imports let go of it often
             if heavy:
                 first_page_done.wait(grace)
             _when_idle(step_wait, quiet if heavy else 0.0)

@@ -99,11 +99,11 @@ def test_waiting_for_the_server_ends_when_its_port_accepts(monkeypatch):
 
 
 def _record_steps(monkeypatch, names=("a", "b")) -> list[str]:
-    """Replace the warm-up's steps by ones that record when they run: imports, then tokenizers."""
+    """Replace the warm-up's steps by ones that record when they run: imports (light), then tokenizers."""
     ran: list[str] = []
 
     def fake_steps():
-        yield "imports", lambda: ran.append("imports")
+        yield warm.COMPARE_IMPORTS, lambda: ran.append("imports")
         for name in names:
             yield f"tokenizer {name}", lambda name=name: ran.append(name)
 
@@ -155,6 +155,6 @@ def test_builds_wait_for_the_first_page_and_a_quiet_server_imports_do_not(monkey
 def test_the_real_steps_follow_the_compare_page():
     names = [n for n in available_tokenizers() if n not in vocabulary_problems()]
     what = [w for w, _ in warm.steps()]
-    assert what[:2] == ["the Compare page's imports", "the Explore page's imports and table"]
+    assert what[:2] == [warm.COMPARE_IMPORTS, warm.EXPLORE_IMPORTS] and set(what[:2]) == warm.LIGHT_STEPS
     assert what[2:-1] == [f"tokenizer {n}" for n in names]  # one at a time, in the order the page shows them
     assert len(what) == len(names) + 3
