@@ -158,3 +158,25 @@ def test_the_real_steps_follow_the_compare_page():
     assert what[:2] == [warm.COMPARE_IMPORTS, warm.EXPLORE_IMPORTS] and set(what[:2]) == warm.LIGHT_STEPS
     assert what[2:-1] == [f"tokenizer {n}" for n in names]  # one at a time, in the order the page shows them
     assert len(what) == len(names) + 3
+
+
+def test_the_server_and_the_app_entrypoint_import_nothing_heavy_before_the_warm_up():
+    """What runs before streamlit listens (`dashboards.serve`) and before every page (the app's own
+    imports) pulls in no pandas, numpy, altair or tokenizer engine: the health check and each page's
+    first element do not wait for them."""
+    import json
+    import subprocess
+
+    heavy = ["pandas", "numpy", "altair", "pyarrow", "matplotlib", "tiktoken", "tokenizers", "regex"]
+    code = ("import json, sys; import dashboards.serve, dashboards.warm, dashboards.look, analysis.tokenizers.fetch; "
+            f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout) == []
+    # the entrypoint imports those modules and nothing else of ours
+    from pathlib import Path
+
+    app = (Path(warm.__file__).parent / "streamlit_app.py").read_text(encoding="utf-8")
+    ours = sorted(line for line in app.splitlines() if line.startswith(("from analysis", "from dashboards", "import analysis",
+                                                                        "import dashboards")))
+    assert ours == ["from analysis.tokenizers.fetch import vocabulary_problems", "from dashboards import warm",
+                    "from dashboards.look import inject_css"]
