@@ -9,7 +9,6 @@ them.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable
 
@@ -36,6 +35,8 @@ class UnknownName(KeyError):
     def __init__(self, kind: str, name: str, valid: Iterable[str] = (), *, hint: str = "",
                  message: str = "") -> None:
         self.kind, self.name, self.valid = kind, name, sorted(set(valid))
+        import difflib  # only when a name is refused
+
         self.closest = difflib.get_close_matches(name, self.valid, n=3, cutoff=0.6)
         if not message:
             message = f"unknown {kind} {name!r}"

@@ -22,9 +22,9 @@ True
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .patterns import CL100K_PATTERN as CL100K_PATTERN
-    from .patterns import GPT2_PATTERN as GPT2_PATTERN
-    from .patterns import O200K_PATTERN as O200K_PATTERN
+    from .split_patterns import CL100K_PATTERN as CL100K_PATTERN
+    from .split_patterns import GPT2_PATTERN as GPT2_PATTERN
+    from .split_patterns import O200K_PATTERN as O200K_PATTERN
     from .explain import MergeStep as MergeStep
     from .explain import PieceExplanation as PieceExplanation
     from .explain import format_explanation as format_explanation
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # Every name loads on first use (PEP 562): a program that only needs the rank-file reader
 # (`ownbpe.io`) pays neither for the compiled split patterns nor for the encoder and trainer.
-_LAZY = {"CL100K_PATTERN": ".patterns", "GPT2_PATTERN": ".patterns", "O200K_PATTERN": ".patterns",
+_LAZY = {"CL100K_PATTERN": ".split_patterns", "GPT2_PATTERN": ".split_patterns", "O200K_PATTERN": ".split_patterns",
          "MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
          "Tokenizer": ".tokenizer", "train_bpe": ".train"}
 

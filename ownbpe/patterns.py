@@ -32,28 +32,9 @@ from typing import Iterator
 
 import regex
 
-# GPT-2 / r50k / p50k. tiktoken's faster but equivalent form of GPT-2's original
-# `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+# The three patterns are strings in `split_patterns` (importing them compiles nothing).
+from .split_patterns import BUILTIN_PATTERNS, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN  # noqa: F401
 
-# cl100k_base (GPT-3.5/4): case-insensitive contractions, digits in runs of at most 3, a letter
-# run may take one leading non-letter, punctuation runs keep their trailing newlines.
-CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-
-# o200k_base (GPT-4o and later): words split at case changes, contractions glued to the word.
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-
-BUILTIN_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 
 # The `regex` module's `\s`, spelled out so the stdlib `re` (several times faster on simple
 # patterns) can use exactly the same class: `re`'s own `\s` also matches U+001C..U+001F.

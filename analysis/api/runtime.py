@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from ..tokenizers import CATALOGUE, Tokenizer, available_tokenizers, load_tokenizer
+from ..tokenizers import CATALOGUE, Tokenizer, available_tokenizers, build_engines, load_tokenizer
 from .problems import Problem, check_limit
 from .settings import Settings
 
@@ -100,6 +100,7 @@ class Runtime:
         self.seconds_to_ready: float | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._loading: asyncio.Task | None = None
+        self._building: asyncio.Future | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -133,10 +134,14 @@ class Runtime:
         self.metrics.loaded.set(len(self.tokenizers))
         self.metrics.ready.set(1)
         _log.info("ready: %d tokenizers loaded in %.2f s", len(self.tokenizers), self.seconds_to_ready)
+        # Ready at once: short texts are encoded from the rank tables (`tokenizers.cold`). The
+        # engines that long texts and heavy traffic need are built next, off the event loop.
+        self._building = loop.run_in_executor(self._pool, build_engines, list(self.tokenizers.values()))
 
     async def stop(self) -> None:
-        if self._loading is not None and not self._loading.done():
-            self._loading.cancel()
+        for task in (self._loading, self._building):
+            if task is not None and not task.done():
+                task.cancel()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 

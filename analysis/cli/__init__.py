@@ -15,34 +15,66 @@ import os
 import re
 import signal
 import sys
-import traceback
+from collections.abc import Sequence
 
 from ..errors import BadInput, UnknownName
 
-# Each module defines `register(subparsers)`; the order is the order in `--help`.
-_COMMAND_MODULES = (
-    "analysis.cli.tokenizers",  # tokenizers, compare, vocab
-    "analysis.cli.count",  # count
-    "analysis.cli.tokens",  # encode, decode, truncate
-    "analysis.cli.drift",  # diff
-    "analysis.cli.bpe",  # explain, train
-    "analysis.cli.corpus",  # corpus list/show/stats
-    "analysis.cli.dashboard",  # dashboard
-    "analysis.cli.cost",  # cost, models
-    "analysis.cli.measure",  # measure, report, plot, probe
-    "analysis.cli.serve",  # serve
-)
+# Each command: the module whose `register(subparsers)` adds it, and its line in `tokenprism
+# --help` (the modules take their help from here, so the line exists once). The order is the
+# order in `--help`. A module may register several commands.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tokenizers": ("tokenizers", "list every tokenizer, its vocabulary source and licence"),
+    "compare": ("tokenizers", "count one text under several tokenizers or models"),
+    "vocab": ("tokenizers", "optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)"),
+    "count": ("count", "input tokens of a text or a request under each model, chat format included"),
+    "encode": ("tokens", "the token ids of a text, space-separated"),
+    "decode": ("tokens", "the text of token ids (arguments or stdin)"),
+    "truncate": ("tokens", "keep the first N tokens of a text"),
+    "diff": ("drift", "how files' token counts change from one tokenizer to another (for CI)"),
+    "explain": ("bpe", "show the BPE merges behind a split (ownbpe on real vocabularies)"),
+    "train": ("bpe", "train an ownbpe model on your corpus"),
+    "corpus": ("corpus", "list, show and summarise corpora (built-in or your own)"),
+    "dashboard": ("dashboard", "serve the Streamlit dashboard (options go to `streamlit run`)"),
+    "cost": ("cost", "what a workload costs under each model (prices from genai-prices)"),
+    "models": ("cost", "models with their prices, tokenizer and exactness"),
+    "measure": ("measure", "measure corpora under every tokenizer: chars/token by category"),
+    "report": ("measure", "write a report folder: report.md, report.html, figures, tidy tables"),
+    "plot": ("measure", "draw one report figure to a file"),
+    "probe": ("measure", "print one probe table (why counts differ)"),
+    "serve": ("serve", "run the HTTP JSON API (counts, tokenize, cost; vLLM and Anthropic shapes)"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def help_line(command: str) -> str:
+    """`command`'s line in `tokenprism --help` (for its module's `add_parser(..., help=...)`)."""
+    return COMMANDS[command][1]
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the `argv` it will parse, only as much of it as that needs.
+
+    With `argv`, only the module of the command named in it is imported and registered; the
+    other commands are one line each (enough for `--help` and for "invalid choice" errors), so
+    `tokenprism --help` and every command start without importing the others. Without `argv`,
+    every command is registered in full (tests walk the whole parser).
+    """
     parser = argparse.ArgumentParser(
         prog="tokenprism",
         description="See how LLM tokenizers treat your text: counts, boundaries, cost, and why.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _COMMAND_MODULES:
-        importlib.import_module(mod).register(sub)
+    wanted = None if argv is None else next((a for a in argv if not a.startswith("-")), None)
+    if wanted in COMMANDS:
+        modules = [COMMANDS[wanted][0]]
+    elif argv is None:
+        modules = list(dict.fromkeys(module for module, _ in COMMANDS.values()))
+    else:  # no command, or not one of ours: the list is all argparse needs to say so
+        for name, (_, line) in COMMANDS.items():
+            sub.add_parser(name, help=line)
+        return parser
+    for module in modules:
+        importlib.import_module(f"analysis.cli.{module}").register(sub)
     return parser
 
 
@@ -125,7 +157,8 @@ def interrupted(e: BaseException) -> bool:
 
 
 def _run(argv: list[str] | None, came: list[int]) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
@@ -148,6 +181,8 @@ def _run(argv: list[str] | None, came: list[int]) -> int:
               f"tokenprism, not in your input; please report it with the command you ran and the traceback "
               f"({DEBUG_ENV}=1 prints it).", file=sys.stderr)
         if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            import traceback
+
             traceback.print_exc()
         return 1
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import ownbpe  # its names load on first use (the trainer, the compiled patterns)
 
+from . import help_line
 from ..atomic import atomic_path
 from ..errors import BadInput
 from ..textio import regular_file_problem
@@ -92,14 +93,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    p = sub.add_parser("explain", help="show the BPE merges behind a split (ownbpe on real vocabularies)", formatter_class=fmt,
+    p = sub.add_parser("explain", help=help_line("explain"), formatter_class=fmt,
                        description="For each pre-token: the merges that fired, in order, with their ranks.")
     p.add_argument("text", metavar="TEXT")
     p.add_argument("--tokenizer", "-t", default="o200k_base", help="tiktoken-family name(s), comma-separated, or ownbpe[:PATH]")
     p.add_argument("--brief", action="store_true", help="only the resulting tokens, not each merge")
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("train", help="train an ownbpe model on your corpus", formatter_class=fmt)
+    p = sub.add_parser("train", help=help_line("train"), formatter_class=fmt)
     p.add_argument("corpus", nargs="+", metavar="FILE", help="UTF-8 text file(s)")
     p.add_argument("--vocab-size", type=bounded(257, 10_000_000, integer=True), default=8192, help="256 bytes + merges + special tokens")
     p.add_argument("--out", required=True, help="where to save the model (versioned text format)")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
 
+from . import help_line
 from ..textio import ERRORS
 from ..errors import BadInput
 
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentParser(add_help=False)
     fmt.add_argument("--format", choices=FORMATS, default="table", help="output format")
 
-    p = subparsers.add_parser("corpus", help="list, show and summarise corpora (built-in or your own)",
+    p = subparsers.add_parser("corpus", help=help_line("corpus"),
                               description=__doc__.split("\n", 1)[0],
                               formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="corpus_command", metavar="SUBCOMMAND", required=True)

@@ -30,7 +30,7 @@ from .tokenizers import add_max_input, max_input_bytes
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
-from . import write_safe
+from . import help_line, write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
 
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from ..cost import DEFAULT_MODELS
 
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    p = sub.add_parser("cost", help="what a workload costs under each model (prices from genai-prices)", formatter_class=fmt,
+    p = sub.add_parser("cost", help=help_line("cost"), formatter_class=fmt,
                        description="Tokens per request, $ per request, $ per month and $ per million input characters, "
                                    "per model. Each text, file or corpus sample is one request. Reads stdin when no "
                                    "input is given.")
@@ -112,7 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="progress bar for --corpus on stderr (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_cost)
 
-    q = sub.add_parser("models", help="models with their prices, tokenizer and exactness", formatter_class=fmt,
+    q = sub.add_parser("models", help=help_line("models"), formatter_class=fmt,
                        description="By default the model makers' own APIs; --all-providers adds hosts and resellers.")
     q.add_argument("contains", nargs="?", metavar="SUBSTRING", help="only models whose provider:id or name contains this")
     q.add_argument("--provider", help="only this provider id (e.g. openai, anthropic, groq, together)")

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, load_checks, mark, offenders, positive_tokens, read_json, run_checks
@@ -134,7 +135,7 @@ SHAPE_HELP = "openai-chat, openai-responses, anthropic, gemini or text"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "count", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-        help="input tokens of a text or a request under each model, chat format included",
+        help=help_line("count"),
         description="Count the input tokens of a request the way each model's provider counts it: the text plus "
                     "the model's chat format (roles, names, tools, the reply priming). Every row says how exact "
                     "it is: exact (rendered with the model's own tokenizer and format), documented (the provider's "

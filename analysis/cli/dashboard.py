@@ -23,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import help_line
 from ..errors import BadInput
 
 USAGE = """usage: tokenprism dashboard [STREAMLIT OPTIONS]
@@ -139,7 +140,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     # prefix_chars="+": `--server.port` and friends are not ours to parse; they all go to streamlit.
-    p = sub.add_parser("dashboard", help="serve the Streamlit dashboard (options go to `streamlit run`)",
+    p = sub.add_parser("dashboard", help=help_line("dashboard"),
                        prefix_chars="+", add_help=False, usage="tokenprism dashboard [STREAMLIT OPTIONS]")
     p.add_argument("streamlit_options", nargs=argparse.REMAINDER, metavar="STREAMLIT OPTIONS",
                    help="passed to `streamlit run`, e.g. --server.port 8600")

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from . import help_line
 from ..contract import ratio
 from ..errors import BadInput, UnknownName
 from ..textio import read_text_file
@@ -182,7 +183,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "diff", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-        help="how files' token counts change from one tokenizer to another (for CI)",
+        help=help_line("diff"),
         description="Count each file under two tokenizers (or models: their text tokenizers, no chat format) and "
                     "show the change (tokens and percent) and the first character where the two cut differently. "
                     "Exit 1 with --fail-over PCT when a file's count grows or shrinks by more than PCT percent.")

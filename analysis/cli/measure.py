@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
 
+from . import help_line
 from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
@@ -252,7 +253,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                           help="progress bars on stderr (default: when stderr is a terminal)")
 
     p = sub.add_parser("measure", parents=[progress], formatter_class=_FMT,
-                       help="measure corpora under every tokenizer: chars/token by category",
+                       help=help_line("measure"),
                        description="One row per sample x tokenizer (written with --out); prints chars/token "
                                    "(sum of chars / sum of tokens) by category x tokenizer.")
     p.add_argument("corpus", nargs="*", metavar="CORPUS", help="your files, folders or glob patterns")
@@ -279,7 +280,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_measure)
 
     p = sub.add_parser("report", parents=[progress], formatter_class=_FMT,
-                       help="write a report folder: report.md, report.html, figures, tidy tables",
+                       help=help_line("report"),
                        description="Measure, run every probe, draw every figure; same inputs give identical files.")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="the report folder")
     _add_tokenizers(p)
@@ -288,7 +289,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
     figure_names = list(FIGURE_NAMES)
-    p = sub.add_parser("plot", parents=[progress], formatter_class=_FMT, help="draw one report figure to a file",
+    p = sub.add_parser("plot", parents=[progress], formatter_class=_FMT, help=help_line("plot"),
                        description="Figures: " + ", ".join(figure_names))
     p.add_argument("figure", metavar="FIGURE", choices=figure_names, help="one of: " + ", ".join(figure_names))
     p.add_argument("--out", "-o", required=True, metavar="FILE", help="output file (.png, .svg, .pdf)")
@@ -296,7 +297,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_parallel(p, default="builtin")
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("probe", parents=[progress], formatter_class=_FMT, help="print one probe table (why counts differ)",
+    p = sub.add_parser("probe", parents=[progress], formatter_class=_FMT, help=help_line("probe"),
                        description="Without NAME: list the tables. Tables: " + ", ".join(PROBE_NAMES))
     p.add_argument("name", nargs="?", metavar="NAME", choices=[*PROBE_NAMES, None], help="table name; omit to list them")
     _add_tokenizers(p)

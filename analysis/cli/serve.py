@@ -18,6 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import help_line
 from ..atomic import temporary_name
 from ..errors import BadInput, UnknownName
 
@@ -141,7 +142,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `serve` to the `tokenprism` parser."""
-    p = sub.add_parser("serve", help="run the HTTP JSON API (counts, tokenize, cost; vLLM and Anthropic shapes)",
+    p = sub.add_parser("serve", help=help_line("serve"),
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                        description="Serves /v1/count, /v1/tokenize, /v1/cost, ... with an OpenAPI schema at "
                                    "/openapi.json and an offline docs page at /docs. Binds to loopback by default.")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
     import pandas as pd
 
+from . import help_line
 from ..errors import BadInput, UnknownName
 from ..textio.lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
@@ -76,11 +77,11 @@ def _corrupt(name: str) -> str:
 
 def cmd_tokenizers(args: argparse.Namespace) -> int:
     # names, sizes, sources and licences are the catalogue's metadata: nothing is loaded
-    from ..compare import skipped_tokenizers
     from ..tokenizers import CATALOGUE
+    from ..tokenizers.fetch import vocabulary_problems
     from ..tokenizers.registry import is_available
 
-    broken = skipped_tokenizers()  # fetched files failing their sha256 check (no vocabulary is built)
+    broken = vocabulary_problems()  # fetched files failing their sha256 check (no vocabulary is built)
 
     def available(name: str, fetched: bool) -> str:
         if name in broken:
@@ -188,7 +189,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for label, text in inputs:
         if toks:
             rows += [{"input": label, **r} for r in compare_rows(text, toks, with_ids=args.format == "json")]
-        model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
+        if specs:
+            model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
             for tok in toks:
@@ -252,12 +254,12 @@ def cmd_vocab_fetch(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    p = sub.add_parser("tokenizers", help="list every tokenizer, its vocabulary source and licence", formatter_class=fmt)
+    p = sub.add_parser("tokenizers", help=help_line("tokenizers"), formatter_class=fmt)
     add_format(p)
     p.add_argument("--no-load", action="store_true", help="kept for old scripts: the list never loads a vocabulary")
     p.set_defaults(func=cmd_tokenizers)
 
-    p = sub.add_parser("compare", help="count one text under several tokenizers or models", formatter_class=fmt,
+    p = sub.add_parser("compare", help=help_line("compare"), formatter_class=fmt,
                        description="Token count, chars/token and bytes/token per tokenizer (-t); with -m, the request "
                                    "count per model (the text as one user message, chat format included). Reads stdin "
                                    "when no TEXT or -f is given.")
@@ -275,7 +277,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(p)
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("vocab", help="optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)", formatter_class=fmt)
+    p = sub.add_parser("vocab", help=help_line("vocab"), formatter_class=fmt)
     vsub = p.add_subparsers(dest="vocab_command", metavar="ACTION", required=True)
     q = vsub.add_parser("list", help="the fetchable vocabularies and whether they are fetched")
     add_format(q)

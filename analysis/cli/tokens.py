@@ -15,6 +15,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .budget import positive_tokens
@@ -202,7 +203,7 @@ def _add_text(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
     special = "Special-token strings such as <|endoftext|> are text, as everywhere in tokenprism."
-    p = sub.add_parser("encode", formatter_class=fmt, help="the token ids of a text, space-separated",
+    p = sub.add_parser("encode", formatter_class=fmt, help=help_line("encode"),
                        description=f"Print the token ids of a text (TEXT, -f FILE or stdin, read exactly: a final "
                                    f"newline is a token too). {special}")
     _add_text(p)
@@ -211,7 +212,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="table: ids separated by spaces; json: tokenizer, n_tokens, ids, exactness")
     p.set_defaults(func=cmd_encode)
 
-    p = sub.add_parser("decode", formatter_class=fmt, help="the text of token ids (arguments or stdin)",
+    p = sub.add_parser("decode", formatter_class=fmt, help=help_line("decode"),
                        description="Write the text of token ids, given as arguments or on stdin, separated by "
                                    "spaces, commas or newlines. An id the tokenizer has no token for is refused "
                                    "with the valid range (o200k_base has unused ids inside it, named too).")
@@ -221,7 +222,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="table: the text as it is; json: tokenizer, n_tokens, text, complete (and hex)")
     p.set_defaults(func=cmd_decode)
 
-    p = sub.add_parser("truncate", formatter_class=fmt, help="keep the first N tokens of a text",
+    p = sub.add_parser("truncate", formatter_class=fmt, help=help_line("truncate"),
                        description="Keep the start of a text that fits in N tokens: cut at a token boundary, "
                                    "never inside a character (a token that ends mid-character drops back to the "
                                    "last whole one), and re-encoding the kept text gives N tokens or fewer. With "

@@ -57,9 +57,11 @@ def start_method() -> str:
 
 
 def _init_worker(names: Sequence[str]) -> None:
+    from ..tokenizers import build_engines
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.update(WORKER_ENV)
-    worker_tokenizers(names)
+    build_engines(worker_tokenizers(names))  # after a fork: already built, nothing to do
 
 
 class LocalEngine:
@@ -85,8 +87,10 @@ class LocalEngine:
             ctx = mp.get_context(method)
             self._names = tuple(names)
             self.start_method = method
-            if method == "fork":
-                worker_tokenizers(self._names)  # loaded once, here: every fork inherits them
+            if method == "fork":  # loaded and built once, here: every fork inherits them
+                from ..tokenizers import build_engines
+
+                build_engines(worker_tokenizers(self._names))
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
                                              initargs=(self._names,))
         return self._pool

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .registry import (
         CATALOGUE as CATALOGUE,
         available_tokenizers as available_tokenizers,
+        build_engines as build_engines,
         load_tokenizer as load_tokenizer,
         load_tokenizers as load_tokenizers,
         warm_up as warm_up,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from .vocab import VocabularyError as VocabularyError
 
 _LAZY = {**dict.fromkeys(("Piece", "Source", "Tokenizer", "TokenizersArg", "clean_text"), ".base"),
-         **dict.fromkeys(("CATALOGUE", "available_tokenizers", "load_tokenizer", "load_tokenizers", "warm_up",
+         **dict.fromkeys(("CATALOGUE", "available_tokenizers", "build_engines", "load_tokenizer", "load_tokenizers", "warm_up",
                           "tiktoken_params"), ".registry"),
          "VocabularyError": ".vocab"}
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from operator import itemgetter, not_, or_
 
-import regex
+from typing import TYPE_CHECKING
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
@@ -43,16 +43,21 @@ PARTS_PER_BATCH = 64
 LETTER_SPACE = r"(?<=\p{L})(?=\s)"
 NEWLINE_NONSPACE = r"(?<=\n)(?=\S)"
 
-_compiled: dict[str, regex.Pattern] = {}
+if TYPE_CHECKING:  # imported by the first long text (20 ms): listing and short texts never pay for it
+    import regex
+
+_compiled: dict[str, "regex.Pattern"] = {}
 
 
-def compiled(points: str) -> regex.Pattern:
+def compiled(points: str) -> "regex.Pattern":
     """The compiled pattern of cut points `points` (compiled once)."""
     return _cutter(points)
 
 
-def _cutter(points: str) -> regex.Pattern:
+def _cutter(points: str) -> "regex.Pattern":
     if points not in _compiled:
+        import regex
+
         _compiled[points] = regex.compile(points)
     return _compiled[points]
 

@@ -9,19 +9,18 @@ so ownbpe appears in every comparison beside the production tokenizers.
 from __future__ import annotations
 
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
 import ownbpe
 from ownbpe.userpattern import PatternTimeout
 
+from ..data import BUILTIN_MODEL, builtin_model_path
 from ..errors import BadInput
 from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
 
-BUILTIN_MODEL = "ownbpe-builtin.model"
 BUILTIN_VOCAB_SIZE = 8192
 
 
@@ -113,10 +112,6 @@ class OwnBPETokenizer:
         text = clean_text(text)
         ids = self.encode(text)
         return byte_pieces(text, ids, map(self.token_bytes, ids))
-
-
-def builtin_model_path() -> Path:
-    return Path(str(resources.files("analysis.data").joinpath(BUILTIN_MODEL)))
 
 
 def builtin_ownbpe() -> OwnBPETokenizer:

