@@ -22,6 +22,7 @@ which shows them with their fix.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -131,7 +132,7 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
     yield COMPARE_IMPORTS, compare_imports
     yield EXPLORE_IMPORTS, explore_imports
     for name in names:
-        yield f"tokenizer {name}", lambda name=name: load_tokenizer(name)
+        yield f"tokenizer {name}", functools.partial(load_tokenizer, name)
     yield "special-token regexes and the default drawing", lambda: _after_loading(names)
 
 

@@ -64,7 +64,7 @@ c1, c2 = st.columns([3, 1])
 names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 
 
-def choose_model() -> str | None:
+def choose_model() -> str:
     """The model box, in the column beside the tokenizers; drawn after the counts (it reads the price data)."""
     return c2.selectbox("Count it for", shared.model_choices(), index=0, key="cost_model", bind="query-params",
                         accept_new_options=True,
