@@ -8,7 +8,9 @@ in a background thread, what the pages do first, in the order a reader meets it:
   built-in corpora, summarised as the page does);
 * the tokenizers, one at a time, in the order the Compare page shows them;
 * the special-token regexes (one large regex per tokenizer, e.g. the 1,090 special tokens of
-  o200k_harmony) and the Compare page's default drawing of its sample text.
+  o200k_harmony) and the Compare page's default drawing of its sample text;
+* the engines the tokenizers defer to their first long text (tiktoken's: a short text is
+  encoded without one), one at a time, so that a long paste does not wait for one.
 
 It starts once the server listens, so the health check answers first. Each step waits while a
 page script runs (`page_run`, entered by the app for every run): the warm-up never competes
@@ -134,6 +136,14 @@ def steps() -> Iterator[tuple[str, Callable[[], object]]]:
     for name in names:
         yield f"tokenizer {name}", functools.partial(load_tokenizer, name)
     yield "special-token regexes and the default drawing", lambda: _after_loading(names)
+    for name in names:  # what a tokenizer defers to its first long text: a long paste finds it built
+        yield f"engine {name}", functools.partial(_build_engine, name)
+
+
+def _build_engine(name: str) -> None:
+    from analysis.tokenizers import build_engines, load_tokenizer
+
+    build_engines([load_tokenizer(name)])
 
 
 def _after_loading(names: list[str]) -> None:

@@ -85,6 +85,11 @@ def test_script_runs_make_no_full_collection_and_five_sessions_each_get_their_co
         runs = paste_at_once(sessions, texts)
         for run, exp, text in zip(runs, expected, texts):
             assert run.shows(exp), (exp, [m for m in run.markdown if "tokens" in m][:3])
+        # the warm-up goes on once the pages are quiet (dashboards.warm.QUIET_S), and collects once at its end
+        deadline = time.monotonic() + 120
+        while not (log.exists() and "tokenprism-dashboard-warm-up" in log.read_text()):
+            assert time.monotonic() < deadline, "the warm-up did not finish within 120 s of the last paste"
+            time.sleep(0.5)
     finally:
         for s in sessions:
             s.close()

@@ -156,8 +156,9 @@ def test_the_real_steps_follow_the_compare_page():
     names = [n for n in available_tokenizers() if n not in vocabulary_problems()]
     what = [w for w, _ in warm.steps()]
     assert what[:2] == [warm.COMPARE_IMPORTS, warm.EXPLORE_IMPORTS] and set(what[:2]) == warm.LIGHT_STEPS
-    assert what[2:-1] == [f"tokenizer {n}" for n in names]  # one at a time, in the order the page shows them
-    assert len(what) == len(names) + 3
+    assert what[2 : 2 + len(names)] == [f"tokenizer {n}" for n in names]  # one at a time, in the page's order
+    assert what[2 + len(names)] == "special-token regexes and the default drawing"
+    assert what[3 + len(names) :] == [f"engine {n}" for n in names]  # then what a long paste would wait for
 
 
 def test_the_server_and_the_app_entrypoint_import_nothing_heavy_before_the_warm_up():
