@@ -11,13 +11,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 
 from analysis import available_tokenizers, load_tokenizer
 from analysis.corpora import sample_text
 from analysis.tokenizers.fetch import vocabulary_problems
-from tests.dashboards.browser import REPO, free_port, stop
+from tests.dashboards.browser import REPO, free_port, stop, wait_for_health
 from tests.dashboards.protocol import Session
 
 
@@ -29,15 +27,7 @@ def test_the_first_run_sends_the_counts_one_row_at_a_time(tmp_path):
                              "--server.headless", "true"], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     session = None
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (tmp_path / "log.txt").read_text()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "no answer within 90 s"
-                time.sleep(0.2)
+        wait_for_health(proc, port, log=tmp_path / "log.txt")
         session = Session(port, timeout=120)
         run = session.run()
     finally:
