@@ -55,10 +55,6 @@ STEP_WAIT_S = 10.0
 # browser the page's scripts: measured, the first script run started 3 s after the page was
 # opened instead of 0.8 s. Imports release the lock every few milliseconds and go first.
 FIRST_PAGE_GRACE_S = 5.0
-# The steps that import and read files, and so may run while the first page loads.
-COMPARE_IMPORTS = "the Compare page's imports"
-EXPLORE_IMPORTS = "the Explore page's imports and table"
-LIGHT_STEPS = frozenset({COMPARE_IMPORTS, EXPLORE_IMPORTS})
 
 
 @contextlib.contextmanager
@@ -95,44 +91,73 @@ def _when_idle(seconds: float, quiet: float = 0.0) -> None:
             _idle.wait(min(calm, left))  # a run starting meanwhile notifies nobody: the loop looks again
 
 
+def _pandas() -> None:
+    import pandas  # noqa: F401  (half a second: one step of its own)
+
+
+def _compare_modules() -> None:
+    from streamlit import dataframe_util, emojis  # noqa: F401  (emojis: the app's page icon is checked)
+
+    from analysis.tokenizers import tiktoken_adapter  # noqa: F401  (tiktoken: the import, not a build)
+    from dashboards import chat, links, look, shared  # noqa: F401  (the Compare page's imports)
+
+
+def _compare_table() -> None:
+    import pandas as pd
+    from streamlit import dataframe_util
+
+    from dashboards import shared
+
+    dataframe_util.convert_pandas_df_to_arrow_bytes(shared.counts_frame([]))  # as the page sends its table
+    shared.styled(pd.DataFrame({"x": [1.5], "n": [1]})).to_html()
+
+
+def _compare_calls() -> None:
+    from analysis.cost import DEFAULT_MODELS
+    from analysis.models import resolve
+    from dashboards import shared
+
+    for cached in (shared.sample_text, shared.tokenizer_names, shared.model_choices):
+        cached()  # the page's own cached calls (the model list reads the price data)
+    resolve(DEFAULT_MODELS[0])
+
+
+def _explore_modules() -> None:
+    from analysis.plots import charts  # noqa: F401
+    from dashboards import corpus_views  # noqa: F401  (altair, the probes, the BPE lab)
+
+
+def _explore_table() -> None:
+    from analysis.plots import charts
+    from dashboards import corpus_views, shared
+
+    # the page's own cached calls, with its arguments: its first visit finds them done
+    names = tuple(shared.tokenizer_names())
+    summary = corpus_views.summarize(corpus_views.explore_measured(names), ("category", "tokenizer"))
+    charts.CHARTS["chars_per_token_by_category"](summary).to_dict()
+
+
+# The steps that import and read files, each short, and so may run while the first page loads;
+# a page that starts meanwhile waits at most for the one under way (it imports the rest itself).
+LIGHT = [("pandas", _pandas), ("the Compare page's modules", _compare_modules),
+         ("the Compare page's table code", _compare_table), ("the Compare page's cached calls", _compare_calls),
+         ("the Explore page's modules", _explore_modules), ("the Explore page's table and chart", _explore_table)]
+LIGHT_STEPS = frozenset(what for what, _ in LIGHT)
+
+
 def steps() -> Iterator[tuple[str, Callable[[], object]]]:
     """(what, do it) in the order the warm-up runs them; `warm` waits for idle pages before each.
 
-    First the imports of the Compare page, then those of Explore (with its table and one chart),
-    then the tokenizers in the order the Compare page shows them, then the special-token
-    regexes and the Compare page's default drawing.
+    First the `LIGHT` steps (the imports and cached calls of the Compare page, then of
+    Explore), then the tokenizers in the order the Compare page shows them, the special-token
+    regexes and the Compare page's default drawing, and last the tokenizers' engines.
     """
     from analysis.tokenizers import available_tokenizers, load_tokenizer
     from analysis.tokenizers.fetch import vocabulary_problems
 
-    def compare_imports() -> None:
-        import pandas as pd
-        from streamlit import dataframe_util, emojis  # noqa: F401  (emojis: the app's page icon is checked)
-
-        from analysis.cost import DEFAULT_MODELS
-        from analysis.models import resolve
-        from analysis.tokenizers import tiktoken_adapter  # noqa: F401  (tiktoken: the import, not a build)
-        from dashboards import chat, links, look, shared  # noqa: F401  (the Compare page's imports)
-
-        frame = shared.counts_frame([])  # a table as the page sends it: the Styler and Arrow code paths
-        dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
-        shared.styled(pd.DataFrame({"x": [1.5], "n": [1]})).to_html()
-        for cached in (shared.sample_text, shared.tokenizer_names, shared.model_choices):
-            cached()  # the page's own cached calls (the model list reads the price data)
-        resolve(DEFAULT_MODELS[0])
-
-    def explore_imports() -> None:
-        from analysis.plots import charts
-        from dashboards import corpus_views  # altair, the probes, the BPE lab
-
-        # the page's own cached calls, with its arguments: its first visit finds them done
-        summary = corpus_views.summarize(corpus_views.explore_measured(tuple(names)), ("category", "tokenizer"))
-        charts.CHARTS["chars_per_token_by_category"](summary).to_dict()
-
+    yield from LIGHT
     broken = vocabulary_problems()
     names = [n for n in available_tokenizers() if n not in broken]  # what the Compare page offers and shows
-    yield COMPARE_IMPORTS, compare_imports
-    yield EXPLORE_IMPORTS, explore_imports
     for name in names:
         yield f"tokenizer {name}", functools.partial(load_tokenizer, name)
     yield "special-token regexes and the default drawing", lambda: _after_loading(names)

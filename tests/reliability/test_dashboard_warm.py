@@ -103,7 +103,7 @@ def _record_steps(monkeypatch, names=("a", "b")) -> list[str]:
     ran: list[str] = []
 
     def fake_steps():
-        yield warm.COMPARE_IMPORTS, lambda: ran.append("imports")
+        yield warm.LIGHT[0][0], lambda: ran.append("imports")
         for name in names:
             yield f"tokenizer {name}", lambda name=name: ran.append(name)
 
@@ -155,10 +155,12 @@ def test_builds_wait_for_the_first_page_and_a_quiet_server_imports_do_not(monkey
 def test_the_real_steps_follow_the_compare_page():
     names = [n for n in available_tokenizers() if n not in vocabulary_problems()]
     what = [w for w, _ in warm.steps()]
-    assert what[:2] == [warm.COMPARE_IMPORTS, warm.EXPLORE_IMPORTS] and set(what[:2]) == warm.LIGHT_STEPS
-    assert what[2 : 2 + len(names)] == [f"tokenizer {n}" for n in names]  # one at a time, in the page's order
-    assert what[2 + len(names)] == "special-token regexes and the default drawing"
-    assert what[3 + len(names) :] == [f"engine {n}" for n in names]  # then what a long paste would wait for
+    light = len(warm.LIGHT_STEPS)
+    assert set(what[:light]) == warm.LIGHT_STEPS and what.index("the Compare page's modules") < what.index(
+        "the Explore page's modules")  # the default page's first
+    assert what[light : light + len(names)] == [f"tokenizer {n}" for n in names]  # one at a time, in the page's order
+    assert what[light + len(names)] == "special-token regexes and the default drawing"
+    assert what[light + 1 + len(names) :] == [f"engine {n}" for n in names]  # then what a long paste would wait for
 
 
 def test_the_server_and_the_app_entrypoint_import_nothing_heavy_before_the_warm_up():
