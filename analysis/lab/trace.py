@@ -6,9 +6,12 @@ a trained tokenizer, from `ownbpe.Tokenizer.explain`.
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..render import visible
+
+if TYPE_CHECKING:  # the frames are built on request: `show_token` alone (the service) needs no pandas
+    import pandas as pd
 
 
 def merge_trace(explanations) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -24,6 +27,8 @@ def merge_trace(explanations) -> tuple[pd.DataFrame, pd.DataFrame]:
     >>> merge_trace(tok.explain("ab"))[1][["left", "right", "result"]].values.tolist()
     [['a', 'b', 'ab']]
     """
+    import pandas as pd
+
     pieces, steps = [], []
     for p in explanations:
         label = visible(p.text)

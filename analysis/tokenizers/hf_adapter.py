@@ -7,6 +7,11 @@ strings such as ``<｜begin▁of▁sentence｜>`` are encoded as ordinary text, 
 adds BOS/EOS. Non-special added tokens (DeepSeek's ``<think>``, ``<｜User｜>``) are still matched,
 as the model's own tokenizer matches them in any text.
 
+Loading: the facts read from the JSON besides the engine (`hf_meta`) are kept in the data dir,
+so a bundled or fetched file, once seen, loads without a parse and builds its Rust engine on
+first use (or on `build()`: warm-up, a server once ready). A file named by a user's spec is
+parsed and built at once, so that a broken one is refused on load.
+
 Offsets: for byte-level pipelines (a ByteLevel pre-tokenizer or decoder) the pieces tile the
 text exactly, as for tiktoken. With a normaliser (e.g. NFKC) the pieces are placed on the
 normalised text and mapped back segment by segment (`normalize.map_pieces`). Other pipelines
@@ -16,20 +21,19 @@ empty or overlap its neighbour, and such pieces are marked partial.
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 from pathlib import Path
-from typing import Iterator, Sequence
-
-from ownbpe.userpattern import PROBE  # ordinary text of every kind, which every pipeline must encode
-from tokenizers import Tokenizer as HFTokenizer
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from ..errors import BadInput
-from . import cuts, hf_words
+from . import cuts, hf_meta, hf_words
 from .base import Family, Piece, Source, byte_pieces, clean_text
 from .normalize import NormalForm, map_pieces, normalize_with_map
 from .vocab import UNICODE_TO_BYTE, VocabularyError, read_bytes, read_json
 
-_NORMALIZERS: dict[str, NormalForm] = {"NFC": "NFC", "NFKC": "NFKC", "NFD": "NFD", "NFKD": "NFKD"}
+if TYPE_CHECKING:  # imported with the first engine
+    from tokenizers import Tokenizer as HFTokenizer
 
 # Long texts are cut where the ids provably do not change (see `cuts`): after a newline that is
 # followed by a non-space character, or between a letter and whitespace. That holds for the
@@ -68,7 +72,7 @@ class _Guarded:
 
     __slots__ = ("_tok", "_where")
 
-    def __init__(self, tok: HFTokenizer, where: str) -> None:
+    def __init__(self, tok: "HFTokenizer", where: str) -> None:
         self._tok, self._where = tok, where
 
     def __getattr__(self, name: str):
@@ -126,15 +130,6 @@ def _check_merges(path: Path, raw: bytes, spec: dict | None = None) -> None:
                               "thousand). Fix: check the file")
 
 
-def _has_type(node, wanted: str) -> bool:
-    """True when a pipeline node (or any member of a Sequence) has type `wanted`."""
-    if not isinstance(node, dict):
-        return False
-    if node.get("type") == wanted:
-        return True
-    return any(_has_type(child, wanted) for key in ("pretokenizers", "normalizers", "decoders") for child in node.get(key) or [])
-
-
 class HFTokenizerAdapter:
     """A ``tokenizer.json`` behind the tokenprism interface.
 
@@ -145,70 +140,98 @@ class HFTokenizerAdapter:
 
     family: Family = "hf"
 
-    def __init__(self, name: str, path: str | Path, *, source: Source, safe_newline_cuts: bool = False) -> None:
+    def __init__(self, name: str, path: str | Path, *, source: Source, safe_newline_cuts: bool = False,
+                 lazy: bool = False) -> None:
+        """Args:
+            lazy: take the file's facts from the data dir's copy when there is one, and build
+                the engine on first use (for bundled and fetched files, checked by sha256);
+                otherwise parse and build now, refusing a broken file on load.
+        """
         self.name = name
         self.source = source
         self.path = Path(path)
-        raw = read_bytes(self.path)  # bounded, regular files only
-        _check_merges(self.path, raw)  # before parsing: a 3M-merge file would take gigabytes
-        spec = read_json(self.path, data=raw)
-        if not isinstance(spec, dict) or "model" not in spec:
-            raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
-        _check_merges(self.path, raw, spec)
-        added = spec.get("added_tokens") or []
-        self._special = {int(t["id"]): t["content"] for t in added if t.get("special")}
-        # an added token that holds or strips whitespace could span a cut: then never cut
-        self.safe_newline_cuts = safe_newline_cuts and not any(
-            not t.get("special") and (t.get("lstrip") or t.get("rstrip") or t.get("single_word")
-                                      or any(c.isspace() for c in t["content"])) for t in added)
-        # Non-special added tokens (e.g. DeepSeek's "<think>") are matched in text by the real
-        # tokenizer too, so they stay; their text is their content, not the vocab entry's.
-        self._added = {int(t["id"]): t["content"] for t in added}
-        had_post_processor = spec.get("post_processor") is not None
-        norm = spec.get("normalizer") or {}
-        self._byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(spec.get("decoder"), "ByteLevel")
-        # A single unicode normaliser we can reproduce (with offsets) in Python; anything else
-        # (lowercasing, replacements) falls back to HF's own offsets.
-        members = norm.get("normalizers", []) if norm.get("type") == "Sequence" else [norm] if norm else []
-        kinds = [n.get("type") for n in members]
-        kinds = [k for k in kinds if k]
-        self._normalize: NormalForm | None = None
-        self._exotic_normalizer = False
-        if len(kinds) == 1 and kinds[0] in _NORMALIZERS:
-            self._normalize = _NORMALIZERS[kinds[0]]
-        elif kinds:
-            self._exotic_normalizer = True
-        try:
-            # the file's own text: no re-serialisation of a multi-MB spec
-            engine = HFTokenizer.from_str(raw.decode("utf-8"))
-            if had_post_processor:
-                engine.post_processor = None
-        except BaseException as e:  # plain Exceptions from Rust, or a Rust panic (not an Exception)
-            if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
-                raise
-            raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from None
-        # Special added tokens are not matched in text (ids stay as in the file; removing them
-        # from the JSON instead would renumber the others).
-        engine.encode_special_tokens = True
-        self._tok = _Guarded(engine, str(self.path))
-        self._probe()
-        # cuts inside long words (hf_words), for the pipelines it describes
-        self._junctions = (hf_words.Junctions(engine) if self.safe_newline_cuts and hf_words.usable(engine, spec, added)
-                           else None)
-        model_vocab = spec["model"].get("vocab") if isinstance(spec["model"], dict) else None
-        if isinstance(model_vocab, dict) and model_vocab:  # BPE/WordPiece: token -> id, cheaper than get_vocab
-            top = max(model_vocab.values())
-        elif isinstance(model_vocab, list):  # Unigram: ids are positions
-            top = len(model_vocab) - 1
+        self._lock = threading.Lock()
+        self._engine: _Guarded | None = None
+        self._junctions_engine: hf_words.Junctions | None = None
+        meta, sha = hf_meta.read(self.path) if lazy else (None, "")
+        if meta is None:
+            raw = read_bytes(self.path)  # bounded, regular files only
+            _check_merges(self.path, raw)  # before parsing: a 3M-merge file would take gigabytes
+            spec = read_json(self.path, data=raw)
+            if not isinstance(spec, dict) or "model" not in spec:
+                raise VocabularyError(f"{self.path}: not a Hugging Face tokenizer.json (no 'model' section)")
+            _check_merges(self.path, raw, spec)
+            meta = hf_meta.from_spec(spec, safe_newline_cuts)
+            self._take(meta)
+            self._build(raw)
+            if meta["n_vocab"] is None:  # neither BPE nor Unigram: the engine knows its ids
+                top = max(self._tok.get_vocab(with_added_tokens=True).values())
+                meta["n_vocab"] = max([top, *meta["added"]]) + 1
+                self._take(meta)
+            if lazy:
+                hf_meta.write(sha, meta)
         else:
-            top = max(self._tok.get_vocab(with_added_tokens=True).values())
-        self._n_vocab = max([top, *self._added.keys()]) + 1
+            self._take(meta)
 
-    def _probe(self) -> None:
-        """Refuse, on load, a pipeline that cannot encode ordinary text or deletes it all (a
-        normaliser replacing every character by nothing counted 52 characters as 0 tokens)."""
+    def _take(self, meta: dict[str, Any]) -> None:
+        self._special: dict[int, str] = meta["special"]
+        self._added: dict[int, str] = meta["added"]
+        self.safe_newline_cuts: bool = meta["safe_newline_cuts"]
+        self._normalize: NormalForm | None = meta["normalize"]
+        self._exotic_normalizer: bool = meta["exotic"]  # lowercasing, replacements: HF's own offsets
+        self._byte_level: bool = meta["byte_level"]
+        self._n_vocab: int = meta["n_vocab"] or 0
+        self._use_junctions: bool = meta["junctions"]
+        self._had_post_processor: bool = meta["post_processor"]
+
+    def _build(self, raw: bytes | None = None) -> _Guarded:
+        """Build the engine from the file's bytes (read again when not given), check it, keep it."""
+        from tokenizers import Tokenizer as HFTokenizer
+
+        with self._lock:
+            if self._engine is not None:
+                return self._engine
+            if raw is None:
+                raw = read_bytes(self.path)
+            try:
+                # the file's own text: no re-serialisation of a multi-MB spec
+                engine = HFTokenizer.from_str(raw.decode("utf-8"))
+                if self._had_post_processor:
+                    engine.post_processor = None
+            except BaseException as e:  # plain Exceptions from Rust, or a Rust panic (not an Exception)
+                if not isinstance(e, Exception) and type(e).__name__ != "PanicException":
+                    raise
+                raise VocabularyError(f"{self.path}: Hugging Face tokenizers cannot load it: {e}") from None
+            # Special added tokens are not matched in text (ids stay as in the file; removing them
+            # from the JSON instead would renumber the others).
+            engine.encode_special_tokens = True
+            guarded = _Guarded(engine, str(self.path))
+            self._probe(guarded)
+            # cuts inside long words (hf_words), for the pipelines it describes
+            self._junctions_engine = hf_words.Junctions(engine) if self._use_junctions else None
+            self._engine = guarded
+            return guarded
+
+    def build(self) -> None:
+        """Build the engine now (warm-up, a server once ready)."""
+        self._build()
+
+    @property
+    def _tok(self) -> _Guarded:
+        return self._engine if self._engine is not None else self._build()
+
+    @property
+    def _junctions(self) -> hf_words.Junctions | None:
+        self._tok
+        return self._junctions_engine
+
+    def _probe(self, engine: _Guarded) -> None:
+        """Refuse a pipeline that cannot encode ordinary text or deletes it all (a normaliser
+        replacing every character by nothing counted 52 characters as 0 tokens)."""
+        from ownbpe.userpattern import PROBE  # ordinary text of every kind, which every pipeline must encode
+
         try:
-            n = len(self._tok.encode(PROBE, add_special_tokens=False).ids)
+            n = len(engine.encode(PROBE, add_special_tokens=False).ids)
         except BadInput as e:
             raise VocabularyError(str(e)) from None
         if n == 0:

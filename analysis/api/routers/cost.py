@@ -6,7 +6,6 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 
-from ...cost import Workload, estimate, model_table
 from ..problems import Problem, check_limit
 from ..schemas import CostRequest, CostResponse, ModelsResponse
 from . import ERRORS, RuntimeDep, one_or_many
@@ -14,9 +13,10 @@ from . import ERRORS, RuntimeDep, one_or_many
 router = APIRouter(tags=["cost"], responses=ERRORS)
 
 
-# `analysis.report` loads matplotlib for its figures (0.7 s): imported on the first cost request,
-# in the pool, rather than before the server can answer /readyz.
+# `analysis.report` loads matplotlib for its figures (0.7 s) and the cost tables pandas (0.4 s):
+# imported on the first cost request, in the pool, rather than before the server can answer /readyz.
 def _models(**kw) -> dict:
+    from ...cost import model_table
     from ...report.cost import records
 
     frame, source = model_table(**kw)
@@ -36,6 +36,7 @@ async def models(rt: RuntimeDep,
 
 
 def _cost(texts: list[str], models: list[str] | None, workload: dict, on, fallback: str | None) -> dict:
+    from ...cost import Workload, estimate
     from ...report.cost import report_json
 
     report = estimate(texts, models, workload=Workload(**workload), on=on, fallback_tokenizer=fallback)

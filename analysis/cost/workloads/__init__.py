@@ -11,6 +11,8 @@ from ...lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .workload import (
+        CATEGORY_COLUMNS as CATEGORY_COLUMNS,
+        MODEL_COLUMNS as MODEL_COLUMNS,
         WORKLOAD_LIMITS as WORKLOAD_LIMITS,
         Workload as Workload,
         percent as percent,
@@ -18,8 +20,6 @@ if TYPE_CHECKING:
         workload_value as workload_value,
     )
     from .estimate import (
-        CATEGORY_COLUMNS as CATEGORY_COLUMNS,
-        MODEL_COLUMNS as MODEL_COLUMNS,
         CorpusCost as CorpusCost,
         CostReport as CostReport,
         as_samples as as_samples,
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(('WORKLOAD_LIMITS', 'Workload', 'percent', 'to_decimal', 'workload_value'), '.workload'),
-    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'CorpusCost', 'CostReport', 'as_samples', 'estimate'), '.estimate'),
+    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'Workload', 'percent', 'to_decimal',
+                     'workload_value'), '.workload'),
+    **dict.fromkeys(('CorpusCost', 'CostReport', 'as_samples', 'estimate'), '.estimate'),
     **dict.fromkeys(('input_cost', 'quick_frame'), '.one_request'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -43,7 +43,7 @@ from ...requests import RequestCounter
 from ...requests.formats.parts import join_reasons
 from ...tokenizers import Tokenizer, clean_text, load_tokenizer
 from ...tokenizers.base import has_surrogates
-from .workload import Workload, percent
+from .workload import CATEGORY_COLUMNS, MODEL_COLUMNS, Workload, percent
 
 # -- the report ------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -70,20 +70,6 @@ class CostReport:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-MODEL_COLUMNS = [
-    "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens",
-    "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
-    "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
-    "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
-    "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
-    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
-]
-CATEGORY_COLUMNS = [
-    "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",
-    "chars_per_token",
-    "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
-]
 _MONEY = ("usd_input", "usd_cached_input", "usd_output", "usd_fee", "usd_total")
 
 

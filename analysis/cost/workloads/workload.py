@@ -146,3 +146,21 @@ class Workload:
         scale = f", texts scaled to {compact_number(self.chars_per_request)} chars/request" if self.chars_per_request else ""
         return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
                 f"{out}, cached share {percent(self.cached_share)} of input{scale}")
+
+
+# The columns of a cost report, per model and per model x category (`estimate` fills them). Here,
+# beside the workload and away from pandas, so that the service can describe them at import.
+MODEL_COLUMNS = [
+    "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
+    "input_tokens", "content_tokens", "format_tokens", "output_tokens",
+    "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
+    "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
+    "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
+    "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
+    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
+]
+CATEGORY_COLUMNS = [
+    "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",
+    "chars_per_token",
+    "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
+]

@@ -114,7 +114,18 @@ def test_the_engine_is_built_once_the_budget_is_spent():
 def test_a_text_longer_than_the_budget_builds_the_engine_at_once():
     tok = _fresh("gpt2")
     text = " ".join(["word"] * (COLD_BUDGET_CHARS // 5 + 1))
-    assert tok.count(text) == COLD_BUDGET_CHARS // 5 + 1 and tok._engine is not None
+    n = tok.count(text)
+    assert tok._engine is not None and n == COLD_BUDGET_CHARS // 5 + 1
+
+
+def test_text_of_other_scripts_spends_the_budget_faster():
+    from analysis.tokenizers.tiktoken_adapter import COLD_NON_ASCII_WEIGHT
+
+    tok = _fresh("qwen3.6")
+    text = "世界" * (COLD_BUDGET_CHARS // COLD_NON_ASCII_WEIGHT // 2 + 1)  # under the budget in characters
+    n = tok.count(text)
+    assert tok._engine is not None  # built for this text: cold it would cost more than the budget
+    assert n == len(tok._enc.encode_ordinary(tok._prepare(text)))
 
 
 def test_build_makes_the_engine_and_the_names_of_one_encoding_share_it():
