@@ -94,6 +94,8 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Characters", f"{len(text):,}")
 m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
 fewest_slot, most_slot = m3.empty(), m4.empty()
+fewest_slot.metric("Fewest tokens", "…")  # until every row is in
+most_slot.metric("Most tokens", "…")
 with st.container(key="counts"):  # the class st-key-counts: where the browser tests find the counts
     table_slot = st.empty()
 progress_slot = st.empty()
