@@ -13,12 +13,14 @@ in a background thread, what the pages do first, in the order a reader meets it:
   encoded without one), one at a time, so that a long paste does not wait for one.
 
 It starts once the server listens, so the health check answers first. Each step waits while a
-page script runs (`page_run`, entered by the app for every run): the warm-up never competes
-with a reader for the interpreter lock, and a page needing a tokenizer the warm-up has not
-reached loads it itself (the registry builds each one once, whichever thread asks first).
-The results are thrown away: what stays is the imported modules, the loaded adapters and the
-compiled regexes, all shared by every session. Errors are left to the page that meets them,
-which shows them with their fix.
+page script runs (`page_run`, entered by the app for every run), so a page that starts shares
+the interpreter lock with one short step at most; a page needing a tokenizer the warm-up has not
+reached loads it itself (the registry builds each one once, whichever thread asks first). The
+steps after the imports also wait for the first page to be served and for the pages to be quiet
+(`FIRST_PAGE_GRACE_S`, `QUIET_S`): the browser is still fetching the page's scripts from this
+process then. The results are thrown away: what stays is the imported modules, the loaded
+adapters, their engines and the compiled regexes, all shared by every session. Errors are left
+to the page that meets them, which shows them with their fix.
 """
 
 from __future__ import annotations
