@@ -22,7 +22,7 @@ import streamlit as st
 from analysis.errors import BadInput, UnknownName
 from analysis.render import html_prompt, html_tokens
 from analysis.requests import Count, prompt_tokens
-from dashboards import links, shared
+from dashboards import links, look, shared
 
 ROLES = ("system", "user", "assistant")
 DEFAULT_MODELS = ("openai:gpt-4o", "openai:gpt-oss-120b", "groq:qwen/qwen3-32b", "anthropic:claude-sonnet-4-5")
@@ -166,16 +166,16 @@ def _counts(text: str, models: list[str]) -> list[Count]:
 
 def _draw(counts: list[Count], body: dict[str, Any]) -> None:
     st.subheader("Tokens of the request")
-    st.html(shared.CHAT_LEGEND)
+    st.html(look.CHAT_LEGEND)
     for c in counts:
         st.markdown(f"**{c.model}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + "
                     f"{c.format_tokens:,} format · {c.exactness}")
         if c.ids is not None:
-            st.html(shared.Html(html_prompt(prompt_tokens(c))))
+            st.html(look.Html(html_prompt(prompt_tokens(c))))
             continue
         # Not rendered token by token: the content as the model's tokenizer cuts it, the format a number.
         tok = shared.tokenizer(c.tokenizer)
         texts = [m["content"] for m in body["messages"] if m["content"]]
-        st.html(shared.Html("".join(html_tokens(t, tok.pieces(t)) for t in texts)))
+        st.html(look.Html("".join(html_tokens(t, tok.pieces(t)) for t in texts)))
         st.caption(f"Chat format: +{c.format_tokens:,} tokens, counted ({c.exactness}), not drawn: this model's "
                    "chat format is not rendered token by token here.")

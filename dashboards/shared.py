@@ -1,110 +1,35 @@
-"""What every page shares: cached tokenizers and measurements, and the CSS for drawn tokens.
+"""What the Compare page needs for its first answer, shared with Chat and Cost: tokenizers, counts, prices.
 
 Unlike the pages (scripts that draw), this module only wraps `analysis` calls in Streamlit's
-caches. Tokenizer adapters are `cache_resource` (loaded once per process, thread-safe, never
-mutated); frames computed from widget values are `cache_data`, keyed by those values and
-bounded by `max_entries`.
+caches; unlike `corpus_views` (the built-in corpora, probes and charts of Explore, Why and the
+BPE lab), it imports no altair, probes or plots, so a pasted text is counted without them.
+Tokenizer adapters are `cache_resource` (loaded once per process, thread-safe, never mutated);
+rows and frames computed from widget values are `cache_data`, keyed by those values and bounded
+by `max_entries`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import math
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-import ownbpe
-from analysis import (
-    Piece,
-    Tokenizer,
-    available_tokenizers,
-    load_tokenizer,
-    plots,
-    probes,
-)
-from analysis.tokenizers.fetch import vocabulary_problems
-from analysis.compare import compare
+from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer, plots
+from analysis.compare import COLUMNS, PARALLEL_CHARS, compare_rows
+from analysis.corpora import sample_text as corpora_sample_text
+from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
 from analysis.errors import BadInput, UnknownName
 from analysis.models import closest_models, resolve
 from analysis.requests import Count, input_tokens, parse
-from analysis.corpora import load_builtin
-from analysis.corpora import sample_text as corpora_sample_text
-from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
-from analysis.lab import bpe as bpe_lab
-from analysis.lab import trace
-from analysis.pipeline.builtin_table import measured_builtin
-from analysis.pipeline import summarize as summarize_measured
-from analysis.plots import charts
-from analysis.probes import numbers as probes_numbers
-from analysis.probes import whitespace as probes_whitespace
-from analysis.tokenizers import CATALOGUE, tiktoken_params
-
-# Two alternating token colours (the terminal renderer's light blue and light orange), a pink
-# for tokens holding part of a character, and a red bar under tokens the other side lacks.
-CSS = """
-<style>
-.tp-text { font-family: "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 0.92rem;
-  line-height: 2.0; white-space: pre-wrap; overflow-wrap: break-word; color: #1d1d1f; background: #fbfbfd;
-  border: 1px solid #e3e5ea; border-radius: 0.5rem; padding: 0.6rem 0.8rem; max-height: 26rem; overflow-y: auto; }
-.tp-tok { border-radius: 3px; padding: 2px 0; margin-right: 1px; }
-.tp-t0 { background: #cfe2ff; }
-.tp-t1 { background: #ffe0bd; }
-.tp-partial { background: #ffc2d1; font-size: 0.8em; }
-.tp-diff { box-shadow: inset 0 -3px 0 #d62728; }
-.tp-fmt { background: #ececef; color: #8e8e96; font-size: 0.85em; }
-.tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
-</style>
-"""
-
-LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
-          '<span class="tp-tok tp-t0">token</span><span class="tp-tok tp-t1">next token</span>'
-          '<span class="tp-tok tp-partial">&lt;0xE3&gt; part of a character</span>'
-          '· space &nbsp; → tab &nbsp; ↵ newline &nbsp; — hover a token for its id and bytes</div>')
-CHAT_LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
-               '<span class="tp-tok tp-fmt">format</span>the chat format\'s own tokens (roles, markers, separators) '
-               '&nbsp; <span class="tp-tok tp-t0">content</span><span class="tp-tok tp-t1">next</span>your text '
-               '&nbsp; — hover a token for its id and bytes</div>')
-
-
-class Html(str):
-    """HTML for `st.html` to take as it is.
-
-    Given a plain string, Streamlit dedents and strips it (`textwrap.dedent`: regular
-    expressions over the whole of a 170 KB drawing, with the GIL held: a fifth of the server's
-    time on the drawing line with five sessions at once); an object with `_repr_html_` is used
-    unchanged. The drawings start with their `<div>`, so there is nothing to dedent or strip.
-    """
-
-    def _repr_html_(self) -> str:
-        return str(self)
-
-
-def inject_css() -> None:
-    st.html(CSS)
-
-
-# Focus the first text box of the page once it is drawn, unless the reader is already somewhere
-# else (a rerun must never steal focus). Streamlit has no autofocus option.
-_FOCUS_JS = """<script>
-(function () {
-  let tries = 0;
-  const focus = () => {
-    const box = document.querySelector('[data-testid="stTextArea"] textarea');
-    if (!box) { if (tries++ < 100) setTimeout(focus, 50); return; }
-    const active = document.activeElement;
-    if (!active || active === document.body) box.focus();
-  };
-  focus();
-})();
-</script>"""
-
-
-def focus_text_area() -> None:
-    st.html(_FOCUS_JS, unsafe_allow_javascript=True)
+from analysis.tokenizers.fetch import vocabulary_problems
 
 
 def default_names(names: list[str], preferred=("o200k_base", "cl100k_base")) -> list[str]:
@@ -127,9 +52,72 @@ def tokenizer_names() -> list[str]:
     return [n for n in available_tokenizers() if n not in broken]
 
 
-@st.cache_data(max_entries=32, show_spinner="Counting…")
-def compare_frame(text: str, names: tuple[str, ...]) -> pd.DataFrame:
-    return compare(text, tokenizers(names))
+@st.cache_data(max_entries=320, show_spinner=False)
+def count_row(text: str, name: str) -> dict:
+    """`compare`'s row (COLUMNS) of `text` under one tokenizer, loading it first if need be.
+
+    It loads through the registry, not `tokenizer`, whose spinner is an element: rows may be
+    counted in worker threads, and the page shows its own progress.
+    """
+    return compare_rows(text, [load_tokenizer(name)])[0]
+
+
+def count_rows(text: str, names: Sequence[str]) -> Iterator[list[dict]]:
+    """The rows of `compare` in the order of `names`, yielded each time one more is in (the rows so far).
+
+    The Compare table fills as they come: the first row waits for one tokenizer, not for all
+    of them. A text longer than `PARALLEL_CHARS` is counted under several tokenizers at once,
+    one thread per core (the Rust engines release the interpreter lock while they encode);
+    the rows still come in the order of `names`.
+    """
+    rows: list[dict] = []
+    if len(text) <= PARALLEL_CHARS or len(names) < 2:
+        for name in names:
+            rows.append(count_row(text, name))
+            yield rows
+        return
+    # The workers call the cached `count_row` as the script would: with its run's context.
+    ctx = get_script_run_ctx()
+    with ThreadPoolExecutor(max_workers=min(len(names), os.cpu_count() or 1), initializer=add_script_run_ctx,
+                            initargs=(None, ctx)) as pool:
+        for future in [pool.submit(count_row, text, name) for name in names]:
+            rows.append(future.result())
+            yield rows
+
+
+def counts_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+SHOWN_COUNTS = [c for c in COLUMNS if c not in ("n_chars", "n_bytes")]  # the page shows these two once, above
+
+
+def counts_markdown(rows: list[dict]) -> str:
+    """The rows counted so far as a Markdown table, numbers formatted as `styled` formats them.
+
+    The Compare page shows the rows this way while they come in: the browser draws Markdown
+    with the scripts it loaded with the page, whereas its first `st.table` (Arrow) makes it fetch
+    a dozen more scripts from a server busy loading tokenizers (measured: 2 s before the first
+    row showed). The finished table is an `st.table`.
+
+    >>> print(counts_markdown([{"tokenizer": "gpt2", "family": "tiktoken", "n_vocab": 50257, "n_tokens": 3,
+    ...                         "chars_per_token": 3.6667, "bytes_per_token": float("nan")}]))
+    | tokenizer | family | n_vocab | n_tokens | chars_per_token | bytes_per_token |
+    |---|---|---:|---:|---:|---:|
+    | gpt2 | tiktoken | 50,257 | 3 | 3.67 | — |
+    """
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "—" if math.isnan(v) else f"{v:,.2f}"
+        if isinstance(v, int):
+            return f"{v:,}"
+        return str(v).replace("|", "\\|")
+
+    numeric = {c for c in SHOWN_COUNTS if rows and isinstance(rows[0][c], (int, float))}
+    lines = ["| " + " | ".join(SHOWN_COUNTS) + " |",
+             "|" + "|".join("---:" if c in numeric else "---" for c in SHOWN_COUNTS) + "|"]
+    lines += ["| " + " | ".join(cell(r[c]) for c in SHOWN_COUNTS) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
@@ -168,119 +156,6 @@ def styled(df: pd.DataFrame, digits: int = 2):
 
 def _tick(v) -> str:
     return "—" if pd.isna(v) else "✓" if v else "✗"
-
-
-# -- BPE lab ---------------------------------------------------------------------------------------
-@st.cache_data(max_entries=16, show_spinner="Training, one merge at a time…")
-def lab_steps(corpus: str, n_merges: int):
-    return bpe_lab.bpe_steps(corpus, n_merges)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def lab_pieces(corpus: str, n_merges: int, step: int) -> list[Piece]:
-    return lab_steps(corpus, n_merges).pieces_at(step)
-
-
-@st.cache_data(max_entries=8, show_spinner="Training ownbpe and Hugging Face…")
-def train_both(corpus: str, vocab_size: int):
-    return bpe_lab.train_both(corpus, vocab_size)
-
-
-@st.cache_data(max_entries=8, show_spinner="Loading the built-in corpus…")
-def builtin_corpus(category: str) -> str:
-    """Every built-in sample of one category, joined by blank lines."""
-    return "\n\n".join(load_builtin([category])["text"])
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def builtin_samples() -> pd.DataFrame:
-    """id, category, language and text of every stored (not generated) built-in sample."""
-    return load_builtin(["prose", "code", "multilingual"])[["id", "category", "language", "text"]]
-
-
-# -- Why -------------------------------------------------------------------------------------------
-def family(name: str) -> str:
-    return CATALOGUE[name].family
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def digit_grouping(names: tuple[str, ...], number: str) -> pd.DataFrame:
-    return probes_numbers.digit_grouping(tokenizers(names), [number])
-
-
-@st.cache_data(max_entries=4, show_spinner="Encoding every year…")
-def single_token_years(names: tuple[str, ...], context: str) -> pd.DataFrame:
-    start, stop = probes_numbers.YEARS
-    single = probes_numbers.single_token_numbers(tokenizers(names), stop=stop + 1, contexts=[context])
-    return probes_numbers.single_token_years(single)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def trailing_whitespace(names: tuple[str, ...], text: str, max_spaces: int) -> pd.DataFrame:
-    return probes_whitespace.trailing_whitespace(tokenizers(names), [text], max_spaces=max_spaces)
-
-
-@st.cache_resource(max_entries=4, show_spinner="Loading the ranks into ownbpe…")
-def explainer(name: str):
-    """ownbpe replaying a tiktoken-family vocabulary (shared; `explain` does not change it)."""
-    return ownbpe.Tokenizer.from_tiktoken(*tiktoken_params(name))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def merge_trace(name: str, text: str) -> tuple[pd.DataFrame, pd.DataFrame, list[int]]:
-    """(pieces, steps, ids) of ownbpe's explanation of `text` under `name`'s ranks."""
-    explanations = explainer(name).explain(text, ordinary=True)
-    pieces, steps = trace.merge_trace(explanations)
-    return pieces, steps, [i for p in explanations for i in p.ids]
-
-
-# -- Explore ---------------------------------------------------------------------------------------
-@st.cache_data(max_entries=2, show_spinner="Measuring the built-in corpora (once)…")
-def explore_measured(names: tuple[str, ...]) -> pd.DataFrame:
-    """The built-in corpora measured under `names` (one row per sample x tokenizer).
-
-    Read from the checked-in table for the bundled tokenizers (measured once per release), and
-    measured now only for the ones it lacks.
-    """
-    return measured_builtin(list(names))
-
-
-@st.cache_data(max_entries=64, show_spinner="Running the probe…")
-def probe_table(names: tuple[str, ...], name: str) -> pd.DataFrame:
-    """One `analysis.probes.PROBE_TABLES` table for `names`; the code probes reuse the measurement."""
-    measured = explore_measured(names) if name.startswith("code-") else None
-    return probes.run_probe(name, probes.ProbeRun(tokenizers=list(names), measured=measured))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
-    """`analysis.plots.<plot>(table)` (or "plots_cost.<plot>") as PNG bytes; None for an empty table."""
-    if table.empty:
-        return None
-    module, _, name = plot.rpartition(".")
-    if module == "plots_cost":
-        from analysis.plots import cost as plots_cost  # matplotlib: imported by the first figure, not the first page
-
-        fig = getattr(plots_cost, name)(table)
-    else:
-        fig = getattr(plots, name)(table)
-    return plots.figure_bytes(fig)
-
-
-def show_chart(plot: str, table: pd.DataFrame) -> None:
-    """Draw `analysis.plots.charts.CHARTS[plot](table)`: an interactive Vega-Lite chart.
-
-    Single views stretch to the column; concatenated ones (heatmaps with their tokenizer
-    strip) keep the size their cells give them.
-    """
-    chart = charts.CHARTS[plot](table)
-    single = isinstance(chart, (alt.Chart, alt.LayerChart))
-    st.altair_chart(chart, width="stretch" if single else "content")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def summarize(rows: pd.DataFrame, by: tuple[str, ...]) -> pd.DataFrame:
-    return summarize_measured(rows, list(by))
 
 
 # -- cost ------------------------------------------------------------------------------------------
@@ -334,6 +209,21 @@ def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int
     workload = Workload(requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
                         cached_share=cached, messages_per_request=messages, chars_per_request=chars)
     return estimate(inputs, list(models), workload=workload)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
+    """`analysis.plots.<plot>(table)` (or "plots_cost.<plot>") as PNG bytes; None for an empty table."""
+    if table.empty:
+        return None
+    module, _, name = plot.rpartition(".")
+    if module == "plots_cost":
+        from analysis.plots import cost as plots_cost  # matplotlib: imported by the first figure, not the first page
+
+        fig = getattr(plots_cost, name)(table)
+    else:
+        fig = getattr(plots, name)(table)
+    return plots.figure_bytes(fig)
 
 
 @st.cache_data(max_entries=8, show_spinner="Writing the report…")

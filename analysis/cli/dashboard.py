@@ -97,13 +97,18 @@ def serving_defaults(options: list[str]) -> list[str]:
       collector still runs as objects are made; what the warm-up left alive is frozen out of it
       (`dashboards.warm`).
 
+    Nor does it rewrite each page's syntax tree for "magic" (bare expressions written to the
+    page) before its first run: the pages use none (a test checks), and on a fresh server the
+    rewrite of the Compare page came before its first counts.
+
     >>> serving_defaults([])
-    ['--server.fileWatcherType', 'none', '--runner.postScriptGC', 'false']
+    ['--server.fileWatcherType', 'none', '--runner.postScriptGC', 'false', '--runner.magicEnabled', 'false']
     >>> serving_defaults(["--server.fileWatcherType=auto"])
-    ['--runner.postScriptGC', 'false']
+    ['--runner.postScriptGC', 'false', '--runner.magicEnabled', 'false']
     """
     extra: list[str] = []
-    for name, value in (("server.fileWatcherType", "none"), ("runner.postScriptGC", "false")):
+    for name, value in (("server.fileWatcherType", "none"), ("runner.postScriptGC", "false"),
+                        ("runner.magicEnabled", "false")):
         if _given(options, name) is None:
             extra += [f"--{name}", value]
     return extra

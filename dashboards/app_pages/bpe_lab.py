@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.lab import bpe as lab
 from analysis.textio import decode_upload
 from analysis.render import html_tokens
-from dashboards import links, shared
+from dashboards import corpus_views, links, look, shared
 
 SENNRICH = ("low low low low low lower lower newest newest newest newest newest newest "
             "widest widest widest\nthe lowest of the new, the widest of the low")
@@ -20,7 +20,7 @@ TABS = ["Step through training", "ownbpe vs Hugging Face"]
 links.check("bpe_lab", [
     links.Param("lab_tab", "tabs", choices=lambda: TABS),
     links.Param("lab_source", "corpus sources", choices=lambda: ["Type a corpus", "Built-in sample"]),
-    links.Param("lab_sample", "built-in sample ids", choices=lambda: shared.builtin_samples()["id"].tolist()),
+    links.Param("lab_sample", "built-in sample ids", choices=lambda: corpus_views.builtin_samples()["id"].tolist()),
     links.Param("lab_corpus", "a corpus", max_chars=lab.LAB_MAX_CHARS),
     links.Param("lab_merges", "a number of merges", number="int", low=1, high=lab.LAB_MAX_MERGES),
     links.Param("lab_step", "a step", number="int", low=0, high=lab.LAB_MAX_MERGES),
@@ -38,7 +38,7 @@ def step_through() -> None:
     source = st.segmented_control("Corpus", ["Type a corpus", "Built-in sample"], default="Type a corpus",
                                   key="lab_source", bind="query-params")
     if source == "Built-in sample":
-        samples = shared.builtin_samples()
+        samples = corpus_views.builtin_samples()
         sample_id = st.selectbox("Sample", samples["id"], key="lab_sample", bind="query-params")
         corpus = samples.loc[samples["id"] == sample_id, "text"].iloc[0]
         if len(corpus) > lab.LAB_MAX_CHARS:
@@ -49,7 +49,7 @@ def step_through() -> None:
                               help=f"Up to {lab.LAB_MAX_CHARS:,} characters; pre-tokenized with GPT-2's pattern.")
     n_merges = st.slider("Number of merges", 1, lab.LAB_MAX_MERGES, 15, key="lab_merges", bind="query-params")
     try:
-        steps = shared.lab_steps(corpus, n_merges)
+        steps = corpus_views.lab_steps(corpus, n_merges)
     except ValueError as e:
         st.warning(str(e))
         return
@@ -88,7 +88,7 @@ def step_through() -> None:
     st.markdown(f"**The corpus after step {step}** · {n_tokens:,} tokens"
                 + (f" · last merge: `{rules['left'].iloc[step - 1]}` + `{rules['right'].iloc[step - 1]}` → "
                    f"`{rules['merged'].iloc[step - 1]}`" if step else " · raw bytes"))
-    st.html(shared.Html(html_tokens(corpus, shared.lab_pieces(corpus, n_merges, step))))
+    st.html(look.Html(html_tokens(corpus, corpus_views.lab_pieces(corpus, n_merges, step))))
 
 
 def train_and_compare() -> None:
@@ -110,11 +110,11 @@ def train_and_compare() -> None:
             return
     else:
         category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin", bind="query-params")
-        corpus = shared.builtin_corpus(category)
+        corpus = corpus_views.builtin_corpus(category)
     vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, lab.TRAIN_MAX_VOCAB, 1000, step=100,
                                  key="train_vocab", bind="query-params")
     try:
-        result = shared.train_both(corpus, int(vocab_size))
+        result = corpus_views.train_both(corpus, int(vocab_size))
     except ValueError as e:
         st.warning(str(e))
         return

@@ -14,7 +14,7 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from dashboards import chat, links, shared
+from dashboards import chat, links, look, shared
 
 st.title("Compare")
 st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts. "
@@ -57,15 +57,20 @@ else:
     text = st.text_area("Text", value=shared.sample_text(), height=180, key="text",
                         help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are "
                              f"kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
-    shared.focus_text_area()
+    look.focus_text_area()
 
 all_names = shared.tokenizer_names()
 c1, c2 = st.columns([3, 1])
 names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
-models = shared.model_choices()
-model = c2.selectbox("Count it for", models, index=0, key="cost_model", bind="query-params", accept_new_options=True,
-                     help="The text as one request to this model: its tokens with the model's chat format, and "
-                          "their input price (what `tokenprism count` and `cost` give). Type any model id.")
+
+
+def choose_model() -> str:
+    """The model box, in the column beside the tokenizers; drawn after the counts (it reads the price data)."""
+    return c2.selectbox("Count it for", shared.model_choices(), index=0, key="cost_model", bind="query-params",
+                        accept_new_options=True,
+                        help="The text as one request to this model: its tokens with the model's chat format, and "
+                             "their input price (what `tokenprism count` and `cost` give). Type any model id.")
+
 
 if source == "Upload a file":
     left_out = "An uploaded file is not part of the link: it holds the tokenizers and the model only."
@@ -78,23 +83,36 @@ else:
 links.copy_link("", note=left_out)
 
 problem = input_problem(text)
-if problem:
-    st.warning(problem)
-    st.stop()
-if not names:
-    st.warning("Pick at least one tokenizer.")
+if problem or not names:
+    choose_model()  # a widget left out of a run would lose its value
+    st.warning(problem or "Pick at least one tokenizer.")
     st.stop()
 
-df = shared.compare_frame(text, tuple(names))
-fewest = df.loc[df["n_tokens"].idxmin()]
-most = df.loc[df["n_tokens"].idxmax()]
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Characters", f"{len(text):,}")
-c2.metric("UTF-8 bytes", f"{int(df['n_bytes'].iloc[0]):,}")
-c3.metric("Fewest tokens", f"{int(fewest['n_tokens']):,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
-c4.metric("Most tokens", f"{int(most['n_tokens']):,}", most["tokenizer"], delta_color="off", delta_arrow="off")
+# The counts come first, one row per tokenizer as soon as it is counted, in the order picked: the
+# first row waits for one tokenizer, not for the ten (nor for the server's warm-up of the others).
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Characters", f"{len(text):,}")
+m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
+fewest_slot, most_slot = m3.empty(), m4.empty()
+fewest_slot.metric("Fewest tokens", "…")  # until every row is in
+most_slot.metric("Most tokens", "…")
+with st.container(key="counts"):  # the class st-key-counts: where the browser tests find the counts
+    table_slot = st.empty()
+progress_slot = st.empty()
+rows: list[dict] = []
+progress_slot.caption(f"Counting under {names[0]} (1 of {len(names)})…")
+for rows in shared.count_rows(text, names):
+    table_slot.markdown(shared.counts_markdown(rows))  # drawn by the browser at once (see counts_markdown)
+    if len(rows) < len(names):
+        progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
+progress_slot.empty()
+table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+fewest = min(rows, key=lambda r: r["n_tokens"])
+most = max(rows, key=lambda r: r["n_tokens"])
+fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
+most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
 
-st.table(shared.styled(df.drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
 if model_problem:
     st.error(model_problem, icon=":material/error:")
@@ -141,7 +159,7 @@ if len(show) > 2:
     partner = st.selectbox(f"Compare {first} in detail with", show[1:], key="partner",
                            help=f"The tokenizer that {first}'s drawing is marked against, and that the table of "
                                 "differences compares it with.")
-st.html(shared.LEGEND)
+st.html(look.LEGEND)
 drawn = {name: shared.pieces(prefix, name) for name in show}
 if partner is not None:
     diff = boundary_diff(drawn[first], drawn[partner])
@@ -162,7 +180,7 @@ for row in range(0, len(show), 2):
             if name != partner:  # the pair's agreement is in the caption above
                 d = boundary_diff(ps, other)
                 col.caption(f"vs {first}: {d.shared:,} cut positions shared, boundary agreement {d.agreement:.0%}")
-        col.html(shared.Html(html_tokens(prefix, ps, other=other)))
+        col.html(look.Html(html_tokens(prefix, ps, other=other)))
         if show_ids:
             col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
                             "partial": p.partial} for i, p in enumerate(ps[:5000])],

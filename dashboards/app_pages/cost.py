@@ -10,7 +10,7 @@ from analysis.cost import (SHAPES, DEFAULT_MODELS, WORKLOAD_LIMITS, LogReport, L
                            format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
 from analysis.errors import BadInput, UnknownName
 from analysis.models import resolve
-from dashboards import links, shared
+from dashboards import corpus_views, links, shared
 
 st.title("Cost")
 st.caption("What a workload costs under each model: each request counted as `tokenprism count` counts it (the "
@@ -148,7 +148,7 @@ elif source == "Built-in corpus":
     if not categories:
         st.warning("Pick at least one category.")
         st.stop()
-    inputs = shared.builtin_samples().pipe(lambda d: d[d["category"].isin(categories)])
+    inputs = corpus_views.builtin_samples().pipe(lambda d: d[d["category"].isin(categories)])
 else:
     inputs = st.text_area("One request's text (the prompt)", shared.sample_text(), height=140, key="cost_text")
     problem = input_problem(inputs)

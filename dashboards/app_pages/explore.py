@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.pipeline import filter_frame
-from dashboards import links, shared
+from dashboards import corpus_views, links, shared
 
 SECTIONS = ["Categories", "1 · Code", "2 · Languages", "3 · Numbers", "4 · Whitespace", "5 · Boundaries"]
 
@@ -13,7 +13,7 @@ st.caption("Every tokenizer on tokenprism's built-in corpora (prose, code, a par
            "Hover a chart for exact values; click a tokenizer in its legend to show only it.")
 
 names = shared.tokenizer_names()
-measured = shared.explore_measured(tuple(names))
+measured = corpus_views.explore_measured(tuple(names))
 category_names = list(measured["category"].cat.categories)
 language_names = sorted(measured["language"].astype(str).unique())
 
@@ -43,17 +43,18 @@ def show(name: str, table, *, plot: str | None = None, caption: str = "") -> Non
         st.info(f"No rows of {name} match the filters.")
         return
     if plot:
-        shared.show_chart(plot, table)
+        corpus_views.show_chart(plot, table)
     if caption:
         st.caption(caption)
     st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 320))
-    st.download_button(f"Download {name}.csv", table.to_csv(index=False).encode("utf-8"), f"{name}.csv",
+    # the CSV is written when the button is clicked, not on every run (the full table has ~10,000 rows)
+    st.download_button(f"Download {name}.csv", lambda: table.to_csv(index=False).encode("utf-8"), f"{name}.csv",
                        "text/csv", key=f"dl_{name}", icon=":material/download:")
 
 
 def probe(name: str):
     # computed for every tokenizer once (cached), then filtered: changing a filter is instant
-    return filter_frame(shared.probe_table(tuple(names), name), **filters)
+    return filter_frame(corpus_views.probe_table(tuple(names), name), **filters)
 
 
 # One section at a time (not tabs, which would compute every probe on the first visit).
@@ -68,7 +69,7 @@ if section == "Categories":
     if rows.empty:
         st.info("No sample matches the filters.")
     else:
-        summary = shared.summarize(rows, ("category", "tokenizer"))
+        summary = corpus_views.summarize(rows, ("category", "tokenizer"))
         show("summary-by-category", summary, plot="chars_per_token_by_category",
              caption="Characters per token = total characters / total tokens of the category's samples "
                      "(a ratio of sums: long samples weigh as much as they cost).")
@@ -86,7 +87,7 @@ elif section == "2 · Languages":
     st.markdown("Premium = tokens for a language ÷ tokens for English on the same parallel text.")
     show("language-premium", probe("language-premium"), plot="language_premium")
     show("tokenizer-reduction", probe("tokenizer-reduction"), plot="tokenizer_reduction")
-    show("bytes-per-char", shared.probe_table(tuple(names), "bytes-per-char"))
+    show("bytes-per-char", corpus_views.probe_table(tuple(names), "bytes-per-char"))
 
 elif section == "3 · Numbers":
     show("digit-lengths", probe("digit-lengths"), plot="tokens_vs_digits")

@@ -6,7 +6,7 @@ from analysis.probes.numbers import years_grid, years_summary
 from analysis.probes.whitespace import SUFFIX_CHARS, before_after, suffix_label
 from analysis.textio import WHY_LIMITS, short_input_problem
 from analysis.render import html_tokens
-from dashboards import links, shared
+from dashboards import corpus_views, links, look, shared
 
 st.title("Why")
 st.caption("Why a number, a trailing space or a long word costs what it costs: the pre-tokenizer's rules and "
@@ -25,7 +25,7 @@ links.check("why", [
     links.Param("ws_tok", "tokenizer names", choices=lambda: names),
     links.Param("trace_word", "a word"),
     links.Param("trace_tok", "tiktoken-family vocabularies",
-                choices=lambda: [n for n in names if shared.family(n) == "tiktoken"]),
+                choices=lambda: [n for n in names if corpus_views.family(n) == "tiktoken"]),
 ])
 links.copy_link("why")
 digits_tab, spaces_tab, trace_tab = st.tabs(TABS, key="why_tab", bind="query-params")
@@ -40,18 +40,18 @@ def digits() -> None:
     if not any(c.isdigit() for c in number):
         st.warning("Type a number: some digits, e.g. 1234567.")
         return
-    grouping = shared.digit_grouping(tuple(names), number)
+    grouping = corpus_views.digit_grouping(tuple(names), number)
     st.markdown("**How each tokenizer groups the digits** (`|` marks token boundaries)")
     left, right = st.columns([3, 2])
     left.table(shared.styled(grouping[["tokenizer", "n_tokens", "pieces", "pattern", "rule"]]), hide_index=True)
     with right:
-        shared.show_chart("digit_grouping", grouping)
+        corpus_views.show_chart("digit_grouping", grouping)
 
     st.markdown("**Which years are a single token?** (from the numbers probe: 1900–2100)")
     c1, c2 = st.columns([1, 1])
     context = c1.segmented_control("Written", ["bare", "leading space"], default="bare", key="why_context",
                                    bind="query-params", help="'leading space' is the year inside a sentence: ' 2024'.")
-    years = shared.single_token_years(tuple(names), context or "bare")
+    years = corpus_views.single_token_years(tuple(names), context or "bare")
     left, right = st.columns([2, 3])
     left.table(shared.styled(years_summary(years)), hide_index=True)
     pick = c2.selectbox("Grid for", names, index=names.index(shared.default_names(names, ("gpt2",))[0]), key="why_years_tok",
@@ -61,7 +61,7 @@ def digits() -> None:
     grid = years_grid(years, pick)
     right.table(grid.style.format(lambda v: "✓" if v is True else "", na_rep="").map(
         lambda v: "background-color: #9fd8b0" if v is True else "background-color: #eceef2" if v is False else ""))
-    shared.show_chart("single_token_years", years)
+    corpus_views.show_chart("single_token_years", years)
 
 
 def trailing_spaces() -> None:
@@ -77,26 +77,26 @@ def trailing_spaces() -> None:
         st.warning("Type a short text, e.g. Hello world.")
         return
     label = suffix_label(kind, k)
-    table = before_after(shared.trailing_whitespace(tuple(names), text, k), kind, k)
+    table = before_after(corpus_views.trailing_whitespace(tuple(names), text, k), kind, k)
     left, right = st.columns([3, 2])
     left.table(shared.styled(table), hide_index=True)
     with right:
-        shared.show_chart("trailing_suffix", table)
+        corpus_views.show_chart("trailing_suffix", table)
     st.caption("*last_tokens_changed*: the suffix did not just add tokens, it changed how the end of the text is "
                "cut. *new tokens*: from the first token that differs.")
     pick = st.selectbox("Draw before and after for", names, index=names.index(shared.default_names(names)[0]), key="ws_tok",
                         bind="query-params")
     suffix = SUFFIX_CHARS[kind] * k
-    st.html(shared.LEGEND)
+    st.html(look.LEGEND)
     c1, c2 = st.columns(2)
     c1.markdown(f"**Before** · {int(table.set_index('tokenizer').loc[pick, 'before'])} tokens")
-    c1.html(shared.Html(html_tokens(text, shared.pieces(text, pick))))
+    c1.html(look.Html(html_tokens(text, shared.pieces(text, pick))))
     c2.markdown(f"**After** appending {label} · {int(table.set_index('tokenizer').loc[pick, 'after'])} tokens")
-    c2.html(shared.Html(html_tokens(text + suffix, shared.pieces(text + suffix, pick))))
+    c2.html(look.Html(html_tokens(text + suffix, shared.pieces(text + suffix, pick))))
 
 
 def merge_trace() -> None:
-    tiktoken_names = [n for n in names if shared.family(n) == "tiktoken"]
+    tiktoken_names = [n for n in names if corpus_views.family(n) == "tiktoken"]
     c1, c2 = st.columns([2, 1])
     word = c1.text_input("Word or short text", "tokenization", key="trace_word", bind="query-params")
     name = c2.selectbox("Vocabulary", tiktoken_names, index=tiktoken_names.index(shared.default_names(tiktoken_names)[0]),
@@ -107,7 +107,7 @@ def merge_trace() -> None:
     if len(word) > 200:
         st.warning(f"Merge traces are for short texts: {len(word)} characters given, up to 200 accepted.")
         return
-    pieces, steps, ids = shared.merge_trace(name, word)
+    pieces, steps, ids = corpus_views.merge_trace(name, word)
     expected = shared.tokenizer(name).encode(word)
     if ids == expected:
         st.success(f"ownbpe, replaying {name}'s ranks, gives exactly tiktoken's ids: {ids}", icon=":material/check_circle:")

@@ -5,7 +5,9 @@ dir whose rank cache an uncounted first round filled, and times:
 
 * health: from starting the process to `/_stcore/health` answering;
 * Compare: from opening `/` to the first row of its counts table (the page's sample text);
-* Explore: from opening `/explore` to its first chart, on a server of its own (a first visit).
+* Explore: from opening `/explore` to its first chart, on a server of its own (a first visit);
+* the floors: the same for a Streamlit page of one Markdown table, and of one Altair chart,
+  their imports done before the server listens: what Streamlit and Chromium take on their own.
 
 The reference script (parse o200k, build a `tiktoken.Encoding`, encode) runs right before each
 round; figures are medians over its median. Targets (issue 32): Compare and Explore <= 1.5.
@@ -43,9 +45,30 @@ def _healthy(proc: subprocess.Popen, port: int, t0: float, timeout: float = 300)
 
 
 PAGES = {  # figure -> (path, what shows the first result)
-    "compare_first_counts": ("/", '[data-testid="stTable"] tbody tr'),
+    # the counts come as a Markdown table while they are counted, then as an st.table: either is the counts table
+    "compare_first_counts": ("/", ".st-key-counts tbody tr"),
     "explore_first_chart": ("/explore", '[data-testid="stVegaLiteChart"], .vega-embed'),
 }
+
+
+# What Streamlit and Chromium take on their own: a page of one element, its imports done before
+# the server listens (as the warm-up does for ours). figure -> (the app, what shows its element).
+FLOORS = {
+    "floor_markdown_table": ('import streamlit as st\nst.markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")\n',
+                             "table tbody tr"),
+    "floor_chart": ('import altair as alt, pandas as pd, streamlit as st\n'
+                    'st.altair_chart(alt.Chart(pd.DataFrame({"a": [1, 2], "b": [3, 4]})).mark_bar().encode(x="a", y="b"))\n',
+                    PAGES["explore_first_chart"][1]),
+}
+
+
+def _floor_command(app: Path, port: int) -> list[str]:
+    from analysis.cli.dashboard import private_defaults, serving_defaults
+
+    options = ["--server.port", str(port), "--server.headless", "true"]
+    run = ["streamlit", "run", str(app), *private_defaults(options), *serving_defaults(options), *options]
+    return [sys.executable, "-c", f"import sys, altair, pandas; from streamlit.web import cli; sys.argv = {run!r}; "
+            "sys.exit(cli.main())"]
 
 
 def one_round(env: dict, tmp: Path, figure: str) -> dict:
@@ -55,7 +78,12 @@ def one_round(env: dict, tmp: Path, figure: str) -> dict:
     from analysis.cli.dashboard import streamlit_command
 
     port = browser.free_port()
-    cmd = streamlit_command(["--server.port", str(port), "--server.headless", "true"])
+    if figure in FLOORS:
+        app = tmp / f"{figure}.py"
+        app.write_text(FLOORS[figure][0], encoding="utf-8")
+        cmd, (path, shown) = _floor_command(app, port), ("/", FLOORS[figure][1])
+    else:
+        cmd, (path, shown) = streamlit_command(["--server.port", str(port), "--server.headless", "true"]), PAGES[figure]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -63,7 +91,6 @@ def one_round(env: dict, tmp: Path, figure: str) -> dict:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=browser.CHROMIUM, headless=True, args=browser.CHROMIUM_FLAGS)
             page = b.new_page(viewport={"width": 1400, "height": 1000})
-            path, shown = PAGES[figure]
             t1 = time.perf_counter()
             page.goto(f"http://127.0.0.1:{port}{path}")
             page.locator(shown).first.wait_for(timeout=300_000)
@@ -86,12 +113,13 @@ def main(out_dir: Path) -> dict:
         tmp = Path(data)
         one_round(env, tmp, "compare_first_counts")  # fills the rank cache and byte-compiles, uncounted
         refs: list[float] = []
-        times: dict[str, list[float]] = {"health": [], **{k: [] for k in PAGES}}
+        times: dict[str, list[float]] = {"health": [], **{k: [] for k in [*PAGES, *FLOORS]}}
         for _ in range(REPEAT):
-            for figure in PAGES:  # each page on a server of its own, as a reader's first visit
+            for figure in [*PAGES, *FLOORS]:  # each page on a server of its own, as a reader's first visit
                 refs.append(_run(reference, env))
                 got = one_round(env, tmp, figure)
-                times["health"].append(got["health"])
+                if figure in PAGES:
+                    times["health"].append(got["health"])
                 times[figure].append(got[figure])
     ref = statistics.median(refs)
     rows = {k: {"median_s": round(statistics.median(t), 3), "ratio": round(statistics.median(t) / ref, 2)}

@@ -74,6 +74,22 @@ def serve(*, port: int | None = None, timeout: float = 90.0, log: Path | None = 
             out.close()
 
 
+def wait_for_health(proc: subprocess.Popen, port: int, *, timeout: float = 90.0, log: Path | None = None) -> None:
+    """Return once a server we started answers `/_stcore/health`; fail (with its log) if it exits or stays silent."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with status {proc.returncode}: "
+                               + (log.read_text(errors="replace")[-2000:] if log else ""))
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no answer on port {port} within {timeout:.0f} s") from None
+            time.sleep(0.2)
+
+
 def stop(proc: subprocess.Popen, timeout: float = 15.0) -> None:
     """Stop a server we started: SIGTERM, then SIGKILL if it has not exited within `timeout` seconds."""
     proc.terminate()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -12,6 +13,25 @@ from pathlib import Path
 from analysis import cli
 from analysis.cli import dashboard as cli_dashboard
 from tests.dashboards.browser import REPO, free_port
+
+
+def _magic_expressions(path: Path) -> list[int]:
+    """Lines of `path` that Streamlit's magic would write to the page: bare expressions other than
+    calls and strings (a docstring; a call's value is written only as a file's last line, off by default)."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call)
+            and not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))]
+
+
+def test_the_pages_use_no_magic_so_serving_turns_it_off(tmp_path):
+    assert ["--runner.magicEnabled", "false"] == cli_dashboard.serving_defaults([])[-2:]
+    scripts = [REPO / "dashboards" / "streamlit_app.py", *sorted((REPO / "dashboards" / "app_pages").glob("*.py"))]
+    assert len(scripts) > 5
+    assert {p.name: _magic_expressions(p) for p in scripts} == {p.name: [] for p in scripts}
+    # the check finds what magic would show, and only that
+    probe = tmp_path / "page.py"
+    probe.write_text('"""A page."""\nimport streamlit as st\nx = 1\nx\nst.write(x)\nif x:\n    x, 2\n')
+    assert _magic_expressions(probe) == [4, 7]
 
 
 def test_command_runs_the_installed_app_with_this_python():

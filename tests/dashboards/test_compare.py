@@ -11,11 +11,12 @@ from analysis import available_tokenizers, load_tokenizer
 from analysis.cli import main
 from analysis.cost import format_usd, get_price, request_cost
 from analysis.requests import input_tokens, parse
-from analysis.compare import compare
+from analysis.compare import PARALLEL_CHARS, compare
 from analysis.corpora import sample_text
 from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import html_tokens
 from analysis.textio import MAX_INPUT_CHARS
+from dashboards import shared
 from tests.dashboards.conftest import open_link, open_page
 
 PAGE = "app_pages/compare.py"
@@ -295,3 +296,26 @@ def test_the_chat_editor_rows_become_an_openai_chat_body():
     assert input_tokens(parse(body), "gpt-4o").input_tokens > 0
     with pytest.raises(ValueError, match="tools are not JSON"):
         request_body(rows, "[{")
+
+
+@pytest.mark.parametrize("length", [600, PARALLEL_CHARS + 1])  # counted one by one; in threads, one per core
+def test_the_counts_come_one_row_at_a_time_in_the_order_picked(length):
+    text = (sample_text() * (length // len(sample_text()) + 1))[:length]
+    names = ["o200k_base", "gpt2", "ownbpe", "cl100k_base"]
+    so_far = [list(rows) for rows in shared.count_rows(text, names)]
+    assert [len(rows) for rows in so_far] == [1, 2, 3, 4]  # the table can be drawn after each one
+    assert all(rows == so_far[-1][: len(rows)] for rows in so_far)  # each a prefix of the last
+    expected = compare(text, [load_tokenizer(n) for n in names])
+    assert shared.counts_frame(so_far[-1]).to_dict("records") == expected.to_dict("records")
+
+
+def test_the_rows_in_progress_read_as_the_finished_table():
+    rows = list(shared.count_rows("naïve café, 2024!", ["gpt2", "o200k_base"]))[-1]
+    lines = shared.counts_markdown(rows).splitlines()
+    assert lines[0] == "| " + " | ".join(shared.SHOWN_COUNTS) + " |"
+    for line, row in zip(lines[2:], rows, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == row["tokenizer"] and cells[3] == f"{row['n_tokens']:,}"
+        assert cells[4] == f"{row['chars_per_token']:,.2f}"
+    assert shared.counts_markdown([{**rows[0], "n_tokens": 0, "chars_per_token": float("nan")}]).splitlines()[2] \
+        .split("|")[5].strip() == "—"  # NaN as the finished table shows it

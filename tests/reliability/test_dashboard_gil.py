@@ -16,11 +16,10 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 
 from analysis import load_tokenizer
 from analysis.render import highlight_prefix
-from tests.dashboards.browser import REPO, free_port
+from tests.dashboards.browser import REPO, free_port, wait_for_health
 from tests.dashboards.protocol import Session, paste_at_once, tokens_shown
 
 SPY = r'''
@@ -67,15 +66,7 @@ def test_script_runs_make_no_full_collection_and_five_sessions_each_get_their_co
                              "--server.headless", "true"], cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT)
     sessions: list[Session] = []
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (tmp_path / "out.txt").read_text()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "no answer within 90 s"
-                time.sleep(0.3)
+        wait_for_health(proc, port, log=tmp_path / "out.txt")
         sessions = [Session(port) for _ in range(5)]
         for s in sessions:
             s.run()
@@ -85,6 +76,11 @@ def test_script_runs_make_no_full_collection_and_five_sessions_each_get_their_co
         runs = paste_at_once(sessions, texts)
         for run, exp, text in zip(runs, expected, texts):
             assert run.shows(exp), (exp, [m for m in run.markdown if "tokens" in m][:3])
+        # the warm-up goes on once the pages are quiet (dashboards.warm.QUIET_S), and collects once at its end
+        deadline = time.monotonic() + 120
+        while not (log.exists() and "tokenprism-dashboard-warm-up" in log.read_text()):
+            assert time.monotonic() < deadline, "the warm-up did not finish within 120 s of the last paste"
+            time.sleep(0.5)
     finally:
         for s in sessions:
             s.close()

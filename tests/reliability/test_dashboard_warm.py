@@ -39,10 +39,10 @@ def test_warm_up_loads_tokenizers_compiles_the_specials_and_imports_the_pages():
 def test_a_failing_warm_up_is_reported_not_raised(monkeypatch):
     import analysis.tokenizers
 
-    def broken(names):
+    def broken(name):
         raise ValueError("corrupt vocabulary: re-run `tokenprism vocab fetch x`")
 
-    monkeypatch.setattr(analysis.tokenizers, "load_tokenizers", broken)
+    monkeypatch.setattr(analysis.tokenizers, "load_tokenizer", broken)
     monkeypatch.setattr(warm, "status", {})
     status = warm.warm()
     assert status["error"] == "ValueError: corrupt vocabulary: re-run `tokenprism vocab fetch x`"
@@ -96,3 +96,90 @@ def test_waiting_for_the_server_ends_when_its_port_accepts(monkeypatch):
         warm._wait_for_listening(20)
         waited = time.monotonic() - t0
     assert 0.25 <= waited < 20
+
+
+def _record_steps(monkeypatch, names=("a", "b")) -> list[str]:
+    """Replace the warm-up's steps by ones that record when they run: imports (light), then tokenizers."""
+    ran: list[str] = []
+
+    def fake_steps():
+        yield warm.LIGHT[0][0], lambda: ran.append("imports")
+        for name in names:
+            yield f"tokenizer {name}", lambda name=name: ran.append(name)
+
+    monkeypatch.setattr(warm, "steps", fake_steps)
+    monkeypatch.setattr(warm, "status", {})
+    return ran
+
+
+def test_no_step_runs_while_a_page_script_runs(monkeypatch):
+    ran = _record_steps(monkeypatch)
+    with warm.page_run():
+        thread = threading.Thread(target=warm.warm, kwargs={"step_wait": 30})
+        thread.start()
+        thread.join(0.5)
+        assert ran == []  # the page has the interpreter to itself
+        assert warm.pages_running() == 1
+    thread.join(30)
+    assert ran == ["imports", "a", "b"]
+    assert warm.status["tokenizers"] == ["a", "b"]
+    assert warm.pages_running() == 0
+
+
+def test_a_page_ending_in_error_still_lets_the_warm_up_go_on(monkeypatch):
+    ran = _record_steps(monkeypatch)
+    with pytest.raises(RuntimeError), warm.page_run():
+        raise RuntimeError("st.stop() and reruns end a script with an exception")
+    assert warm.pages_running() == 0
+    warm.warm(step_wait=30)
+    assert ran == ["imports", "a", "b"]
+
+
+def test_builds_wait_for_the_first_page_and_a_quiet_server_imports_do_not(monkeypatch):
+    import time
+
+    ran = _record_steps(monkeypatch)
+    monkeypatch.setattr(warm, "first_page_done", threading.Event())
+    thread = threading.Thread(target=warm.warm, kwargs={"step_wait": 30, "grace": 30, "quiet": 0.6})
+    thread.start()
+    thread.join(0.5)
+    assert ran == ["imports"]  # no page served yet: imports only, no build
+    with warm.page_run():
+        pass
+    ended = time.monotonic()
+    thread.join(30)
+    assert ran == ["imports", "a", "b"]
+    assert time.monotonic() - ended >= 0.6  # the first build waited for the server to be quiet
+
+
+def test_the_real_steps_follow_the_compare_page():
+    names = [n for n in available_tokenizers() if n not in vocabulary_problems()]
+    what = [w for w, _ in warm.steps()]
+    light = len(warm.LIGHT_STEPS)
+    assert set(what[:light]) == warm.LIGHT_STEPS and what.index("the Compare page's modules") < what.index(
+        "the Explore page's modules")  # the default page's first
+    assert what[light : light + len(names)] == [f"tokenizer {n}" for n in names]  # one at a time, in the page's order
+    assert what[light + len(names)] == "special-token regexes and the default drawing"
+    assert what[light + 1 + len(names) :] == [f"engine {n}" for n in names]  # then what a long paste would wait for
+
+
+def test_the_server_and_the_app_entrypoint_import_nothing_heavy_before_the_warm_up():
+    """What runs before streamlit listens (`dashboards.serve`) and before every page (the app's own
+    imports) pulls in no pandas, numpy, altair or tokenizer engine: the health check and each page's
+    first element do not wait for them."""
+    import json
+    import subprocess
+
+    heavy = ["pandas", "numpy", "altair", "pyarrow", "matplotlib", "tiktoken", "tokenizers", "regex"]
+    code = ("import json, sys; import dashboards.serve, dashboards.warm, dashboards.look, analysis.tokenizers.fetch; "
+            f"print(json.dumps([m for m in {heavy!r} if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout) == []
+    # the entrypoint imports those modules and nothing else of ours
+    from pathlib import Path
+
+    app = (Path(warm.__file__).parent / "streamlit_app.py").read_text(encoding="utf-8")
+    ours = sorted(line for line in app.splitlines() if line.startswith(("from analysis", "from dashboards", "import analysis",
+                                                                        "import dashboards")))
+    assert ours == ["from analysis.tokenizers.fetch import vocabulary_problems", "from dashboards import warm",
+                    "from dashboards.look import inject_css"]
