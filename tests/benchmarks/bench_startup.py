@@ -112,7 +112,7 @@ def load_parts(repeat: int = REPEAT) -> dict:
             os.environ.pop("TOKENPRISM_DATA_DIR")
         else:
             os.environ["TOKENPRISM_DATA_DIR"] = old
-    return {k: round(v, 4) for k, v in parts.items()}
+    return {k: round(v, 6) for k, v in parts.items()}
 
 
 def main(out_dir: Path) -> dict:
@@ -146,6 +146,6 @@ def main(out_dir: Path) -> dict:
         print(f"{name:<26}{r['median_s']:>10.3f}{r['ratio']:>8.2f}{r['target']:>8.2f}  {'yes' if r['met'] else 'NO'}")
     print("loading o200k, in-process medians (s):")
     for k, v in result["load_parts_s"].items():
-        print(f"  {k:<40}{v:>8.4f}")
+        print(f"  {k:<40}{v:>10.6f}")
     (out_dir / "startup.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result
