@@ -28,14 +28,14 @@ from tqdm.auto import tqdm
 from ..errors import BadInput
 from .base import Engine, InProcessEngine, provide_tokenizers
 from .choose import open_engine
-from .output import PartitionedParquet
+from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
 from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
                     request_texts)
-from ..pipeline import (DETECT_SCRIPT, UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
-                        columns_for, combine_sums, empty_sums, finish_measured, iter_sample_chunks, partial_sums,
-                        rows_from_counts, summary_from_sums)
+from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
+                        combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, rows_from_counts,
+                        summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
@@ -99,6 +99,15 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
 def with_grouping(metrics: tuple[str, ...], by: Sequence[str] | None) -> tuple[str, ...]:
     """`metrics`, plus scripts when the grouping is by script (a group must not be 'unknown' for want of asking)."""
     return check_metrics([*metrics, "scripts"]) if by is not None and "script" in by else metrics
+
+
+def _counts_sums(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str], by: list[str]) -> pd.DataFrame:
+    """A chunk's sums from its counts, its labels (with the scripts a worker resolved) grouped per sample."""
+    labels = [k for k in by if k != "tokenizer"]
+    frame = chunk[labels]
+    if "script" in labels and counts.script is not None:
+        frame = frame.assign(script=counts.script)
+    return counts_sums(frame, counts.sizes, counts.tokens, names, by)
 
 
 def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -200,16 +209,16 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                     yield frame
 
             for result in opened.map(_measure_task, sent(chunks), names, params=params):
-                if need_rows:
-                    result = rows_from_counts(held.popleft(), result, names)
-                    n_samples += len(result) // len(names)
+                if need_rows:  # counts back from a worker, labels held here: rows, sums, Parquet from the two
+                    chunk = held.popleft()
                     if by_keys is not None:
-                        sums.append(partial_sums(result, by_keys))
+                        sums.append(_counts_sums(chunk, result, names, by_keys))
                     if writer is not None:
-                        writer.write(with_ratios(result)[list(columns_for(wanted))])
+                        writer.write(rows_table(chunk, result, names))
                     if keep_rows:
-                        kept.append(result)
-                    chunk_bytes = int(result["n_bytes"].sum()) // len(names)
+                        kept.append(rows_from_counts(chunk, result, names))
+                    n_samples += len(chunk)
+                    chunk_bytes = int(result.sizes["n_bytes"].sum())
                 else:
                     sums.append(result)
                     # every sample has one row per tokenizer, whatever the grouping

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         BASELINE_VARIANTS as BASELINE_VARIANTS,
         chunk_sums as chunk_sums,
         combine_sums as combine_sums,
+        counts_sums as counts_sums,
         empty_sums as empty_sums,
         filter_frame as filter_frame,
         partial_sums as partial_sums,
@@ -61,6 +62,6 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('as_tokenizers', 'CATEGORICAL', 'check_table_path', 'chunk_counts', 'ChunkCounts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'SAMPLE_META', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
     **dict.fromkeys(('check_metrics', 'count_columns', 'DEFAULT_METRICS', 'DETECT_SCRIPT', 'METRICS', 'text_stats',), '.metrics'),
-    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
+    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'counts_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
