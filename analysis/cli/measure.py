@@ -89,7 +89,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine import measure as measure_on
     from ..engine.output import PartitionedParquet
     from ..engine.parts import is_url, measure_files
-    from ..engine.read import iter_corpus_chunks
+    from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
     from ..pipeline import (SAMPLE_META, as_tokenizers, check_metrics, check_table_path, combine_sums, summary_from_sums,
                             write_table)
     from ..probes.languages import language_premium
@@ -158,8 +158,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 else:
                     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
                     # streamed: files read chunk by chunk here (tables through Arrow), scripts detected by the workers
+                    # frames as large as the tasks (`SUMS_CHUNK_SAMPLES`): the run no longer joins small ones
                     user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
-                                              column=args.column, errors=args.errors, report=report)
+                                              column=args.column, errors=args.errors, report=report,
+                                              chunk_samples=SUMS_CHUNK_SAMPLES)
                     r = run(user, total=total)
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
                 if not r.n_samples:

@@ -26,7 +26,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..errors import BadInput
-from .base import Engine, InProcessEngine, provide_tokenizers
+from .base import Engine, InProcessEngine, frame_chars, provide_tokenizers
 from .choose import open_engine
 from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
@@ -34,8 +34,8 @@ from ..corpora.sample import Labeled, Sample
 from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
                     request_texts)
 from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
-                        combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, rows_from_counts,
-                        summary_from_sums)
+                        combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
+                        rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
@@ -86,7 +86,7 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
     held: list[pd.DataFrame] = []
     rows = chars = 0
     for frame in frames:
-        n, c = len(frame), int(frame["text"].str.len().sum()) if len(frame) else 0
+        n, c = len(frame), frame_chars(frame)
         if held and (rows + n > chunk_samples or chars + c > chunk_chars):
             yield held[0] if len(held) == 1 else pd.concat(held, ignore_index=True)
             held, rows, chars = [], 0, 0
@@ -204,6 +204,8 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
             def sent(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
                 for frame in frames:
                     if need_rows:
+                        if "scripts" not in wanted:  # 'Zzzz' set here: no script column travels either way
+                            frame = resolve_scripts(frame, False)
                         held.append(frame)
                         frame = _slim(frame)
                     yield frame
