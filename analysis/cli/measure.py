@@ -130,8 +130,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
     runs, rows = [], []
     parallel = None
     try:
+        # the Dask dashboard for a run someone watches (a progress bar), not for a script's
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
-                         timeout=args.connect_timeout) as engine:
+                         timeout=args.connect_timeout, dashboard=progress) as engine:
             print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
 
             def run(samples, *, keep: bool = False, total: int | None = None):

@@ -42,7 +42,8 @@ class DaskEngine:
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0,
+                 dashboard: bool = True) -> None:
         from dask.distributed import Client, LocalCluster
 
         self.scheduler = scheduler
@@ -55,13 +56,14 @@ class DaskEngine:
                                   "(`dask scheduler`, then `dask worker ADDRESS` on each machine), check the "
                                   "address, or leave out --scheduler to start a cluster on this machine") from None
         else:
-            # a free port for the dashboard (it is served only when bokeh is installed)
-            dashboard = ":0"
+            # a free port for the dashboard (it is served only when bokeh is installed; starting it
+            # costs about 0.4 s of CPU, so a run nobody watches goes without)
+            address = ":0" if dashboard else None
             import dask
 
             with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start()}):
                 self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                                            processes=True, dashboard_address=dashboard, silence_logs=logging.ERROR,
+                                            processes=True, dashboard_address=address, silence_logs=logging.ERROR,
                                             env=dict(WORKER_ENV))
             self.client = Client(self.cluster, set_as_default=False)
         # workers started by someone else get one core per task too (and so do workers that
