@@ -92,7 +92,6 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
     from ..pipeline import (SAMPLE_META, as_tokenizers, check_metrics, check_table_path, combine_sums, summary_from_sums,
                             write_table)
-    from ..probes.languages import language_premium
 
     line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
@@ -183,6 +182,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         print(f"characters per token (sum of chars / sum of tokens) by {grouping}")
         emit(wide, "table", float_digits=2)
         if parallel is not None:
+            from ..probes.languages import language_premium  # (only here: it loads the generated corpora)
+
             premium = language_premium(parallel, toks, pivot=args.pivot, measured=parallel_measured)
             wide = (premium.astype({"tokenizer": "str"})
                     .pivot_table(index="language", columns="tokenizer", values="premium")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +31,13 @@ from .choose import open_engine
 from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
-from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
-                    request_texts)
 from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
                         combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
                         rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
+
+if TYPE_CHECKING:  # pricing imports the cost package when it runs: measuring never needs it
+    from ..cost import CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
 # combine partial sums every this many chunks, so the list of partials never grows with the corpus
@@ -305,21 +306,29 @@ def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: st
 
 # -- pricing chat logs ---------------------------------------------------------------------------
 def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: TrafficPlan) -> TrafficPartial:
+    from ..cost import price_chunk
+
     return price_chunk(chunk, plan)  # tokenizers come from the worker's registry, by the plan's names
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
+    from ..cost import request_texts
+
     return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",
-               scheduler: str | None = None, workers: int | None = None, chunk_rows: int = CHUNK_ROWS,
+               scheduler: str | None = None, workers: int | None = None, chunk_rows: int | None = None,
                progress: Callable[[int], None] | None = None) -> TrafficPartial:
     """Chat-log pricing (`cost.price_records`) on an engine: each chunk of records is
     reduced to partial sums where it is counted, and the partials are merged here in order.
 
     The result equals `price_records(records, plan)` on every engine; `progress(rows)` after each chunk.
+    `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`).
     """
+    from ..cost import CHUNK_ROWS, TrafficPartial, chunked
+
+    chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
     total = TrafficPartial()
     try:
