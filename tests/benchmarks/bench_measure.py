@@ -285,9 +285,9 @@ a = json.loads(sys.argv[1])
 t0 = time.process_time()
 from analysis.engine.base import worker_tokenizers
 from analysis.engine.read import iter_corpus_chunks
-from analysis.engine.run import _counts_sums, _slim, coalesce_chunks
+from analysis.engine.run import coalesce_chunks
 from analysis.engine.output import PartitionedParquet, rows_table
-from analysis.pipeline import UniqueIds, chunk_counts, resolve_scripts, text_stats
+from analysis.pipeline import UniqueIds, chunk_counts, counts_sums, resolve_scripts, text_stats
 from analysis.pipeline.metrics import count_graphemes
 imports = time.process_time() - t0
 t0 = time.process_time()
@@ -312,14 +312,15 @@ timed("sizes_chars_bytes", lambda: [text_stats(c["text"], ()) for c in chunks])
 timed("metric_words_bytes", lambda: [text_stats(c["text"], ("words",)) for c in chunks])
 timed("metric_graphemes", lambda: [count_graphemes(c["text"].tolist()) for c in chunks])
 timed("metric_scripts", lambda: [detect_script(t) for t in texts])
-t0 = time.process_time(); results = [chunk_counts(_slim(c), toks, metrics=()) for c in chunks]
+t0 = time.process_time(); results = [chunk_counts(c[["text"]], toks, metrics=()) for c in chunks]  # what travels
 whole = time.process_time() - t0
-timed("ipc_pickle", lambda: [pickle.loads(pickle.dumps(x)) for x in (*map(_slim, chunks), *results)])
+timed("ipc_pickle", lambda: [pickle.loads(pickle.dumps(x)) for x in (*(c[["text"]] for c in chunks), *results)])
 # the driver again: rows to Parquet, sums
 writer = PartitionedParquet(a["out"])
 timed("output", lambda: [writer.write(rows_table(c, r, names)) for c, r in zip(chunks, results)])
 writer.abort()
-timed("sums", lambda: [_counts_sums(c, r, names, ["category", "tokenizer"]) for c, r in zip(chunks, results)])
+timed("sums", lambda: [counts_sums(c[["category"]], r.sizes, r.tokens, names, ["category", "tokenizer"])
+                      for c, r in zip(chunks, results)])
 cpu["task_other"] = max(0.0, whole - cpu["tokenize"] - cpu["sizes_chars_bytes"])
 print(json.dumps(cpu))
 """
