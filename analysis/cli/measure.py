@@ -90,10 +90,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
     from ..engine import measure as measure_on
     from ..engine.output import PartitionedParquet
     from ..engine.parts import is_url, measure_files
-    from ..engine.read import iter_corpus_chunks
+    from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
     from ..pipeline import (SAMPLE_META, as_tokenizers, check_metrics, check_table_path, combine_sums, summary_from_sums,
                             write_table)
-    from ..probes.languages import language_premium
 
     line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
@@ -131,8 +130,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
     runs, rows = [], []
     parallel = None
     try:
+        # the Dask dashboard for a run someone watches (a progress bar), not for a script's
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
-                         timeout=args.connect_timeout) as engine:
+                         timeout=args.connect_timeout, dashboard=progress) as engine:
             print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
 
             def run(samples, *, keep: bool = False, total: int | None = None):
@@ -159,8 +159,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 else:
                     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
                     # streamed: files read chunk by chunk here (tables through Arrow), scripts detected by the workers
+                    # frames as large as the tasks (`SUMS_CHUNK_SAMPLES`): the run no longer joins small ones
                     user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
-                                              column=args.column, errors=args.errors, report=report)
+                                              column=args.column, errors=args.errors, report=report,
+                                              chunk_samples=SUMS_CHUNK_SAMPLES)
                     r = run(user, total=total)
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
                 if not r.n_samples:
@@ -181,6 +183,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         print(f"characters per token (sum of chars / sum of tokens) by {grouping}")
         emit(wide, "table", float_digits=2)
         if parallel is not None:
+            from ..probes.languages import language_premium  # (only here: it loads the generated corpora)
+
             premium = language_premium(parallel, toks, pivot=args.pivot, measured=parallel_measured)
             wide = (premium.astype({"tokenizer": "str"})
                     .pivot_table(index="language", columns="tokenizer", values="premium")

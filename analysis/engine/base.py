@@ -29,7 +29,8 @@ SizeFn = Callable[[Any], int]
 def frame_chars(chunk: Any) -> int:
     """Characters in a chunk frame's `text` column (0 for anything else)."""
     if isinstance(chunk, pd.DataFrame) and "text" in chunk and len(chunk):
-        return int(chunk["text"].str.len().sum())
+        # `len` over the list, not `.str.len()`, which maps a Python function over an object column
+        return sum(map(len, chunk["text"].tolist()))
     return 0
 
 # The environment of every worker process (pool or cluster): one core each, because the workers

@@ -3,7 +3,9 @@
 Unlike the local engine (a process pool this process owns), the workers here belong to a
 Dask scheduler: `scheduler="tcp://host:8786"` joins a running cluster (started with
 `dask scheduler` and `dask worker`), and no address starts a `LocalCluster` of one
-single-threaded worker process per core and stops it afterwards.
+single-threaded worker process per core and stops it afterwards. Its workers are forks of this
+process where the local engine would fork (`_worker_start`), so they start with the package
+imported and the tokenizers loaded.
 
 Each task is one chunk: `run_chunk(fn, chunk, names, params)`. A worker loads each tokenizer
 once, through the per-process cache in `base`, and keeps it for every later task; adapters
@@ -40,7 +42,8 @@ class DaskEngine:
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0,
+                 dashboard: bool = True) -> None:
         from dask.distributed import Client, LocalCluster
 
         self.scheduler = scheduler
@@ -53,11 +56,15 @@ class DaskEngine:
                                   "(`dask scheduler`, then `dask worker ADDRESS` on each machine), check the "
                                   "address, or leave out --scheduler to start a cluster on this machine") from None
         else:
-            # a free port for the dashboard (it is served only when bokeh is installed)
-            dashboard = ":0"
-            self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                                        dashboard_address=dashboard, silence_logs=logging.ERROR,
-                                        env=dict(WORKER_ENV))
+            # a free port for the dashboard (it is served only when bokeh is installed; starting it
+            # costs about 0.4 s of CPU, so a run nobody watches goes without)
+            address = ":0" if dashboard else None
+            import dask
+
+            with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start()}):
+                self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                                            processes=True, dashboard_address=address, silence_logs=logging.ERROR,
+                                            env=dict(WORKER_ENV))
             self.client = Client(self.cluster, set_as_default=False)
         # workers started by someone else get one core per task too (and so do workers that
         # join later: the scheduler runs a registered plugin on every worker it meets)
@@ -113,3 +120,18 @@ class DaskEngine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _worker_start() -> str:
+    """How a LocalCluster starts its worker processes: "fork" when the local engine would fork here, else "spawn".
+
+    A forked worker inherits this process's imports (pandas, the package) and the tokenizers it
+    has loaded, as the local engine's workers do; a spawned one imports and loads them all again:
+    about 3 s of CPU per worker for o200k_base + cl100k_base with Dask's own imports, 4-5 s of CPU
+    on a 2-worker run (docs/measuring.md). The rule is the local engine's (`local.start_method`):
+    a process that already runs other threads (a server, a dashboard) spawns. The cluster's own
+    event-loop thread forks the workers while the caller's thread waits for it.
+    """
+    from .local import start_method
+
+    return start_method()

@@ -6,6 +6,11 @@ the rows part by part while a run goes on: each part is written atomically
 target only when the run completes. Ctrl-C, a crash or an error leave no target and no
 half-written part; the hidden folder is removed (every file in it is ours). `pandas.read_parquet`
 and `dask.dataframe.read_parquet` read the result as one table.
+
+`rows_table` builds a chunk's rows as an Arrow table straight from its labels and counts (Arrow
+`take` for the labels, numpy for the numbers), the schema pandas would write, without a pandas
+frame in between: on short rows the frame and its string conversions cost more than a third
+of tokenizing them (docs/measuring.md).
 """
 
 from __future__ import annotations
@@ -14,10 +19,67 @@ import os
 import shutil
 from pathlib import Path
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..atomic import atomic_path, temporary_name
 from ..errors import BadInput
+
+if TYPE_CHECKING:
+    from ..pipeline import ChunkCounts
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN where den is 0 (as `pipeline.with_ratios`: no inf)."""
+    out = np.full(len(num), np.nan)
+    np.divide(num, den, out=out, where=den > 0, casting="unsafe")
+    return out
+
+
+def _repeated(values: pa.Array | pa.ChunkedArray, take: pa.Array, n_tok: int) -> pa.Array:
+    """Each value `n_tok` times; a label the whole chunk shares (a file's category) is one value repeated."""
+    import pyarrow.compute as pc
+
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values  # take on one piece is faster
+    if len(values) and not values.null_count and pc.all(pc.equal(values, values[0])).as_py():
+        return pa.repeat(values[0], len(values) * n_tok)
+    return values.take(take)
+
+
+def rows_table(chunk: pd.DataFrame, counts: "ChunkCounts", names: Sequence[str]) -> pa.Table:
+    """The per-row table of a chunk (its `pipeline.SAMPLE_META` labels) and its counts: the columns of
+    `with_ratios(rows_from_counts(chunk, counts, names))`, sample-major, tokenizers in order.
+
+    >>> from analysis.pipeline import ChunkCounts
+    >>> chunk = pd.DataFrame({c: ["x"] for c in ("sample_id", "category", "language", "script", "kind", "group",
+    ...                                          "variant")})
+    >>> t = rows_table(chunk, ChunkCounts({"n_chars": np.array([6]), "n_bytes": np.array([6])}, np.array([[3, 0]])),
+    ...                ["a", "b"])
+    >>> t.column("tokenizer").to_pylist(), t.column("chars_per_token").to_pylist()
+    (['a', 'b'], [2.0, nan])
+    """
+    from ..pipeline import SAMPLE_META
+
+    n, n_tok = len(chunk), len(names)
+    take = pa.array(np.repeat(np.arange(n, dtype=np.int64), n_tok))
+    columns: dict[str, pa.Array] = {}
+    for c in SAMPLE_META:
+        values = counts.script if c == "script" and counts.script is not None else chunk[c]
+        columns[c] = _repeated(pa.array(values, type=pa.large_string(), from_pandas=True), take, n_tok)
+    columns["tokenizer"] = pa.array(list(names), type=pa.large_string()).take(pa.array(np.tile(np.arange(n_tok), n)))
+    sizes = {c: np.repeat(np.asarray(v, np.int64), n_tok) for c, v in counts.sizes.items()}
+    tokens = np.asarray(counts.tokens, np.int64).ravel()
+    columns.update({c: pa.array(v) for c, v in sizes.items()})
+    columns["n_tokens"] = pa.array(tokens)
+    columns["chars_per_token"] = pa.array(_ratio(sizes["n_chars"], tokens))
+    columns["bytes_per_token"] = pa.array(_ratio(sizes["n_bytes"], tokens))
+    if "n_words" in sizes:
+        columns["tokens_per_word"] = pa.array(_ratio(tokens, sizes["n_words"]))
+    return pa.table(columns)
 
 
 class PartitionedParquet:
@@ -42,11 +104,17 @@ class PartitionedParquet:
         self.parts = 0
         self.rows = 0
 
-    def write(self, frame: pd.DataFrame) -> None:
+    def write(self, frame: pd.DataFrame | pa.Table) -> None:
+        """One part: a frame, or an Arrow table (`rows_table`), written as it is."""
         if not len(frame):
             return
         with atomic_path(self._tmp / f"part-{self.parts:05d}.parquet") as tmp:
-            frame.to_parquet(tmp, index=False)
+            if isinstance(frame, pa.Table):
+                import pyarrow.parquet as pq
+
+                pq.write_table(frame, tmp)
+            else:
+                frame.to_parquet(tmp, index=False)
         self.parts += 1
         self.rows += len(frame)
 

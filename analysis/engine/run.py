@@ -17,26 +17,28 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from ..errors import BadInput
-from .base import Engine, InProcessEngine, provide_tokenizers
+from .base import Engine, InProcessEngine, frame_chars, provide_tokenizers
 from .choose import open_engine
-from .output import PartitionedParquet
+from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
-from ..cost import (CHUNK_ROWS, CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan, chunked, price_chunk,
-                    request_texts)
-from ..pipeline import (DETECT_SCRIPT, UniqueIds, with_ratios, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
-                        columns_for, combine_sums, empty_sums, finish_measured, iter_sample_chunks, partial_sums,
+from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
+                        combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
                         rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
+
+if TYPE_CHECKING:  # pricing imports the cost package when it runs: measuring never needs it
+    from ..cost import CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
 # combine partial sums every this many chunks, so the list of partials never grows with the corpus
@@ -86,7 +88,7 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
     held: list[pd.DataFrame] = []
     rows = chars = 0
     for frame in frames:
-        n, c = len(frame), int(frame["text"].str.len().sum()) if len(frame) else 0
+        n, c = len(frame), frame_chars(frame)
         if held and (rows + n > chunk_samples or chars + c > chunk_chars):
             yield held[0] if len(held) == 1 else pd.concat(held, ignore_index=True)
             held, rows, chars = [], 0, 0
@@ -99,6 +101,15 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
 def with_grouping(metrics: tuple[str, ...], by: Sequence[str] | None) -> tuple[str, ...]:
     """`metrics`, plus scripts when the grouping is by script (a group must not be 'unknown' for want of asking)."""
     return check_metrics([*metrics, "scripts"]) if by is not None and "script" in by else metrics
+
+
+def _counts_sums(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str], by: list[str]) -> pd.DataFrame:
+    """A chunk's sums from its counts, its labels (with the scripts a worker resolved) grouped per sample."""
+    labels = [k for k in by if k != "tokenizer"]
+    frame = chunk[labels]
+    if "script" in labels and counts.script is not None:
+        frame = frame.assign(script=counts.script)
+    return counts_sums(frame, counts.sizes, counts.tokens, names, by)
 
 
 def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -195,21 +206,23 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
             def sent(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
                 for frame in frames:
                     if need_rows:
+                        if "scripts" not in wanted:  # 'Zzzz' set here: no script column travels either way
+                            frame = resolve_scripts(frame, False)
                         held.append(frame)
                         frame = _slim(frame)
                     yield frame
 
             for result in opened.map(_measure_task, sent(chunks), names, params=params):
-                if need_rows:
-                    result = rows_from_counts(held.popleft(), result, names)
-                    n_samples += len(result) // len(names)
+                if need_rows:  # counts back from a worker, labels held here: rows, sums, Parquet from the two
+                    chunk = held.popleft()
                     if by_keys is not None:
-                        sums.append(partial_sums(result, by_keys))
+                        sums.append(_counts_sums(chunk, result, names, by_keys))
                     if writer is not None:
-                        writer.write(with_ratios(result)[list(columns_for(wanted))])
+                        writer.write(rows_table(chunk, result, names))
                     if keep_rows:
-                        kept.append(result)
-                    chunk_bytes = int(result["n_bytes"].sum()) // len(names)
+                        kept.append(rows_from_counts(chunk, result, names))
+                    n_samples += len(chunk)
+                    chunk_bytes = int(result.sizes["n_bytes"].sum())
                 else:
                     sums.append(result)
                     # every sample has one row per tokenizer, whatever the grouping
@@ -238,8 +251,9 @@ def _count_task(chunk: pd.DataFrame, toks: Sequence[Tokenizer]) -> pd.DataFrame:
     from ..pipeline import token_counts
 
     texts = chunk["text"].tolist()
-    return pd.DataFrame({"n_chars": chunk["text"].str.len().astype("int64"),
-                         **{t.name: token_counts(t, texts) for t in toks}})
+    # `len` over the list (C-level), not `.str.len()`, a Python call per text of an object column
+    return pd.DataFrame({"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
+                         **{t.name: token_counts(t, texts) for t in toks}}, index=chunk.index)
 
 
 def count_tokens(chunks: Iterable[pd.DataFrame], tokenizer_names: Sequence[str], *,
@@ -294,21 +308,29 @@ def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: st
 
 # -- pricing chat logs ---------------------------------------------------------------------------
 def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: TrafficPlan) -> TrafficPartial:
+    from ..cost import price_chunk
+
     return price_chunk(chunk, plan)  # tokenizers come from the worker's registry, by the plan's names
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
+    from ..cost import request_texts
+
     return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",
-               scheduler: str | None = None, workers: int | None = None, chunk_rows: int = CHUNK_ROWS,
+               scheduler: str | None = None, workers: int | None = None, chunk_rows: int | None = None,
                progress: Callable[[int], None] | None = None) -> TrafficPartial:
     """Chat-log pricing (`cost.price_records`) on an engine: each chunk of records is
     reduced to partial sums where it is counted, and the partials are merged here in order.
 
     The result equals `price_records(records, plan)` on every engine; `progress(rows)` after each chunk.
+    `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`).
     """
+    from ..cost import CHUNK_ROWS, TrafficPartial, chunked
+
+    chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
     total = TrafficPartial()
     try:

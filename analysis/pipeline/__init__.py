@@ -42,12 +42,14 @@ if TYPE_CHECKING:
         DEFAULT_METRICS as DEFAULT_METRICS,
         DETECT_SCRIPT as DETECT_SCRIPT,
         METRICS as METRICS,
+        resolve_scripts as resolve_scripts,
         text_stats as text_stats,
     )
     from .sums import (
         BASELINE_VARIANTS as BASELINE_VARIANTS,
         chunk_sums as chunk_sums,
         combine_sums as combine_sums,
+        counts_sums as counts_sums,
         empty_sums as empty_sums,
         filter_frame as filter_frame,
         partial_sums as partial_sums,
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('as_tokenizers', 'CATEGORICAL', 'check_table_path', 'chunk_counts', 'ChunkCounts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'SAMPLE_META', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
-    **dict.fromkeys(('check_metrics', 'count_columns', 'DEFAULT_METRICS', 'DETECT_SCRIPT', 'METRICS', 'text_stats',), '.metrics'),
-    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
+    **dict.fromkeys(('check_metrics', 'count_columns', 'DEFAULT_METRICS', 'DETECT_SCRIPT', 'METRICS', 'resolve_scripts', 'text_stats',), '.metrics'),
+    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'counts_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -92,6 +92,57 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
             .reset_index().astype({c: "int64" for c in _sums_in(counts)}))
 
 
+def counts_sums(labels: pd.DataFrame, sizes: dict[str, np.ndarray], tokens: np.ndarray, names: Sequence[str],
+                by: str | Sequence[str]) -> pd.DataFrame:
+    """`partial_sums(rows_from_counts(...), by)` from a chunk's labels and counts, without the per-row frame.
+
+    `labels` holds one row per sample (the grouping columns, scripts already resolved),
+    `sizes` one array per size column and `tokens` samples x tokenizers. Groups are factorized
+    once per sample, not once per row and tokenizer, and summed with numpy, in the order the
+    rows would first show them (sample-major, tokenizers inner), so the sums equal
+    `partial_sums` of the rows row for row.
+
+    >>> labels = pd.DataFrame({"category": ["a", "b", "a"]})
+    >>> counts_sums(labels, {"n_chars": np.array([1, 2, 3])}, np.array([[1, 2], [3, 4], [5, 6]]), ["t", "u"],
+    ...             ["category", "tokenizer"])["n_tokens"].tolist()
+    [6, 8, 3, 4]
+    """
+    keys = _group_keys(by)
+    label_keys = [k for k in keys if k != "tokenizer"]
+    if len(label_keys) > 1:
+        codes, uniques = pd.MultiIndex.from_frame(labels[label_keys].astype(str)).factorize()
+        label_rows = [tuple(u) for u in uniques]
+    elif label_keys:
+        codes, uniques = pd.factorize(labels[label_keys[0]].astype(str))
+        label_rows = [(u,) for u in uniques]
+    else:
+        codes, label_rows = np.zeros(len(labels), np.intp), [()]
+    n_groups = len(label_rows) if len(labels) else 0
+
+    def per_group(values: np.ndarray) -> np.ndarray:  # integer sums (bincount would go through float64)
+        out = np.zeros((n_groups, *values.shape[1:]), np.int64)
+        np.add.at(out, codes, values)
+        return out
+
+    n = per_group(np.ones(len(labels), np.int64))
+    size_sums = {c: per_group(np.asarray(v, np.int64)) for c, v in sizes.items()}
+    token_sums = per_group(np.asarray(tokens, np.int64).reshape(len(labels), len(names)))
+    sums = ["n_samples", *size_sums, "n_tokens"]
+    if "tokenizer" in keys:
+        reps, n_tok = len(names), 1
+        columns: dict[str, object] = {k: np.repeat(np.array([r[i] for r in label_rows], dtype=object), reps)
+                                      for i, k in enumerate(label_keys)}
+        columns["tokenizer"] = np.tile(np.array(list(names), dtype=object), n_groups)
+        columns["n_tokens"] = token_sums.ravel()
+    else:  # rows are sample x tokenizer, so every size counts once per tokenizer
+        reps, n_tok = 1, len(names)
+        columns = {k: np.array([r[i] for r in label_rows], dtype=object) for i, k in enumerate(label_keys)}
+        columns["n_tokens"] = token_sums.sum(axis=1)
+    columns["n_samples"] = np.repeat(n, reps) * n_tok
+    columns.update({c: np.repeat(v, reps) * n_tok for c, v in size_sums.items()})
+    return pd.DataFrame({c: columns[c] for c in [*keys, *sums]}).astype({c: "int64" for c in sums})
+
+
 def empty_sums(by: str | Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
     """The sums of no rows (keys checked: an unknown one raises now, before any work)."""
     return partial_sums(pd.DataFrame(columns=[*_group_keys(by), *count_columns(metrics)]), by)
