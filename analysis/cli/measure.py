@@ -130,6 +130,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
     runs, rows = [], []
     parallel = None
     try:
+        if args.engine == "dask" and not args.scheduler:  # its workers fork from here: one build for all
+            from ..engine.run import build_before_fork
+
+            build_before_fork(toks)
         # the Dask dashboard for a run someone watches (a progress bar), not for a script's
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
                          timeout=args.connect_timeout, dashboard=progress) as engine:

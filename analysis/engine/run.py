@@ -138,7 +138,17 @@ def _resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: 
                        "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
                        "(or family:path specs) instead")
     provide_tokenizers(toks)
+    if engine == "dask" and not scheduler:
+        build_before_fork(toks)
     return open_engine(engine, scheduler=scheduler, workers=workers), True
+
+
+def build_before_fork(toks: Sequence[Tokenizer]) -> None:
+    """Build the tokenizers' engines here, before a LocalCluster forks its workers from this
+    process: they inherit one build instead of each making its own (see `tokenizers.cold`)."""
+    from ..tokenizers import build_engines
+
+    build_engines(toks)
 
 
 def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str | Engine = "local",

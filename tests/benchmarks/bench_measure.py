@@ -140,7 +140,9 @@ from pathlib import Path
 os.environ["TOKENPRISM_ENCODE_THREADS"] = "1"
 from analysis import load_tokenizer
 a = json.loads(sys.argv[1])
+from analysis.tokenizers import build_engines
 toks = [load_tokenizer(t) for t in a["toks"]]
+build_engines(toks)  # tiktoken's engines, before the clock: a load no longer builds them (tokenizers.cold)
 path = Path(a["path"])
 if a["column"]:
     texts = [json.loads(line)[a["column"]] for line in open(path, encoding="utf-8")]
