@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from itertools import accumulate, compress
+from itertools import compress
 from operator import not_
 from typing import Callable, Iterator
 
