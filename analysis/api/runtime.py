@@ -101,6 +101,7 @@ class Runtime:
         self._pool: ThreadPoolExecutor | None = None
         self._loading: asyncio.Task | None = None
         self._building: asyncio.Future | None = None
+        self.engines_built = False  # set once the background build after ready has finished
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -137,6 +138,15 @@ class Runtime:
         # Ready at once: short texts are encoded from the rank tables (`tokenizers.cold`). The
         # engines that long texts and heavy traffic need are built next, off the event loop.
         self._building = loop.run_in_executor(self._pool, build_engines, list(self.tokenizers.values()))
+        self._building.add_done_callback(self._built)
+
+    def _built(self, done: asyncio.Future) -> None:
+        if done.cancelled():
+            return
+        if done.exception() is not None:  # the request that needs the engine meets the error again, with its message
+            _log.error("building the tokenizers' engines failed: %s", done.exception())
+            return
+        self.engines_built = True
 
     async def stop(self) -> None:
         for task in (self._loading, self._building):

@@ -367,3 +367,6 @@ class Readiness(BaseModel):
     seconds_to_ready: float | None
     unavailable: dict[str, str] = Field(default_factory=dict,
                                         description="tokenizers that failed to load (name -> why); the others are served")
+    engines_built: bool = Field(False, description=(
+        "whether every tokenizer's engine is built: ready answers at once (short texts are encoded from "
+        "the rank tables), the engines for long texts and heavy traffic are built in the background"))

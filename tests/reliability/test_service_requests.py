@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the service needs fastapi (pip install -e '.[dev]')")
 
-from tests.analysis.api.server import serve  # noqa: E402
+from tests.analysis.api.server import serve, wait_engines  # noqa: E402
 
 KEY = "reliability-key-0123456789"
 LIMIT = 100_000
@@ -78,6 +78,7 @@ def keyed_server(tmp_path_factory):
     keys.write_text(KEY + "\n")
     with serve("--tokenizers", "gpt2", "--api-key-file", str(keys), "--max-body-bytes", str(LIMIT),
                env={"TOKENPRISM_API_KEY": ""}) as (url, proc, _):
+        wait_engines(url)  # the RSS measured below is then the bodies', not the engine build's
         yield url, proc
 
 

@@ -29,7 +29,7 @@ async def readyz(rt: RuntimeDep) -> dict:
     if not rt.ready:
         raise rt.not_ready()
     return {"status": "ready", "tokenizers": list(rt.tokenizers), "seconds_to_ready": rt.seconds_to_ready,
-            "unavailable": rt.unavailable}
+            "unavailable": rt.unavailable, "engines_built": rt.engines_built}
 
 
 @router.get("/metrics", summary="Prometheus metrics: requests, latency histograms, tokens counted per tokenizer",

@@ -43,6 +43,23 @@ def wait_ready(url: str, proc: subprocess.Popen, timeout: float, headers: dict |
         time.sleep(0.05)
 
 
+def wait_engines(url: str, timeout: float = 60.0) -> float:
+    """Poll /readyz until its engines are built (`engines_built`); return the seconds it took.
+
+    A server is ready before its engines are (short texts are encoded from the rank tables, the
+    engines are built next, in the background): a test that measures the process's memory waits
+    for that build, or it measures the build.
+    """
+    t0 = time.monotonic()
+    while True:
+        with urllib.request.urlopen(url + "/readyz", timeout=5) as r:
+            if json.loads(r.read()).get("engines_built"):
+                return time.monotonic() - t0
+        if time.monotonic() - t0 > timeout:
+            raise TimeoutError(f"{url}/readyz: the engines were not built after {timeout:.0f} s")
+        time.sleep(0.05)
+
+
 @contextlib.contextmanager
 def serve(*extra: str, env: dict | None = None, timeout: float = 60.0, log: Path | None = None):
     """Yield (base URL, process, seconds until /readyz was 200) of a real `tokenprism serve`."""

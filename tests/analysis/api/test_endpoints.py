@@ -278,3 +278,17 @@ def test_anthropic_count_tokens(client):
     assert "unknown role 'wizard'" in problem(client.post("/v1/messages/count_tokens", json=wizard), 422)["detail"]
     video = {**body, "messages": [{"role": "user", "content": [{"type": "video"}]}]}
     assert "unknown content type 'video'" in problem(client.post("/v1/messages/count_tokens", json=video), 422)["detail"]
+
+
+def test_readyz_says_when_the_engines_are_built():
+    """Ready comes first (short texts are encoded from the rank tables); the engines follow."""
+    from tests.analysis.api.server import serve, wait_engines
+
+    with serve("--tokenizers", "o200k_base,deepseek-v4") as (url, _, _):
+        wait_engines(url)
+        import json
+        import urllib.request
+
+        with urllib.request.urlopen(url + "/readyz", timeout=5) as r:
+            ready = json.loads(r.read())
+        assert ready["engines_built"] is True and ready["tokenizers"] == ["o200k_base", "deepseek-v4"]
