@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pandas loads with the first frame: `tokenprism compare` pri
 
 from .errors import BadInput
 from .render import piece_label
-from .tokenizers import Tokenizer, available_tokenizers, load_tokenizer, load_tokenizers  # noqa: F401  (load_tokenizer: the doctests use it)
+from .tokenizers import Tokenizer, TokenizersArg, available_tokenizers, load_tokenizer, load_tokenizers  # noqa: F401  (load_tokenizer: the doctests use it)
 
 PARALLEL_CHARS = 100_000
 COLUMNS = ["tokenizer", "family", "n_vocab", "n_tokens", "n_chars", "n_bytes", "chars_per_token", "bytes_per_token"]
@@ -40,6 +40,31 @@ def resolve_tokenizers(names: Iterable[str] | str | None = None) -> list[Tokeniz
     if not names:
         raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
     return load_tokenizers(names)  # in parallel threads: vocabularies load side by side
+
+
+def as_tokenizers(tokenizers: TokenizersArg) -> list[Tokenizer]:
+    """Adapters from names, a comma-separated string, adapters, or None (every one available offline).
+
+    Raises:
+        KeyError: an unknown name (the message lists the valid ones).
+        ValueError: no tokenizers, or the same name twice.
+
+    >>> [t.name for t in as_tokenizers("gpt2,cl100k_base")]
+    ['gpt2', 'cl100k_base']
+    """
+    if tokenizers is None or isinstance(tokenizers, str):
+        toks = resolve_tokenizers(tokenizers)
+    elif isinstance(tokenizers, Tokenizer):
+        toks = [tokenizers]
+    else:
+        toks = [t if isinstance(t, Tokenizer) else resolve_tokenizers([t])[0] for t in tokenizers]
+    if not toks:
+        raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
+    names = [t.name for t in toks]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise BadInput(f"tokenizer(s) {dupes} given twice; give each once")
+    return toks
 
 
 def skipped_tokenizers() -> dict[str, str]:

@@ -156,8 +156,16 @@ def interrupted(e: BaseException) -> bool:
     return False
 
 
+# numpy's OpenBLAS starts a thread per core when numpy is imported, and the threads spin for a
+# while: 0.06-0.1 s of CPU per command that imports numpy (docs/measuring.md), for linear algebra
+# that no command does. A command runs BLAS on one thread unless the user says otherwise.
+BLAS_THREADS_ENV = ("OPENBLAS_NUM_THREADS", "1")
+
+
 def _run(argv: list[str] | None, came: list[int]) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "numpy" not in sys.modules:  # read once, when OpenBLAS loads
+        os.environ.setdefault(*BLAS_THREADS_ENV)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -11,16 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    import pandas as pd
 
 from . import help_line
 from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
 from .numbers import TIMEOUT, WORKERS
+from .table import emit_rows
 from .tokenizers import add_format, add_max_line, emit, line_bounds
 from ..textio import ERRORS
 
@@ -68,12 +65,10 @@ def progress_wanted(args: argparse.Namespace) -> bool:
 # -- measure -------------------------------------------------------------------------------------
 def _dataset_out(out: str | None) -> bool:
     """--out DIR/ (or a path without a table suffix): a partitioned Parquet dataset, streamed."""
-    from pathlib import Path
-
-    from ..pipeline import TABLE_SUFFIXES
-
     if not out:
         return False
+    from ..pipeline import TABLE_SUFFIXES
+
     return (out.endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix
             or Path(out).suffix.lower() not in (*TABLE_SUFFIXES, *_OTHER_SUFFIXES))
 
@@ -83,16 +78,9 @@ _OTHER_SUFFIXES = (".xlsx", ".xls", ".tsv", ".txt", ".feather", ".arrow")
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from .. import corpora as corpus
-    from ..engine import open_engine
-    from ..engine import measure as measure_on
-    from ..engine.output import PartitionedParquet
-    from ..engine.parts import is_url, measure_files
-    from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
-    from ..pipeline import (SAMPLE_META, as_tokenizers, check_metrics, check_table_path, combine_sums, summary_from_sums,
-                            write_table)
+    from ..engine import open_engine, tally_files
+    from ..pipeline import SAMPLE_META, Tally, as_tokenizers, check_metrics, count_columns
 
     line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
@@ -112,6 +100,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     dataset = _dataset_out(args.out)
     table_rows = bool(args.out) and not dataset
     if table_rows:  # fail on a bad suffix before measuring anything
+        from ..pipeline import check_table_path
+
         try:
             check_table_path(args.out)
         except ValueError as e:
@@ -121,17 +111,26 @@ def cmd_measure(args: argparse.Namespace) -> int:
         problem = writable_problem(target / "part-0.parquet" if dataset and target.is_dir() else target)
         if problem:
             raise BadInput(problem)
+    from ..engine.parts import is_url
+
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
                        "(aggregates: each worker reads its own part), or copy the files here first")
     print(terminal_text(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}"),
           file=sys.stderr)
-    writer = PartitionedParquet(args.out) if dataset else None
-    runs, rows = [], []
+    writer = None
+    if dataset:
+        from ..engine.output import PartitionedParquet
+
+        writer = PartitionedParquet(args.out)
+    # Every run's sums add up in one tally, and the summary is written from it: with only text
+    # files and no --out, nothing in this command imports pandas (`engine.tally_files`).
+    tally = Tally(keys, count_columns(metrics))
+    rows = []
     parallel = None
     try:
         if args.engine == "dask" and not args.scheduler:  # its workers fork from here: one build for all
-            from ..engine.run import build_before_fork
+            from ..engine.choose import build_before_fork
 
             build_before_fork(toks)
         # the Dask dashboard for a run someone watches (a progress bar), not for a script's
@@ -140,9 +139,11 @@ def cmd_measure(args: argparse.Namespace) -> int:
             print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
 
             def run(samples, *, keep: bool = False, total: int | None = None):
+                from ..engine import measure as measure_on
+
                 r = measure_on(samples, toks, engine=engine, by=keys, out=writer, rows=keep or table_rows,
                                progress=progress, total_bytes=total, metrics=metrics)
-                runs.append(r)
+                tally.add_frame(r.sums)
                 if r.rows is not None:
                     rows.append(r.rows)
                 return r
@@ -156,36 +157,37 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 report = corpus.LoadReport()
                 if writer is None and not table_rows:
                     # aggregates only: each worker reads its own part of the files and returns sums
-                    r = measure_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
-                                      language=args.language, column=args.column, errors=args.errors,
-                                      report=report, progress=progress, metrics=metrics)
-                    runs.append(r)
+                    found = tally_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
+                                        language=args.language, column=args.column, errors=args.errors,
+                                        report=report, progress=progress, metrics=metrics)
+                    tally.merge(found.tally)
+                    n_samples = found.n_samples
                 else:
+                    from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
+
                     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
                     # streamed: files read chunk by chunk here (tables through Arrow), scripts detected by the workers
                     # frames as large as the tasks (`SUMS_CHUNK_SAMPLES`): the run no longer joins small ones
                     user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
                                               column=args.column, errors=args.errors, report=report,
                                               chunk_samples=SUMS_CHUNK_SAMPLES)
-                    r = run(user, total=total)
+                    n_samples = run(user, total=total).n_samples
                 print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
-                if not r.n_samples:
+                if not n_samples:
                     raise BadInput(f"no text loaded from {args.corpus}: {report.summary()}")
     except BaseException:
         if writer is not None:
             writer.abort()
         raise
-    summary = summary_from_sums(combine_sums([r.sums for r in runs], keys), keys, names)
+    summary = tally.summary_rows(names)
     if args.format == "table":
-        if by:
-            wide = (summary.astype({c: "str" for c in keys})
-                    .pivot_table(index=by, columns="tokenizer", values="chars_per_token_of_sums", sort=False)
-                    .reindex(columns=names).reset_index())
-        else:  # --by tokenizer: one row per tokenizer
-            wide = summary[["tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums"]]
         grouping = f"{', '.join(by)} x tokenizer" if by else "tokenizer"
         print(f"characters per token (sum of chars / sum of tokens) by {grouping}")
-        emit(wide, "table", float_digits=2)
+        if by:
+            emit_rows(_wide(summary, by, names), [*by, *names], "table", float_digits=2)
+        else:  # --by tokenizer: one row per tokenizer
+            emit_rows(summary, ["tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums"], "table",
+                      float_digits=2)
         if parallel is not None:
             from ..probes.languages import language_premium  # (only here: it loads the generated corpora)
 
@@ -196,15 +198,28 @@ def cmd_measure(args: argparse.Namespace) -> int:
             print(f"\npremium: tokens / tokens of {premium['pivot'].iloc[0]} for the same text")
             emit(wide.reset_index(), "table", float_digits=2)
     else:
-        emit(summary, args.format)
+        emit_rows(summary, tally.summary_columns(), args.format)
     if writer is not None:
         path = writer.commit()
         print(f"tokenprism measure: wrote {writer.rows} rows in {writer.parts} part(s) to {path}/", file=sys.stderr)
     elif args.out:
+        import pandas as pd
+
+        from ..pipeline import write_table
+
         measured = pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0]
         path = write_table(measured, args.out)
         print(f"tokenprism measure: wrote {len(measured)} rows to {path}", file=sys.stderr)
     return 0
+
+
+def _wide(summary: list[dict], by: list[str], names: list[str]) -> list[dict]:
+    """Characters per token, one row per group of `by` and a column per tokenizer (groups in summary order)."""
+    wide: dict[tuple, dict] = {}
+    for row in summary:
+        group = tuple(row[k] for k in by)
+        wide.setdefault(group, dict(zip(by, group)))[row["tokenizer"]] = row["chars_per_token_of_sums"]
+    return list(wide.values())
 
 
 # -- report / plot / probe -----------------------------------------------------------------------

@@ -31,6 +31,10 @@ def _cell(value: Any, float_digits: int) -> str:
     return text if len(text) <= MAX_COLWIDTH else text[:MAX_COLWIDTH - 3] + "..."
 
 
+def _numeric(values: Sequence[Any]) -> bool:
+    return bool(values) and all(isinstance(v, (int, float)) for v in values)
+
+
 def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: int = 3) -> str:
     """An aligned text table: one header line, one line per row, columns right-aligned.
 
@@ -39,8 +43,12 @@ def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: 
        a 1.500
      bbb   NaN
     """
-    cells = [[_cell(r.get(c), float_digits) for c in columns] for r in rows]
-    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    values = [[r.get(c) for c in columns] for r in rows]
+    cells = [[_cell(v, float_digits) for v in row] for row in values]
+    # as pandas' `to_string(index=False)`: a column of numbers (or booleans) is at least one
+    # character wider than its name
+    widths = [max([len(c) + _numeric([row[i] for row in values]), *(len(row[i]) for row in cells)])
+              for i, c in enumerate(columns)]
     lines = [" ".join(c.rjust(w) for c, w in zip(columns, widths))]
     lines += [" ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
     return "\n".join(lines)

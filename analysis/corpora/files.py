@@ -16,9 +16,10 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # `load_corpus` builds a frame; reading files needs no pandas
+    import pandas as pd
 
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame

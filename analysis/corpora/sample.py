@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
-import pandas as pd
 import regex
+
+if TYPE_CHECKING:  # frames are built on request: a reader of text files needs no pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,8 @@ def samples_to_frame(samples: Iterable[Sample | Labeled]) -> pd.DataFrame:
     >>> list(df.columns), df.loc[0, "text"]
     (['id', 'category', 'language', 'script', 'kind', 'text', 'source'], 'Hi')
     """
+    import pandas as pd
+
     rows = []
     labeled = False
     for item in samples:

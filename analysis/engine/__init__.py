@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         worker_tokenizers as worker_tokenizers,
     )
     from .choose import open_engine as open_engine
-    from .parts import measure_files as measure_files
+    from .parts import measure_files as measure_files, tally_files as tally_files
     from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
                       price_corpus as price_corpus, price_logs as price_logs)
 
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('ENGINES', 'Engine', 'EngineError', 'worker_tokenizers'), '.base'),
     **dict.fromkeys(('open_engine',), '.choose'),
-    **dict.fromkeys(('measure_files',), '.parts'),
+    **dict.fromkeys(('measure_files', 'tally_files'), '.parts'),
     **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_logs'), '.run'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

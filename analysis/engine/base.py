@@ -9,10 +9,9 @@ tokenizer once, by name, however many chunks it measures.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
-
-import pandas as pd
 
 from ..errors import BadInput
 from ..tokenizers import Tokenizer, load_tokenizer
@@ -28,7 +27,8 @@ SizeFn = Callable[[Any], int]
 
 def frame_chars(chunk: Any) -> int:
     """Characters in a chunk frame's `text` column (0 for anything else)."""
-    if isinstance(chunk, pd.DataFrame) and "text" in chunk and len(chunk):
+    pd = sys.modules.get("pandas")  # a chunk can be a frame only once pandas is imported
+    if pd is not None and isinstance(chunk, pd.DataFrame) and "text" in chunk and len(chunk):
         # `len` over the list, not `.str.len()`, which maps a Python function over an object column
         return sum(map(len, chunk["text"].tolist()))
     return 0

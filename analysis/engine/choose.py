@@ -6,8 +6,11 @@ implementations), this module imports them, lazily: Dask is imported only when a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..errors import BadInput
-from .base import ENGINES, Engine, InProcessEngine, default_workers
+from ..tokenizers import Tokenizer
+from .base import ENGINES, Engine, InProcessEngine, default_workers, provide_tokenizers
 
 
 def open_engine(name: str = "local", *, scheduler: str | None = None, workers: int | None = None,
@@ -45,3 +48,35 @@ def open_engine(name: str = "local", *, scheduler: str | None = None, workers: i
     from .cluster import DaskEngine
 
     return DaskEngine(scheduler, workers=workers, timeout=timeout, dashboard=dashboard)
+
+
+def resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: str | None,
+                    workers: int | None) -> tuple[Engine, bool]:
+    """(engine, whether we opened it). Adapters outside the registry can only run in this process."""
+    if not isinstance(engine, str):
+        return engine, False
+    from ..tokenizers import load_tokenizer
+
+    custom = []
+    for tok in toks:
+        try:
+            if load_tokenizer(tok.name) is not tok:
+                custom.append(tok.name)
+        except KeyError:
+            custom.append(tok.name)
+    if custom and engine != "inprocess":
+        raise BadInput(f"tokenizer(s) {custom} are adapters built in this process, not registry names; other "
+                       "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
+                       "(or family:path specs) instead")
+    provide_tokenizers(toks)
+    if engine == "dask" and not scheduler:
+        build_before_fork(toks)
+    return open_engine(engine, scheduler=scheduler, workers=workers), True
+
+
+def build_before_fork(toks: Sequence[Tokenizer]) -> None:
+    """Build the tokenizers' engines here, before a LocalCluster forks its workers from this
+    process: they inherit one build instead of each making its own (see `tokenizers.cold`)."""
+    from ..tokenizers import build_engines
+
+    build_engines(toks)

@@ -23,17 +23,19 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
                              iter_file_samples, open_parquet, parquet_batches)
 from ..corpora.sample import LoadReport, Sample
-from ..pipeline import DETECT_SCRIPT, SAMPLE_META, iter_sample_chunks
+from ..pipeline.metrics import DETECT_SCRIPT
+from ..pipeline.tally import SAMPLE_META
 from ..textio.lines import LineBounds, line_too_long
 from ..textio import decode_utf8
+
+if TYPE_CHECKING:  # imported by the readers of tables: text files are read without them
+    import numpy as np
+    import pandas as pd
 
 BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
 # Rows per chunk frame (with at most `chunk_chars` characters). Chunks that become per-row frames
@@ -84,6 +86,8 @@ def _frame(sid: str, rows: np.ndarray, texts: list[str] | np.ndarray, labels: di
     # per row in Python and converted to pandas' Arrow strings, they cost a tenth of tokenizing
     # short rows. Without `row_ids` every row carries the file's id: for a reader that only
     # sums (`parts`), which never looks at ids.
+    import pandas as pd
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     index = pd.RangeIndex(len(rows))
@@ -112,6 +116,8 @@ def _slow_block(path: Path, data: bytes, offset: int, first_row: int, column: st
 def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
                   chunk_samples: int, chunk_chars: int, span: Span | None = None,
                   row_ids: bool = True) -> Iterator[pd.DataFrame]:
+    import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
@@ -166,6 +172,8 @@ def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], rep
 
 def _cuts(texts: list[str], chunk_chars: int, chunk_samples: int) -> Iterator[tuple[int, int]]:
     """(start, stop) of frames of at most `chunk_samples` texts and about `chunk_chars` characters."""
+    import numpy as np
+
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     chunk_no = np.maximum((np.cumsum(lengths) - 1) // max(chunk_chars, 1), np.arange(len(texts)) // chunk_samples)
     starts = np.flatnonzero(np.diff(chunk_no, prepend=-1)).tolist()
@@ -174,6 +182,8 @@ def _cuts(texts: list[str], chunk_chars: int, chunk_samples: int) -> Iterator[tu
 
 def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
                     chunk_samples: int) -> Iterator[pd.DataFrame]:
+    import numpy as np
+
     pf = open_parquet(path, column)
     report.files_read += 1
     report.bytes_read += path.stat().st_size
@@ -253,6 +263,10 @@ def iter_corpus_chunks(paths: str | Path | Iterable[str | Path], *, category: st
     ... # doctest: +ELLIPSIS
     [[['.../t.jsonl:1', 'hi']]]
     """
+    import pandas as pd
+
+    from ..pipeline.rows import iter_sample_chunks
+
     check_errors(errors)
     report = report if report is not None else LoadReport()
     path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)

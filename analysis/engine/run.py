@@ -27,11 +27,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..errors import BadInput
-from .base import Engine, InProcessEngine, frame_chars, provide_tokenizers
-from .choose import open_engine
+from .base import Engine, InProcessEngine, frame_chars
+from .choose import open_engine, resolve_engine
 from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
+from ..pipeline.metrics import with_grouping
 from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
                         combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
                         rows_from_counts, summary_from_sums)
@@ -98,11 +99,6 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
         yield held[0] if len(held) == 1 else pd.concat(held, ignore_index=True)
 
 
-def with_grouping(metrics: tuple[str, ...], by: Sequence[str] | None) -> tuple[str, ...]:
-    """`metrics`, plus scripts when the grouping is by script (a group must not be 'unknown' for want of asking)."""
-    return check_metrics([*metrics, "scripts"]) if by is not None and "script" in by else metrics
-
-
 def _counts_sums(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str], by: list[str]) -> pd.DataFrame:
     """A chunk's sums from its counts, its labels (with the scripts a worker resolved) grouped per sample."""
     labels = [k for k in by if k != "tokenizer"]
@@ -117,38 +113,6 @@ def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     for chunk in chunks:
         ids.add(chunk["sample_id"])
         yield chunk
-
-
-def _resolve_engine(engine: str | Engine, toks: Sequence[Tokenizer], scheduler: str | None,
-                    workers: int | None) -> tuple[Engine, bool]:
-    """(engine, whether we opened it). Adapters outside the registry can only run in this process."""
-    if not isinstance(engine, str):
-        return engine, False
-    from ..tokenizers import load_tokenizer
-
-    custom = []
-    for tok in toks:
-        try:
-            if load_tokenizer(tok.name) is not tok:
-                custom.append(tok.name)
-        except KeyError:
-            custom.append(tok.name)
-    if custom and engine != "inprocess":
-        raise BadInput(f"tokenizer(s) {custom} are adapters built in this process, not registry names; other "
-                       "processes cannot load them. Use engine='inprocess', or name registry tokenizers "
-                       "(or family:path specs) instead")
-    provide_tokenizers(toks)
-    if engine == "dask" and not scheduler:
-        build_before_fork(toks)
-    return open_engine(engine, scheduler=scheduler, workers=workers), True
-
-
-def build_before_fork(toks: Sequence[Tokenizer]) -> None:
-    """Build the tokenizers' engines here, before a LocalCluster forks its workers from this
-    process: they inherit one build instead of each making its own (see `tokenizers.cold`)."""
-    from ..tokenizers import build_engines
-
-    build_engines(toks)
 
 
 def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str | Engine = "local",
@@ -201,7 +165,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
         empty_sums(by_keys, wanted)  # bad keys fail now
     own_writer = not isinstance(out, PartitionedParquet)
     writer = out if isinstance(out, PartitionedParquet) else PartitionedParquet(out) if out is not None else None
-    opened, owned = _resolve_engine(engine, toks, scheduler, workers)
+    opened, owned = resolve_engine(engine, toks, scheduler, workers)
     kept: list[pd.DataFrame] = []
     sums: list[pd.DataFrame] = []
     n_samples = n_bytes = 0

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ..compare import as_tokenizers as as_tokenizers
     from .rows import (
-        as_tokenizers as as_tokenizers,
-        CATEGORICAL as CATEGORICAL,
         check_table_path as check_table_path,
         chunk_counts as chunk_counts,
         ChunkCounts as ChunkCounts,
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
         measure_chunk as measure_chunk,
         RATIOS as RATIOS,
         rows_from_counts as rows_from_counts,
-        SAMPLE_META as SAMPLE_META,
         TABLE_SUFFIXES as TABLE_SUFFIXES,
         token_counts as token_counts,
         UniqueIds as UniqueIds,
@@ -58,10 +56,18 @@ if TYPE_CHECKING:
         SUMS as SUMS,
         variant_deltas as variant_deltas,
     )
+    from .tally import (
+        CATEGORICAL as CATEGORICAL,
+        group_keys as group_keys,
+        SAMPLE_META as SAMPLE_META,
+        Tally as Tally,
+    )
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(('as_tokenizers', 'CATEGORICAL', 'check_table_path', 'chunk_counts', 'ChunkCounts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'SAMPLE_META', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
+    'as_tokenizers': '..compare',  # light: the CLI resolves names before deciding whether pandas is needed
+    **dict.fromkeys(('CATEGORICAL', 'group_keys', 'SAMPLE_META', 'Tally'), '.tally'),
+    **dict.fromkeys(('check_table_path', 'chunk_counts', 'ChunkCounts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
     **dict.fromkeys(('check_metrics', 'count_columns', 'DEFAULT_METRICS', 'DETECT_SCRIPT', 'METRICS', 'resolve_scripts', 'text_stats',), '.metrics'),
     **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'counts_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
 }

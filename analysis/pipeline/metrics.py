@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-import regex
-
-from ..corpora.sample import detect_script
-from ..corpora.words import text_sizes
 from ..errors import UnknownName
+
+if TYPE_CHECKING:  # the counting functions import them: naming and checking metrics needs neither
+    import numpy as np
+    import pandas as pd
 
 METRICS = ("words", "graphemes", "scripts")
 # what `pipeline.measure`, `engine.measure` and the report compute when not told: today's columns
@@ -38,7 +37,6 @@ DEFAULT_METRICS = ("words", "scripts")
 DETECT_SCRIPT = "?detect"
 UNKNOWN_SCRIPT = "Zzzz"
 _UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
-_GRAPHEME = regex.compile(r"\X")
 
 
 def check_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -58,6 +56,11 @@ def check_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(m for m in METRICS if m in names)
 
 
+def with_grouping(metrics: tuple[str, ...], by: Sequence[str] | None) -> tuple[str, ...]:
+    """`metrics`, plus scripts when the grouping is by script (a group must not be 'unknown' for want of asking)."""
+    return check_metrics([*metrics, "scripts"]) if by is not None and "script" in by else metrics
+
+
 def count_columns(metrics: Sequence[str]) -> tuple[str, ...]:
     """The count columns of a measurement with `metrics`, in table order (n_tokens last)."""
     return ("n_chars", "n_bytes", *(("n_words",) if "words" in metrics else ()),
@@ -74,9 +77,13 @@ def count_graphemes(texts: Sequence[str]) -> np.ndarray:
     >>> count_graphemes(["e\\u0301te", "a\\r\\nb", "🇫🇷!", ""]).tolist()
     [3, 3, 2, 0]
     """
+    import numpy as np
+    import regex
+
+    grapheme = regex.compile(r"\X")  # regex caches compiled patterns: compiled once per process
     out = np.empty(len(texts), np.int64)
     for i, text in enumerate(texts):  # C-level calls per text; subn counts matches without a list of them
-        out[i] = len(text) - text.count("\r\n") if text.isascii() else _GRAPHEME.subn("", text)[1]
+        out[i] = len(text) - text.count("\r\n") if text.isascii() else grapheme.subn("", text)[1]
     return out
 
 
@@ -85,11 +92,17 @@ def text_stats(texts: pd.Series, metrics: Sequence[str] = DEFAULT_METRICS) -> pd
 
     A lone surrogate counts 3 bytes, like the U+FFFD every adapter encodes in its place.
 
+    >>> import pandas as pd
     >>> text_stats(pd.Series(["héllo wörld", ""])).to_dict("list")
     {'n_chars': [11, 0], 'n_bytes': [13, 0], 'n_words': [2, 0]}
     >>> text_stats(pd.Series(["héllo wörld", ""]), ()).to_dict("list")
     {'n_chars': [11, 0], 'n_bytes': [13, 0]}
     """
+    import numpy as np
+    import pandas as pd
+
+    from ..corpora.words import text_sizes
+
     values = texts.tolist()
     if "words" in metrics:
         n_chars, n_bytes, n_words = text_sizes(values)
@@ -104,6 +117,8 @@ def text_stats(texts: pd.Series, metrics: Sequence[str] = DEFAULT_METRICS) -> pd
 
 def resolve_scripts(chunk: pd.DataFrame, detect: bool) -> pd.DataFrame:
     """The chunk with each deferred script (`DETECT_SCRIPT`) detected, or set to `UNKNOWN_SCRIPT` when not asked."""
+    from ..corpora.sample import detect_script
+
     if not len(chunk):
         return chunk
     todo = chunk["script"] == DETECT_SCRIPT

@@ -19,20 +19,18 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..atomic import atomic_path
-from ..compare import resolve_tokenizers
+from ..compare import as_tokenizers as as_tokenizers  # re-exported: measuring takes the same names
 from ..corpora.sample import Labeled, Sample
 from ..corpora.words import count_words as count_words
 from ..errors import BadInput
 from ..tokenizers import Tokenizer
 from ..tokenizers import TokenizersArg
+from .tally import CATEGORICAL, SAMPLE_META
 from .metrics import DEFAULT_METRICS, check_metrics, count_columns, ratio_columns, resolve_scripts, text_stats
 
-SAMPLE_META = ("sample_id", "category", "language", "script", "kind", "group", "variant")
 COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
 RATIOS = ("chars_per_token", "bytes_per_token", "tokens_per_word")
 COLUMNS = (*SAMPLE_META, "tokenizer", *COUNTS, *RATIOS)
-# categoricals: low-cardinality labels (STYLE: pandas row)
-CATEGORICAL = ("category", "language", "script", "kind", "group", "variant", "tokenizer")
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 
 
@@ -46,31 +44,6 @@ def columns_for(metrics: Sequence[str] = DEFAULT_METRICS) -> tuple[str, ...]:
 
 
 # --- inputs --------------------------------------------------------------------------------
-def as_tokenizers(tokenizers: TokenizersArg) -> list[Tokenizer]:
-    """Adapters from names, a comma-separated string, adapters, or None (every one available offline).
-
-    Raises:
-        KeyError: an unknown name (the message lists the valid ones).
-        ValueError: no tokenizers, or the same name twice.
-
-    >>> [t.name for t in as_tokenizers("gpt2,cl100k_base")]
-    ['gpt2', 'cl100k_base']
-    """
-    if tokenizers is None or isinstance(tokenizers, str):
-        toks = resolve_tokenizers(tokenizers)
-    elif isinstance(tokenizers, Tokenizer):
-        toks = [tokenizers]
-    else:
-        toks = [t if isinstance(t, Tokenizer) else resolve_tokenizers([t])[0] for t in tokenizers]
-    if not toks:
-        raise BadInput("no tokenizers selected; see `tokenprism tokenizers` for the names")
-    names = [t.name for t in toks]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise BadInput(f"tokenizer(s) {dupes} given twice; give each once")
-    return toks
-
-
 def _normalise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A samples frame (corpus.load_builtin / load_corpus / samples_to_frame) with SAMPLE_META + text."""
     if "text" not in frame.columns:

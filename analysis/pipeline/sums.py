@@ -17,7 +17,8 @@ import pandas as pd
 from ..errors import UnknownName
 from ..tokenizers import Tokenizer
 from .metrics import DEFAULT_METRICS, count_columns, resolve_scripts, text_stats
-from .rows import CATEGORICAL, COUNTS, SAMPLE_META, with_ratios, token_counts
+from .rows import COUNTS, with_ratios, token_counts
+from .tally import CATEGORICAL, SMALL_GROUP_TEXTS, group_keys
 
 def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
     """Totals per group and ratios of those totals (never means of per-sample ratios).
@@ -62,17 +63,6 @@ def _counts_in(frame: pd.DataFrame) -> list[str]:
 
 def _sums_in(frame: pd.DataFrame) -> list[str]:
     return ["n_samples", *_counts_in(frame)]
-# Below this many texts per group on average, a chunk's tokens are counted per text and summed.
-SMALL_GROUP_TEXTS = 64
-
-
-def _group_keys(by: str | Sequence[str]) -> list[str]:
-    keys = [by] if isinstance(by, str) else list(by)
-    unknown = [c for c in keys if c not in (*SAMPLE_META, "tokenizer")]
-    if unknown:
-        raise UnknownName("column", ", ".join(map(str, unknown)), (*SAMPLE_META, "tokenizer"),
-                          message=f"cannot aggregate by {unknown}: choose from {[*SAMPLE_META, 'tokenizer']}")
-    return keys
 
 
 def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
@@ -86,7 +76,7 @@ def partial_sums(counts: pd.DataFrame, by: str | Sequence[str] = ("category", "t
     >>> partial_sums(c).to_dict("records")
     [{'category': 'a', 'tokenizer': 't', 'n_samples': 2, 'n_chars': 100, 'n_bytes': 100, 'n_words': 20, 'n_tokens': 20}]
     """
-    keys = _group_keys(by)
+    keys = group_keys(by)
     return (counts.groupby(keys, sort=False, observed=True)
             .agg(n_samples=("n_tokens", "size"), **{c: (c, "sum") for c in _counts_in(counts)})
             .reset_index().astype({c: "int64" for c in _sums_in(counts)}))
@@ -107,7 +97,7 @@ def counts_sums(labels: pd.DataFrame, sizes: dict[str, np.ndarray], tokens: np.n
     ...             ["category", "tokenizer"])["n_tokens"].tolist()
     [6, 8, 3, 4]
     """
-    keys = _group_keys(by)
+    keys = group_keys(by)
     label_keys = [k for k in keys if k != "tokenizer"]
     if len(label_keys) > 1:
         codes, uniques = pd.MultiIndex.from_frame(labels[label_keys].astype(str)).factorize()
@@ -145,7 +135,7 @@ def counts_sums(labels: pd.DataFrame, sizes: dict[str, np.ndarray], tokens: np.n
 
 def empty_sums(by: str | Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:
     """The sums of no rows (keys checked: an unknown one raises now, before any work)."""
-    return partial_sums(pd.DataFrame(columns=[*_group_keys(by), *count_columns(metrics)]), by)
+    return partial_sums(pd.DataFrame(columns=[*group_keys(by), *count_columns(metrics)]), by)
 
 
 def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequence[str],
@@ -157,7 +147,7 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
     total per group and tokenizer (`count_total`, which may join short texts where that
     provably gives the same total), or per text and summed where groups are small.
     """
-    keys = _group_keys(by)
+    keys = group_keys(by)
     labels = [k for k in keys if k != "tokenizer"]
     if "script" in labels:
         chunk = resolve_scripts(chunk, "scripts" in metrics)
@@ -201,7 +191,7 @@ def chunk_sums(chunk: pd.DataFrame, toks: Sequence[Tokenizer], by: str | Sequenc
 
 def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
     """Add partial sums (from `partial_sums`, in corpus order) group by group; integers, so exact in any order."""
-    keys = _group_keys(by)
+    keys = group_keys(by)
     frames = [p.astype({k: "str" for k in keys}) for p in parts]
     if not frames:
         return pd.DataFrame({**{k: pd.Series(dtype="str") for k in keys}, **{c: pd.Series(dtype="int64") for c in SUMS}})
@@ -210,7 +200,7 @@ def combine_sums(parts: Iterable[pd.DataFrame], by: str | Sequence[str] = ("cate
 
 def summary_from_sums(sums: pd.DataFrame, by: str | Sequence[str], tokenizer_names: Sequence[str]) -> pd.DataFrame:
     """Combined sums -> the `summarize` frame (same columns, dtypes, order and ratios of sums)."""
-    keys = _group_keys(by)
+    keys = group_keys(by)
     cats = {k: pd.CategoricalDtype(list(tokenizer_names) if k == "tokenizer" else pd.unique(sums[k].astype(str)))
             for k in keys if k in CATEGORICAL}
     return (sums.astype({k: "str" for k in cats}).astype(cats)

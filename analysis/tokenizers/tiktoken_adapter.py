@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported with the first engine (25 ms): a short text encode
 
 # Below this mean length (characters) a loop of `encode` beats tiktoken's threaded batch.
 BATCH_MIN_MEAN_CHARS = 2000
-# From this length on, counting through tiktoken's numpy buffer beats building a list of ids.
+# From this length on, counting through tiktoken's buffer of ids beats building a list of them.
 NUMPY_MIN_CHARS = 1000
 _NONE: frozenset[str] = frozenset()
 # What a tokenizer encodes cold before it builds its engine, in characters of ASCII text (about
@@ -228,12 +228,18 @@ class TiktokenTokenizer:
         return self._encode_many(self._prepare_batch(texts))
 
     def _count_prepared(self, text: str) -> int:
-        # long texts: ids into a numpy buffer instead of a list of Python ints (the same ids: no
-        # special token is allowed, so special-token text is ordinary text, as in
+        # long texts: ids into tiktoken's buffer of u32 instead of a list of Python ints (the same
+        # ids: no special token is allowed, so special-token text is ordinary text, as in
         # `encode_ordinary`), which spends less time per token; for short texts the buffer's
-        # fixed cost is larger than what it saves
+        # fixed cost is larger than what it saves. The buffer is the one `encode_to_numpy` wraps,
+        # read here as a memoryview: counting imports no numpy (a forked worker would import it
+        # on its first long text, 0.1 s each).
         if len(text) >= NUMPY_MIN_CHARS:
-            return len(self._enc.encode_to_numpy(text, allowed_special=_NONE, disallowed_special=()))
+            to_buffer = getattr(self._enc._core_bpe, "encode_to_tiktoken_buffer", None)
+            if to_buffer is None:  # a tiktoken without it: the public numpy path
+                return len(self._enc.encode_to_numpy(text, allowed_special=_NONE, disallowed_special=()))
+            ids = memoryview(to_buffer(text, _NONE))
+            return ids.nbytes // ids.itemsize
         return len(self._enc.encode_ordinary(text))
 
     def count(self, text: str) -> int:
@@ -251,7 +257,7 @@ class TiktokenTokenizer:
         """Prepared texts -> counts: a thread pool when it pays, else a loop; into buffers either way."""
         if threads := _pool_threads(texts):
             # not tiktoken's batch, which builds a list of Python ints per text while holding the
-            # GIL: its numpy buffer is filled in Rust, so the threads (and whatever else runs in
+            # GIL: its buffer of ids is filled in Rust, so the threads (and whatever else runs in
             # this process, such as other dashboard sessions) wait for each other less
             with ThreadPoolExecutor(max_workers=min(threads, len(texts))) as pool:
                 return list(pool.map(self._count_prepared, texts))

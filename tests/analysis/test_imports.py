@@ -8,6 +8,7 @@ ended up in `sys.modules`. Speed itself is measured by the `startup` benchmark
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -81,6 +82,29 @@ def test_the_parser_registers_only_the_command_it_runs():
     assert list(build_parser(["--help"])._actions[-1].choices) == list(COMMANDS)  # listed in order
     assert registered(["cost", "--help"]) == {"cost", "models"}  # the commands of cost's module
     assert registered(None) == set(COMMANDS)  # everything, for the tests that walk the parser
+
+
+def test_measuring_text_files_imports_neither_pandas_nor_numpy(tmp_path):
+    # text files are summed as plain integers (`pipeline.Tally`), and a long text is counted
+    # through tiktoken's buffer, not numpy: only the tokenizer's engine is imported
+    (tmp_path / "a.py").write_text("def f(x):\n    return x + 1\n" * 5000)  # past the cold budget: the engine
+    (tmp_path / "b.txt").write_text("Привет, мир. Hello, world.")
+    for extra in ([], ["--by", "script", "--format", "json"], ["--engine", "inprocess", "--format", "csv"]):
+        heavy = imported("measure", str(tmp_path), "-t", "o200k_base,cl100k_base", "--no-progress", *extra) & set(HEAVY)
+        assert heavy == {"tiktoken"}, extra
+    # and the test can fail: a JSON Lines table is read through Arrow into frames
+    (tmp_path / "c.jsonl").write_text('{"text": "hi"}\n')
+    assert {"pandas", "pyarrow"} <= imported("measure", str(tmp_path), "--column", "text", "-t", "gpt2")
+
+
+def test_a_command_runs_blas_on_one_thread_unless_told():
+    probe = ("import os; from analysis.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+             "print(os.environ.get('OPENBLAS_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    run = [sys.executable, "-c", probe]
+    assert subprocess.run(run, capture_output=True, text=True, env=env, check=True).stdout.split()[-1] == "1"
+    told = subprocess.run(run, capture_output=True, text=True, env={**env, "OPENBLAS_NUM_THREADS": "3"}, check=True)
+    assert told.stdout.split()[-1] == "3"
 
 
 def test_the_probe_sees_a_heavy_import():
