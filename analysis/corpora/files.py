@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import glob
-import io
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,6 +148,26 @@ def _table_lines(path: Path, *, errors: str, report: LoadReport) -> Iterator[str
         report.decode_error_files.append(str(path))
 
 
+def _folder_files(folder: Path, recursive: bool) -> list[tuple[str, ...]]:
+    """The files under `folder` as relative parts, hidden files and folders left out, sorted as
+    `Path`s sort (part by part). One `scandir` per folder: `Path.rglob` with a `stat` per file
+    took 0.05 s for 1,700 files, as much as tokenizing 40 kB."""
+    out: list[tuple[str, ...]] = []
+
+    def walk(where: str, rel: tuple[str, ...]) -> None:
+        with os.scandir(where) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_file():  # follows a link to a file, as `Path.is_file`
+                    out.append((*rel, entry.name))
+                elif recursive and entry.is_dir(follow_symlinks=False):  # as `rglob`: links to folders are not walked
+                    walk(entry.path, (*rel, entry.name))
+
+    walk(str(folder), ())
+    return sorted(out)
+
+
 def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = True) -> list[tuple[Path, str]]:
     """Resolve files, folders and glob patterns into (file, sample id prefix) pairs.
 
@@ -167,13 +187,11 @@ def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = 
         if p.is_file():
             found.append((p, str(raw)))
         elif p.is_dir():
-            walker = p.rglob("*") if recursive else p.glob("*")
-            files = sorted(f for f in walker if f.is_file() and not any(
-                part.startswith(".") for part in f.relative_to(p).parts))
+            files = _folder_files(p, recursive)
             if not files:
                 raise BadInput(f"folder {p} contains no files{'' if recursive else ' (not recursive)'}; "
                                "give a folder with text files in it")
-            found.extend((f, f"{p.name}/{f.relative_to(p).as_posix()}") for f in files)
+            found.extend((p.joinpath(*rel), f"{p.name}/{'/'.join(rel)}") for rel in files)
         elif any(ch in str(raw) for ch in "*?["):
             files = sorted(Path(m) for m in glob.glob(str(raw), recursive=True) if Path(m).is_file())
             if not files:

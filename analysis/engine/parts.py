@@ -126,7 +126,12 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
         ValueError: a path that does not exist, a pattern or folder with no file (as `expand_paths`).
     """
     check_errors(errors)
-    path_list = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    return _plan(_expand([paths] if isinstance(paths, (str, Path)) else list(paths)), column=column, errors=errors,
+                 part_bytes=part_bytes)
+
+
+def _plan(listed: list[tuple[str, str, bool, int]], *, column: str | None, errors: str, part_bytes: int) -> list[Part]:
+    """`plan_parts` of input files already listed (`_expand`)."""
     parts: list[Part] = []
     group: list[FilePart] = []
     size = 0
@@ -138,7 +143,7 @@ def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None =
         group, size = [], 0
 
     seen: set[str] = set()
-    for path, sid, named, nbytes in _expand(path_list):
+    for path, sid, named, nbytes in listed:
         if sid in seen:  # as `pipeline.UniqueIds` says it when the driver reads
             raise BadInput(f"sample id {sid!r} occurs more than once; ids must be unique (rename the sample, or "
                            "load the corpus once)")
@@ -275,11 +280,12 @@ def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenizers
     report = report if report is not None else LoadReport()
     opened, owned = resolve_engine(engine, toks, scheduler, workers)
     try:
+        check_errors(errors)
+        listed = _expand([paths] if isinstance(paths, (str, Path)) else list(paths))
         if part_bytes is None:
-            listed = _expand([paths] if isinstance(paths, (str, Path)) else list(paths))
             total = sum(size for *_, size in listed)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
-        parts = plan_parts(paths, column=column, errors=errors, part_bytes=part_bytes)
+        parts = _plan(listed, column=column, errors=errors, part_bytes=part_bytes)
         if _needs_frames(parts, column, wanted):
             for module in ("pandas", "pyarrow.compute", "pyarrow.json"):
                 importlib.import_module(module)

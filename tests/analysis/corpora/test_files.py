@@ -309,3 +309,24 @@ def test_load_corpus_frame_and_attached_report(tmp_path):
 ])
 def test_detect_script_by_majority_of_letters(text, script):
     assert detect_script(text) == script
+
+
+@pytest.mark.parametrize("recursive", [True, False])
+def test_a_folder_lists_the_files_pathlib_would_in_its_order(tmp_path, recursive):
+    # the walk is one scandir per folder; its answer is what `Path.rglob` with `is_file` gives:
+    # hidden files and folders left out, links to files kept, links to folders not walked,
+    # files sorted part by part ("a/b" before "a-c", which a string sort would reverse)
+    root = tmp_path / "docs"
+    for rel in ["a/b.txt", "a-c.txt", "a/z/deep.md", "B.txt", "é.txt", ".hidden.txt", ".git/config", "a/.cache/x",
+                "n10.txt", "n9.txt", "x/y/z/w.txt"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    (root / "link.txt").symlink_to(root / "B.txt")
+    (root / "linked").symlink_to(root / "x", target_is_directory=True)
+    (root / "dangling").symlink_to(root / "nothing")
+    walker = root.rglob("*") if recursive else root.glob("*")
+    expected = sorted(f for f in walker if f.is_file()
+                      and not any(part.startswith(".") for part in f.relative_to(root).parts))
+    got = corpus_files.expand_paths([root], recursive=recursive)
+    assert [f for f, _ in got] == expected
+    assert [sid for _, sid in got] == [f"docs/{f.relative_to(root).as_posix()}" for f in expected]
