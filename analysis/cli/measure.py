@@ -155,19 +155,20 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 parallel_measured = run(parallel, keep=True).rows
             if args.corpus:
                 report = corpus.LoadReport()
-                if writer is None and not table_rows:
-                    # aggregates only: each worker reads its own part of the files and returns sums
+                if not table_rows and not (writer is not None and args.scheduler):
+                    # each worker reads its own part of the files and returns sums; with --out DIR/ it
+                    # also writes the part's rows into the dataset's folder (a cluster elsewhere cannot)
                     found = tally_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
                                         language=args.language, column=args.column, errors=args.errors,
-                                        report=report, progress=progress, metrics=metrics)
+                                        report=report, progress=progress, metrics=metrics, out=writer)
                     tally.merge(found.tally)
                     n_samples = found.n_samples
                 else:
                     from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
 
                     total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
-                    # streamed: files read chunk by chunk here (tables through Arrow), scripts detected by the workers
-                    # frames as large as the tasks (`SUMS_CHUNK_SAMPLES`): the run no longer joins small ones
+                    # --out FILE (rows held here) or a remote cluster: files read chunk by chunk here (tables
+                    # through Arrow), scripts detected by the workers; frames as large as the tasks
                     user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
                                               column=args.column, errors=args.errors, report=report,
                                               chunk_samples=SUMS_CHUNK_SAMPLES)

@@ -187,11 +187,11 @@ def expand_paths(paths: str | Path | Iterable[str | Path], *, recursive: bool = 
         if p.is_file():
             found.append((p, str(raw)))
         elif p.is_dir():
-            files = _folder_files(p, recursive)
-            if not files:
+            rels = _folder_files(p, recursive)
+            if not rels:
                 raise BadInput(f"folder {p} contains no files{'' if recursive else ' (not recursive)'}; "
                                "give a folder with text files in it")
-            found.extend((p.joinpath(*rel), f"{p.name}/{'/'.join(rel)}") for rel in files)
+            found.extend((p.joinpath(*rel), f"{p.name}/{'/'.join(rel)}") for rel in rels)
         elif any(ch in str(raw) for ch in "*?["):
             files = sorted(Path(m) for m in glob.glob(str(raw), recursive=True) if Path(m).is_file())
             if not files:

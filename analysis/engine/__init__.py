@@ -44,7 +44,8 @@ streams through in bounded memory.
 (`by=`), or rows streamed to a partitioned Parquet dataset (`out=`); this process reads the
 input. `measure_files` (in `parts`) gives the same aggregates, but each worker reads its own
 part of the user's files (whole files, or byte ranges of JSON Lines), so only small
-descriptions and sums travel.
+descriptions and sums travel; `tally_files` gives them as plain integers (no pandas), and
+writes the per-row dataset from the workers when asked (`out=`).
 """
 
 from typing import TYPE_CHECKING

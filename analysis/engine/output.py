@@ -19,17 +19,18 @@ import os
 import shutil
 from pathlib import Path
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..atomic import atomic_path, temporary_name
 from ..errors import BadInput
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..pipeline import ChunkCounts
 
 
@@ -50,10 +51,12 @@ def _repeated(values: pa.Array | pa.ChunkedArray, take: pa.Array, n_tok: int) ->
     return values.take(take)
 
 
-def rows_table(chunk: pd.DataFrame, counts: "ChunkCounts", names: Sequence[str]) -> pa.Table:
-    """The per-row table of a chunk (its `pipeline.SAMPLE_META` labels) and its counts: the columns of
-    `with_ratios(rows_from_counts(chunk, counts, names))`, sample-major, tokenizers in order.
+def rows_table(chunk: "pd.DataFrame | Mapping[str, Any]", counts: "ChunkCounts", names: Sequence[str]) -> pa.Table:
+    """The per-row table of a chunk (its `pipeline.SAMPLE_META` labels: a frame, or a column name ->
+    list mapping) and its counts: the columns of `with_ratios(rows_from_counts(chunk, counts, names))`,
+    sample-major, tokenizers in order.
 
+    >>> import pandas as pd
     >>> from analysis.pipeline import ChunkCounts
     >>> chunk = pd.DataFrame({c: ["x"] for c in ("sample_id", "category", "language", "script", "kind", "group",
     ...                                          "variant")})
@@ -64,7 +67,7 @@ def rows_table(chunk: pd.DataFrame, counts: "ChunkCounts", names: Sequence[str])
     """
     from ..pipeline import SAMPLE_META
 
-    n, n_tok = len(chunk), len(names)
+    n, n_tok = len(counts.tokens), len(names)
     take = pa.array(np.repeat(np.arange(n, dtype=np.int64), n_tok))
     columns: dict[str, pa.Array] = {}
     for c in SAMPLE_META:
@@ -86,6 +89,7 @@ class PartitionedParquet:
     """`write(frame)` per part, then `commit()` (or `abort()`); also a context manager that commits on success.
 
     >>> import tempfile
+    >>> import pandas as pd
     >>> target = Path(tempfile.mkdtemp()) / "rows"
     >>> with PartitionedParquet(target) as out:
     ...     out.write(pd.DataFrame({"n": [1, 2]})); out.write(pd.DataFrame({"n": [3]}))
@@ -101,14 +105,33 @@ class PartitionedParquet:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = temporary_name(self.target)
         self._tmp.mkdir()
-        self.parts = 0
+        self.parts = 0  # files written (by this writer, or adopted)
         self.rows = 0
+        self._next = 0  # the number of this writer's next part
 
-    def write(self, frame: pd.DataFrame | pa.Table) -> None:
+    @property
+    def staging(self) -> Path:
+        """The hidden folder the parts go to until `commit`: workers on this machine write theirs there
+        (`write_part`), and `adopt` counts them."""
+        return self._tmp
+
+    def adopt(self, rows: int, files: int, next_part: int) -> None:
+        """Count `rows` in `files` that others wrote into `staging` as parts `part-NNNNN-KKKK` (NNNNN
+        below `next_part`): this writer's own parts go on from `next_part`, so they sort after them."""
+        self.rows += rows
+        self.parts += files
+        self._next = max(self._next, next_part)
+
+    @property
+    def next_part(self) -> int:
+        """The number the next part will have (`part-NNNNN`)."""
+        return self._next
+
+    def write(self, frame: "pd.DataFrame | pa.Table") -> None:
         """One part: a frame, or an Arrow table (`rows_table`), written as it is."""
         if not len(frame):
             return
-        with atomic_path(self._tmp / f"part-{self.parts:05d}.parquet") as tmp:
+        with atomic_path(self._tmp / f"part-{self._next:05d}.parquet") as tmp:
             if isinstance(frame, pa.Table):
                 import pyarrow.parquet as pq
 
@@ -116,6 +139,7 @@ class PartitionedParquet:
             else:
                 frame.to_parquet(tmp, index=False)
         self.parts += 1
+        self._next += 1
         self.rows += len(frame)
 
     def commit(self) -> Path:
@@ -135,3 +159,12 @@ class PartitionedParquet:
             self.commit()
         else:
             self.abort()
+
+
+def write_part(staging: str | Path, name: str, table: pa.Table) -> None:
+    """One part written atomically into a `PartitionedParquet`'s `staging` folder, by whoever measured it
+    (a worker that read its own files); `name` orders it among the parts (`part-NNNNN-KKKK`)."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(Path(staging) / f"{name}.parquet") as tmp:
+        pq.write_table(table, tmp)

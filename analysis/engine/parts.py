@@ -19,7 +19,11 @@ Parts, as Dask's own readers cut them:
   neighbours up to about `part_bytes`.
 
 The sums are exactly those of `run.measure(iter_corpus_chunks(paths), by=...)` (a test compares
-them). Only aggregates come back; for per-row output use `run.measure` with `out=`.
+them). Only sums come back. Per-row output (`tally_files(..., out=PartitionedParquet)`) is
+written by the workers too, each part's rows into the dataset's staging folder, named by the
+part's place in the input (`part-NNNNN-KKKK.parquet`), so the driver neither reads the files nor
+receives their rows, and the dataset equals the one `run.measure(..., out=)` writes (tested).
+That folder must be one the workers can write: this machine, not a Dask cluster elsewhere.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -40,14 +44,15 @@ from .base import Engine
 from .choose import resolve_engine
 from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
 from ..corpora.files import check_errors, expand_paths, is_table_file
-from ..corpora.sample import LoadReport, Sample
-from ..pipeline.metrics import DETECT_SCRIPT, check_metrics, count_columns, with_grouping
-from ..pipeline.tally import PLAIN_METRICS, Tally, group_keys
+from ..corpora.sample import LoadReport, Sample, detect_script
+from ..pipeline.metrics import DETECT_SCRIPT, UNKNOWN_SCRIPT, check_metrics, count_columns, with_grouping
+from ..pipeline.tally import PLAIN_METRICS, ChunkCounts, Tally, group_keys
 from ..tokenizers import Tokenizer, TokenizersArg
 
 if TYPE_CHECKING:  # frames only for tables and numpy metrics: text files are summed without pandas
     import pandas as pd
 
+    from .output import PartitionedParquet
     from .run import MeasureRun
 
 PART_BYTES = 64 << 20
@@ -116,6 +121,7 @@ class Part:
 
     files: tuple[FilePart, ...]
     nbytes: int
+    index: int = 0  # its place in the input: per-row parts written by workers are named by it
 
 
 def plan_parts(paths: str | Path | Iterable[str | Path], *, column: str | None = None, errors: str = "strict",
@@ -139,7 +145,7 @@ def _plan(listed: list[tuple[str, str, bool, int]], *, column: str | None, error
     def flush() -> None:
         nonlocal group, size
         if group:
-            parts.append(Part(tuple(group), size))
+            parts.append(Part(tuple(group), size, len(parts)))
         group, size = [], 0
 
     seen: set[str] = set()
@@ -153,7 +159,7 @@ def _plan(listed: list[tuple[str, str, bool, int]], *, column: str | None, error
                                                                      errors=errors):
             flush()
             for span in jsonl_spans(Path(path), part_bytes):
-                parts.append(Part((FilePart(path, sid, named, span),), span[1] - span[0]))
+                parts.append(Part((FilePart(path, sid, named, span),), span[1] - span[0], len(parts)))
             continue
         group.append(FilePart(path, sid, named))
         size += nbytes
@@ -163,24 +169,40 @@ def _plan(listed: list[tuple[str, str, bool, int]], *, column: str | None, error
     return parts
 
 
+@dataclass(frozen=True)
+class PartResult:
+    """What a worker returns for a part: its sums, what it read, and the per-row parts it wrote (if asked)."""
+
+    tally: Tally
+    report: LoadReport
+    rows: int = 0
+    files: int = 0
+
+
 def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category: str | None, language: str,
                script: str | None, column: str | None, errors: str, chunk_chars: int,
-               chunk_samples: int, metrics: tuple[str, ...]) -> tuple[Tally, LoadReport]:
+               chunk_samples: int, metrics: tuple[str, ...], out: str | None = None,
+               out_base: int = 0) -> PartResult:
     """What a worker runs: read the part, chunk by chunk, and reduce it to a `Tally`.
 
     Text samples are summed as they are (`Tally.add_samples`); table frames, and text samples
     when words or graphemes are asked for, go through `pipeline.chunk_sums` (pandas, numpy).
+    With `out` (a `PartitionedParquet`'s staging folder), each chunk's rows are also written
+    there as a part of their own (`_PartRows`), named by the part's place in the input.
     """
     report = LoadReport()
     tally = Tally(by, count_columns(metrics))
     plain = set(metrics) <= PLAIN_METRICS
+    rows = _PartRows(out, f"part-{out_base + part.index:05d}", toks, by, metrics, tally) if out else None
     samples: list[Sample] = []  # text files come as samples: measured in chunks of about 4M characters
     chars = 0
 
     def flush() -> None:
         nonlocal samples, chars
         if samples:
-            if plain:
+            if rows is not None and plain:
+                rows.add_samples(samples)
+            elif plain:
                 tally.add_samples(samples, toks, metrics)
             else:
                 from ..pipeline import iter_sample_chunks
@@ -191,14 +213,17 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
     def add(frame: pd.DataFrame) -> None:
         from ..pipeline import chunk_sums
 
-        tally.add_frame(chunk_sums(frame, toks, by, metrics))
+        if rows is not None:
+            rows.add_frame(frame)
+        else:
+            tally.add_frame(chunk_sums(frame, toks, by, metrics))
 
     for fp in part.files:
         with _local(fp, report) as local:
             for item in file_items(local, fp.sid, explicit=fp.explicit, category=category, language=language,
                                    script=script, column=column, errors=errors, report=report,
                                    chunk_samples=chunk_samples, chunk_chars=chunk_chars, span=fp.span,
-                                   row_ids=False):
+                                   row_ids=rows is not None):
                 if not isinstance(item, Sample):  # a frame of a table
                     flush()  # in input order, so groups come out in order of first appearance
                     add(item)
@@ -208,7 +233,55 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
                 if chars >= chunk_chars or len(samples) >= chunk_samples:
                     flush()
     flush()
-    return tally, report
+    return PartResult(tally, report, rows.rows if rows else 0, rows.files if rows else 0)
+
+
+class _PartRows:
+    """A part's per-row output, written where it is measured: a Parquet file per chunk, into `out`.
+
+    The rows are those `run.measure(..., out=DIR)` writes for the same input (`output.rows_table`),
+    and the chunk's sums go to `tally` from the same counts. Text files need pyarrow and numpy
+    here, not pandas; table frames come with pandas already.
+    """
+
+    def __init__(self, out: str, name: str, toks: Sequence[Tokenizer], by: list[str], metrics: tuple[str, ...],
+                 tally: Tally) -> None:
+        self.out, self.name, self.toks, self.by, self.metrics, self.tally = out, name, toks, by, metrics, tally
+        self.names = [t.name for t in toks]
+        self.rows = self.files = 0
+
+    def _write(self, chunk: Any, counts: ChunkCounts) -> None:
+        from .output import rows_table, write_part
+
+        table = rows_table(chunk, counts, self.names)
+        if table.num_rows:
+            write_part(self.out, f"{self.name}-{self.files:04d}", table)
+            self.rows += table.num_rows
+            self.files += 1
+
+    def add_samples(self, samples: list[Sample]) -> None:
+        import numpy as np
+
+        detect = "scripts" in self.metrics
+        samples = [s if s.script != DETECT_SCRIPT else
+                   replace(s, script=detect_script(s.text) if detect else UNKNOWN_SCRIPT) for s in samples]
+        texts = [s.text for s in samples]
+        counts = [tok.count_batch(texts) for tok in self.toks]
+        self.tally.add_samples(samples, self.toks, self.metrics, counts=counts)
+        labels = {"sample_id": [s.id for s in samples], **{c: [getattr(s, c) for s in samples]
+                                                           for c in ("category", "language", "script", "kind")},
+                  "group": [""] * len(samples), "variant": [""] * len(samples)}
+        sizes = {"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
+                 "n_bytes": np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64,
+                                        count=len(texts))}
+        self._write(labels, ChunkCounts(sizes, np.array(counts, np.int64).T.reshape(len(texts), len(self.toks))))
+
+    def add_frame(self, frame: pd.DataFrame) -> None:
+        from ..pipeline import chunk_counts, chunk_counts_sums
+
+        counts = chunk_counts(frame, self.toks, metrics=self.metrics)
+        self.tally.add_frame(chunk_counts_sums(frame, counts, self.names, self.by))
+        self._write(frame, counts)
 
 
 @contextmanager
@@ -267,17 +340,22 @@ def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenizers
                 script: str | None = None, column: str | None = None, errors: str = "strict",
                 report: LoadReport | None = None, progress: bool = False, part_bytes: int | None = None,
                 chunk_chars: int = 4_000_000, chunk_samples: int = SUMS_CHUNK_SAMPLES,
-                metrics: str | Sequence[str] | None = None) -> FilesTally:
+                metrics: str | Sequence[str] | None = None, out: PartitionedParquet | None = None) -> FilesTally:
     """The sums of `measure_files`, as a `Tally`: text files are measured without pandas or numpy.
 
     Arguments as `measure_files`. The tally's `summary_rows` is `measure_files`' summary, row
-    for row (a test compares them).
+    for row (a test compares them). `out`: the per-row dataset, written by the workers into its
+    staging folder, so it must be on a file system they share (this machine: not for a
+    `scheduler` elsewhere). The rows are those `run.measure(..., out=)` writes; the caller commits.
     """
     toks = as_tokenizers(tokenizers)
     names = tuple(t.name for t in toks)
     keys = group_keys(by)
     wanted = with_grouping(check_metrics(metrics), keys)
     report = report if report is not None else LoadReport()
+    if out is not None and scheduler:
+        raise BadInput("per-row output from a Dask scheduler elsewhere: its workers cannot write into this "
+                       "machine's folder; measure with run.measure(..., out=), which writes here")
     opened, owned = resolve_engine(engine, toks, scheduler, workers)
     try:
         check_errors(errors)
@@ -286,20 +364,26 @@ def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenizers
             total = sum(size for *_, size in listed)
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
         parts = _plan(listed, column=column, errors=errors, part_bytes=part_bytes)
-        if _needs_frames(parts, column, wanted):
-            for module in ("pandas", "pyarrow.compute", "pyarrow.json"):
-                importlib.import_module(module)
+        # what the workers will need, imported here once, before they fork, not by each of them
+        modules = ["pandas", "pyarrow.compute", "pyarrow.json"] if _needs_frames(parts, column, wanted) else []
+        modules += ["numpy", "pyarrow.compute", "pyarrow.parquet", f"{__package__}.output"] if out is not None else []
+        for module in modules:
+            importlib.import_module(module)
         params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,
                   "column": column, "errors": errors, "chunk_chars": chunk_chars, "chunk_samples": chunk_samples,
                   "metrics": wanted}
+        out_base = out.next_part if out is not None else 0
+        if out is not None:
+            params.update(out=str(out.staging), out_base=out_base)
         tally = Tally(keys, count_columns(wanted))
         with _bar(progress, total=sum(p.nbytes for p in parts), desc=f"measure x{len(toks)} ({opened.name})") as bar:
             # enumerate, not zip: zip would leave the map unfinished, and an engine stops its
             # workers when a caller abandons a map
-            for i, (part_tally, part_report) in enumerate(opened.map(_part_sums, parts, names, params=params,
-                                                                      size=lambda p: p.nbytes)):
-                tally.merge(part_tally)
-                _merge_report(report, part_report)
+            for i, result in enumerate(opened.map(_part_sums, parts, names, params=params, size=lambda p: p.nbytes)):
+                tally.merge(result.tally)
+                _merge_report(report, result.report)
+                if out is not None:
+                    out.adopt(result.rows, result.files, out_base + parts[i].index + 1)
                 if bar is not None:
                     bar.update(parts[i].nbytes)
     finally:

@@ -33,8 +33,8 @@ from .output import PartitionedParquet, rows_table
 from .read import SUMS_CHUNK_SAMPLES, Chunks
 from ..corpora.sample import Labeled, Sample
 from ..pipeline.metrics import with_grouping
-from ..pipeline import (DETECT_SCRIPT, ChunkCounts, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_sums,
-                        combine_sums, counts_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
+from ..pipeline import (DETECT_SCRIPT, UniqueIds, as_tokenizers, check_metrics, chunk_counts, chunk_counts_sums, chunk_sums,
+                        combine_sums, empty_sums, finish_measured, iter_sample_chunks, resolve_scripts,
                         rows_from_counts, summary_from_sums)
 from ..tokenizers import Tokenizer, TokenizersArg
 
@@ -97,15 +97,6 @@ def coalesce_chunks(frames: Iterable[pd.DataFrame], chunk_chars: int, chunk_samp
         rows, chars = rows + n, chars + c
     if held:
         yield held[0] if len(held) == 1 else pd.concat(held, ignore_index=True)
-
-
-def _counts_sums(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str], by: list[str]) -> pd.DataFrame:
-    """A chunk's sums from its counts, its labels (with the scripts a worker resolved) grouped per sample."""
-    labels = [k for k in by if k != "tokenizer"]
-    frame = chunk[labels]
-    if "script" in labels and counts.script is not None:
-        frame = frame.assign(script=counts.script)
-    return counts_sums(frame, counts.sizes, counts.tokens, names, by)
 
 
 def _checked(chunks: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -190,7 +181,7 @@ def measure(samples: Samples, tokenizers: TokenizersArg = None, *, engine: str |
                 if need_rows:  # counts back from a worker, labels held here: rows, sums, Parquet from the two
                     chunk = held.popleft()
                     if by_keys is not None:
-                        sums.append(_counts_sums(chunk, result, names, by_keys))
+                        sums.append(chunk_counts_sums(chunk, result, names, by_keys))
                     if writer is not None:
                         writer.write(rows_table(chunk, result, names))
                     if keep_rows:

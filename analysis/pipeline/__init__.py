@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from .rows import (
         check_table_path as check_table_path,
         chunk_counts as chunk_counts,
-        ChunkCounts as ChunkCounts,
         COLUMNS as COLUMNS,
         count_words as count_words,
         columns_for as columns_for,
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     )
     from .sums import (
         BASELINE_VARIANTS as BASELINE_VARIANTS,
+        chunk_counts_sums as chunk_counts_sums,
         chunk_sums as chunk_sums,
         combine_sums as combine_sums,
         counts_sums as counts_sums,
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     )
     from .tally import (
         CATEGORICAL as CATEGORICAL,
+        ChunkCounts as ChunkCounts,
         group_keys as group_keys,
         SAMPLE_META as SAMPLE_META,
         Tally as Tally,
@@ -66,9 +67,9 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     'as_tokenizers': '..compare',  # light: the CLI resolves names before deciding whether pandas is needed
-    **dict.fromkeys(('CATEGORICAL', 'group_keys', 'SAMPLE_META', 'Tally'), '.tally'),
-    **dict.fromkeys(('check_table_path', 'chunk_counts', 'ChunkCounts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
+    **dict.fromkeys(('CATEGORICAL', 'ChunkCounts', 'group_keys', 'SAMPLE_META', 'Tally'), '.tally'),
+    **dict.fromkeys(('check_table_path', 'chunk_counts', 'COLUMNS', 'count_words', 'columns_for', 'COUNTS', 'finish_measured', 'iter_sample_chunks', 'measure', 'measure_chunk', 'RATIOS', 'rows_from_counts', 'TABLE_SUFFIXES', 'token_counts', 'UniqueIds', 'with_ratios', 'write_table',), '.rows'),
     **dict.fromkeys(('check_metrics', 'count_columns', 'DEFAULT_METRICS', 'DETECT_SCRIPT', 'METRICS', 'resolve_scripts', 'text_stats',), '.metrics'),
-    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_sums', 'combine_sums', 'counts_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
+    **dict.fromkeys(('BASELINE_VARIANTS', 'chunk_counts_sums', 'chunk_sums', 'combine_sums', 'counts_sums', 'empty_sums', 'filter_frame', 'partial_sums', 'summarize', 'summary_from_sums', 'SUMS', 'variant_deltas',), '.sums'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from ..corpora.words import count_words as count_words
 from ..errors import BadInput
 from ..tokenizers import Tokenizer
 from ..tokenizers import TokenizersArg
-from .tally import CATEGORICAL, SAMPLE_META
+from .tally import CATEGORICAL, SAMPLE_META, ChunkCounts
 from .metrics import DEFAULT_METRICS, check_metrics, count_columns, ratio_columns, resolve_scripts, text_stats
 
 COUNTS = ("n_chars", "n_bytes", "n_words", "n_tokens")
@@ -133,20 +132,6 @@ def with_ratios(frame: pd.DataFrame, suffix: str = "") -> pd.DataFrame:
     if "n_words" in frame.columns:
         ratios[f"tokens_per_word{suffix}"] = frame["n_tokens"] / frame["n_words"].where(frame["n_words"] > 0)
     return frame.assign(**ratios)
-
-
-@dataclass(frozen=True)
-class ChunkCounts:
-    """What measuring a chunk finds, per sample: sizes (`n_chars`, `n_bytes`, the metrics'), tokens
-    (samples x tokenizers) and the resolved scripts (None: the chunk's own are kept).
-
-    Arrays only, so a worker sends it back cheaply; `rows_from_counts` adds the labels the
-    driver still holds, so they never travel back from the workers.
-    """
-
-    sizes: dict[str, np.ndarray]
-    tokens: np.ndarray
-    script: np.ndarray | None = None
 
 
 def chunk_counts(chunk: pd.DataFrame, toks: Sequence[Tokenizer], *, scripts: bool = True,

@@ -18,7 +18,7 @@ from ..errors import UnknownName
 from ..tokenizers import Tokenizer
 from .metrics import DEFAULT_METRICS, count_columns, resolve_scripts, text_stats
 from .rows import COUNTS, with_ratios, token_counts
-from .tally import CATEGORICAL, SMALL_GROUP_TEXTS, group_keys
+from .tally import CATEGORICAL, SMALL_GROUP_TEXTS, ChunkCounts, group_keys
 
 def summarize(measured: pd.DataFrame, by: str | Sequence[str] = ("category", "tokenizer")) -> pd.DataFrame:
     """Totals per group and ratios of those totals (never means of per-sample ratios).
@@ -131,6 +131,16 @@ def counts_sums(labels: pd.DataFrame, sizes: dict[str, np.ndarray], tokens: np.n
     columns["n_samples"] = np.repeat(n, reps) * n_tok
     columns.update({c: np.repeat(v, reps) * n_tok for c, v in size_sums.items()})
     return pd.DataFrame({c: columns[c] for c in [*keys, *sums]}).astype({c: "int64" for c in sums})
+
+
+def chunk_counts_sums(chunk: pd.DataFrame, counts: ChunkCounts, names: Sequence[str],
+                      by: str | Sequence[str]) -> pd.DataFrame:
+    """A chunk's sums from its counts (`rows.chunk_counts`) and its labels, with the scripts the counts resolved."""
+    labels = [k for k in group_keys(by) if k != "tokenizer"]
+    frame = chunk[labels]
+    if "script" in labels and counts.script is not None:
+        frame = frame.assign(script=counts.script)
+    return counts_sums(frame, counts.sizes, counts.tokens, names, by)
 
 
 def empty_sums(by: str | Sequence[str], metrics: Sequence[str] = DEFAULT_METRICS) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..corpora.sample import Labeled, Sample, detect_script
@@ -23,6 +24,7 @@ from ..tokenizers import Tokenizer
 from .metrics import DETECT_SCRIPT, UNKNOWN_SCRIPT
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 # a sample's labels, the columns a measurement can group by besides the tokenizer
@@ -60,6 +62,20 @@ def _label(sample: Sample | Labeled, key: str) -> str:
     if key == "sample_id":
         return sample.id
     return "" if key in ("group", "variant") else getattr(sample, key)
+
+
+@dataclass(frozen=True)
+class ChunkCounts:
+    """What measuring a chunk finds, per sample: sizes (`n_chars`, `n_bytes`, the metrics'), tokens
+    (samples x tokenizers) and the resolved scripts (None: the chunk's own are kept).
+
+    Arrays only, so a worker sends it back cheaply; `rows_from_counts` adds the labels the
+    driver still holds, so they never travel back from the workers.
+    """
+
+    sizes: dict[str, np.ndarray]
+    tokens: np.ndarray
+    script: np.ndarray | None = None
 
 
 class Tally:
@@ -110,12 +126,13 @@ class Tally:
 
     # -- filling ----------------------------------------------------------------------------
     def add_samples(self, samples: Sequence[Sample | Labeled], toks: Sequence[Tokenizer],
-                    metrics: Sequence[str] = ()) -> None:
+                    metrics: Sequence[str] = (), counts: Sequence[Sequence[int]] | None = None) -> None:
         """Measure `samples` under `toks` and add them: characters (`len`), UTF-8 bytes, tokens.
 
         Only `PLAIN_METRICS` (scripts) can be asked for here; a deferred script is detected when
         grouping by script asks for it. Tokens are one total per group and tokenizer
-        (`count_total`), or counts per text summed where the groups are small.
+        (`count_total`), or counts per text summed where the groups are small; `counts` (per
+        tokenizer, per text) gives them when the caller has counted the texts already.
         """
         if not set(metrics) <= PLAIN_METRICS:
             raise ValueError(f"a tally counts {sorted(PLAIN_METRICS)} itself, not {sorted(set(metrics))}; "
@@ -132,8 +149,8 @@ class Tally:
                     value = detect_script(texts[i]) if detect else UNKNOWN_SCRIPT
                 values.append(value)
             members.setdefault(tuple(values), []).append(i)
-        per_text = len(members) > 1 and len(texts) < SMALL_GROUP_TEXTS * len(members)
-        counts = [tok.count_batch(texts) for tok in toks] if per_text else None
+        if counts is None and len(members) > 1 and len(texts) < SMALL_GROUP_TEXTS * len(members):
+            counts = [tok.count_batch(texts) for tok in toks]
         n_toks = len(toks)
         for key, idx in members.items():
             group = texts if len(idx) == len(texts) else [texts[i] for i in idx]

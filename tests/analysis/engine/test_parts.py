@@ -135,3 +135,59 @@ def test_urls_that_cannot_be_read_name_the_fix(inputs, capsys):
     assert main(["measure", f"file://{inputs}/rows.jsonl", "--column", "text", "-t", "gpt2", "--out",
                  str(inputs / "out") + "/"]) == 2
     assert "leave out --out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine, metrics", [("inprocess", ""), ("local-pool", ""), ("local-pool", "words,scripts")])
+def test_workers_write_the_rows_the_driver_would(inputs, tmp_path, engine, metrics):
+    # per-row output written where each part is read: the same dataset as the driver writes, row
+    # for row and in input order, the same schema, and the same sums
+    from analysis.engine.output import PartitionedParquet
+    from analysis.engine.parts import tally_files
+    from analysis.pipeline import summary_from_sums
+
+    paths = [str(inputs / "docs"), str(inputs / "rows.jsonl"), str(inputs / "t.parquet"), str(inputs / "c.csv")]
+    want = measure(iter_corpus_chunks(paths, column="text"), "gpt2,o200k_base", engine="inprocess", by=BY,
+                   out=tmp_path / "driver", metrics=metrics)
+    opened = InProcessEngine() if engine == "inprocess" else LocalEngine(2, small_input_chars=0)
+    with opened, PartitionedParquet(tmp_path / "workers") as writer:
+        writer.write(pd.DataFrame())  # nothing: an empty part is not written
+        got = tally_files(paths, "gpt2,o200k_base", by=BY, engine=opened, column="text", part_bytes=100_000,
+                          metrics=metrics, out=writer)
+    driver, workers = pd.read_parquet(tmp_path / "driver"), pd.read_parquet(tmp_path / "workers")
+    pdt.assert_frame_equal(workers, driver)
+    assert writer.rows == len(driver) and writer.parts == len(list((tmp_path / "workers").iterdir())) > 8
+    import pyarrow.parquet as pq
+
+    assert {pq.read_schema(p) for p in (tmp_path / "workers").iterdir()} == {pq.read_schema(next((tmp_path / "driver").iterdir()))}
+    pdt.assert_frame_equal(summary_from_sums(got.tally.frame(), BY, ["gpt2", "o200k_base"]), want.summary)
+
+
+def test_the_driver_parts_and_the_workers_parts_keep_the_input_order(inputs, tmp_path):
+    # the built-in corpora written by this process first, then the user's files by the workers
+    from analysis.corpora import load_builtin
+    from analysis.engine.output import PartitionedParquet
+    from analysis.engine.parts import tally_files
+
+    paths = [str(inputs / "docs"), str(inputs / "rows.jsonl")]
+    with PartitionedParquet(tmp_path / "both") as writer:
+        measure(load_builtin("numbers"), "gpt2", engine="inprocess", out=writer, by=BY)
+        first = writer.rows
+        tally_files(paths, "gpt2", by=BY, engine=LocalEngine(2, small_input_chars=0), column="text",
+                    part_bytes=100_000, out=writer)
+        writer.write(pd.DataFrame({c: ["last"] for c in ("sample_id",)}))  # after the workers' parts
+    rows = pd.read_parquet(tmp_path / "both", columns=["sample_id"])["sample_id"].tolist()
+    files = measure(iter_corpus_chunks(paths, column="text"), "gpt2", engine="inprocess", rows=True)
+    assert rows[first:-1] == files.rows["sample_id"].astype(str).tolist()
+    assert rows[-1] == "last"
+
+
+def test_per_row_output_from_a_remote_scheduler_is_refused(inputs, tmp_path):
+    from analysis.engine.output import PartitionedParquet
+    from analysis.engine.parts import tally_files
+    from analysis.errors import BadInput
+
+    writer = PartitionedParquet(tmp_path / "x")
+    with pytest.raises(BadInput, match="cannot write into this machine's folder"):
+        tally_files([str(inputs / "c.csv")], "gpt2", by=BY, engine="dask", scheduler="tcp://127.0.0.1:1",
+                    column="text", out=writer)
+    writer.abort()
