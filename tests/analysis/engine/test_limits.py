@@ -26,9 +26,13 @@ from analysis.engine.read import iter_corpus_chunks
 from tests.analysis.engine.rss import ChildPeak, self_peak_mb
 with ChildPeak() as workers:
     if sys.argv[3] == "driver":  # this process reads
-        # chunks of 1 MB, so that both corpora span several chunks: the peak is a few chunks in flight
+        # chunks of 1 MB, so that both corpora span several chunks: the peak is a few chunks in flight.
+        # `measure` joins the reader's chunks into tasks of `chunk_chars` (4M characters by default,
+        # up to 16 MB of str each): held to 1 MB too, or the 10 MB corpus would fit in the window
+        # of tasks in flight (two per worker) that the 100 MB one fills, and the peaks would differ
+        # by that window, not by the input
         run = measure(iter_corpus_chunks(sys.argv[1], chunk_chars=1 << 20), "gpt2", engine=sys.argv[2], workers=2,
-                      by=["category", "tokenizer"])
+                      by=["category", "tokenizer"], chunk_chars=1 << 20)
     else:  # each worker reads its parts (what `tokenprism measure --by` does)
         run = measure_files(sys.argv[1], "gpt2", engine=sys.argv[2], workers=2, by=["category", "tokenizer"],
                             chunk_chars=1 << 20)
