@@ -95,15 +95,24 @@ def test_the_same_file_twice_is_a_duplicate_id_error(inputs):
         measure_files([path, path], "gpt2", by=BY, engine="inprocess", column="text")
 
 
-def test_dask_workers_read_their_parts(inputs):
+def test_dask_workers_read_their_parts(inputs, tmp_path):
     from analysis.engine import open_engine
+    from analysis.engine.output import PartitionedParquet
+    from analysis.engine.parts import tally_files
 
     paths = [str(inputs / "docs"), str(inputs / "rows.jsonl")]
     want, _ = _reference(paths, "gpt2", column="text")
+    rows = measure(iter_corpus_chunks(paths, column="text"), "gpt2", engine="inprocess", rows=True).rows
     with open_engine("dask", workers=2) as engine:
         got = measure_files(paths, "gpt2", by=BY, engine=engine, column="text", part_bytes=200_000)
+        # and the LocalCluster's workers, on this machine, write their parts' rows too
+        with PartitionedParquet(tmp_path / "rows") as writer:
+            tally_files(paths, "gpt2", by=BY, engine=engine, column="text", part_bytes=200_000, out=writer)
     pdt.assert_frame_equal(got.summary, want.summary)
     assert json.dumps(int(got.summary["n_tokens"].sum())) == json.dumps(int(want.summary["n_tokens"].sum()))
+    written = pd.read_parquet(tmp_path / "rows")
+    assert written["sample_id"].tolist() == rows["sample_id"].astype(str).tolist()
+    assert written["n_tokens"].tolist() == rows["n_tokens"].tolist()
 
 
 def test_fsspec_urls_are_read_by_the_workers(inputs, capsys):
