@@ -57,7 +57,9 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
 
     from ..engine import open_engine, price_logs
 
-    with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout) as engine:
+    # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
+    with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
+                     dashboard=sys.stderr.isatty()) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
             print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
         with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models ({engine.name})", file=sys.stderr,
