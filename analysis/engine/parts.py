@@ -56,7 +56,11 @@ if TYPE_CHECKING:  # frames only for tables and numpy metrics: text files are su
     from .run import MeasureRun
 
 PART_BYTES = 64 << 20
-MIN_PART_BYTES = 4 << 20
+MIN_PART_BYTES = 2 << 20
+# Parts per worker when the input is small: the run ends when the last part does, and with eight
+# the other workers wait at most an eighth of a worker's share (5 MB parts for 40 MB on two
+# workers left 0.1 s of wall more than 2.5 MB ones, docs/measuring.md; a task costs milliseconds).
+PARTS_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -362,7 +366,8 @@ def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenizers
         listed = _expand([paths] if isinstance(paths, (str, Path)) else list(paths))
         if part_bytes is None:
             total = sum(size for *_, size in listed)
-            part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, total // (4 * max(opened.workers, 1)) or 1))
+            share = total // (PARTS_PER_WORKER * max(opened.workers, 1))
+            part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share or 1))
         parts = _plan(listed, column=column, errors=errors, part_bytes=part_bytes)
         # what the workers will need, imported here once, before they fork, not by each of them
         modules = ["pandas", "pyarrow.compute", "pyarrow.json"] if _needs_frames(parts, column, wanted) else []
