@@ -52,8 +52,8 @@ def _repeated(values: pa.Array | pa.ChunkedArray, take: pa.Array, n_tok: int) ->
 
 
 def rows_table(chunk: "pd.DataFrame | Mapping[str, Any]", counts: "ChunkCounts", names: Sequence[str]) -> pa.Table:
-    """The per-row table of a chunk (its `pipeline.SAMPLE_META` labels: a frame, or a column name ->
-    list mapping) and its counts: the columns of `with_ratios(rows_from_counts(chunk, counts, names))`,
+    """The per-row table of a chunk (its `pipeline.SAMPLE_META` labels: a frame, or a mapping of each
+    to a list, an Arrow array or one string for every row) and its counts: the columns of `with_ratios(rows_from_counts(chunk, counts, names))`,
     sample-major, tokenizers in order.
 
     >>> import pandas as pd
@@ -72,7 +72,12 @@ def rows_table(chunk: "pd.DataFrame | Mapping[str, Any]", counts: "ChunkCounts",
     columns: dict[str, pa.Array] = {}
     for c in SAMPLE_META:
         values = counts.script if c == "script" and counts.script is not None else chunk[c]
-        columns[c] = _repeated(pa.array(values, type=pa.large_string(), from_pandas=True), take, n_tok)
+        if isinstance(values, str):  # a label the whole chunk shares, given once
+            columns[c] = pa.repeat(pa.scalar(values, pa.large_string()), n * n_tok)
+            continue
+        array = values.cast(pa.large_string()) if isinstance(values, pa.Array) else \
+            pa.array(values, type=pa.large_string(), from_pandas=True)
+        columns[c] = _repeated(array, take, n_tok)
     columns["tokenizer"] = pa.array(list(names), type=pa.large_string()).take(pa.array(np.tile(np.arange(n_tok), n)))
     sizes = {c: np.repeat(np.asarray(v, np.int64), n_tok) for c, v in counts.sizes.items()}
     tokens = np.asarray(counts.tokens, np.int64).ravel()

@@ -42,7 +42,7 @@ from ..compare import as_tokenizers
 from ..errors import BadInput
 from .base import Engine
 from .choose import resolve_engine
-from .read import SUMS_CHUNK_SAMPLES, Span, arrow_jsonl, file_items, jsonl_spans
+from .read import SUMS_CHUNK_SAMPLES, Span, TextBlock, arrow_jsonl, block_frame, file_items, jsonl_spans, row_ids_of
 from ..corpora.files import check_errors, expand_paths, is_table_file
 from ..corpora.sample import LoadReport, Sample, detect_script
 from ..pipeline.metrics import DETECT_SCRIPT, UNKNOWN_SCRIPT, check_metrics, count_columns, with_grouping
@@ -222,15 +222,24 @@ def _part_sums(part: Part, toks: Sequence[Tokenizer], *, by: list[str], category
         else:
             tally.add_frame(chunk_sums(frame, toks, by, metrics))
 
+    def add_block(block: TextBlock) -> None:  # a table's texts, read through Arrow
+        if rows is not None:
+            rows.add_block(block)
+        elif plain:
+            ids = row_ids_of(block).to_pylist() if "sample_id" in by else None
+            tally.add_texts(block.texts, block.labels, toks, metrics, ids=ids)
+        else:
+            add(block_frame(block, row_ids="sample_id" in by))
+
     for fp in part.files:
         with _local(fp, report) as local:
             for item in file_items(local, fp.sid, explicit=fp.explicit, category=category, language=language,
                                    script=script, column=column, errors=errors, report=report,
                                    chunk_samples=chunk_samples, chunk_chars=chunk_chars, span=fp.span,
-                                   row_ids=rows is not None):
-                if not isinstance(item, Sample):  # a frame of a table
+                                   blocks=True):
+                if not isinstance(item, Sample):  # a block of a table
                     flush()  # in input order, so groups come out in order of first appearance
-                    add(item)
+                    add_block(item)
                     continue
                 samples.append(item)
                 chars += len(item.text)
@@ -275,6 +284,27 @@ class _PartRows:
         labels = {"sample_id": [s.id for s in samples], **{c: [getattr(s, c) for s in samples]
                                                            for c in ("category", "language", "script", "kind")},
                   "group": [""] * len(samples), "variant": [""] * len(samples)}
+        sizes = {"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
+                 "n_bytes": np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64,
+                                        count=len(texts))}
+        self._write(labels, ChunkCounts(sizes, np.array(counts, np.int64).T.reshape(len(texts), len(self.toks))))
+
+    def add_block(self, block: TextBlock) -> None:
+        if not set(self.metrics) <= PLAIN_METRICS:  # words, graphemes: counted in numpy, over a frame
+            self.add_frame(block_frame(block))
+            return
+        import numpy as np
+
+        texts = block.texts
+        counts = [tok.count_batch(texts) for tok in self.toks]
+        ids = row_ids_of(block)
+        self.tally.add_texts(texts, block.labels, self.toks, self.metrics, counts=counts,
+                             ids=ids.to_pylist() if "sample_id" in self.by else None)
+        script: str | list[str] = block.labels["script"]
+        if script == DETECT_SCRIPT:
+            script = [detect_script(t) for t in texts] if "scripts" in self.metrics else UNKNOWN_SCRIPT
+        labels = {"sample_id": ids, **{c: block.labels[c] for c in ("category", "language", "kind")},
+                  "script": script, "group": "", "variant": ""}
         sizes = {"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
                  "n_bytes": np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64,
                                         count=len(texts))}
@@ -330,12 +360,16 @@ class FilesTally:
     engine: str
 
 
-def _needs_frames(parts: Sequence[Part], column: str | None, metrics: Sequence[str]) -> bool:
-    """Whether the workers will build frames (tables, or numpy metrics): then pandas is imported
-    here, before the workers fork, so that they inherit it instead of each importing it."""
-    return not set(metrics) <= PLAIN_METRICS or any(
-        fp.span is not None or is_table_file(Path(fp.path), column=column, explicit=fp.explicit)
-        for part in parts for fp in part.files)
+def _worker_modules(parts: Sequence[Part], column: str | None, metrics: Sequence[str], out: bool) -> list[str]:
+    """What the workers will import, imported here once, before they fork, instead of by each of them:
+    pandas for the numpy metrics (frames), Arrow's readers for tables, pyarrow's Parquet writer for
+    rows. pyarrow imports pandas itself on its first conversion (`pa.array`, a scalar, a compute
+    call with a Python value): forked workers that each did so spent 0.2 s apiece on it."""
+    tables = any(fp.span is not None or is_table_file(Path(fp.path), column=column, explicit=fp.explicit)
+                 for part in parts for fp in part.files)
+    arrow = ["pandas", "pyarrow.compute"] + (["pyarrow.json", "pyarrow.parquet"] if tables else []) \
+        + (["pyarrow.parquet", f"{__package__}.output"] if out else [])
+    return arrow if tables or out else [] if set(metrics) <= PLAIN_METRICS else ["pandas"]
 
 
 def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: TokenizersArg = None, *,
@@ -369,10 +403,7 @@ def tally_files(paths: str | Path | Iterable[str | Path], tokenizers: Tokenizers
             share = total // (PARTS_PER_WORKER * max(opened.workers, 1))
             part_bytes = max(MIN_PART_BYTES, min(PART_BYTES, share or 1))
         parts = _plan(listed, column=column, errors=errors, part_bytes=part_bytes)
-        # what the workers will need, imported here once, before they fork, not by each of them
-        modules = ["pandas", "pyarrow.compute", "pyarrow.json"] if _needs_frames(parts, column, wanted) else []
-        modules += ["numpy", "pyarrow.compute", "pyarrow.parquet", f"{__package__}.output"] if out is not None else []
-        for module in modules:
+        for module in _worker_modules(parts, column, wanted, out is not None):
             importlib.import_module(module)
         params = {"by": keys, "category": category, "language": language, "script": script or DETECT_SCRIPT,
                   "column": column, "errors": errors, "chunk_chars": chunk_chars, "chunk_samples": chunk_samples,

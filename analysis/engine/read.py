@@ -23,7 +23,7 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..corpora.files import (CHUNK_BYTES, check_errors, expand_paths, file_labels, is_table_file, jsonl_field,
                              iter_file_samples, open_parquet, parquet_batches)
@@ -36,6 +36,7 @@ from ..textio import decode_utf8
 if TYPE_CHECKING:  # imported by the readers of tables: text files are read without them
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 BLOCK_BYTES = 16 << 20  # JSON Lines read per Arrow call
 # Rows per chunk frame (with at most `chunk_chars` characters). Chunks that become per-row frames
@@ -55,6 +56,18 @@ _BREAK_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
 # A byte range of a JSON Lines file that starts and ends at line boundaries, and the line number
 # of its first line: (start, end, first_row). Engines give spans to workers, which read them.
 Span = tuple[int, int, int]
+
+
+class TextBlock(NamedTuple):
+    """Texts of a table, read through Arrow, that share their labels: the file's id, the row
+    (line) number of each text, the texts, and the labels (category, kind, language, script).
+    `block_frame` makes it a chunk frame; a worker that only sums, or writes its own rows, reads
+    it as it is (`parts`), without pandas."""
+
+    sid: str
+    rows: "np.ndarray"
+    texts: list[str]
+    labels: dict[str, str]
 
 
 class Chunks:
@@ -80,21 +93,26 @@ def _plain_lines(path: Path) -> bool:
     return True
 
 
-def _frame(sid: str, rows: np.ndarray, texts: list[str] | np.ndarray, labels: dict[str, str],
-           row_ids: bool = True) -> pd.DataFrame:
+def block_frame(block: TextBlock, row_ids: bool = True) -> pd.DataFrame:
     # the ids "file:row" are joined by Arrow, and the labels are constants broadcast once: built
     # per row in Python and converted to pandas' Arrow strings, they cost a tenth of tokenizing
     # short rows. Without `row_ids` every row carries the file's id: for a reader that only
     # sums (`parts`), which never looks at ids.
     import pandas as pd
+
+    sid, rows, texts, labels = block
+    index = pd.RangeIndex(len(rows))
+    ids = row_ids_of(block).to_pandas() if row_ids and len(rows) else pd.Series(sid, index=index, dtype="str")
+    constant = {c: pd.Series(labels.get(c, ""), index=index, dtype="str") for c in SAMPLE_META[1:]}
+    return pd.DataFrame({"sample_id": ids, **constant, "text": pd.Series(texts, index=index, dtype=object)}, copy=False)
+
+
+def row_ids_of(block: TextBlock) -> "pa.Array":
+    """The sample ids of a block's texts, "file:row", joined by Arrow."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    index = pd.RangeIndex(len(rows))
-    ids = (pc.binary_join_element_wise(f"{sid}:", pc.cast(pa.array(rows, pa.int64()), pa.string()), "").to_pandas()
-           if row_ids and len(rows) else pd.Series(sid, index=index, dtype="str"))
-    constant = {c: pd.Series(labels.get(c, ""), index=index, dtype="str") for c in SAMPLE_META[1:]}
-    return pd.DataFrame({"sample_id": ids, **constant, "text": pd.Series(texts, index=index, dtype=object)}, copy=False)
+    return pc.binary_join_element_wise(f"{block.sid}:", pc.cast(pa.array(block.rows, pa.int64()), pa.string()), "")
 
 
 def _slow_block(path: Path, data: bytes, offset: int, first_row: int, column: str) -> tuple[list[int], list[str], int]:
@@ -113,9 +131,8 @@ def _slow_block(path: Path, data: bytes, offset: int, first_row: int, column: st
     return rows, texts, empty
 
 
-def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
-                  chunk_samples: int, chunk_chars: int, span: Span | None = None,
-                  row_ids: bool = True) -> Iterator[pd.DataFrame]:
+def _jsonl_blocks(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
+                  chunk_samples: int, chunk_chars: int, span: Span | None = None) -> Iterator[TextBlock]:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -163,7 +180,7 @@ def _jsonl_frames(path: Path, sid: str, column: str, labels: dict[str, str], rep
             report.rows_skipped_empty += empty
             report.samples += len(rows)
             for a, b in _cuts(texts, chunk_chars, chunk_samples):
-                yield _frame(sid, rows[a:b], texts[a:b], labels, row_ids)
+                yield TextBlock(sid, rows[a:b], texts[a:b], labels)
             row += n_lines
             offset += len(data)
             if not block and not carry:
@@ -180,8 +197,8 @@ def _cuts(texts: list[str], chunk_chars: int, chunk_samples: int) -> Iterator[tu
     yield from zip(starts, [*starts[1:], len(texts)])
 
 
-def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
-                    chunk_samples: int) -> Iterator[pd.DataFrame]:
+def _parquet_blocks(path: Path, sid: str, column: str, labels: dict[str, str], report: LoadReport,
+                    chunk_samples: int) -> Iterator[TextBlock]:
     import numpy as np
 
     pf = open_parquet(path, column)
@@ -196,25 +213,30 @@ def _parquet_frames(path: Path, sid: str, column: str, labels: dict[str, str], r
         texts = [v if isinstance(v, str) else str(v) for v, k in zip(as_list, keep) if k]
         report.rows_skipped_empty += int(n - keep.sum())
         report.samples += len(texts)
-        yield _frame(sid, np.arange(row, row + n)[keep], texts, labels)
+        yield TextBlock(sid, np.arange(row, row + n)[keep], texts, labels)
         row += n
 
 
 def file_items(path: Path, sid: str, *, explicit: bool, category: str | None, language: str, script: str | None,
                column: str | None, errors: str, report: LoadReport, chunk_samples: int, chunk_chars: int,
-               span: Span | None = None, row_ids: bool = True) -> Iterator[Sample | pd.DataFrame]:
+               span: Span | None = None, row_ids: bool = True,
+               blocks: bool = False) -> Iterator[Sample | pd.DataFrame | TextBlock]:
     """One file found by `expand_paths`, as chunk frames (tables through Arrow) or `Sample`s (the loaders').
 
     `span`: only that byte range of a JSON Lines file read through Arrow (`jsonl_spans` makes them).
     `row_ids`: False gives Arrow frames the file's id on every row, for readers that only sum.
+    `blocks`: tables come as `TextBlock`s, not frames (no pandas).
     """
     cat, knd = file_labels(path, category=category)
     labels = {"category": cat, "kind": knd, "language": language, "script": script or DETECT_SCRIPT}
+    table: Iterator[TextBlock] | None = None
     if span is not None or arrow_jsonl(path, column=column, explicit=explicit, errors=errors):
         assert column is not None
-        yield from _jsonl_frames(path, sid, column, labels, report, chunk_samples, chunk_chars, span, row_ids)
+        table = _jsonl_blocks(path, sid, column, labels, report, chunk_samples, chunk_chars, span)
     elif is_table_file(path, column=column, explicit=explicit) and column is not None and path.suffix.lower() == ".parquet":
-        yield from _parquet_frames(path, sid, column, labels, report, chunk_samples)
+        table = _parquet_blocks(path, sid, column, labels, report, chunk_samples)
+    if table is not None:
+        yield from table if blocks else (block_frame(b, row_ids) for b in table)
     else:
         yield from iter_file_samples(path, sid, explicit=explicit, category=category, language=language,
                                      script=script or DETECT_SCRIPT, column=column, errors=errors,

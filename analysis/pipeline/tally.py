@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,12 @@ PLAIN_METRICS = frozenset({"scripts"})
 # (as `sums.SMALL_GROUP_TEXTS`): one batch call per tokenizer beats a call per small group.
 SMALL_GROUP_TEXTS = 64
 _UTF8 = operator.methodcaller("encode", "utf-8", "surrogatepass")
+
+
+def _check_plain(metrics: Sequence[str]) -> None:
+    if not set(metrics) <= PLAIN_METRICS:
+        raise ValueError(f"a tally counts {sorted(PLAIN_METRICS)} itself, not {sorted(set(metrics))}; "
+                         "count words and graphemes with `sums.chunk_sums` and add its frame")
 
 
 def group_keys(by: str | Sequence[str]) -> list[str]:
@@ -134,23 +140,49 @@ class Tally:
         (`count_total`), or counts per text summed where the groups are small; `counts` (per
         tokenizer, per text) gives them when the caller has counted the texts already.
         """
-        if not set(metrics) <= PLAIN_METRICS:
-            raise ValueError(f"a tally counts {sorted(PLAIN_METRICS)} itself, not {sorted(set(metrics))}; "
-                             "count words and graphemes with `sums.chunk_sums` and add its frame")
-        labels = [k for k in self.keys if k != "tokenizer"]
-        detect = "scripts" in metrics
+        _check_plain(metrics)
         texts = [(s.sample if isinstance(s, Labeled) else s).text for s in samples]
         members: dict[tuple[str, ...], list[int]] = {}
         for i, sample in enumerate(samples):
-            values = []
-            for k in labels:
-                value = _label(sample, k)
-                if k == "script" and value == DETECT_SCRIPT:
-                    value = detect_script(texts[i]) if detect else UNKNOWN_SCRIPT
-                values.append(value)
+            values = [self._resolved(k, _label(sample, k), texts[i], metrics) for k in self.keys if k != "tokenizer"]
             members.setdefault(tuple(values), []).append(i)
+        self._add_members(texts, members, toks, counts)
+
+    def add_texts(self, texts: list[str], labels: Mapping[str, str], toks: Sequence[Tokenizer],
+                  metrics: Sequence[str] = (), counts: Sequence[Sequence[int]] | None = None,
+                  ids: Sequence[str] | None = None) -> None:
+        """As `add_samples`, for texts that share `labels` (a table's block, `engine.read.TextBlock`):
+        one group, unless a deferred script is detected text by text; `ids` are needed only when
+        grouping by sample id."""
+        _check_plain(metrics)
+        keys = [k for k in self.keys if k != "tokenizer"]
+        if "sample_id" in keys and ids is None:
+            raise ValueError("grouping by sample id needs the texts' ids")
+        per_text = [k for k in keys if k == "sample_id" or (k == "script" and labels.get(k) == DETECT_SCRIPT
+                                                            and "scripts" in metrics)]
+        fixed = {k: self._resolved(k, labels.get(k, ""), "", ()) for k in keys if k not in per_text}
+        if not per_text:
+            members = {tuple(fixed[k] for k in keys): list(range(len(texts)))} if texts else {}
+        else:
+            members = {}
+            for i, text in enumerate(texts):
+                values = [fixed[k] if k in fixed else ids[i] if k == "sample_id" else detect_script(text)  # type: ignore[index]
+                          for k in keys]
+                members.setdefault(tuple(values), []).append(i)
+        self._add_members(texts, members, toks, counts)
+
+    @staticmethod
+    def _resolved(key: str, value: str, text: str, metrics: Sequence[str]) -> str:
+        """A label, with a deferred script detected (asked for) or unknown (not asked for)."""
+        if key == "script" and value == DETECT_SCRIPT:
+            return detect_script(text) if "scripts" in metrics else UNKNOWN_SCRIPT
+        return value
+
+    def _add_members(self, texts: Sequence[str], members: dict[tuple[str, ...], list[int]],
+                     toks: Sequence[Tokenizer], counts: Sequence[Sequence[int]] | None) -> None:
+        """Add the groups `members` ({labels: indices of `texts`}): sizes summed, tokens counted."""
         if counts is None and len(members) > 1 and len(texts) < SMALL_GROUP_TEXTS * len(members):
-            counts = [tok.count_batch(texts) for tok in toks]
+            counts = [tok.count_batch(list(texts)) for tok in toks]
         n_toks = len(toks)
         for key, idx in members.items():
             group = texts if len(idx) == len(texts) else [texts[i] for i in idx]

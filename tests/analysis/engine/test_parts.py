@@ -200,3 +200,18 @@ def test_per_row_output_from_a_remote_scheduler_is_refused(inputs, tmp_path):
         tally_files([str(inputs / "c.csv")], "gpt2", by=BY, engine="dask", scheduler="tcp://127.0.0.1:1",
                     column="text", out=writer)
     writer.abort()
+
+
+@pytest.mark.parametrize("metrics", ["", "words"])
+def test_grouping_tables_by_sample_gives_each_row_its_own_group(inputs, metrics):
+    # a table's rows are samples "file:line" on both paths (the workers' used to group a whole
+    # file under its name when they only summed)
+    from analysis.engine.parts import tally_files
+    from analysis.pipeline import summary_from_sums
+
+    paths = [str(inputs / "rows.jsonl"), str(inputs / "t.parquet"), str(inputs / "c.csv")]
+    by = ["sample_id", "tokenizer"]
+    want = measure(iter_corpus_chunks(paths, column="text"), "gpt2", engine="inprocess", by=by, metrics=metrics)
+    got = tally_files(paths, "gpt2", by=by, engine="inprocess", column="text", part_bytes=100_000, metrics=metrics)
+    pdt.assert_frame_equal(summary_from_sums(got.tally.frame(), by, ["gpt2"]), want.summary)
+    assert len(want.summary) > 6_000
