@@ -273,42 +273,41 @@ class _PartRows:
             self.files += 1
 
     def add_samples(self, samples: list[Sample]) -> None:
-        import numpy as np
-
         detect = "scripts" in self.metrics
         samples = [s if s.script != DETECT_SCRIPT else
                    replace(s, script=detect_script(s.text) if detect else UNKNOWN_SCRIPT) for s in samples]
         texts = [s.text for s in samples]
         counts = [tok.count_batch(texts) for tok in self.toks]
-        self.tally.add_samples(samples, self.toks, self.metrics, counts=counts)
+        n_bytes = _utf8_sizes(texts)
+        self.tally.add_samples(samples, self.toks, self.metrics, counts=counts, n_bytes=n_bytes)
         labels = {"sample_id": [s.id for s in samples], **{c: [getattr(s, c) for s in samples]
                                                            for c in ("category", "language", "script", "kind")},
-                  "group": [""] * len(samples), "variant": [""] * len(samples)}
+                  "group": "", "variant": ""}
+        self._write(labels, self._counts(texts, n_bytes, counts))
+
+    def _counts(self, texts: list[str], n_bytes: list[int], counts: list[list[int]]) -> ChunkCounts:
+        import numpy as np
+
         sizes = {"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
-                 "n_bytes": np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64,
-                                        count=len(texts))}
-        self._write(labels, ChunkCounts(sizes, np.array(counts, np.int64).T.reshape(len(texts), len(self.toks))))
+                 "n_bytes": np.array(n_bytes, np.int64)}
+        return ChunkCounts(sizes, np.array(counts, np.int64).T.reshape(len(texts), len(self.toks)))
 
     def add_block(self, block: TextBlock) -> None:
         if not set(self.metrics) <= PLAIN_METRICS:  # words, graphemes: counted in numpy, over a frame
             self.add_frame(block_frame(block))
             return
-        import numpy as np
-
         texts = block.texts
         counts = [tok.count_batch(texts) for tok in self.toks]
+        n_bytes = _utf8_sizes(texts)
         ids = row_ids_of(block)
-        self.tally.add_texts(texts, block.labels, self.toks, self.metrics, counts=counts,
+        self.tally.add_texts(texts, block.labels, self.toks, self.metrics, counts=counts, n_bytes=n_bytes,
                              ids=ids.to_pylist() if "sample_id" in self.by else None)
         script: str | list[str] = block.labels["script"]
         if script == DETECT_SCRIPT:
             script = [detect_script(t) for t in texts] if "scripts" in self.metrics else UNKNOWN_SCRIPT
         labels = {"sample_id": ids, **{c: block.labels[c] for c in ("category", "language", "kind")},
                   "script": script, "group": "", "variant": ""}
-        sizes = {"n_chars": np.fromiter(map(len, texts), np.int64, count=len(texts)),
-                 "n_bytes": np.fromiter((len(t.encode("utf-8", "surrogatepass")) for t in texts), np.int64,
-                                        count=len(texts))}
-        self._write(labels, ChunkCounts(sizes, np.array(counts, np.int64).T.reshape(len(texts), len(self.toks))))
+        self._write(labels, self._counts(texts, n_bytes, counts))
 
     def add_frame(self, frame: pd.DataFrame) -> None:
         from ..pipeline import chunk_counts, chunk_counts_sums
@@ -316,6 +315,11 @@ class _PartRows:
         counts = chunk_counts(frame, self.toks, metrics=self.metrics)
         self.tally.add_frame(chunk_counts_sums(frame, counts, self.names, self.by))
         self._write(frame, counts)
+
+
+def _utf8_sizes(texts: list[str]) -> list[int]:
+    """Each text's UTF-8 bytes (a lone surrogate counts 3, as `pipeline.metrics.text_stats` counts it)."""
+    return [len(t.encode("utf-8", "surrogatepass")) for t in texts]
 
 
 @contextmanager

@@ -132,13 +132,15 @@ class Tally:
 
     # -- filling ----------------------------------------------------------------------------
     def add_samples(self, samples: Sequence[Sample | Labeled], toks: Sequence[Tokenizer],
-                    metrics: Sequence[str] = (), counts: Sequence[Sequence[int]] | None = None) -> None:
+                    metrics: Sequence[str] = (), counts: Sequence[Sequence[int]] | None = None,
+                    n_bytes: Sequence[int] | None = None) -> None:
         """Measure `samples` under `toks` and add them: characters (`len`), UTF-8 bytes, tokens.
 
         Only `PLAIN_METRICS` (scripts) can be asked for here; a deferred script is detected when
         grouping by script asks for it. Tokens are one total per group and tokenizer
         (`count_total`), or counts per text summed where the groups are small; `counts` (per
-        tokenizer, per text) gives them when the caller has counted the texts already.
+        tokenizer, per text) and `n_bytes` (per text) are taken as given when the caller has
+        counted the texts already (for their rows).
         """
         _check_plain(metrics)
         texts = [(s.sample if isinstance(s, Labeled) else s).text for s in samples]
@@ -146,11 +148,11 @@ class Tally:
         for i, sample in enumerate(samples):
             values = [self._resolved(k, _label(sample, k), texts[i], metrics) for k in self.keys if k != "tokenizer"]
             members.setdefault(tuple(values), []).append(i)
-        self._add_members(texts, members, toks, counts)
+        self._add_members(texts, members, toks, counts, n_bytes)
 
     def add_texts(self, texts: list[str], labels: Mapping[str, str], toks: Sequence[Tokenizer],
                   metrics: Sequence[str] = (), counts: Sequence[Sequence[int]] | None = None,
-                  ids: Sequence[str] | None = None) -> None:
+                  n_bytes: Sequence[int] | None = None, ids: Sequence[str] | None = None) -> None:
         """As `add_samples`, for texts that share `labels` (a table's block, `engine.read.TextBlock`):
         one group, unless a deferred script is detected text by text; `ids` are needed only when
         grouping by sample id."""
@@ -166,10 +168,10 @@ class Tally:
         else:
             members = {}
             for i, text in enumerate(texts):
-                values = [fixed[k] if k in fixed else ids[i] if k == "sample_id" else detect_script(text)  # type: ignore[index]
-                          for k in keys]
+                values = [fixed[k] if k in fixed else ids[i] if k == "sample_id" and ids is not None
+                          else detect_script(text) for k in keys]
                 members.setdefault(tuple(values), []).append(i)
-        self._add_members(texts, members, toks, counts)
+        self._add_members(texts, members, toks, counts, n_bytes)
 
     @staticmethod
     def _resolved(key: str, value: str, text: str, metrics: Sequence[str]) -> str:
@@ -179,15 +181,20 @@ class Tally:
         return value
 
     def _add_members(self, texts: Sequence[str], members: dict[tuple[str, ...], list[int]],
-                     toks: Sequence[Tokenizer], counts: Sequence[Sequence[int]] | None) -> None:
-        """Add the groups `members` ({labels: indices of `texts`}): sizes summed, tokens counted."""
+                     toks: Sequence[Tokenizer], counts: Sequence[Sequence[int]] | None,
+                     sizes: Sequence[int] | None) -> None:
+        """Add the groups `members` ({labels: indices of `texts`}): sizes summed, tokens counted
+        (`counts` and `sizes`, the texts' UTF-8 bytes, where the caller has them)."""
         if counts is None and len(members) > 1 and len(texts) < SMALL_GROUP_TEXTS * len(members):
             counts = [tok.count_batch(list(texts)) for tok in toks]
         n_toks = len(toks)
         for key, idx in members.items():
             group = texts if len(idx) == len(texts) else [texts[i] for i in idx]
             n_chars = sum(map(len, group))
-            n_bytes = sum(map(len, map(_UTF8, group)))
+            if sizes is None:
+                n_bytes = sum(map(len, map(_UTF8, group)))
+            else:
+                n_bytes = sum(sizes) if len(idx) == len(texts) else sum(sizes[i] for i in idx)
             if counts is not None:
                 tokens = [sum(c[i] for i in idx) for c in counts]
             else:
