@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -266,11 +266,3 @@ class Tally:
         """The columns of `summary_rows`, in order."""
         return [*self.keys, *self.columns, "chars_per_token_of_sums", "bytes_per_token_of_sums",
                 *(["tokens_per_word_of_sums"] if "n_words" in self.counts else [])]
-
-
-def tally_of(parts: Iterable[Tally]) -> Tally | None:
-    """The tallies added up (None for none)."""
-    out: Tally | None = None
-    for part in parts:
-        out = part if out is None else out.merge(part)
-    return out
