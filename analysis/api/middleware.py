@@ -26,6 +26,11 @@ from .security import given_key, refusal
 
 _log = logging.getLogger("tokenprism.api")
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The metrics' method label comes from this closed set; any other method a client sends is
+# "OTHER", so no client can add series (Prometheus' guidance on label cardinality). The route
+# label is the matched route's template, or one of two fixed words: never the raw path.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+MAX_SERIES = 4096  # a bound on the cached label children, whatever the app's routes and statuses
 
 
 class ServiceMiddleware:
@@ -121,12 +126,14 @@ class ServiceMiddleware:
             route = scope.get("route")
             label = getattr(route, "path", None) or ("(refused)" if refused else "(no route)")
             dt = time.perf_counter() - t0
-            key = (scope["method"], label, status)
+            method = scope["method"] if scope["method"] in METHODS else "OTHER"
+            key = (method, label, status)
             children = self._children.get(key)
             if children is None:  # labels() costs a lock and a lookup: resolve each series once
-                children = self._children[key] = (self.metrics.requests.labels(scope["method"], label, str(status)),
-                                                  self.metrics.latency.labels(label))
+                children = (self.metrics.requests.labels(method, label, str(status)), self.metrics.latency.labels(label))
+                if len(self._children) < MAX_SERIES:
+                    self._children[key] = children
             children[0].inc()
             children[1].observe(dt)
             if _log.isEnabledFor(logging.INFO):
-                _log.info("%s %s %d body=%dB %.1fms", scope["method"], label, status, n_bytes, dt * 1000)
+                _log.info("%s %s %d body=%dB %.1fms", method, label, status, n_bytes, dt * 1000)
