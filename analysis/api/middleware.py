@@ -71,6 +71,11 @@ class ServiceMiddleware:
             return self._too_large(e.declared), None
         if not data:
             return None, data
+        encoding = fields.get(b"content-encoding", b"identity").strip().lower()
+        if encoding not in (b"", b"identity"):
+            return Problem(415, f"the request body is compressed (Content-Encoding: {encoding[:40].decode('latin-1')}); "
+                           "this server reads uncompressed JSON only. Fix: send the body without compressing it",
+                           type_="unsupported-media-type"), data
         if not bodies.is_json(fields.get(b"content-type")):
             given = fields.get(b"content-type")
             said = f"Content-Type {given.decode('latin-1')!r}" if given else "no Content-Type"
@@ -79,6 +84,10 @@ class ServiceMiddleware:
         if bodies.too_deep(data):
             return Problem(422, f"the JSON body is nested too deeply: more than {bodies.MAX_JSON_DEPTH} levels of "
                            "arrays and objects. Fix: send the request shape documented at /docs",
+                           type_="limit-exceeded"), data
+        if bodies.huge_number(data):
+            return Problem(422, f"the JSON body holds a number of more than {bodies.MAX_NUMBER_DIGITS:,} digits; no "
+                           "field takes one. Fix: send counts and ids as the whole numbers they are",
                            type_="limit-exceeded"), data
         return None, data
 
