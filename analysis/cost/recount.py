@@ -57,8 +57,8 @@ def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenize
         return counter.count(request, tokenizer=tokenizer)
     except BadInput as e:
         c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer)
-        return dataclasses.replace(c, exactness="estimate", reason=join_reasons(f"the {counter.family} format refuses "
-                                   f"this request ({e}): its content alone is counted", c.reason), ids=None)
+        return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
+            f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 
 
 def request_texts(request: Request) -> Iterator[str]:

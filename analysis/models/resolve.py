@@ -68,7 +68,7 @@ class ModelSpec:
             raise BadInput(f"model {self.id!r} has no text tokenizer, so its text cannot be counted: {self.reason}")
         choice = self.choice()
         if not choice.usable or choice.tokenizer is None:
-            raise BadInput(f"model {self.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+            raise BadInput(choice.refusal(self.id))
         return choice
 
 
