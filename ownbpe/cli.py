@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    parser = argparse.ArgumentParser(prog="python -m ownbpe", description=__doc__.split("\n\n")[0], formatter_class=fmt)
+    parser = argparse.ArgumentParser(prog="python -m ownbpe", description=__doc__.split("\n\n")[0], formatter_class=fmt,
+                                     allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("train", help="learn merges from a UTF-8 text file", formatter_class=fmt)
