@@ -10,6 +10,7 @@ and its date, and marks estimates.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -33,6 +34,23 @@ from ..errors import BadInput
 from . import help_line, write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
+SORTS = ("cost", "tokens", "model")
+# --sort cost orders by the first of these a table has (a monthly figure where there is one)
+_COST_COLUMNS = ("usd_per_month", "usd_per_request", "usd_total", "usd_input")
+_TOKEN_COLUMNS = ("input_tokens_per_request", "input_tokens")
+
+
+def sort_models(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:
+    """`frame`'s rows in the order --sort asks for; rows without a figure (no price) last."""
+    if key is None or frame.empty:
+        return frame
+    if key == "model":
+        return frame.sort_values("model", kind="stable", ignore_index=True)
+    column = next(c for c in (_COST_COLUMNS if key == "cost" else _TOKEN_COLUMNS) if c in frame)
+    values = frame[column].tolist()
+    missing = [v is None or v != v for v in values]  # None, NaN: no price, no count
+    order = sorted(range(len(values)), key=lambda i: (missing[i], 0 if missing[i] else values[i]))
+    return frame.iloc[order].reset_index(drop=True)
 
 
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
@@ -69,12 +87,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "input is given.")
     src = p.add_argument_group("input (one request per text, file or sample)")
     src.add_argument("text", nargs="?", metavar="TEXT", help="the prompt of one request (quote it)")
-    src.add_argument("-f", "--file", action="append", metavar="FILE", help="a file holding one request (repeatable)")
+    src.add_argument("-f", "--file", action="append", metavar="FILE",
+                     help="a file holding one request (repeatable): a text, or a .json request body as --messages reads")
+    src.add_argument("--messages", action="append", metavar="FILE",
+                     help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini; tools and media included) "
+                          "or a list of messages, as `tokenprism count --messages` reads it; - for stdin (repeatable)")
+    src.add_argument("--system", metavar="TEXT|@FILE",
+                     help="a system prompt added to every text request (TEXT, -f, stdin, --logs text rows); @FILE reads it from a file")
     src.add_argument("--corpus", action="append", metavar="PATH",
                      help="files, folders or globs read as a corpus, one sample per file/row (repeatable)")
     src.add_argument("--builtin", nargs="?", const="all", metavar="CATS",
                      help="the built-in corpora, or some categories (comma-separated: prose,code,multilingual,numbers,whitespace)")
-    src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
+    src.add_argument("--machine-corpus", action="append", metavar="NAME",
+                     help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN] (repeatable)")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
     src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
     src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
@@ -104,6 +129,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     wl.add_argument("--chars-per-request", type=_number("--chars-per-request"), metavar="N",
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--sort", choices=SORTS, default=None,
+                   help="order the models: cost (cheapest first: $/month, else $/request), tokens (fewest input tokens "
+                        "first) or model (by name); default: the order given")
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
     from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus and --logs (streamed)
 
@@ -154,7 +182,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     if args.builtin:
         cats = None if args.builtin == "all" else [c.strip() for c in args.builtin.split(",") if c.strip()]
         frames.append(corpus.load_builtin(cats))
-    for name in args.system or ():
+    for name in args.machine_corpus or ():
         frames.append(corpus.samples_to_frame(corpus.iter_system(name)))
     if not frames:
         text, bad = read_stdin(errors=args.errors, max_bytes=max_input_bytes(args))
@@ -162,6 +190,62 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
             print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))
     return pd.concat([f[["id", "category", "text"]] for f in frames], ignore_index=True)
+
+
+MACHINE_CORPORA = ("stdlib", "pydoc", "gettext")
+
+
+def system_prompt(args: argparse.Namespace) -> str | None:
+    """--system TEXT, or the text of --system @FILE."""
+    value = args.system
+    if value is None:
+        return None
+    if value.startswith("@"):
+        text, _ = read_text_file(value[1:], max_bytes=max_input_bytes(args))
+        return text
+    if value.split(":", 1)[0] in MACHINE_CORPORA:
+        print(f"note: --system {value} is taken as the system prompt {value!r}; the machine corpus is "
+              f"--machine-corpus {value}", file=sys.stderr)
+    return value
+
+
+def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
+    """The request bodies of --messages and of -f FILE.json, as (where, Request); and `args` with
+    -f left holding only the text files."""
+    from ..requests import parse
+    from .budget import file_request, read_json
+
+    limit = max_input_bytes(args)
+    bodies = [(name, parse(read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) "
+                                     "or a list of messages"))) for name in args.messages or ()]
+    texts = []
+    for name in args.file or ():
+        if not name.lower().endswith(".json"):
+            texts.append(name)
+            continue
+        request, note = file_request(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
+        if note and note.startswith(f"{name} read as a request body"):
+            bodies.append((name, request))
+        else:
+            texts.append(name)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
+    return bodies, argparse.Namespace(**{**vars(args), "file": texts or None})
+
+
+def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> list:
+    """The requests of the command line as log records: the bodies, then each text as one user message."""
+    from ..cost import LogRecord
+    from ..requests import Request
+
+    if args.corpus or args.builtin or args.machine_corpus:
+        raise BadInput("a request body or --system prices requests one by one; leave out --corpus, --builtin and "
+                       "--machine-corpus, or put many requests in a log (--logs FILE, one request per row)")
+    records = [LogRecord(where, request) for where, request in bodies]
+    if args.text is not None or args.file or not bodies:  # stdin only when nothing else is given
+        frame = gather_inputs(args)
+        records += [LogRecord(str(i), Request.from_text(t)) for i, t in zip(frame["id"], frame["text"])]
+    return records
 
 
 def _overrides(path: str | None) -> list:
@@ -193,7 +277,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
                          "first (fsspec URLs are read by the workers of `tokenprism measure --by ...`)")
     cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
                       fallback_tokenizer=args.fallback_tokenizer)
-    others = args.text is not None or args.file or args.builtin or args.system
+    others = args.text is not None or args.file or args.builtin or args.machine_corpus
     first = [gather_inputs(argparse.Namespace(**{**vars(args), "corpus": None}))] if others else []
     report = corpus.LoadReport()
     read = iter_corpus_chunks(args.corpus, category=args.category, column=args.column, errors=args.errors,
@@ -227,8 +311,12 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
     if args.out and (problem := writable_problem(Path(args.out) / "report.md")):  # read-only, no permission
         raise BadInput(problem)
+    system = system_prompt(args)
     if args.logs:
-        return cmd_traffic(args, _overrides(args.prices))
+        return cmd_traffic(args, _overrides(args.prices), system=system)
+    bodies, args = request_bodies(args)
+    if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
+        return cmd_traffic(args, _overrides(args.prices), records=_records_of(args, bodies, system), system=system)
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
@@ -239,6 +327,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     else:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+    report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "csv":
         write_safe(csv_table(report.models))
     elif args.format == "json":
@@ -272,7 +361,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                         chars_per_request=args.chars_per_request)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
-    frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
+    frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
     if args.format == "csv":
         write_safe(csv_table(frame))
     elif args.format == "json":

@@ -15,7 +15,7 @@ from typing import Any
 from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
-from .budget import GATE_COLUMNS, load_checks, mark, offenders, positive_tokens, read_json, run_checks
+from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
 from .tokenizers import add_format, add_max_input, max_input_bytes
 
 COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
@@ -44,6 +44,13 @@ def _request(args: argparse.Namespace) -> Any:
         raise BadInput(f"--shape {args.shape} reads a request body: pass the body with --messages FILE")
     if args.text is not None:
         return Request.from_text(args.text)
+    if args.file is not None and args.shape is None:
+        request, note = file_request(args.file, limit, as_text="pass --shape text to count the JSON as a text")
+        if note:
+            from ..render import terminal_text
+
+            print(f"note: {terminal_text(note)}", file=sys.stderr)
+        return request
     text, _ = read_text_file(args.file, max_bytes=limit) if args.file is not None else read_stdin(max_bytes=limit)
     return Request.from_text(text)
 
@@ -141,10 +148,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "it is: exact (rendered with the model's own tokenizer and format), documented (the provider's "
                     "published counting rules) or estimate (and why).")
     p.add_argument("text", nargs="?", help="a text, counted as one user message (or use -f, --messages or stdin)")
-    p.add_argument("-f", "--file", metavar="FILE", help="a text file, counted as one user message")
+    p.add_argument("-f", "--file", metavar="FILE",
+                   help="a text file, counted as one user message; a .json request body is read as --messages reads it")
     p.add_argument("--messages", metavar="FILE",
                    help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini) or a list of messages; - for stdin")
-    p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected)")
+    p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected; text with -f FILE.json counts the JSON as text)")
     p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")

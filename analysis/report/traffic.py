@@ -39,6 +39,8 @@ def _tokens(v: Any) -> str:
 def display_models(report: TrafficReport) -> pd.DataFrame:
     """The per-model table as people read it."""
     m = report.models
+    projected = {"$/month (projected)": m["usd_per_month"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else
+                                                               "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
         "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
@@ -46,7 +48,7 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
         "total $ (recounted)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
         "max": m["usd_per_request_max"].map(_usd_float), "vs served": m["change_vs_served"].map(_pct),
-        "status": m["status"],
+        **projected, "status": m["status"],
     })
 
 

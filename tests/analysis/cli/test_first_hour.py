@@ -1,0 +1,162 @@
+"""What a new user trips on in the first hour (issue 46): parsing, help text, request bodies in
+`cost`, and the output a program reads."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from analysis.cli import build_parser, main
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str = "tokenprism"):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _parsers(child, f"{path} {name}")
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(argv))
+        except SystemExit as e:  # argparse
+            code = int(e.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_no_parser_matches_prefixes():
+    found = list(_parsers(build_parser()))
+    assert len(found) > 20
+    assert [path for path, p in found if p.allow_abbrev] == []
+
+
+def test_a_prefix_of_a_flag_is_refused_not_expanded():
+    # --messages-per-request once swallowed `cost --messages-per`, and `--messages x.json` before cost read bodies
+    code, _, err = run("cost", "hi", "-m", "gpt-4o", "--messages-per", "2")
+    assert code == 2 and "unrecognized arguments: --messages-per" in err
+
+
+def test_help_never_shows_default_none_or_false():
+    for path, parser in _parsers(build_parser()):
+        text = parser.format_help()
+        assert "(default: None)" not in text, path
+        assert "(default: False)" not in text, path
+    assert "(default: table)" in build_parser(["count"])._subparsers._group_actions[0].choices["count"].format_help()
+
+
+BODY = {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are a support bot for Acme. Be brief."},
+                                        {"role": "user", "content": "How do I reset my password?"}],
+        "tools": [{"type": "function", "function": {"name": "lookup", "description": "find an order",
+                                                     "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}]}
+
+
+def _count_row(*argv: str) -> dict:
+    code, out, err = run("count", *argv, "-m", "gpt-4o,claude-sonnet-4-5", "--format", "json")
+    assert code == 0, err
+    return {r["model"]: r for r in json.loads(out)}
+
+
+def _cost_models(*argv: str) -> list[dict]:
+    code, out, err = run("cost", *argv, "-m", "gpt-4o,claude-sonnet-4-5", "--format", "json")
+    assert code == 0, err
+    return json.loads(out)["models"]
+
+
+@pytest.fixture
+def body(tmp_path):
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps(BODY), encoding="utf-8")
+    return path
+
+
+def test_cost_messages_counts_the_body_as_count_does(body):
+    counted = _count_row("--messages", str(body))
+    priced = _cost_models("--messages", str(body))
+    assert [m["model"] for m in priced] == ["gpt-4o", "claude-sonnet-4-5"]
+    for m in priced:
+        assert m["input_tokens"] == counted[m["model"]]["input_tokens"]
+        assert m["exactness"] == counted[m["model"]]["exactness"]
+    # the tool definition is counted: more than the two messages alone
+    bare = dict(BODY, tools=[])
+    assert counted["gpt-4o"]["input_tokens"] > _count_with(bare)["gpt-4o"]["input_tokens"]
+
+
+def _count_with(data: dict) -> dict:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "b.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return _count_row("--messages", str(path))
+
+
+def test_f_json_body_is_read_as_a_body_and_says_so(body):
+    code, out, err = run("count", "-f", str(body), "-m", "gpt-4o", "--format", "json")
+    assert code == 0 and "read as a request body" in err and "--shape text" in err
+    as_body = json.loads(out)[0]["input_tokens"]
+    assert as_body == _count_row("--messages", str(body))["gpt-4o"]["input_tokens"]
+    code, out, _ = run("count", "-f", str(body), "--shape", "text", "-m", "gpt-4o", "--format", "json")
+    assert code == 0 and json.loads(out)[0]["input_tokens"] > as_body  # the raw JSON is longer
+    priced = _cost_models("-f", str(body))
+    assert priced[0]["input_tokens"] == as_body
+
+
+def test_f_json_that_is_not_a_body_is_a_text_and_says_so(tmp_path):
+    path = tmp_path / "data.json"
+    path.write_text('{"rows": [1, 2, 3]}', encoding="utf-8")
+    code, out, err = run("count", "-f", str(path), "-m", "gpt-4o", "--format", "json")
+    assert code == 0 and "not a request body" in err
+    code, text_out, _ = run("count", '{"rows": [1, 2, 3]}', "-m", "gpt-4o", "--format", "json")
+    assert json.loads(out)[0]["input_tokens"] == json.loads(text_out)[0]["input_tokens"]
+
+
+def test_cost_system_prompt_text_and_file(tmp_path):
+    prompt = tmp_path / "system.txt"
+    prompt.write_text("You are a support bot for Acme. Be brief.", encoding="utf-8")
+    with_file = _cost_models("How do I reset my password?", "--system", f"@{prompt}")
+    with_text = _cost_models("How do I reset my password?", "--system", "You are a support bot for Acme. Be brief.")
+    assert [m["input_tokens"] for m in with_file] == [m["input_tokens"] for m in with_text]
+    code, out, _ = run("cost", "How do I reset my password?", "-m", "gpt-4o,claude-sonnet-4-5", "--format", "json")
+    bare = {r["model"]: r["input_tokens"] for r in json.loads(out)["per_request"]}
+    for m in with_text:  # the prompt's tokens are added: at least the 9 words' worth, under every model
+        assert m["input_tokens"] >= bare[m["model"]] + 9
+    code, _, err = run("cost", "hi", "--system", "@/nonexistent/system.txt", "-m", "gpt-4o")
+    assert code == 2 and "system.txt" in err
+    code, _, err = run("cost", "hi", "--system", "stdlib", "-m", "gpt-4o")
+    assert code == 0 and "--machine-corpus stdlib" in err
+
+
+def test_logs_project_onto_a_month_and_sort(tmp_path):
+    log = tmp_path / "questions.txt"
+    log.write_text("How do I reset my password?\nWhere is my order?\nCan I get a refund?\n", encoding="utf-8")
+    code, out, err = run("cost", "--logs", str(log), "-m", "claude-sonnet-4-5,gpt-4o-mini,gpt-4o", "--output-tokens", "100",
+                         "--requests-per-month", "30000", "--sort", "cost", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    models = data["models"]
+    assert [m["model"] for m in models] == sorted((m["model"] for m in models),
+                                                  key=lambda n: next(float(m["usd_per_month"]) for m in models if m["model"] == n))
+    from decimal import Decimal
+    for m in models:
+        assert Decimal(m["usd_per_month"]) == Decimal(m["usd_total"]) / 3 * 30000
+    assert any(n.startswith("projection:") for n in data["notes"])
+    code, out, _ = run("cost", "--logs", str(log), "-m", "gpt-4o,gpt-4o-mini", "--output-tokens", "100",
+                       "--requests-per-month", "30000")
+    assert "$/month (projected)" in out and "projection:" in out
+
+
+def test_quick_cost_sorts_cheapest_first():
+    code, out, err = run("cost", "hello there", "-m", "gpt-4o,gpt-4o-mini,claude-sonnet-4-5", "--sort", "cost",
+                         "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)["per_request"]
+    usd = [float(r["usd_input"]) for r in rows]
+    assert usd == sorted(usd) and len(usd) == 3
