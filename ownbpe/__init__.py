@@ -8,8 +8,11 @@ rest is tested against). `Tokenizer` has a plain encode path that reads the same
 (`encode(..., fast=False)`) and, by default, a fast one: every speed trick sits behind one entry
 point in `ownbpe.fast`. Both give the same ids (and tiktoken's, from its ranks).
 
-Special-token strings are plain text unless named: `encode(text, allowed_special={"<|endoftext|>"})`
-(or `"all"`) turns them into their ids.
+Special tokens named at construction (`Tokenizer(vocab, merges, ["<|endoftext|>"])`, or listed
+in a model file) are single ids in `encode` and `encode_iterable`, longest first where two
+overlap, as CS336 specifies; `allowed_special=` narrows that (`frozenset()`: every special string
+is plain text). tokenprism's own faces count a typed marker as plain text instead: see
+`ownbpe.tokenizer` for both rules side by side.
 
 >>> import ownbpe
 >>> tok = ownbpe.Tokenizer.train_from_iterator(["low lower lowest"] * 3, 258)

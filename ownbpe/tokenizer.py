@@ -12,10 +12,20 @@ Two merge rules exist (see `bpe`): a `Tokenizer(vocab, merges)` follows its merg
 GPT-2's files and the CS336 reference; `Tokenizer.from_tiktoken(ranks, ...)` follows tiktoken's
 ranks and reproduces its ids exactly.
 
-Special tokens: `encode` counts special-token strings as plain text unless the caller names
-them in `allowed_special=` (a set, or "all"). tiktoken raises on them instead; tokenprism counts
-what a user pastes as the text it is, and the CLI (`--allow-special`), the adapter of
-`analysis` and its `Tokenizer` protocol say the same.
+Special tokens, two rules side by side:
+
+- **The library follows its caller.** A `Tokenizer` built with `special_tokens=[...]` (or loaded
+  from a model file that lists them) encodes each of those strings as its single id, in `encode`,
+  `encode_iterable` and `explain`, the longest first where two overlap
+  (`<|endoftext|><|endoftext|>` before `<|endoftext|>`). This is the contract of Stanford CS336's
+  assignment 1: named special tokens are never split. `allowed_special=` narrows it (a set of
+  them; `frozenset()` for none, which is `encode_ordinary`) as tiktoken's keyword does; tiktoken
+  raises on a disallowed special string, ownbpe encodes it as the text it is.
+- **The product counts what a user typed.** tokenprism (`analysis`) asks ownbpe for plain text
+  (`allowed_special=frozenset()`) in its adapter, so `count`, `compare`, the API and the
+  dashboard count a pasted `<|endoftext|>` as the characters it is, as every other tokenizer
+  there does. The `python -m ownbpe encode` command keeps that default too, and
+  `--allow-special` turns the strings into ids.
 """
 
 from __future__ import annotations
@@ -52,15 +62,15 @@ class Tokenizer:
         vocab: id -> token bytes. Must contain every single byte.
         merges: `(left, right)` pairs in the order they were learned; each side and their
             concatenation must be in `vocab`.
-        special_tokens: strings that `encode(..., allowed_special=...)` turns into one id each.
-            A list takes the id of the same bytes in `vocab`, or a new id after the largest; a
+        special_tokens: strings that `encode` turns into one id each wherever they occur (unless
+            `allowed_special=` leaves them out). A list takes the id of the same bytes in `vocab`, or a new id after the largest; a
             dict gives the ids.
         pattern: the pre-tokenization regex (`regex` module syntax).
         cache_bytes: rough memory budget of the pre-token caches.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> tok = Tokenizer(vocab, [(b"a", b"b")], ["<|endoftext|>"])
-    >>> tok.encode("abc<|endoftext|>", allowed_special="all")
+    >>> tok.encode("abc<|endoftext|>")
     [256, 99, 257]
     >>> tok.decode([256, 99])
     'abc'
@@ -273,22 +283,24 @@ class Tokenizer:
 
     # -- encoding ---------------------------------------------------------------------------
 
-    def encode(self, text: str, *, allowed_special: AllowedSpecial = frozenset(), fast: bool = True) -> list[int]:
-        """Encode `text`; special-token strings are plain text unless `allowed_special` names them.
+    def encode(self, text: str, *, allowed_special: AllowedSpecial = "all", fast: bool = True) -> list[int]:
+        """Encode `text`; each special token this tokenizer was given becomes its one id.
 
         Args:
             text: the text. Lone surrogates are replaced with U+FFFD first, as tiktoken does.
             allowed_special: the special tokens that become their ids where their strings
-                occur: a set of them, or "all". The others are encoded as the text they are
-                (tiktoken would raise instead; tokenprism counts them as text).
+                occur: "all" (the default: every special token named at construction), or a
+                set of them. The others, and all of them with `frozenset()`, are encoded as the
+                plain text they are (tiktoken would raise instead; tokenprism counts them as
+                text).
             fast: use the fast path (`ownbpe.fast`); False takes the plain path (pre-tokenize,
                 merge each pre-token, one cache), which gives the same ids except on the
                 characters of a Unicode version newer than tiktoken's (see `encode_ordinary`).
 
         >>> tok = Tokenizer.train_from_iterator(["low lower lowest"] * 3, 259, ["<|endoftext|>"])
-        >>> tok.encode("lowest<|endoftext|>", allowed_special="all")  # l, ow... were merged into 257 = "low"
+        >>> tok.encode("lowest<|endoftext|>")  # l, ow... were merged into 257 = "low"
         [257, 101, 115, 116, 258]
-        >>> len(tok.encode("<|endoftext|>"))  # not allowed: 13 characters of text
+        >>> len(tok.encode("<|endoftext|>", allowed_special=frozenset()))  # as plain text: 13 characters
         13
         """
         specials = self._specials_regex(allowed_special)
@@ -306,7 +318,7 @@ class Tokenizer:
         return out
 
     def encode_ordinary(self, text: str, *, fast: bool = True) -> list[int]:
-        """Encode `text` treating special-token strings as plain text (what `encode` does by default).
+        """Encode `text` treating special-token strings as plain text (`encode(text, allowed_special=frozenset())`).
 
         The fast path (`ownbpe.fast`) reads characters by tiktoken's Unicode tables (0.14:
         Unicode 16.0); the plain path (`fast=False`) by those of the installed `regex` (2025.10
@@ -371,7 +383,7 @@ class Tokenizer:
             found = self._special_res[allowed] = _alternatives(allowed)
         return found
 
-    def encode_iterable(self, texts: Iterable[str], *, allowed_special: AllowedSpecial = frozenset()) -> Iterator[int]:
+    def encode_iterable(self, texts: Iterable[str], *, allowed_special: AllowedSpecial = "all") -> Iterator[int]:
         """Encode a stream of strings lazily, exactly as `encode("".join(texts), ...)` would.
 
         Text is cut only where the result provably does not change (see `patterns`), so any
@@ -407,7 +419,7 @@ class Tokenizer:
             yield from self.encode(buf, allowed_special=allowed_special)
 
     def explain(
-        self, text: str, *, allowed_special: AllowedSpecial = frozenset(), ordinary: bool | None = None
+        self, text: str, *, allowed_special: AllowedSpecial = "all", ordinary: bool | None = None
     ) -> list[PieceExplanation]:
         """Explain the encoding of `text`: per pre-token, the merges that fired, in order.
 
@@ -416,15 +428,15 @@ class Tokenizer:
 
         Args:
             allowed_special: as for `encode`.
-            ordinary: kept for older callers: True is the default, False means
-                `allowed_special="all"`.
+            ordinary: kept for older callers: True means `allowed_special=frozenset()` (special
+                strings as plain text), False means `allowed_special="all"`.
 
         >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
         >>> [p.steps[0].result for p in Tokenizer(vocab, [(b"a", b"b")]).explain("ab")]
         [b'ab']
         """
-        if ordinary is False:
-            allowed_special = "all"
+        if ordinary is not None:
+            allowed_special = frozenset() if ordinary else "all"
         specials = self._specials_regex(allowed_special)
         out: list[PieceExplanation] = []
         pos = 0

@@ -22,14 +22,17 @@ from .base import Family, Piece, Source, byte_pieces, clean_text
 from .vocab import VocabularyError
 
 BUILTIN_VOCAB_SIZE = 8192
+# What the adapter asks ownbpe for: no special token becomes its id; a typed marker is text.
+_AS_TEXT: frozenset[str] = frozenset()
 
 
 class OwnBPETokenizer:
     """An `ownbpe.Tokenizer` behind the tokenprism interface.
 
     Special-token strings in the text are counted as plain text, as the `Tokenizer` protocol
-    promises and as `ownbpe.Tokenizer.encode` does by default (it turns them into ids only
-    when given `allowed_special=`).
+    promises. This is the one place the product's rule meets ownbpe's: `ownbpe.Tokenizer.encode`
+    turns the special tokens it was built with into their ids by default (the CS336 contract),
+    so the adapter asks for plain text with `allowed_special=frozenset()`.
     """
 
     family: Family = "ownbpe"
@@ -74,7 +77,7 @@ class OwnBPETokenizer:
     def _encode_part(self, text: str) -> list[int]:
         try:
             with self._lock:
-                return self.bpe.encode(text)  # special-token strings as text: ownbpe's default
+                return self.bpe.encode(text, allowed_special=_AS_TEXT)
         except PatternTimeout as e:  # a model file's own pattern, stopped at its time bound
             raise BadInput(f"{self.name} ({self.source}): {e}") from None
 

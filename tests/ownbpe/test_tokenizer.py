@@ -98,9 +98,12 @@ def test_special_tokens_only_where_allowed(small_tok):
     assert allowed == [*small_tok.encode("a"), eot, *small_tok.encode("b")]
     assert small_tok.encode("a<|endoftext|>b", allowed_special={"<|endoftext|>"}) == allowed
     assert small_tok.encode("a<|endoftext|>b", allowed_special={"<|endoftext|>"}, fast=False) == allowed
-    # The default: plain text, as encode_ordinary (and tokenprism's Tokenizer protocol) has it.
-    assert small_tok.encode("a<|endoftext|>b") == small_tok.encode_ordinary("a<|endoftext|>b")
-    assert eot not in small_tok.encode("a<|endoftext|>b")
+    # The default follows the constructor (CS336): a named special token is its id.
+    assert small_tok.encode("a<|endoftext|>b") == allowed
+    assert small_tok.encode("a<|endoftext|>b", fast=False) == allowed
+    # frozenset() asks for plain text, as encode_ordinary (and tokenprism's adapter) has it.
+    assert small_tok.encode("a<|endoftext|>b", allowed_special=frozenset()) == small_tok.encode_ordinary("a<|endoftext|>b")
+    assert eot not in small_tok.encode("a<|endoftext|>b", allowed_special=frozenset())
     assert eot not in small_tok.encode_ordinary("a<|endoftext|>b")
     assert small_tok.decode(small_tok.encode_ordinary("<|endoftext|>")) == "<|endoftext|>"
     assert small_tok.n_vocab == eot + 1 == 256 + len(small_tok.merges) + 1  # the pairs ran out before 400
@@ -124,7 +127,8 @@ def test_encode_iterable_equals_encode_for_any_chunking(monkeypatch_stream, text
     points = sorted({min(c, len(text)) for c in cuts})
     pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
     assert list(tok.encode_iterable(pieces, allowed_special="all")) == tok.encode(text, allowed_special="all")
-    assert list(tok.encode_iterable(pieces)) == tok.encode_ordinary(text)
+    assert list(tok.encode_iterable(pieces)) == tok.encode(text)
+    assert list(tok.encode_iterable(pieces, allowed_special=frozenset())) == tok.encode_ordinary(text)
 
 
 @pytest.fixture(scope="module")
@@ -284,7 +288,8 @@ def test_explain_ends_in_the_encoded_ids(gpt2_ownbpe, encodings, text):
         for p in pieces:
             assert b"".join(p.tokens) == p.text.encode()
             assert all(s.result == s.left + s.right and tok.vocab[s.result_id] == s.result for s in p.steps)
-        ordinary = tok.explain(text)
+        assert tok.explain(text) == pieces  # the default, as encode's: named special tokens are ids
+        ordinary = tok.explain(text, allowed_special=frozenset())
         assert [i for p in ordinary for i in p.ids] == tok.encode_ordinary(text)
         assert tok.explain(text, ordinary=True) == ordinary  # the older keyword
         assert tok.explain(text, ordinary=False) == pieces
