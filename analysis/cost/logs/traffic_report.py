@@ -301,7 +301,7 @@ def project(report: TrafficReport, requests_per_month: Decimal | int) -> Traffic
     >>> r = TrafficReport(pd.DataFrame({"usd_total": [Decimal("0.5"), None], "n_requests": [2, 2]}),
     ...                   *[pd.DataFrame()] * 4, n_rows=2, log_summary="", price_source="", on=None)
     >>> project(r, 1000).models["usd_per_month"].tolist()
-    [Decimal('250.0'), None]
+    [Decimal('250.00'), None]
     """
     rate = Decimal(requests_per_month)
     m = report.models.copy()

@@ -160,3 +160,45 @@ def test_quick_cost_sorts_cheapest_first():
     rows = json.loads(out)["per_request"]
     usd = [float(r["usd_input"]) for r in rows]
     assert usd == sorted(usd) and len(usd) == 3
+
+
+# -- --show: every character drawn once ----------------------------------------------------------
+SHOW_TEXTS = ["héllo 日本", "日本語のテキスト", "👩‍👩‍👧‍👦家族", "🏳️‍🌈flag", "é", "ñ", "ếệ", "한국어"]
+
+
+def _drawn_bytes(label: str) -> bytes:
+    """The bytes a label stands for: <0xNN> is one byte, <U+XXXX> one invisible character,
+    · a space, anything else its UTF-8."""
+    import re
+
+    out = b""
+    for hexbyte, code, char in re.findall(r"<0x([0-9A-F]{2})>|<U\+([0-9A-F]{4,6})>|(.)", label, flags=re.S):
+        out += bytes([int(hexbyte, 16)]) if hexbyte else chr(int(code, 16)).encode() if code else \
+            (" " if char == "·" else char).encode()
+    return out
+
+
+@pytest.mark.parametrize("name", ["gpt2", "o200k_base"])
+@pytest.mark.parametrize("text", SHOW_TEXTS)
+def test_show_draws_every_byte_once_and_split_characters_as_bytes(name, text):
+    from analysis.render import piece_label
+    from analysis.tokenizers import load_tokenizer
+
+    pieces = load_tokenizer(name).pieces(text)
+    labels = [piece_label(text, p) for p in pieces]
+    assert b"".join(_drawn_bytes(l) for l in labels) == text.encode()  # nothing twice, nothing left out
+    for p, label in zip(pieces, labels):
+        if p.partial:  # no character of a partial token is drawn as text unless the token holds all of it
+            whole = {c for c in text if c.encode() in p.bytes}
+            drawn = {c for c in label if ord(c) > 0x7F and c != "·"}
+            assert drawn <= whole
+
+
+def test_show_draws_the_issue_example_as_bytes():
+    from analysis.render import piece_label
+    from analysis.tokenizers import load_tokenizer
+
+    text = "héllo 日本"
+    labels = [piece_label(text, p) for p in load_tokenizer("gpt2").pieces(text)]
+    assert labels == ["h", "é", "llo", "·<0xE6>", "<0x97>", "<0xA5>", "<0xE6><0x9C>", "<0xAC>"]
+    assert not any("日" in l or "本" in l for l in labels)
