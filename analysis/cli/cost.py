@@ -119,7 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     out = wl.add_mutually_exclusive_group()
     out.add_argument("--output-tokens", type=_number("--output-tokens"), metavar="N",
                      help="output tokens per request (in each model's tokens)")
-    out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x input tokens")
+    out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x content tokens (the request's text, not the chat format's tokens)")
     add_log_arguments(p)
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")

@@ -278,7 +278,7 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
         notes.append(f"not counted: {kinds} in {partial.rows_with_media:,} row(s); their tokens are missing from "
                      "every input figure, which is therefore understated")
     fallback = (f"{plan.output_tokens} tokens" if plan.output_tokens is not None
-                else f"{plan.output_ratio} x input tokens" if plan.output_ratio is not None else None)
+                else f"{plan.output_ratio} x content tokens" if plan.output_ratio is not None else None)
     if fallback:
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
     if plan.cached_share:

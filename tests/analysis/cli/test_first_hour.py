@@ -202,3 +202,39 @@ def test_show_draws_the_issue_example_as_bytes():
     labels = [piece_label(text, p) for p in load_tokenizer("gpt2").pieces(text)]
     assert labels == ["h", "é", "llo", "·<0xE6>", "<0x97>", "<0xA5>", "<0xE6><0x9C>", "<0xAC>"]
     assert not any("日" in l or "本" in l for l in labels)
+
+
+def test_both_train_commands_default_to_the_same_split_pattern():
+    from ownbpe.cli import _parser
+
+    ours = build_parser(["train"])._subparsers._group_actions[0].choices["train"]
+    theirs = _parser()._subparsers._group_actions[0].choices["train"]
+    assert ours.get_default("pattern") == theirs.get_default("pattern") == "o200k"
+    assert not _parser().allow_abbrev
+
+
+def test_claude_alone_names_the_family_with_sonnet():
+    code, _, err = run("count", "hi", "-m", "claude")
+    assert code == 2 and "names a family" in err
+    assert "claude-sonnet-" in err and "claude-opus-" in err and "claude-haiku-" in err
+
+
+def test_count_and_cost_label_a_proxy_tokenizer_alike():
+    _, count_out, _ = run("count", "hi", "-m", "claude-sonnet-4-5,gpt-4o")
+    _, cost_out, _ = run("cost", "hi", "-m", "claude-sonnet-4-5,gpt-4o")
+    for out in (count_out, cost_out):
+        assert "~o200k_base" in out  # Claude: a proxy
+        assert any(line.startswith("gpt-4o") and " o200k_base" in line for line in out.splitlines()) or \
+            any("gpt-4o" in line and " o200k_base " in line for line in out.splitlines())
+
+
+def test_price_files_take_the_exactness_words_of_every_face(tmp_path):
+    from analysis.cost import load_overrides
+
+    path = tmp_path / "prices.csv"
+    head = "model,usd_per_mtok_input,usd_per_mtok_output,source,as_of,tokenizer,exactness\n"
+    path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,estimate\n", encoding="utf-8")
+    assert load_overrides(path)[0].exactness == "approximate"  # the rules' word for a proxy
+    path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,documented\n", encoding="utf-8")
+    with pytest.raises(Exception, match="use exact .* or\\s+estimate"):
+        load_overrides(path)
