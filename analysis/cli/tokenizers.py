@@ -196,7 +196,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             for tok in toks:
                 pieces = tok.pieces(text)
                 print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
-                print(render.terminal(text, pieces, color=color))
+                # a text that ends in a line break draws it (↵) and breaks there: no second blank line
+                print(render.terminal(text, pieces, color=color).removesuffix("\n"))
             print()
     several = ["input"] if len(inputs) > 1 else []
     columns = several + COLUMNS + (["ids"] if args.format == "json" else [])

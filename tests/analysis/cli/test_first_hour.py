@@ -238,3 +238,30 @@ def test_price_files_take_the_exactness_words_of_every_face(tmp_path):
     path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,documented\n", encoding="utf-8")
     with pytest.raises(Exception, match="use exact .* or\\s+estimate"):
         load_overrides(path)
+
+
+class _Out(io.TextIOWrapper):
+    def __init__(self, tty: bool) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8")
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_decode_ends_with_a_newline_on_a_terminal_only(tty, monkeypatch):
+    out = _Out(tty)
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["decode", "15339", "1917", "-t", "o200k_base"]) == 0
+    written = out.buffer.getvalue()
+    assert written.rstrip(b"\n") == b" awesome down"
+    assert written.endswith(b"\n") == tty  # a pipe gets the exact text
+
+
+def test_compare_show_leaves_one_blank_line_before_the_table(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("hello\nworld\n", encoding="utf-8")
+    code, out, _ = run("compare", "-f", str(path), "--show", "-t", "gpt2")
+    assert code == 0
+    assert "\n\n\n" not in out and "\n\ntokenizer" in out
