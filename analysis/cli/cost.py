@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..atomic import write_text
 from ..textio import read_stdin, read_text_file
-from .tokenizers import add_max_input, max_input_bytes
+from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
@@ -132,6 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sort", choices=SORTS, default=None,
                    help="order the models: cost (cheapest first: $/month, else $/request), tokens (fewest input tokens "
                         "first) or model (by name); default: the order given")
+    add_detail(p)
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
     from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus and --logs (streamed)
 
@@ -151,6 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
     q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    q.add_argument("--wide", action="store_true", help="the table as wide as its columns (without it, it wraps at 120 columns)")
     q.set_defaults(func=cmd_models)
 
 
@@ -336,8 +338,12 @@ def cmd_cost(args: argparse.Namespace) -> int:
         write_safe(render_markdown(report))
     elif args.format == "html":
         write_safe(render_html(report, figures=False))
+    elif args.quiet:
+        from ..cost.display.tables import display_models
+
+        write_safe(quiet_table(display_models(report)))
     else:
-        write_safe(render_text(report))
+        write_safe(render_text(report, width=table_width(args)))
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         for path in write_report(report, Path(args.out)):
@@ -382,13 +388,18 @@ def cmd_quick(args: argparse.Namespace) -> int:
             body = shown.to_html(index=False, border=0)
         else:
             with pd.option_context("display.width", 250, "display.max_columns", None):
-                body = shown.to_string(index=False)
+                body = shown.to_string(index=False, line_width=table_width(args))
+        if args.quiet:
+            write_safe(quiet_table(shown))
+            return 0
         hints = [] if output else ["add --output-tokens N for the output cost"]
         hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        why = quick_reasons(frame)
+        why = [terse(w, args.explain) for w in quick_reasons(frame)]
+        if any(w.endswith("…") for w in why):
+            hints.append("--explain gives each reason in full, --quiet the table alone")
         write_safe("\n".join(lines + ["", body, ""] + (["exactness:"] + [f"  - {w}" for w in why] if why else [])
                                    + ["notes:"] + [f"  - {n}" for n in report.notes]
-                                   + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
+                                   + [f"  - {h}" for h in hints]) + "\n")
     return 0
 
 
@@ -449,7 +460,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         write_safe(f"prices: {source}; genai-prices rows in force on {day} (UTC)\n")
         with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
                                "display.max_colwidth", 48):
-            write_safe(shown.to_string(index=False) + "\n")
+            write_safe(shown.to_string(index=False, line_width=table_width(args)) + "\n")
         print(f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
               "--format csv adds each row's note and source")
     return 0

@@ -16,7 +16,7 @@ from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
-from .tokenizers import add_format, add_max_input, max_input_bytes
+from .tokenizers import add_detail, add_format, add_max_input, max_input_bytes, terse
 
 COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
 
@@ -55,7 +55,8 @@ def _request(args: argparse.Namespace) -> Any:
     return Request.from_text(text)
 
 
-def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str]) -> None:
+def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str],
+           detail: argparse.Namespace | None = None) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return
@@ -75,10 +76,14 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, ri
     for row in [dict(zip(shown, shown)), *cells]:
         sys.stdout.write("  ".join(str(row[c]).rjust(widths[c]) if c in right else str(row[c]).ljust(widths[c])
                                    for c in shown).rstrip() + "\n")
-    reasons = {r["model"]: f"{r['exactness']}: {r['exactness_reason']}" for r in rows}
+    if detail is not None and detail.quiet:
+        return
+    explain = detail is not None and detail.explain
+    reasons = {r["model"]: f"{r['exactness']}: {terse(r['exactness_reason'], explain)}" for r in rows}
     for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
         sys.stdout.write(f"\n{model}: {reason}")
-    sys.stdout.write("\n")
+    sys.stdout.write("\n" if explain or all(not r.endswith("…") for r in reasons.values())
+                     else "\n(--explain gives each reason in full; --quiet leaves them out)\n")
 
 
 _COUNTS = {"input_tokens", "content_tokens", "format_tokens", "budget"}
@@ -109,7 +114,7 @@ def cmd_budget(args: argparse.Namespace) -> int:
     rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args),
                       progress=sys.stderr.isatty())
     _write(rows, args.format, ("file", "model", "tokenizer", "input_tokens", "budget", "status", "exactness",
-                               "exactness_reason"), right=_COUNTS)
+                               "exactness_reason"), right=_COUNTS, detail=args)
     return _report(rows, f"budget file {visible(args.budget)}")
 
 
@@ -130,10 +135,10 @@ def cmd_count(args: argparse.Namespace) -> int:
                 for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
-        _write(rows, args.format, columns, right=_COUNTS)
+        _write(rows, args.format, columns, right=_COUNTS, detail=args)
         return 0
     rows = [mark(r, args.max_tokens) for r in rows]
-    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS)
+    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS, detail=args)
     return _report(rows, f"--max-tokens {args.max_tokens}")
 
 
@@ -170,5 +175,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     gate.add_argument("--root", metavar="FOLDER", help="the folder the budget file's globs start from; "
                       "None: the budget file's folder")
     add_format(p)
+    add_detail(p)
     add_max_input(p)
     p.set_defaults(func=cmd_count)

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import BadInput
 from ..render import terminal_text
 from . import write_safe
-from .tokenizers import add_max_line, line_bounds
+from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -120,8 +120,10 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
         write_safe(render.render_markdown(report))
     elif args.format == "html":
         write_safe(render.render_html(report, with_figures=False))
+    elif args.quiet:
+        write_safe(quiet_table(render.display_models(report)))
     else:
-        write_safe(render.render_text(report))
+        write_safe(render.render_text(report, width=table_width(args)))
     if args.out:
         sys.stdout.flush()
         for path in render.write_report(report, Path(args.out)):

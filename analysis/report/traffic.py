@@ -119,11 +119,12 @@ def _model_notes(report: TrafficReport) -> list[str]:
     return frame_notes(report.models)
 
 
-def render_text(report: TrafficReport) -> str:
+def render_text(report: TrafficReport, *, width: int | None = None) -> str:
+    """The report for a terminal; `width`: wrap each table's columns into blocks of at most this many characters."""
     lines = _header(report) + [""]
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 60):
         for title, caption, frame in _sections(report):
-            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False), ""]
+            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False, line_width=width), ""]
     lines += ["notes:"] + [f"  - {n}" for n in report.notes]
     notes = _model_notes(report)
     if notes:

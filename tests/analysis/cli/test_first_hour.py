@@ -265,3 +265,37 @@ def test_compare_show_leaves_one_blank_line_before_the_table(tmp_path):
     code, out, _ = run("compare", "-f", str(path), "--show", "-t", "gpt2")
     assert code == 0
     assert "\n\n\n" not in out and "\n\ntokenizer" in out
+
+
+# -- quiet by default where a program reads the output -------------------------------------------
+def test_count_reasons_are_terse_full_with_explain_and_gone_with_quiet():
+    _, terse_out, _ = run("count", "hello", "-m", "gpt-4o,claude-sonnet-4-5")
+    _, full, _ = run("count", "hello", "-m", "gpt-4o,claude-sonnet-4-5", "--explain")
+    _, quiet, _ = run("count", "hello", "-m", "gpt-4o,claude-sonnet-4-5", "--quiet")
+    assert len(quiet.splitlines()) == 3  # the header and one line per model
+    assert "--explain" in terse_out and len(terse_out) < len(full)
+    assert max(map(len, terse_out.splitlines())) <= 120
+    _, as_json, _ = run("count", "hello", "-m", "claude-sonnet-4-5", "--format", "json")
+    reason = json.loads(as_json)[0]["exactness_reason"]
+    assert reason in full and reason not in terse_out  # json and --explain keep every word
+
+
+@pytest.mark.parametrize("argv", [
+    ("cost", "hello there", "-m", "gpt-4o,claude-sonnet-4-5,gemini-2.5-flash"),
+    ("cost", "hello there", "-m", "gpt-4o,claude-sonnet-4-5", "--output-tokens", "100", "--requests-per-month", "1000"),
+    ("models", "claude-sonnet-4"),
+])
+def test_tables_fit_120_columns_unless_wide(argv):
+    _, out, _ = run(*argv)
+    table = [l for l in out.splitlines() if not l.startswith(("prices:", "  - ", "one request", "input:", "workload"))]
+    assert max(map(len, table)) <= 120
+    _, wide, _ = run(*argv, "--wide")
+    assert max(map(len, wide.splitlines())) > 120
+
+
+def test_cost_quiet_is_the_table_alone(tmp_path):
+    log = tmp_path / "q.txt"
+    log.write_text("one\ntwo\n", encoding="utf-8")
+    for argv in (("hello there",), ("--logs", str(log), "--output-tokens", "5")):
+        _, out, _ = run("cost", *argv, "-m", "gpt-4o,gpt-4o-mini", "--quiet")
+        assert len(out.splitlines()) == 3 and "notes" not in out
