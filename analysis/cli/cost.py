@@ -346,7 +346,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
         write_safe(render_text(report, width=table_width(args)))
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
-        for path in write_report(report, Path(args.out)):
+        from ..report.bundle import own_files, read_manifest
+
+        previous = read_manifest(Path(args.out))  # the files a run before this one wrote: only those may go
+        written = write_report(report, Path(args.out))
+        for path in [*written, own_files(Path(args.out), written, previous)]:
             print(f"wrote {path}", file=sys.stderr)
     return 0
 

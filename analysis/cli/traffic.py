@@ -126,7 +126,11 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
         write_safe(render.render_text(report, width=table_width(args)))
     if args.out:
         sys.stdout.flush()
-        for path in render.write_report(report, Path(args.out)):
+        from ..report.bundle import own_files, read_manifest
+
+        previous = read_manifest(Path(args.out))  # the files a run before this one wrote: only those may go
+        written = render.write_report(report, Path(args.out))
+        for path in [*written, own_files(Path(args.out), written, previous)]:
             print(f"wrote {path}", file=sys.stderr)
     return 0
 

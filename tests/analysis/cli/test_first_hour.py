@@ -299,3 +299,24 @@ def test_cost_quiet_is_the_table_alone(tmp_path):
     for argv in (("hello there",), ("--logs", str(log), "--output-tokens", "5")):
         _, out, _ = run("cost", *argv, "-m", "gpt-4o,gpt-4o-mini", "--quiet")
         assert len(out.splitlines()) == 3 and "notes" not in out
+
+
+def test_cost_out_writes_a_manifest_and_removes_only_its_own_stale_files(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's", encoding="utf-8")
+    code, _, err = run("cost", "hello", "-m", "gpt-4o", "--requests-per-month", "10", "--output-tokens", "5",
+                       "--out", str(out))
+    assert code == 0, err
+    listed = [l for l in (out / ".tokenprism-report").read_text(encoding="utf-8").splitlines() if not l.startswith("#")]
+    assert "report.md" in listed and "cost_by_model.csv" in listed and "mine.txt" not in listed
+    assert all((out / name).is_file() for name in listed)
+    (out / ".tokenprism-report").write_text((out / ".tokenprism-report").read_text(encoding="utf-8") + "old.csv\n",
+                                            encoding="utf-8")
+    (out / "old.csv").write_text("from an earlier run", encoding="utf-8")
+    log = tmp_path / "q.txt"
+    log.write_text("one\ntwo\n", encoding="utf-8")
+    code, _, err = run("cost", "--logs", str(log), "-m", "gpt-4o", "--output-tokens", "5", "--out", str(out))
+    assert code == 0, err
+    assert not (out / "old.csv").exists() and not (out / "cost_by_model.csv").exists()  # the earlier run's files
+    assert (out / "mine.txt").read_text(encoding="utf-8") == "the user's" and (out / "traffic_by_model.csv").is_file()
