@@ -69,6 +69,12 @@ def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False)
     return parse
 
 
+def _renamed_category(text: str) -> str:
+    # measure's --category filters the built-in corpora; the label of your files is --category-name everywhere
+    raise argparse.ArgumentTypeError(f"the category of --corpus files is --category-name {text} (as in measure, where "
+                                     "--category chooses built-in corpora; here --builtin CATS does)")
+
+
 def _day(text: str) -> date:
     try:
         return date.fromisoformat(text)
@@ -101,7 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--machine-corpus", action="append", metavar="NAME",
                      help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN] (repeatable)")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
-    src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
+    src.add_argument("--category-name", dest="category", metavar="NAME",
+                     help="category for --corpus files, as in measure (default: code by extension, else prose)")
+    src.add_argument("--category", type=_renamed_category, help=argparse.SUPPRESS)
     src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
                      "row: fail (strict) or leave it out and count it (skip)")
     add_max_input(src)

@@ -320,3 +320,18 @@ def test_cost_out_writes_a_manifest_and_removes_only_its_own_stale_files(tmp_pat
     assert code == 0, err
     assert not (out / "old.csv").exists() and not (out / "cost_by_model.csv").exists()  # the earlier run's files
     assert (out / "mine.txt").read_text(encoding="utf-8") == "the user's" and (out / "traffic_by_model.csv").is_file()
+
+
+def test_markdown_files_are_prose_and_category_means_one_thing(tmp_path):
+    from pathlib import Path
+
+    from analysis.corpora.files import file_labels
+
+    assert file_labels(Path("docs/guide.md")) == ("prose", "markdown")
+    assert file_labels(Path("src/app.py")) == ("code", "python")
+    code, _, err = run("cost", "--corpus", str(tmp_path), "--category", "docs", "-m", "gpt-4o")
+    assert code == 2 and "--category-name docs" in err
+    (tmp_path / "a.md").write_text("# Title\n\nSome words.\n", encoding="utf-8")
+    code, out, err = run("cost", "--corpus", str(tmp_path), "--category-name", "docs", "-m", "gpt-4o",
+                         "--requests-per-month", "10", "--output-tokens", "5", "--format", "json")
+    assert code == 0, err
