@@ -335,3 +335,26 @@ def test_markdown_files_are_prose_and_category_means_one_thing(tmp_path):
     code, out, err = run("cost", "--corpus", str(tmp_path), "--category-name", "docs", "-m", "gpt-4o",
                          "--requests-per-month", "10", "--output-tokens", "5", "--format", "json")
     assert code == 0, err
+
+
+# -- formats on the page -------------------------------------------------------------------------
+def _doc_rows() -> list[tuple[str, str]]:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "formats.md").read_text(encoding="utf-8")
+    return re.findall(r"### `([a-z-]+)`[^\n]*\n(?:(?!###).)*?```jsonl\n(.*?)\n```", page, flags=re.S)
+
+
+def test_every_log_shape_has_an_example_row_that_reads_as_that_shape(tmp_path):
+    from analysis.cost import SHAPES, LogReport, iter_log_records
+
+    rows = dict(_doc_rows())
+    assert set(rows) == set(SHAPES) - {"text"}
+    for shape, row in rows.items():
+        path = tmp_path / f"{shape}.jsonl"
+        path.write_text(row + "\n", encoding="utf-8")
+        report = LogReport()
+        records = list(iter_log_records([str(path)], shape="auto", report=report))
+        assert len(records) == 1 and report.shapes[str(path)] == shape, (shape, report.shapes)
+        assert "Where is my order?" in "".join(m.text for m in records[0].request.messages)
