@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..errors import BadInput, UnknownName
+from .mediaread import audio_part, file_part, image_part
 from .request import AudioPart, FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolDef, ToolResult
 
 SHAPES = ("openai-chat", "openai-responses", "anthropic", "gemini", "text")
@@ -121,16 +122,22 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 def _chat_image(part: Mapping[str, Any], where: str) -> Part:
     image = _obj(part.get("image_url"), f"{where}.image_url")
-    return ImagePart(url=_str(image.get("url"), f"{where}.image_url.url"),
-                     detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+    return image_part(_str(image.get("url"), f"{where}.image_url.url"),
+                      detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+
+
+def _chat_audio(part: Mapping[str, Any], where: str) -> Part:
+    audio = _obj(part.get("input_audio"), f"{where}.input_audio")
+    fmt = _str(audio.get("format"), f"{where}.input_audio.format")
+    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"), fmt)
 
 
 _CHAT_PARTS: dict[str, PartReader] = {
     "text": _text_in("text"), "refusal": _text_in("refusal"), "image_url": _chat_image,
-    "input_audio": lambda part, where: AudioPart(media_type=_str(
-        _obj(part.get("input_audio"), f"{where}.input_audio").get("format"), f"{where}.input_audio.format")),
-    "file": lambda part, where: FilePart(name=_str(
-        _obj(part.get("file"), f"{where}.file").get("filename"), f"{where}.file.filename")),
+    "input_audio": _chat_audio,
+    "file": lambda part, where: file_part(
+        _str(_obj(part.get("file"), f"{where}.file").get("filename"), f"{where}.file.filename"),
+        data=_str(_obj(part.get("file"), f"{where}.file").get("file_data"), f"{where}.file.file_data")),
 }
 
 
@@ -214,9 +221,10 @@ _RESPONSES_ITEMS = ("message", "function_call", "function_call_output")
 _RESPONSES_PARTS: dict[str, PartReader] = {
     "input_text": _text_in("text"), "output_text": _text_in("text"), "text": _text_in("text"),
     "refusal": _text_in("refusal"),
-    "input_image": lambda part, where: ImagePart(url=_str(part.get("image_url"), f"{where}.image_url"),
-                                                 detail=_str(part.get("detail"), f"{where}.detail")),
-    "input_file": lambda part, where: FilePart(name=_str(part.get("filename"), f"{where}.filename")),
+    "input_image": lambda part, where: image_part(_str(part.get("image_url"), f"{where}.image_url"),
+                                                  detail=_str(part.get("detail"), f"{where}.detail")),
+    "input_file": lambda part, where: file_part(_str(part.get("filename"), f"{where}.filename"),
+                                                data=_str(part.get("file_data"), f"{where}.file_data")),
     "input_audio": lambda part, where: AudioPart(media_type=_str(
         _obj(part.get("input_audio", {}), where).get("format"), f"{where}.input_audio.format")),
 }
@@ -301,11 +309,14 @@ def _anthropic_blocks(content: Any, at: str) -> tuple[Part, ...]:
             parts.append(TextPart(_text(block.get("thinking"), f"{where}.thinking")))
         elif kind == "image":
             source = _obj(block.get("source"), f"{where}.source")
-            parts.append(ImagePart(url=_str(source.get("url"), f"{where}.source.url"),
-                                   media_type=_source_media(block, where)))
+            parts.append(image_part(_str(source.get("url"), f"{where}.source.url"),
+                                    data=_str(source.get("data"), f"{where}.source.data"),
+                                    media_type=_source_media(block, where)))
         elif kind == "document":
-            parts.append(FilePart(name=_str(block.get("title"), f"{where}.title"),
-                                  media_type=_source_media(block, where)))
+            source = _obj(block.get("source") or {}, f"{where}.source")
+            data = source.get("data") if source.get("type") == "base64" else None
+            parts.append(file_part(_str(block.get("title"), f"{where}.title"),
+                                   data=_str(data, f"{where}.source.data"), media_type=_source_media(block, where)))
         elif kind == "tool_use":
             parts.append(ToolCall(_text(block.get("name"), f"{where}.name"), _dumps(block.get("input", {})),
                                   _str(block.get("id"), f"{where}.id")))
@@ -374,11 +385,13 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
         elif _get(part, "inlineData") is not None:
             data = _obj(_get(part, "inlineData"), f"{where}.inlineData")
             media = _str(_get(data, "mimeType"), f"{where}.inlineData.mimeType") or ""
-            parts.append(_media_part(media))
+            parts.append(_media_part(media, data=_str(data.get("data"), f"{where}.inlineData.data"),
+                                     level=_level(part, where)))
         elif _get(part, "fileData") is not None:
             data = _obj(_get(part, "fileData"), f"{where}.fileData")
             media = _str(_get(data, "mimeType"), f"{where}.fileData.mimeType") or ""
-            parts.append(_media_part(media, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri")))
+            parts.append(_media_part(media, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri"),
+                                     level=_level(part, where)))
         elif _get(part, "functionCall") is not None:
             call = _obj(_get(part, "functionCall"), f"{where}.functionCall")
             parts.append(ToolCall(_text(call.get("name"), f"{where}.functionCall.name"), _dumps(call.get("args", {})),
@@ -394,12 +407,21 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def _media_part(media_type: str, url: str | None = None) -> Part:
+def _level(part: Mapping[str, Any], where: str) -> str | None:
+    """A Gemini 3 part's mediaResolution ({"level": "MEDIA_RESOLUTION_HIGH"}) as "low" / "medium" / "high"."""
+    raw = _get(part, "mediaResolution")
+    level = _obj(raw, f"{where}.mediaResolution").get("level") if isinstance(raw, Mapping) else raw
+    text = _str(level, f"{where}.mediaResolution")
+    return text.lower().removeprefix("media_resolution_") if text else None
+
+
+def _media_part(media_type: str, url: str | None = None, *, data: str | None = None,
+                level: str | None = None) -> Part:
     if media_type.startswith("image/"):
-        return ImagePart(url=url, media_type=media_type)
+        return image_part(url, data=data, media_type=media_type, detail=level)
     if media_type.startswith("audio/"):
-        return AudioPart(media_type=media_type)
-    return FilePart(name=url, media_type=media_type or None)
+        return audio_part(data, media_type)
+    return file_part(url, data=data, media_type=media_type or None, detail=level)
 
 
 def parse_gemini(body: Mapping[str, Any]) -> Request:

@@ -50,7 +50,7 @@ def test_what_the_notebook_does_not_cover_is_an_estimate_naming_it():
     count = input_tokens(parse(body), "gpt-4o")
     assert count.exactness == "estimate"
     assert "tool calls" in count.reason
-    assert "1 image not counted" in count.reason
+    assert "image (unsized) not counted" in count.reason and "--image-size WxH" in count.reason
     responses = input_tokens(parse({"input": "hi", "instructions": "Be brief."}), "gpt-4o")
     assert responses.exactness == "estimate"
     assert "leading system message" in responses.reason
