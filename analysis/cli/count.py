@@ -18,7 +18,8 @@ from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, load_checks, mark, offenders, positive_tokens, read_json, run_checks
 from .tokenizers import add_format, add_max_input, max_input_bytes
 
-COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
+COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens", "exactness",
+           "exactness_reason")
 
 
 def _models(values: list[str]) -> list[str]:
@@ -71,10 +72,14 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, ri
     reasons = {r["model"]: f"{r['exactness']}: {r['exactness_reason']}" for r in rows}
     for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
         sys.stdout.write(f"\n{model}: {reason}")
+    for r in rows:  # one line per media part
+        for line in r.get("media", ()):
+            tokens = "not counted" if line["tokens"] is None else f"{line['tokens']} tokens"
+            sys.stdout.write(f"\n{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
     sys.stdout.write("\n")
 
 
-_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "budget"}
+_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "media_tokens", "budget"}
 
 
 def _report(rows: list[dict[str, Any]], rule: str) -> int:
@@ -109,14 +114,17 @@ def cmd_budget(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     from ..models import resolve
     from ..requests import input_tokens
+    from ..requests.media import parse_size
 
     if args.budget is not None:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
     specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
+    size = parse_size(args.image_size) if args.image_size else None
     request = _request(args)
-    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt).row(ids=args.ids)
+    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
+                         image_size=size).row(ids=args.ids)
             for spec in specs]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
@@ -147,6 +155,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected)")
     p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
+    p.add_argument("--image-size", metavar="WxH", default=None,
+                   help="the size of the images given by URL (never fetched), e.g. 1024x768; inline images are "
+                        "sized from their own headers")
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")
     p.add_argument("--no-generation-prompt", action="store_true",
                    help="leave out the header that primes the reply (the chat APIs always add it)")

@@ -86,16 +86,16 @@ def _jpeg(b: bytes) -> tuple[int, int] | None:
 
 
 def _webp(b: bytes) -> tuple[int, int] | None:
-    if b[:4] != b"RIFF" or b[8:12] != b"WEBP" or len(b) < 30:
+    if b[:4] != b"RIFF" or b[8:12] != b"WEBP" or len(b) < 25:
         return None
     chunk = b[12:16]
-    if chunk == b"VP8 " and b[23:26] == b"\x9d\x01\x2a":
+    if chunk == b"VP8 " and b[23:26] == b"\x9d\x01\x2a" and len(b) >= 30:
         w, h = struct.unpack("<HH", b[26:30])
         return w & 0x3FFF, h & 0x3FFF
     if chunk == b"VP8L" and b[20] == 0x2F:
         (bits,) = struct.unpack("<I", b[21:25])
         return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":
+    if chunk == b"VP8X" and len(b) >= 30:
         return int.from_bytes(b[24:27], "little") + 1, int.from_bytes(b[27:30], "little") + 1
     return None
 

@@ -126,10 +126,10 @@ def test_refusals():
 
 def test_rows_keep_the_json_contract():
     row = input_tokens(parse({"messages": NAMES_MESSAGES}), "gpt-4o").row(ids=True)
-    assert list(row) == ["model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness",
-                         "exactness_reason", "ids"]
-    assert all(type(row[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens"))
-    assert row["input_tokens"] == row["content_tokens"] + row["format_tokens"]
+    assert list(row) == ["model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens",
+                         "exactness", "exactness_reason", "ids"]
+    assert all(type(row[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens", "media_tokens"))
+    assert row["input_tokens"] == row["content_tokens"] + row["format_tokens"] + row["media_tokens"]
     assert row["ids"] is None
 
 
