@@ -24,11 +24,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import dataclasses
 
-from ..errors import BadInput, UnknownName
-from ..models import ModelSpec, TokenizerChoice, resolve
-from ..requests import Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for
+from ..errors import BadInput
+from ..models import TokenizerChoice
+from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
+                        request_counter)
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
+from .targets import model_spec
 
 # Families whose format encodes a message's text on its own (`Prompt.content_text`, the "none"
 # family): their batch is `encode_batch`, so the render finds the ids. Families that count it
@@ -41,25 +43,20 @@ COUNTING_FAMILIES = frozenset({"openai", "claude"})
 UNWRAPPED_FAMILIES = frozenset({"gemma3"})
 
 
-def target_counter(ref: str, model: str, choice: TokenizerChoice) -> RequestCounter | None:
-    """The counter of a priced model: `ref` as the user named it, `model` as the price data does.
+def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
+    """The counter of a priced model named `ref`, counted with `choice` (cost's tokenizer choice).
 
     None when the choice has no usable tokenizer (the caller reports `choice.status`). A model the
-    resolver does not know (a price file's own model) is counted with no chat format, which the
-    count's exactness says.
+    resolver knows is counted by `analysis.requests.request_counter` with its chat format, as
+    `tokenprism count` counts it; one only a price file knows is counted with no chat format,
+    which the count's exactness says.
     """
     if not choice.usable:
         return None
-    spec: ModelSpec | None = None
-    for name in (ref, model):
-        try:
-            spec = resolve(name)
-            break
-        except (UnknownName, ValueError):
-            continue
-    family = spec.format if spec is not None else None
-    names = tuple(dict.fromkeys((ref.split(":", 1)[-1], model, *((spec.id, spec.model) if spec else ()))))
-    return counter_for(ref, family, names, choice)
+    spec = model_spec(ref)
+    if spec is None:
+        return counter_for(ref, None, (), choice)
+    return request_counter(spec, choice=choice)
 
 
 def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None) -> Count:

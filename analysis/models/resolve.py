@@ -19,7 +19,7 @@ from ..errors import BadInput, UnknownName
 from ..tokenizers import CATALOGUE
 from . import price_index
 from .price_index import Hit
-from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules
+from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules, rule_for
 
 TextExactness = Literal["exact", "estimate", "none"]
 _TEXT_EXACTNESS: dict[str, TextExactness] = {"exact": "exact", "approximate": "estimate", "none": "none"}
@@ -120,14 +120,6 @@ def _search(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
     return [h for h in hits if h[1].lower() == key] or hits, False
 
 
-def _rule_for(names: tuple[str, ...], rules: list[Rule]) -> Rule | None:
-    for name in names:
-        for rule in rules:
-            if rule.matches(name):
-                return rule
-    return None
-
-
 def resolve(model_id: str, *, rules: list[Rule] | None = None) -> ModelSpec:
     """The `ModelSpec` of a model id.
 
@@ -192,7 +184,7 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         if not inferred and len(hits) == 1 and hits[0][1].lower() != ref.lower():
             price_note = f"{ref!r} is priced as {price_ref} (its match rule in genai-prices)"
     # The typed id first: it is often more specific than the price data's ("-v0.3", a date).
-    rule = _rule_for((ref, model), rules)
+    rule = rule_for((ref, model), rules)
     if rule is None:
         exactness: TextExactness = "none"
         reason = "no rule in models.toml maps this model to a tokenizer: no token count"

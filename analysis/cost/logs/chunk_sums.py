@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..arithmetic import tier_rates
-from ...models import TokenizerChoice, load_rules
+from ...models import TokenizerChoice
 from ..prices import Price, get_price
 from ..recount import batch_tokenizers, count_request, request_texts, target_counter
 from ..targets import check_fallback, choice_for
@@ -61,12 +61,12 @@ class Target:
 
     def counter(self) -> RequestCounter | None:
         """The request counter of this model (built once per process: a plan travels to workers without it)."""
-        return _counter(self.ref, self.price.model, self.choice)
+        return _counter(self.ref, self.choice)
 
 
 @functools.lru_cache(maxsize=256)
-def _counter(ref: str, model: str, choice: TokenizerChoice) -> RequestCounter | None:
-    return target_counter(ref, model, choice)
+def _counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
+    return target_counter(ref, choice)
 
 
 @dataclass(frozen=True)
@@ -111,11 +111,10 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
     check_fallback(fallback_tokenizer)
     day = on or datetime.now(UTC).date()
     overrides = tuple(overrides)
-    rules = load_rules()
     targets = []
     for ref in refs:
         price = get_price(ref, on=day, overrides=overrides)
-        targets.append(Target(ref, price, choice_for(price, ref, fallback_tokenizer, rules)))
+        targets.append(Target(ref, price, choice_for(price, ref, fallback_tokenizer)))
     return TrafficPlan(
         tuple(targets),
         None if output_tokens is None else to_decimal("output_tokens", output_tokens),
@@ -130,7 +129,7 @@ def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: 
         price = get_price(model, on=on, overrides=overrides)
     except KeyError as e:
         return f"unknown model ({e.args[0].split(':', 1)[0] if e.args else 'no price'})"
-    choice = choice_for(price, model, fallback, load_rules())
+    choice = choice_for(price, model, fallback)
     return Target(model, price, choice)
 
 

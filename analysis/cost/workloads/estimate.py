@@ -315,8 +315,7 @@ class CorpusCost:
         self.refs, self.day, self.prices, self.choices = plan_models(models, overrides=overrides, on=on,
                                                                       fallback_tokenizer=fallback_tokenizer)
         self.tokenizers: list[str] = list(dict.fromkeys(c.tokenizer for c in self.choices if c.usable and c.tokenizer))
-        self.counters = [target_counter(ref, price.model, choice)
-                         for ref, price, choice in zip(self.refs, self.prices, self.choices)]
+        self.counters = [target_counter(ref, choice) for ref, choice in zip(self.refs, self.choices)]
         self._models = [_Totals() for _ in self.refs]
         self._over = [0] * len(self.refs)
         self._status = [c.status for c in self.choices]

@@ -14,8 +14,8 @@ import pandas as pd
 
 from ..arithmetic import NoPriceError, request_cost
 from ..display.money import format_usd
-from ...models import tokenizer_for_model
 from ..prices import get_price
+from ..targets import choice_for
 from .estimate import CostReport
 
 
@@ -44,7 +44,7 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
     """
 
     price = get_price(model)
-    choice = tokenizer_for_model(price.model, also=(model.split(":", 1)[-1],))
+    choice = choice_for(price, model, None)
     usd: list[Decimal | None] = []
     for n in counts["n_tokens"]:
         try:
