@@ -49,7 +49,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                          "workload; with --logs the log itself is the workload, so leave them out")
     plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
-                        on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+                        on=args.on, fallback_tokenizer=args.fallback_tokenizer,
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
     log_report = LogReport()
     records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
                                report=log_report, bounds=line_bounds(args))

@@ -28,8 +28,11 @@ from fnmatch import fnmatch
 from importlib import resources
 from typing import Any, Callable
 
-__all__ = ["CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "ReasoningRule", "auto_breakpoints",
+__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "ReasoningRule", "auto_breakpoints",
            "cache_rule", "reasoning_rule", "shared_prefix_cache", "simulate"]
+
+# The label every face shows when a model that reasons is priced without a reasoning figure.
+REASONING_NOT_INCLUDED = "reasoning not included"
 
 
 @dataclass(frozen=True, slots=True)

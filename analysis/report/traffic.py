@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..atomic import atomic_path, write_text
 from ..cost import TrafficReport, format_usd, frame_notes
-from ..cost.logs.traffic_report import REASONING_NOT_INCLUDED
+from ..cost.caching import REASONING_NOT_INCLUDED
 from .cost import csv_table, png_data_uri, jsonable, records
 from .page import html_page, markdown_table
 

@@ -167,17 +167,24 @@ class BilledPart:
 
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
-    # genai-prices' calc_price per row, summed (None: the price is the user's --prices row, or a
-    # row genai-prices cannot price), and the billed parts' tokens (`cost.usage.BillUsage`)
-    usd: Decimal | None = None
+    # genai-prices' calc_price per row, summed, and the rows it could not price (the price is the
+    # user's --prices row, or genai-prices has none); the billed parts' tokens (`cost.usage.BillUsage`)
+    usd_genai: Decimal = Decimal(0)
+    unpriced: int = 0
     parts: Counter = field(default_factory=Counter)
     reasoning_unknown: int = 0
+
+    @property
+    def usd(self) -> Decimal | None:
+        """The bill as genai-prices computes it row by row, or None when a row could not be priced so."""
+        return None if self.unpriced else self.usd_genai
 
     def merge(self, other: BilledPart) -> None:
         for key, vec in other.sums.items():
             self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
         self.recount.merge(other.recount)
-        self.usd = None if self.usd is None or other.usd is None else self.usd + other.usd
+        self.usd_genai += other.usd_genai
+        self.unpriced += other.unpriced
         self.parts.update(other.parts)
         self.reasoning_unknown += other.reasoning_unknown
 
@@ -304,27 +311,29 @@ _BILL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "ca
                "output_tokens", "reasoning_tokens")
 
 
-def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> tuple[Decimal | None, Counter, int]:
+def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> tuple[Decimal, int, Counter, int]:
     """(genai-prices' calc_price summed over the rows, each with its timestamp, batch and service tier;
-    the billed parts' token sums; rows whose usage does not say their reasoning)."""
+    rows it could not price; the billed parts' token sums; rows whose usage does not say their reasoning)."""
     parts: Counter = Counter()
-    unknown = 0
-    total: Decimal | None = Decimal(0) if target.price.source.startswith("genai-prices") else None
+    unknown = unpriced = 0
+    total = Decimal(0)
+    genai = target.price.source.startswith("genai-prices")
     for i in idx:
         r = records[i]
-        if r.bill is None:
-            total = None
-            continue
+        if r.bill is None or not genai:
+            unpriced += 1
+            if r.bill is None:
+                continue
         for name in _BILL_PARTS:
             parts[name] += getattr(r.bill, name) or 0
         unknown += r.bill.reasoning_tokens is None
-        if total is not None:
+        if genai:
             try:
                 total += as_billed(r.bill, target.price.model, provider=target.price.provider, when=r.timestamp,
                                    batch=r.batch, service_tier=r.service_tier)
             except BadInput:
-                total = None
-    return total, parts, unknown
+                unpriced += 1
+    return total, unpriced, parts, unknown
 
 
 def _visible_out(record: LogRecord) -> int:

@@ -21,7 +21,7 @@ from ..display.money import format_usd
 from ..prices import MTOK, price_source
 from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
-from ..caching import reasoning_rule
+from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
 from ..workloads.workload import percent
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
@@ -296,9 +296,6 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
                          _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
-
-
-REASONING_NOT_INCLUDED = "reasoning not included"
 
 
 def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
