@@ -305,7 +305,7 @@ class Message(Loose):
 
 class CountTokensRequest(Loose):
     model: str
-    messages: list[Message]
+    messages: list[Message] = Field(min_length=1, description="at least one message, as Anthropic requires")
     system: str | list[ContentBlock] | None = None
 
 

@@ -35,6 +35,7 @@ from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolResult
 from .base import Rendered
 from .build import Prompt, for_tokenizer
+from .parts import tools_json_text
 
 Version = Literal["v1", "v2", "v3"]
 
@@ -147,9 +148,7 @@ def _estimate(request: Request, tokenizer: Tokenizer, version: Version) -> Rende
         if m.role != "tool" and (texts or m.role != "assistant"):
             plain.append(Message(m.role, tuple(texts)))
     if request.tools:
-        extra += 2 + tokenizer.count(json.dumps([{"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                                                                   "parameters": dict(t.parameters)}}
-                                                 for t in request.tools], ensure_ascii=False))
+        extra += 2 + tokenizer.count(tools_json_text(request.tools, description="empty", ensure_ascii=False))
     while plain and plain[-1].role == "assistant":
         plain.pop()
     try:

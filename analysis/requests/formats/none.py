@@ -10,12 +10,11 @@ an estimate that says so.
 
 from __future__ import annotations
 
-import json
 
 from ...tokenizers import Tokenizer
 from ..request import Request, TextPart, ToolCall, ToolResult
 from .base import Rendered, Span
-from .parts import join_reasons, media_counts, media_note, result_text
+from .parts import join_reasons, media_counts, media_note, result_text, tools_json_text
 
 
 def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
@@ -51,9 +50,8 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
                 add(result_text(part))
                 rough.append("tool results")
     if request.tools:
-        format_tokens += tokenizer.count(json.dumps([{"name": t.name, "description": t.description,
-                                                      "parameters": dict(t.parameters)} for t in request.tools],
-                                                    ensure_ascii=False))
+        format_tokens += tokenizer.count(tools_json_text(request.tools, wrap=False, description="null",
+                                                         ensure_ascii=False))
         rough.append("tool definitions")
     media = media_note(media_counts(request))
     if rough or media:
