@@ -202,7 +202,12 @@ def report_json(report: TrafficReport) -> dict:
 
 
 def models_csv(report: TrafficReport) -> str:
-    return csv_table(report.models)
+    return csv_table(_flat(report.models))
+
+
+def _flat(models: pd.DataFrame) -> pd.DataFrame:
+    """The per-model table for CSV: the `parts` list stays in the JSON; its columns are in the row."""
+    return models.drop(columns=["parts"], errors="ignore")
 
 
 def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
@@ -218,7 +223,7 @@ def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
                 fig.savefig(tmp, dpi=120, format=ext)
             written.append(path)
         names[caption] = f"{stem}.png"
-    tables = {"traffic_by_model.csv": report.models, "traffic_by_day.csv": report.days,
+    tables = {"traffic_by_model.csv": _flat(report.models), "traffic_by_day.csv": report.days,
               "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,
               "traffic_calibration_rows.csv": report.calibration_rows}
     for name, frame in tables.items():

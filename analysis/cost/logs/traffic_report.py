@@ -33,7 +33,7 @@ _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
     "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
-    "usd_text_only", "usd_reasoning", "usd_total",
+    "cache_read_tokens", "cache_write_tokens", "usd_text_only", "usd_reasoning", "usd_total", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
 ]
@@ -282,6 +282,14 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                 else (Decimal(reasoning) * (r_out or 0) / 1_000_000)
             usd = None if usd is None else usd + (row["usd_reasoning"] or 0)
             row["usd_total"] = usd
+            cached = int(Decimal(n_in) * plan.cached_share)
+            row.update(cache_read_tokens=cached, cache_write_tokens=0, parts=_json_parts([
+                {"name": "input and output text", "tokens": n_in + n_out, "usd_per_mtok": None,
+                 "usd": row["usd_text_only"], "exactness": f"recount ({exactness})" if exactness else "recount"},
+                {"name": "cache read", "tokens": cached, "usd_per_mtok": t.price.cached_input.base if t.price.cached_input
+                 else None, "usd": None, "exactness": "--cached-share (a manual share; inside the text's USD)"},
+                {"name": "reasoning", "tokens": reasoning, "usd_per_mtok": r_out, "usd": row["usd_reasoning"],
+                 "exactness": source}]))
             whole = billed if billed is not None and billed_rows == partial.rows else baseline
             if usd is not None and whole:
                 row["change_vs_served"] = float(usd / whole - 1)
@@ -297,6 +305,11 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
                          _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
+
+
+def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parts with money as exact decimal strings (None kept), as the JSON contract writes money."""
+    return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
 
 
 def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int

@@ -74,11 +74,16 @@ def test_o4_mini_bill_reasoning_and_whole_bill_estimate(tmp_path, capsys):
     assert -0.2 < cal["output_median_error"] <= 0
 
 
-def test_reasoning_target_without_a_figure_says_so(tmp_path, capsys):
+def _plain_log(tmp_path):
+    """One row served by a model that does not reason, with its usage."""
     rows = [{"messages": [{"role": "user", "content": Q.format(3)}],
              "response": {"model": "gpt-4.1-mini", "choices": [{"message": {"role": "assistant", "content": "18."}}],
                           "usage": {"prompt_tokens": 20, "completion_tokens": 3}}}]
-    path = _write(tmp_path, "plain.jsonl", rows)
+    return _write(tmp_path, "plain.jsonl", rows)
+
+
+def test_reasoning_target_without_a_figure_says_so(tmp_path, capsys):
+    path = _plain_log(tmp_path)
     data = _cost(capsys, [path, "-m", "o3"])
     (o3,) = data["models"]
     assert o3["reasoning_tokens"] is None and o3["reasoning_source"] == "reasoning not included"
@@ -155,3 +160,20 @@ def test_gemini_and_responses_shapes_are_billed_by_genai_prices(tmp_path, capsys
     assert Decimal(data["usd_as_billed"]) == _reference(resp, "openai", "responses")
     assert data["models"][0]["reasoning_tokens"] == 320
     assert genai_prices  # the reference library is the one imported above
+
+
+def test_json_parts_and_reports_name_reasoning(tmp_path, capsys):
+    path = _plain_log(tmp_path)
+    data = _cost(capsys, [path, "-m", "o3,gpt-4.1-mini"])
+    mini = {m["model"]: m for m in data["models"]}["gpt-4.1-mini"]
+    for key in ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
+                "usd_total", "usd_text_only", "parts"):
+        assert key in mini, key
+    assert sum(Decimal(p["usd"]) for p in mini["parts"] if p["usd"] is not None) == Decimal(mini["usd_total"])
+    assert data["usd_as_billed"] is not None
+    out = tmp_path / "report"
+    assert main(["cost", "--logs", path, "-m", "o3,gpt-4.1-mini", "--out", str(out)]) == 0
+    capsys.readouterr()
+    for name in ("report.md", "report.html"):
+        assert "reasoning not included" in (out / name).read_text(), name
+    assert "parts" not in (out / "traffic_by_model.csv").read_text().splitlines()[0]
