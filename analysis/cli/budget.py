@@ -163,6 +163,26 @@ def request_of(path: Path, max_bytes: int | None) -> Any:
     return Request.from_text(text)
 
 
+def file_request(path: str, max_bytes: int | None, *, as_text: str) -> tuple[Any, str | None]:
+    """`-f FILE` as a request, and a note when FILE was read as a request body.
+
+    A .json file that is a request body (any shape `parse` reads) is read as one, as the budget
+    gate reads it; a .json file that is not (a data file) and any other file is a text. The note
+    says which, and `as_text` how to have a body counted as text instead.
+    """
+    from ..requests import Request, parse
+
+    if Path(path).suffix.lower() == ".json":
+        data = read_json(path, max_bytes, what="a .json FILE is read as a request body")
+        try:
+            return parse(data), (f"{path} read as a request body, as --budget reads .json files; {as_text}")
+        except BadInput as e:
+            text, _ = read_text_file(path, max_bytes=max_bytes)
+            return Request.from_text(text), f"{path} is JSON but not a request body ({e}): counted as text"
+    text, _ = read_text_file(path, max_bytes=max_bytes)
+    return Request.from_text(text), None
+
+
 def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: int | None,
                progress: bool = False) -> list[dict[str, Any]]:
     """One marked row per check: file, model, the count row of `input_tokens`, budget, status, over.

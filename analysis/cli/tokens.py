@@ -55,10 +55,12 @@ def _text(args: argparse.Namespace) -> str:
 
 
 def _write_text(text: str) -> None:
-    # The exact text as UTF-8 whatever the locale, no newline added: `decode` and `truncate` feed
-    # pipelines and files.
+    # The exact text as UTF-8 whatever the locale: `decode` and `truncate` feed pipelines and
+    # files, which get no newline added. A terminal gets one, so the prompt starts on its own line.
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
+    if text and not text.endswith("\n") and sys.stdout.isatty():
+        sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
 

@@ -34,10 +34,7 @@ if TYPE_CHECKING:
         model_table as model_table,
         price_source as price_source,
     )
-    from ..models import (
-        TokenizerChoice as TokenizerChoice,
-        tokenizer_for_model as tokenizer_for_model,
-    )
+    from ..models import TokenizerChoice as TokenizerChoice
     from .defaults import DEFAULT_MODELS as DEFAULT_MODELS
     from .recount import (
         request_texts as request_texts,
@@ -91,7 +88,7 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source',), '.prices'),
-    **dict.fromkeys(('TokenizerChoice', 'tokenizer_for_model',), '..models'),
+    **dict.fromkeys(('TokenizerChoice',), '..models'),
     **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
     **dict.fromkeys(('request_texts', 'workload_request',), '.recount'),
     **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),

@@ -4,7 +4,8 @@ Unlike `prices` (what a model charges) and `analysis.models` (which tokenizer co
 id), this module joins the two for a run: the default models, a model reference to its price
 and its tokenizer choice (a tokenizer named in the price file wins; a fallback tokenizer stands
 in as a proxy, so every count with it is an estimate, where no rule maps the model), and the lines
-that name where prices come from. The workload estimate and the pricing of logs resolve their
+that name where prices come from. A model reaches its tokenizer through `analysis.models.resolve`
+only, as on every face. The workload estimate and the pricing of logs resolve their
 models here; `recount` turns each choice into the model's request counter.
 """
 
@@ -15,7 +16,7 @@ from typing import Iterable, Sequence
 
 from ..errors import BadInput, UnknownName
 from .defaults import DEFAULT_MODELS
-from ..models import TokenizerChoice, explicit_choice, load_rules, tokenizer_for_model
+from ..models import ModelSpec, TokenizerChoice, choose, explicit_choice, resolve
 from .prices import Price, get_price, price_source
 from ..tokenizers import CATALOGUE
 
@@ -23,23 +24,25 @@ from ..tokenizers import CATALOGUE
 SPECIAL_TOKENS_NOTE = "text that looks like special tokens (<|endoftext|>, <|im_start|>) is counted as plain text"
 
 
-def choice_for(price: Price, ref: str, fallback_tokenizer: str | None, rules: list) -> TokenizerChoice:
-    """The tokenizer that counts for `price`: the price file's, else the model rules', else the fallback (approximate)."""
+def model_spec(ref: str) -> ModelSpec | None:
+    """The resolver's `ModelSpec` of a priced model, None for a model only a price file knows."""
+    try:
+        return resolve(ref)
+    except UnknownName:
+        return None
+
+
+def choice_for(price: Price, ref: str, fallback_tokenizer: str | None) -> TokenizerChoice:
+    """The tokenizer that counts for `price`: the price file's, else the resolver's, else the fallback (approximate)."""
     if price.tokenizer:
         return explicit_choice(price.model, price.tokenizer, price.exactness or "exact",
                                f"tokenizer stated in the price file ({price.source})")
-    choice = tokenizer_for_model(price.model, also=(ref.split(":", 1)[-1],), rules=rules)
+    spec = model_spec(ref)
+    choice = choose(spec.rule if spec is not None else None, price.model)
     if choice.exactness == "none" and choice.status == "no tokenizer" and fallback_tokenizer:
         return explicit_choice(price.model, fallback_tokenizer, "approximate",
                                f"{choice.note}; --fallback-tokenizer {fallback_tokenizer} used as a proxy")
     return choice
-
-
-def chat_label(choice: TokenizerChoice) -> str:
-    """ "4/message + 3/request", or "unknown" where no chat-format overhead is documented."""
-    if choice.chat is None:
-        return "unknown"
-    return f"{choice.chat.per_message}/message + {choice.chat.per_request}/request"
 
 
 def check_fallback(fallback_tokenizer: str | None) -> None:
@@ -70,8 +73,7 @@ def plan_models(models: Sequence[str] | str | None, *, overrides: Iterable[Price
         raise BadInput("no models selected; name some with --models or see `tokenprism models`")
     day = on.date() if isinstance(on, datetime) else (on or datetime.now(UTC).date())
     prices = [get_price(ref, on=on or day, overrides=overrides) for ref in refs]
-    rules = load_rules()
-    choices = [choice_for(p, ref, fallback_tokenizer, rules) for p, ref in zip(prices, refs)]
+    choices = [choice_for(p, ref, fallback_tokenizer) for p, ref in zip(prices, refs)]
     return refs, day, prices, choices
 
 

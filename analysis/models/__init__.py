@@ -14,18 +14,18 @@ if TYPE_CHECKING:
     from .resolve import ModelSpec as ModelSpec, closest_models as closest_models, known_names as known_names, resolve as resolve
     from .rules import (
         EXACTNESS as EXACTNESS,
-        ChatOverhead as ChatOverhead,
         Rule as Rule,
         TokenizerChoice as TokenizerChoice,
+        choose as choose,
         explicit_choice as explicit_choice,
         load_rules as load_rules,
-        tokenizer_for_model as tokenizer_for_model,
+        rule_for as rule_for,
     )
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('FAMILIES',), '.families'),
     **dict.fromkeys(('ModelSpec', 'closest_models', 'known_names', 'resolve'), '.resolve'),
-    **dict.fromkeys(('EXACTNESS', 'ChatOverhead', 'Rule', 'TokenizerChoice', 'explicit_choice', 'load_rules', 'tokenizer_for_model'), '.rules'),
+    **dict.fromkeys(('EXACTNESS', 'Rule', 'TokenizerChoice', 'choose', 'explicit_choice', 'load_rules', 'rule_for'), '.rules'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -10,6 +10,7 @@ never makes a typo into a model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -18,7 +19,7 @@ from ..errors import BadInput, UnknownName, check_name, closest
 from ..tokenizers import CATALOGUE
 from . import price_index
 from .price_index import Hit
-from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules
+from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules, rule_for
 
 TextExactness = Literal["exact", "estimate", "none"]
 _TEXT_EXACTNESS: dict[str, TextExactness] = {"exact": "exact", "approximate": "estimate", "none": "none"}
@@ -67,7 +68,7 @@ class ModelSpec:
             raise BadInput(f"model {self.id!r} has no text tokenizer, so its text cannot be counted: {self.reason}")
         choice = self.choice()
         if not choice.usable or choice.tokenizer is None:
-            raise BadInput(f"model {self.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+            raise BadInput(choice.refusal(self.id))
         return choice
 
 
@@ -119,14 +120,6 @@ def _search(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
     return [h for h in hits if h[1].lower() == key] or hits, False
 
 
-def _rule_for(names: tuple[str, ...], rules: list[Rule]) -> Rule | None:
-    for name in names:
-        for rule in rules:
-            if rule.matches(name):
-                return rule
-    return None
-
-
 def resolve(model_id: str, *, rules: list[Rule] | None = None) -> ModelSpec:
     """The `ModelSpec` of a model id.
 
@@ -160,6 +153,33 @@ def _resolve_packaged(model_id: str) -> ModelSpec:
     return _resolve(model_id, load_rules())
 
 
+def family_message(name: str, valid: Iterable[str]) -> str:
+    """For a family name such as "claude" (the start of several ids), the refusal that names the
+    newest model of each line (sonnet, opus, haiku...); "" when `name` is not one.
+
+    >>> family_message("claude", ["claude-sonnet-4-5", "claude-sonnet-5", "claude-opus-4-1", "claude-3-opus", "gpt-4o"])
+    "'claude' names a family of 4 models, not one: pick one, e.g. claude-opus-4-1, claude-sonnet-5 (`tokenprism models claude` lists them all)"
+    """
+    import re
+
+    members = [v for v in valid if v.lower().startswith(name.lower() + "-")]
+    if len(members) < 2:
+        return ""
+    newest: dict[str, tuple] = {}
+    for m in members:
+        rest = m[len(name) + 1:]
+        line, _, version = rest.partition("-")
+        if not line.isalpha() or not re.fullmatch(r"[0-9]+(-[0-9]+)*", version):
+            continue  # "latest", "-fast", dotted twins: the newest dashed version of each line only
+        key = tuple(int(x) for x in version.split("-"))
+        if line not in newest or key > newest[line][0]:
+            newest[line] = (key, m)
+    picks = sorted(m for _, m in newest.values())[:6]
+    example = f": pick one, e.g. {', '.join(picks)}" if picks else ""
+    return (f"{name!r} names a family of {len(members)} models, not one{example} "
+            f"(`tokenprism models {name}` lists them all)")
+
+
 def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
     if not model_id:
         raise BadInput("the model id is empty; pass one such as gpt-4o or anthropic:claude-sonnet-4-5")
@@ -174,6 +194,8 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         if model_id in CATALOGUE:
             hint = (f"({model_id!r} is a tokenizer, not a model: count a text with it using "
                     f"`tokenprism compare -t {model_id}`, or name a model that uses it)")
+        elif (family := family_message(model_id, valid)):
+            raise UnknownName("model", model_id, valid, message=family)
         raise UnknownName("model", model_id, valid, hint=hint)
     provider = price_ref = None
     price_note, window = "", None
@@ -192,7 +214,7 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         if not inferred and len(hits) == 1 and hits[0][1].lower() != ref.lower():
             price_note = f"{ref!r} is priced as {price_ref} (its match rule in genai-prices)"
     # The typed id first: it is often more specific than the price data's ("-v0.3", a date).
-    rule = _rule_for((ref, model), rules)
+    rule = rule_for((ref, model), rules)
     if rule is None:
         exactness: TextExactness = "none"
         reason = "no rule in models.toml maps this model to a tokenizer: no token count"

@@ -26,25 +26,7 @@ from .families import FAMILIES
 from ..tokenizers.registry import is_available
 
 EXACTNESS = ("exact", "approximate", "none")
-_RULE_KEYS = {"match", "tokenizer", "exactness", "why", "chat", "format"}
-_CHAT_KEYS = {"per_message", "per_request", "source"}
-
-
-@dataclass(frozen=True, slots=True)
-class ChatOverhead:
-    """Tokens the provider's chat format adds: around each message, and once to prime the reply."""
-
-    per_message: int
-    per_request: int
-    source: str
-
-    def tokens(self, messages: int) -> int:
-        """Overhead of one request with `messages` messages (0: raw text, no chat format at all).
-
-        >>> ChatOverhead(4, 3, "cookbook").tokens(2), ChatOverhead(4, 3, "cookbook").tokens(0)
-        (11, 0)
-        """
-        return self.per_message * messages + self.per_request if messages else 0
+_RULE_KEYS = {"match", "tokenizer", "exactness", "why", "format"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +37,6 @@ class Rule:
     tokenizers: tuple[str, ...]  # exact: its tokenizer, then proxies while it is not fetched; approximate: proxies in order
     exactness: str
     why: str
-    chat: ChatOverhead | None
     format: str | None = None  # the chat-format family (FAMILIES); None: not known for these models
 
     def matches(self, model_id: str) -> bool:
@@ -73,7 +54,6 @@ class TokenizerChoice:
         exactness: "exact", "approximate" or "none".
         status: "ok", or why no count is possible ("not fetched: tokenprism vocab fetch llama3").
         note: one line for reports: the reason, and "estimate" for approximate rows.
-        chat: the chat-format overhead, None when unknown.
         wanted: the tokenizer the rule names first (differs from `tokenizer` when a closer
             proxy is not fetched, or when an exact one is missing).
     """
@@ -83,12 +63,15 @@ class TokenizerChoice:
     exactness: str
     status: str
     note: str
-    chat: ChatOverhead | None
     wanted: str | None = None
 
     @property
     def usable(self) -> bool:
         return self.tokenizer is not None and self.status == "ok"
+
+    def refusal(self, name: str) -> str:
+        """Why model `name` cannot be counted with this choice: "... is counted with X, which is {status}"."""
+        return f"model {name!r} is counted with {self.wanted!r}, which is {self.status}"
 
     @property
     def label(self) -> str:
@@ -100,15 +83,6 @@ class TokenizerChoice:
 
 def _fail(where: str, problem: str) -> ValueError:
     return ValueError(f"models.toml {where}: {problem}")
-
-
-def _parse_chat(where: str, raw: Any) -> ChatOverhead:
-    if not isinstance(raw, dict) or set(raw) != _CHAT_KEYS:
-        raise _fail(where, f"chat must be a table with exactly {sorted(_CHAT_KEYS)}, got {raw!r}")
-    for key in ("per_message", "per_request"):
-        if isinstance(raw[key], bool) or not isinstance(raw[key], int) or raw[key] < 0:
-            raise _fail(where, f"chat.{key} must be a non-negative integer, got {raw[key]!r}")
-    return ChatOverhead(raw["per_message"], raw["per_request"], str(raw["source"]))
 
 
 def parse_rules(data: dict[str, Any]) -> list[Rule]:
@@ -145,11 +119,10 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
             raise _fail(where, f"unknown tokenizer {bad}; valid: {', '.join(CATALOGUE)}")
         if not raw.get("why"):
             raise _fail(where, "why (where the mapping comes from) is required")
-        chat = _parse_chat(where, raw["chat"]) if "chat" in raw else None
         family = raw.get("format")
         if family is not None and family not in FAMILIES:
             raise _fail(where, f"unknown chat format {family!r}; valid: {', '.join(FAMILIES)}")
-        rules.append(Rule(tuple(match), names, exactness, str(raw["why"]), chat, family))
+        rules.append(Rule(tuple(match), names, exactness, str(raw["why"]), family))
     return rules
 
 
@@ -211,57 +184,47 @@ def choose(rule: Rule | None, model: str) -> TokenizerChoice:
     if rule is None:
         return TokenizerChoice(model, None, "none", "no tokenizer",
                                "no rule in models.toml matches this model: no token count (pass a tokenizer "
-                               "in a --prices file, or --fallback-tokenizer NAME for an explicit estimate)", None)
+                               "in a --prices file, or --fallback-tokenizer NAME for an explicit estimate)")
     if rule.exactness == "none":
-        return TokenizerChoice(model, None, "none", "no tokenizer", rule.why, rule.chat)
+        return TokenizerChoice(model, None, "none", "no tokenizer", rule.why)
     first = rule.tokenizers[0]
     if rule.exactness == "exact":
         if is_available(first):
-            return TokenizerChoice(model, first, "exact", "ok", rule.why, rule.chat, first)
+            return TokenizerChoice(model, first, "exact", "ok", rule.why, first)
         # A missing exact tokenizer is replaced only by the proxies its rule lists after it, and
         # then the count is an estimate that says which fetch makes it exact.
         for name in rule.tokenizers[1:]:
             if is_available(name):
                 note = (f"estimate: {name} is a proxy because {first} is not fetched; `{_fetch_hint(first)}` "
                         f"makes this count exact ({rule.why})")
-                return TokenizerChoice(model, name, "approximate", "ok", note, rule.chat, first)
+                return TokenizerChoice(model, name, "approximate", "ok", note, first)
         return TokenizerChoice(model, None, "exact", f"not fetched: {_fetch_hint(first)}",
-                               f"{rule.why}; its vocabulary is not on this machine yet", rule.chat, first)
+                               f"{rule.why}; its vocabulary is not on this machine yet", first)
     for name in rule.tokenizers:
         if is_available(name):
             note = f"estimate: {rule.why}"
             if name != first:
                 note += f"; counted with {name} because {first} is not fetched ({_fetch_hint(first)})"
-            return TokenizerChoice(model, name, "approximate", "ok", note, rule.chat, first)
+            return TokenizerChoice(model, name, "approximate", "ok", note, first)
     return TokenizerChoice(model, None, "approximate", f"not fetched: {_fetch_hint(first)}",
-                           f"estimate: {rule.why}; no proxy is on this machine", rule.chat, first)
+                           f"estimate: {rule.why}; no proxy is on this machine", first)
 
 
-def tokenizer_for_model(model_id: str, *, also: tuple[str, ...] = (), rules: list[Rule] | None = None) -> TokenizerChoice:
-    """The registry tokenizer for a model id, with its exactness and chat overhead.
+def rule_for(names: tuple[str, ...], rules: list[Rule] | None = None) -> Rule | None:
+    """The first rule matching the first name that any rule matches (default: the packaged rules).
 
-    Args:
-        model_id: the model id of the price data, without a provider prefix (e.g. "gpt-4o",
-            "claude-sonnet-4-5", "llama-3.3-70b-versatile").
-        also: other names for the same model (e.g. the name the user typed), tried in order
-            when no rule matches `model_id`.
-        rules: the rules to use (default: the packaged models.toml).
+    The one glob lookup of models.toml: `resolve` calls it with the typed id and then the canonical
+    one; the price listing with each price's own id.
 
-    Returns:
-        A `TokenizerChoice`; exactness "none" when no rule matches (never a silent default).
-
-    >>> c = tokenizer_for_model("gpt-4o")
-    >>> (c.tokenizer, c.exactness)
-    ('o200k_base', 'exact')
-    >>> tokenizer_for_model("claude-sonnet-4-5").label
-    '~o200k_base'
+    >>> rule_for(("gpt-4o",)).tokenizers
+    ('o200k_base',)
     """
     rules = load_rules() if rules is None else rules
-    for name in (model_id, *also):
+    for name in names:
         for rule in rules:
             if rule.matches(name):
-                return choose(rule, model_id)
-    return choose(None, model_id)
+                return rule
+    return None
 
 
 def explicit_choice(model: str, tokenizer: str, exactness: str, why: str) -> TokenizerChoice:
@@ -277,6 +240,6 @@ def explicit_choice(model: str, tokenizer: str, exactness: str, why: str) -> Tok
     if exactness not in ("exact", "approximate"):
         raise BadInput(f"exactness for model {model!r} must be exact or approximate, got {exactness!r}")
     if not is_available(tokenizer):
-        return TokenizerChoice(model, None, exactness, f"not fetched: {_fetch_hint(tokenizer)}", why, None, tokenizer)
+        return TokenizerChoice(model, None, exactness, f"not fetched: {_fetch_hint(tokenizer)}", why, tokenizer)
     note = why if exactness == "exact" else f"estimate: {why}"
-    return TokenizerChoice(model, tokenizer, exactness, "ok", note, None, tokenizer)
+    return TokenizerChoice(model, tokenizer, exactness, "ok", note, tokenizer)

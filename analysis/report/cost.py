@@ -28,14 +28,14 @@ def _header(report: CostReport) -> list[str]:
             f"input: {report.n_samples:,} request text(s), {report.n_chars:,} characters"]
 
 
-def render_text(report: CostReport) -> str:
+def render_text(report: CostReport, *, width: int | None = None) -> str:
     """The report as aligned text for a terminal."""
     lines = _header(report) + [""]
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 70):
-        lines.append(display_models(report).to_string(index=False))
+        lines.append(display_models(report).to_string(index=False, line_width=width))
         if len(report.categories):
             lines += ["", "by category (cost if every request were like this category):",
-                      display_categories(report).to_string(index=False)]
+                      display_categories(report).to_string(index=False, line_width=width)]
     lines += ["", "notes:"] + [f"  - {n}" for n in report.notes]
     notes = model_notes(report)
     if notes:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         ToolResult as ToolResult,
     )
     from .shapes import (
+        MESSAGES_KEY as MESSAGES_KEY,
         SHAPES as SHAPES,
         detect_shape as detect_shape,
         parse as parse,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('AudioPart', 'FilePart', 'ImagePart', 'Message', 'Part', 'ROLES', 'Request', 'TextPart', 'ToolCall', 'ToolChoice', 'ToolDef', 'ToolResult',), '.request'),
-    **dict.fromkeys(('SHAPES', 'detect_shape', 'parse',), '.shapes'),
+    **dict.fromkeys(('MESSAGES_KEY', 'SHAPES', 'detect_shape', 'parse',), '.shapes'),
     **dict.fromkeys(('Count', 'RequestCounter', 'counter_for', 'input_tokens', 'prompt_tokens', 'request_counter',), '.count'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

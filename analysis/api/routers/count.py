@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from ...compare import count_texts
-from ...requests import detect_shape
+from ...requests import MESSAGES_KEY, detect_shape
 from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from ..schemas import CountRequest, CountResponse, RequestCountResponse
@@ -26,8 +26,6 @@ from .requests import count_request, parse_body
 router = APIRouter(tags=["count"], responses=ERRORS)
 
 _REQUEST_ONLY = ("model", "models", "tools", "shape")
-# Where each shape keeps its messages, so that `tools` can go beside them in one body.
-_MESSAGES_KEY = {"openai-chat": "messages", "anthropic": "messages", "openai-responses": "input", "gemini": "contents"}
 
 
 @router.post("/v1/count", response_model=CountResponse | RequestCountResponse,
@@ -79,4 +77,4 @@ def _wire(body: CountRequest) -> Any:
     if shape is None:  # a list of chat messages tells OpenAI from Anthropic only with its tools beside it
         found = detect_shape(body.messages)
         shape = found if found in ("gemini", "openai-responses") else None
-    return {_MESSAGES_KEY[shape or "openai-chat"]: body.messages, "tools": body.tools}
+    return {MESSAGES_KEY[shape or "openai-chat"]: body.messages, "tools": body.tools}

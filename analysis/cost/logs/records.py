@@ -5,14 +5,18 @@ module only reads. Each file is a container (JSON Lines, plain or gzip; CSV or P
 messages column; plain text, one request per line) holding rows of one shape:
 
 * ``openai-chat``: an OpenAI Chat Completions request body (``model``, ``messages``, ``tools``);
-* ``openai-batch``: an OpenAI Batch input line (``custom_id``, ``body`` holding the same);
+* ``openai-batch``: an OpenAI Batch input line (``custom_id``, ``body`` holding the same, or a
+  Responses body for the url ``/v1/responses``);
+* ``openai-responses``: an OpenAI Responses request (``input``, ``instructions``, ``tools``);
 * ``anthropic``: an Anthropic Messages request (``system``, ``messages`` whose content is a
   string or a list of blocks, ``tools``);
-* ``text``: one user message per line.
+* ``gemini``: a Gemini request (``contents``, ``systemInstruction``, ``tools``);
+* ``text``: one user message per line (or a JSON object with a ``prompt`` string).
 
 A JSON row may also carry ``response`` (the assistant text, a Chat Completion with
-``choices[0].message.content``, an Anthropic message with ``content`` blocks, or a Batch output
-``{"body": ...}``), ``usage`` (at the top or inside the response) and a timestamp (``timestamp``,
+``choices[0].message.content``, a Responses object with ``output`` items, a Gemini response with
+``candidates``, an Anthropic message with ``content`` blocks, or a Batch output ``{"body": ...}``),
+``usage`` or ``usageMetadata`` (at the top or inside the response) and a timestamp (``timestamp``,
 ``created_at``, ``time`` or the response's ``created``: ISO 8601 or Unix seconds).
 
 The shape is detected per file from its first row and can be forced. Nothing is dropped
@@ -30,16 +34,13 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .shapes import SHAPES, RowError, detect_shape, parse_row
+from .shapes import SHAPES, LogRecord, RowError, Usage, detect_shape, parse_row
 from ...errors import BadInput
 from ...textio import regular_file_problem
 from ...textio.lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
-from ...requests import Request
-from ...requests.formats.parts import media_counts
 
 __all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Usage", "iter_log_records", "read_log_records"]
 
@@ -47,44 +48,6 @@ CONTAINERS = ("jsonl", "csv", "parquet", "text")
 MESSAGES_COLUMN = "messages"
 _JSON_COLUMNS = ("messages", "tools", "system", "response", "usage", "body")
 _MAX_EXAMPLES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Provider-reported tokens of a row, for the model that served it (cached included in input)."""
-
-    input_tokens: int
-    output_tokens: int | None = None
-    cached_tokens: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class LogRecord:
-    """One logged request, whatever shape it came in.
-
-    Attributes:
-        where: "FILE:LINE" (or "FILE:row N"), for messages.
-        request: the request, as `analysis.requests.parse` reads its body (system, messages with
-            roles, names and parts, tools): what every model's chat format counts.
-        response: the logged assistant text, or None when the row has no response.
-        response_json: tool calls in the response, as JSON text.
-        usage: provider usage, or None.
-        timestamp: when the request was made (UTC), or None.
-        model: the model that served it, or None.
-    """
-
-    where: str
-    request: Request
-    response: str | None = None
-    response_json: str = ""
-    usage: Usage | None = None
-    timestamp: datetime | None = None
-    model: str | None = None
-
-    @property
-    def not_counted(self) -> tuple[tuple[str, int], ...]:
-        """(kind, number) of the request's parts no tokenizer counts here: image, audio, file."""
-        return tuple(sorted(media_counts(self.request).items()))
 
 
 @dataclass
@@ -326,7 +289,7 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
                 if file_shape == "auto":
                     file_shape = detect_shape(row)
                     report.shapes[str(path)] = file_shape
-                record = _build(where, parse_row(row, file_shape, where=where))
+                record = parse_row(row, file_shape, where=where)
             except RowError as e:
                 if errors == "strict":
                     hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with --log-format)"
@@ -342,10 +305,3 @@ def read_log_records(paths: str | Source | Iterable[str | Source], **options: An
     """All records of small logs at once (tests, the dashboard); big logs use `iter_log_records`."""
     report = LogReport()
     return list(iter_log_records(paths, report=report, **options)), report
-
-
-def _build(where: str, parsed: dict[str, Any]) -> LogRecord:
-    return LogRecord(
-        where=where, request=parsed["request"], response=parsed.get("response"),
-        response_json=parsed.get("response_json", ""), usage=Usage(*parsed["usage"]) if parsed.get("usage") else None,
-        timestamp=parsed.get("timestamp"), model=parsed.get("model"))

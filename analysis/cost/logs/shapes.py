@@ -1,35 +1,85 @@
-"""The log shapes: how one row of each provider's request format becomes plain fields.
+"""The log wrapper: what a log row adds around a request body, and nothing of the body itself.
 
 Unlike `records` (files, containers, streaming and error policy) and `analysis.requests` (the one
-parser of request bodies, which this module calls), this module sees one decoded row at a time
-and knows what a *log row* adds around the request: the wrapper (an OpenAI Batch line's `body`,
-a logger's `request`), the logged response, the provider's usage, the model that served it and
-the time. The request itself becomes a `Request` through `analysis.requests.parse`, so a log row
-and `tokenprism count --messages` read the same body the same way. It raises `RowError` (a
-message plus a short reason for the skip counts) for anything it does not understand: an unknown
-role or content type is named, never dropped.
+parser and detector of request bodies, which this module calls for all five request shapes:
+OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini contents and text), this
+module sees one decoded row at a time and knows only the wrapper: where the request sits (the row,
+a logger's `request`, an OpenAI Batch line's `body`), the logged response, the provider's usage,
+the model that served it and the time. The request becomes a `Request` through
+`analysis.requests.parse`, so a log row and `tokenprism count --messages` read the same body the
+same way. It raises `RowError` (a message plus a short reason for the skip counts) for anything it
+does not understand: an unknown role or content type is named, never dropped.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ...errors import BadInput, UnknownName
-from ...requests import Request, TextPart, ToolCall, parse
+from ...requests import Request, TextPart, ToolCall, detect_shape as request_shape, parse
+from ...requests.formats.parts import media_counts
+from ..usage import BillUsage, read_usage
 
-SHAPES = ("openai-chat", "openai-batch", "anthropic", "text")
-# log shape -> the request shape `analysis.requests.parse` reads
-_REQUEST_SHAPE = {"openai-chat": "openai-chat", "openai-batch": "openai-chat", "anthropic": "anthropic", "text": "text"}
-_ANTHROPIC_ONLY = {"tool_use", "tool_result", "image", "document", "thinking", "redacted_thinking"}
+# the request shapes, plus "openai-batch": an OpenAI Batch input line wrapping a chat or Responses body
+SHAPES = ("openai-chat", "openai-batch", "openai-responses", "anthropic", "gemini", "text")
+_BATCH_URLS = {"/v1/chat/completions": "openai-chat", "/v1/responses": "openai-responses"}
 _TIME_KEYS = ("timestamp", "created_at", "time", "created")
+
+
 class RowError(BadInput):
     """A row this shape cannot read: `str(e)` says what is wrong, `reason` groups skips."""
 
     def __init__(self, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.reason = reason or message
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Provider-reported tokens of a row, for the model that served it (cached included in input)."""
+
+    input_tokens: int
+    output_tokens: int | None = None
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One logged request, whatever shape it came in.
+
+    Attributes:
+        where: "FILE:LINE" (or "FILE:row N"), for messages.
+        request: the request, as `analysis.requests.parse` reads its body (system, messages with
+            roles, names and parts, tools): what every model's chat format counts.
+        response: the logged assistant text, or None when the row has no response.
+        response_json: tool calls in the response, as JSON text.
+        usage: provider usage, or None.
+        timestamp: when the request was made (UTC), or None.
+        model: the model that served it, or None.
+        bill: the usage as genai-prices reads it, each billed part apart (`cost.usage`), or None.
+        batch: True for an OpenAI Batch line (billed at batch prices).
+        service_tier: the service tier the response (or else the request) names, or None.
+    """
+
+    where: str
+    request: Request
+    response: str | None = None
+    response_json: str = ""
+    usage: Usage | None = None
+    timestamp: datetime | None = None
+    model: str | None = None
+    bill: BillUsage | None = None
+    batch: bool = False
+    service_tier: str | None = None
+
+    @property
+    def not_counted(self) -> tuple[tuple[str, int], ...]:
+        """(kind, number) of the request's parts no tokenizer counts here: image, audio, file."""
+        return tuple(sorted(media_counts(self.request).items()))
+
 
 
 def _dumps(value: Any) -> str:
@@ -45,14 +95,14 @@ def _request_of(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def detect_shape(row: Any) -> str:
-    """The shape of a file, from one row.
+    """The shape of a file, from one row: a Batch line, else the shape `analysis.requests` detects.
 
     >>> detect_shape({"custom_id": "r1", "body": {"messages": []}})
     'openai-batch'
     >>> detect_shape({"system": "Be brief.", "messages": [{"role": "user", "content": "Hi"}]})
     'anthropic'
-    >>> detect_shape({"messages": [{"role": "user", "content": "Hi"}]})
-    'openai-chat'
+    >>> detect_shape({"messages": [{"role": "user", "content": "Hi"}]}), detect_shape({"request": {"contents": []}})
+    ('openai-chat', 'gemini')
     """
     if isinstance(row, str):
         return "text"
@@ -61,13 +111,10 @@ def detect_shape(row: Any) -> str:
     if "custom_id" in row and isinstance(row.get("body"), dict):
         return "openai-batch"
     request = _request_of(row)
-    if "system" in request:
-        return "anthropic"
-    for m in request.get("messages") or ():
-        content = m.get("content") if isinstance(m, dict) else None
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in _ANTHROPIC_ONLY for b in content):
-            return "anthropic"
-    return "openai-chat"
+    try:
+        return request_shape(request)
+    except BadInput:  # no request keys at all: read as chat, so the row's error names what is missing
+        return "anthropic" if "system" in request else "openai-chat"
 
 
 # -- the request and the response, through the one parser -------------------------------------------
@@ -82,6 +129,8 @@ def _parsed(body: Any, shape: str, at: str = "") -> Request:
 
 
 def _request(request: dict[str, Any], shape: str) -> Request:
+    if shape not in ("openai-chat", "anthropic"):
+        return _parsed(request, shape)
     if shape != "anthropic" and "system" in request:
         raise RowError("has a top-level 'system', which is the Anthropic shape", "Anthropic field in an OpenAI row")
     messages = request.get("messages")
@@ -90,13 +139,13 @@ def _request(request: dict[str, Any], shape: str) -> Request:
         raise RowError(f"has no 'messages' (keys: {keys})", "no messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise RowError("'messages' must be a list of objects", "messages is not a list of objects")
-    return _parsed(request, _REQUEST_SHAPE[shape])
+    return _parsed(request, shape)
 
 
-def _reply(message: Any, shape: str, at: str) -> tuple[str, str]:
-    """(text, tool calls as JSON text) of a logged assistant message, read by the request parser."""
-    parsed = _parsed({"messages": [{**message, "role": "assistant"}]}, shape, f"{at}: ")
-    parts = parsed.messages[0].parts if parsed.messages else ()
+def _reply(body: Any, shape: str, at: str) -> tuple[str, str]:
+    """(text, tool calls as JSON text) of a logged reply, given as a request body the parser reads."""
+    parsed = _parsed(body, shape, f"{at}: ")
+    parts = [p for m in parsed.messages for p in m.parts]
     text = "".join(p.text for p in parts if isinstance(p, TextPart))
     calls = [{"name": p.name, "arguments": p.arguments} for p in parts if isinstance(p, ToolCall)]
     return text, _dumps(calls) if calls else ""
@@ -112,20 +161,34 @@ def _response(value: Any) -> tuple[str | None, str, dict[str, Any]]:
         raise RowError(f"response must be a string or an object, got {type(value).__name__}", "bad response")
     if isinstance(value.get("body"), dict):  # a Batch output line's response
         return _response(value["body"])
-    if isinstance(value.get("choices"), list):
+    if isinstance(value.get("choices"), list):  # OpenAI Chat Completions
         if not value["choices"]:
             return None, "", value
         message = value["choices"][0].get("message") or {}
-        text, calls = _reply({k: v for k, v in message.items() if k not in ("role", "refusal", "annotations", "audio")},
-                             "openai-chat", "response.choices[0].message")
+        kept = {k: v for k, v in message.items() if k not in ("role", "refusal", "annotations", "audio")}
+        text, calls = _reply({"messages": [{**kept, "role": "assistant"}]}, "openai-chat", "response.choices[0].message")
         return text, calls, value
-    if "content" in value:
+    if isinstance(value.get("output"), list):  # OpenAI Responses: message and function_call items
+        items = [item for item in value["output"]
+                 if isinstance(item, dict) and item.get("type") in ("message", "function_call")]
+        text, calls = _reply({"input": items}, "openai-responses", "response.output")
+        return text, calls, value
+    if isinstance(value.get("candidates"), list):  # Gemini: the first candidate, without its thoughts
+        if not value["candidates"]:
+            return None, "", value
+        content = value["candidates"][0].get("content") if isinstance(value["candidates"][0], dict) else None
+        content = content if isinstance(content, dict) else {}
+        parts = [p for p in content.get("parts") or () if not (isinstance(p, dict) and p.get("thought") is True)]
+        text, calls = _reply({"contents": [{"role": "model", "parts": parts}]}, "gemini", "response.candidates[0]")
+        return text, calls, value
+    if "content" in value:  # Anthropic
         content = value["content"]
         content = [b for b in content if not (isinstance(b, dict) and b.get("type") == "redacted_thinking")] \
             if isinstance(content, list) else content
-        text, calls = _reply({"content": content}, "anthropic", "response")
+        text, calls = _reply({"messages": [{"content": content, "role": "assistant"}]}, "anthropic", "response")
         return text, calls, value
-    raise RowError(f"response has none of text, choices or content (keys: {', '.join(sorted(value))})", "bad response")
+    raise RowError(f"response has none of text, choices, output, candidates or content "
+                   f"(keys: {', '.join(sorted(value))})", "bad response")
 
 
 def _count(usage: dict[str, Any], key: str, *, nested: tuple[str, str] | None = None) -> int:
@@ -138,8 +201,13 @@ def _count(usage: dict[str, Any], key: str, *, nested: tuple[str, str] | None = 
     return value
 
 
-def _usage(value: Any) -> tuple[int, int | None, int] | None:
-    """(input incl. cached, output, cached) from OpenAI or Anthropic usage; None when absent."""
+def _usage(value: Any) -> Usage | None:
+    """Input (cached included), output and cached tokens of OpenAI, Anthropic or Gemini usage; None when absent."""
+    counts = _usage_counts(value)
+    return None if counts is None else Usage(*counts)
+
+
+def _usage_counts(value: Any) -> tuple[int, int | None, int] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
@@ -152,6 +220,10 @@ def _usage(value: Any) -> tuple[int, int | None, int] | None:
         total = _count(value, "input_tokens") + _count(value, "cache_read_input_tokens") + _count(value, "cache_creation_input_tokens")
         out = _count(value, "output_tokens") if "output_tokens" in value else None
         return total, out, read
+    if "promptTokenCount" in value:  # Gemini's usageMetadata (the prompt includes cached content)
+        out = _count(value, "candidatesTokenCount") + _count(value, "thoughtsTokenCount") \
+            if "candidatesTokenCount" in value else None
+        return _count(value, "promptTokenCount"), out, _count(value, "cachedContentTokenCount")
     raise RowError(f"usage has neither prompt_tokens nor input_tokens (keys: {', '.join(sorted(value))})", "bad usage")
 
 
@@ -185,24 +257,64 @@ def _timestamp(row: dict[str, Any], response: dict[str, Any]) -> datetime | None
     return None
 
 
-def parse_row(row: Any, shape: str, *, where: str = "") -> dict[str, Any]:
-    """One row of `shape` as plain fields (see `records.LogRecord`); raises RowError when unreadable."""
-    if shape == "text":
-        if not isinstance(row, str):
-            raise RowError("the text shape reads one text per line", "not text")
-        return {"request": Request.from_text(row)}
+def _logged_usage(row: dict[str, Any], response: dict[str, Any]) -> Any:
+    for where in (row, response):
+        for key in ("usage", "usageMetadata"):
+            if where.get(key) is not None:
+                return where[key]
+    return None
+
+
+def _usage_shape(usage: dict[str, Any], request_shape: str, response: dict[str, Any]) -> str:
+    """Which provider's usage object this is (`cost.usage.SHAPE_PROVIDERS`), from its own keys."""
+    if "promptTokenCount" in usage:
+        return "gemini"
+    if "prompt_tokens" in usage:
+        return "openai-chat"
+    if "cache_creation_input_tokens" in usage or "cache_read_input_tokens" in usage or "cache_creation" in usage \
+            or request_shape == "anthropic" or response.get("type") == "message":
+        return "anthropic"
+    return "openai-responses"
+
+
+def _bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> BillUsage | None:
+    if not isinstance(usage, dict):
+        return None
+    try:
+        return read_usage(usage, _usage_shape(usage, request_shape, response), model=model)
+    except BadInput as e:
+        raise RowError(str(e), "bad usage") from None
+
+
+def _tier(row: dict[str, Any], body: dict[str, Any], response: dict[str, Any]) -> str | None:
+    for where in (response, body, row):
+        if isinstance(where.get("service_tier"), str) and where["service_tier"]:
+            return where["service_tier"]
+    return None
+
+
+def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
+    """One row of `shape`, found at `where`, as a `LogRecord`; raises RowError when unreadable."""
+    if shape == "text" and isinstance(row, str):
+        return LogRecord(where, Request.from_text(row))
+    if shape == "text" and not (isinstance(row, dict) and isinstance(_request_of(row).get("prompt"), str)):
+        raise RowError("the text shape reads one text per line", "not text")
     if not isinstance(row, dict):
         raise RowError(f"a row must be a JSON object, got {type(row).__name__}", "not a JSON object")
+    request_shape = shape
     if shape == "openai-batch":
         if not isinstance(row.get("body"), dict):
             raise RowError("an OpenAI Batch line needs a 'body' object", "no body")
         url = row.get("url", "/v1/chat/completions")
-        if url != "/v1/chat/completions":
-            raise RowError(f"Batch url {url!r} is not /v1/chat/completions: only chat requests are priced here", "not a chat request")
+        if url not in _BATCH_URLS:
+            raise RowError(f"Batch url {url!r} is neither /v1/chat/completions nor /v1/responses: only chat "
+                           "and Responses requests are priced here", "not a chat request")
+        request_shape = _BATCH_URLS[url]
     body = _request_of(row)
-    request = _request(body, shape)
+    request = _request(body, request_shape)
     text, response_json, response = _response(row.get("response"))
-    usage = _usage(row["usage"] if row.get("usage") is not None else response.get("usage"))
-    model = response.get("model") or body.get("model") or row.get("model")
-    return {"request": request, "response": text, "response_json": response_json, "usage": usage,
-            "timestamp": _timestamp(row, response), "model": str(model) if model else None}
+    model = response.get("model") or response.get("modelVersion") or body.get("model") or row.get("model")
+    logged = _logged_usage(row, response)
+    model = str(model) if model else None
+    return LogRecord(where, request, text, response_json, _usage(logged), _timestamp(row, response), model,
+                     _bill(logged, request_shape, response, model), shape == "openai-batch", _tier(row, body, response))

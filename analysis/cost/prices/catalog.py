@@ -13,7 +13,7 @@ from typing import Iterable
 import pandas as pd
 
 from .genai_prices import list_prices, price_source, provider_ids
-from ...models import EXACTNESS, explicit_choice, load_rules, tokenizer_for_model
+from ...models import EXACTNESS, choose, explicit_choice, load_rules, rule_for
 from .records import Price
 from ...errors import BadInput, UnknownName, closest, shown
 
@@ -64,7 +64,7 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
     rows = []
     for p in prices:
         c = (explicit_choice(p.model, p.tokenizer, p.exactness or "exact", "stated in the price file") if p.tokenizer
-             else tokenizer_for_model(p.model, rules=rules))
+             else choose(rule_for((p.model,), rules), p.model))
         if exactness and c.exactness != exactness:
             continue
         tiers = sorted({start for r in (p.input, p.output) if r for start, _ in r.tiers})

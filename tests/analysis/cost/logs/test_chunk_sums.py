@@ -12,7 +12,8 @@ import pytest
 
 from analysis import load_tokenizer
 from analysis.cost import (TrafficPartial, chunked, get_price, plan_traffic, price_chunk, price_records, read_log_records,
-                           summarise, tokenizer_for_model)
+                           summarise)
+from analysis.models import resolve
 from analysis.requests import input_tokens
 
 LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
@@ -30,7 +31,7 @@ def _by_hand(records, model: str, output_tokens: int) -> tuple[list[Decimal], in
     """Each row's $ under `model`: its request counted alone by `input_tokens` (as `tokenprism count`
     counts it), the response with the model's tokenizer."""
     price = get_price(model, on=ON)
-    tok = load_tokenizer(tokenizer_for_model(price.model).tokenizer)
+    tok = load_tokenizer(resolve(price.model).tokenizer)
     costs, total_in, total_out = [], 0, 0
     for r in records:
         n_in = input_tokens(r.request, model).input_tokens

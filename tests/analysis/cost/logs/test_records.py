@@ -101,7 +101,7 @@ BAD_ROWS = [
     pytest.param('{"messages": [{"role": "wizard", "content": "x"}]}\n', ":1: unknown role 'wizard'", id="role"),
     pytest.param('{"messages": [{"role": "user", "content": [{"type": "hologram"}]}]}\n',
                  "unknown content type 'hologram'", id="content-type"),
-    pytest.param('{"prompt": "hi"}\n', ":1: has no 'messages' (keys: prompt)", id="no-messages"),
+    pytest.param('{"model": "gpt-4o"}\n', ":1: has no 'messages' (keys: model)", id="no-messages"),
     pytest.param('{"messages": [{"role": "user", "content": "x"}], "usage": {"prompt_tokens": -3}}\n',
                  "usage.prompt_tokens must be a non-negative integer", id="usage"),
     pytest.param('{"messages": [{"role": "user", "content": "x"}], "timestamp": "last tuesday"}\n',
@@ -191,3 +191,61 @@ def test_names_and_the_unknown_role_name_reach_the_request(tmp_path):
     report = LogReport()
     assert list(iter_log_records(path, errors="skip", report=report)) == []
     assert report.skipped == {"unknown content type 'hologram'": 1}
+
+
+# The log reader reads every request shape `analysis.requests` reads, by its parser: the same
+# body gives the same `Request` in a log row as in `count --messages`.
+NEW_SHAPES = [
+    pytest.param({"model": "gpt-4o", "input": "Hi", "instructions": "Be brief.",
+                  "response": {"model": "gpt-4o-2024-08-06", "output": [
+                      {"type": "reasoning", "summary": []},
+                      {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hello"}]},
+                      {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c1"}],
+                      "usage": {"input_tokens": 12, "output_tokens": 5, "input_tokens_details": {"cached_tokens": 4}}}},
+                 "openai-responses", ("Hello", '[{"name": "f", "arguments": "{}"}]', 12, 5, 4, "gpt-4o-2024-08-06"),
+                 id="responses"),
+    pytest.param({"request": {"contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+                              "systemInstruction": {"parts": [{"text": "Be brief."}]}},
+                  "response": {"modelVersion": "gemini-2.5-flash", "candidates": [{"content": {"role": "model", "parts": [
+                      {"text": "thinking...", "thought": True}, {"text": "Hello"}]}}],
+                      "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 3, "thoughtsTokenCount": 7,
+                                        "cachedContentTokenCount": 2}}},
+                 "gemini", ("Hello", "", 10, 10, 2, "gemini-2.5-flash"), id="gemini"),
+    pytest.param({"prompt": "Hi", "model": "gpt-4o"}, "text", (None, "", None, None, None, "gpt-4o"), id="prompt"),
+]
+
+
+@pytest.mark.parametrize(("row", "shape", "expected"), NEW_SHAPES)
+def test_every_request_shape_is_read_through_the_request_parser(tmp_path, row, shape, expected):
+    from analysis.requests import parse
+
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (record,), report = read_log_records(path)
+    assert report.shapes == {str(path): shape}
+    body = row.get("request", row)
+    assert record.request == parse({k: v for k, v in body.items() if k not in ("model", "response")})
+    text, calls, n_in, n_out, cached, model = expected
+    assert (record.response, record.response_json, record.model) == (text, calls, model)
+    usage = record.usage
+    assert ((usage.input_tokens, usage.output_tokens, usage.cached_tokens) if usage else (None, None, None)) == (
+        n_in, n_out, cached)
+
+
+def test_a_batch_line_for_the_responses_url_is_a_responses_request(tmp_path):
+    path = tmp_path / "batch.jsonl"
+    path.write_text(json.dumps({"custom_id": "r1", "url": "/v1/responses", "body": {"model": "gpt-4o", "input": "Hi"}})
+                    + "\n" + json.dumps({"custom_id": "r2", "url": "/v1/embeddings", "body": {"input": "Hi"}}) + "\n")
+    report = LogReport()
+    (record,) = iter_log_records(path, errors="skip", report=report)
+    assert record.request.api == "responses" and record.request.messages[0].text == "Hi"
+    assert report.skipped == {"not a chat request": 1}
+
+
+def test_logs_and_requests_share_one_anthropic_detector():
+    from analysis.cost.logs import shapes as log_shapes
+    from analysis.requests import shapes
+
+    assert not hasattr(log_shapes, "_ANTHROPIC_ONLY")
+    row = {"messages": [{"role": "assistant", "content": [{"type": "redacted_thinking", "data": "x"}]}]}
+    assert log_shapes.detect_shape(row) == shapes.detect_shape(row) == "anthropic"

@@ -35,7 +35,7 @@ def test_importing_analysis_does_not_import_genai_prices():
     code = ("import sys, analysis, analysis.cost.prices.genai_prices, analysis.cost, analysis.models, analysis.plots.cost, "
             "analysis.cli.cost\nfrom analysis.cli import build_parser\nbuild_parser()\n"
             "analysis.load_tokenizer('o200k_base').encode('x')\n"
-            "from analysis.models import tokenizer_for_model\ntokenizer_for_model('gpt-4o')\n"
+            "from analysis.models import rule_for\nrule_for(('gpt-4o',))\n"
             "assert 'genai_prices' not in sys.modules, 'genai_prices imported eagerly'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
 

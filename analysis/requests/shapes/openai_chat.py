@@ -1,0 +1,89 @@
+"""OpenAI Chat Completions: `messages`, `tools` or legacy `functions`, `tool_choice`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..mediaread import audio_part, file_part, image_part
+from ..request import Message, Part, Request, ToolCall, ToolChoice, ToolResult
+from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
+                    _obj, _str, _text, _text_in, _typed_parts)
+
+_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+
+
+def _chat_image(part: Mapping[str, Any], where: str) -> Part:
+    image = _obj(part.get("image_url"), f"{where}.image_url")
+    return image_part(_str(image.get("url"), f"{where}.image_url.url"),
+                      detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+
+
+def _chat_audio(part: Mapping[str, Any], where: str) -> Part:
+    audio = _obj(part.get("input_audio"), f"{where}.input_audio")
+    fmt = _str(audio.get("format"), f"{where}.input_audio.format")
+    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"), fmt)
+
+
+_CHAT_PARTS: dict[str, PartReader] = {
+    "text": _text_in("text"), "refusal": _text_in("refusal"), "image_url": _chat_image,
+    "input_audio": _chat_audio,
+    "file": lambda part, where: file_part(
+        _str(_obj(part.get("file"), f"{where}.file").get("filename"), f"{where}.file.filename"),
+        data=_str(_obj(part.get("file"), f"{where}.file").get("file_data"), f"{where}.file.file_data")),
+}
+
+
+def _chat_parts(content: Any, at: str) -> tuple[Part, ...]:
+    return _typed_parts(content, at, _CHAT_PARTS)
+
+
+def _chat_tool_choice(body: Mapping[str, Any]) -> ToolChoice | None:
+    raw = body.get("tool_choice", body.get("function_call"))
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return _mode(raw, "tool_choice")
+    choice = _obj(raw, "tool_choice")
+    if choice.get("type") == "allowed_tools":  # a subset of the tools, in auto or required mode
+        return _choice(_text(_obj(choice.get("allowed_tools"), "tool_choice.allowed_tools").get("mode", "auto"),
+                             "tool_choice.allowed_tools.mode"))
+    function = choice.get("function", choice)  # {"type": "function", "function": {...}} or legacy {"name"}
+    return _choice("tool", _text(_obj(function, "tool_choice.function").get("name"), "tool_choice.function.name"))
+
+
+def parse_openai_chat(body: Mapping[str, Any]) -> Request:
+    """An OpenAI Chat Completions body (`messages`, `tools` or legacy `functions`, `tool_choice`).
+
+    >>> r = parse_openai_chat({"messages": [{"role": "system", "name": "ex", "content": "Hi."}]})
+    >>> (r.messages[0].role, r.messages[0].name, r.messages[0].text)
+    ('system', 'ex', 'Hi.')
+    """
+    body = _obj(body, "the request")
+    messages: list[Message] = []
+    for at, m, role in _each_message(body, _CHAT_ROLES):
+        name = _str(m.get("name"), f"{at}.name")
+        parts = _chat_parts(m.get("content"), at)
+        if role in ("tool", "function"):
+            # A tool result; the legacy role "function" names the function instead of a call id.
+            call_id = _str(m.get("tool_call_id"), f"{at}.tool_call_id")
+            messages.append(Message("tool", (ToolResult(parts, call_id, name),)))
+            continue
+        calls: list[Part] = []
+        for j, rawcall in enumerate(m.get("tool_calls") or ()):
+            where = f"{at}.tool_calls[{j}]"
+            call = _obj(rawcall, where)
+            if call.get("type", "function") != "function":
+                raise _kind("tool call type", call.get("type"), ("function",), where)
+            fn = _obj(call.get("function"), f"{where}.function")
+            calls.append(ToolCall(_text(fn.get("name"), f"{where}.function.name"),
+                                  _arguments(fn.get("arguments"), f"{where}.function.arguments"),
+                                  _str(call.get("id"), f"{where}.id")))
+        if m.get("function_call") is not None:
+            fn = _obj(m["function_call"], f"{at}.function_call")
+            calls.append(ToolCall(_text(fn.get("name"), f"{at}.function_call.name"),
+                                  _arguments(fn.get("arguments"), f"{at}.function_call.arguments")))
+        messages.append(Message(role, parts + tuple(calls), name))
+    tools = [_function_def(tool.get("function"), f"{at}.function") for at, tool in _function_tools(body)]
+    tools += [_function_def(raw, f"functions[{i}]") for i, raw in enumerate(body.get("functions") or ())]
+    return Request(tuple(messages), None, tuple(tools), _chat_tool_choice(body))
