@@ -180,3 +180,20 @@ def test_max_tokens_refuses_a_huge_value_without_echoing_it(capsys):
 def test_serve_workers_has_an_upper_bound(capsys):
     code, _, err = _run(["serve", "--workers", "100000"], capsys)
     assert code == 2 and "--workers" in err
+
+
+# -- untried: key comparison in constant time ----------------------------------------------------
+def test_every_key_is_compared_with_compare_digest_every_time(monkeypatch):
+    import hmac
+
+    from analysis.api import security
+
+    seen = []
+    real = hmac.compare_digest
+    monkeypatch.setattr(security.hmac, "compare_digest", lambda a, b: seen.append(b) or real(a, b))
+    keys = ("a" * 32, "b" * 32, "c" * 32)
+    assert security._matches("a" * 32, keys)  # the first key matches: the others are still compared
+    assert seen == [k.encode() for k in keys]
+    seen.clear()
+    assert not security._matches("z" * 5, keys)
+    assert len(seen) == 3
