@@ -16,10 +16,10 @@ TABLE_CSS = ("table.tp{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
 
 
 # What Markdown (CommonMark, GitHub's tables) would read as markup in a value: HTML as entities,
-# the rest behind a backslash. A value from a user's file (a model name, a price note) then
+# the rest behind a backslash (not `_`: inside a word, as in cl100k_base, it is no markup). A value from a user's file (a model name, a price note) then
 # shows as its text, never as a tag, a link or a remote image a viewer fetches.
 _MARKDOWN_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;",
-                                 **{c: "\\" + c for c in "\\`*_[]!|~"}, "\n": " ", "\r": " "})
+                                 **{c: "\\" + c for c in "\\`*[]!|"}, "\n": " ", "\r": " "})
 
 
 def markdown_text(value: object) -> str:
