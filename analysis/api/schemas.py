@@ -210,7 +210,7 @@ class CostRequest(Strict):
     models: list[str] | None = Field(None, description="model ids or provider:model; default: a cross-provider selection")
     requests_per_month: Decimal = Field(description="a non-negative number (a string keeps it exact)")
     output_tokens: Decimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
-    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x input tokens")
+    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x content tokens (the text, not the chat format's tokens)")
     cached_share: Decimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
     messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
@@ -317,7 +317,7 @@ class Message(Loose):
 
 class CountTokensRequest(Loose):
     model: str
-    messages: list[Message]
+    messages: list[Message] = Field(min_length=1, description="at least one message, as Anthropic requires")
     system: str | list[ContentBlock] | None = None
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import BadInput
 from ..models import ModelSpec, TokenizerChoice, resolve
 from ..tokenizers import Tokenizer, load_tokenizer
-from .formats import FAMILIES, ChatFormat, Exactness, Span, format_for, none
+from .formats import FAMILIES, ChatFormat, Exactness, Rendered, Span, format_for, none
 from .formats.build import NoVariant
 from .formats.parts import join_reasons
 from .media import MediaCount, MediaLine, count_media, media_parts, without_media
@@ -31,23 +31,43 @@ class Count:
     images, audio and PDFs priced by the provider's rule (`media`: one line per part, see
     `analysis.requests.media`). `ids` is the rendered prompt where the count is exact, else None;
     `spans` then tile it into format and content runs (for drawing the format apart, see
-    `prompt_tokens`).
+    `prompt_tokens`). They are the fields of `rendered`, the family's `Rendered` as this count
+    lowers it (a proxy vocabulary makes it an estimate).
     """
     model: str
     tokenizer: str
     family: str | None
-    content_tokens: int
-    format_tokens: int
-    exactness: Exactness
-    reason: str
-    ids: tuple[int, ...] | None = None
-    spans: tuple[Span, ...] = ()
+    rendered: Rendered  # the counts, exactness and reason as the count gives them (ids only where exact)
     media_tokens: int = 0
     media: tuple[MediaLine, ...] = ()
 
     @property
+    def content_tokens(self) -> int:
+        return self.rendered.content_tokens
+
+    @property
+    def format_tokens(self) -> int:
+        return self.rendered.format_tokens
+
+    @property
+    def exactness(self) -> Exactness:
+        return self.rendered.exactness
+
+    @property
+    def reason(self) -> str:
+        return self.rendered.reason
+
+    @property
+    def ids(self) -> tuple[int, ...] | None:
+        return self.rendered.ids
+
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        return self.rendered.spans
+
+    @property
     def input_tokens(self) -> int:
-        return self.content_tokens + self.format_tokens + self.media_tokens
+        return self.rendered.input_tokens + self.media_tokens
 
     def row(self, *, ids: bool = False) -> dict[str, Any]:
         """The JSON contract's row: counts are ints; `ids` (with ids=True) is a list or None."""
@@ -119,9 +139,9 @@ class RequestCounter:
             exactness = "estimate" if media.exactness != "documented" or exactness == "estimate" else "documented"
             reason = join_reasons(reason, media.reason())
         exact = exactness == "exact"
-        return Count(self.model, self.tokenizer.name, self.family, rendered.content_tokens, rendered.format_tokens,
-                     exactness, reason, rendered.ids if exact else None, rendered.spans if exact else (),
-                     media.tokens, media.lines)
+        return Count(self.model, self.tokenizer.name, self.family, Rendered(
+            rendered.content_tokens, rendered.format_tokens, exactness, reason,
+            rendered.ids if exact else None, rendered.spans if exact else ()), media.tokens, media.lines)
 
 
 def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: TokenizerChoice) -> RequestCounter:
@@ -132,7 +152,7 @@ def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: T
         BadInput: the choice has no usable tokenizer on this machine (the message says why).
     """
     if not choice.usable or choice.tokenizer is None:
-        raise BadInput(f"model {name!r} is counted with {choice.wanted!r}, which is {choice.status}")
+        raise BadInput(choice.refusal(name))
     render = format_for(family, names) if family is not None else None
     return RequestCounter(name, load_tokenizer(choice.tokenizer), family, render, choice.exactness, choice.note,
                           choice.wanted or "", names)

@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...errors import BadInput, UnknownName
 from ...tokenizers import Tokenizer
-from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
+from ..request import Request, ToolCall
 from .base import Rendered
 from .build import Prompt, call_arguments, for_tokenizer
+from .parts import Turn, tool_json, turns_of
 
 Template = Literal["qwen2.5", "qwen3", "qwen3.6"]
 TEMPLATES: tuple[Template, ...] = ("qwen2.5", "qwen3", "qwen3.6")
@@ -59,52 +59,16 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
     return render_template(request, tokenizer, template, add_generation_prompt=add_generation_prompt)
 
 
-@dataclass
-class _Msg:
-    role: str
-    content: str
-    calls: list[ToolCall] = field(default_factory=list)
-
-
 def tojson(value: Any) -> str:
     """transformers' `tojson` filter: json.dumps with its default separators, non-ASCII kept."""
     return json.dumps(value, ensure_ascii=False)
-
-
-def tool_json(tool: ToolDef) -> dict[str, Any]:
-    """A tool definition as the OpenAI-style dict chat templates are given."""
-    function: dict[str, Any] = {"name": tool.name}
-    if tool.description is not None:
-        function["description"] = tool.description
-    function["parameters"] = dict(tool.parameters)
-    return {"type": "function", "function": function}
-
-
-def messages_of(request: Request, family: str) -> list[_Msg]:
-    """The request as the role/content/tool_calls list a chat template loops over."""
-    out = [_Msg("system", request.system)] if request.system is not None else []
-    for m in request.messages:
-        role = "system" if m.role == "developer" else m.role
-        texts, calls = [], []
-        for part in m.parts:
-            if isinstance(part, TextPart):
-                texts.append(part.text)
-            elif isinstance(part, ToolCall) and role == "assistant":
-                calls.append(part)
-            elif isinstance(part, ToolResult) and role == "tool":
-                texts.extend(q.text for q in part.parts if isinstance(q, TextPart))
-            else:
-                raise BadInput(f"a {m.role} message holds a {type(part).__name__}, which the {family} chat format is "
-                               "not counted for here: send text (and tool calls or results) only")
-        out.append(_Msg(role, "".join(texts), calls))
-    return out
 
 
 def render_template(request: Request, tokenizer: Tokenizer, template: str, *, add_generation_prompt: bool = True) -> Rendered:
     """The Qwen prompt of `request` in `template` ("qwen2.5" or "qwen3")."""
     if template not in TEMPLATES:
         raise UnknownName("qwen chat template", template, TEMPLATES)
-    msgs = messages_of(request, "qwen")
+    msgs = turns_of(request, "qwen")
     if not msgs:
         raise BadInput("the qwen chat template needs at least one message (it reads the first): send one")
     p = Prompt(tokenizer, "qwen")
@@ -149,7 +113,7 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
     return p.rendered("exact", _reason(p, REFERENCE.format(template)))
 
 
-def _tool_response(p: Prompt, msgs: Sequence[_Msg], i: int, content: str, *, opens: bool) -> None:
+def _tool_response(p: Prompt, msgs: Sequence[Turn], i: int, content: str, *, opens: bool) -> None:
     """A tool's output inside a user turn; consecutive outputs share the turn."""
     if opens:
         p.special("<|im_start|>")
@@ -164,7 +128,7 @@ def _tool_response(p: Prompt, msgs: Sequence[_Msg], i: int, content: str, *, ope
         p.text("\n", "format")
 
 
-def _last_query(msgs: Sequence[_Msg]) -> int:
+def _last_query(msgs: Sequence[Turn]) -> int:
     """Qwen3's index of the last user turn that is not a wrapped tool response."""
     for i in range(len(msgs) - 1, -1, -1):
         c = msgs[i].content
@@ -173,7 +137,7 @@ def _last_query(msgs: Sequence[_Msg]) -> int:
     return len(msgs) - 1
 
 
-def _assistant(p: Prompt, m: _Msg, template: str, after_query: bool, last: bool) -> None:
+def _assistant(p: Prompt, m: Turn, template: str, after_query: bool, last: bool) -> None:
     content = m.content
     p.special("<|im_start|>")
     if template == "qwen2.5":
@@ -253,7 +217,7 @@ _TOOLS_TAIL_36 = (
     "like normal with your current knowledge and do not tell the user about function calls\n</IMPORTANT>")
 
 
-def _render36(p: Prompt, request: Request, msgs: list[_Msg], add_generation_prompt: bool) -> Rendered:
+def _render36(p: Prompt, request: Request, msgs: list[Turn], add_generation_prompt: bool) -> Rendered:
     """Qwen3.5/3.6's template: texts trimmed, calls as <function=...> blocks, a thinking prompt."""
     system = msgs[0].content.strip() if msgs[0].role == "system" else None
     if any(m.role == "system" for m in msgs[1:]):

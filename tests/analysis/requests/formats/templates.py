@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from analysis.requests import Request, TextPart, ToolCall, ToolResult
-from analysis.requests.formats.qwen import tool_json
+from analysis.requests.formats.parts import tool_json
 
 jinja2 = pytest.importorskip("jinja2")
 from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
