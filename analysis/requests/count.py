@@ -31,8 +31,8 @@ class Count:
     images, audio and PDFs priced by the provider's rule (`media`: one line per part, see
     `analysis.requests.media`). `ids` is the rendered prompt where the count is exact, else None;
     `spans` then tile it into format and content runs (for drawing the format apart, see
-    `prompt_tokens`). They are the fields of `rendered`, the family's `Rendered` as this count
-    lowers it (a proxy vocabulary makes it an estimate).
+    `prompt_tokens`). The text's fields are those of `rendered`, the family's `Rendered` as this
+    count lowers it (a proxy vocabulary makes it an estimate).
     """
     model: str
     tokenizer: str
