@@ -273,7 +273,7 @@ def test_anthropic_count_tokens(client):
     assert imaged["exactness"] == "estimate" and "image (unsized) not counted" in imaged["exactness_reason"]
     many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}
     assert "--max-messages" in problem(client.post("/v1/messages/count_tokens", json=many), 422)["detail"]
-    problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": []}), 404)
+    problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": [{"role": "user", "content": "x"}]}), 404)
     sonet = problem(client.post("/v1/messages/count_tokens", json={**body, "model": "claude-sonet-4-5"}), 404)
     assert "claude-sonnet-4-5" in sonet["valid"]
     wizard = {**body, "messages": [{"role": "wizard", "content": "hi"}]}
