@@ -358,3 +358,30 @@ def test_every_log_shape_has_an_example_row_that_reads_as_that_shape(tmp_path):
         records = list(iter_log_records([str(path)], shape="auto", report=report))
         assert len(records) == 1 and report.shapes[str(path)] == shape, (shape, report.shapes)
         assert "Where is my order?" in "".join(m.text for m in records[0].request.messages)
+
+
+# -- why, by part --------------------------------------------------------------------------------
+def test_diff_breaks_the_change_down_by_class_script_and_line(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text('def greet(name):\n    # Привет, мир\n    return "안녕하세요 " + name\n\nprint(greet("world"))  # 2024\n',
+                              encoding="utf-8")
+    (src / "b.py").write_text("x = 1\n", encoding="utf-8")
+    code, out, err = run("diff", "-f", str(src), "--from", "o200k_base", "--to", "gpt2", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    for f in data["files"]:
+        if f["breakdown"] is None:
+            continue
+        for kind in ("class", "script"):  # every token filed once: the parts add up to the counts
+            assert sum(r["from_tokens"] for r in f["breakdown"][kind]) == f["from_tokens"]
+            assert sum(r["to_tokens"] for r in f["breakdown"][kind]) == f["to_tokens"]
+        if not f["file"].endswith("a.py"):
+            continue
+        scripts = {r["part"]: r["change"] for r in f["breakdown"]["script"]}
+        assert scripts["Hang"] > 0 and scripts["Cyrl"] > 0  # gpt2 spends more on Hangul and Cyrillic
+        classes = {r["part"]: r["change"] for r in f["breakdown"]["class"]}
+        assert classes["non-ASCII"] == max(classes.values())
+        assert max(f["breakdown"]["lines"], key=lambda r: abs(r["change"]))["part"] in (2, 3)  # the non-English lines
+    code, out, _ = run("diff", "-f", str(src), "--from", "o200k_base", "--to", "gpt2")
+    assert "by script: Hang +" in out and "by class:  non-ASCII +" in out
