@@ -72,6 +72,16 @@ class CountRequest(Strict):
                      {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}]})
 
 
+class MediaLine(BaseModel):
+    """One media part's count (`analysis.requests.media.MediaLine.row`)."""
+
+    part: str = Field(description='what the part is, e.g. "image 1024x1024 detail high"')
+    tokens: int | None = Field(description="null: not counted (note says why and the fix)")
+    exactness: Literal["documented", "estimate", "not counted"]
+    note: str
+    source: str = Field(description="the provider's page the rule comes from")
+
+
 class RequestCount(BaseModel):
     """The fields of every request count (`analysis.requests.Count.row`)."""
 
@@ -79,6 +89,8 @@ class RequestCount(BaseModel):
     input_tokens: int
     content_tokens: int = Field(description="the tokens of the text the caller wrote")
     format_tokens: int = Field(description="the tokens the model's chat format adds around it")
+    media_tokens: int = Field(0, description="the tokens of the images, audio and PDFs, by the provider's rule")
+    media: list[MediaLine] | None = Field(None, description="one line per media part (present when there are any)")
     exactness: RequestExactness
     exactness_reason: str
 
@@ -305,7 +317,7 @@ class Message(Loose):
 
 class CountTokensRequest(Loose):
     model: str
-    messages: list[Message]
+    messages: list[Message] = Field(min_length=1, description="at least one message, as Anthropic requires")
     system: str | list[ContentBlock] | None = None
 
 
@@ -345,7 +357,7 @@ class GeminiCountTokensRequest(Loose):
 
 
 class ModalityTokenCount(BaseModel):
-    modality: Literal["TEXT"]
+    modality: Literal["TEXT", "IMAGE", "AUDIO", "DOCUMENT"]
     tokenCount: int
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, UnknownName
+from .numbers import bounded
 from ..textio import read_stdin, read_text_file
 
 EXAMPLE = '["prompts/**/*.txt"]\ngpt-4o = 8000\n"claude-sonnet-4-5" = 4000'
@@ -39,15 +40,12 @@ def read_json(path: str, max_bytes: int | None, *, what: str) -> Any:
                        f"{what}") from None
 
 
+_TOKENS = bounded(1, 10**15, integer=True, unit="tokens")
+
+
 def positive_tokens(raw: str) -> int:
     """argparse type of a number of tokens: a whole number of at least 1 (argparse exits 2 otherwise)."""
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number of tokens") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} tokens: give a number of at least 1")
-    return value
+    return int(_TOKENS(raw))  # the bounded reader: both ends checked, a huge value cut in the message
 
 
 def mark(row: dict[str, Any], budget: int) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
 from .tokenizers import add_detail, add_format, add_max_input, max_input_bytes, terse
 
-COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
+COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens", "exactness",
+           "exactness_reason")
 
 
 def _models(values: list[str]) -> list[str]:
@@ -82,11 +83,15 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, ri
     reasons = {r["model"]: f"{r['exactness']}: {terse(r['exactness_reason'], explain)}" for r in rows}
     for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
         sys.stdout.write(f"\n{model}: {reason}")
+    for r in rows:  # one line per media part
+        for line in r.get("media", ()):
+            tokens = "not counted" if line["tokens"] is None else f"{line['tokens']} tokens"
+            sys.stdout.write(f"\n{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
     sys.stdout.write("\n" if explain or all(not r.endswith("…") for r in reasons.values())
                      else "\n(--explain gives each reason in full; --quiet leaves them out)\n")
 
 
-_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "budget"}
+_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "media_tokens", "budget"}
 
 
 def _report(rows: list[dict[str, Any]], rule: str) -> int:
@@ -121,14 +126,17 @@ def cmd_budget(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     from ..models import resolve
     from ..requests import input_tokens
+    from ..requests.media import parse_size
 
     if args.budget is not None:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
     specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
+    size = parse_size(args.image_size) if args.image_size else None
     request = _request(args)
-    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt).row(ids=args.ids)
+    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
+                         image_size=size).row(ids=args.ids)
             for spec in specs]
     if args.format == "table":  # a proxy tokenizer as every other table labels it: ~o200k_base
         rows = [{**r, "tokenizer": spec.choice().label} if spec.choice().tokenizer == r["tokenizer"] else r
@@ -163,6 +171,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected; text with -f FILE.json counts the JSON as text)")
     p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
+    p.add_argument("--image-size", metavar="WxH", default=None,
+                   help="the size of the images given by URL (never fetched), e.g. 1024x768; inline images are "
+                        "sized from their own headers")
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")
     p.add_argument("--no-generation-prompt", action="store_true",
                    help="leave out the header that primes the reply (the chat APIs always add it)")

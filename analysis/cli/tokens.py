@@ -86,6 +86,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
+MAX_ID_DIGITS = 20  # 2**64 has 20 digits: any longer id is refused before it is read
+
+
 def parse_ids(raw: str) -> list[int]:
     """Token ids separated by spaces, commas or newlines (a JSON list's brackets are allowed).
 
@@ -101,6 +104,10 @@ def parse_ids(raw: str) -> list[int]:
             shown = item if len(item) <= 20 else item[:20] + "..."
             raise BadInput(f"{shown!r} (item {i}) is not a token id: give whole numbers separated by spaces, "
                            "commas or newlines")
+        digits = len(item.lstrip("+-"))
+        if digits > MAX_ID_DIGITS:  # before int(): Python refuses to read 4,300 digits and more
+            raise BadInput(f"{item[:20]}... (item {i}) has {digits:,} digits; no vocabulary has an id that large "
+                           f"(ids have at most {MAX_ID_DIGITS} digits). Fix: pass the ids the tokenizer gave")
         ids.append(int(item))
     return ids
 

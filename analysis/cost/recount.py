@@ -28,20 +28,10 @@ from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
                         request_counter)
+from ..requests.formats import BATCH_NEEDS
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
 from .targets import model_spec
-
-# Families whose format encodes a message's text on its own (`Prompt.content_text`, the "none"
-# family): their batch is `encode_batch`, so the render finds the ids. Families that count it
-# (documented rules, estimates) get `count_batch`. The template families (Qwen, DeepSeek, Gemma)
-# encode each message joined to its markers, which no batch of the texts alone can answer.
-ENCODING_FAMILIES = frozenset({"none", "llama3", "llama4", "harmony", "mistral"})
-COUNTING_FAMILIES = frozenset({"openai", "claude"})
-# Families that read their own tokenizer's extra methods (gemma3's SentencePiece markers): counted
-# with the tokenizer itself, never through a `BatchTokenizer`.
-UNWRAPPED_FAMILIES = frozenset({"gemma3"})
-
 
 def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
     """The counter of a priced model named `ref`, counted with `choice` (cost's tokenizer choice).
@@ -67,8 +57,8 @@ def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenize
         return counter.count(request, tokenizer=tokenizer)
     except BadInput as e:
         c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer)
-        return dataclasses.replace(c, exactness="estimate", reason=join_reasons(f"the {counter.family} format refuses "
-                                   f"this request ({e}): its content alone is counted", c.reason), ids=None)
+        return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
+            f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 
 
 def request_texts(request: Request) -> Iterator[str]:
@@ -178,13 +168,15 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
                      counts: Mapping[str, Sequence[int]] | None = None) -> dict[str, BatchTokenizer]:
     """One `BatchTokenizer` per tokenizer of `counters`, filled with `texts` (`counts`: known counts per name).
 
-    A counter of `UNWRAPPED_FAMILIES` gets none: it counts with its own tokenizer.
+    What each counter's family needs is its row of `requests.formats.BATCH_NEEDS`; a family
+    that reads its own tokenizer ("own") gets none, and counts with that tokenizer.
     """
     counters = list(counters)
     out: dict[str, BatchTokenizer] = {}
-    encode = {c.tokenizer.name for c in counters if c.family in ENCODING_FAMILIES or c.render is None}
-    count = {c.tokenizer.name for c in counters if c.family in COUNTING_FAMILIES}
-    skip = {c.tokenizer.name for c in counters if c.family in UNWRAPPED_FAMILIES}
+    needs = [(c.tokenizer.name, "ids" if c.render is None else BATCH_NEEDS.get(c.family or "", "")) for c in counters]
+    encode = {name for name, need in needs if need == "ids"}
+    count = {name for name, need in needs if need == "counts"}
+    skip = {name for name, need in needs if need == "own"}
     for c in counters:
         name = c.tokenizer.name
         if name in out or name in skip:

@@ -10,13 +10,12 @@ never makes a typo into a model.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, check_name, closest
 from ..tokenizers import CATALOGUE
 from . import price_index
 from .price_index import Hit
@@ -69,7 +68,7 @@ class ModelSpec:
             raise BadInput(f"model {self.id!r} has no text tokenizer, so its text cannot be counted: {self.reason}")
         choice = self.choice()
         if not choice.usable or choice.tokenizer is None:
-            raise BadInput(f"model {self.id!r} is counted with {choice.wanted!r}, which is {choice.status}")
+            raise BadInput(choice.refusal(self.id))
         return choice
 
 
@@ -142,6 +141,7 @@ def resolve(model_id: str, *, rules: list[Rule] | None = None) -> ModelSpec:
     ...
     analysis.errors.UnknownName: unknown model 'gpt-4oo'; did you mean gpt-4o, gpt-4, ft:gpt-4o? (list models ...
     """
+    check_name("model", model_id)  # before the cache and the closest-name search
     if rules is None:
         return _resolve_packaged(model_id.strip())
     return _resolve(model_id.strip(), rules)
@@ -227,4 +227,4 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
 
 def closest_models(model_id: str, n: int = 5) -> list[str]:
     """The known ids closest to `model_id` (for faces that list suggestions apart from the message)."""
-    return difflib.get_close_matches(model_id, known_names(), n=n, cutoff=0.6)
+    return closest(model_id, known_names(), n=n)

@@ -69,6 +69,10 @@ class TokenizerChoice:
     def usable(self) -> bool:
         return self.tokenizer is not None and self.status == "ok"
 
+    def refusal(self, name: str) -> str:
+        """Why model `name` cannot be counted with this choice: "... is counted with X, which is {status}"."""
+        return f"model {name!r} is counted with {self.wanted!r}, which is {self.status}"
+
     @property
     def label(self) -> str:
         """Short form for tables: "o200k_base", "~o200k_base" (estimate) or "none"."""

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..cost import CostReport, display_categories, display_models, model_notes
 from ..contract import money, ratio, tokens
-from .page import html_page, markdown_table, neutralize_formula
+from .page import html_page, markdown_table, markdown_text, neutralize_formula
 
 
 def _header(report: CostReport) -> list[str]:
@@ -54,17 +54,17 @@ def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None) -> str:
     """The report as Markdown; `figures` maps a caption to an image path relative to the report."""
-    parts = ["# tokenprism cost report", ""] + [f"- {h}" for h in _header(report)] + ["", "## Cost by model", "",
+    parts = ["# tokenprism cost report", ""] + [f"- {markdown_text(h)}" for h in _header(report)] + ["", "## Cost by model", "",
                                                                                      markdown_table(display_models(report), index=False, float_format=None, formulas=True)]
     if len(report.categories):
         parts += ["", "## By category", "", "Cost if every request were like this category.", "",
                   markdown_table(display_categories(report), index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
-        parts += ["", f"![{caption}]({path})"]
-    parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+        parts += ["", f"![{markdown_text(caption)}]({path})"]
+    parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
     notes = model_notes(report)
     if notes:
-        parts += ["", "### Per model", ""] + [f"- {n}".replace("\n", " ") for n in notes]
+        parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from ..atomic import atomic_path, write_text
 from ..cost import TrafficReport, format_usd, frame_notes
 from .cost import csv_table, png_data_uri, jsonable, records
-from .page import html_page, markdown_table
+from .page import html_page, markdown_table, markdown_text
 
 TITLE = "tokenprism traffic cost report (estimates)"
 
@@ -133,15 +133,15 @@ def render_text(report: TrafficReport, *, width: int | None = None) -> str:
 
 
 def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = None) -> str:
-    parts = [f"# {TITLE}", ""] + [f"- {h}" for h in _header(report)]
+    parts = [f"# {TITLE}", ""] + [f"- {markdown_text(h)}" for h in _header(report)]
     for title, caption, frame in _sections(report):
         parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
-        parts += ["", f"![{caption}]({path})"]
-    parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+        parts += ["", f"![{markdown_text(caption)}]({path})"]
+    parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
     notes = _model_notes(report)
     if notes:
-        parts += ["", "### Per model", ""] + [f"- {n}" for n in notes]
+        parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
 
 

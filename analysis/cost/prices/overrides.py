@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import difflib
 import tomllib
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Price, Rate
-from ...errors import BadInput
+from ...errors import BadInput, closest
 
 
 OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
@@ -160,7 +159,7 @@ def load_overrides(path: str | Path) -> list[Price]:
     for row in rows:
         unknown = [k for k in row.values if k not in OVERRIDE_COLUMNS]
         if unknown:
-            close = difflib.get_close_matches(unknown[0], OVERRIDE_COLUMNS, n=1)
+            close = closest(unknown[0], OVERRIDE_COLUMNS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise _bad(path, row.where, unknown[0], f"unknown column{hint}; valid columns: {', '.join(OVERRIDE_COLUMNS)}")
         model = _text(path, row, "model", required=True)

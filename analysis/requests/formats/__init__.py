@@ -32,6 +32,18 @@ FORMATS: dict[str, ChatFormat] = {
     "gemma3": gemma3.render,
 }
 
+# What each family needs of a chunk's texts counted ahead in one batch call per tokenizer (how
+# `analysis.cost` recounts logs fast): "ids", its render encodes a message's text on its own
+# (`Prompt.content_text`), so a batch of encodings answers it; "counts", its documented rules
+# read counts only; "own", it reads its own tokenizer's extra methods (gemma3's SentencePiece
+# markers), so it is never wrapped. A family absent (the templates of Qwen, DeepSeek) encodes
+# each message joined to its markers, which no batch of the texts alone can answer.
+BATCH_NEEDS: dict[str, str] = {
+    "none": "ids", "llama3": "ids", "llama4": "ids", "harmony": "ids", "mistral": "ids",
+    "openai": "counts", "claude": "counts",
+    "gemma3": "own",
+}
+
 # Qwen3 models share Qwen2.5's vocabulary but not its template (Qwen2.5 adds a default system
 # prompt of about 20 tokens when a request has none; Qwen3 adds none).
 _QWEN3 = re.compile(r"qwen-?3(?![.p]?[5-9])|qwq", re.IGNORECASE)

@@ -22,7 +22,7 @@ import re
 from ...tokenizers import Tokenizer
 from ..request import Request, ToolCall, ToolResult
 from .base import ChatFormat, Rendered
-from .parts import join_reasons, media_counts, media_note, result_text, text_parts
+from .parts import join_reasons, media_counts, media_note, result_text, text_parts, tools_json_text
 
 HUMAN, ASSISTANT, PRIMING = "\n\nHuman: ", "\n\nAssistant: ", "\n\nAssistant:"
 UNMEASURED = ("its error is unmeasured: no calibration against logged Claude usage exists here "
@@ -65,9 +65,8 @@ def _render(request: Request, tokenizer: Tokenizer, model_ids: tuple[str, ...], 
     if request.tools:
         mode = request.tool_choice.mode if request.tool_choice else "auto"
         prompt = tool_prompt_tokens(model_ids, mode)
-        fmt += prompt + count(json.dumps([{"name": t.name, "description": t.description,
-                                           "input_schema": dict(t.parameters)} for t in request.tools],
-                                          ensure_ascii=False))
+        fmt += prompt + count(tools_json_text(request.tools, wrap=False, description="null", schema_key="input_schema",
+                                              ensure_ascii=False))
         tools = f"tools: Anthropic's documented tool-use system prompt ({prompt} tokens) plus the definitions as JSON"
     return Rendered(content, fmt, "estimate",
                     join_reasons("Claude's chat format is not public: role markers of Anthropic's documented legacy "

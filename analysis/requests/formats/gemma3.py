@@ -39,7 +39,7 @@ from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolResult
 from .base import Rendered
 from .build import Prompt
-from .parts import join_reasons, media_counts, media_note, result_text
+from .parts import join_reasons, media_counts, media_note, result_text, tools_json_text
 
 BOS, START, END = "<bos>", "<start_of_turn>", "<end_of_turn>"
 MARKERS = frozenset({START, END})
@@ -105,7 +105,7 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
     media = media_note(media_counts(request))
     if media:
         notes.append(media)
-    tools = enc.encode(json.dumps([_tool_json(t) for t in request.tools])) if request.tools else []
+    tools = enc.encode(tools_json_text(request.tools, wrap=False, description="empty")) if request.tools else []
     built = p.rendered("documented", "")
     if not enc.own:
         return Rendered(built.content_tokens, built.format_tokens + len(tools), "estimate", join_reasons(
@@ -115,10 +115,6 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
         return Rendered(built.content_tokens, built.format_tokens + len(tools), "estimate",
                         join_reasons(SOURCE, *notes))
     return Rendered(built.content_tokens, built.format_tokens, "documented", SOURCE, built.ids, built.spans)
-
-
-def _tool_json(tool) -> dict:
-    return {"name": tool.name, "description": tool.description or "", "parameters": dict(tool.parameters)}
 
 
 def _turns(request: Request) -> tuple[list[str], list[tuple[str, str, str]]]:

