@@ -385,3 +385,14 @@ def test_diff_breaks_the_change_down_by_class_script_and_line(tmp_path):
         assert max(f["breakdown"]["lines"], key=lambda r: abs(r["change"]))["part"] in (2, 3)  # the non-English lines
     code, out, _ = run("diff", "-f", str(src), "--from", "o200k_base", "--to", "gpt2")
     assert "by script: Hang +" in out and "by class:  non-ASCII +" in out
+
+
+def test_the_dashboards_upload_limit_is_said_once():
+    import tomllib
+    from pathlib import Path
+
+    from analysis.textio import MAX_UPLOAD_BYTES
+
+    config = tomllib.loads((Path(__file__).resolve().parents[3] / "dashboards" / ".streamlit" / "config.toml")
+                           .read_text(encoding="utf-8"))
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_BYTES // 1_000_000  # Streamlit's "Limit N MB" = our help
