@@ -396,3 +396,20 @@ def test_the_dashboards_upload_limit_is_said_once():
     config = tomllib.loads((Path(__file__).resolve().parents[3] / "dashboards" / ".streamlit" / "config.toml")
                            .read_text(encoding="utf-8"))
     assert config["server"]["maxUploadSize"] == MAX_UPLOAD_BYTES // 1_000_000  # Streamlit's "Limit N MB" = our help
+
+
+def test_a_bad_log_row_names_the_fix_in_each_faces_words(tmp_path):
+    from analysis.cost import read_log_records
+
+    log = tmp_path / "a.jsonl"
+    log.write_text('{"system": "s", "messages": [{"role": "user", "content": "hi"}]}\n', encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_log_records(log, shape="openai-chat")
+    message = str(info.value)
+    assert "errors='skip'" in message and "shape=SHAPE" in message and "--" not in message  # no CLI flag in the library
+    code, _, err = run("cost", "--logs", str(log), "--log-format", "openai-chat", "-m", "gpt-4o", "--output-tokens", "5")
+    assert code == 2 and "--errors skip" in err and "--log-format SHAPE" in err
+    from dashboards.app_pages.cost import page_words
+
+    shown = page_words(message)
+    assert 'tick "Skip malformed rows"' in shown and '"Log format"' in shown and "errors=" not in shown
