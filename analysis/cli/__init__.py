@@ -106,6 +106,7 @@ _FLAGS = (
     (re.compile(r"\berrors='(\w+)' or errors='(\w+)'"), r"--errors \1 or --errors \2"),
     (re.compile(r"\berrors='(\w+)'"), r"--errors \1"),
     (re.compile(r"\bcolumn=NAME\b"), "--column NAME"),
+    (re.compile(r"\bshape=SHAPE\b"), "--log-format SHAPE"),
 )
 
 

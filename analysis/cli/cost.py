@@ -27,32 +27,13 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..atomic import write_text
 from ..textio import read_stdin, read_text_file
-from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
+from .tokenizers import SORTS, add_detail, add_max_input, max_input_bytes, quiet_table, sort_models, table_width, terse
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
 from . import help_line, write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
-SORTS = ("cost", "tokens", "model")
-# --sort cost orders by the first of these a table has (a monthly figure where there is one)
-_COST_COLUMNS = ("usd_per_month", "usd_per_request", "usd_total", "usd_input")
-_TOKEN_COLUMNS = ("input_tokens_per_request", "input_tokens")
-
-
-def sort_models(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:
-    """`frame`'s rows in the order --sort asks for; rows without a figure (no price) last."""
-    if key is None or frame.empty:
-        return frame
-    if key == "model":
-        return frame.sort_values("model", kind="stable", ignore_index=True)
-    column = next(c for c in (_COST_COLUMNS if key == "cost" else _TOKEN_COLUMNS) if c in frame)
-    values = frame[column].tolist()
-    missing = [v is None or v != v for v in values]  # None, NaN: no price, no count
-    order = sorted(range(len(values)), key=lambda i: (missing[i], 0 if missing[i] else values[i]))
-    return frame.iloc[order].reset_index(drop=True)
-
-
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
 def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
     from ..cost import WORKLOAD_LIMITS, to_decimal, workload_value

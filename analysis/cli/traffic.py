@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import BadInput
 from ..render import terminal_text
 from . import write_safe
-from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
+from .tokenizers import add_max_line, line_bounds, quiet_table, sort_models, table_width
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -110,8 +110,6 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                                                     "output cost",) + report.notes)
     if args.requests_per_month is not None:
         report = project(report, args.requests_per_month)
-    from .cost import sort_models
-
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "csv":
         write_safe(render.models_csv(report))
