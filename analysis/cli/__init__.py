@@ -15,7 +15,8 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import BadInput, UnknownName
 
@@ -103,6 +104,16 @@ def write_safe(text: str) -> None:
     from ..render import terminal_text
 
     sys.stdout.write(terminal_text(text))
+
+
+def write_report_text(writers: Mapping[str, Callable[[Any], str]], fmt: str, report: Any) -> None:
+    """Write `report` to stdout in `fmt` by its report's table of writers: JSON as it is (json
+    escapes at its sink), every other format through `write_safe`."""
+    text = writers[fmt](report)
+    if fmt == "json":
+        sys.stdout.write(text)
+    else:
+        write_safe(text)
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug

@@ -9,13 +9,12 @@ report folder.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ..errors import BadInput
 from ..render import terminal_text
-from . import write_safe
+from . import write_report_text
 from .tokenizers import add_max_line, line_bounds
 
 
@@ -70,16 +69,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
     if log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     report = summarise(partial, plan, log_report)
-    if args.format == "csv":
-        write_safe(render.models_csv(report))
-    elif args.format == "json":
-        sys.stdout.write(json.dumps(render.report_json(report), indent=1, ensure_ascii=False) + "\n")
-    elif args.format == "md":
-        write_safe(render.render_markdown(report))
-    elif args.format == "html":
-        write_safe(render.render_html(report, with_figures=False))
-    else:
-        write_safe(render.render_text(report))
+    write_report_text(render.WRITERS, args.format, report)
     if args.out:
         sys.stdout.flush()
         for path in render.write_report(report, Path(args.out)):
