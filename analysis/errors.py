@@ -13,6 +13,47 @@ import functools
 from collections.abc import Iterable
 
 
+MAX_NAME = 256
+"""The longest model, tokenizer or sample name any face accepts; a longer one is refused before
+any work is done on it (the closest-name search included)."""
+MAX_ECHO = 80
+"""The most characters of a client's value that a message quotes; a longer value is cut."""
+
+
+def shown(value: object, limit: int = MAX_ECHO) -> str:
+    """`value` quoted for a message, cut to about `limit` characters.
+
+    >>> shown("gpt-4o"), shown("x" * 100, 10)
+    ("'gpt-4o'", "'xxxxxxx...' (100 characters)")
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:max(limit - 3, 1)] + '...'!r} ({len(text):,} characters)"
+
+
+def closest(name: str, valid: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The valid names closest to `name` (difflib), none for a name over `MAX_NAME` characters.
+
+    difflib's time grows with the product of the lengths; bounding the name bounds the search.
+
+    >>> closest("gpt-4oo", ["gpt-4o", "o3"]), closest("g" * 300, ["g"])
+    (['gpt-4o'], [])
+    """
+    if len(name) > MAX_NAME:
+        return []
+    import difflib  # only when a name is refused
+
+    return difflib.get_close_matches(name, list(valid), n=n, cutoff=cutoff)
+
+
+def check_name(kind: str, name: str) -> None:
+    """Refuse (BadInput) a name over `MAX_NAME` characters, before anything looks it up."""
+    if len(name) > MAX_NAME:
+        raise BadInput(f"the {kind} name {shown(name)} is longer than {MAX_NAME} characters; no {kind} name is. "
+                       f"Fix: send the {kind}'s id")
+
+
 class BadInput(ValueError):
     """Input that cannot be used as given; the message names the problem and the fix."""
 
@@ -35,11 +76,9 @@ class UnknownName(KeyError):
     def __init__(self, kind: str, name: str, valid: Iterable[str] = (), *, hint: str = "",
                  message: str = "") -> None:
         self.kind, self.name, self.valid = kind, name, sorted(set(valid))
-        import difflib  # only when a name is refused
-
-        self.closest = difflib.get_close_matches(name, self.valid, n=3, cutoff=0.6)
+        self.closest = closest(name, self.valid)
         if not message:
-            message = f"unknown {kind} {name!r}"
+            message = f"unknown {kind} {shown(name)}"
             if self.closest:
                 message += f"; did you mean {', '.join(self.closest)}?"
             elif self.valid and len(self.valid) <= 12:

@@ -117,12 +117,46 @@ def markdown_text(text: str) -> str:
     return " ".join(text.splitlines()).translate(_MARKDOWN_PUNCTUATION)
 
 
+def _utf8_length(lead: int) -> int:
+    """Bytes of the UTF-8 sequence that `lead` starts; 0 for a byte no sequence starts with."""
+    return 1 if lead < 0x80 else 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 0
+
+
+def bytes_label(data: bytes) -> str:
+    """A partial token's bytes as drawn: each character whole in it as text (whitespace visible),
+    each byte of a character split over several tokens as <0xNN>. So every character is drawn
+    once, as text, when one token holds it, and as bytes in every token when several do.
+
+    >>> bytes_label(" 日".encode()[:2]), bytes_label("日本".encode()[2:])
+    ('·<0xE6>', '<0xA5>本')
+    """
+    out: list[str] = []
+    text: list[str] = []
+    i = 0
+    while i < len(data):
+        n = _utf8_length(data[i])
+        if n and i + n <= len(data):
+            try:
+                text.append(data[i : i + n].decode("utf-8"))
+                i += n
+                continue
+            except UnicodeDecodeError:
+                pass
+        if text:
+            out.append(visible("".join(text)))
+            text = []
+        out.append(f"<0x{data[i]:02X}>")
+        i += 1
+    if text:
+        out.append(visible("".join(text)))
+    return "".join(out)
+
+
 def piece_label(text: str, piece: Piece) -> str:
-    """What to draw for a piece: its text with visible whitespace, or its bytes when partial."""
+    """What to draw for a piece: its text with visible whitespace, or, when partial, its bytes
+    (`bytes_label`: whole characters as text, the bytes of split ones as <0xNN>)."""
     if piece.partial:
-        span = text[piece.start : piece.end]
-        raw = "".join(f"<0x{b:02X}>" for b in piece.bytes)
-        return raw + (visible(span) if span and piece.bytes.decode("utf-8", "ignore") else "")
+        return bytes_label(piece.bytes)
     return visible(text[piece.start : piece.end])
 
 
@@ -203,7 +237,7 @@ def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = Tr
             label = _label_html(data.decode("utf-8"))
             partial = False
         except UnicodeDecodeError:
-            label, partial = html.escape("".join(f"<0x{b:02X}>" for b in data)), True
+            label, partial = html.escape(bytes_label(data)).replace("\n", "<br>"), True
         if kind == "format":
             cls = "tp-fmt"
         else:

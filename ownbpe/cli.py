@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.ArgumentDefaultsHelpFormatter
-    parser = argparse.ArgumentParser(prog="python -m ownbpe", description=__doc__.split("\n\n")[0], formatter_class=fmt)
+    parser = argparse.ArgumentParser(prog="python -m ownbpe", description=__doc__.split("\n\n")[0], formatter_class=fmt,
+                                     allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("train", help="learn merges from a UTF-8 text file", formatter_class=fmt)
@@ -60,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--vocab-size", type=int, required=True, help="256 bytes + merges + special tokens")
     p.add_argument("--out", required=True, help="where to write the model (versioned text)")
     p.add_argument("--special", action="append", default=[], metavar="TOKEN", help="special token (repeatable)")
-    p.add_argument("--pattern", choices=sorted(BUILTIN_PATTERNS), default="gpt2", help="pre-tokenization pattern")
+    p.add_argument("--pattern", choices=sorted(BUILTIN_PATTERNS), default="o200k",
+                   help="pre-tokenization pattern (o200k, as `tokenprism train`; gpt2 for the CS336 reference)")
     p.add_argument("--workers", type=int, default=None, help="processes for pre-tokenization (default: all CPUs)")
     p.add_argument("--progress", action="store_true", help="show progress bars on stderr")
     p.set_defaults(func=_train)

@@ -84,6 +84,21 @@ def is_json(content_type: bytes | None) -> bool:
     return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
+MAX_NUMBER_DIGITS = 1_000  # far above any count or id; Python's JSON reader refuses 4,300 digits and more
+# Digits become NUL (and NUL another byte), so a long number is a long run of NULs: found by a
+# substring search in C, linear in the body, whatever its digits look like.
+_DIGITS_AS_NUL = bytes.maketrans(b"0123456789\0", b"\0" * 10 + b"\1")
+_LONG_RUN = b"\0" * (MAX_NUMBER_DIGITS + 1)
+
+
+def huge_number(body: bytes) -> bool:
+    """True when the JSON in `body` holds a number of more than MAX_NUMBER_DIGITS digits (outside
+    its strings, where a long run of digits is just text)."""
+    if _LONG_RUN not in body.translate(_DIGITS_AS_NUL):
+        return False
+    return _LONG_RUN in _STRING.sub(b"", body).translate(_DIGITS_AS_NUL)
+
+
 def too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """True when the JSON in `body` nests arrays and objects more than `limit` levels deep.
 

@@ -26,6 +26,11 @@ from .security import given_key, refusal
 
 _log = logging.getLogger("tokenprism.api")
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The metrics' method label comes from this closed set; any other method a client sends is
+# "OTHER", so no client can add series (Prometheus' guidance on label cardinality). The route
+# label is the matched route's template, or one of two fixed words: never the raw path.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+MAX_SERIES = 4096  # a bound on the cached label children, whatever the app's routes and statuses
 
 
 class ServiceMiddleware:
@@ -66,6 +71,11 @@ class ServiceMiddleware:
             return self._too_large(e.declared), None
         if not data:
             return None, data
+        encoding = fields.get(b"content-encoding", b"identity").strip().lower()
+        if encoding not in (b"", b"identity"):
+            return Problem(415, f"the request body is compressed (Content-Encoding: {encoding[:40].decode('latin-1')}); "
+                           "this server reads uncompressed JSON only. Fix: send the body without compressing it",
+                           type_="unsupported-media-type"), data
         if not bodies.is_json(fields.get(b"content-type")):
             given = fields.get(b"content-type")
             said = f"Content-Type {given.decode('latin-1')!r}" if given else "no Content-Type"
@@ -74,6 +84,10 @@ class ServiceMiddleware:
         if bodies.too_deep(data):
             return Problem(422, f"the JSON body is nested too deeply: more than {bodies.MAX_JSON_DEPTH} levels of "
                            "arrays and objects. Fix: send the request shape documented at /docs",
+                           type_="limit-exceeded"), data
+        if bodies.huge_number(data):
+            return Problem(422, f"the JSON body holds a number of more than {bodies.MAX_NUMBER_DIGITS:,} digits; no "
+                           "field takes one. Fix: send counts and ids as the whole numbers they are",
                            type_="limit-exceeded"), data
         return None, data
 
@@ -121,12 +135,14 @@ class ServiceMiddleware:
             route = scope.get("route")
             label = getattr(route, "path", None) or ("(refused)" if refused else "(no route)")
             dt = time.perf_counter() - t0
-            key = (scope["method"], label, status)
+            method = scope["method"] if scope["method"] in METHODS else "OTHER"
+            key = (method, label, status)
             children = self._children.get(key)
             if children is None:  # labels() costs a lock and a lookup: resolve each series once
-                children = self._children[key] = (self.metrics.requests.labels(scope["method"], label, str(status)),
-                                                  self.metrics.latency.labels(label))
+                children = (self.metrics.requests.labels(method, label, str(status)), self.metrics.latency.labels(label))
+                if len(self._children) < MAX_SERIES:
+                    self._children[key] = children
             children[0].inc()
             children[1].observe(dt)
             if _log.isEnabledFor(logging.INFO):
-                _log.info("%s %s %d body=%dB %.1fms", scope["method"], label, status, n_bytes, dt * 1000)
+                _log.info("%s %s %d body=%dB %.1fms", method, label, status, n_bytes, dt * 1000)

@@ -10,7 +10,6 @@ cores busy while the event loop keeps accepting requests.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import gc
 import logging
 import os
@@ -22,6 +21,7 @@ from typing import Any, Callable, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from ..errors import MAX_NAME, closest, shown
 from ..tokenizers import CATALOGUE, Tokenizer, available_tokenizers, build_engines, load_tokenizer
 from .problems import Problem, check_limit
 from .settings import Settings
@@ -175,6 +175,9 @@ class Runtime:
         tok = self.tokenizers.get(name)
         if tok is not None:
             return tok
+        if len(name) > MAX_NAME:
+            raise Problem(422, f"the tokenizer name {shown(name)} is longer than {MAX_NAME} characters; no tokenizer "
+                          "name is. Fix: name one from GET /v1/tokenizers", type_="invalid-input")
         if name in self.unavailable:
             raise Problem(503, f"tokenizer {name!r} failed to load on this server ({self.unavailable[name]}); the "
                           f"others are served. Fix: repair it (e.g. tokenprism vocab fetch {name}) and restart the "
@@ -184,8 +187,8 @@ class Runtime:
             detail = (f"tokenizer {name!r} is not loaded by this server; it serves {', '.join(served)}. "
                       f"Fix: use one of those, or restart the server with --tokenizers including {name}")
         else:
-            close = difflib.get_close_matches(name, served, n=3)
-            detail = (f"unknown tokenizer {name!r}." + (f" Did you mean {', '.join(close)}?" if close else "")
+            close = closest(name, served)
+            detail = (f"unknown tokenizer {shown(name)}." + (f" Did you mean {', '.join(close)}?" if close else "")
                       + f" This server serves: {', '.join(served)} (GET /v1/tokenizers lists them)")
         raise Problem(404, detail, type_="unknown-tokenizer", valid=served)
 

@@ -72,6 +72,16 @@ class CountRequest(Strict):
                      {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}]})
 
 
+class MediaLine(BaseModel):
+    """One media part's count (`analysis.requests.media.MediaLine.row`)."""
+
+    part: str = Field(description='what the part is, e.g. "image 1024x1024 detail high"')
+    tokens: int | None = Field(description="null: not counted (note says why and the fix)")
+    exactness: Literal["documented", "estimate", "not counted"]
+    note: str
+    source: str = Field(description="the provider's page the rule comes from")
+
+
 class RequestCount(BaseModel):
     """The fields of every request count (`analysis.requests.Count.row`)."""
 
@@ -79,6 +89,8 @@ class RequestCount(BaseModel):
     input_tokens: int
     content_tokens: int = Field(description="the tokens of the text the caller wrote")
     format_tokens: int = Field(description="the tokens the model's chat format adds around it")
+    media_tokens: int = Field(0, description="the tokens of the images, audio and PDFs, by the provider's rule")
+    media: list[MediaLine] | None = Field(None, description="one line per media part (present when there are any)")
     exactness: RequestExactness
     exactness_reason: str
 
@@ -198,7 +210,7 @@ class CostRequest(Strict):
     models: list[str] | None = Field(None, description="model ids or provider:model; default: a cross-provider selection")
     requests_per_month: Decimal = Field(description="a non-negative number (a string keeps it exact)")
     output_tokens: Decimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
-    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x input tokens")
+    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x content tokens (the text, not the chat format's tokens)")
     cached_share: Decimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
     messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
@@ -305,7 +317,7 @@ class Message(Loose):
 
 class CountTokensRequest(Loose):
     model: str
-    messages: list[Message]
+    messages: list[Message] = Field(min_length=1, description="at least one message, as Anthropic requires")
     system: str | list[ContentBlock] | None = None
 
 
@@ -345,7 +357,7 @@ class GeminiCountTokensRequest(Loose):
 
 
 class ModalityTokenCount(BaseModel):
-    modality: Literal["TEXT"]
+    modality: Literal["TEXT", "IMAGE", "AUDIO", "DOCUMENT"]
     tokenCount: int
 
 

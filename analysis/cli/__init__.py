@@ -51,6 +51,28 @@ def help_line(command: str) -> str:
     return COMMANDS[command][1]
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Help that shows a flag's default where there is one to show: never "(default: None)",
+    "(default: False)" for a switch, or a second default where the help text names its own."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text or action.nargs == 0:
+            return text
+        return super()._get_help_string(action) or text
+
+
+class Parser(argparse.ArgumentParser):
+    """Every parser and sub-parser of `tokenprism`: no prefix matching (`--messages` is never read
+    as `--messages-per-request`), and `HelpFormatter` wherever a command asked for argparse's."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["allow_abbrev"] = False
+        if kwargs.get("formatter_class") in (None, argparse.HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+            kwargs["formatter_class"] = HelpFormatter
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given the `argv` it will parse, only as much of it as that needs.
 
@@ -59,7 +81,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     `tokenprism --help` and every command start without importing the others. Without `argv`,
     every command is registered in full (tests walk the whole parser).
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tokenprism",
         description="See how LLM tokenizers treat your text: counts, boundaries, cost, and why.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -106,10 +128,11 @@ def write_safe(text: str) -> None:
     sys.stdout.write(terminal_text(text))
 
 
-def write_report_text(writers: Mapping[str, Callable[[Any], str]], fmt: str, report: Any) -> None:
-    """Write `report` to stdout in `fmt` by its report's table of writers: JSON as it is (json
-    escapes at its sink), every other format through `write_safe`."""
-    text = writers[fmt](report)
+def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any, *,
+                      width: int | None = None) -> None:
+    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: where the
+    terminal table wraps): JSON as it is (json escapes at its sink), the rest through `write_safe`."""
+    text = writers[fmt](report, width)
     if fmt == "json":
         sys.stdout.write(text)
     else:

@@ -17,6 +17,7 @@ import ownbpe  # its names load on first use (the trainer, the compiled patterns
 from . import help_line
 from ..atomic import atomic_path
 from ..errors import BadInput
+from ..render import terminal_text
 from ..textio import regular_file_problem
 from .numbers import WORKERS, bounded
 
@@ -67,8 +68,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             Path(tmp.name).unlink(missing_ok=True)
             raise
         source = Path(tmp.name)
-    print(f"training ownbpe: corpus={', '.join(map(str, paths))} vocab_size={args.vocab_size} "
-          f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}", file=sys.stderr)
+    # file names and special tokens come from the user: shown through the terminal escape
+    print(terminal_text(f"training ownbpe: corpus={', '.join(map(str, paths))} vocab_size={args.vocab_size} "
+                        f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}"),
+          file=sys.stderr)
     t0 = time.perf_counter()
     try:
         tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=getattr(ownbpe, PATTERNS[args.pattern]),
@@ -81,13 +84,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     dt = time.perf_counter() - t0
     with atomic_path(out) as tmp_model:
         tok.save(tmp_model)
-    print(f"{len(tok.merges)} merges in {dt:.2f} s -> {args.out}")
+    print(terminal_text(f"{len(tok.merges)} merges in {dt:.2f} s -> {args.out}"))
     if tok.n_vocab < args.vocab_size:
         print(f"tokenprism train: stopped at {tok.n_vocab} tokens of the {args.vocab_size} asked: no pair of "
               "adjacent tokens is left to merge in this corpus (a larger corpus gives more)", file=sys.stderr)
     shown = ", ".join(repr((a + b).decode("utf-8", "replace")) for a, b in tok.merges[:10])
-    print(f"first merges: {shown}")
-    print(f"use it: tokenprism compare -t ownbpe:{args.out} \"some text\"")
+    print(terminal_text(f"first merges: {shown}"))
+    print(terminal_text(f"use it: tokenprism compare -t ownbpe:{args.out} \"some text\""))
     return 0
 
 

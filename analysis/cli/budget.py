@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, UnknownName
+from .numbers import bounded
 from ..textio import read_stdin, read_text_file
 
 EXAMPLE = '["prompts/**/*.txt"]\ngpt-4o = 8000\n"claude-sonnet-4-5" = 4000'
@@ -39,15 +40,12 @@ def read_json(path: str, max_bytes: int | None, *, what: str) -> Any:
                        f"{what}") from None
 
 
+_TOKENS = bounded(1, 10**15, integer=True, unit="tokens")
+
+
 def positive_tokens(raw: str) -> int:
     """argparse type of a number of tokens: a whole number of at least 1 (argparse exits 2 otherwise)."""
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number of tokens") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} tokens: give a number of at least 1")
-    return value
+    return int(_TOKENS(raw))  # the bounded reader: both ends checked, a huge value cut in the message
 
 
 def mark(row: dict[str, Any], budget: int) -> dict[str, Any]:
@@ -163,6 +161,26 @@ def request_of(path: Path, max_bytes: int | None) -> Any:
                                "Anthropic, Gemini) or lists of messages"))
     text, _ = read_text_file(path, max_bytes=max_bytes)
     return Request.from_text(text)
+
+
+def file_request(path: str, max_bytes: int | None, *, as_text: str) -> tuple[Any, str | None]:
+    """`-f FILE` as a request, and a note when FILE was read as a request body.
+
+    A .json file that is a request body (any shape `parse` reads) is read as one, as the budget
+    gate reads it; a .json file that is not (a data file) and any other file is a text. The note
+    says which, and `as_text` how to have a body counted as text instead.
+    """
+    from ..requests import Request, parse
+
+    if Path(path).suffix.lower() == ".json":
+        data = read_json(path, max_bytes, what="a .json FILE is read as a request body")
+        try:
+            return parse(data), (f"{path} read as a request body, as --budget reads .json files; {as_text}")
+        except BadInput as e:
+            text, _ = read_text_file(path, max_bytes=max_bytes)
+            return Request.from_text(text), f"{path} is JSON but not a request body ({e}): counted as text"
+    text, _ = read_text_file(path, max_bytes=max_bytes)
+    return Request.from_text(text), None
 
 
 def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: int | None,

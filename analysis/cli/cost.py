@@ -10,6 +10,7 @@ and its date, and marks estimates.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -25,13 +26,14 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 
 from ..textio import read_stdin, read_text_file
-from .tokenizers import add_max_input, max_input_bytes
+from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
 from . import help_line, write_report_text, write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
+SORTS = ("cost", "tokens", "model")
 
 
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
@@ -48,6 +50,12 @@ def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False)
             raise argparse.ArgumentTypeError(str(e)) from None
     parse.__name__ = name  # argparse shows it in "invalid <name> value"
     return parse
+
+
+def _renamed_category(text: str) -> str:
+    # measure's --category filters the built-in corpora; the label of your files is --category-name everywhere
+    raise argparse.ArgumentTypeError(f"the category of --corpus files is --category-name {text} (as in measure, where "
+                                     "--category chooses built-in corpora; here --builtin CATS does)")
 
 
 def _day(text: str) -> date:
@@ -68,14 +76,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "input is given.")
     src = p.add_argument_group("input (one request per text, file or sample)")
     src.add_argument("text", nargs="?", metavar="TEXT", help="the prompt of one request (quote it)")
-    src.add_argument("-f", "--file", action="append", metavar="FILE", help="a file holding one request (repeatable)")
+    src.add_argument("-f", "--file", action="append", metavar="FILE",
+                     help="a file holding one request (repeatable): a text, or a .json request body as --messages reads")
+    src.add_argument("--messages", action="append", metavar="FILE",
+                     help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini; tools and media included) "
+                          "or a list of messages, as `tokenprism count --messages` reads it; - for stdin (repeatable)")
+    src.add_argument("--system", metavar="TEXT|@FILE",
+                     help="a system prompt added to every text request (TEXT, -f, stdin, --logs text rows); @FILE reads it from a file")
     src.add_argument("--corpus", action="append", metavar="PATH",
                      help="files, folders or globs read as a corpus, one sample per file/row (repeatable)")
     src.add_argument("--builtin", nargs="?", const="all", metavar="CATS",
                      help="the built-in corpora, or some categories (comma-separated: prose,code,multilingual,numbers,whitespace)")
-    src.add_argument("--system", action="append", metavar="NAME", help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN]")
+    src.add_argument("--machine-corpus", action="append", metavar="NAME",
+                     help="a corpus on this machine: stdlib, pydoc, gettext[:DOMAIN] (repeatable)")
     src.add_argument("--column", help="text column of .jsonl/.csv/.parquet corpus files")
-    src.add_argument("--category", help="category for --corpus files (default: code by extension, else prose)")
+    src.add_argument("--category-name", dest="category", metavar="NAME",
+                     help="category for --corpus files, as in measure (default: code by extension, else prose)")
+    src.add_argument("--category", type=_renamed_category, help=argparse.SUPPRESS)
     src.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop; with --logs, a malformed "
                      "row: fail (strict) or leave it out and count it (skip)")
     add_max_input(src)
@@ -93,7 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     out = wl.add_mutually_exclusive_group()
     out.add_argument("--output-tokens", type=_number("--output-tokens"), metavar="N",
                      help="output tokens per request (in each model's tokens)")
-    out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x input tokens")
+    out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x content tokens (the request's text, not the chat format's tokens)")
     add_log_arguments(p)
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
@@ -103,6 +120,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     wl.add_argument("--chars-per-request", type=_number("--chars-per-request"), metavar="N",
                     help="scale every text to N characters per request, keeping its characters per token")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    p.add_argument("--sort", choices=SORTS, default=None,
+                   help="order the models: cost (cheapest first: $/month, else $/request), tokens (fewest input tokens "
+                        "first) or model (by name); default: the order given")
+    add_detail(p)
     p.add_argument("--out", metavar="DIR", help="also write report.md, report.html, CSV files and figures to DIR")
     from .measure import add_engine_options  # --engine/--scheduler/--workers for --corpus and --logs (streamed)
 
@@ -122,6 +143,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
     q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    q.add_argument("--wide", action="store_true", help="the table as wide as its columns (without it, it wraps at 120 columns)")
     q.set_defaults(func=cmd_models)
 
 
@@ -153,7 +175,7 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
     if args.builtin:
         cats = None if args.builtin == "all" else [c.strip() for c in args.builtin.split(",") if c.strip()]
         frames.append(corpus.load_builtin(cats))
-    for name in args.system or ():
+    for name in args.machine_corpus or ():
         frames.append(corpus.samples_to_frame(corpus.iter_system(name)))
     if not frames:
         text, bad = read_stdin(errors=args.errors, max_bytes=max_input_bytes(args))
@@ -161,6 +183,62 @@ def gather_inputs(args: argparse.Namespace) -> pd.DataFrame:
             print(f"note: stdin: {bad} invalid UTF-8 sequence(s) {'replaced by U+FFFD' if args.errors == 'replace' else 'dropped'}", file=sys.stderr)
         frames.append(pd.DataFrame([{"id": "stdin", "category": "text", "text": text}]))
     return pd.concat([f[["id", "category", "text"]] for f in frames], ignore_index=True)
+
+
+MACHINE_CORPORA = ("stdlib", "pydoc", "gettext")
+
+
+def system_prompt(args: argparse.Namespace) -> str | None:
+    """--system TEXT, or the text of --system @FILE."""
+    value = args.system
+    if value is None:
+        return None
+    if value.startswith("@"):
+        text, _ = read_text_file(value[1:], max_bytes=max_input_bytes(args))
+        return text
+    if value.split(":", 1)[0] in MACHINE_CORPORA:
+        print(f"note: --system {value} is taken as the system prompt {value!r}; the machine corpus is "
+              f"--machine-corpus {value}", file=sys.stderr)
+    return value
+
+
+def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
+    """The request bodies of --messages and of -f FILE.json, as (where, Request); and `args` with
+    -f left holding only the text files."""
+    from ..requests import parse
+    from .budget import file_request, read_json
+
+    limit = max_input_bytes(args)
+    bodies = [(name, parse(read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) "
+                                     "or a list of messages"))) for name in args.messages or ()]
+    texts = []
+    for name in args.file or ():
+        if not name.lower().endswith(".json"):
+            texts.append(name)
+            continue
+        request, note = file_request(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
+        if note and note.startswith(f"{name} read as a request body"):
+            bodies.append((name, request))
+        else:
+            texts.append(name)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
+    return bodies, argparse.Namespace(**{**vars(args), "file": texts or None})
+
+
+def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> list:
+    """The requests of the command line as log records: the bodies, then each text as one user message."""
+    from ..cost import LogRecord
+    from ..requests import Request
+
+    if args.corpus or args.builtin or args.machine_corpus:
+        raise BadInput("a request body or --system prices requests one by one; leave out --corpus, --builtin and "
+                       "--machine-corpus, or put many requests in a log (--logs FILE, one request per row)")
+    records = [LogRecord(where, request) for where, request in bodies]
+    if args.text is not None or args.file or not bodies:  # stdin only when nothing else is given
+        frame = gather_inputs(args)
+        records += [LogRecord(str(i), Request.from_text(t)) for i, t in zip(frame["id"], frame["text"])]
+    return records
 
 
 def _overrides(path: str | None) -> list:
@@ -192,7 +270,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
                          "first (fsspec URLs are read by the workers of `tokenprism measure --by ...`)")
     cost = CorpusCost(args.models, workload=workload, overrides=_overrides(args.prices), on=args.on,
                       fallback_tokenizer=args.fallback_tokenizer)
-    others = args.text is not None or args.file or args.builtin or args.system
+    others = args.text is not None or args.file or args.builtin or args.machine_corpus
     first = [gather_inputs(argparse.Namespace(**{**vars(args), "corpus": None}))] if others else []
     report = corpus.LoadReport()
     read = iter_corpus_chunks(args.corpus, category=args.category, column=args.column, errors=args.errors,
@@ -226,8 +304,12 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
     if args.out and (problem := writable_problem(Path(args.out) / "report.md")):  # read-only, no permission
         raise BadInput(problem)
+    system = system_prompt(args)
     if args.logs:
-        return cmd_traffic(args, _overrides(args.prices))
+        return cmd_traffic(args, _overrides(args.prices), system=system)
+    bodies, args = request_bodies(args)
+    if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
+        return cmd_traffic(args, _overrides(args.prices), records=_records_of(args, bodies, system), system=system)
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
@@ -238,10 +320,22 @@ def cmd_cost(args: argparse.Namespace) -> int:
     else:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
-    write_report_text(WRITERS, args.format, report)
+    from ..report.sorting import sort_models
+
+    report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
+    if args.format == "table" and args.quiet:
+        from ..cost.display.tables import display_models
+
+        write_safe(quiet_table(display_models(report)))
+    else:
+        write_report_text(WRITERS, args.format, report, width=table_width(args))
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
-        for path in write_report(report, Path(args.out)):
+        from ..report.bundle import own_files, read_manifest
+
+        previous = read_manifest(Path(args.out))  # the files a run before this one wrote: only those may go
+        written = write_report(report, Path(args.out))
+        for path in [*written, own_files(Path(args.out), written, previous)]:
             print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -262,7 +356,9 @@ def cmd_quick(args: argparse.Namespace) -> int:
                         chars_per_request=args.chars_per_request)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
-    frame = quick_frame(report, output=output, monthly=args.requests_per_month is not None)
+    from ..report.sorting import sort_models
+
+    frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
     if args.format == "csv":
         write_safe(csv_table(frame))
     elif args.format == "json":
@@ -283,13 +379,18 @@ def cmd_quick(args: argparse.Namespace) -> int:
             body = shown.to_html(index=False, border=0)
         else:
             with pd.option_context("display.width", 250, "display.max_columns", None):
-                body = shown.to_string(index=False)
+                body = shown.to_string(index=False, line_width=table_width(args))
+        if args.quiet:
+            write_safe(quiet_table(shown))
+            return 0
         hints = [] if output else ["add --output-tokens N for the output cost"]
         hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        why = quick_reasons(frame)
+        why = [terse(w, args.explain) for w in quick_reasons(frame)]
+        if any(w.endswith("…") for w in why):
+            hints.append("--explain gives each reason in full, --quiet the table alone")
         write_safe("\n".join(lines + ["", body, ""] + (["exactness:"] + [f"  - {w}" for w in why] if why else [])
                                    + ["notes:"] + [f"  - {n}" for n in report.notes]
-                                   + ([f"  - {'; '.join(hints)}"] if hints else [])) + "\n")
+                                   + [f"  - {h}" for h in hints]) + "\n")
     return 0
 
 
@@ -319,7 +420,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         write_safe(f"prices: {source}; genai-prices rows in force on {day} (UTC)\n")
         with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
                                "display.max_colwidth", 48):
-            write_safe(shown.to_string(index=False) + "\n")
+            write_safe(shown.to_string(index=False, line_width=table_width(args)) + "\n")
         print(f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
               "--format csv adds each row's note and source")
     return 0

@@ -15,10 +15,11 @@ from typing import Any
 from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
-from .budget import GATE_COLUMNS, load_checks, mark, offenders, positive_tokens, read_json, run_checks
-from .tokenizers import add_format, add_max_input, max_input_bytes
+from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
+from .tokenizers import add_detail, add_format, add_max_input, max_input_bytes, terse
 
-COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness", "exactness_reason")
+COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens", "exactness",
+           "exactness_reason")
 
 
 def _models(values: list[str]) -> list[str]:
@@ -44,11 +45,19 @@ def _request(args: argparse.Namespace) -> Any:
         raise BadInput(f"--shape {args.shape} reads a request body: pass the body with --messages FILE")
     if args.text is not None:
         return Request.from_text(args.text)
+    if args.file is not None and args.shape is None:
+        request, note = file_request(args.file, limit, as_text="pass --shape text to count the JSON as a text")
+        if note:
+            from ..render import terminal_text
+
+            print(f"note: {terminal_text(note)}", file=sys.stderr)
+        return request
     text, _ = read_text_file(args.file, max_bytes=limit) if args.file is not None else read_stdin(max_bytes=limit)
     return Request.from_text(text)
 
 
-def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str]) -> None:
+def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str],
+           detail: argparse.Namespace | None = None) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return
@@ -68,13 +77,21 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, ri
     for row in [dict(zip(shown, shown)), *cells]:
         sys.stdout.write("  ".join(str(row[c]).rjust(widths[c]) if c in right else str(row[c]).ljust(widths[c])
                                    for c in shown).rstrip() + "\n")
-    reasons = {r["model"]: f"{r['exactness']}: {r['exactness_reason']}" for r in rows}
+    if detail is not None and detail.quiet:
+        return
+    explain = detail is not None and detail.explain
+    reasons = {r["model"]: f"{r['exactness']}: {terse(r['exactness_reason'], explain)}" for r in rows}
     for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
         sys.stdout.write(f"\n{model}: {reason}")
-    sys.stdout.write("\n")
+    for r in rows:  # one line per media part
+        for line in r.get("media", ()):
+            tokens = "not counted" if line["tokens"] is None else f"{line['tokens']} tokens"
+            sys.stdout.write(f"\n{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
+    sys.stdout.write("\n" if explain or all(not r.endswith("…") for r in reasons.values())
+                     else "\n(--explain gives each reason in full; --quiet leaves them out)\n")
 
 
-_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "budget"}
+_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "media_tokens", "budget"}
 
 
 def _report(rows: list[dict[str, Any]], rule: str) -> int:
@@ -102,28 +119,34 @@ def cmd_budget(args: argparse.Namespace) -> int:
     rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args),
                       progress=sys.stderr.isatty())
     _write(rows, args.format, ("file", "model", "tokenizer", "input_tokens", "budget", "status", "exactness",
-                               "exactness_reason"), right=_COUNTS)
+                               "exactness_reason"), right=_COUNTS, detail=args)
     return _report(rows, f"budget file {visible(args.budget)}")
 
 
 def cmd_count(args: argparse.Namespace) -> int:
     from ..models import resolve
     from ..requests import input_tokens
+    from ..requests.media import parse_size
 
     if args.budget is not None:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
     specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
+    size = parse_size(args.image_size) if args.image_size else None
     request = _request(args)
-    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt).row(ids=args.ids)
+    rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
+                         image_size=size).row(ids=args.ids)
             for spec in specs]
+    if args.format == "table":  # a proxy tokenizer as every other table labels it: ~o200k_base
+        rows = [{**r, "tokenizer": spec.choice().label} if spec.choice().tokenizer == r["tokenizer"] else r
+                for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
-        _write(rows, args.format, columns, right=_COUNTS)
+        _write(rows, args.format, columns, right=_COUNTS, detail=args)
         return 0
     rows = [mark(r, args.max_tokens) for r in rows]
-    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS)
+    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS, detail=args)
     return _report(rows, f"--max-tokens {args.max_tokens}")
 
 
@@ -141,12 +164,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "it is: exact (rendered with the model's own tokenizer and format), documented (the provider's "
                     "published counting rules) or estimate (and why).")
     p.add_argument("text", nargs="?", help="a text, counted as one user message (or use -f, --messages or stdin)")
-    p.add_argument("-f", "--file", metavar="FILE", help="a text file, counted as one user message")
+    p.add_argument("-f", "--file", metavar="FILE",
+                   help="a text file, counted as one user message; a .json request body is read as --messages reads it")
     p.add_argument("--messages", metavar="FILE",
                    help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini) or a list of messages; - for stdin")
-    p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected)")
+    p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected; text with -f FILE.json counts the JSON as text)")
     p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
+    p.add_argument("--image-size", metavar="WxH", default=None,
+                   help="the size of the images given by URL (never fetched), e.g. 1024x768; inline images are "
+                        "sized from their own headers")
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")
     p.add_argument("--no-generation-prompt", action="store_true",
                    help="leave out the header that primes the reply (the chat APIs always add it)")
@@ -159,5 +186,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     gate.add_argument("--root", metavar="FOLDER", help="the folder the budget file's globs start from; "
                       "None: the budget file's folder")
     add_format(p)
+    add_detail(p)
     add_max_input(p)
     p.set_defaults(func=cmd_count)

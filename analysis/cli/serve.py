@@ -19,11 +19,14 @@ import tempfile
 from pathlib import Path
 
 from . import help_line
+from .numbers import bounded
 from ..atomic import temporary_name
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, closest, shown
 
 APP = "analysis.api.app:create_app"
+PROTOCOL = "analysis.api.connections:HeadDeadlineProtocol"  # uvicorn's h11, with a deadline on each request head
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # read by analysis.api.settings.Settings.from_env in each worker
+WORKERS_MAX = 256  # worker processes: each loads every tokenizer, so more than this is a typo
 SUPERVISOR_ENV = "TOKENPRISM_SERVE_SUPERVISOR"  # the pid the workers die with (analysis.api.lifeline)
 # flag -> (Limits field, default, meaning). The defaults repeat the service's own (`Limits`), which
 # this face cannot import; a test checks that they agree.
@@ -59,11 +62,9 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
         raise BadInput("--tokenizers is empty; name some (see `tokenprism tokenizers`) or leave it out for all")
     for n in names:
         if n not in CATALOGUE and ":" not in n:
-            import difflib
-
-            close = difflib.get_close_matches(n, list(CATALOGUE), n=3)
+            close = closest(n, CATALOGUE)
             raise UnknownName("tokenizer", n, CATALOGUE, message=(
-                f"unknown tokenizer {n!r} in --tokenizers." + (f" Did you mean {', '.join(close)}?" if close else "")
+                f"unknown tokenizer {shown(n)} in --tokenizers." + (f" Did you mean {', '.join(close)}?" if close else "")
                 + f" Valid: {', '.join(available_tokenizers())}"))
         if n in CATALOGUE and not is_available(n):
             raise BadInput(f"tokenizer {n!r} is not on this machine yet; fetch it first: tokenprism vocab fetch {n}")
@@ -95,16 +96,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    if not 1 <= args.port <= 65535:
-        raise BadInput(f"--port must be 1..65535, got {args.port}")
-    if args.workers < 1:
-        raise BadInput(f"--workers must be at least 1, got {args.workers}")
-    limits = {}
-    for flag, (name, _, _) in LIMITS.items():
-        value = getattr(args, name)
-        if value < 1:
-            raise BadInput(f"{flag} must be a positive whole number, got {value}")
-        limits[name] = value
+    # --port, --workers, the limits and the deadlines are read by the bounded readers of
+    # cli.numbers: a value out of range exits 2 naming the range, a huge one cut in the message.
+    limits = {name: getattr(args, name) for name, _, _ in LIMITS.values()}
     tokenizers = _tokenizer_names(args.tokenizers)
     if args.api_key_file:
         _check_key_file(args.api_key_file)
@@ -112,7 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     warning = open_warning(args.host, has_key)
     if warning:
         print(warning, file=sys.stderr, flush=True)
-    config = {"limits": limits, "tokenizers": list(tokenizers), "cors_origins": list(args.cors_origin or ()),
+    config = {"limits": limits, "tokenizers": list(tokenizers), "head_timeout": args.head_timeout, "cors_origins": list(args.cors_origin or ()),
               "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None}
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -131,9 +125,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"tokenizers={','.join(tokenizers) or 'all available'}, keys={'required' if has_key else 'none'}, "
           f"docs at /docs)", file=sys.stderr, flush=True)
     try:
+        # HTTP/1.1 with a deadline on each request head (analysis.api.connections), a bound on
+        # connections and tasks (a 503 past it) and on silent kept-alive connections.
         uvicorn.run(APP, factory=True, host=args.host, port=args.port, workers=args.workers,
                     log_level=args.log_level, access_log=False, root_path=args.root_path,
-                    proxy_headers=True, server_header=False)
+                    proxy_headers=True, server_header=False, http=PROTOCOL,
+                    limit_concurrency=args.limit_concurrency, timeout_keep_alive=args.keep_alive_timeout)
     finally:
         if metrics_dir:
             shutil.rmtree(metrics_dir, ignore_errors=True)  # we made it
@@ -147,8 +144,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Serves /v1/count, /v1/tokenize, /v1/cost, ... with an OpenAPI schema at "
                                    "/openapi.json and an offline docs page at /docs. Binds to loopback by default.")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (a non-loopback address without a key warns)")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=1, help="worker processes, each with its own tokenizers loaded")
+    p.add_argument("--port", type=bounded(1, 65535, integer=True), default=8000)
+    p.add_argument("--workers", type=bounded(1, WORKERS_MAX, integer=True, unit="processes"), default=1,
+                   help="worker processes, each with its own tokenizers loaded")
     p.add_argument("--tokenizers", "-t", metavar="A,B", help="tokenizers to load and serve (default: all available offline)")
     p.add_argument("--api-key-file", metavar="FILE",
                    help="require a key from this file (one per line) on every route but /healthz and /readyz; "
@@ -159,5 +157,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="info logs one line per request: method, route, status, size and time (never the text)")
     lim = p.add_argument_group("limits (each request over one gets 413 or 422 naming it)")
     for flag, (name, default, meaning) in LIMITS.items():
-        lim.add_argument(flag, dest=name, type=int, default=default, metavar="N", help=meaning)
+        lim.add_argument(flag, dest=name, type=bounded(1, 10**12, integer=True), default=default, metavar="N", help=meaning)
+    conn = p.add_argument_group("connections (for internet exposure, put a reverse proxy in front as well)")
+    conn.add_argument("--head-timeout", type=bounded(0.1, 3600, unit="seconds"), default=10.0, metavar="S",
+                      help="close a connection whose request line and headers take longer than this to arrive")
+    conn.add_argument("--keep-alive-timeout", type=bounded(1, 3600, integer=True, unit="seconds"), default=5,
+                      metavar="S", help="close a kept-alive connection silent for this long")
+    conn.add_argument("--limit-concurrency", type=bounded(1, 1_000_000, integer=True), default=1000, metavar="N",
+                      help="connections and requests in progress per worker; past it, 503")
     p.set_defaults(func=cmd_serve)

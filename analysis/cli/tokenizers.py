@@ -69,6 +69,48 @@ def add_format(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
 
 
+def add_detail(p: argparse.ArgumentParser) -> None:
+    """--quiet and --explain: how much a table's explanations say (tables only; csv and json
+    always carry every reason in full)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--quiet", "-q", action="store_true", help="the table alone: one line per model, no reasons or notes")
+    g.add_argument("--explain", action="store_true",
+                   help="every reason in full (without it, each reason is cut to its first clause)")
+    p.add_argument("--wide", action="store_true", help=f"tables as wide as their columns (without it, they wrap at {WIDTH} columns)")
+
+
+TERSE = 80  # characters of a reason shown without --explain
+WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
+
+
+# --quiet keeps these columns of a cost table, where present: one short line per model
+QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
+                 "$/request", "total $ (recounted)", "$/month", "$/month (projected)", "status")
+
+
+def quiet_table(frame: Any) -> str:
+    """A cost table for --quiet: the `QUIET_COLUMNS` it has, one line per row, no notes."""
+    return frame[[c for c in QUIET_COLUMNS if c in frame.columns]].to_string(index=False) + "\n"
+
+
+def table_width(args: argparse.Namespace) -> int | None:
+    """The width a table wraps at: `WIDTH`, or None (no wrapping) with --wide."""
+    return None if getattr(args, "wide", False) else WIDTH
+
+
+def terse(reason: str, explain: bool = False) -> str:
+    """`reason` cut to its first clause and at most `TERSE` characters, unless `explain`.
+
+    >>> terse("OpenAI Cookbook: 3 tokens per message; verified against the API")
+    'OpenAI Cookbook: 3 tokens per message; …'
+    """
+    if explain:
+        return reason
+    first = reason.split("; ", 1)
+    cut = first[0] if len(first[0]) <= TERSE else first[0][: TERSE - 1].rstrip() + "…"
+    return cut + ("; …" if len(first) > 1 and not cut.endswith("…") else "")
+
+
 # -- tokenizers ----------------------------------------------------------------------------------
 def _corrupt(name: str) -> str:
     """The state `tokenizers` and `vocab list` both show for a fetched file that fails its check."""
@@ -196,7 +238,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             for tok in toks:
                 pieces = tok.pieces(text)
                 print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
-                print(render.terminal(text, pieces, color=color))
+                # a text that ends in a line break draws it (↵) and breaks there: no second blank line
+                print(render.terminal(text, pieces, color=color).removesuffix("\n"))
             print()
     several = ["input"] if len(inputs) > 1 else []
     columns = several + COLUMNS + (["ids"] if args.format == "json" else [])

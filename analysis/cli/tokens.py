@@ -55,10 +55,12 @@ def _text(args: argparse.Namespace) -> str:
 
 
 def _write_text(text: str) -> None:
-    # The exact text as UTF-8 whatever the locale, no newline added: `decode` and `truncate` feed
-    # pipelines and files.
+    # The exact text as UTF-8 whatever the locale: `decode` and `truncate` feed pipelines and
+    # files, which get no newline added. A terminal gets one, so the prompt starts on its own line.
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
+    if text and not text.endswith("\n") and sys.stdout.isatty():
+        sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
 
@@ -84,6 +86,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
+MAX_ID_DIGITS = 20  # 2**64 has 20 digits: any longer id is refused before it is read
+
+
 def parse_ids(raw: str) -> list[int]:
     """Token ids separated by spaces, commas or newlines (a JSON list's brackets are allowed).
 
@@ -99,6 +104,10 @@ def parse_ids(raw: str) -> list[int]:
             shown = item if len(item) <= 20 else item[:20] + "..."
             raise BadInput(f"{shown!r} (item {i}) is not a token id: give whole numbers separated by spaces, "
                            "commas or newlines")
+        digits = len(item.lstrip("+-"))
+        if digits > MAX_ID_DIGITS:  # before int(): Python refuses to read 4,300 digits and more
+            raise BadInput(f"{item[:20]}... (item {i}) has {digits:,} digits; no vocabulary has an id that large "
+                           f"(ids have at most {MAX_ID_DIGITS} digits). Fix: pass the ids the tokenizer gave")
         ids.append(int(item))
     return ids
 

@@ -9,13 +9,16 @@ report folder.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import BadInput
 from ..render import terminal_text
-from . import write_report_text
-from .tokenizers import add_max_line, line_bounds
+from . import write_report_text, write_safe
+from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,26 +35,55 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     add_max_line(g)
 
 
-def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
-    """Price the logs named by --logs; output as --format, and a report folder with --out."""
+def with_system(records: Iterable[Any], system: str | None, kept: list[int]) -> Iterator[Any]:
+    """`records` with `system` as the system prompt of each request that has none; `kept` counts the
+    requests that had their own (and keep it)."""
+    import dataclasses
+
+    for record in records:
+        if system is None:
+            yield record
+        elif record.request.system is not None or any(m.role in ("system", "developer") for m in record.request.messages):
+            kept[0] += 1
+            yield record
+        else:
+            yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
+
+
+def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
+                system: str | None = None) -> int:
+    """Price the logs named by --logs (or `records`, requests from the command line); output as
+    --format, and a report folder with --out. `system`: --system, for requests without one."""
     from ..cost import LogReport, iter_log_records, plan_traffic, summarise
+    from ..cost.logs.traffic_report import project
     from ..report import traffic as render
 
-    if args.text is not None or args.file or args.corpus or args.builtin or args.system:
-        raise BadInput("--logs prices logged requests; give either --logs or texts (TEXT, -f, --corpus, --builtin, "
-                         "--system), not both")
+    if records is None and (args.text is not None or args.file or args.corpus or args.builtin or args.machine_corpus
+                            or args.messages):
+        raise BadInput("--logs prices logged requests; give either --logs or requests (TEXT, -f, --messages, --corpus, "
+                         "--builtin, --machine-corpus), not both")
     if args.errors == "replace":
         raise BadInput("--errors replace does not apply to logs: a bad row is either an error (strict) or left "
                          "out and counted (skip)")
-    if args.requests_per_month is not None or args.messages_per_request != 1 or args.chars_per_request is not None:
-        raise BadInput("--requests-per-month, --messages-per-request and --chars-per-request describe an assumed "
-                         "workload; with --logs the log itself is the workload, so leave them out")
-    plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
+    if args.messages_per_request != 1 or args.chars_per_request is not None:
+        raise BadInput("--messages-per-request and --chars-per-request describe an assumed workload of texts; a "
+                       "request body or log row is counted as it is, so leave them out")
+    # requests from the command line have no logged response: without an output size, their input alone is priced
+    input_only = records is not None and args.output_tokens is None and args.output_ratio is None
+    plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     log_report = LogReport()
-    records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                               report=log_report, bounds=line_bounds(args))
+    if records is None:
+        records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
+                                   report=log_report, bounds=line_bounds(args))
+        what = ", ".join(args.logs)
+    else:
+        records = list(records)
+        log_report.rows = len(records)
+        what = "the command line"
+    kept = [0]
+    records = with_system(records, system, kept)
     from tqdm.auto import tqdm
 
     from ..engine import open_engine, price_logs
@@ -65,14 +97,31 @@ def cmd_traffic(args: argparse.Namespace, overrides: list) -> int:
                   disable=None) as bar:
             partial = price_logs(records, plan, engine=engine, progress=bar.update)
     if not partial.rows:
-        raise BadInput(f"no request read from {', '.join(args.logs)}: {log_report.summary()}")
+        raise BadInput(f"no request read from {what}: {log_report.summary()}")
     if log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
+    if kept[0]:
+        print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
     report = summarise(partial, plan, log_report)
-    write_report_text(render.WRITERS, args.format, report)
+    if input_only:
+        report = dataclasses.replace(report, notes=("input only: add --output-tokens N (or --output-ratio R) for the "
+                                                    "output cost",) + report.notes)
+    if args.requests_per_month is not None:
+        report = project(report, args.requests_per_month)
+    from ..report.sorting import sort_models
+
+    report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
+    if args.format == "table" and args.quiet:
+        write_safe(quiet_table(render.display_models(report)))
+    else:
+        write_report_text(render.WRITERS, args.format, report, width=table_width(args))
     if args.out:
         sys.stdout.flush()
-        for path in render.write_report(report, Path(args.out)):
+        from ..report.bundle import own_files, read_manifest
+
+        previous = read_manifest(Path(args.out))  # the files a run before this one wrote: only those may go
+        written = render.write_report(report, Path(args.out))
+        for path in [*written, own_files(Path(args.out), written, previous)]:
             print(f"wrote {path}", file=sys.stderr)
     return 0
 

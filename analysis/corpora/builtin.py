@@ -12,7 +12,6 @@ working directory.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib.resources
 import importlib.util
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, closest, shown
 from .names import CATEGORIES, GENERATED_CATEGORIES
 from .generated import WHITESPACE_BASES, generate_numbers, whitespace_variants
 from .parallel import join_parallel, read_parallel_dir
@@ -168,9 +167,9 @@ def get_sample(sample_id: str) -> Sample:
         if item.sample.id == sample_id:
             return item.sample
     ids = [item.sample.id for item in pool]
-    close = difflib.get_close_matches(sample_id, ids, n=5, cutoff=0.5)
+    close = closest(sample_id, ids, n=5, cutoff=0.5)
     raise UnknownName("built-in sample", sample_id, ids, message=(
-        f"no built-in sample {sample_id!r}; " + (f"did you mean {close}? " if close else "")
+        f"no built-in sample {shown(sample_id)}; " + (f"did you mean {close}? " if close else "")
         + "list them with: tokenprism corpus list --samples"))
 
 

@@ -377,11 +377,22 @@ def iter_samples(
                                      chunk_bytes=chunk_bytes, extension_map=extension_map, report=report)
 
 
+# Markup that holds documents (README.md, docs/*.rst, a paper's .tex): prose of that kind, not code.
+DOCUMENT_KINDS = frozenset({"markdown", "restructuredtext", "latex"})
+
+
 def file_labels(path: Path, *, category: str | None = None, kind: str | None = None,
                 extension_map: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """(category, kind) of the samples of one file, as `iter_samples` infers them."""
+    """(category, kind) of the samples of one file, as `iter_samples` infers them: code for a
+    programming language's extension, prose for documents (.md, .rst, .tex: kind markdown...) and
+    for the rest.
+
+    >>> file_labels(Path("a.py")), file_labels(Path("README.md")), file_labels(Path("notes.txt"))
+    (('code', 'python'), ('prose', 'markdown'), ('prose', 'text'))
+    """
     lang_code = (CODE_EXTENSIONS if extension_map is None else extension_map).get(path.suffix.lower())
-    return category or ("code" if lang_code else "prose"), kind or lang_code or "text"
+    inferred = "code" if lang_code and lang_code not in DOCUMENT_KINDS else "prose"
+    return category or inferred, kind or lang_code or "text"
 
 
 def is_table_file(path: Path, *, column: str | None, explicit: bool) -> bool:

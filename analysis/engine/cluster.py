@@ -28,6 +28,61 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, default_workers, frame_chars, run_chunk
 
 RETRIES = 2
+_START = ("Start a scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), check the address, "
+          "or leave out --scheduler to start a cluster on this machine")
+# The first message of a Dask scheduler (its handshake) is a few hundred bytes; Dask reads the
+# first 8 bytes as the length of what follows, so a larger "length" is someone else talking.
+_HANDSHAKE_MAX = 1 << 20
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """Refuse, within `timeout` seconds, a tcp:// address where no Dask scheduler answers.
+
+    A Dask scheduler sends its handshake as soon as a connection opens. A closed port, a server
+    that says nothing (an HTTP server waits for a request) or one whose first bytes are not a
+    Dask frame (an SSH banner, a database greeting) is an `EngineError` naming the address and
+    what answered; Dask itself would hang or try to allocate the "length" it read. Addresses of
+    other transports (tls://, ucx://) are left to Dask.
+    """
+    import socket
+    import struct
+    import time
+
+    scheme, _, rest = address.rpartition("://")
+    if scheme not in ("", "tcp"):
+        return
+    host, _, port = rest.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise EngineError(f"--scheduler {address}: write the address as tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)") from None
+    deadline = time.monotonic() + timeout
+    first: bytes | None = None  # None: not connected
+    try:
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", number), timeout=timeout) as conn:
+            first = b""
+            while len(first) < 8:
+                conn.settimeout(max(deadline - time.monotonic(), 0.001))
+                got = conn.recv(8 - len(first))
+                if not got:
+                    break
+                first += got
+    except TimeoutError:
+        if first is None:
+            raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s (the connection was not "
+                              f"accepted). {_START}") from None
+        raise EngineError(f"something accepts connections at {address} but is not a Dask scheduler: it sent "
+                          f"{repr(first) if first else 'nothing'} within {timeout:g} s, where a scheduler sends its "
+                          f"handshake at once (an HTTP server or another service on that port?). {_START}") from None
+    except OSError as e:
+        raise EngineError(f"no Dask scheduler answers at {address} within {timeout:g} s ({e}). {_START}") from None
+    if len(first) < 8:
+        raise EngineError(f"something at {address} closed the connection after {len(first)} byte(s) "
+                          f"({first!r}): not a Dask scheduler. {_START}")
+    (length,) = struct.unpack("Q", first)
+    if not 0 < length <= _HANDSHAKE_MAX:
+        raise EngineError(f"something at {address} is not a Dask scheduler: it answered {first!r}, which is not "
+                          f"the start of a Dask message. {_START}")
 
 
 class _OneCorePerTask(WorkerPlugin):
@@ -49,12 +104,14 @@ class DaskEngine:
         self.scheduler = scheduler
         self.cluster = None
         if scheduler:
+            probe_scheduler(scheduler, timeout)
             try:
                 self.client = Client(scheduler, timeout=timeout, set_as_default=False)
             except (OSError, TimeoutError) as e:
-                raise EngineError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s ({e}). Start one "
-                                  "(`dask scheduler`, then `dask worker ADDRESS` on each machine), check the "
-                                  "address, or leave out --scheduler to start a cluster on this machine") from None
+                raise EngineError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s ({e}). {_START}") from None
+            except Exception as e:  # the handshake failed: what answered is not a Dask scheduler of this version
+                raise EngineError(f"what answers at {scheduler} does not speak Dask's protocol ({type(e).__name__}: "
+                                  f"{e}). {_START}") from None
         else:
             # a free port for the dashboard (it is served only when bokeh is installed; starting it
             # costs about 0.4 s of CPU, so a run nobody watches goes without)

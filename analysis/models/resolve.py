@@ -10,12 +10,12 @@ never makes a typo into a model.
 
 from __future__ import annotations
 
-import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, check_name, closest
 from ..tokenizers import CATALOGUE
 from . import price_index
 from .price_index import Hit
@@ -141,6 +141,7 @@ def resolve(model_id: str, *, rules: list[Rule] | None = None) -> ModelSpec:
     ...
     analysis.errors.UnknownName: unknown model 'gpt-4oo'; did you mean gpt-4o, gpt-4, ft:gpt-4o? (list models ...
     """
+    check_name("model", model_id)  # before the cache and the closest-name search
     if rules is None:
         return _resolve_packaged(model_id.strip())
     return _resolve(model_id.strip(), rules)
@@ -150,6 +151,33 @@ def resolve(model_id: str, *, rules: list[Rule] | None = None) -> ModelSpec:
 def _resolve_packaged(model_id: str) -> ModelSpec:
     # A ModelSpec is frozen and the packaged rules cannot change, so one answer per id per process.
     return _resolve(model_id, load_rules())
+
+
+def family_message(name: str, valid: Iterable[str]) -> str:
+    """For a family name such as "claude" (the start of several ids), the refusal that names the
+    newest model of each line (sonnet, opus, haiku...); "" when `name` is not one.
+
+    >>> family_message("claude", ["claude-sonnet-4-5", "claude-sonnet-5", "claude-opus-4-1", "claude-3-opus", "gpt-4o"])
+    "'claude' names a family of 4 models, not one: pick one, e.g. claude-opus-4-1, claude-sonnet-5 (`tokenprism models claude` lists them all)"
+    """
+    import re
+
+    members = [v for v in valid if v.lower().startswith(name.lower() + "-")]
+    if len(members) < 2:
+        return ""
+    newest: dict[str, tuple] = {}
+    for m in members:
+        rest = m[len(name) + 1:]
+        line, _, version = rest.partition("-")
+        if not line.isalpha() or not re.fullmatch(r"[0-9]+(-[0-9]+)*", version):
+            continue  # "latest", "-fast", dotted twins: the newest dashed version of each line only
+        key = tuple(int(x) for x in version.split("-"))
+        if line not in newest or key > newest[line][0]:
+            newest[line] = (key, m)
+    picks = sorted(m for _, m in newest.values())[:6]
+    example = f": pick one, e.g. {', '.join(picks)}" if picks else ""
+    return (f"{name!r} names a family of {len(members)} models, not one{example} "
+            f"(`tokenprism models {name}` lists them all)")
 
 
 def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
@@ -166,6 +194,8 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         if model_id in CATALOGUE:
             hint = (f"({model_id!r} is a tokenizer, not a model: count a text with it using "
                     f"`tokenprism compare -t {model_id}`, or name a model that uses it)")
+        elif (family := family_message(model_id, valid)):
+            raise UnknownName("model", model_id, valid, message=family)
         raise UnknownName("model", model_id, valid, hint=hint)
     provider = price_ref = None
     price_note, window = "", None
@@ -197,4 +227,4 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
 
 def closest_models(model_id: str, n: int = 5) -> list[str]:
     """The known ids closest to `model_id` (for faces that list suggestions apart from the message)."""
-    return difflib.get_close_matches(model_id, known_names(), n=n, cutoff=0.6)
+    return closest(model_id, known_names(), n=n)

@@ -278,7 +278,8 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
 
 # --- the manifest: which files in the folder are ours ------------------------------------------
 MANIFEST = ".tokenprism-report"
-_MANIFEST_HEAD = "# tokenprism report manifest: files written by `tokenprism report`; only these are ever replaced or removed"
+_MANIFEST_HEAD = ("# tokenprism report manifest: files written by `tokenprism report` or `tokenprism cost --out`; "
+                  "only these are ever replaced or removed")
 
 
 def check_report_dir(out_dir: str | Path) -> Path:
@@ -310,6 +311,15 @@ def read_manifest(out_dir: Path) -> list[str]:
 def _write_manifest(out: Path, files: list[Path]) -> None:
     rel = sorted({p.relative_to(out).as_posix() for p in files})
     write_text(out / MANIFEST, "\n".join([_MANIFEST_HEAD, *rel]) + "\n")
+
+
+def own_files(out: Path, written: list[Path], previous: list[str]) -> Path:
+    """After a run wrote `written` into `out`: the manifest listing them (written last), and the
+    files of the previous run's manifest (`previous`, read before the run) that this one did not
+    write, removed. Returns the manifest's path."""
+    _write_manifest(out, written)
+    _remove_stale(out, previous, written)
+    return out / MANIFEST
 
 
 def _remove_stale(out: Path, previous: list[str], written: list[Path]) -> None:

@@ -25,7 +25,7 @@ import pandas as pd
 from ..atomic import write_text
 from ..cost import CostReport, display_categories, display_models, model_notes
 from ..contract import money, ratio, tokens
-from .page import html_page, markdown_table, neutralize_formula
+from .page import html_page, markdown_table, markdown_text, neutralize_formula
 
 
 def _header(report: CostReport) -> list[str]:
@@ -34,14 +34,14 @@ def _header(report: CostReport) -> list[str]:
             f"input: {report.n_samples:,} request text(s), {report.n_chars:,} characters"]
 
 
-def render_text(report: CostReport) -> str:
+def render_text(report: CostReport, *, width: int | None = None) -> str:
     """The report as aligned text for a terminal."""
     lines = _header(report) + [""]
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 70):
-        lines.append(display_models(report).to_string(index=False))
+        lines.append(display_models(report).to_string(index=False, line_width=width))
         if len(report.categories):
             lines += ["", "by category (cost if every request were like this category):",
-                      display_categories(report).to_string(index=False)]
+                      display_categories(report).to_string(index=False, line_width=width)]
     lines += ["", "notes:"] + [f"  - {n}" for n in report.notes]
     notes = model_notes(report)
     if notes:
@@ -60,17 +60,17 @@ def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def render_markdown(report: CostReport, *, figures: dict[str, str] | None = None) -> str:
     """The report as Markdown; `figures` maps a caption to an image path relative to the report."""
-    parts = ["# tokenprism cost report", ""] + [f"- {h}" for h in _header(report)] + ["", "## Cost by model", "",
+    parts = ["# tokenprism cost report", ""] + [f"- {markdown_text(h)}" for h in _header(report)] + ["", "## Cost by model", "",
                                                                                      markdown_table(display_models(report), index=False, float_format=None, formulas=True)]
     if len(report.categories):
         parts += ["", "## By category", "", "Cost if every request were like this category.", "",
                   markdown_table(display_categories(report), index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
-        parts += ["", f"![{caption}]({path})"]
-    parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+        parts += ["", f"![{markdown_text(caption)}]({path})"]
+    parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
     notes = model_notes(report)
     if notes:
-        parts += ["", "### Per model", ""] + [f"- {n}".replace("\n", " ") for n in notes]
+        parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
 
 
@@ -197,13 +197,14 @@ def json_text(data: Any) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-# format -> the text of a report in it (`tokenprism cost --format`); "table" is the terminal's.
-WRITERS: dict[str, Callable[[CostReport], str]] = {
-    "table": render_text,
-    "csv": lambda report: csv_table(report.models),
-    "json": lambda report: json_text(report_json(report)),
-    "md": render_markdown,
-    "html": lambda report: render_html(report, figures=False),
+# format -> the text of a report in it (`tokenprism cost --format`), given the width the terminal
+# table wraps at (None: no wrapping; only "table" reads it).
+WRITERS: dict[str, Callable[[CostReport, int | None], str]] = {
+    "table": lambda report, width: render_text(report, width=width),
+    "csv": lambda report, width: csv_table(report.models),
+    "json": lambda report, width: json_text(report_json(report)),
+    "md": lambda report, width: render_markdown(report),
+    "html": lambda report, width: render_html(report, figures=False),
 }
 
 

@@ -15,13 +15,29 @@ TABLE_CSS = ("table.tp{border-collapse:collapse;font-size:0.85em;margin:1em 0}"
              "table.tp td,table.tp th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}")
 
 
+# What Markdown (CommonMark, GitHub's tables) would read as markup in a value: HTML as entities,
+# the rest behind a backslash. A value from a user's file (a model name, a price note) then
+# shows as its text, never as a tag, a link or a remote image a viewer fetches.
+_MARKDOWN_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;",
+                                 **{c: "\\" + c for c in "\\`*_[]!|~"}, "\n": " ", "\r": " "})
+
+
+def markdown_text(value: object) -> str:
+    """`value` as Markdown that shows its text: the one escape for every value we write to Markdown.
+
+    >>> markdown_text('<script>x</script> ![i](http://h/p) a|b')
+    '&lt;script&gt;x&lt;/script&gt; \\\\!\\\\[i\\\\](http://h/p) a\\\\|b'
+    """
+    return str(value).translate(_MARKDOWN_TABLE)
+
+
 def _cell(value: object, float_format: str | None, formulas: bool = False) -> str:
     if isinstance(value, float) and float_format is not None:
         return "" if pd.isna(value) else float_format.format(value)
     if formulas:
         value = neutralize_formula(value)
-    # a pipe would end the cell and a line break the row
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    # a pipe would end the cell, a line break the row, and a tag or a link would be markup
+    return markdown_text(value)
 
 
 def markdown_table(frame: pd.DataFrame, *, index: bool = True, float_format: str | None = "{:,.2f}",

@@ -19,7 +19,7 @@ import pandas as pd
 from ..atomic import atomic_path, write_text
 from ..cost import TrafficReport, format_usd, frame_notes
 from .cost import csv_table, json_text, png_data_uri, jsonable, records
-from .page import html_page, markdown_table
+from .page import html_page, markdown_table, markdown_text
 
 TITLE = "tokenprism traffic cost report (estimates)"
 
@@ -39,6 +39,8 @@ def _tokens(v: Any) -> str:
 def display_models(report: TrafficReport) -> pd.DataFrame:
     """The per-model table as people read it."""
     m = report.models
+    projected = {"$/month (projected)": m["usd_per_month"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else
+                                                               "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
         "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
@@ -46,7 +48,7 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
         "total $ (recounted)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
         "max": m["usd_per_request_max"].map(_usd_float), "vs served": m["change_vs_served"].map(_pct),
-        "status": m["status"],
+        **projected, "status": m["status"],
     })
 
 
@@ -117,11 +119,12 @@ def _model_notes(report: TrafficReport) -> list[str]:
     return frame_notes(report.models)
 
 
-def render_text(report: TrafficReport) -> str:
+def render_text(report: TrafficReport, *, width: int | None = None) -> str:
+    """The report for a terminal; `width`: wrap each table's columns into blocks of at most this many characters."""
     lines = _header(report) + [""]
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 60):
         for title, caption, frame in _sections(report):
-            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False), ""]
+            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False, line_width=width), ""]
     lines += ["notes:"] + [f"  - {n}" for n in report.notes]
     notes = _model_notes(report)
     if notes:
@@ -130,15 +133,15 @@ def render_text(report: TrafficReport) -> str:
 
 
 def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = None) -> str:
-    parts = [f"# {TITLE}", ""] + [f"- {h}" for h in _header(report)]
+    parts = [f"# {TITLE}", ""] + [f"- {markdown_text(h)}" for h in _header(report)]
     for title, caption, frame in _sections(report):
         parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
-        parts += ["", f"![{caption}]({path})"]
-    parts += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+        parts += ["", f"![{markdown_text(caption)}]({path})"]
+    parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
     notes = _model_notes(report)
     if notes:
-        parts += ["", "### Per model", ""] + [f"- {n}" for n in notes]
+        parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
 
 
@@ -196,12 +199,12 @@ def models_csv(report: TrafficReport) -> str:
 
 
 # format -> the text of a traffic report in it (`tokenprism cost --logs --format`).
-WRITERS: dict[str, Callable[[TrafficReport], str]] = {
-    "table": render_text,
-    "csv": models_csv,
-    "json": lambda report: json_text(report_json(report)),
-    "md": render_markdown,
-    "html": lambda report: render_html(report, with_figures=False),
+WRITERS: dict[str, Callable[[TrafficReport, int | None], str]] = {
+    "table": lambda report, width: render_text(report, width=width),
+    "csv": lambda report, width: models_csv(report),
+    "json": lambda report, width: json_text(report_json(report)),
+    "md": lambda report, width: render_markdown(report),
+    "html": lambda report, width: render_html(report, with_figures=False),
 }
 
 

@@ -17,6 +17,7 @@ from ..tokenizers import Tokenizer, load_tokenizer
 from .formats import FAMILIES, ChatFormat, Exactness, Rendered, Span, format_for, none
 from .formats.build import NoVariant
 from .formats.parts import join_reasons
+from .media import MediaCount, MediaLine, count_media, media_parts, without_media
 from .request import Request
 
 
@@ -24,17 +25,21 @@ from .request import Request
 class Count:
     """The input tokens of one request to one model.
 
-    `input_tokens == content_tokens + format_tokens`: content is the text the caller wrote (message
-    and system text, tool-call arguments, tool results), format is what the model's chat format
-    adds (roles, names, separators, tool definitions, the reply priming). `ids` is the rendered
-    prompt where the count is exact, else None; `spans` then tile it into format and content runs
-    (for drawing the format apart, see `prompt_tokens`). They are the fields of `rendered`, the
-    family's `Rendered` as this count lowers it (a proxy vocabulary makes it an estimate).
+    `input_tokens == content_tokens + format_tokens + media_tokens`: content is the text the caller
+    wrote (message and system text, tool-call arguments, tool results), format is what the model's
+    chat format adds (roles, names, separators, tool definitions, the reply priming), media the
+    images, audio and PDFs priced by the provider's rule (`media`: one line per part, see
+    `analysis.requests.media`). `ids` is the rendered prompt where the count is exact, else None;
+    `spans` then tile it into format and content runs (for drawing the format apart, see
+    `prompt_tokens`). The text's fields are those of `rendered`, the family's `Rendered` as this
+    count lowers it (a proxy vocabulary makes it an estimate).
     """
     model: str
     tokenizer: str
     family: str | None
     rendered: Rendered  # the counts, exactness and reason as the count gives them (ids only where exact)
+    media_tokens: int = 0
+    media: tuple[MediaLine, ...] = ()
 
     @property
     def content_tokens(self) -> int:
@@ -62,15 +67,17 @@ class Count:
 
     @property
     def input_tokens(self) -> int:
-        return self.rendered.input_tokens
+        return self.rendered.input_tokens + self.media_tokens
 
     def row(self, *, ids: bool = False) -> dict[str, Any]:
         """The JSON contract's row: counts are ints; `ids` (with ids=True) is a list or None."""
         out: dict[str, Any] = {
             "model": self.model, "tokenizer": self.tokenizer, "input_tokens": int(self.input_tokens),
             "content_tokens": int(self.content_tokens), "format_tokens": int(self.format_tokens),
-            "exactness": self.exactness, "exactness_reason": self.reason,
+            "media_tokens": int(self.media_tokens), "exactness": self.exactness, "exactness_reason": self.reason,
         }
+        if self.media:
+            out["media"] = [line.row() for line in self.media]
         if ids:
             out["ids"] = list(self.ids) if self.ids is not None else None
         return out
@@ -96,10 +103,16 @@ class RequestCounter:
     text_exactness: str
     text_note: str
     wanted: str = ""  # the tokenizer the model is counted with where it is fetched
+    names: tuple[str, ...] = ()  # the model's ids, as media.toml's rules match them
 
     def count(self, request: Request, *, add_generation_prompt: bool = True,
-              tokenizer: Tokenizer | None = None) -> Count:
+              tokenizer: Tokenizer | None = None, image_size: tuple[int, int] | None = None) -> Count:
+        """`image_size` is the (width, height) of the images whose size is not inline (URLs)."""
         tok = self.tokenizer if tokenizer is None else tokenizer
+        media = MediaCount()
+        if media_parts(request):
+            media = count_media(request, self.names or (self.model,), image_size=image_size)
+            request = without_media(request)
         why = (f"the {self.family} chat format is not built in this version" if self.family in FAMILIES
                else "no chat format is known for this model")
         rendered = None
@@ -122,10 +135,13 @@ class RequestCounter:
         if self.text_exactness != "exact":
             exactness = "estimate"
             reason = join_reasons(reason, self.text_note)
+        if media.lines:  # media by a documented rule make an exact count documented; else an estimate
+            exactness = "estimate" if media.exactness != "documented" or exactness == "estimate" else "documented"
+            reason = join_reasons(reason, media.reason())
         exact = exactness == "exact"
         return Count(self.model, self.tokenizer.name, self.family, Rendered(
             rendered.content_tokens, rendered.format_tokens, exactness, reason,
-            rendered.ids if exact else None, rendered.spans if exact else ()))
+            rendered.ids if exact else None, rendered.spans if exact else ()), media.tokens, media.lines)
 
 
 def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: TokenizerChoice) -> RequestCounter:
@@ -139,7 +155,7 @@ def counter_for(name: str, family: str | None, names: tuple[str, ...], choice: T
         raise BadInput(choice.refusal(name))
     render = format_for(family, names) if family is not None else None
     return RequestCounter(name, load_tokenizer(choice.tokenizer), family, render, choice.exactness, choice.note,
-                          choice.wanted or "")
+                          choice.wanted or "", names)
 
 
 def request_counter(model: str | ModelSpec, *, choice: TokenizerChoice | None = None) -> RequestCounter:
@@ -153,7 +169,8 @@ def request_counter(model: str | ModelSpec, *, choice: TokenizerChoice | None = 
     return counter_for(spec.id, spec.format, _names(spec), choice or spec.usable_choice())
 
 
-def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_prompt: bool = True) -> Count:
+def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_prompt: bool = True,
+                 image_size: tuple[int, int] | None = None) -> Count:
     """The input tokens of `request` to `model`, with the exactness of the count and its reason.
 
     Args:
@@ -161,6 +178,7 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
         model: a model id as `analysis.models.resolve` takes it, or its `ModelSpec`.
         add_generation_prompt: count the header that primes the reply (on by default, as the
             chat APIs always add it).
+        image_size: (width, height) for images whose size is not inline (a URL is never fetched).
 
     Raises:
         UnknownName: the model id is not known (the closest ids are named).
@@ -171,7 +189,7 @@ def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_pro
     >>> (c.input_tokens, c.content_tokens, c.format_tokens, c.exactness)
     (9, 2, 7, 'documented')
     """
-    return request_counter(model).count(request, add_generation_prompt=add_generation_prompt)
+    return request_counter(model).count(request, add_generation_prompt=add_generation_prompt, image_size=image_size)
 
 
 def prompt_tokens(count: Count) -> list[tuple[int, bytes, str]]:

@@ -23,10 +23,11 @@ class TextPart:
 
 @dataclass(frozen=True, slots=True)
 class ImagePart:
-    """An image, by reference; its tokens are priced by size, never read from its bytes here."""
+    """An image, by reference; its tokens are priced by its size (read from an inline image's
+    header by `mediaread`, never from a URL) and `detail`."""
     url: str | None = None
     media_type: str | None = None
-    detail: str | None = None  # OpenAI's "low" / "high" / "auto"
+    detail: str | None = None  # OpenAI's "low" / "high" / "auto"; Gemini's media_resolution "low" / "medium" / "high"
     width: int | None = None
     height: int | None = None
 
@@ -34,13 +35,15 @@ class ImagePart:
 @dataclass(frozen=True, slots=True)
 class AudioPart:
     media_type: str | None = None
-    seconds: float | None = None
+    seconds: float | None = None  # read from an inline WAV's header; None: not known
 
 
 @dataclass(frozen=True, slots=True)
 class FilePart:
     name: str | None = None
     media_type: str | None = None
+    pages: int | None = None  # an inline PDF's page count; None: not known
+    detail: str | None = None  # Gemini's media_resolution for the part
 
 
 @dataclass(frozen=True, slots=True)

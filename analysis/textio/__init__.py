@@ -80,6 +80,7 @@ _RAISE_HINT = "raise the limit with --max-input-mb MB (or TOKENPRISM_MAX_INPUT_M
 _MAGIC = {
     b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image",
     b"%PDF": "a PDF document", b"PK\x03\x04": "a ZIP archive (or .docx/.xlsx)", b"\x1f\x8b": "a gzip archive",
+    b"BZh": "a bzip2 archive", b"\xfd7zXZ": "an xz archive", b"\x28\xb5\x2f\xfd": "a zstd archive",
     b"\x7fELF": "an executable", b"MZ": "a Windows executable",
 }
 

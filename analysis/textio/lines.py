@@ -30,6 +30,9 @@ DEFAULT_MAX_LINE_MB = 64
 DEFAULT_MAX_INFLATION = 200
 READ_BLOCK = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
+# The compressed formats read as they are (gzip) and the ones named and refused, by magic bytes.
+OTHER_COMPRESSION = {b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd",
+                     b"PK\x03\x04": "zip", b"\x04\x22\x4d\x18": "lz4"}
 Stream = IO[bytes] | io.BufferedIOBase  # a binary stream: a file, BytesIO, GzipFile
 RAISE_HINT = "raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB)"
 
@@ -114,9 +117,13 @@ class _Inflation(io.RawIOBase):
 def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) -> Stream:
     """`fh` (a binary stream at its start, of `size` bytes), gzip decompressed when its magic
     bytes say so, bounded by `bounds.max_total`. A plain stream is returned as it is."""
-    head = fh.read(2)
+    head = fh.read(6)
     fh.seek(0)
-    if head != GZIP_MAGIC:
+    for magic, kind in OTHER_COMPRESSION.items():
+        if head.startswith(magic):
+            raise BadInput(f"{where}: compressed with {kind}; this reads plain text and gzip only. Fix: decompress "
+                           f"it first (or recompress it with gzip)")
+    if head[:2] != GZIP_MAGIC:
         return fh
     limit = bounds.max_total(compressed=size)
     inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size)

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from ..atomic import write_bytes
 from .fetch import data_dir
-from .rank_table import FORMAT_VERSION, MAGIC, DictTable, RankTable, StaleCache, Table, encode_table
+from .rank_table import (
+    FORMAT_VERSION, HEADER, MAGIC, DictTable, RankTable, StaleCache, Table, encode_table, size_bounds,
+)
 from .vocab import sha256_file
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "StaleCache", "cache_dir", "source_key", "encode_ranks", "decode_ranks",
@@ -84,7 +86,11 @@ def cached_table(name: str, sources: Sequence[Path], parse: Callable[[], dict[by
     key = source_key(sources)
     path = cache_dir() / f"{name}.ranks"
     try:
-        data = path.read_bytes()
+        data = _read_checked(path)
+    except StaleCache as e:
+        log.warning("rank cache %s is not usable: %s; rebuilding it from %s", path, e,
+                    ", ".join(str(s) for s in sources))
+        data = None
     except FileNotFoundError:
         data = None
     except OSError as e:
@@ -99,6 +105,17 @@ def cached_table(name: str, sources: Sequence[Path], parse: Callable[[], dict[by
     ranks = parse()
     _write(path, encode_table(ranks, key))
     return DictTable(ranks)
+
+
+def _read_checked(path: Path) -> bytes:
+    """The cache file's bytes, read only once its size agrees with its header's bounds."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(HEADER.size)
+        least, most = size_bounds(head)
+        if not least <= size <= most:
+            raise StaleCache(f"its size, {size:,} bytes, is outside what its header allows ({least:,} to {most:,})")
+        return head + f.read(size - len(head))
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -58,6 +58,25 @@ def _le(values: Sequence[int]) -> bytes:
     return arr.tobytes()
 
 
+MAX_TOKEN_BYTES = 4096  # no vocabulary's token is longer; a file needing more per token is not ours
+
+
+def size_bounds(head: bytes) -> tuple[int, int]:
+    """The least and most bytes a cache file with this header can have, from the header alone,
+    so that a file's size is checked before the file is read (a 3 GB file is never loaded).
+
+    Raises StaleCache for a short or foreign header, or a hash table over `MAX_SLOT_BITS`."""
+    if len(head) < HEADER.size:
+        raise StaleCache("shorter than its header")
+    magic, _, _, count, flags, bits, _ = HEADER.unpack_from(head)
+    if magic != MAGIC:
+        raise StaleCache("not a tokenprism rank cache (bad magic)")
+    if bits > MAX_SLOT_BITS or (1 << bits) < 2 * count:
+        raise StaleCache("its hash table is the wrong size")
+    least = HEADER.size + 4 * (count + 1) + (4 * count if flags & RANKS_LISTED else 0) + (4 << bits)
+    return least, least + count * MAX_TOKEN_BYTES
+
+
 def encode_table(ranks: Mapping[bytes, int], key: bytes) -> bytes:
     """The file's bytes for `ranks` under `key` (what `RankTable.open` reads back)."""
     items = sorted(ranks.items(), key=lambda kv: kv[1])

@@ -8,7 +8,6 @@ between threads. An unknown name is an error listing the valid names: nothing is
 
 from __future__ import annotations
 
-import difflib
 import os
 import functools
 import threading
@@ -18,7 +17,7 @@ from typing import Any, Callable, Iterable
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, closest, shown
 from . import cold, cuts, fetch, hf_cache
 from .rank_cache import cached_table
 from .rank_table import OverlayTable, Table
@@ -358,10 +357,10 @@ def is_available(name: str) -> bool:
 
 
 def _unknown(name: str) -> UnknownName:
-    close = difflib.get_close_matches(name, list(CATALOGUE), n=3)
+    close = closest(name, CATALOGUE)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     return UnknownName("tokenizer", name, CATALOGUE, message=(
-        f"unknown tokenizer {name!r}.{hint} Valid names: {', '.join(CATALOGUE)}; "
+        f"unknown tokenizer {shown(name)}.{hint} Valid names: {', '.join(CATALOGUE)}; "
         "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, hf:org/name (from the local Hugging Face cache), ownbpe:PATH"
     ))
 

@@ -169,9 +169,11 @@ with st.form("workload"):
     chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500,
                             key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
-    out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params")
+    out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params",
+                        format_func=lambda m: "ratio of content tokens" if m == "ratio of input tokens" else m)  # the value stays: old links
     out_tokens = c2.number_input("Output tokens per request", value=300, step=50, key="cost_out_tokens", bind="query-params")
-    out_ratio = c2.number_input("Output / input tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params")
+    out_ratio = c2.number_input("Output / content tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params",
+                                help="Output tokens per content token: the request's text, not the chat format's tokens.")
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 

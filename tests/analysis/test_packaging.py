@@ -8,9 +8,13 @@ gives the list the guarantee discovery would: a new sub-package fails here until
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
+import pytest
 from setuptools import find_packages
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,3 +45,21 @@ def test_a_planted_package_would_be_found(tmp_path):
     (tmp_path / "analysis" / "__init__.py").write_text("")
     (tmp_path / "analysis" / "newroom" / "__init__.py").write_text("")
     assert "analysis.newroom" in find_packages(where=str(tmp_path), include=["analysis*"])
+
+
+@pytest.mark.slow
+def test_the_wheel_builds_without_warnings_and_holds_every_data_file(tmp_path):
+    """A fresh install must not look broken: setuptools once printed a BuildBackendWarning per
+    datasets/ sub-folder (about 800 lines). The wheel holds every tracked data file."""
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), str(REPO)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Warning" not in done.stdout + done.stderr
+    (wheel,) = tmp_path.glob("tokenprism-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    data = [p for p in (REPO / "datasets").rglob("*") if p.is_file()]
+    absent = [p for p in data if "tokenprism_datasets/" + p.relative_to(REPO / "datasets").as_posix() not in names]
+    assert data and absent == []
+    for name in ("analysis/models/models.toml", "analysis/data/ownbpe-builtin.model", "dashboards/.streamlit/config.toml",
+                 "analysis/py.typed"):
+        assert name in names

@@ -16,10 +16,10 @@ from .conftest import load_ranks
 def test_train_encode_explain(tmp_path, cs336, capsys):
     model = tmp_path / "c.model"
     assert main(["train", str(cs336 / "corpus.en"), "--vocab-size", "500", "--special", "<|endoftext|>",
-                 "--out", str(model), "--workers", "1"]) == 0
+                 "--pattern", "gpt2", "--out", str(model), "--workers", "1"]) == 0  # the reference's pattern
     out, err = capsys.readouterr()
     assert "243 merges" in out
-    assert "vocab_size=500" in err
+    assert "vocab_size=500" in err and "pattern=gpt2" in err
     tok = ownbpe.Tokenizer.load(model)
     assert len(tok.merges) == 243
 

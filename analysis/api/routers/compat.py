@@ -46,11 +46,11 @@ def _context_window(model: str) -> int | None:
     return info.context_window
 
 
-def resolve(rt: Runtime, model: str) -> Resolved:
+async def resolve(rt: Runtime, model: str) -> Resolved:
     """The served tokenizer for a model id or tokenizer name, with its exactness; 404 otherwise."""
     if model in rt.tokenizers or not rt.ready:
         return Resolved(rt.tokenizer(model), "exact", "", None)
-    choice = served_spec(rt, model).choice()
+    choice = (await served_spec(rt, model)).choice()
     assert choice.tokenizer is not None  # served_spec refuses a model without a usable tokenizer
     exactness = "exact" if choice.exactness == "exact" else "estimate"  # models.toml's "approximate", in the contract's words
     return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, _context_window(model))
@@ -67,7 +67,7 @@ async def vllm_tokenize(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
         return await _tokenize_chat(body, rt)
     assert body.prompt is not None
     check_texts(rt, [body.prompt], "prompt")
-    r = resolve(rt, body.model)
+    r = await resolve(rt, body.model)
     ids = await rt.run(r.tokenizer.encode, body.prompt, work=len(body.prompt))
     rt.metrics.count_tokens(r.tokenizer.name, len(ids))
     # A prompt is encoded as it is: all content, no format (counts are ints on every route, never null).
@@ -111,7 +111,7 @@ async def _tokenize_chat(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
 
 @router.post("/detokenize", response_model=VllmDetokenizeResponse, summary="vLLM-compatible: the text of token ids")
 async def vllm_detokenize(body: VllmDetokenizeRequest, rt: RuntimeDep) -> dict:
-    r = resolve(rt, body.model)
+    r = await resolve(rt, body.model)
     check_ids(rt, body.tokens, r.tokenizer.n_vocab, "tokens")
     data = await rt.run(r.tokenizer.decode_bytes, body.tokens)
     return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.tokenizer.name, "exactness": r.exactness,

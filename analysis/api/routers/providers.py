@@ -43,6 +43,9 @@ async def responses_input_tokens(body: ResponsesInputTokensRequest, rt: RuntimeD
             "format_tokens": count.format_tokens}
 
 
+_MODALITY = {"image": "IMAGE", "audio": "AUDIO", "pdf": "DOCUMENT"}
+
+
 async def _gemini_count(model: str, body: GeminiCountTokensRequest, rt: RuntimeDep) -> dict:
     raw = body.model_dump(exclude_none=True)
     if "contents" not in raw and "generateContentRequest" not in raw:
@@ -53,9 +56,13 @@ async def _gemini_count(model: str, body: GeminiCountTokensRequest, rt: RuntimeD
                       "cannot read. Fix: send that content in contents instead", type_="invalid-input")
     request = parse_body(raw, "gemini")
     count = await count_request(rt, request, model)
-    # Our count is of the text (and tools as text): media parts are named in the reason, not counted.
+    # Text (and tools as text) under TEXT; media parts by their rule under their modality.
+    details = {"TEXT": count.input_tokens - count.media_tokens}
+    for line in count.media:
+        modality = _MODALITY.get(line.part.split(" ", 1)[0], "DOCUMENT")
+        details[modality] = details.get(modality, 0) + (line.tokens or 0)
     return {"totalTokens": count.input_tokens,
-            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": count.input_tokens}],
+            "promptTokensDetails": [{"modality": k, "tokenCount": v} for k, v in details.items()],
             "tokenizer": count.tokenizer, "exactness": count.exactness, "exactnessReason": count.reason}
 
 

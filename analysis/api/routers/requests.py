@@ -11,35 +11,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import BadInput, UnknownName
+from ...errors import BadInput, UnknownName, check_name, shown
 from ...models import ModelSpec, resolve as resolve_model
-from ...requests import Count, Request, input_tokens, parse
+from ...requests import Count, Request, TextPart, ToolCall, ToolResult, input_tokens, parse
 from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from . import check_texts
 
 
-def served_spec(rt: Runtime, model: str) -> ModelSpec:
-    """The model's spec when this server can count it: 404 (closest ids) or 422 (empty id) otherwise."""
+async def served_spec(rt: Runtime, model: str) -> ModelSpec:
+    """The model's spec when this server can count it: 404 (closest ids) or 422 (an empty id, or one
+    over `MAX_NAME` characters, refused before any look-up) otherwise.
+
+    The look-up runs in the encoding pool: an unknown id costs a closest-name search, which must
+    not hold the event loop (and /healthz) while it runs."""
     if not rt.ready:
         raise rt.not_ready()
     try:
-        spec = resolve_model(model)  # the one resolver: a misspelt id is refused, never matched by a glob
+        check_name("model", model)
+        spec = await rt.run(resolve_model, model)  # the one resolver: a misspelt id is refused, never matched by a glob
     except UnknownName as e:
         raise Problem(404, f"{e} Tokenizers served: {', '.join(rt.tokenizers)} (GET /v1/models lists the models)",
                       type_="unknown-model", valid=e.closest or list(rt.tokenizers)) from None
     except BadInput as e:  # an empty id
         raise Problem(422, str(e), type_="invalid-input") from None
     if spec.tokenizer is None:
-        raise Problem(404, f"model {model!r} has no text tokenizer: {spec.reason}", type_="unknown-model",
+        raise Problem(404, f"model {shown(model)} has no text tokenizer: {spec.reason}", type_="unknown-model",
                       valid=list(rt.tokenizers))
     choice = spec.choice()
     if not choice.usable:
-        raise Problem(404, f"model {model!r} maps to tokenizer {choice.wanted!r}, which is {choice.status}; fix: "
+        raise Problem(404, f"model {shown(model)} maps to tokenizer {choice.wanted!r}, which is {choice.status}; fix: "
                       f"fetch it, then restart the server with --tokenizers including {choice.wanted}",
                       type_="tokenizer-unavailable", valid=list(rt.tokenizers))
     if choice.tokenizer not in rt.tokenizers:
-        raise Problem(404, f"model {model!r} is counted with {choice.tokenizer!r}, which this server does not load; "
+        raise Problem(404, f"model {shown(model)} is counted with {choice.tokenizer!r}, which this server does not load; "
                       f"restart it with --tokenizers including {choice.tokenizer}", type_="tokenizer-not-loaded",
                       valid=list(rt.tokenizers))
     return spec
@@ -56,16 +61,39 @@ def parse_body(body: Any, shape: str | None) -> Request:
         raise Problem(422, str(e), type_="invalid-input") from None
 
 
-def _texts(request: Request) -> list[str]:
-    return ([request.system] if request.system else []) + [m.text for m in request.messages]
+def _part_texts(parts: tuple) -> list[str]:
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, TextPart):
+            out.append(p.text)
+        elif isinstance(p, ToolCall):
+            out += [p.name, p.arguments]
+        elif isinstance(p, ToolResult):
+            out += _part_texts(p.parts)
+    return out
+
+
+def request_texts(request: Request) -> list[str]:
+    """Every text a request carries: the system prompt, each message's text, each tool call's
+    name and arguments, each tool result's text, and each tool's name, description and JSON
+    schema. The one measure of a request's work: each is held to the per-text limit, and their
+    sum decides between counting inline and in the pool."""
+    import json
+
+    texts = [request.system] if request.system else []
+    for m in request.messages:
+        texts += _part_texts(m.parts)
+    for t in request.tools:
+        texts += [t.name, t.description or "", json.dumps(t.parameters, ensure_ascii=False, default=str)]
+    return [t for t in texts if t]
 
 
 async def count_request(rt: Runtime, request: Request, model: str, *, add_generation_prompt: bool = True) -> Count:
     """`input_tokens` of a parsed request to a served model, within the server's limits."""
-    spec = served_spec(rt, model)
+    spec = await served_spec(rt, model)
     check_limit(rt.settings.limits, "max_messages", len(request.messages), "{n:,} messages")
-    texts = _texts(request)
-    check_texts(rt, texts, "message text")
+    texts = request_texts(request)
+    check_texts(rt, texts, "request text (a message, tool or tool argument)")
     count = await rt.run(input_tokens, request, spec, add_generation_prompt=add_generation_prompt,
                          work=sum(map(len, texts)) + 1)
     rt.metrics.count_tokens(count.tokenizer, count.input_tokens)

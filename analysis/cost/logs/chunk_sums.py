@@ -227,7 +227,8 @@ def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence
     seen: Counter = Counter()
     for i, r in enumerate(records):
         c = count_request(counter, r.request, tok)
-        content[i], fmt[i] = c.content_tokens, c.format_tokens
+        # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
+        content[i], fmt[i] = c.content_tokens + c.media_tokens, c.format_tokens
         seen[(c.exactness, c.reason)] += 1
         out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
     return Recount(content, fmt, out, seen)

@@ -9,6 +9,7 @@ per day, and the calibration against provider usage.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -274,10 +275,12 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
             notes.append(f"{label}: {', '.join(named)} (why: each model's exactness_reason)")
     if partial.not_counted:
         kinds = ", ".join(f"{n:,} {kind}(s)" for kind, n in sorted(partial.not_counted.items()))
-        notes.append(f"not counted: {kinds} in {partial.rows_with_media:,} row(s); their tokens are missing from "
-                     "every input figure, which is therefore understated")
+        notes.append(f"media: {kinds} in {partial.rows_with_media:,} row(s), counted by each provider's rule "
+                     "(inline images by their size, WAV audio by its length, PDFs by their pages) and added to the "
+                     "content tokens; a part a rule cannot price (a URL image, an MP3, a model with no rule) is "
+                     "missing from the input figures and named in that model's exactness_reason")
     fallback = (f"{plan.output_tokens} tokens" if plan.output_tokens is not None
-                else f"{plan.output_ratio} x input tokens" if plan.output_ratio is not None else None)
+                else f"{plan.output_ratio} x content tokens" if plan.output_ratio is not None else None)
     if fallback:
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
     if plan.cached_share:
@@ -290,3 +293,23 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)
+
+
+def project(report: TrafficReport, requests_per_month: Decimal | int) -> TrafficReport:
+    """`report` with `usd_per_request_mean` and `usd_per_month` columns: the sample's mean cost per
+    request times `requests_per_month`, a projection (the log is taken as a sample of a month's
+    requests), said so in the notes.
+
+    >>> r = TrafficReport(pd.DataFrame({"usd_total": [Decimal("0.5"), None], "n_requests": [2, 2]}),
+    ...                   *[pd.DataFrame()] * 4, n_rows=2, log_summary="", price_source="", on=None)
+    >>> project(r, 1000).models["usd_per_month"].tolist()
+    [Decimal('250.00'), None]
+    """
+    rate = Decimal(requests_per_month)
+    m = report.models.copy()
+    mean = [u / n if isinstance(u, Decimal) and n else None for u, n in zip(m["usd_total"], m["n_requests"])]
+    m["usd_per_request_mean"] = mean
+    m["usd_per_month"] = [v * rate if v is not None else None for v in mean]
+    note = (f"projection: $/month = the mean $ per request of these {report.n_rows:,} request(s) x "
+            f"{rate:,} requests per month (--requests-per-month); the requests are taken as a sample of the month")
+    return dataclasses.replace(report, models=m, notes=(note, *report.notes))

@@ -7,7 +7,6 @@ returns, so both faces list the same models with the same exactness.
 
 from __future__ import annotations
 
-import difflib
 from datetime import date, datetime
 from typing import Iterable
 
@@ -16,7 +15,7 @@ import pandas as pd
 from .genai_prices import list_prices, price_source, provider_ids
 from ...models import EXACTNESS, choose, explicit_choice, load_rules, rule_for
 from .records import Price
-from ...errors import BadInput, UnknownName
+from ...errors import BadInput, UnknownName, closest, shown
 
 COLUMNS = ["model", "name", "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output", "tiers",
            "price_remark", "tokenizer", "exactness", "tokenizer_status", "price_source", "price_as_of", "note"]
@@ -49,8 +48,8 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
     [['o200k_base', 'exact']]
     """
     if provider and provider not in provider_ids():
-        close = difflib.get_close_matches(provider, provider_ids(), n=3)
-        raise UnknownName("provider", provider, provider_ids(), message=f"unknown provider {provider!r}"
+        close = closest(provider, provider_ids())
+        raise UnknownName("provider", provider, provider_ids(), message=f"unknown provider {shown(provider)}"
                           + (f"; did you mean {', '.join(close)}?" if close else "") + f" Valid: {', '.join(provider_ids())}")
     # The listing speaks the faces' words (exact, estimate, none): a proxy's text count is an estimate.
     # The rules' own word, "approximate", is still taken as the filter.

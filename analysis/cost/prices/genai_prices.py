@@ -17,7 +17,6 @@ Two rules of the price data are handled explicitly, and every report says so:
 from __future__ import annotations
 
 import functools
-import difflib
 import importlib.metadata as md
 from dataclasses import replace
 from datetime import UTC, date, datetime, time
@@ -25,7 +24,7 @@ from decimal import Decimal
 from typing import Any, Iterable
 
 from .records import Price, PriceSource, Rate
-from ...errors import UnknownName
+from ...errors import UnknownName, check_name, closest, shown
 
 _NOON = time(12, 0, tzinfo=UTC)
 
@@ -176,7 +175,7 @@ def _suggest(ref: str, overrides: Iterable[Price]) -> str:
     by_model: dict[str, str] = {}
     for n in names:
         by_model.setdefault(n.split(":", 1)[-1].lower() if ":" in n else n.lower(), n)
-    close = difflib.get_close_matches(ref.lower(), list(by_model), n=5, cutoff=0.6)
+    close = closest(ref.lower(), by_model, n=5)
     return ", ".join(by_model[c] for c in close)
 
 
@@ -184,7 +183,7 @@ def unknown_model_error(ref: str, overrides: Iterable[Price] = ()) -> UnknownNam
     close = _suggest(ref, overrides)
     hint = f" Closest names: {close}." if close else ""
     return UnknownName("model", ref, message=(
-        f"unknown model {ref!r}: genai-prices {_version()} has no price for it"
+        f"unknown model {shown(ref)}: genai-prices {_version()} has no price for it"
         f"{' and neither has the --prices file' if overrides else ''}.{hint} "
         "List models with `tokenprism models SUBSTRING`; add your own with --prices FILE."))
 
@@ -199,9 +198,11 @@ def find_model(ref: str, *, overrides: Iterable[Price] = ()) -> tuple[Any, Any]:
     Raises:
         KeyError: no such model (closest names listed), or several providers serve it and
             none was named (the choices listed).
+        BadInput: a reference over `MAX_NAME` characters (refused before any search).
     """
     import genai_prices  # lazily: see _snapshot
 
+    check_name("model", ref)
     providers = _providers()
     provider_id, model_ref = split_ref(ref.strip(), [p.id for p in providers])
     try:

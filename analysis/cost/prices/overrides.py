@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import difflib
 import tomllib
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Price, Rate
-from ...errors import BadInput
+from ...errors import BadInput, closest
 
 
 OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
@@ -138,7 +137,7 @@ def load_overrides(path: str | Path) -> list[Price]:
 
     Columns (CSV header, or keys of each TOML ``[[model]]`` table): model, usd_per_mtok_input,
     usd_per_mtok_output, source, as_of (YYYY-MM-DD) are required; usd_per_mtok_cached_input,
-    provider, tokenizer, exactness (exact|approximate, with tokenizer) and note are optional.
+    provider, tokenizer, exactness (exact|estimate, with tokenizer; approximate is read as estimate) and note are optional.
 
     Raises:
         ValueError: the first problem, naming the file, the line (CSV) or entry (TOML) and
@@ -160,7 +159,7 @@ def load_overrides(path: str | Path) -> list[Price]:
     for row in rows:
         unknown = [k for k in row.values if k not in OVERRIDE_COLUMNS]
         if unknown:
-            close = difflib.get_close_matches(unknown[0], OVERRIDE_COLUMNS, n=1)
+            close = closest(unknown[0], OVERRIDE_COLUMNS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise _bad(path, row.where, unknown[0], f"unknown column{hint}; valid columns: {', '.join(OVERRIDE_COLUMNS)}")
         model = _text(path, row, "model", required=True)
@@ -173,8 +172,11 @@ def load_overrides(path: str | Path) -> list[Price]:
         exactness = _text(path, row, "exactness", required=False) or None
         if exactness and not tokenizer:
             raise _bad(path, row.where, "exactness", "given without a tokenizer column value")
-        if exactness and exactness not in ("exact", "approximate"):
-            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact or approximate")
+        if exactness and exactness not in ("exact", "estimate", "approximate"):
+            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact (the tokenizer is the model's own) or "
+                                                     "estimate (a proxy), the words every face uses")
+        if exactness == "estimate":  # the rules' own word for a proxy; "approximate" is still read
+            exactness = "approximate"
         if tokenizer:
             from ...tokenizers import CATALOGUE  # the registry names are the valid values
 

@@ -95,7 +95,7 @@ class Workload:
     Attributes:
         requests_per_month: requests sent per month.
         output_tokens: output tokens per request, in each model's own tokens; or
-        output_ratio: output tokens as a multiple of the request's input tokens (exactly one
+        output_ratio: output tokens as a multiple of the request's content tokens (exactly one
             of the two is given).
         cached_share: share (0..1) of each request's input tokens served from the prompt cache.
         messages_per_request: chat messages per request, for the chat-format overhead.
@@ -142,7 +142,7 @@ class Workload:
         """
         # ",f": a Decimal read from "1e6" would print as 1E+6 with the default format
         out = (f"{compact_number(self.output_tokens)} output tokens/request" if self.output_tokens is not None
-               else f"output = {compact_number(self.output_ratio)} x input tokens")
+               else f"output = {compact_number(self.output_ratio)} x content tokens")
         scale = f", texts scaled to {compact_number(self.chars_per_request)} chars/request" if self.chars_per_request else ""
         return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
                 f"{out}, cached share {percent(self.cached_share)} of input{scale}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import unicodedata
 import json
+import re
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import Any, Literal, TypeVar
@@ -73,9 +74,28 @@ class Prompt:
         self.kinds: list[Kind] = []
         self._pending: list[tuple[str, Kind]] = []
         self.template = ""  # which of a family's templates is being rendered, where it has several
+        # Where the reference tokenizes the rendered prompt as one string (transformers'
+        # apply_chat_template), a typed marker in any text is its control token: `read_typed_markers`
+        # makes `text` do the same, and `typed_markers` counts those found in content.
+        self._typed: re.Pattern[str] | None = None
+        self.typed_markers: list[str] = []
+
+    def read_typed_markers(self) -> None:
+        """From now on, a special token's string in a text is that token, as transformers reads it."""
+        names = sorted(self._specials, key=len, reverse=True)
+        self._typed = re.compile("(" + "|".join(map(re.escape, names)) + ")") if names else None
 
     def text(self, text: str, kind: Kind) -> None:
         """Queue text; queued texts are encoded as one string at the next marker (see `run`)."""
+        if text and self._typed is not None:
+            for i, piece in enumerate(self._typed.split(text)):
+                if i % 2:
+                    self.special(piece, kind)
+                    if kind == "content":
+                        self.typed_markers.append(piece)
+                elif piece:
+                    self._pending.append((piece, kind))
+            return
         if text:
             self._pending.append((text, kind))
 
@@ -84,11 +104,11 @@ class Prompt:
             pending, self._pending = self._pending, []
             self.run(pending)
 
-    def special(self, token: str) -> None:
-        """Append the format marker `token` as its special id."""
+    def special(self, token: str, kind: Kind = "format") -> None:
+        """Append the format marker `token` as its special id (`kind` "content": one the caller typed)."""
         self.flush()
         self.ids.append(self.special_id(token))
-        self.kinds.append("format")
+        self.kinds.append(kind)
 
     def special_id(self, token: str) -> int:
         try:

@@ -20,8 +20,15 @@ What the reference does to a request first, and this module does too:
   text. A request that breaks one is refused (BadInput), as mistral-common refuses it.
 
 Message names have no place in the format and are left out. There is no generation prompt: the
-prompt ends with `[/INST]`, so `add_generation_prompt` changes nothing. Tool calls, tool results
-and tool definitions are not built here yet: a request with them is an estimate.
+prompt ends with `[/INST]`, so `add_generation_prompt` changes nothing.
+
+Tools, as the reference encodes them: the definitions' JSON list between `[AVAILABLE_TOOLS]` and
+`[/AVAILABLE_TOOLS]` before the last user turn; a call turn is `[TOOL_CALLS]` and the JSON list of
+{"name", "arguments", "id"} (v2: no id), then `</s>`; a result is `[TOOL_RESULTS]`, the JSON
+{"content", "call_id"} (v2: a list of {"name", "content"}) and `[/TOOL_RESULTS]`. Arguments and
+contents that parse as JSON are written as JSON, others as strings. v2 writes calls and results
+only after the last user turn and drops earlier ones; v3 requires call ids of 9 letters or digits;
+v1 drops tool definitions and refuses tool calls and results, as mistral-common does.
 """
 
 from __future__ import annotations
@@ -32,10 +39,9 @@ from typing import Literal
 
 from ...errors import BadInput
 from ...tokenizers import Tokenizer
-from ..request import Message, Request, TextPart, ToolCall, ToolResult
+from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from .base import Rendered
 from .build import Prompt, for_tokenizer
-from .parts import tools_json_text
 
 Version = Literal["v1", "v2", "v3"]
 
@@ -57,13 +63,44 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
 class _Turn:
     role: str
     text: str
+    calls: tuple[ToolCall, ...] = ()
+    result: ToolResult | None = None
+
+
+def _as_json(text: str) -> object:
+    """What the reference writes for arguments and tool contents: the parsed JSON, else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _tools_json(tools: tuple[ToolDef, ...]) -> str:
+    return _dumps([{"type": "function", "function": {"name": t.name, "description": t.description or "",
+                                                     "parameters": dict(t.parameters)}} for t in tools])
+
+
+_ID_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _check_id(call_id: str | None) -> str:
+    if call_id is None or len(call_id) != 9 or not set(call_id) <= _ID_OK:
+        raise BadInput(f"mistral-common refuses the tool call id {call_id!r} on instruct v3: it must be 9 letters or "
+                       "digits (a-z, A-Z, 0-9)")
+    return call_id
 
 
 def render_version(request: Request, tokenizer: Tokenizer, version: Version) -> Rendered:
     """The Mistral prompt of `request` in instruct `version` (for tokenizer files not in `VERSIONS`)."""
     messages = ([Message("system", (TextPart(request.system),))] if request.system is not None else []) + list(request.messages)
-    if any(isinstance(part, (ToolCall, ToolResult)) for m in messages for part in m.parts) or request.tools:
-        return _estimate(request, tokenizer, version)
+    tooled = any(isinstance(part, (ToolCall, ToolResult)) for m in messages for part in m.parts)
+    if tooled and version == "v1":
+        raise BadInput("mistral-common refuses tool calls and results on instruct v1 tokenizers ('Tools not "
+                       "implemented for tokenizer V1'): send the request without them, or count it for a v3 model")
     _validate(messages)
     system_prompt = "\n\n".join(t for m in messages if m.role in ("system", "developer") and (t := _text(m))) or None
     turns = _merge(messages)
@@ -75,10 +112,35 @@ def render_version(request: Request, tokenizer: Tokenizer, version: Version) -> 
     p = Prompt(tokenizer, "mistral")
     p.special("<s>")
     for i, turn in enumerate(turns):
+        if turn.role in ("assistant", "tool") and (turn.calls or turn.result is not None):
+            if version == "v2" and i < users[-1]:
+                continue  # v2 writes tool calls and results only after the last user turn
+            if version == "v2" and turn.result is not None and turns[i - 1].result is not None:
+                raise BadInput("mistral-common refuses more than one tool result for one assistant turn on instruct "
+                               "v2: send one result per call turn, or count it for a v3 model")
+            if turn.calls:
+                calls = [{"name": c.name, "arguments": _as_json(c.arguments),
+                          **({"id": _check_id(c.id)} if version == "v3" else {})} for c in turn.calls]
+                p.special("[TOOL_CALLS]")
+                p.run([(_dumps(calls), "content")])
+                p.special("</s>")
+            else:
+                assert turn.result is not None
+                content = _as_json("".join(q.text for q in turn.result.parts if isinstance(q, TextPart)))
+                body = ({"content": content, "call_id": _check_id(turn.result.tool_call_id)} if version == "v3"
+                        else [{"name": turn.result.name, "content": content}])
+                p.special("[TOOL_RESULTS]")
+                p.run([(_dumps(body), "content")])
+                p.special("[/TOOL_RESULTS]")
+            continue
         if turn.role == "assistant":
             p.content_text(turn.text if version == "v1" else turn.text.rstrip(" "))
             p.special("</s>")
             continue
+        if request.tools and i == users[-1] and version != "v1":  # v1 drops the definitions, as the reference does
+            p.special("[AVAILABLE_TOOLS]")
+            p.run([(_tools_json(request.tools), "format")])
+            p.special("[/AVAILABLE_TOOLS]")
         pieces: list[tuple[str, Literal["format", "content"]]] = []
         if i == system_at and system_prompt:
             pieces += [(system_prompt, "content"), ("\n\n", "format")]
@@ -94,7 +156,7 @@ def render_version(request: Request, tokenizer: Tokenizer, version: Version) -> 
 
 def _text(m: Message) -> str:
     for part in m.parts:
-        if not isinstance(part, TextPart):
+        if not isinstance(part, (TextPart, ToolCall, ToolResult)):
             raise BadInput(f"a {m.role} message holds a {type(part).__name__}, which the mistral chat format is not "
                            "counted for here: send text only")
     return m.text
@@ -107,6 +169,15 @@ def _merge(messages: list[Message]) -> list[_Turn]:
     for m in messages:
         role = "system" if m.role == "developer" else m.role
         text = _text(m)
+        calls = tuple(q for q in m.parts if isinstance(q, ToolCall))
+        results = [q for q in m.parts if isinstance(q, ToolResult)]
+        if calls and text:
+            raise BadInput("mistral-common refuses an assistant message with both text and tool calls: send them as "
+                           "two messages")
+        if calls or results:
+            turns.extend([_Turn(role, "", calls)] if calls else [_Turn("tool", "", (), r) for r in results])
+            previous = "tool"
+            continue
         if role != "system":
             if role == previous:
                 turns[-1].text = "\n\n".join(t for t in (turns[-1].text, text) if t)
@@ -129,32 +200,5 @@ def _validate(messages: list[Message]) -> None:
         if after not in _AFTER[before]:
             raise BadInput(f"mistral-common refuses a {after} message right after a {before} message")
     for m in messages:
-        if m.role == "assistant" and not _text(m):
+        if m.role == "assistant" and not _text(m) and not any(isinstance(q, ToolCall) for q in m.parts):
             raise BadInput("mistral-common refuses an assistant message without text (or tool calls)")
-
-
-def _estimate(request: Request, tokenizer: Tokenizer, version: Version) -> Rendered:
-    """Tool calls and definitions: the text messages exactly, the tool parts as their JSON text."""
-    extra = 0
-    plain: list[Message] = []
-    for m in request.messages:
-        texts = [p for p in m.parts if isinstance(p, TextPart)]
-        for part in m.parts:
-            if isinstance(part, ToolCall):
-                extra += 1 + tokenizer.count(json.dumps([{"name": part.name, "arguments": part.arguments}], ensure_ascii=False))
-            elif isinstance(part, ToolResult):
-                extra += 2 + tokenizer.count(json.dumps({"content": "".join(q.text for q in part.parts if isinstance(q, TextPart))},
-                                                        ensure_ascii=False))
-        if m.role != "tool" and (texts or m.role != "assistant"):
-            plain.append(Message(m.role, tuple(texts)))
-    if request.tools:
-        extra += 2 + tokenizer.count(tools_json_text(request.tools, description="empty", ensure_ascii=False))
-    while plain and plain[-1].role == "assistant":
-        plain.pop()
-    try:
-        base = render_version(Request(messages=tuple(plain), system=request.system), tokenizer, version)
-    except BadInput:
-        base = Rendered(sum(tokenizer.count(m.text) for m in plain), 0, "estimate", "")
-    return Rendered(base.content_tokens, base.format_tokens + extra, "estimate",
-                    f"tool calls, results and definitions are not yet built as {REFERENCE} encodes them: the messages' "
-                    "text as it does, the tool parts as their JSON text between their markers (an estimate)")

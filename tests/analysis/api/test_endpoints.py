@@ -268,7 +268,7 @@ def test_anthropic_count_tokens(client):
     assert gpt["input_tokens"] == input_tokens(parse(body, shape="anthropic"), "gpt-4o").input_tokens
     image = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "image", "source": {}}]}]}
     imaged = client.post("/v1/messages/count_tokens", json=image).json()
-    assert imaged["exactness"] == "estimate" and "image not counted" in imaged["exactness_reason"]
+    assert imaged["exactness"] == "estimate" and "image (unsized) not counted" in imaged["exactness_reason"]
     many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}
     assert "--max-messages" in problem(client.post("/v1/messages/count_tokens", json=many), 422)["detail"]
     problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": []}), 404)

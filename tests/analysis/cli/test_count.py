@@ -47,10 +47,10 @@ def test_json_rows_are_typed_and_one_per_model(capsys):
     rows = json.loads(out)
     assert [r["model"] for r in rows] == ["gpt-4o", "openai:text-embedding-3-small", "claude-sonnet-4-5"]
     for r in rows:
-        assert set(r) == {"model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness",
-                          "exactness_reason", "ids"}
-        assert all(type(r[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens"))
-        assert r["input_tokens"] == r["content_tokens"] + r["format_tokens"]
+        assert set(r) == {"model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens",
+                          "exactness", "exactness_reason", "ids"}
+        assert all(type(r[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens", "media_tokens"))
+        assert r["input_tokens"] == r["content_tokens"] + r["format_tokens"] + r["media_tokens"]
         assert r["exactness"] in ("exact", "documented", "estimate")
         assert r["exactness_reason"]
     assert rows[1]["ids"] == [15339, 1917]

@@ -50,7 +50,7 @@ def test_what_the_notebook_does_not_cover_is_an_estimate_naming_it():
     count = input_tokens(parse(body), "gpt-4o")
     assert count.exactness == "estimate"
     assert "tool calls" in count.reason
-    assert "1 image not counted" in count.reason
+    assert "image (unsized) not counted" in count.reason and "--image-size WxH" in count.reason
     responses = input_tokens(parse({"input": "hi", "instructions": "Be brief."}), "gpt-4o")
     assert responses.exactness == "estimate"
     assert "leading system message" in responses.reason
@@ -126,10 +126,10 @@ def test_refusals():
 
 def test_rows_keep_the_json_contract():
     row = input_tokens(parse({"messages": NAMES_MESSAGES}), "gpt-4o").row(ids=True)
-    assert list(row) == ["model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "exactness",
-                         "exactness_reason", "ids"]
-    assert all(type(row[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens"))
-    assert row["input_tokens"] == row["content_tokens"] + row["format_tokens"]
+    assert list(row) == ["model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens",
+                         "exactness", "exactness_reason", "ids"]
+    assert all(type(row[k]) is int for k in ("input_tokens", "content_tokens", "format_tokens", "media_tokens"))
+    assert row["input_tokens"] == row["content_tokens"] + row["format_tokens"] + row["media_tokens"]
     assert row["ids"] is None
 
 

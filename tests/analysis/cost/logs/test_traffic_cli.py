@@ -111,9 +111,9 @@ def test_logs_without_response_need_an_output_size_and_no_workload_flags(capsys)
     assert rc == 2
     assert "--output-tokens N or --output-ratio R" in err
     rc, _, err = run(capsys, ["cost", "--logs", str(LOGS / "plain.txt"), "-m", "gpt-4o", "--output-tokens", "5",
-                              "--requests-per-month", "10"])
+                              "--messages-per-request", "3"])
     assert rc == 2
-    assert "the log itself is the workload" in err
+    assert "is counted as it is" in err
     rc, _, err = run(capsys, ["cost", "hi", "--logs", str(LOGS / "plain.txt"), "-m", "gpt-4o"])
     assert rc == 2
-    assert "either --logs or texts" in err
+    assert "either --logs or requests" in err

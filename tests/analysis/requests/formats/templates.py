@@ -68,8 +68,11 @@ def template_messages(request: Request, *, hide, string_arguments=False) -> list
 
 
 def render_reference(cfg: dict, request: Request, tokenizer, *, markers, add_generation_prompt=True,
-                     keep_in_assistant=(), string_arguments=False, **extra) -> list[int]:
-    """Ids of the template's rendering, where `markers` are the strings the tokenizer makes one id."""
+                     keep_in_assistant=(), string_arguments=False, typed_are_markers=False, **extra) -> list[int]:
+    """Ids of the template's rendering, where `markers` are the strings the tokenizer makes one id.
+
+    `typed_are_markers`: a marker typed in the request is its id too, as transformers'
+    apply_chat_template tokenizes the rendered string (else typed markers stay text)."""
     markers = sorted(markers, key=len, reverse=True)
     # private-use characters the request itself does not hold (a text may hold U+E000 too)
     used = set(json.dumps(dataclasses.asdict(request), ensure_ascii=False, default=str))
@@ -78,6 +81,8 @@ def render_reference(cfg: dict, request: Request, tokenizer, *, markers, add_gen
     back = {v: k for k, v in swap.items()}
 
     def hide(text, assistant=False):
+        if typed_are_markers:
+            return text
         for m, c in swap.items():
             if not (assistant and m in keep_in_assistant):
                 text = text.replace(m, c)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from analysis.errors import BadInput
-from analysis.requests import Message, Request, TextPart, ToolCall, ToolDef
+from analysis.requests import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from analysis.requests.formats import mistral
 from analysis.tokenizers.base import Source
 from analysis.tokenizers.registry import TEKKEN_SPECIALS, build_from_file
@@ -113,14 +113,15 @@ def test_unknown_tokenizer_is_refused(pair):
         mistral.render(Request.from_text("hi"), load_tokenizer("o200k_base"))
 
 
-def test_tools_are_an_estimate(pair):
+def test_tool_calls_on_v1_are_refused_as_the_reference_refuses_them(pair):
     version, _, ours = pair
-    req = Request(messages=(Message("user", (TextPart("hi"),)), Message("assistant", (ToolCall("f", '{"a": 1}'),))),
-                  tools=(ToolDef("f", "does f", {"type": "object"}),))
-    got = mistral.render_version(req, ours, version)
-    assert got.exactness == "estimate"
-    assert got.ids is None
-    assert got.format_tokens > 0
+    req = Request(messages=(Message("user", (TextPart("hi"),)), Message("assistant", (ToolCall("f", "{}", "A1b2C3d4E"),)),
+                            Message("tool", (ToolResult((TextPart("x"),), "A1b2C3d4E"),))))
+    if version == "v1":
+        with pytest.raises(BadInput, match="Tools not implemented for tokenizer V1"):
+            mistral.render_version(req, ours, version)
+    else:
+        assert mistral.render_version(req, ours, version).exactness == "exact"
 
 
 @given(requests(roles=("system", "developer", "user", "assistant"), min_size=1))
@@ -133,3 +134,69 @@ def test_random_alternations(pair, roles):
     # Mostly valid shapes (the random test above is mostly refusals): user/assistant turns with text.
     msgs = tuple(Message(r, (TextPart(f"{r} {i}"),)) for i, r in enumerate(roles)) + (Message("user", (TextPart("last"),)),)
     check(pair, Request(messages=msgs))
+
+
+# -- tools, id for id against the reference ----------------------------------------------------------
+from mistral_common.protocol.instruct.messages import ToolMessage  # noqa: E402
+from mistral_common.protocol.instruct.tool_calls import Function, FunctionCall, Tool, ToolCall as RefCall  # noqa: E402
+
+
+
+def reference_tools(ref, request: Request) -> list[int]:
+    msgs = [SystemMessage(content=request.system)] if request.system is not None else []
+    for m in request.messages:
+        calls = [p for p in m.parts if isinstance(p, ToolCall)]
+        results = [p for p in m.parts if isinstance(p, ToolResult)]
+        if calls:
+            msgs.append(AssistantMessage(content=m.text or None, tool_calls=[RefCall(id=c.id or "null", function=FunctionCall(
+                name=c.name, arguments=c.arguments)) for c in calls]))
+        elif results:
+            msgs += [ToolMessage(content="".join(q.text for q in r.parts), tool_call_id=r.tool_call_id, name=r.name)
+                     for r in results]
+        else:
+            cls = {"system": SystemMessage, "developer": SystemMessage, "user": UserMessage,
+                   "assistant": AssistantMessage}[m.role]
+            msgs.append(cls(content=m.text))
+    tools = [Tool(function=Function(name=t.name, description=t.description or "", parameters=dict(t.parameters)))
+             for t in request.tools] or None
+    return list(ref.encode_chat_completion(ChatCompletionRequest(messages=msgs, tools=tools)).tokens)
+
+
+WEATHER = ToolDef("get_weather", "Weather now, in °C.", {"type": "object", "properties": {"city": {"type": "string"}}})
+TOOL_REQUESTS = {
+    "definitions": Request(messages=(Message("user", (TextPart("Weather in Zürich?"),)),), tools=(WEATHER,)),
+    "call and result": Request(system="Be terse.", tools=(WEATHER,), messages=(
+        Message("user", (TextPart("Weather in Paris?"),)),
+        Message("assistant", (ToolCall("get_weather", '{"city": "Paris"}', "abc123XYZ"),)),
+        Message("tool", (ToolResult((TextPart('{"temp": 20}'),), "abc123XYZ", "get_weather"),)),
+        Message("assistant", (TextPart("20 C."),)), Message("user", (TextPart("Thanks"),)))),
+    "result last, plain text": Request(messages=(
+        Message("user", (TextPart("hi"),)),
+        Message("assistant", (ToolCall("f", "not json", "A1b2C3d4E"),)),
+        Message("tool", (ToolResult((TextPart("plain text"),), "A1b2C3d4E", "f"),)))),
+    "two calls": Request(tools=(WEATHER, ToolDef("g", None, {"type": "object"})), messages=(
+        Message("user", (TextPart("both"),)),
+        Message("assistant", (ToolCall("get_weather", '{"city": "Oslo"}', "aaaaaaaa1"), ToolCall("g", "{}", "bbbbbbbb2"))),
+        Message("tool", (ToolResult((TextPart("1"),), "aaaaaaaa1"),)),
+        Message("tool", (ToolResult((TextPart("2"),), "bbbbbbbb2"),)))),
+    "bad id": Request(messages=(Message("user", (TextPart("hi"),)),
+                                Message("assistant", (ToolCall("f", "{}", "call_1"),)),
+                                Message("tool", (ToolResult((TextPart("x"),), "call_1"),)))),
+    "text and call": Request(messages=(Message("user", (TextPart("hi"),)),
+                                       Message("assistant", (TextPart("Let me see."), ToolCall("f", "{}", "A1b2C3d4E"))),
+                                       Message("tool", (ToolResult((TextPart("x"),), "A1b2C3d4E"),)))),
+}
+
+
+@pytest.mark.parametrize("case", list(TOOL_REQUESTS))
+def test_tools_match_the_reference_id_for_id(pair, case):
+    version, ref, ours = pair
+    request = TOOL_REQUESTS[case]
+    try:
+        expected = reference_tools(ref, request)
+    except Exception as e:  # noqa: BLE001 - the reference refuses: so must we
+        with pytest.raises(BadInput):
+            mistral.render_version(request, ours, version)
+        return
+    got = mistral.render_version(request, ours, version)
+    assert got.exactness == "exact" and list(got.ids) == expected

@@ -44,7 +44,7 @@ def check(template, tok, request, **kw):
             qwen.render_template(request, tok, name, **kw)
         return None
     try:
-        expected = render_reference(cfg, request, tok, markers=markers(name, tok), keep_in_assistant=("<think>", "</think>"), **kw)
+        expected = render_reference(cfg, request, tok, markers=list(tok.special_tokens), typed_are_markers=True, **kw)
     except Exception as e:  # noqa: BLE001 - a template's raise_exception (Qwen3.6 refuses some shapes)
         with pytest.raises(BadInput):
             qwen.render_template(request, tok, name, **kw)
@@ -82,8 +82,9 @@ def test_known_conversation(template, tok):
     if template[0] == "qwen3.6":  # it refuses a system message after the first: move it
         req = Request(system=req.system, messages=req.messages[:-2] + req.messages[-1:], tools=req.tools)
     got = check(template, tok, req)
-    # Only the format's own markers are ids; the typed ones stay text.
-    assert got.ids.count(load_tokenizer(TOKENIZERS[template[0]]).special_tokens["<|im_start|>"]) == 8 - (template[0] == "qwen3.6")
+    # The format's own markers are ids, and so is the one typed in a message (as transformers reads it), said so.
+    assert got.ids.count(load_tokenizer(TOKENIZERS[template[0]]).special_tokens["<|im_start|>"]) == 9 - (template[0] == "qwen3.6")
+    assert "typed control token" in got.reason and "<|im_start|>" in got.reason
 
 
 def test_default_system_prompt_only_in_qwen25(tok):

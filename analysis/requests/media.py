@@ -1,0 +1,285 @@
+"""Media tokens: an image, an audio clip or a PDF counted by its provider's documented rule.
+
+Unlike the chat formats (which count text), this module only prices media parts: each rule is a
+row of `analysis/models/media.toml` (figures, source page, the day they were read, exactness),
+chosen for a model by glob over its ids, and applied by one small function per rule *kind*. A part
+the rule cannot price (a URL image with no size, a non-WAV clip with no duration, a rule-less
+model) is listed as not counted, with what would count it.
+
+>>> from .request import ImagePart, Message, Request
+>>> r = Request(messages=(Message("user", (ImagePart(width=1024, height=1024, detail="high"),)),))
+>>> m = count_media(r, ("gpt-4o",))
+>>> m.tokens, m.lines[0].exactness
+(765, 'documented')
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.resources
+import math
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..errors import BadInput
+from .request import AudioPart, FilePart, ImagePart, Part, Request, ToolResult
+
+MEDIA = ("image", "audio", "pdf")
+_KEYS = {"media", "match", "kind", "params", "exactness", "source", "checked"}
+
+
+@dataclass(frozen=True, slots=True)
+class MediaRule:
+    """One row of media.toml."""
+    media: str
+    match: tuple[str, ...]
+    kind: str
+    params: Mapping[str, Any]
+    exactness: str
+    source: str
+    checked: str
+
+    def matches(self, names: tuple[str, ...]) -> bool:
+        return any(fnmatch.fnmatchcase(n.lower(), p.lower()) for n in names for p in self.match)
+
+
+@dataclass(frozen=True, slots=True)
+class MediaLine:
+    """One media part's count: `tokens` None when it is not counted (`note` says why and the fix)."""
+    part: str  # "image 1024x1024 (high)", "audio 3.0 s", "pdf 2 pages"
+    tokens: int | None
+    exactness: str  # "documented", "estimate" or "not counted"
+    note: str = ""
+    source: str = ""
+
+    def row(self) -> dict[str, Any]:
+        return {"part": self.part, "tokens": self.tokens, "exactness": self.exactness, "note": self.note,
+                "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class MediaCount:
+    lines: tuple[MediaLine, ...] = ()
+
+    @property
+    def tokens(self) -> int:
+        return sum(line.tokens or 0 for line in self.lines)
+
+    @property
+    def exactness(self) -> str:
+        """ "documented" when every part is counted by a documented rule, else "estimate"."""
+        return "documented" if all(line.exactness == "documented" for line in self.lines) else "estimate"
+
+    def reason(self) -> str:
+        if not self.lines:
+            return ""
+        counted = [line for line in self.lines if line.tokens is not None]
+        out = []
+        if counted:
+            kinds = sorted({line.exactness for line in counted})
+            out.append(f"{len(counted)} media part{'s' if len(counted) > 1 else ''} counted by the provider's "
+                       f"{' and '.join(kinds)} rule ({sum(line.tokens or 0 for line in counted)} tokens)")
+        out += [f"{line.part} not counted: {line.note}" for line in self.lines if line.tokens is None]
+        return "; ".join(out)
+
+
+@lru_cache(maxsize=1)
+def media_rules() -> tuple[MediaRule, ...]:
+    """The rows of the packaged media.toml, in order (first match of a media kind wins)."""
+    text = importlib.resources.files("analysis.models").joinpath("media.toml").read_text(encoding="utf-8")
+    return tuple(_rule(raw, i) for i, raw in enumerate(tomllib.loads(text).get("rule", [])))
+
+
+def _rule(raw: Mapping[str, Any], i: int) -> MediaRule:
+    extra = set(raw) - _KEYS
+    missing = _KEYS - set(raw)
+    if extra or missing or raw["media"] not in MEDIA or raw["kind"] not in KINDS:
+        raise BadInput(f"media.toml rule {i}: keys {sorted(extra)} unknown, {sorted(missing)} missing, or media "
+                       f"{raw.get('media')!r} / kind {raw.get('kind')!r} not one of {MEDIA} / {sorted(KINDS)}")
+    return MediaRule(raw["media"], tuple(raw["match"]), raw["kind"], dict(raw["params"]), raw["exactness"],
+                     raw["source"], raw["checked"])
+
+
+def rule_for(names: tuple[str, ...], media: str) -> MediaRule | None:
+    """The first rule of `media` whose globs match one of a model's ids, or None."""
+    return next((r for r in media_rules() if r.media == media and r.matches(names)), None)
+
+
+# -- one function per rule kind: (part, params, size) -> tokens, or a str saying why not ----------
+Size = tuple[int, int] | None
+Priced = int | str
+
+
+def _size(part: ImagePart, size: Size) -> Size:
+    return (part.width, part.height) if part.width and part.height else size
+
+
+_UNSIZED = ("its size is not known (a URL is never fetched): give it with --image-size WxH, "
+            "or send the image inline (data URL or base64)")
+
+
+def _openai_tiles(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    assert isinstance(part, ImagePart)
+    if (part.detail or "auto") == "low":
+        return int(p["low"])
+    wh = _size(part, size)
+    if wh is None:
+        return _UNSIZED
+    w, h = float(wh[0]), float(wh[1])
+    fit = p["fit"] / max(w, h)
+    if fit < 1:
+        w, h = w * fit, h * fit
+    short = p["short"] / min(w, h)
+    if short < 1:
+        w, h = w * short, h * short
+    tiles = math.ceil(int(w) / p["tile_px"]) * math.ceil(int(h) / p["tile_px"])
+    return int(p["base"] + p["tile"] * tiles)
+
+
+def _openai_patches(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    assert isinstance(part, ImagePart)
+    wh = _size(part, size)
+    if wh is None:
+        return _UNSIZED
+    w, h, patch, cap = wh[0], wh[1], p["patch"], p["cap"]
+    patches = math.ceil(w / patch) * math.ceil(h / patch)
+    if patches > cap:  # scale down to fit the cap, then so that whole patches fit the width
+        shrink = math.sqrt(patch * patch * cap / (w * h))
+        shrink *= min(1.0, math.floor(w * shrink / patch) / (w * shrink / patch))
+        patches = min(cap, math.ceil(w * shrink / patch - 1e-9) * math.ceil(h * shrink / patch - 1e-9))
+    return math.ceil(patches * p["multiplier"])
+
+
+def _claude_pixels(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    assert isinstance(part, ImagePart)
+    wh = _size(part, size)
+    if wh is None:
+        return _UNSIZED
+    w, h = float(wh[0]), float(wh[1])
+    scale = min(1.0, p["long_edge"] / max(w, h), math.sqrt(p["max_tokens"] * p["per_token"] / (w * h)))
+    return min(int(p["max_tokens"]), math.ceil(int(w * scale) * int(h * scale) / p["per_token"]))
+
+
+def _gemini_tiles(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    assert isinstance(part, ImagePart)
+    wh = _size(part, size)
+    if wh is None:
+        return _UNSIZED
+    if wh[0] <= p["small"] and wh[1] <= p["small"]:
+        return int(p["tokens"])
+    return int(p["tokens"]) * math.ceil(wh[0] / p["tile_px"]) * math.ceil(wh[1] / p["tile_px"])
+
+
+def _pages(part: Part) -> int | str:
+    if not isinstance(part, FilePart) or not part.pages:
+        return "its page count is not known: send the PDF inline (base64) so its page tree can be read"
+    return part.pages
+
+
+def _gemini_budget(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    level = (getattr(part, "detail", None) or p["default"]).lower()
+    if level not in ("low", "medium", "high"):
+        level = str(p["default"])
+    per = int(p[level])
+    if not p.get("per_page"):
+        return per
+    pages = _pages(part)
+    return pages if isinstance(pages, str) else per * pages
+
+
+def _per_second(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    assert isinstance(part, AudioPart)
+    if part.seconds is None:
+        return ("its duration is not known: send it inline as WAV (other formats' lengths are not read "
+                "here)")
+    return math.ceil(part.seconds * p["rate"])
+
+
+def _per_page(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    pages = _pages(part)
+    return pages if isinstance(pages, str) else int(p["tokens"]) * pages
+
+
+KINDS: dict[str, Callable[[Part, Mapping[str, Any], Size], Priced]] = {
+    "openai_tiles": _openai_tiles, "openai_patches": _openai_patches, "claude_pixels": _claude_pixels,
+    "gemini_tiles": _gemini_tiles, "gemini_budget": _gemini_budget, "per_second": _per_second,
+    "per_page": _per_page,
+}
+
+
+def _walk(parts: tuple[Part, ...]) -> Iterator[Part]:
+    for part in parts:
+        if isinstance(part, ToolResult):
+            yield from _walk(part.parts)
+        elif isinstance(part, (ImagePart, AudioPart, FilePart)):
+            yield part
+
+
+def media_parts(request: Request) -> list[Part]:
+    """The image, audio and file parts of a request, tool results' included, in order."""
+    return [p for m in request.messages for p in _walk(m.parts)]
+
+
+def _label(part: Part, size: Size) -> tuple[str, str]:
+    """(media kind, a short label) of a part."""
+    if isinstance(part, ImagePart):
+        wh = _size(part, size)
+        dims = f" {wh[0]}x{wh[1]}" if wh else " (unsized)"
+        given = " (--image-size)" if wh and not (part.width and part.height) else ""
+        return "image", f"image{dims}{given}" + (f" detail {part.detail}" if part.detail else "")
+    if isinstance(part, AudioPart):
+        return "audio", "audio" + (f" {part.seconds:.2f} s" if part.seconds is not None else "")
+    assert isinstance(part, FilePart)
+    if (part.media_type or "").lower() == "application/pdf" or (part.name or "").lower().endswith(".pdf"):
+        return "pdf", "pdf" + (f" {part.pages} page{'s' if part.pages != 1 else ''}" if part.pages else "")
+    return "file", f"file {part.media_type or part.name or ''}".rstrip()
+
+
+def count_media(request: Request, names: tuple[str, ...], *, image_size: Size = None) -> MediaCount:
+    """Each media part of `request` priced for the model named `names` (its ids, as models.toml
+    matches them); `image_size` is the (width, height) of images whose size is not inline.
+    """
+    lines = []
+    for part in media_parts(request):
+        media, label = _label(part, image_size)
+        rule = rule_for(names, media) if media in MEDIA else None
+        if rule is None:
+            why = (f"no {media} rule is known for {names[0]}" if media in MEDIA
+                   else "only images, audio and PDFs are counted")
+            lines.append(MediaLine(label, None, "not counted", why))
+            continue
+        priced = KINDS[rule.kind](part, rule.params, image_size)
+        if isinstance(priced, str):
+            lines.append(MediaLine(label, None, "not counted", priced, rule.source))
+        else:
+            lines.append(MediaLine(label, priced, rule.exactness, f"{rule.kind}, read {rule.checked}", rule.source))
+    return MediaCount(tuple(lines))
+
+
+def without_media(request: Request) -> Request:
+    """The request with its media parts left out, for the chat formats (which count text only)."""
+    def keep(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+        out: list[Part] = []
+        for p in parts:
+            if isinstance(p, ToolResult):
+                out.append(ToolResult(keep(p.parts), p.tool_call_id, p.name))
+            elif not isinstance(p, (ImagePart, AudioPart, FilePart)):
+                out.append(p)
+        return tuple(out)
+    from dataclasses import replace
+    return replace(request, messages=tuple(replace(m, parts=keep(m.parts)) for m in request.messages))
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """ "1024x768" -> (1024, 768).
+
+    Raises:
+        BadInput: not WIDTHxHEIGHT in positive pixels.
+    """
+    w, sep, h = text.lower().strip().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) <= 0 or int(h) <= 0:
+        raise BadInput(f"image size {text!r} is not WIDTHxHEIGHT in pixels: give it as, say, 1024x768")
+    return int(w), int(h)
