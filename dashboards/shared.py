@@ -204,10 +204,11 @@ def request_price(n_tokens: int, model: str) -> tuple[Decimal | None, str]:
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")
 def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int, chars: int | None,
-                output_tokens: int | None, output_ratio: str | None, cached: str):
+                output_tokens: int | None, output_ratio: str | None, cached: str, reasoning: int | None = None):
     """`analysis.cost.estimate` for the form's values (numbers as given: Workload validates them)."""
     workload = Workload(requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
-                        cached_share=cached, messages_per_request=messages, chars_per_request=chars)
+                        cached_share=cached, messages_per_request=messages, chars_per_request=chars,
+                        reasoning_tokens=reasoning)
     return estimate(inputs, list(models), workload=workload)
 
 

@@ -215,6 +215,11 @@ class CostRequest(Strict):
     messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
     chars_per_request: Decimal | None = Field(None, description="scale each text to this many characters")
+    reasoning_tokens: Decimal | None = Field(None, description="reasoning tokens per request on models that reason "
+                                             "(billed as output); without it or reasoning_ratio such a model's row "
+                                             "says 'reasoning not included'")
+    reasoning_ratio: Decimal | None = Field(None, description="reasoning tokens = ratio x visible output tokens, "
+                                            "on models that reason")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
     fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
 

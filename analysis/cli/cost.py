@@ -112,6 +112,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="output tokens per request (in each model's tokens)")
     out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x content tokens (the request's text, not the chat format's tokens)")
     add_log_arguments(p)
+    why = wl.add_mutually_exclusive_group()
+    why.add_argument("--reasoning-tokens", type=_number("--reasoning-tokens"), metavar="N",
+                     help="reasoning tokens per request on models that reason (billed as output; without this or "
+                          "--reasoning-ratio such a model says 'reasoning not included'; --logs carries the log's own)")
+    why.add_argument("--reasoning-ratio", type=_number("--reasoning-ratio"), metavar="R",
+                     help="reasoning tokens = R x visible output tokens, on models that reason")
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
@@ -314,7 +320,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
-                        messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request)
+                        messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request,
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
     if args.corpus:  # streamed: counted on the engine, reduced to sums chunk by chunk
         report = _cost_corpus(args, workload)
     else:
@@ -353,7 +360,8 @@ def cmd_quick(args: argparse.Namespace) -> int:
     workload = Workload(requests_per_month=args.requests_per_month or 1,
                         output_tokens=args.output_tokens if output else 0, output_ratio=args.output_ratio,
                         cached_share=args.cached_share, messages_per_request=args.messages_per_request,
-                        chars_per_request=args.chars_per_request)
+                        chars_per_request=args.chars_per_request, reasoning_tokens=args.reasoning_tokens,
+                        reasoning_ratio=args.reasoning_ratio)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
     from ..report.sorting import sort_models

@@ -72,7 +72,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     input_only = records is not None and args.output_tokens is None and args.output_ratio is None
     plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
-                        on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+                        on=args.on, fallback_tokenizer=args.fallback_tokenizer,
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
     log_report = LogReport()
     if records is None:
         records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,

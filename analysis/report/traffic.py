@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..atomic import atomic_path, write_text
 from ..cost import TrafficReport, format_usd, frame_notes
+from ..cost.caching import REASONING_NOT_INCLUDED
 from .cost import csv_table, json_text, png_data_uri, jsonable, records
 from .page import html_page, markdown_table, markdown_text
 
@@ -45,7 +46,10 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
         "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
         "tokens out": m["output_tokens"].map(_tokens),
-        "total $ (recounted)": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
+        "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
+                      for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],
+        "text only $": m["usd_text_only"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else ""),
+        "total $": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
         "max": m["usd_per_request_max"].map(_usd_float), "vs served": m["change_vs_served"].map(_pct),
         **projected, "status": m["status"],
@@ -59,6 +63,8 @@ def display_billed(report: TrafficReport) -> pd.DataFrame:
     return pd.DataFrame({
         "served by": s["model"], "rows with usage": s["n_billed"].map(_tokens),
         "billed tokens in / out": [f"{_tokens(a)} / {_tokens(b)}" for a, b in zip(s["billed_input_tokens"], s["billed_output_tokens"])],
+        "of which reasoning": s["billed_reasoning_tokens"].map(_tokens),
+        "cache writes": s["billed_cache_write_tokens"].map(_tokens),
         "as billed": s["usd_as_billed"].map(money), "recounted": s["usd_recounted_billed"].map(money),
     })
 
@@ -70,6 +76,7 @@ def display_calibration(report: TrafficReport) -> pd.DataFrame:
         "input: median error": c["input_median_error"].map(_pct), "input: worst": c["input_worst_error"].map(_pct),
         "output rows": c["output_rows"], "output: median error": c["output_median_error"].map(_pct),
         "output: worst": c["output_worst_error"].map(_pct),
+        "reasoning (not in the text)": c["reasoning_tokens"].map(_tokens),
     })
 
 
@@ -195,7 +202,12 @@ def report_json(report: TrafficReport) -> dict:
 
 
 def models_csv(report: TrafficReport) -> str:
-    return csv_table(report.models)
+    return csv_table(_flat(report.models))
+
+
+def _flat(models: pd.DataFrame) -> pd.DataFrame:
+    """The per-model table for CSV: the `parts` list stays in the JSON; its columns are in the row."""
+    return models.drop(columns=["parts"], errors="ignore")
 
 
 # format -> the text of a traffic report in it (`tokenprism cost --logs --format`).
@@ -221,7 +233,7 @@ def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
                 fig.savefig(tmp, dpi=120, format=ext)
             written.append(path)
         names[caption] = f"{stem}.png"
-    tables = {"traffic_by_model.csv": report.models, "traffic_by_day.csv": report.days,
+    tables = {"traffic_by_model.csv": _flat(report.models), "traffic_by_day.csv": report.days,
               "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,
               "traffic_calibration_rows.csv": report.calibration_rows}
     for name, frame in tables.items():

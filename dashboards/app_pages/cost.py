@@ -8,6 +8,7 @@ from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, WORKLOAD_LIMITS, LogReport, LogUpload, display_categories, display_models,
                            format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
+from analysis.cost.caching import REASONING_NOT_INCLUDED
 from analysis.errors import BadInput, UnknownName
 from analysis.models import resolve
 from dashboards import corpus_views, links, shared
@@ -175,6 +176,10 @@ with st.form("workload"):
     out_ratio = c2.number_input("Output / content tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params",
                                 help="Output tokens per content token: the request's text, not the chat format's tokens.")
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
+    reasoning = c3.number_input("Reasoning tokens per request (models that reason)", value=None, min_value=0, step=500,
+                                key="cost_reasoning", placeholder="not given",
+                                help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
+                                     "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 
 if not models:
@@ -183,7 +188,8 @@ if not models:
 try:
     report = shared.cost_report(inputs, tuple(models), requests=int(requests), messages=int(messages),
                                 chars=int(chars) or None, output_tokens=int(out_tokens) if out_mode.startswith("tokens") else None,
-                                output_ratio=str(out_ratio) if out_mode.startswith("ratio") else None, cached=str(cached))
+                                output_ratio=str(out_ratio) if out_mode.startswith("ratio") else None, cached=str(cached),
+                                reasoning=None if reasoning is None else int(reasoning))
 except (ValueError, KeyError) as e:
     st.error(e.args[0] if e.args else str(e))
     st.stop()
@@ -200,6 +206,10 @@ c4.metric("Estimates (proxy tokenizer or format)", int((report.models["exactness
 st.caption(f"Prices: {report.price_source}, in force on {report.on} (UTC). Workload: {report.workload.describe()}. "
            f"Input: {report.n_samples:,} request text(s), {report.n_chars:,} characters.")
 
+unknown = report.models.loc[report.models["reasoning"] == REASONING_NOT_INCLUDED, "model"].tolist()
+if unknown:
+    st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as output "
+               "tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
 st.dataframe(display_models(report), hide_index=True, width="stretch")
 for tab, plot in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
                      ("plots_cost.monthly_cost_bar", "plots_cost.cost_vs_chars_per_token")):

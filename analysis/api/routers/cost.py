@@ -53,5 +53,6 @@ async def cost(body: CostRequest, rt: RuntimeDep) -> dict:
         raise Problem(422, "models is an empty list; name at least one (GET /v1/models lists them), or leave it out",
                       type_="invalid-input")
     workload = {k: getattr(body, k) for k in ("requests_per_month", "output_tokens", "output_ratio", "cached_share",
-                                              "messages_per_request", "chars_per_request")}
+                                              "messages_per_request", "chars_per_request", "reasoning_tokens",
+                                              "reasoning_ratio")}
     return await rt.run(_cost, texts, body.models, workload, body.on, body.fallback_tokenizer)

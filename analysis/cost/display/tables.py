@@ -23,6 +23,8 @@ def display_models(report: CostReport) -> pd.DataFrame:
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
         "in_tok/req": m["input_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
         "out_tok/req": m["output_tokens_per_request"].map(_tok),
+        "reasoning/req": [r if isinstance(r, str) and r else _tok(v)
+                          for r, v in zip(m["reasoning"], m["reasoning_tokens_per_request"])],
         "chars/tok": m["chars_per_token"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}"),
         "$/Mtok in / out": [_pair(a, b) for a, b in zip(m["usd_per_mtok_input"], m["usd_per_mtok_output"])],
         "$/request": m["usd_per_request"].map(_money_or_status),
@@ -83,9 +85,12 @@ def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
     # the reasons are long: `quick_reasons` lists them under the table
     shown = frame.drop(columns=["priced_as", "note", "exactness_reason", "content_tokens"], errors="ignore").assign(
         **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
-        **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens})
+        **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens},
+        **({"reasoning_tokens": frame["reasoning_tokens"].map(lambda v: v if isinstance(v, str) else
+                                                              "" if pd.isna(v) else f"{v:,.0f}")}
+           if "reasoning_tokens" in frame else {}))
     return shown.rename(columns={"input_tokens": "input tokens", "format_tokens": "of which format", "usd_input": "$ input", "output_tokens": "output tokens",
-                                 "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
+                                 "reasoning_tokens": "reasoning", "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
 
 
 def quick_reasons(frame: pd.DataFrame) -> list[str]:

@@ -34,6 +34,7 @@ from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
 from ...tokenizers import Tokenizer
 from .records import LogRecord
+from ..usage import as_billed
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
@@ -79,6 +80,8 @@ class TrafficPlan:
         cached_share: share of each request's input billed at the cached-input price.
         on: the day whose prices apply.
         overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
+        reasoning_tokens, reasoning_ratio: reasoning per request on a target that reasons (tokens,
+            or a multiple of its visible output), where the log's own reasoning does not serve.
     """
 
     targets: tuple[Target, ...]
@@ -88,11 +91,14 @@ class TrafficPlan:
     on: date = field(default_factory=lambda: datetime.now(UTC).date())
     overrides: tuple[Price, ...] = ()
     fallback_tokenizer: str | None = None
+    reasoning_tokens: Decimal | None = None
+    reasoning_ratio: Decimal | None = None
 
 
 def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
                  cached_share: Any = 0, overrides: Iterable[Price] = (), on: date | None = None,
-                 fallback_tokenizer: str | None = None) -> TrafficPlan:
+                 fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
+                 reasoning_ratio: Any = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
     Raises:
@@ -108,6 +114,8 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         raise BadInput("no models selected; name some with --models or see `tokenprism models`")
     if output_tokens is not None and output_ratio is not None:
         raise BadInput("give at most one of output_tokens and output_ratio")
+    if reasoning_tokens is not None and reasoning_ratio is not None:
+        raise BadInput("give at most one of --reasoning-tokens and --reasoning-ratio")
     check_fallback(fallback_tokenizer)
     day = on or datetime.now(UTC).date()
     overrides = tuple(overrides)
@@ -119,7 +127,9 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         tuple(targets),
         None if output_tokens is None else to_decimal("output_tokens", output_tokens),
         None if output_ratio is None else to_decimal("output_ratio", output_ratio),
-        to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer)
+        to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
+        None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
+        None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio))
 
 
 @functools.lru_cache(maxsize=256)
@@ -157,11 +167,26 @@ class BilledPart:
 
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
+    # genai-prices' calc_price per row, summed, and the rows it could not price (the price is the
+    # user's --prices row, or genai-prices has none); the billed parts' tokens (`cost.usage.BillUsage`)
+    usd_genai: Decimal = Decimal(0)
+    unpriced: int = 0
+    parts: Counter = field(default_factory=Counter)
+    reasoning_unknown: int = 0
+
+    @property
+    def usd(self) -> Decimal | None:
+        """The bill as genai-prices computes it row by row, or None when a row could not be priced so."""
+        return None if self.unpriced else self.usd_genai
 
     def merge(self, other: BilledPart) -> None:
         for key, vec in other.sums.items():
             self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
         self.recount.merge(other.recount)
+        self.usd_genai += other.usd_genai
+        self.unpriced += other.unpriced
+        self.parts.update(other.parts)
+        self.reasoning_unknown += other.reasoning_unknown
 
 
 @dataclass
@@ -283,6 +308,42 @@ def _billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> di
     return {int(t): cols[tier == t].sum(axis=0) for t in np.unique(tier)}
 
 
+_BILL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
+               "output_tokens", "reasoning_tokens")
+
+
+def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> tuple[Decimal, int, Counter, int]:
+    """(genai-prices' calc_price summed over the rows, each with its timestamp, batch and service tier;
+    rows it could not price; the billed parts' token sums; rows whose usage does not say their reasoning)."""
+    parts: Counter = Counter()
+    unknown = unpriced = 0
+    total = Decimal(0)
+    genai = target.price.source.startswith("genai-prices")
+    for i in idx:
+        r = records[i]
+        if r.bill is None or not genai:
+            unpriced += 1
+            if r.bill is None:
+                continue
+        for name in _BILL_PARTS:
+            parts[name] += getattr(r.bill, name) or 0
+        unknown += r.bill.reasoning_tokens is None
+        if genai:
+            try:
+                total += as_billed(r.bill, target.price.model, provider=target.price.provider, when=r.timestamp,
+                                   batch=r.batch, service_tier=r.service_tier)
+            except BadInput:
+                unpriced += 1
+    return total, unpriced, parts, unknown
+
+
+def _visible_out(record: LogRecord) -> int:
+    """The logged output our recount of the response can match: without the reasoning the usage names."""
+    assert record.usage is not None and record.usage.output_tokens is not None
+    bill = record.bill
+    return record.usage.output_tokens - (bill.reasoning_tokens or 0 if bill is not None else 0)
+
+
 def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, counted: Recount) -> CalibrationPart:
     """Our recount in the serving model's format against the provider's usage, for rows in `idx`."""
     part = CalibrationPart()
@@ -290,7 +351,7 @@ def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, counted: Recount) 
     ours_out = counted.out[idx]
     logged_in = np.asarray([records[i].usage.input_tokens for i in idx], dtype=np.float64)
     logged_out = np.asarray([np.nan if records[i].usage.output_tokens is None or records[i].response is None
-                             else records[i].usage.output_tokens for i in idx], dtype=np.float64)
+                             else _visible_out(records[i]) for i in idx], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         rel_in = np.where(logged_in > 0, (ours_in - logged_in) / logged_in, np.nan)
         rel_out = np.where(logged_out > 0, (ours_out - logged_out) / logged_out, np.nan)
@@ -372,7 +433,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
             usage_mask[with_usage] = True
             out.billed[ref] = BilledPart(_billed(records, with_usage, target),
                                          _reduce(target, recounts[ref], usage_mask, logged, days, day_names, plan,
-                                                 keep_costs=False))
+                                                 keep_costs=False), *_as_billed(records, with_usage, target))
     return out
 
 

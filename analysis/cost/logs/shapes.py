@@ -21,6 +21,7 @@ from typing import Any
 from ...errors import BadInput, UnknownName
 from ...requests import Request, TextPart, ToolCall, detect_shape as request_shape, parse
 from ...requests.formats.parts import media_counts
+from ..usage import BillUsage, read_usage
 
 # the request shapes, plus "openai-batch": an OpenAI Batch input line wrapping a chat or Responses body
 SHAPES = ("openai-chat", "openai-batch", "openai-responses", "anthropic", "gemini", "text")
@@ -58,6 +59,9 @@ class LogRecord:
         usage: provider usage, or None.
         timestamp: when the request was made (UTC), or None.
         model: the model that served it, or None.
+        bill: the usage as genai-prices reads it, each billed part apart (`cost.usage`), or None.
+        batch: True for an OpenAI Batch line (billed at batch prices).
+        service_tier: the service tier the response (or else the request) names, or None.
     """
 
     where: str
@@ -67,6 +71,9 @@ class LogRecord:
     usage: Usage | None = None
     timestamp: datetime | None = None
     model: str | None = None
+    bill: BillUsage | None = None
+    batch: bool = False
+    service_tier: str | None = None
 
     @property
     def not_counted(self) -> tuple[tuple[str, int], ...]:
@@ -258,6 +265,34 @@ def _logged_usage(row: dict[str, Any], response: dict[str, Any]) -> Any:
     return None
 
 
+def _usage_shape(usage: dict[str, Any], request_shape: str, response: dict[str, Any]) -> str:
+    """Which provider's usage object this is (`cost.usage.SHAPE_PROVIDERS`), from its own keys."""
+    if "promptTokenCount" in usage:
+        return "gemini"
+    if "prompt_tokens" in usage:
+        return "openai-chat"
+    if "cache_creation_input_tokens" in usage or "cache_read_input_tokens" in usage or "cache_creation" in usage \
+            or request_shape == "anthropic" or response.get("type") == "message":
+        return "anthropic"
+    return "openai-responses"
+
+
+def _bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> BillUsage | None:
+    if not isinstance(usage, dict):
+        return None
+    try:
+        return read_usage(usage, _usage_shape(usage, request_shape, response), model=model)
+    except BadInput as e:
+        raise RowError(str(e), "bad usage") from None
+
+
+def _tier(row: dict[str, Any], body: dict[str, Any], response: dict[str, Any]) -> str | None:
+    for where in (response, body, row):
+        if isinstance(where.get("service_tier"), str) and where["service_tier"]:
+            return where["service_tier"]
+    return None
+
+
 def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     """One row of `shape`, found at `where`, as a `LogRecord`; raises RowError when unreadable."""
     if shape == "text" and isinstance(row, str):
@@ -279,5 +314,7 @@ def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     request = _request(body, request_shape)
     text, response_json, response = _response(row.get("response"))
     model = response.get("model") or response.get("modelVersion") or body.get("model") or row.get("model")
-    return LogRecord(where, request, text, response_json, _usage(_logged_usage(row, response)),
-                  _timestamp(row, response), str(model) if model else None)
+    logged = _logged_usage(row, response)
+    model = str(model) if model else None
+    return LogRecord(where, request, text, response_json, _usage(logged), _timestamp(row, response), model,
+                     _bill(logged, request_shape, response, model), shape == "openai-batch", _tier(row, body, response))

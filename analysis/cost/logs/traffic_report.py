@@ -22,6 +22,7 @@ from ..display.money import format_usd
 from ..prices import MTOK, price_source
 from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
+from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
 from ..workloads.workload import percent
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
@@ -31,7 +32,8 @@ _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "usd_total",
+    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
+    "cache_read_tokens", "cache_write_tokens", "usd_text_only", "usd_reasoning", "usd_total", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
 ]
@@ -82,10 +84,13 @@ class TrafficReport:
     def headlines(self) -> list[str]:
         """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
         billed = [self.billed_line()] if self.billed_line() else []
-        if self.served_total is None:
+        whole, how = ((self.billed_total, "as billed") if self.billed_total is not None and self.billed_rows == self.n_rows
+                      else (self.served_total, "as served, recounted"))
+        if whole is None:
             return billed
+        unknown = set(self.models.loc[self.models["reasoning_source"] == REASONING_NOT_INCLUDED, "model"])
         return billed + [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
-                f"{format_usd(self.served_total)} as served, estimate)"
+                f"{format_usd(whole)} {how}, estimate{'; ' + REASONING_NOT_INCLUDED if m in unknown else ''})"
                 for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
                 if isinstance(u, Decimal) and c == c and c is not None]
 
@@ -180,9 +185,14 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan
         billed = partial.billed.get(ref)
         if billed is not None:
             as_billed, tokens, billed_status = _billed_money(target, billed)
+            if billed.usd is not None:  # genai-prices' calc_price per row: 5m/1h writes, batch, tiers
+                as_billed = billed.usd
             again = _money(target, plan, billed.recount.sums)[0]
             row.update(n_billed=tokens["rows"], billed_input_tokens=tokens["input"],
                        billed_cached_tokens=tokens["cached"], billed_output_tokens=tokens["output"],
+                       billed_cache_write_tokens=billed.parts["cache_write_5m_tokens"]
+                       + billed.parts["cache_write_1h_tokens"],
+                       billed_reasoning_tokens=billed.parts["reasoning_tokens"],
                        usd_as_billed=as_billed, usd_recounted_billed=again)
             billed_rows += tokens["rows"]
             billed_total = None if as_billed is None or billed_total is None else billed_total + as_billed
@@ -204,7 +214,8 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan
 
 
 SERVED_COLUMNS = ["model", "priced_as", "tokenizer", "n_requests", "input_tokens", "output_tokens", "usd_as_served",
-                  "n_billed", "billed_input_tokens", "billed_cached_tokens", "billed_output_tokens", "usd_as_billed",
+                  "n_billed", "billed_input_tokens", "billed_cached_tokens", "billed_cache_write_tokens",
+                  "billed_output_tokens", "billed_reasoning_tokens", "usd_as_billed",
                   "usd_recounted_billed", "status"]
 
 
@@ -218,11 +229,15 @@ def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
             row[f"{name}_rows"] = int(len(ok))
             row[f"{name}_median_error"] = float(np.median(ok)) if len(ok) else float("nan")
             row[f"{name}_worst_error"] = float(ok[np.argmax(np.abs(ok))]) if len(ok) else float("nan")
+        billed = partial.billed.get(ref)
+        if billed is not None:  # reasoning is billed as output and never shows in the response text
+            row["reasoning_tokens"] = int(billed.parts["reasoning_tokens"])
+            row["rows_reasoning_unknown"] = billed.reasoning_unknown
         rows.append(row)
         worst.extend(part.top)
     top = sorted(worst, key=lambda r: -r["worst"])[:10]
     cols = ["served_by", "n_rows", "input_rows", "input_median_error", "input_worst_error", "output_rows",
-            "output_median_error", "output_worst_error"]
+            "output_median_error", "output_worst_error", "reasoning_tokens", "rows_reasoning_unknown"]
     return pd.DataFrame(rows, columns=cols), pd.DataFrame(top).drop(columns=["worst"], errors="ignore")
 
 
@@ -249,8 +264,35 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                        content_tokens=_sum(part.sums, "content_in"), format_tokens=_sum(part.sums, "format_in"),
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
                        usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
-            if usd is not None and baseline:
-                row["change_vs_served"] = float(usd / baseline - 1)
+            row["usd_text_only"] = usd
+            reasoning, source = _reasoning(t, plan, partial, n_out, row["n_requests"])
+            row.update(reasoning_tokens=reasoning, reasoning_source=source)
+            if source == REASONING_NOT_INCLUDED:
+                notes.append(f"{REASONING_NOT_INCLUDED}: {t.ref} bills reasoning as output and the log does not say "
+                             "how much; give --reasoning-tokens N or --reasoning-ratio R")
+                if exactness == "exact":
+                    row.update(exactness="estimate", exactness_reason=REASONING_NOT_INCLUDED)
+                else:
+                    row["exactness_reason"] = f"{row['exactness_reason']}; {REASONING_NOT_INCLUDED}".strip("; ")
+            elif reasoning:
+                row["exactness"] = "estimate" if row.get("exactness") == "exact" else row.get("exactness")
+                row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), f"reasoning: {source}") if x)
+            r_out = t.price.output.base if t.price.output is not None else None
+            row["usd_reasoning"] = None if reasoning is None or usd is None or (reasoning and r_out is None) \
+                else (Decimal(reasoning) * (r_out or 0) / 1_000_000)
+            usd = None if usd is None else usd + (row["usd_reasoning"] or 0)
+            row["usd_total"] = usd
+            cached = int(Decimal(n_in) * plan.cached_share)
+            row.update(cache_read_tokens=cached, cache_write_tokens=0, parts=_json_parts([
+                {"name": "input and output text", "tokens": n_in + n_out, "usd_per_mtok": None,
+                 "usd": row["usd_text_only"], "exactness": f"recount ({exactness})" if exactness else "recount"},
+                {"name": "cache read", "tokens": cached, "usd_per_mtok": t.price.cached_input.base if t.price.cached_input
+                 else None, "usd": None, "exactness": "--cached-share (a manual share; inside the text's USD)"},
+                {"name": "reasoning", "tokens": reasoning, "usd_per_mtok": r_out, "usd": row["usd_reasoning"],
+                 "exactness": source}]))
+            whole = billed if billed is not None and billed_rows == partial.rows else baseline
+            if usd is not None and whole:
+                row["change_vs_served"] = float(usd / whole - 1)
             for day in sorted({d for d, _ in part.sums if d is not None}):
                 usd_day = _money(t, plan, {k: v for k, v in part.sums.items() if k[0] == day})[0]
                 day_rows.append({"model": t.ref, "day": day, "usd": usd_day,
@@ -263,6 +305,29 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
                          _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
+
+
+def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parts with money as exact decimal strings (None kept), as the JSON contract writes money."""
+    return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
+
+
+def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
+               ) -> tuple[int | None, str]:
+    """(reasoning tokens on target `t` or None when unknown, where the figure comes from)."""
+    if reasoning_rule(t.ref) is None:
+        return 0, "the model does not reason"
+    if plan.reasoning_tokens is not None:
+        return int(plan.reasoning_tokens * n_requests), f"--reasoning-tokens {plan.reasoning_tokens} per request"
+    if plan.reasoning_ratio is not None:
+        return int(plan.reasoning_ratio * visible_out), f"--reasoning-ratio {plan.reasoning_ratio} x visible output"
+    known = sum(int(b.parts["reasoning_tokens"]) for b in partial.billed.values())
+    rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in partial.billed.values())
+    if rows > 0 and known > 0:
+        per_row = Decimal(known) / rows
+        return int(per_row * n_requests), (f"carried from the log: {float(per_row):,.0f} reasoning tokens per request "
+                                           f"on the serving models ({rows:,} rows report it)")
+    return None, REASONING_NOT_INCLUDED
 
 
 def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ from ..arithmetic import NoPriceError, request_cost
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
 from ..recount import batch_tokenizers, count_request, least_exact, target_counter, workload_request
+from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
 from ..targets import SPECIAL_TOKENS_NOTE, check_fallback, plan_models, source_line
 from ...requests import RequestCounter
 from ...requests.formats.parts import join_reasons
@@ -155,19 +156,37 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
         n_in = content + fmt
         # a request's output is a whole number of tokens: an assumed one is rounded before it is priced
         n_out = _whole(workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * content)
+        reasoning = workload_reasoning(ref, workload, n_out)
+        if reasoning is None:
+            exactness = "estimate"
+            reason = join_reasons(f"{REASONING_NOT_INCLUDED}: {ref} bills its reasoning as output tokens, which no "
+                                  "text shows; give --reasoning-tokens N or --reasoning-ratio R", reason)
         row = {"model": ref, "id": sample_id, "category": category,
                "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
                "raw_tokens": tokenizer.count(text), "content_tokens": content, "format_tokens": fmt,
                "input_tokens": n_in, "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
+               "reasoning_tokens": reasoning or 0, "reasoning_known": reasoning is not None,
                "exactness": exactness, "exactness_reason": reason}
-        try:
-            rc = request_cost(price, input_tokens=n_in, output_tokens=n_out, cached_share=workload.cached_share)
+        try:  # reasoning is billed at the output price
+            rc = request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),
+                              cached_share=workload.cached_share)
             row.update({m: getattr(rc, m) for m in _MONEY})
         except NoPriceError:
             status = "no price" if price.input is None else "no output price"
             row.update({m: None for m in _MONEY})  # unknown, never 0
         rows.append(row)
     return rows, status
+
+
+def workload_reasoning(ref: str, workload: Workload, n_out: int) -> int | None:
+    """Reasoning tokens of one request on `ref`: 0 on a model that does not reason (or reasons only
+    when asked), the workload's figure on one that does, None when that figure is not given."""
+    rule = reasoning_rule(ref)
+    if workload.reasoning_tokens is not None and rule is not None:
+        return _whole(workload.reasoning_tokens)
+    if workload.reasoning_ratio is not None and rule is not None:
+        return _whole(workload.reasoning_ratio * n_out)
+    return 0 if rule is None or rule.optional else None
 
 
 def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summary: dict,
@@ -225,6 +244,12 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
         if named:
             notes.append(f"{label.upper() if label == 'estimate' else label}: {', '.join(named)} "
                          "(why: each model's exactness_reason; ~ marks a proxy tokenizer)")
+    if "reasoning" in models:
+        unknown = models.loc[models["reasoning"] == REASONING_NOT_INCLUDED, "model"].tolist()
+        if unknown:
+            notes.append(f"{REASONING_NOT_INCLUDED.upper()}: {', '.join(unknown)} bill their reasoning as output tokens "
+                         "and no reasoning figure was given, so their output cost is understated; give "
+                         "--reasoning-tokens N or --reasoning-ratio R")
     missing = models.loc[models["status"] != "ok", ["model", "status"]]
     for model, status in missing.itertuples(index=False):
         notes.append(f"{model}: {status}")
@@ -240,7 +265,8 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
 
 
 # -- the sums --------------------------------------------------------------------------------
-_DECIMALS = ("chars", "content_tokens", "format_tokens", "input_tokens", "cached_tokens", "output_tokens")
+_DECIMALS = ("chars", "content_tokens", "format_tokens", "input_tokens", "cached_tokens", "output_tokens",
+             "reasoning_tokens")
 _MONEY_PARTS = ("usd_input", "usd_cached_input", "usd_output", "usd_fee")
 
 
@@ -255,6 +281,7 @@ class _Totals:
                                                                                         "usd_total", "spent_in")})
     unpriced: bool = False
     exactness: Counter = field(default_factory=Counter)
+    reasoning_unknown: int = 0
 
     def add(self, rows: Iterable[dict]) -> None:
         s = self.sums
@@ -263,6 +290,7 @@ class _Totals:
             self.exactness[(r["exactness"], r["exactness_reason"])] += 1
             self.raw_chars += r["raw_chars"]
             self.raw_tokens += r["raw_tokens"]
+            self.reasoning_unknown += not r["reasoning_known"]
             for k in _DECIMALS:
                 s[k] += r[k]
             if r["usd_total"] is None:
@@ -279,7 +307,9 @@ class _Totals:
         exactness, reason = least_exact(self.exactness)
         out: dict[str, Any] = {
             "n_requests": n, "exactness": exactness, "exactness_reason": "" if exactness == "exact" else reason,
-            **{k: _whole(s[k]) for k in ("input_tokens", "content_tokens", "format_tokens", "output_tokens")},
+            **{k: _whole(s[k]) for k in ("input_tokens", "content_tokens", "format_tokens", "output_tokens",
+                                         "reasoning_tokens")},
+            "reasoning": REASONING_NOT_INCLUDED if self.reasoning_unknown else "",
             "chars_per_request": float(s["chars"] / n),
             "chars_per_token": self.raw_chars / self.raw_tokens if self.raw_tokens else float("nan"),
             **{f"{k}_per_request": float(s[k] / n) for k in _DECIMALS if k != "chars"},

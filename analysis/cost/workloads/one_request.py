@@ -12,6 +12,8 @@ from decimal import Decimal
 
 import pandas as pd
 
+from ..caching import REASONING_NOT_INCLUDED
+
 from ..arithmetic import NoPriceError, request_cost
 from ..display.money import format_usd
 from ..prices import get_price
@@ -89,8 +91,9 @@ def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFr
         if report.n_samples > 1:
             row = {"id": r["id"], **row}
         if output:
-            row.update(output_tokens=int(r["output_tokens"]), usd_output=r["usd_output"],
-                       usd_per_request=r["usd_total"])
+            row.update(output_tokens=int(r["output_tokens"]),
+                       reasoning_tokens=int(r["reasoning_tokens"]) if r["reasoning_known"] else REASONING_NOT_INCLUDED,
+                       usd_output=r["usd_output"], usd_per_request=r["usd_total"])
         if monthly:
             row["usd_per_month"] = None if r["usd_total"] is None else r["usd_total"] * report.workload.requests_per_month
         rows.append({**row, "status": model["status"], "note": model["note"]})

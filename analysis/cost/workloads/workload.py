@@ -35,6 +35,8 @@ WORKLOAD_LIMITS: dict[str, Decimal] = {
     "cached_share": Decimal(1),
     "messages_per_request": Decimal(100_000),
     "chars_per_request": Decimal(10) ** 10,
+    "reasoning_tokens": Decimal(10) ** 9,
+    "reasoning_ratio": Decimal(1000),
 }
 
 
@@ -101,6 +103,9 @@ class Workload:
         messages_per_request: chat messages per request, for the chat-format overhead.
         chars_per_request: scale each text to this many characters per request (keeping its
             tokens per character), e.g. "1,200-character prompts like this corpus".
+        reasoning_tokens / reasoning_ratio: reasoning output per request on a model that reasons
+            (tokens, or a multiple of the visible output; at most one). Without either, such a
+            model's row says "reasoning not included".
 
     >>> Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4").cached_share
     Decimal('0.4')
@@ -112,6 +117,8 @@ class Workload:
     cached_share: Any = Decimal(0)
     messages_per_request: Any = 1
     chars_per_request: Any = None
+    reasoning_tokens: Any = None
+    reasoning_ratio: Any = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -133,6 +140,11 @@ class Workload:
             if c == 0:
                 raise BadInput("chars_per_request must be positive, got 0")
             put("chars_per_request", c)
+        if self.reasoning_tokens is not None and self.reasoning_ratio is not None:
+            raise BadInput("give at most one of reasoning_tokens (per request) and reasoning_ratio (x visible output)")
+        for name in ("reasoning_tokens", "reasoning_ratio"):
+            if getattr(self, name) is not None:
+                put(name, workload_value(name, getattr(self, name)))
 
     def describe(self) -> str:
         """One line for report headers; numbers in plain digits, however they were typed.
@@ -144,17 +156,21 @@ class Workload:
         out = (f"{compact_number(self.output_tokens)} output tokens/request" if self.output_tokens is not None
                else f"output = {compact_number(self.output_ratio)} x content tokens")
         scale = f", texts scaled to {compact_number(self.chars_per_request)} chars/request" if self.chars_per_request else ""
+        reasoning = (f", {compact_number(self.reasoning_tokens)} reasoning tokens/request" if self.reasoning_tokens is not None
+                     else f", reasoning = {compact_number(self.reasoning_ratio)} x output" if self.reasoning_ratio is not None
+                     else "")
         return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
-                f"{out}, cached share {percent(self.cached_share)} of input{scale}")
+                f"{out}, cached share {percent(self.cached_share)} of input{scale}{reasoning}")
 
 
 # The columns of a cost report, per model and per model x category (`estimate` fills them). Here,
 # beside the workload and away from pandas, so that the service can describe them at import.
 MODEL_COLUMNS = [
     "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens",
+    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning",
     "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
     "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
+    "reasoning_tokens_per_request",
     "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
     "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
     "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",

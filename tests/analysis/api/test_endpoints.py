@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from analysis import load_tokenizer
 from analysis.requests import input_tokens, parse
 from analysis.compare import compare
@@ -271,7 +273,7 @@ def test_anthropic_count_tokens(client):
     assert imaged["exactness"] == "estimate" and "image (unsized) not counted" in imaged["exactness_reason"]
     many = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}] * 6}
     assert "--max-messages" in problem(client.post("/v1/messages/count_tokens", json=many), 422)["detail"]
-    problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": []}), 404)
+    problem(client.post("/v1/messages/count_tokens", json={"model": "nope-model-zz", "messages": [{"role": "user", "content": "x"}]}), 404)
     sonet = problem(client.post("/v1/messages/count_tokens", json={**body, "model": "claude-sonet-4-5"}), 404)
     assert "claude-sonnet-4-5" in sonet["valid"]
     wizard = {**body, "messages": [{"role": "wizard", "content": "hi"}]}
@@ -292,3 +294,15 @@ def test_readyz_says_when_the_engines_are_built():
         with urllib.request.urlopen(url + "/readyz", timeout=5) as r:
             ready = json.loads(r.read())
         assert ready["engines_built"] is True and ready["tokenizers"] == ["o200k_base", "deepseek-v4"]
+
+
+def test_cost_says_reasoning_not_included_on_a_reasoning_model(client):
+    base = {"text": "Prove it.", "models": ["o3", "gpt-4.1"], "requests_per_month": 100, "output_tokens": 300}
+    got = client.post("/v1/cost", json=base).json()
+    rows = {m["model"]: m for m in got["models"]}
+    assert rows["o3"]["reasoning"] == "reasoning not included" and rows["gpt-4.1"]["reasoning"] == ""
+    assert any(n.startswith("REASONING NOT INCLUDED: o3") for n in got["notes"])
+    given = {m["model"]: m for m in client.post("/v1/cost", json={**base, "reasoning_tokens": 2000}).json()["models"]}
+    assert given["o3"]["reasoning"] == "" and given["o3"]["reasoning_tokens"] == 2000
+    assert Decimal(given["o3"]["usd_per_request"]) > Decimal(rows["o3"]["usd_per_request"])
+    problem(client.post("/v1/cost", json={**base, "reasoning_tokens": 1, "reasoning_ratio": 1}), 422)

@@ -1,0 +1,294 @@
+"""Prompt caching and reasoning by each provider's rule: which tokens of a sequence of requests are
+read from the cache or written to it, and which models bill reasoning.
+
+Unlike `usage` (what a logged response *was* billed for), this module estimates what a request
+*would* be billed for on another model, from the request's own tokens. The rules are data
+(``bill_rules.toml``: one row per provider rule, with its source, the day it was checked and
+whether it is documented or an estimate); the code is one small function per rule *kind*:
+
+* ``prefix`` (OpenAI): the longest prefix seen before, alive, of at least ``minimum`` tokens, in
+  ``step``-token increments; no write premium;
+* ``breakpoints`` (Anthropic): only prefixes that end at the request's ``cache_control``
+  breakpoints, each of at least ``minimum`` tokens; a miss writes (5 minutes, or 1 hour);
+* ``implicit`` (Gemini 2.5+) and ``disk`` (DeepSeek): automatic, as ``prefix`` with their own
+  minimum and step.
+
+Requests are simulated in the order of their timestamps; requests without one are one burst
+(the same instant), and `CacheSim.notes` says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from fnmatch import fnmatch
+from importlib import resources
+from typing import Any, Callable
+
+__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "ReasoningRule", "auto_breakpoints",
+           "cache_rule", "reasoning_rule", "shared_prefix_cache", "simulate"]
+
+# The label every face shows when a model that reasons is priced without a reasoning figure.
+REASONING_NOT_INCLUDED = "reasoning not included"
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRule:
+    """One provider caching rule (a row of bill_rules.toml)."""
+
+    provider: str
+    match: tuple[str, ...]
+    kind: str
+    minimum: int
+    step: int
+    ttl_seconds: int
+    read: float
+    write: float
+    exactness: str
+    source: str
+    checked: str
+    why: str
+    ttl_long_seconds: int | None = None
+    write_long: float | None = None
+    max_breakpoints: int | None = None
+
+    @property
+    def label(self) -> str:
+        """ "openai prefix cache (documented, platform.openai.com/..., checked 2026-12-03)"."""
+        return f"{self.provider} {self.kind} cache ({self.exactness}; {self.source}, checked {self.checked})"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningRule:
+    """Models that bill reasoning as output (a [[reasoning]] row). `optional`: only when asked for."""
+
+    match: tuple[str, ...]
+    source: str
+    checked: str
+    why: str
+    excluded: tuple[str, ...] = ()
+    optional: bool = False
+
+
+@functools.cache
+def _rules() -> tuple[tuple[CacheRule, ...], tuple[ReasoningRule, ...]]:
+    data = tomllib.loads(resources.files("analysis.cost").joinpath("bill_rules.toml").read_text("utf-8"))
+    cache = tuple(CacheRule(**{**row, "match": tuple(row["match"])}) for row in data.get("cache", ()))
+    reasoning = tuple(ReasoningRule(match=tuple(r["match"]), source=r["source"], checked=r["checked"], why=r["why"],
+                                    excluded=tuple(r.get("except", ())), optional=bool(r.get("optional", False)))
+                      for r in data.get("reasoning", ()))
+    for rule in cache:
+        if rule.kind not in _KINDS:
+            raise ValueError(f"bill_rules.toml: unknown cache kind {rule.kind!r} (known: {', '.join(_KINDS)})")
+    return cache, reasoning
+
+
+def _bare(model: str) -> str:
+    return model.lower().rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+
+
+def cache_rule(model: str) -> CacheRule | None:
+    """The caching rule of a model id ("gpt-4.1", "anthropic:claude-sonnet-4-5"), or None.
+
+    >>> cache_rule("gpt-4.1-mini").minimum, cache_rule("gpt-4.1-mini").step
+    (1024, 128)
+    >>> cache_rule("llama-3.3-70b") is None
+    True
+    """
+    name = _bare(model)
+    return next((r for r in _rules()[0] if any(fnmatch(name, g) for g in r.match)), None)
+
+
+def reasoning_rule(model: str) -> ReasoningRule | None:
+    """The [[reasoning]] row that says `model` bills reasoning as output, or None.
+
+    >>> reasoning_rule("o4-mini") is not None, reasoning_rule("gpt-4.1-mini") is None
+    (True, True)
+    """
+    name = _bare(model)
+    for r in _rules()[1]:
+        if any(fnmatch(name, g) for g in r.match) and not any(fnmatch(name, g) for g in r.excluded):
+            return r
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRequest:
+    """One request as the cache sees it.
+
+    Attributes:
+        tokens: the prompt's token ids on the target model, in order (or any hashable units of
+            the same length: only equality of prefixes matters).
+        when: the request's time, or None (then the whole log is one burst).
+        breakpoints: (token offset where a cache_control block ends, True for a 1-hour TTL), for
+            breakpoint rules; ignored by automatic ones.
+    """
+
+    tokens: Sequence[Any]
+    when: datetime | None = None
+    breakpoints: tuple[tuple[int, bool], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheOutcome:
+    """One request's prompt, split: read from the cache, written to it (5m / 1h), and uncached."""
+
+    read: int
+    write_5m: int
+    write_1h: int
+    uncached: int
+
+
+@dataclass
+class CacheSim:
+    """The outcome per request, in the input's order, and what the simulation assumed."""
+
+    rule: CacheRule
+    outcomes: list[CacheOutcome]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def read(self) -> int:
+        return sum(o.read for o in self.outcomes)
+
+    @property
+    def write(self) -> int:
+        return sum(o.write_5m + o.write_1h for o in self.outcomes)
+
+
+def _prefix_hashes(tokens: Sequence[Any], cuts: Iterable[int]) -> dict[int, int]:
+    """{cut: hash of tokens[:cut]} for increasing cuts, chained so the work is linear."""
+    out: dict[int, int] = {}
+    h, at = 0, 0
+    for cut in cuts:
+        h = hash((h, tuple(tokens[at:cut])))
+        at = cut
+        out[cut] = h
+    return out
+
+
+def _seconds(when: datetime | None) -> float:
+    return 0.0 if when is None else when.timestamp()
+
+
+def _automatic(rule: CacheRule, ordered: Sequence[CacheRequest]) -> list[CacheOutcome]:
+    """prefix / implicit / disk: the longest live prefix at a step boundary is read; nothing is billed as a write."""
+    alive: dict[int, float] = {}  # prefix hash -> expiry (seconds)
+    out: list[CacheOutcome] = []
+    for req in ordered:
+        now, n = _seconds(req.when), len(req.tokens)
+        cuts = range(rule.minimum, n + 1, rule.step) if n >= rule.minimum else range(0)
+        hashes = _prefix_hashes(req.tokens, cuts)
+        read = max((c for c, h in hashes.items() if alive.get(h, -1.0) >= now), default=0)
+        for h in hashes.values():
+            alive[h] = now + rule.ttl_seconds
+        out.append(CacheOutcome(read, 0, 0, n - read))
+    return out
+
+
+def _breakpoints(rule: CacheRule, ordered: Sequence[CacheRequest]) -> list[CacheOutcome]:
+    """Anthropic: read the longest live prefix ending at a breakpoint, write up to the last one."""
+    alive: dict[int, float] = {}
+    out: list[CacheOutcome] = []
+    limit = rule.max_breakpoints or len
+    for req in ordered:
+        now, n = _seconds(req.when), len(req.tokens)
+        marks = sorted({(b, long) for b, long in req.breakpoints if rule.minimum <= b <= n})
+        if isinstance(limit, int):
+            marks = marks[-limit:] if len(marks) > limit else marks
+        hashes = _prefix_hashes(req.tokens, [b for b, _ in marks])
+        read = max((b for b, _ in marks if alive.get(hashes[b], -1.0) >= now), default=0)
+        w5 = w1 = 0
+        for b, long in marks:
+            ttl = (rule.ttl_long_seconds or rule.ttl_seconds) if long else rule.ttl_seconds
+            if b > read and alive.get(hashes[b], -1.0) < now:
+                prev = max([read] + [c for c, _ in marks if c < b])
+                if long:
+                    w1 += b - prev
+                else:
+                    w5 += b - prev
+            alive[hashes[b]] = max(alive.get(hashes[b], -1.0), now + ttl)  # a hit refreshes the lifetime
+        out.append(CacheOutcome(read, w5, w1, n - read - w5 - w1))
+    return out
+
+
+_KINDS: dict[str, Callable[[CacheRule, Sequence[CacheRequest]], list[CacheOutcome]]] = {
+    "prefix": _automatic, "implicit": _automatic, "disk": _automatic, "breakpoints": _breakpoints}
+
+
+def simulate(rule: CacheRule, requests: Sequence[CacheRequest]) -> CacheSim:
+    """Each request's cache read and writes under `rule`, the requests taken in time order.
+
+    >>> r = cache_rule("gpt-4.1")
+    >>> sim = simulate(r, [CacheRequest(list(range(1500))), CacheRequest(list(range(1500)) + [7])])
+    >>> [o.read for o in sim.outcomes], sim.notes
+    ([0, 1408], ['no request has a timestamp: the log is simulated as one burst (every request at the same instant)'])
+    """
+    notes: list[str] = []
+    stamped = [r.when is not None for r in requests]
+    if not any(stamped):
+        notes.append("no request has a timestamp: the log is simulated as one burst (every request at the same instant)")
+    elif not all(stamped):
+        notes.append(f"{stamped.count(False):,} request(s) without a timestamp are simulated at the previous request's time")
+    order = sorted(range(len(requests)), key=lambda i: _seconds(requests[i].when) if requests[i].when else -1.0) \
+        if all(stamped) else list(range(len(requests)))
+    if any(stamped) and not all(stamped):
+        last: datetime | None = None
+        filled = []
+        for r in requests:
+            last = r.when or last
+            filled.append(CacheRequest(r.tokens, last, r.breakpoints))
+        requests = filled
+    ordered = [requests[i] for i in order]
+    by_pos = _KINDS[rule.kind](rule, ordered)
+    outcomes: list[CacheOutcome] = [CacheOutcome(0, 0, 0, 0)] * len(requests)
+    for pos, i in enumerate(order):
+        outcomes[i] = by_pos[pos]
+    if rule.kind == "breakpoints" and not any(r.breakpoints for r in requests):
+        notes.append("no request carries a cache_control breakpoint, so nothing is cached on "
+                     f"{rule.provider}; --cache-breakpoints auto places them after the system prompt and tools")
+    return CacheSim(rule, outcomes, notes)
+
+
+def auto_breakpoints(prefix_ends: Sequence[int], *, long: bool = False) -> tuple[tuple[int, bool], ...]:
+    """Breakpoints a careful user places: after the system prompt and tools (the first end given)
+    and after the conversation so far (the last end before the new turn).
+
+    `prefix_ends` are the token offsets where the system+tools block and then each earlier
+    message end, in order.
+
+    >>> auto_breakpoints([1800, 2400, 3100])
+    ((1800, False), (3100, False))
+    """
+    if not prefix_ends:
+        return ()
+    marks = {prefix_ends[0], prefix_ends[-1]}
+    return tuple((b, long) for b in sorted(marks))
+
+
+def shared_prefix_cache(rule: CacheRule, *, prefix_tokens: int, requests_per_lifetime: float,
+                        breakpoint: bool = True) -> tuple[float, float]:
+    """A workload's cache per request, on average: (tokens read, tokens written).
+
+    A prefix shared by every request (system prompt and tools) is written once per cache lifetime
+    and read by the other requests of that lifetime. Automatic rules cache it rounded down to
+    their step; a breakpoint rule needs a breakpoint at its end (`breakpoint`), and bills the
+    write. Below the rule's minimum nothing is cached.
+
+    >>> shared_prefix_cache(cache_rule("gpt-4.1"), prefix_tokens=2000, requests_per_lifetime=10)
+    (1728.0, 0.0)
+    """
+    if prefix_tokens < rule.minimum or requests_per_lifetime < 1:
+        return 0.0, 0.0
+    if rule.kind == "breakpoints":
+        if not breakpoint:
+            return 0.0, 0.0
+        cached = prefix_tokens
+    else:
+        cached = rule.minimum + (prefix_tokens - rule.minimum) // rule.step * rule.step
+    hits = (requests_per_lifetime - 1) / requests_per_lifetime
+    write = cached / requests_per_lifetime if rule.kind == "breakpoints" else 0.0
+    return cached * hits, write
