@@ -83,25 +83,6 @@ TERSE = 80  # characters of a reason shown without --explain
 WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
 
 
-SORTS = ("cost", "tokens", "model")
-# --sort cost orders by the first of these a table has (a monthly figure where there is one)
-_COST_COLUMNS = ("usd_per_month", "usd_per_request", "usd_total", "usd_input")
-_TOKEN_COLUMNS = ("input_tokens_per_request", "input_tokens")
-
-
-def sort_models(frame: Any, key: str | None) -> Any:
-    """`frame`'s rows in the order --sort asks for; rows without a figure (no price) last."""
-    if key is None or frame.empty:
-        return frame
-    if key == "model":
-        return frame.sort_values("model", kind="stable", ignore_index=True)
-    column = next(c for c in (_COST_COLUMNS if key == "cost" else _TOKEN_COLUMNS) if c in frame)
-    values = frame[column].tolist()
-    missing = [v is None or v != v for v in values]  # None, NaN: no price, no count
-    order = sorted(range(len(values)), key=lambda i: (missing[i], 0 if missing[i] else values[i]))
-    return frame.iloc[order].reset_index(drop=True)
-
-
 # --quiet keeps these columns of a cost table, where present: one short line per model
 QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
                  "$/request", "total $ (recounted)", "$/month", "$/month (projected)", "status")
