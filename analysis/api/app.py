@@ -29,7 +29,7 @@ Every tokenizer and every price of tokenprism behind one JSON API, offline.
 * `/tokenize`, `/detokenize` (vLLM), `/v1/messages/count_tokens` (Anthropic),
   `/v1/responses/input_tokens` (OpenAI) and `/v1beta/models/{model}:countTokens` (Gemini) speak
   the shapes those clients already send.
-* Counts of a text from a proxy tokenizer are labelled `exactness: approximate`; counts of a
+* Counts of a text from a proxy tokenizer are labelled `exactness: estimate`; counts of a
   request say `exact`, `documented` or `estimate`, with the reason.
 * Errors are RFC 9457 problem details (`application/problem+json`).
 * With API keys configured, every route but `/healthz` and `/readyz` needs one

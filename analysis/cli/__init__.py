@@ -15,7 +15,8 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import BadInput, UnknownName
 
@@ -106,6 +107,7 @@ _FLAGS = (
     (re.compile(r"\berrors='(\w+)' or errors='(\w+)'"), r"--errors \1 or --errors \2"),
     (re.compile(r"\berrors='(\w+)'"), r"--errors \1"),
     (re.compile(r"\bcolumn=NAME\b"), "--column NAME"),
+    (re.compile(r"\bshape=SHAPE\b"), "--log-format SHAPE"),
 )
 
 
@@ -125,6 +127,17 @@ def write_safe(text: str) -> None:
     from ..render import terminal_text
 
     sys.stdout.write(terminal_text(text))
+
+
+def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any, *,
+                      width: int | None = None) -> None:
+    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: where the
+    terminal table wraps): JSON as it is (json escapes at its sink), the rest through `write_safe`."""
+    text = writers[fmt](report, width)
+    if fmt == "json":
+        sys.stdout.write(text)
+    else:
+        write_safe(text)
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug

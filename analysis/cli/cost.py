@@ -25,34 +25,15 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
     from ..cost import CostReport, Workload
 
 
-from ..atomic import write_text
 from ..textio import read_stdin, read_text_file
 from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
+from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
-from . import help_line, write_safe
+from . import help_line, write_report_text, write_safe
 
 FORMATS = ("table", "csv", "json", "md", "html")
-SORTS = ("cost", "tokens", "model")
-# --sort cost orders by the first of these a table has (a monthly figure where there is one)
-_COST_COLUMNS = ("usd_per_month", "usd_per_request", "usd_total", "usd_input")
-_TOKEN_COLUMNS = ("input_tokens_per_request", "input_tokens")
-
-
-def sort_models(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:
-    """`frame`'s rows in the order --sort asks for; rows without a figure (no price) last."""
-    if key is None or frame.empty:
-        return frame
-    if key == "model":
-        return frame.sort_values("model", kind="stable", ignore_index=True)
-    column = next(c for c in (_COST_COLUMNS if key == "cost" else _TOKEN_COLUMNS) if c in frame)
-    values = frame[column].tolist()
-    missing = [v is None or v != v for v in values]  # None, NaN: no price, no count
-    order = sorted(range(len(values)), key=lambda i: (missing[i], 0 if missing[i] else values[i]))
-    return frame.iloc[order].reset_index(drop=True)
-
-
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
 def _number(name: str, *, maximum: Decimal | None = None, integer: bool = False):
     from ..cost import WORKLOAD_LIMITS, to_decimal, workload_value
@@ -321,7 +302,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
 
 def cmd_cost(args: argparse.Namespace) -> int:
     from ..cost import Workload, estimate
-    from ..report.cost import csv_table, render_html, render_markdown, render_text, report_json
+    from ..report.cost import WRITERS, write_report
 
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before the counting
         raise BadInput(f"--out {args.out} is a file: give a folder for the report files")
@@ -344,21 +325,14 @@ def cmd_cost(args: argparse.Namespace) -> int:
     else:
         report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                           on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
-    if args.format == "csv":
-        write_safe(csv_table(report.models))
-    elif args.format == "json":
-        sys.stdout.write(json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n")
-    elif args.format == "md":
-        write_safe(render_markdown(report))
-    elif args.format == "html":
-        write_safe(render_html(report, figures=False))
-    elif args.quiet:
+    if args.format == "table" and args.quiet:
         from ..cost.display.tables import display_models
 
         write_safe(quiet_table(display_models(report)))
     else:
-        write_safe(render_text(report, width=table_width(args)))
+        write_report_text(WRITERS, args.format, report, width=table_width(args))
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         from ..report.bundle import own_files, read_manifest
@@ -387,6 +361,7 @@ def cmd_quick(args: argparse.Namespace) -> int:
                         reasoning_ratio=args.reasoning_ratio)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
+
     frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
     if args.format == "csv":
         write_safe(csv_table(frame))
@@ -421,37 +396,6 @@ def cmd_quick(args: argparse.Namespace) -> int:
                                    + ["notes:"] + [f"  - {n}" for n in report.notes]
                                    + [f"  - {h}" for h in hints]) + "\n")
     return 0
-
-
-# -- JSON and the report folder ----------------------------------------------------------------
-def write_report(report: CostReport, out_dir: Path) -> list[Path]:
-    """Write report.md, report.html, cost_by_model.csv (+ by category, per request) and figures.
-
-    Returns:
-        The paths written.
-    """
-    from ..report.cost import csv_table, render_html, render_markdown
-
-    from ..plots import save_figure
-    from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    figures = {}
-    for stem, fig, caption in (("monthly_cost", monthly_cost_bar(report.models), "Monthly cost by model"),
-                               ("cost_vs_chars_per_token", cost_vs_chars_per_token(report.models),
-                                "Input cost per million characters vs characters per token")):
-        for ext in ("png", "svg"):
-            written.append(save_figure(fig, out_dir / f"{stem}.{ext}", dpi=120))
-        figures[caption] = f"{stem}.png"
-    tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
-    if len(report.categories):
-        tables["cost_by_category.csv"] = report.categories
-    for name, frame in tables.items():
-        written.append(write_text(out_dir / name, csv_table(frame)))
-    write_text(out_dir / "report.md", render_markdown(report, figures=figures))
-    write_text(out_dir / "report.html", render_html(report))
-    return written + [out_dir / "report.md", out_dir / "report.html"]
 
 
 # -- models ------------------------------------------------------------------------------------

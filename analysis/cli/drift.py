@@ -111,8 +111,32 @@ def _row(path: Path, text: str, a: Tokenizer, b: Tokenizer, fmt: str) -> dict[st
         first = {"char_offset": at, "line": line, "column": at - (text.rfind("\n", 0, at) + 1) + 1,
                  "from_tokens": excerpt(text, pa, at, for_terminal=fmt != "json"),
                  "to_tokens": excerpt(text, pb, at, for_terminal=fmt != "json")}
+    from ..probes.attribution import breakdown
+
     return {"file": str(path), "from_tokens": len(pa), "to_tokens": len(pb), "change": len(pb) - len(pa),
-            "change_pct": _pct(len(pa), len(pb)), "first_difference": first}
+            "change_pct": _pct(len(pa), len(pb)), "first_difference": first,
+            "breakdown": breakdown(text, pa, pb) if at is not None else None}
+
+
+def _parts(rows: list[dict[str, Any]], limit: int = 6) -> str:
+    """ "non-ASCII +40 (120 -> 160), digits +2 (10 -> 12)": the parts that change, largest first."""
+    changed = sorted((r for r in rows if r["change"]), key=lambda r: -abs(r["change"]))
+    text = ", ".join(f"{r['part']} {r['change']:+d} ({r['from_tokens']} -> {r['to_tokens']})" for r in changed[:limit])
+    return (text + (f", {len(changed) - limit} more" if len(changed) > limit else "")) or "no change"
+
+
+def _total_breakdown(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The class and script tables of every file added up."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for kind in ("class", "script"):
+        sums: dict[str, list[int]] = {}
+        for r in rows:
+            for part in (r["breakdown"] or {}).get(kind, []):
+                slot = sums.setdefault(part["part"], [0, 0])
+                slot[0] += part["from_tokens"]
+                slot[1] += part["to_tokens"]
+        out[kind] = [{"part": k, "from_tokens": a, "to_tokens": b, "change": b - a} for k, (a, b) in sums.items()]
+    return out
 
 
 def _pct_text(v: float | None) -> str:
@@ -143,6 +167,15 @@ def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
             sys.stdout.write(f"\n{visible(r['file'])}: first different cut at character {first['char_offset']} "
                              f"(line {first['line']}, column {first['column']})\n"
                              f"  {a.ljust(width)}  {first['from_tokens']}\n  {b.ljust(width)}  {first['to_tokens']}\n")
+            parts = r["breakdown"]
+            sys.stdout.write(f"  by class:  {_parts(parts['class'])}\n  by script: {_parts(parts['script'])}\n"
+                             f"  by line:   {_parts(parts['lines'])}\n")
+    if sum(r["first_difference"] is not None for r in rows) > 1:
+        total = _total_breakdown(rows)
+        sys.stdout.write(f"\nall files: by class:  {_parts(total['class'])}\n"
+                         f"           by script: {_parts(total['script'])}\n")
+    if any(r["first_difference"] is not None for r in rows):
+        sys.stdout.write("(each token is filed under its first character that is not whitespace: the parts add up to the counts)\n")
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -164,7 +197,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         # the JSON contract: an exactness other than "exact" comes with its reason
         out = {"from": args.from_, "from_tokenizer": a.name, "from_exactness": exact_a, "from_exactness_reason": note_a,
                "to": args.to, "to_tokenizer": b.name, "to_exactness": exact_b, "to_exactness_reason": note_b,
-               "fail_over_pct": args.fail_over, "failed": [r["file"] for r in failed], "files": rows}
+               "fail_over_pct": args.fail_over, "failed": [r["file"] for r in failed], "files": rows,
+               "breakdown": _total_breakdown(rows)}
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         _table(rows, visible(args.from_), visible(args.to))  # as given: two models may share a tokenizer

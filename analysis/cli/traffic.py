@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,7 +17,8 @@ from typing import Any
 
 from ..errors import BadInput
 from ..render import terminal_text
-from . import write_safe
+from . import write_report_text, write_safe
+from ..report.sorting import sort_models
 from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
 
 
@@ -110,21 +110,11 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                                                     "output cost",) + report.notes)
     if args.requests_per_month is not None:
         report = project(report, args.requests_per_month)
-    from .cost import sort_models
-
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
-    if args.format == "csv":
-        write_safe(render.models_csv(report))
-    elif args.format == "json":
-        sys.stdout.write(json.dumps(render.report_json(report), indent=1, ensure_ascii=False) + "\n")
-    elif args.format == "md":
-        write_safe(render.render_markdown(report))
-    elif args.format == "html":
-        write_safe(render.render_html(report, with_figures=False))
-    elif args.quiet:
+    if args.format == "table" and args.quiet:
         write_safe(quiet_table(render.display_models(report)))
     else:
-        write_safe(render.render_text(report, width=table_width(args)))
+        write_report_text(render.WRITERS, args.format, report, width=table_width(args))
     if args.out:
         sys.stdout.flush()
         from ..report.bundle import own_files, read_manifest

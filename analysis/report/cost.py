@@ -1,8 +1,10 @@
-"""A `CostReport` as text: an aligned terminal table, Markdown, or one self-contained HTML page.
+"""A `CostReport` as text (an aligned terminal table, Markdown, one self-contained HTML page,
+CSV, JSON) and as a report folder.
 
-Unlike `cli.cost` (which reads the command line, gathers the input text and writes report
-folders) and `cost` (which computes the report), this module only renders a finished report,
-so the CLI and the dashboard's Cost page produce the same documents. Every rendering names the
+Unlike `cli.cost` (which reads the command line and gathers the input text) and `cost` (which
+computes the report), this module only renders a finished report, so the CLI and the dashboard's
+Cost page produce the same documents. `WRITERS` is its one table from format to writer;
+`write_report` writes the folder, as `report.traffic` does for logged traffic. Every rendering names the
 price source and its date, and marks estimates.
 """
 
@@ -11,12 +13,16 @@ from __future__ import annotations
 import base64
 import html
 import math
+import json
+from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..atomic import write_text
 from ..cost import CostReport, display_categories, display_models, model_notes
 from ..contract import money, ratio, tokens
 from .page import html_page, markdown_table, markdown_text, neutralize_formula
@@ -184,3 +190,47 @@ def report_json(report: CostReport) -> dict:
         "input": {"n_requests_sampled": report.n_samples, "n_chars": report.n_chars},
         "models": records(report.models), "categories": records(report.categories), "notes": list(report.notes),
     }
+
+
+def json_text(data: Any) -> str:
+    """A report's JSON as every face writes it: one space of indent, non-ASCII kept, a final newline."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+# format -> the text of a report in it (`tokenprism cost --format`), given the width the terminal
+# table wraps at (None: no wrapping; only "table" reads it).
+WRITERS: dict[str, Callable[[CostReport, int | None], str]] = {
+    "table": lambda report, width: render_text(report, width=width),
+    "csv": lambda report, width: csv_table(report.models),
+    "json": lambda report, width: json_text(report_json(report)),
+    "md": lambda report, width: render_markdown(report),
+    "html": lambda report, width: render_html(report, figures=False),
+}
+
+
+def write_report(report: CostReport, out_dir: Path) -> list[Path]:
+    """Write report.md, report.html, cost_by_model.csv (+ by category, per request) and figures.
+
+    Returns:
+        The paths written.
+    """
+    from ..plots import save_figure
+    from ..plots.cost import cost_vs_chars_per_token, monthly_cost_bar
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    figures = {}
+    for stem, fig, caption in (("monthly_cost", monthly_cost_bar(report.models), "Monthly cost by model"),
+                               ("cost_vs_chars_per_token", cost_vs_chars_per_token(report.models),
+                                "Input cost per million characters vs characters per token")):
+        for ext in ("png", "svg"):
+            written.append(save_figure(fig, out_dir / f"{stem}.{ext}", dpi=120))
+        figures[caption] = f"{stem}.png"
+    tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
+    if len(report.categories):
+        tables["cost_by_category.csv"] = report.categories
+    for name, frame in tables.items():
+        written.append(write_text(out_dir / name, csv_table(frame)))
+    write_text(out_dir / "report.md", render_markdown(report, figures=figures))
+    write_text(out_dir / "report.html", render_html(report))
+    return written + [out_dir / "report.md", out_dir / "report.html"]

@@ -8,8 +8,8 @@ rendering names the price source and says that the figures are estimates.
 from __future__ import annotations
 
 import html
-import json
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ import pandas as pd
 from ..atomic import atomic_path, write_text
 from ..cost import TrafficReport, format_usd, frame_notes
 from ..cost.caching import REASONING_NOT_INCLUDED
-from .cost import csv_table, png_data_uri, jsonable, records
+from .cost import csv_table, json_text, png_data_uri, jsonable, records
 from .page import html_page, markdown_table, markdown_text
 
 TITLE = "tokenprism traffic cost report (estimates)"
@@ -210,6 +210,16 @@ def _flat(models: pd.DataFrame) -> pd.DataFrame:
     return models.drop(columns=["parts"], errors="ignore")
 
 
+# format -> the text of a traffic report in it (`tokenprism cost --logs --format`).
+WRITERS: dict[str, Callable[[TrafficReport, int | None], str]] = {
+    "table": lambda report, width: render_text(report, width=width),
+    "csv": lambda report, width: models_csv(report),
+    "json": lambda report, width: json_text(report_json(report)),
+    "md": lambda report, width: render_markdown(report),
+    "html": lambda report, width: render_html(report, with_figures=False),
+}
+
+
 def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
     """Write report.md, report.html, report.json, the CSV tables and the figures, each atomically."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -228,7 +238,7 @@ def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
               "traffic_calibration_rows.csv": report.calibration_rows}
     for name, frame in tables.items():
         written.append(write_text(out_dir / name, csv_table(frame)))
-    written.append(write_text(out_dir / "report.json", json.dumps(report_json(report), indent=1, ensure_ascii=False) + "\n"))
+    written.append(write_text(out_dir / "report.json", json_text(report_json(report))))
     written.append(write_text(out_dir / "report.md", render_markdown(report, figures=names)))
     written.append(write_text(out_dir / "report.html", render_html(report)))
     return written

@@ -74,5 +74,10 @@ def test_dashboard_serves_on_the_port_given(tmp_path):
                 time.sleep(0.3)
     finally:
         proc.terminate()  # the process *is* streamlit (exec): nothing is left behind
-        assert proc.wait(timeout=15) is not None
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("the dashboard did not stop within 15 s of SIGTERM") from None
         log.close()

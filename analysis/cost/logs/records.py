@@ -292,8 +292,9 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
                 record = parse_row(row, file_shape, where=where)
             except RowError as e:
                 if errors == "strict":
-                    hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with --log-format)"
-                    raise BadInput(f"{where}: {e}{hint}. Fix the row, or pass --errors skip to load the rest") from None
+                    hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with shape=SHAPE)"
+                    # the caller's words for the fixes: the CLI's flags (cli._FLAGS), the page's controls
+                    raise BadInput(f"{where}: {e}{hint}. Fix the row, or pass errors='skip' to load the rest") from None
                 report.skip(e.reason, where)
                 continue
             report.rows += 1

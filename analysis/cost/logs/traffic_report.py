@@ -324,9 +324,14 @@ def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_ou
     known = sum(int(b.parts["reasoning_tokens"]) for b in partial.billed.values())
     rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in partial.billed.values())
     if rows > 0 and known > 0:
+        # the same reasoning in the target's tokens: our recounts' ratio on the visible output
+        ours = _sum(partial.models[t.ref].sums, "logged_out") if t.ref in partial.models else 0
+        theirs = sum(_sum(p.sums, "logged_out") for p in partial.served.values())
+        scale = Decimal(ours) / theirs if ours and theirs else Decimal(1)
         per_row = Decimal(known) / rows
-        return int(per_row * n_requests), (f"carried from the log: {float(per_row):,.0f} reasoning tokens per request "
-                                           f"on the serving models ({rows:,} rows report it)")
+        return int(per_row * scale * n_requests), (
+            f"carried from the log: {float(per_row):,.0f} reasoning tokens per request on the serving models "
+            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)")
     return None, REASONING_NOT_INCLUDED
 
 

@@ -42,6 +42,7 @@ from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from .base import Rendered
 from .build import Prompt, for_tokenizer
+from .parts import tools_json_text
 
 Version = Literal["v1", "v2", "v3"]
 
@@ -80,8 +81,7 @@ def _dumps(value: object) -> str:
 
 
 def _tools_json(tools: tuple[ToolDef, ...]) -> str:
-    return _dumps([{"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                                     "parameters": dict(t.parameters)}} for t in tools])
+    return tools_json_text(tools, description="empty", ensure_ascii=False)
 
 
 _ID_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

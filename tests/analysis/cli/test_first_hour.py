@@ -358,3 +358,58 @@ def test_every_log_shape_has_an_example_row_that_reads_as_that_shape(tmp_path):
         records = list(iter_log_records([str(path)], shape="auto", report=report))
         assert len(records) == 1 and report.shapes[str(path)] == shape, (shape, report.shapes)
         assert "Where is my order?" in "".join(m.text for m in records[0].request.messages)
+
+
+# -- why, by part --------------------------------------------------------------------------------
+def test_diff_breaks_the_change_down_by_class_script_and_line(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text('def greet(name):\n    # Привет, мир\n    return "안녕하세요 " + name\n\nprint(greet("world"))  # 2024\n',
+                              encoding="utf-8")
+    (src / "b.py").write_text("x = 1\n", encoding="utf-8")
+    code, out, err = run("diff", "-f", str(src), "--from", "o200k_base", "--to", "gpt2", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    for f in data["files"]:
+        if f["breakdown"] is None:
+            continue
+        for kind in ("class", "script"):  # every token filed once: the parts add up to the counts
+            assert sum(r["from_tokens"] for r in f["breakdown"][kind]) == f["from_tokens"]
+            assert sum(r["to_tokens"] for r in f["breakdown"][kind]) == f["to_tokens"]
+        if not f["file"].endswith("a.py"):
+            continue
+        scripts = {r["part"]: r["change"] for r in f["breakdown"]["script"]}
+        assert scripts["Hang"] > 0 and scripts["Cyrl"] > 0  # gpt2 spends more on Hangul and Cyrillic
+        classes = {r["part"]: r["change"] for r in f["breakdown"]["class"]}
+        assert classes["non-ASCII"] == max(classes.values())
+        assert max(f["breakdown"]["lines"], key=lambda r: abs(r["change"]))["part"] in (2, 3)  # the non-English lines
+    code, out, _ = run("diff", "-f", str(src), "--from", "o200k_base", "--to", "gpt2")
+    assert "by script: Hang +" in out and "by class:  non-ASCII +" in out
+
+
+def test_the_dashboards_upload_limit_is_said_once():
+    import tomllib
+    from pathlib import Path
+
+    from analysis.textio import MAX_UPLOAD_BYTES
+
+    config = tomllib.loads((Path(__file__).resolve().parents[3] / "dashboards" / ".streamlit" / "config.toml")
+                           .read_text(encoding="utf-8"))
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_BYTES // 1_000_000  # Streamlit's "Limit N MB" = our help
+
+
+def test_a_bad_log_row_names_the_fix_in_each_faces_words(tmp_path):
+    from analysis.cost import read_log_records
+
+    log = tmp_path / "a.jsonl"
+    log.write_text('{"system": "s", "messages": [{"role": "user", "content": "hi"}]}\n', encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_log_records(log, shape="openai-chat")
+    message = str(info.value)
+    assert "errors='skip'" in message and "shape=SHAPE" in message and "--" not in message  # no CLI flag in the library
+    code, _, err = run("cost", "--logs", str(log), "--log-format", "openai-chat", "-m", "gpt-4o", "--output-tokens", "5")
+    assert code == 2 and "--errors skip" in err and "--log-format SHAPE" in err
+    from dashboards.app_pages.cost import page_words
+
+    shown = page_words(message)
+    assert 'tick "Skip malformed rows"' in shown and '"Log format"' in shown and "errors=" not in shown

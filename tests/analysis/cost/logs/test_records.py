@@ -118,7 +118,7 @@ def test_a_malformed_row_names_file_line_and_problem(tmp_path, content, message)
         read_log_records(path)
     assert message in str(info.value)
     assert str(path) in str(info.value)
-    assert "--errors skip" in str(info.value)
+    assert "errors='skip'" in str(info.value)
 
 
 def test_errors_skip_loads_the_rest_and_counts_reasons(tmp_path):
@@ -136,7 +136,7 @@ def test_errors_skip_loads_the_rest_and_counts_reasons(tmp_path):
 
 
 def test_a_forced_shape_names_what_does_not_fit():
-    with pytest.raises(ValueError, match="top-level 'system'.*read as openai-chat.*--log-format"):
+    with pytest.raises(ValueError, match="top-level 'system'.*read as openai-chat.*shape=SHAPE"):
         read_log_records(LOGS / "anthropic.jsonl", shape="openai-chat")
     records, _ = read_log_records(LOGS / "openai_chat.jsonl", shape="openai-chat")
     assert len(records) == 3
