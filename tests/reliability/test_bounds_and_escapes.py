@@ -20,21 +20,15 @@ import time
 import pandas as pd
 import pytest
 
-from analysis import cli
 from analysis.errors import MAX_NAME, BadInput, UnknownName, closest, shown
+
+from .cli_run import run_cli
 
 RAW = ("\x1b", "\x07", "\x9b")
 HOSTILE = "\x1b]0;owned\x07\x1b[31m"
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+_run = run_cli
 
 
 # -- 2. names ------------------------------------------------------------------------------------

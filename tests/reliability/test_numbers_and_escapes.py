@@ -17,6 +17,8 @@ import h11
 import pytest
 
 from analysis import cli
+
+from .cli_run import run_cli
 from analysis.cost import WORKLOAD_LIMITS, Workload
 from analysis.errors import BadInput
 from analysis.render import compact_number, terminal_text
@@ -29,14 +31,7 @@ RAW = ("\x1b", "\x07", "\x9b", "\u202e")
 HOSTILE = "\x1b]0;owned\x07\x1b[31mgpt\u202e\x9b2J"
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = cli.main(argv)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+_run = run_cli
 
 
 def _cost_number_flags() -> list[str]:
