@@ -38,11 +38,16 @@ MESSAGES_KEY = {"openai-chat": "messages", "anthropic": "messages", "openai-resp
 ANTHROPIC_ONLY = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
 
 
+def _listed(value: Any) -> list:
+    # A field that should be a list, as one to look through; anything else is the parser's to refuse.
+    return value if isinstance(value, list) else []
+
+
 def looks_anthropic(body: Mapping[str, Any]) -> bool:
     """Whether a body with `messages` is Anthropic's: a top-level `system`, `input_schema` tools or its blocks."""
-    if "system" in body or any(isinstance(t, Mapping) and "input_schema" in t for t in body.get("tools") or ()):
+    if "system" in body or any(isinstance(t, Mapping) and "input_schema" in t for t in _listed(body.get("tools"))):
         return True
-    for m in body.get("messages") or ():
+    for m in _listed(body.get("messages")):
         content = m.get("content") if isinstance(m, Mapping) else None
         for block in content if isinstance(content, list) else ():
             if isinstance(block, Mapping) and (block.get("type") in ANTHROPIC_ONLY

@@ -124,6 +124,18 @@ def test_detection(body, shape):
     assert detect_shape(body) == shape
 
 
+@pytest.mark.parametrize("body", [
+    pytest.param({"messages": 5}, id="messages-int"),
+    pytest.param({"messages": "hi", "tools": 3}, id="messages-str-tools-int"),
+    pytest.param({"messages": {"role": "user"}}, id="messages-object"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}], "tools": {"name": "f"}}, id="tools-object"),
+])
+def test_a_field_that_is_not_a_list_is_refused_by_name(body):
+    # detection must not trip over it (a TypeError would be an internal error); the parser names it
+    with pytest.raises(BadInput, match="messages|tools"):
+        parse(body)
+
+
 def test_forced_shape_wins_and_an_unknown_shape_is_named():
     r = parse({"messages": [{"role": "user", "content": "hi"}]}, shape="anthropic")
     assert r.messages[0].text == "hi"
