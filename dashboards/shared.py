@@ -232,3 +232,18 @@ def cost_html(report) -> bytes:
     from analysis.report.cost import render_html  # its figures import matplotlib: only when a report is asked for
 
     return render_html(report).encode("utf-8")
+
+
+# The Cost page names a library message's fixes as its own controls (the CLI as its flags).
+PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape=SHAPE", 'in "Log format"'))
+
+
+def page_words(message: str) -> str:
+    """A library message with its fixes named as this page's controls.
+
+    >>> page_words("a.jsonl:3: bad (read as text; force another with shape=SHAPE). Fix the row, or pass errors='skip'")
+    'a.jsonl:3: bad (read as text; force another in "Log format"). Fix the row, or tick "Skip malformed rows"'
+    """
+    for words, control in PAGE_WORDS:
+        message = message.replace(words, control)
+    return message

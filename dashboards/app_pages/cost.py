@@ -58,20 +58,6 @@ source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "B
 
 
 # The library names the Python argument that fixes a problem; on this page the fix is a control.
-PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape=SHAPE", 'in "Log format"'))
-
-
-def page_words(message: str) -> str:
-    """A library message with its fixes named as this page's controls.
-
-    >>> page_words("a.jsonl:3: bad (read as text; force another with shape=SHAPE). Fix the row, or pass errors='skip'")
-    'a.jsonl:3: bad (read as text; force another in "Log format"). Fix the row, or tick "Skip malformed rows"'
-    """
-    for words, control in PAGE_WORDS:
-        message = message.replace(words, control)
-    return message
-
-
 @st.cache_data(max_entries=4, show_spinner="Pricing the log under each model...")
 def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool, output_tokens: int,
                    cached: str):
@@ -113,7 +99,7 @@ if source == "Chat log":
     try:
         traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, int(out_tokens), str(cached))
     except (ValueError, KeyError) as e:
-        st.error(page_words(e.args[0] if e.args else str(e)))
+        st.error(shared.page_words(e.args[0] if e.args else str(e)))
         st.stop()
     st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Log: {traffic.log_summary}. "
                "Each request is **recounted** under each model as `tokenprism count` counts it (exactness per model).")

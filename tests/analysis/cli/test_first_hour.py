@@ -409,7 +409,7 @@ def test_a_bad_log_row_names_the_fix_in_each_faces_words(tmp_path):
     assert "errors='skip'" in message and "shape=SHAPE" in message and "--" not in message  # no CLI flag in the library
     code, _, err = run("cost", "--logs", str(log), "--log-format", "openai-chat", "-m", "gpt-4o", "--output-tokens", "5")
     assert code == 2 and "--errors skip" in err and "--log-format SHAPE" in err
-    from dashboards.app_pages.cost import page_words
+    from dashboards.shared import page_words  # the Cost page's words, without running the page
 
     shown = page_words(message)
     assert 'tick "Skip malformed rows"' in shown and '"Log format"' in shown and "errors=" not in shown
