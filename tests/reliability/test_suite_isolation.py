@@ -31,3 +31,15 @@ def test_collection_ignores_the_users_fetched_vocabularies(tmp_path):
     assert "test_registry.py::" in collected  # the file was collected at all
     for name in FETCHABLE:
         assert f"[{name}]" not in collected, f"{name} parametrised from the user's data dir"
+
+
+def test_no_test_imports_a_dashboard_page():
+    """A page is a script: importing one runs it in Streamlit's bare mode, whose open `st.form`
+    context then broke every later page test of the run (2026-12-04, 49 failures). Tests open
+    pages with AppTest; what they need from a page lives in a module beside it."""
+    import re
+
+    imports = re.compile(r"^\s*(from|import)\s+dashboards\.app_pages\b", re.M)
+    offenders = [str(p.relative_to(REPO)) for p in (REPO / "tests").rglob("*.py")
+                 if imports.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
