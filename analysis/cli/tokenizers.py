@@ -85,7 +85,7 @@ WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
 
 # --quiet keeps these columns of a cost table, where present: one short line per model
 QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
-                 "$/request", "total $ (recounted)", "$/month", "$/month (projected)", "status")
+                 "$/request", "total $", "$/month", "$/month (projected)", "status")
 
 
 def quiet_table(frame: Any) -> str:

@@ -299,6 +299,7 @@ def test_cost_quiet_is_the_table_alone(tmp_path):
     for argv in (("hello there",), ("--logs", str(log), "--output-tokens", "5")):
         _, out, _ = run("cost", *argv, "-m", "gpt-4o,gpt-4o-mini", "--quiet")
         assert len(out.splitlines()) == 3 and "notes" not in out
+        assert "$" in out.splitlines()[0] and all("$" in line for line in out.splitlines()[1:])  # the price stays
 
 
 def test_cost_out_writes_a_manifest_and_removes_only_its_own_stale_files(tmp_path):
