@@ -102,6 +102,7 @@ class BatchTokenizer:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.inner = tokenizer
         self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self.normalize = tokenizer.normalize
         self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
         self._counts: dict[str, int] = {}
         self._ids: dict[str, list[int]] = {}
@@ -127,6 +128,9 @@ class BatchTokenizer:
     @property
     def special_tokens(self) -> dict[str, int]:
         return self._specials
+
+    def build(self) -> None:
+        self.inner.build()
 
     def encode(self, text: str) -> list[int]:
         ids = self._ids.get(text)
