@@ -17,8 +17,8 @@ from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
 from .numbers import TIMEOUT, WORKERS
-from .table import emit_rows
-from .tokenizers import add_format, add_max_line, emit, line_bounds
+from .table import emit, emit_rows
+from .tokenizers import add_format, add_max_line, line_bounds
 from ..textio import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
