@@ -51,6 +51,20 @@ class BoundedMemo(Generic[V]):
         self._values[key] = value
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value kept for `key`, or None (counted as a hit or a miss)."""
+        value = self._values.get(key)
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def put(self, key: Hashable, value: V) -> None:
+        if len(self._values) >= self.limit:
+            self._values.clear()
+        self._values[key] = value
+
     def __len__(self) -> int:
         return len(self._values)
 
