@@ -11,8 +11,8 @@ system prompt and tools, then one block per message), so a row keeps, for a few 
 * the token offset of that end on each target (the request cut there, counted as `tokenprism
   count` counts it, without the reply priming);
 * whether a ``cache_control`` breakpoint ends there (the request's own, Anthropic logs) or one a
-  careful user would place (``--cache-breakpoints auto``: after the system prompt and tools and
-  after the last message).
+  careful user would place (``--cache-breakpoints auto``: after the system prompt and tools, with
+  the system messages that open the list, and after the last message).
 
 The block ends kept are the system prompt and tools, the first message, the last three messages
 (what the next turn of a conversation shares) and every breakpoint. The token ids are never kept:
@@ -54,10 +54,12 @@ def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[in
     for block, long in record.cache_control:
         if 0 <= block <= k:
             flags[block] = max(flags[block], 2 if long else 1)
+    # the system block: the system prompt and tools, and the system or developer messages that open the list
+    head = next((i for i, m in enumerate(request.messages) if m.role not in ("system", "developer")), k)
     if mode == "auto":
-        for block in ((0, k) if request.system or request.tools else (k,)):
+        for block in ((head, k) if request.system or request.tools or head else (k,)):
             flags[block] = flags[block] or 1
-    kept = sorted({b for b in (0, 1, k - 2, k - 1, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
+    kept = sorted({b for b in (0, head, 1, k - 2, k - 1, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
     chain = [_key(b"", (request.system, request.tools))]
     for message in request.messages[: kept[-1]]:
         chain.append(_key(chain[-1], message))

@@ -75,7 +75,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
         read, w5, w1, sim = simulate_rows(rule, partial.traces, part.ends, part.prompts)
         simulated, label = True, rule.label
-        notes += [f"{t.ref}: {note}" for note in sim.notes]
+        notes += sim.notes
     elif plan.simulates_cache and rule is None:
         label = "no prompt-cache rule is known for this model: nothing is read from a cache"
     elif not plan.simulates_cache:
@@ -121,7 +121,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     if simulated:
         how = ("saves " + format_usd(saving)) if saving is not None and saving >= 0 else \
             ("costs " + format_usd(-saving) + " more") if saving is not None else "cannot be priced"
-        notes.append(f"{t.ref}: prompt cache simulated over the log's requests in time order (an estimate; "
+        notes.append(f"prompt cache simulated over the log's requests in time order (an estimate; "
                      f"{rule.label if rule else ''}): {ints['cache_read']:,} tokens read, "
                      f"{ints['cache_write_5m'] + ints['cache_write_1h']:,} written; against no cache it {how}")
     return WholeBill(total, ints, usd_parts, {name: rates[0].rate(name) for name in PARTS}, days, p50, p95, top,
