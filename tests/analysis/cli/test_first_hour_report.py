@@ -95,3 +95,39 @@ def test_a_log_keeps_the_log_words(tmp_path):
     code, out, _ = run("cost", "--logs", str(log), "-m", "gpt-4o", "--output-tokens", "5")
     assert code == 0 and "log: 2 row(s) read" in out and "Total for the logged period" in out
     assert _json("cost", "--logs", str(log), "-m", "gpt-4o", "--output-tokens", "5")["source"] == "log"
+
+
+# -- compare breaks two counts down by part -----------------------------------------------------
+TEXT = 'def greet(name):\n    # Привет, мир\n    return "안녕하세요 " + name  # 2024\n'
+
+
+def _parts(line: str) -> dict[str, tuple[int, int]]:
+    """ "by script: Hang +10 (2 -> 12), Cyrl +8 (3 -> 11)" -> {"Hang": (2, 12), "Cyrl": (3, 11)}."""
+    import re
+
+    return {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"(\S+) [+-]\d+ \((\d+) -> (\d+)\)", line)}
+
+
+def test_compare_of_two_tokenizers_breaks_the_change_down_by_part():
+    from analysis import load_tokenizer
+
+    code, out, err = run("compare", TEXT, "-t", "o200k_base,gpt2")
+    assert code == 0, err
+    a, b = (len(load_tokenizer(n).encode(TEXT)) for n in ("o200k_base", "gpt2"))
+    assert f"o200k_base -> gpt2: {b - a:+d} tokens ({a} -> {b})" in out
+    lines = {l.split(":", 1)[0].strip(): l for l in out.splitlines() if l.startswith("  by ")}
+    scripts = _parts(lines["by script"])
+    assert scripts["Hang"][1] > scripts["Hang"][0] and scripts["Cyrl"][1] > scripts["Cyrl"][0]
+    # every part that changes is listed, so the changes add up to the whole change
+    for kind in ("by class", "by script"):
+        assert sum(after - before for before, after in _parts(lines[kind]).values()) == b - a
+    assert max(_parts(lines["by line"]).items(), key=lambda kv: kv[1][1] - kv[1][0])[0] in ("2", "3")
+
+
+def test_compare_by_part_with_more_tokenizers_and_not_in_json():
+    code, out, _ = run("compare", "hello 2024 мир", "-t", "o200k_base,gpt2,cl100k_base")
+    assert code == 0 and "by class" not in out  # three tokenizers: only when asked
+    code, out, _ = run("compare", "hello 2024 мир", "-t", "o200k_base,gpt2,cl100k_base", "--by-part")
+    assert "o200k_base -> gpt2:" in out and "o200k_base -> cl100k_base:" in out
+    code, out, _ = run("compare", "hello 2024 мир", "-t", "o200k_base,gpt2", "--format", "json")
+    assert [r["tokenizer"] for r in json.loads(out)] == ["o200k_base", "gpt2"]  # the JSON rows are unchanged
