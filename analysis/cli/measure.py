@@ -111,7 +111,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         problem = writable_problem(target / "part-0.parquet" if dataset and target.is_dir() else target)
         if problem:
             raise BadInput(problem)
-    from ..engine.parts import is_url
+    from ..engine.plan import is_url
 
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
