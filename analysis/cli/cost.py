@@ -235,22 +235,25 @@ def system_prompt(args: argparse.Namespace) -> str | None:
 
 
 def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
-    """The request bodies of --messages and of -f FILE.json, as (where, Request); and `args` with
-    -f left holding only the text files."""
+    """The request bodies of --messages and of -f FILE.json, as (where, Request, the model the body
+    names or None); and `args` with -f left holding only the text files."""
     from ..requests import parse
-    from .budget import file_request, read_json
+    from .budget import body_model, file_body, read_json
 
     limit = max_input_bytes(args)
-    bodies = [(name, parse(read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) "
-                                     "or a list of messages"))) for name in args.messages or ()]
+    bodies = []
+    for name in args.messages or ():
+        data = read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) or a list of "
+                                           "messages")
+        bodies.append((name, parse(data), body_model(data)))
     texts = []
     for name in args.file or ():
         if not name.lower().endswith(".json"):
             texts.append(name)
             continue
-        request, note = file_request(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
+        request, note, model = file_body(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
         if note and note.startswith(f"{name} read as a request body"):
-            bodies.append((name, request))
+            bodies.append((name, request, model))
         else:
             texts.append(name)
         if note:
@@ -258,19 +261,23 @@ def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
     return bodies, argparse.Namespace(**{**vars(args), "file": texts or None})
 
 
-def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> list:
-    """The requests of the command line as log records: the bodies, then each text as one user message."""
+def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> tuple[list, str]:
+    """The requests of the command line as log records (the bodies, each with the model it names as
+    the one that "served" it, then each text as one user message), and a line saying what they are."""
     from ..cost import LogRecord
     from ..requests import Request
 
     if args.corpus or args.builtin or args.machine_corpus:
         raise BadInput("a request body or --system prices requests one by one; leave out --corpus, --builtin and "
                        "--machine-corpus, or put many requests in a log (--logs FILE, one request per row)")
-    records = [LogRecord(where, request) for where, request in bodies]
+    records = [LogRecord(where, request, model=model) for where, request, model in bodies]
+    what = [f"{len(bodies):,} request bod{'y' if len(bodies) == 1 else 'ies'} ({', '.join(b[0] for b in bodies)})"] \
+        if bodies else []
     if args.text is not None or args.file or not bodies:  # stdin only when nothing else is given
         frame = gather_inputs(args)
         records += [LogRecord(str(i), Request.from_text(t)) for i, t in zip(frame["id"], frame["text"])]
-    return records
+        what.append(f"{len(frame):,} text(s), each one user message" + (" after the --system prompt" if system else ""))
+    return records, "; ".join(what)
 
 
 def _overrides(path: str | None) -> list:
@@ -341,7 +348,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return cmd_traffic(args, _overrides(args.prices), system=system)
     bodies, args = request_bodies(args)
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
-        return cmd_traffic(args, _overrides(args.prices), records=_records_of(args, bodies, system), system=system)
+        records, what = _records_of(args, bodies, system)
+        return cmd_traffic(args, _overrides(args.prices), records=records, system=system, what=what)
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")

@@ -66,9 +66,10 @@ def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple
 
 
 def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
-                system: str | None = None) -> int:
-    """Price the logs named by --logs (or `records`, requests from the command line); output as
-    --format, and a report folder with --out. `system`: --system, for requests without one."""
+                system: str | None = None, what: str = "") -> int:
+    """Price the logs named by --logs (or `records`, requests from the command line, which `what`
+    describes); output as --format, and a report folder with --out. `system`: --system, for
+    requests without one."""
     from ..cost import LogReport, iter_log_records, plan_traffic, summarise
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
@@ -99,7 +100,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     else:
         records = list(records)
         log_report.rows = len(records)
-        what = "the command line"
+        what = what or "the command line"
+    source = "log" if args.logs else "requests"
     kept = [0]
     records = with_system(records, system, kept)
     from tqdm.auto import tqdm
@@ -110,9 +112,10 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
                      dashboard=sys.stderr.isatty()) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
-            print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
-        with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models ({engine.name})", file=sys.stderr,
-                  disable=None) as bar:
+            print(f"tokenprism cost: pricing {'logs' if args.logs else 'requests'}; engine: {engine.describe()}",
+                  file=sys.stderr)
+        with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
+                  desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models ({engine.name})") as bar:
             partial = price_logs(records, plan, engine=engine, progress=bar.update)
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
@@ -120,7 +123,9 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     if kept[0]:
         print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
-    report = summarise(partial, plan, log_report)
+    report = summarise(partial, plan, log_report, source=source)
+    if source == "requests":
+        report = dataclasses.replace(report, log_summary=what)
     if input_only:
         report = dataclasses.replace(report, notes=("input only: add --output-tokens N (or --output-ratio R) for the "
                                                     "output cost",) + report.notes)

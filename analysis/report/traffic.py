@@ -114,14 +114,20 @@ def display_days(report: TrafficReport) -> pd.DataFrame:
 
 
 def _header(report: TrafficReport) -> list[str]:
+    if report.source == "requests":  # request bodies and texts from the command line: nothing was logged
+        return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"requests: {report.log_summary}",
+                "counted: each request under each model as `tokenprism count` counts it (exactness per model)"
+                ] + report.headlines()
     return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
             "recounted: each logged request counted under each model as `tokenprism count` counts it "
             "(exactness per model)"] + report.headlines()
 
 
 def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
-    out = [("Cost by model", "Total for the logged period; change against the models that served the log.",
-            display_models(report))]
+    caption = ("Total for these requests; 'vs served': the change against the model each request body names."
+               if report.source == "requests" else
+               "Total for the logged period; change against the models that served the log.")
+    out = [("Cost by model", caption, display_models(report))]
     if report.billed_total is not None or "usd_as_billed" in report.served and report.served["usd_as_billed"].notna().any():
         out.append(("As billed", "The rows whose usage the log carries, on the model that served each: the logged "
                     "usage at that model's price, beside our recount of the same rows.", display_billed(report)))
@@ -204,7 +210,7 @@ def report_json(report: TrafficReport) -> dict:
     `usd_recounted_billed` compare the logged usage with our recount over the `n_billed` rows that
     carry usage ("as billed: $X; recounted: $Y")."""
     return {"estimate": True, "price_source": report.price_source, "prices_on": str(report.on),
-            "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
+            "source": report.source, "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
             "usd_as_billed": jsonable(report.billed_total), "usd_recounted_billed": jsonable(report.recounted_billed),
             "n_billed": report.billed_rows,
             "headlines": report.headlines(), "models": records(report.models),

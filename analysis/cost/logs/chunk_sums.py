@@ -28,7 +28,7 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice
 from ..prices import Price, get_price
-from ..recount import batch_tokenizers, count_request, request_texts, target_counter
+from ..recount import batch_tokenizers, fast_counts, request_texts, target_counter
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
@@ -175,6 +175,17 @@ def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: 
     return Target(model, price, choice)
 
 
+def warm_counters(records: Iterable[LogRecord], plan: TrafficPlan) -> None:
+    """Build the counters `price_chunk` will use for these records (the targets', and the serving
+    models'), so that worker processes forked afterwards inherit them."""
+    for t in plan.targets:
+        t.counter()
+    for model in {r.model for r in records if r.model}:
+        served = served_target(model, plan.on, plan.overrides, plan.fallback_tokenizer)
+        if isinstance(served, Target):
+            served.counter()
+
+
 # -- partial sums ----------------------------------------------------------------------------
 @dataclass
 class ModelPart:
@@ -294,10 +305,8 @@ def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence
     content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
     seen: Counter = Counter()
     for i, r in enumerate(records):
-        c = count_request(counter, r.request, tok)
-        # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
-        content[i], fmt[i] = c.content_tokens + c.media_tokens, c.format_tokens
-        seen[(c.exactness, c.reason)] += 1
+        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok)
+        seen[(exactness, reason)] += 1
         out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
     return Recount(content, fmt, out, seen)
 

@@ -60,6 +60,8 @@ class TrafficReport:
             at the serving model's price) and as we recount them; None when no row carries usage
             or one cannot be priced. billed_rows: how many rows that is.
         n_rows, log_summary, price_source, on, notes: for every rendering's header.
+        source: "log" (logged traffic, read from files) or "requests" (request bodies and texts
+            given on the command line: nothing was logged or served, so the words differ).
     """
 
     models: pd.DataFrame
@@ -76,6 +78,7 @@ class TrafficReport:
     billed_total: Decimal | None = None
     recounted_billed: Decimal | None = None
     billed_rows: int = 0
+    source: str = "log"
 
     def billed_line(self) -> str:
         """ "as billed: $8.40; recounted: $8.37 (1,000 of 1,200 rows carry usage)", or "" without usage."""
@@ -88,11 +91,13 @@ class TrafficReport:
         """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
         billed = [self.billed_line()] if self.billed_line() else []
         whole, how = ((self.billed_total, "as billed") if self.billed_total is not None and self.billed_rows == self.n_rows
-                      else (self.served_total, "as served, recounted"))
+                      else (self.served_total, "on the model each request names" if self.source == "requests"
+                            else "as served, recounted"))
         if whole is None:
             return billed
         unknown = set(self.models.loc[self.models["reasoning_source"] == REASONING_NOT_INCLUDED, "model"])
-        return billed + [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
+        what = "these requests would cost" if self.source == "requests" else "this traffic would have cost"
+        return billed + [f"on {m} {what} {_change(c)} ({format_usd(u)} instead of "
                 f"{format_usd(whole)} {how}, estimate{'; ' + REASONING_NOT_INCLUDED if m in unknown else ''})"
                 for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
                 if isinstance(u, Decimal) and c == c and c is not None]
@@ -169,7 +174,7 @@ def _percentiles(part: ModelPart) -> tuple[float, float, float]:
     return tuple(float(f"{v:.10g}") for v in (p50, p95, costs.max()))  # type: ignore[return-value]
 
 
-def _served_total(partial: TrafficPartial, plan: TrafficPlan
+def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log"
                   ) -> tuple[Decimal | None, pd.DataFrame, str, tuple[Decimal | None, Decimal | None, int]]:
     """Our recount of the log on the models that served it (or why there is no such baseline), and
     (as billed, recounted, rows) over the rows whose usage is logged."""
@@ -208,9 +213,14 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan
     for label, n in partial.unpriced_served.most_common():
         rows.append({"model": label.split(": ", 1)[0], "n_requests": n, "usd_as_served": None,
                      "status": label.split(": ", 1)[-1]})
-        why = why or f"{n:,} row(s) cannot be priced on the model that served them ({label})"
+        why = why or (f"{n:,} request(s) name a model that cannot be priced ({label})" if source == "requests"
+                      else f"{n:,} row(s) cannot be priced on the model that served them ({label})")
+    if source == "requests" and set(partial.unpriced_served) <= {"unknown: no model in the log"}:
+        rows = [r for r in rows if r["model"] != "unknown"]  # texts, and bodies without a "model": nothing served
+        why = "" if rows else why
     if not rows:
-        why = "the log names no serving model"
+        why = ('no request names its model (the "model" field of a request body)' if source == "requests"
+               else "the log names no serving model")
     if not billed_rows:
         billed_total = recounted = None
     return (None if why else total), pd.DataFrame(rows, columns=SERVED_COLUMNS), why, (billed_total, recounted, billed_rows)
@@ -244,9 +254,11 @@ def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(rows, columns=cols), pd.DataFrame(top).drop(columns=["worst"], errors="ignore")
 
 
-def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None) -> TrafficReport:
-    """Turn the merged partial of a whole log into a `TrafficReport`."""
-    baseline, served, no_baseline, (billed, recounted, billed_rows) = _served_total(partial, plan)
+def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None, *,
+              source: str = "log") -> TrafficReport:
+    """Turn the merged partial of a whole log into a `TrafficReport`; `source` as `TrafficReport.source`."""
+    origin = source  # `source` is a reasoning figure's source below
+    baseline, served, no_baseline, (billed, recounted, billed_rows) = _served_total(partial, plan, origin)
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
@@ -311,7 +323,8 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     summary = log_report.summary() if log_report is not None else f"{partial.rows:,} row(s) read"
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
-                         _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
+                         _notes(partial, plan, models, no_baseline, origin), baseline, billed, recounted, billed_rows,
+                         origin)
 
 
 def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -367,10 +380,13 @@ def _estimate(row: dict[str, Any], why: str) -> None:
     row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), why) if x)
 
 
-def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str) -> tuple[str, ...]:
-    notes = ["recounted: each logged request is counted under each target model as `tokenprism count` counts it "
-             "(its content in the model's tokenizer plus the model's chat format); providers bill their own count, "
-             "which the 'as billed' figures and the calibration show where the log carries usage"]
+def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str,
+           source: str = "log") -> tuple[str, ...]:
+    logged = source == "log"
+    notes = [("recounted: each logged request is counted" if logged else "counted: each request is counted") +
+             " under each target model as `tokenprism count` counts it (its content in the model's tokenizer plus the "
+             "model's chat format); providers bill their own count" +
+             (", which the 'as billed' figures and the calibration show where the log carries usage" if logged else "")]
     for label in ("documented", "estimate"):
         named = models.loc[models["exactness"] == label, "model"].tolist()
         if named:
@@ -383,8 +399,10 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
                      "missing from the input figures and named in that model's exactness_reason")
     fallback = (f"{plan.output_tokens} tokens" if plan.output_tokens is not None
                 else f"{plan.output_ratio} x content tokens" if plan.output_ratio is not None else None)
-    if fallback:
+    if fallback and logged:
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
+    elif fallback and plan.output_tokens != 0:  # 0: the input alone, which the caller says
+        notes.append(f"each request is assumed to produce {fallback} of output")
     if plan.cached_share:
         notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price "
                      "(--cached-share: a manual share, in place of each model's simulated cache)")
@@ -394,10 +412,11 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
         notes.append(f"every target is priced at genai-prices' {what} price (--batch/--service-tier); the "
                      "text-only column keeps the standard price")
     if no_baseline:
-        notes.append(f"no change against the serving model: {no_baseline}")
-    if partial.rows_without_time:
+        notes.append(f"{'no change against the serving model' if logged else 'no vs served figure'}: {no_baseline}")
+    if partial.rows_without_time and logged:
         notes.append(f"{partial.rows_without_time:,} row(s) have no timestamp and are left out of the cost per day")
-    notes.append(f"prices in force on {plan.on} apply to every row, whatever its timestamp")
+    notes.append(f"prices in force on {plan.on} apply to every row, whatever its timestamp" if logged
+                 else f"prices in force on {plan.on} (UTC)")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)
