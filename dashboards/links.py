@@ -107,8 +107,9 @@ def _value_problem(param: Param, value: str) -> str | None:
     if param.read is not None:
         try:
             param.read(value)
-        except (ValueError, argparse.ArgumentTypeError) as e:
-            return f"link parameter {param.name!r}: {e}"
+        except (ValueError, argparse.ArgumentTypeError) as e:  # "LABEL must be ..." or "must be ..."
+            said = str(e)
+            return f"link parameter {param.name!r} {said[len(param.what):].lstrip() if said.startswith(param.what) else said}"
     if param.number:
         try:
             number = int(value) if param.number == "int" else float(value)

@@ -40,7 +40,7 @@ def test_a_link_number_is_read_by_the_fields_reader():
     assert problems({"cost_rpm": ["5000"]}, [param]) == []
     for value, words in [("1e999", "at most"), ("-1e999", "non-negative"), ("nan", "finite"), ("x", "a number")]:
         (said,) = problems({"cost_rpm": [value]}, [param])
-        assert said.startswith("link parameter 'cost_rpm': Requests per month must be") and words in said, said
+        assert said.startswith("link parameter 'cost_rpm' must be") and words in said, said
 
 
 def test_uncaught_errors_show_no_details_on_the_page():

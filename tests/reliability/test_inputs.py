@@ -121,7 +121,7 @@ def test_dashboard_cost_page_rejects_out_of_range_values_with_a_message():
     at.text_input(key="cost_rpm").set_value("-5")
     at.button(key="cost_go").click().run()
     assert not at.exception, at.exception
-    assert any("non-negative" in e.value for e in at.error)  # was silently replaced by 100,000
+    assert any("non\\-negative" in e.value for e in at.error)  # was silently replaced by 100,000 (Markdown-escaped)
     at.text_input(key="cost_rpm").set_value("100")
     at.radio(key="cost_out_mode").set_value("ratio of input tokens")
     at.text_input(key="cost_out_ratio").set_value("1e308")
