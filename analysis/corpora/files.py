@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import glob
-import io
 import itertools
 import json
 import os
@@ -276,8 +275,9 @@ def _table_columns(path: Path) -> list[str]:
     suffix = content_suffix(path)
     if suffix == ".parquet":
         return list(open_parquet(path).schema_arrow.names)
-    with io.TextIOWrapper(open_file(path), encoding="utf-8", errors="replace", newline="") as fh:
-        first = fh.readline(LineBounds.from_env().max_line_bytes)
+    with open_file(path) as fh:  # the first line, within the line bound (a line ends at \n, \r\n or \r)
+        raw = fh.readline(LineBounds.from_env().max_line_bytes)
+    first = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0]
     if suffix == ".csv":
         return next(csv.reader([first]), [])
     try:
