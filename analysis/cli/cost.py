@@ -13,7 +13,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -54,6 +54,24 @@ def _renamed_category(text: str) -> str:
     # measure's --category filters the built-in corpora; the label of your files is --category-name everywhere
     raise argparse.ArgumentTypeError(f"the category of --corpus files is --category-name {text} (as in measure, where "
                                      "--category chooses built-in corpora; here --builtin CATS does)")
+
+
+def _reasoning(name: str) -> Callable[[str], Decimal | tuple[tuple[str, Decimal], ...]]:
+    """A reasoning figure: N for every model, or MODEL=N,... (each model its own)."""
+    number = _number(name)
+
+    def parse(text: str) -> Decimal | tuple[tuple[str, Decimal], ...]:
+        if "=" not in text:
+            return number(text)
+        pairs = []
+        for item in (x.strip() for x in text.split(",") if x.strip()):
+            model, eq, value = item.partition("=")
+            if not eq or not model.strip():
+                raise argparse.ArgumentTypeError(f"{item!r} is not MODEL=VALUE; write e.g. {name} o3=2000,gpt-5.1=800")
+            pairs.append((model.strip(), number(value.strip())))
+        return tuple(pairs)
+    parse.__name__ = name
+    return parse
 
 
 def _day(text: str) -> date:
@@ -111,11 +129,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x content tokens (the request's text, not the chat format's tokens)")
     add_log_arguments(p)
     why = wl.add_mutually_exclusive_group()
-    why.add_argument("--reasoning-tokens", type=_number("--reasoning-tokens"), metavar="N",
+    why.add_argument("--reasoning-tokens", type=_reasoning("--reasoning-tokens"), metavar="N|MODEL=N,...",
                      help="reasoning tokens per request on models that reason (billed as output; without this or "
-                          "--reasoning-ratio such a model says 'reasoning not included'; --logs carries the log's own)")
-    why.add_argument("--reasoning-ratio", type=_number("--reasoning-ratio"), metavar="R",
-                     help="reasoning tokens = R x visible output tokens, on models that reason")
+                          "--reasoning-ratio such a model says 'reasoning not included'; --logs carries the log's own); "
+                          "MODEL=N,... gives each model its own figure (with --logs or request bodies)")
+    why.add_argument("--reasoning-ratio", type=_reasoning("--reasoning-ratio"), metavar="R|MODEL=R,...",
+                     help="reasoning tokens = R x visible output tokens, on models that reason (MODEL=R,... per model)")
+    bill = p.add_argument_group("the bill (with --logs or request bodies)")
+    bill.add_argument("--cache-breakpoints", choices=("request", "auto"), default="request",
+                      help="where an Anthropic-style cache may write: the request's own cache_control marks, or auto: "
+                           "also after the system prompt and tools and after the last message, as a careful user "
+                           "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
+    bill.add_argument("--batch", action="store_true",
+                      help="price every model at its batch price (genai-prices'); a model without one is refused")
+    bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
+                      help="price every model at this service tier (genai-prices'); a model without it is refused")
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
@@ -322,6 +350,12 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
         records, what = _records_of(args, bodies, system)
         return cmd_traffic(args, _overrides(args.prices), records=records, system=system, what=what)
+    if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
+        raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
+                       "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
+    if args.batch or args.service_tier:
+        raise BadInput("--batch and --service-tier price --logs and request bodies (--messages); a text workload "
+                       "is priced at standard prices")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,

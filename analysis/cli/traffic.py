@@ -20,6 +20,7 @@ from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
 from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
+from decimal import Decimal
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,6 +52,19 @@ def with_system(records: Iterable[Any], system: str | None, kept: list[int]) -> 
             yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
 
 
+def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple[str, str, Decimal], ...]]:
+    """(--reasoning-tokens for every model, --reasoning-ratio for every model, per-model figures)."""
+    out: list[tuple[str, str, Decimal]] = []
+    every: dict[str, Any] = {}
+    for kind, value in (("tokens", args.reasoning_tokens), ("ratio", args.reasoning_ratio)):
+        if isinstance(value, tuple):
+            out += [(model, kind, v) for model, v in value]
+            every[kind] = None
+        else:
+            every[kind] = value
+    return every["tokens"], every["ratio"], tuple(out)
+
+
 def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
                 system: str | None = None, what: str = "") -> int:
     """Price the logs named by --logs (or `records`, requests from the command line, which `what`
@@ -72,10 +86,12 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                        "request body or log row is counted as it is, so leave them out")
     # requests from the command line have no logged response: without an output size, their input alone is priced
     input_only = records is not None and args.output_tokens is None and args.output_ratio is None
+    every_tokens, every_ratio, per_model = per_model_reasoning(args)
     plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
+                        reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
+                        cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier)
     log_report = LogReport()
     if records is None:
         records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,

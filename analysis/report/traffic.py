@@ -37,6 +37,16 @@ def _tokens(v: Any) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{Decimal(v):,.0f}"
 
 
+def _cache(read: Any, written: Any, rule: Any) -> str:
+    """ "10,240 / 0 (openai prefix)": the simulated cache, an estimate; "" where none is simulated."""
+    if not isinstance(rule, str) or not rule:
+        return ""
+    if rule == "--cached-share":
+        return f"{_tokens(read)} (--cached-share)"
+    name = " ".join(rule.split(" ")[:2]) if rule.split(" ")[1:2] and "(" in rule else "no rule"
+    return f"{_tokens(read)} / {_tokens(written)} ({name})"
+
+
 def display_models(report: TrafficReport) -> pd.DataFrame:
     """The per-model table as people read it."""
     m = report.models
@@ -48,6 +58,8 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
                       for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],
+        "cache read / written (est.)": [_cache(r, w, rule) for r, w, rule in
+                                        zip(m["cache_read_tokens"], m["cache_write_tokens"], m["cache_rule"])],
         "text only $": m["usd_text_only"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else ""),
         "total $": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),

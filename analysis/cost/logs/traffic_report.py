@@ -24,8 +24,10 @@ from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
 from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
 from ..workloads.workload import percent
+from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
+from .whole_bill import whole_bill
 from .records import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
@@ -33,7 +35,8 @@ _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
     "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
-    "cache_read_tokens", "cache_write_tokens", "usd_text_only", "usd_reasoning", "usd_total", "parts",
+    "cache_read_tokens", "cache_write_tokens", "cache_rule", "usd_text_only", "usd_reasoning", "usd_total",
+    "usd_cache_saving", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
 ]
@@ -277,36 +280,40 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
                        usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
             row["usd_text_only"] = usd
-            reasoning, source = _reasoning(t, plan, partial, n_out, row["n_requests"])
+            figure = _reasoning(t, plan, partial, n_out, row["n_requests"])
+            reasoning, source = figure.total, figure.source
             row.update(reasoning_tokens=reasoning, reasoning_source=source)
             if source == REASONING_NOT_INCLUDED:
                 notes.append(f"{REASONING_NOT_INCLUDED}: {t.ref} bills reasoning as output and the log does not say "
-                             "how much; give --reasoning-tokens N or --reasoning-ratio R")
+                             "how much; give --reasoning-tokens N or --reasoning-ratio R (or MODEL=VALUE)")
                 if exactness == "exact":
                     row.update(exactness="estimate", exactness_reason=REASONING_NOT_INCLUDED)
                 else:
                     row["exactness_reason"] = f"{row['exactness_reason']}; {REASONING_NOT_INCLUDED}".strip("; ")
             elif reasoning:
-                row["exactness"] = "estimate" if row.get("exactness") == "exact" else row.get("exactness")
-                row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), f"reasoning: {source}") if x)
-            r_out = t.price.output.base if t.price.output is not None else None
-            row["usd_reasoning"] = None if reasoning is None or usd is None or (reasoning and r_out is None) \
-                else (Decimal(reasoning) * (r_out or 0) / 1_000_000)
-            usd = None if usd is None else usd + (row["usd_reasoning"] or 0)
-            row["usd_total"] = usd
-            cached = int(Decimal(n_in) * plan.cached_share)
-            row.update(cache_read_tokens=cached, cache_write_tokens=0, parts=_json_parts([
-                {"name": "input and output text", "tokens": n_in + n_out, "usd_per_mtok": None,
-                 "usd": row["usd_text_only"], "exactness": f"recount ({exactness})" if exactness else "recount"},
-                {"name": "cache read", "tokens": cached, "usd_per_mtok": t.price.cached_input.base if t.price.cached_input
-                 else None, "usd": None, "exactness": "--cached-share (a manual share; inside the text's USD)"},
-                {"name": "reasoning", "tokens": reasoning, "usd_per_mtok": r_out, "usd": row["usd_reasoning"],
-                 "exactness": source}]))
+                _estimate(row, f"reasoning: {source}")
+            bill = whole_bill(t, plan, partial, part, figure) if usd is not None else None
+            if bill is None:
+                row.update(usd_reasoning=None, usd_total=None, cache_read_tokens=0, cache_write_tokens=0)
+                row["parts"] = []
+            else:
+                row.update(usd_reasoning=bill.usd_parts["reasoning"] if reasoning is not None else None,
+                           usd_total=bill.usd, cache_read_tokens=bill.tokens["cache_read"],
+                           cache_write_tokens=bill.tokens["cache_write_5m"] + bill.tokens["cache_write_1h"],
+                           cache_rule=bill.cache_label, usd_cache_saving=bill.saving,
+                           usd_per_request_p50=bill.p50, usd_per_request_p95=bill.p95, usd_per_request_max=bill.top)
+                row["parts"] = _json_parts([
+                    {"name": name.replace("_", " "), "tokens": bill.tokens[name], "usd_per_mtok": bill.rates[name],
+                     "usd": bill.usd_parts[name], "exactness": bill.exactness(name, exactness, source)}
+                    for name in PARTS if bill.tokens[name] or name == "reasoning" or name == "input"])
+                notes.extend(bill.notes)
+                if bill.simulated and (row["cache_read_tokens"] or row["cache_write_tokens"]):
+                    _estimate(row, f"prompt cache simulated: {bill.cache_label}")
+            usd = row["usd_total"]
             whole = billed if billed is not None and billed_rows == partial.rows else baseline
             if usd is not None and whole:
                 row["change_vs_served"] = float(usd / whole - 1)
-            for day in sorted({d for d, _ in part.sums if d is not None}):
-                usd_day = _money(t, plan, {k: v for k, v in part.sums.items() if k[0] == day})[0]
+            for day, usd_day in (bill.days if bill is not None else {}).items():
                 day_rows.append({"model": t.ref, "day": day, "usd": usd_day,
                                  "n_requests": int(sum(v[0] for k, v in part.sums.items() if k[0] == day))})
         row["note"] = "; ".join(notes)
@@ -325,15 +332,33 @@ def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
 
 
+@dataclass(frozen=True)
+class ReasoningFigure:
+    """A target's reasoning: `per_request` tokens, or `ratio` x each request's visible output;
+    `total` the whole log's (None: unknown, so not included); `source` says where it comes from."""
+
+    total: int | None
+    source: str
+    per_request: Decimal = Decimal(0)
+    ratio: Decimal = Decimal(0)
+
+
 def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
-               ) -> tuple[int | None, str]:
-    """(reasoning tokens on target `t` or None when unknown, where the figure comes from)."""
+               ) -> ReasoningFigure:
+    """The reasoning on target `t` and where the figure comes from: the model's own figure
+    (MODEL=VALUE), the plan-wide one, the log's reasoning carried over, or unknown."""
     if reasoning_rule(t.ref) is None:
-        return 0, "the model does not reason"
-    if plan.reasoning_tokens is not None:
-        return int(plan.reasoning_tokens * n_requests), f"--reasoning-tokens {plan.reasoning_tokens} per request"
-    if plan.reasoning_ratio is not None:
-        return int(plan.reasoning_ratio * visible_out), f"--reasoning-ratio {plan.reasoning_ratio} x visible output"
+        return ReasoningFigure(0, "the model does not reason")
+    own = {kind: value for ref, kind, value in plan.reasoning_for if ref == t.ref}
+    tokens = own.get("tokens", plan.reasoning_tokens if not own else None)
+    ratio = own.get("ratio", plan.reasoning_ratio if not own else None)
+    named = f" for {t.ref}" if own else ""
+    if tokens is not None:
+        return ReasoningFigure(int(tokens * n_requests), f"--reasoning-tokens {tokens}{named} per request",
+                               per_request=tokens)
+    if ratio is not None:
+        return ReasoningFigure(int(ratio * visible_out), f"--reasoning-ratio {ratio}{named} x visible output",
+                               ratio=ratio)
     known = sum(int(b.parts["reasoning_tokens"]) for b in partial.billed.values())
     rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in partial.billed.values())
     if rows > 0 and known > 0:
@@ -342,10 +367,17 @@ def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_ou
         theirs = sum(_sum(p.sums, "logged_out") for p in partial.served.values())
         scale = Decimal(ours) / theirs if ours and theirs else Decimal(1)
         per_row = Decimal(known) / rows
-        return int(per_row * scale * n_requests), (
+        return ReasoningFigure(int(per_row * scale * n_requests), (
             f"carried from the log: {float(per_row):,.0f} reasoning tokens per request on the serving models "
-            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)")
-    return None, REASONING_NOT_INCLUDED
+            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)"),
+            per_request=per_row * scale)
+    return ReasoningFigure(None, REASONING_NOT_INCLUDED)
+
+
+def _estimate(row: dict[str, Any], why: str) -> None:
+    """Lower a row to an estimate and add `why` to its reason."""
+    row["exactness"] = "estimate" if row.get("exactness") in ("exact", "documented") else row.get("exactness")
+    row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), why) if x)
 
 
 def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str,
@@ -372,7 +404,13 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
     elif fallback and plan.output_tokens != 0:  # 0: the input alone, which the caller says
         notes.append(f"each request is assumed to produce {fallback} of output")
     if plan.cached_share:
-        notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price")
+        notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price "
+                     "(--cached-share: a manual share, in place of each model's simulated cache)")
+    if plan.batch or plan.service_tier:
+        what = " and ".join(x for x in ("batch" if plan.batch else "", f"the {plan.service_tier} service tier"
+                                         if plan.service_tier else "") if x)
+        notes.append(f"every target is priced at genai-prices' {what} price (--batch/--service-tier); the "
+                     "text-only column keeps the standard price")
     if no_baseline:
         notes.append(f"{'no change against the serving model' if logged else 'no vs served figure'}: {no_baseline}")
     if partial.rows_without_time and logged:
