@@ -21,6 +21,7 @@ from . import write_report_text, write_safe
 from ..report.sorting import sort_models
 from .table import quiet_table
 from .tokenizers import add_max_line, line_bounds, table_width
+from decimal import Decimal
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,26 +38,25 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     add_max_line(g)
 
 
-def with_system(records: Iterable[Any], system: str | None, kept: list[int]) -> Iterator[Any]:
-    """`records` with `system` as the system prompt of each request that has none; `kept` counts the
-    requests that had their own (and keep it)."""
-    import dataclasses
-
-    for record in records:
-        if system is None:
-            yield record
-        elif record.request.system is not None or any(m.role in ("system", "developer") for m in record.request.messages):
-            kept[0] += 1
-            yield record
+def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple[str, str, Decimal], ...]]:
+    """(--reasoning-tokens for every model, --reasoning-ratio for every model, per-model figures)."""
+    out: list[tuple[str, str, Decimal]] = []
+    every: dict[str, Any] = {}
+    for kind, value in (("tokens", args.reasoning_tokens), ("ratio", args.reasoning_ratio)):
+        if isinstance(value, tuple):
+            out += [(model, kind, v) for model, v in value]
+            every[kind] = None
         else:
-            yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
+            every[kind] = value
+    return every["tokens"], every["ratio"], tuple(out)
 
 
 def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
-                system: str | None = None) -> int:
-    """Price the logs named by --logs (or `records`, requests from the command line); output as
-    --format, and a report folder with --out. `system`: --system, for requests without one."""
-    from ..cost import LogReport, iter_log_records, plan_traffic, summarise
+                system: str | None = None, what: str = "") -> int:
+    """Price the logs named by --logs (or `records`, requests from the command line, which `what`
+    describes); output as --format, and a report folder with --out. `system`: --system, for
+    requests without one."""
+    from ..cost import LogReport, iter_log_chunks, plan_traffic, summarise, with_system
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
 
@@ -72,40 +72,52 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                        "request body or log row is counted as it is, so leave them out")
     # requests from the command line have no logged response: without an output size, their input alone is priced
     input_only = records is not None and args.output_tokens is None and args.output_ratio is None
+    every_tokens, every_ratio, per_model = per_model_reasoning(args)
     plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
+                        reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
+                        cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier)
     log_report = LogReport()
-    if records is None:
-        records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                                   report=log_report, bounds=line_bounds(args))
+    chunks = None
+    if records is None:  # log files: read here, each chunk of rows parsed where it is priced
+        chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
+                                 report=log_report, bounds=line_bounds(args))
         what = ", ".join(args.logs)
     else:
         records = list(records)
         log_report.rows = len(records)
-        what = "the command line"
+        what = what or "the command line"
+    source = "log" if args.logs else "requests"
     kept = [0]
-    records = with_system(records, system, kept)
     from tqdm.auto import tqdm
 
-    from ..engine import open_engine, price_logs
+    from ..engine import open_engine, price_log_chunks, price_logs
 
     # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
                      dashboard=sys.stderr.isatty()) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
-            print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
-        with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models ({engine.name})", file=sys.stderr,
-                  disable=None) as bar:
-            partial = price_logs(records, plan, engine=engine, progress=bar.update)
+            print(f"tokenprism cost: pricing {'logs' if args.logs else 'requests'}; engine: {engine.describe()}",
+                  file=sys.stderr)
+        with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
+                  desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models ({engine.name})") as bar:
+            if chunks is not None:
+                partial, rows_report, kept[0] = price_log_chunks(chunks, plan, system=system, engine=engine,
+                                                                 progress=bar.update)
+                log_report.merge(rows_report)
+            else:
+                assert records is not None
+                partial = price_logs(with_system(records, system, kept), plan, engine=engine, progress=bar.update)
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
     if log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     if kept[0]:
         print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
-    report = summarise(partial, plan, log_report)
+    report = summarise(partial, plan, log_report, source=source)
+    if source == "requests":
+        report = dataclasses.replace(report, log_summary=what)
     if input_only:
         report = dataclasses.replace(report, notes=("input only: add --output-tokens N (or --output-ratio R) for the "
                                                     "output cost",) + report.notes)

@@ -65,7 +65,8 @@ if TYPE_CHECKING:
     from .parts import measure_files as measure_files, tally_files as tally_files
     from .sources import Sources as Sources, SourcesRun as SourcesRun, measure_sources as measure_sources
     from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
-                      price_corpus as price_corpus, price_logs as price_logs)
+                      price_corpus as price_corpus, price_log_chunks as price_log_chunks,
+                      price_logs as price_logs)
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
@@ -73,6 +74,6 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(('open_engine',), '.choose'),
     **dict.fromkeys(('measure_files', 'tally_files'), '.parts'),
     **dict.fromkeys(('Sources', 'SourcesRun', 'measure_sources'), '.sources'),
-    **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_logs'), '.run'),
+    **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_log_chunks', 'price_logs'), '.run'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
