@@ -370,7 +370,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "table" and args.quiet:
-        from ..cost.display.tables import display_models
+        from ..report.tables import display_models
 
         write_safe(quiet_table(display_models(report)))
     else:
@@ -388,7 +388,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 def cmd_quick(args: argparse.Namespace) -> int:
     """The price of one request: input always; output with an output size; monthly with a request rate."""
-    from ..cost import Workload, display_quick, estimate, quick_frame, quick_reasons
+    from ..cost import Workload, estimate, quick_frame
+    from ..report.tables import display_quick, quick_reasons
     from ..report.cost import QUICK_BODIES, QUICK_WRITERS, QuickReport
 
     if args.out:

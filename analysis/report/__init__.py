@@ -1,4 +1,6 @@
-"""Reports: the analysis bundle (`bundle`: md, html, figures, tables) and the cost report (`cost`).
+"""Reports: every report's rendering. The analysis bundle (`bundle`: md, html, figures, tables), the cost
+report (`cost`, with `tables`: a cost report as people read it), logged traffic (`traffic`), and the
+shared page and Markdown helpers (`page`), each report with one table from format to writer.
 
 The bundle's names load on first use (PEP 562), so `analysis.report.cost` (text reports, used by
 `tokenprism cost`) does not import matplotlib through this package.

@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import write_text
-from ..cost import CostReport, display_categories, display_models, display_quick, model_notes
+from ..cost import CostReport
 from ..contract import money, ratio, tokens
 from .page import html_page, markdown_table, markdown_text, neutralize_formula
+from .tables import display_categories, display_models, display_quick, model_notes
 
 
 def _header(report: CostReport) -> list[str]:

@@ -17,10 +17,12 @@ from typing import Any
 import pandas as pd
 
 from ..atomic import atomic_path, write_text
-from ..cost import TrafficReport, format_usd, frame_notes
+from ..cost import TrafficReport
+from ..money import format_usd
 from ..cost.caching import REASONING_NOT_INCLUDED
 from .cost import csv_table, json_text, png_data_uri, jsonable, records
 from .page import html_page, markdown_table, markdown_text
+from .tables import frame_notes
 
 TITLE = "tokenprism traffic cost report (estimates)"
 

@@ -6,8 +6,9 @@ from analysis.textio.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
-from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, display_categories, display_models,
-                           format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
+from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_usd, iter_log_records, plan_traffic,
+                           price_records, summarise)
+from analysis.report.tables import display_categories, display_models, model_notes
 from analysis.cost.caching import REASONING_NOT_INCLUDED
 from analysis.errors import BadInput, UnknownName
 from analysis.models import resolve

@@ -1,4 +1,4 @@
-"""`cost.display.money`: amounts rounded for people, never a small cost shown as zero."""
+"""`analysis.money`: amounts rounded for people, never a small cost shown as zero."""
 
 from __future__ import annotations
 

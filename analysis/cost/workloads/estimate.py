@@ -11,7 +11,7 @@ cluster, see `analysis.engine`) and keeps running sums per model and per model x
 memory does not grow with the corpus. `estimate` is the same sums over one chunk, the whole
 input, with its per-request rows kept for the report's request table. A model without a price
 is "no price" (None), never $0; a model without a usable tokenizer says why. Rounding happens
-only in `cost.display`, for people.
+only in `report.tables` (and `analysis.money`), for people.
 
     >>> import pandas as pd
     >>> cc = CorpusCost(["gpt-4o"], workload=Workload(requests_per_month=1000, output_tokens=10), on=date(2025, 1, 1))

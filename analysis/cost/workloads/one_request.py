@@ -3,7 +3,7 @@
 Unlike `estimate` (a workload of many requests, per model), this prices the text the user is
 looking at, once: for the dashboard's Compare page (`input_cost`, next to each tokenizer's
 count) and for `tokenprism cost TEXT -m MODEL` with no workload flags (`quick_frame`, shown
-by `cost.display.display_quick`).
+by `report.tables.display_quick`).
 """
 
 from __future__ import annotations

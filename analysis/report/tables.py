@@ -1,8 +1,9 @@
 """A workload's cost report as people read it: tables of strings and the notes per model.
 
-Unlike `workloads.estimate` (which computes in exact `Decimal` and never rounds) and `money`
-(one amount), this module only lays tables out: every face (CLI, reports, dashboard, service)
-shows the same strings through it.
+Unlike `cost.workloads.estimate` (which computes in exact `Decimal` and never rounds) and
+`analysis.money` (one amount), this module only lays tables out: every face (CLI, reports,
+dashboard) shows the same strings through it. `cost` (the report) and `traffic` (logged traffic)
+render their documents from these tables.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..workloads.estimate import CostReport
-from ...money import format_usd
+from ..cost import CostReport
+from ..money import format_usd
 
 
 def display_models(report: CostReport) -> pd.DataFrame:
