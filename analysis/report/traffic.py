@@ -54,7 +54,7 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
                                                                "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
-        "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
+        "tokens in": m["prompt_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
                       for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],

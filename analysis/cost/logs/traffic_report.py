@@ -34,7 +34,8 @@ _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
+    "prompt_tokens", "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens",
+    "reasoning_source",
     "cache_read_tokens", "cache_write_tokens", "cache_rule", "usd_text_only", "usd_reasoning", "usd_total",
     "usd_cache_saving", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
@@ -275,7 +276,8 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
             usd, n_in, n_out, status = _money(t, plan, part.sums)
             p50, p95, top = _percentiles(part)
             exactness, reason = least_exact(part.exactness)
-            row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in,
+            # input_tokens: the uncached input once the cache is known (below); prompt_tokens: the whole prompt
+            row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in, prompt_tokens=n_in,
                        content_tokens=_sum(part.sums, "content_in"), format_tokens=_sum(part.sums, "format_in"),
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
                        usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
@@ -298,7 +300,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                 row["parts"] = []
             else:
                 row.update(usd_reasoning=bill.usd_parts["reasoning"] if reasoning is not None else None,
-                           usd_total=bill.usd, cache_read_tokens=bill.tokens["cache_read"],
+                           usd_total=bill.usd, input_tokens=bill.tokens["input"], cache_read_tokens=bill.tokens["cache_read"],
                            cache_write_tokens=bill.tokens["cache_write_5m"] + bill.tokens["cache_write_1h"],
                            cache_rule=bill.cache_label, usd_cache_saving=bill.saving,
                            usd_per_request_p50=bill.p50, usd_per_request_p95=bill.p95, usd_per_request_max=bill.top)

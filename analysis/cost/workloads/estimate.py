@@ -164,7 +164,9 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
         row = {"model": ref, "id": sample_id, "category": category,
                "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
                "raw_tokens": tokenizer.count(text), "content_tokens": content, "format_tokens": fmt,
-               "input_tokens": n_in, "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
+               # input_tokens is the uncached input; prompt_tokens the whole prompt (cached included)
+               "prompt_tokens": n_in, "input_tokens": n_in - _whole(n_in * workload.cached_share),
+               "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
                "reasoning_tokens": reasoning or 0, "reasoning_known": reasoning is not None,
                "exactness": exactness, "exactness_reason": reason}
         try:  # reasoning is billed at the output price
@@ -207,7 +209,7 @@ def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summ
 def tier_requests(price: Price, rows: Iterable[dict]) -> int:
     """How many of these request rows pass the first tier threshold of the price."""
     starts = [t for rate in (price.input, price.output) if rate for t, _ in rate.tiers]
-    return sum(1 for r in rows if starts and r["input_tokens"] > min(starts))
+    return sum(1 for r in rows if starts and r["prompt_tokens"] > min(starts))
 
 
 def row_notes(price: Price, choice: TokenizerChoice, n_requests: int, over: int, workload: Workload) -> list[str]:
@@ -265,7 +267,7 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
 
 
 # -- the sums --------------------------------------------------------------------------------
-_DECIMALS = ("chars", "content_tokens", "format_tokens", "input_tokens", "cached_tokens", "output_tokens",
+_DECIMALS = ("chars", "content_tokens", "format_tokens", "prompt_tokens", "input_tokens", "cached_tokens", "output_tokens",
              "reasoning_tokens")
 _MONEY_PARTS = ("usd_input", "usd_cached_input", "usd_output", "usd_fee")
 
@@ -307,8 +309,9 @@ class _Totals:
         exactness, reason = least_exact(self.exactness)
         out: dict[str, Any] = {
             "n_requests": n, "exactness": exactness, "exactness_reason": "" if exactness == "exact" else reason,
-            **{k: _whole(s[k]) for k in ("input_tokens", "content_tokens", "format_tokens", "output_tokens",
-                                         "reasoning_tokens")},
+            **{k: _whole(s[k]) for k in ("prompt_tokens", "input_tokens", "content_tokens", "format_tokens",
+                                         "output_tokens", "reasoning_tokens")},
+            "cache_read_tokens": _whole(s["cached_tokens"]), "cache_write_tokens": 0,
             "reasoning": REASONING_NOT_INCLUDED if self.reasoning_unknown else "",
             "chars_per_request": float(s["chars"] / n),
             "chars_per_token": self.raw_chars / self.raw_tokens if self.raw_tokens else float("nan"),

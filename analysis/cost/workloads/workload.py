@@ -167,9 +167,10 @@ class Workload:
 # beside the workload and away from pandas, so that the service can describe them at import.
 MODEL_COLUMNS = [
     "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning",
+    "prompt_tokens", "input_tokens", "cache_read_tokens", "cache_write_tokens", "content_tokens", "format_tokens",
+    "output_tokens", "reasoning_tokens", "reasoning",
     "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
-    "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
+    "prompt_tokens_per_request", "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
     "reasoning_tokens_per_request",
     "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
     "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
@@ -178,5 +179,5 @@ MODEL_COLUMNS = [
 CATEGORY_COLUMNS = [
     "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",
     "chars_per_token",
-    "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
+    "prompt_tokens_per_request", "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
 ]

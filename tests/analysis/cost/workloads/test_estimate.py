@@ -44,7 +44,11 @@ def test_flat_price_hand_computation_by_part():
     expect_input = (n_in - cached) * mp.input_mtok / MTOK
     expect_cached = cached * mp.cache_read_mtok / MTOK
     expect_output = Decimal(300) * mp.output_mtok / MTOK
-    assert row["input_tokens_per_request"] == n_text + overhead
+    assert row["prompt_tokens_per_request"] == n_text + overhead
+    # input_tokens is the uncached input (issue 42); the cached part is its own column
+    whole_cached = int((n_in * Decimal("0.4")).to_integral_value())
+    assert row["input_tokens_per_request"] == n_text + overhead - whole_cached
+    assert row["cache_read_tokens"] == whole_cached and row["cache_write_tokens"] == 0
     assert row["usd_input_per_request"] == expect_input
     assert row["usd_cached_input_per_request"] == expect_cached
     assert row["usd_output_per_request"] == expect_output
