@@ -230,6 +230,8 @@ class CostRequest(Strict):
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
     def kind(c: str) -> Any:  # the JSON contract (analysis/contract.py), by column name
+        if c == "parts":
+            return list[dict[str, Any]] | None  # the bill by part: tokens, rate, USD, exactness
         if c.startswith("usd_"):
             return str | None  # money: a decimal string with 10 places
         if c == "n_requests" or c.endswith("_tokens"):

@@ -201,8 +201,46 @@ def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summ
         "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
         "usd_per_mtok_output": price.output.base if price.output else None,
         "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
-        "note": "; ".join(notes),
+        "note": "; ".join(notes), "parts": workload_parts(price, summary),
     }
+
+
+def workload_parts(price: Price, summary: dict) -> list[dict[str, Any]]:
+    """A workload row's bill by part, per request (the JSON contract's `parts`): uncached input,
+    cache read, visible output, reasoning and a fee, each with its tokens, rate, USD and exactness.
+
+    The output USD of a request prices its reasoning with it (both at the output rate, in the
+    request's tier); it is split between them by their tokens.
+    """
+    if not summary or summary.get("usd_per_request") is None:
+        return []
+    out, reasoning = summary["output_tokens_per_request"], summary["reasoning_tokens_per_request"]
+    usd_out = summary["usd_output_per_request"]
+    share = Decimal(repr(reasoning / (out + reasoning))) if out + reasoning else Decimal(0)
+    counted = f"count ({summary['exactness']})"
+    unknown = summary.get("reasoning") == REASONING_NOT_INCLUDED
+
+    def rate(r: Any) -> str | None:
+        return None if r is None else str(r.base)
+
+    parts = [
+        {"name": "input", "tokens_per_request": summary["input_tokens_per_request"], "usd_per_mtok": rate(price.input),
+         "usd_per_request": str(summary["usd_input_per_request"]), "exactness": counted},
+        {"name": "cache read", "tokens_per_request": summary["cached_tokens_per_request"],
+         "usd_per_mtok": rate(price.cached_input or price.input),
+         "usd_per_request": str(summary["usd_cached_input_per_request"]),
+         "exactness": "--cached-share (a manual share of the input)"},
+        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(price.output),
+         "usd_per_request": str(usd_out - usd_out * share), "exactness": "the workload's output size"},
+        {"name": "reasoning", "tokens_per_request": reasoning, "usd_per_mtok": rate(price.output),
+         "usd_per_request": str(usd_out * share),
+         "exactness": REASONING_NOT_INCLUDED if unknown else "--reasoning-tokens / --reasoning-ratio" if reasoning
+         else "none: the model does not reason (or reasons only when asked)"},
+    ]
+    if summary.get("usd_fee_per_request"):
+        parts.append({"name": "fee", "tokens_per_request": 0.0, "usd_per_mtok": None,
+                      "usd_per_request": str(summary["usd_fee_per_request"]), "exactness": "the price's fee per request"})
+    return parts
 
 
 

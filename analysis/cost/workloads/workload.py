@@ -174,7 +174,7 @@ MODEL_COLUMNS = [
     "reasoning_tokens_per_request",
     "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
     "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
-    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
+    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note", "parts",
 ]
 CATEGORY_COLUMNS = [
     "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",

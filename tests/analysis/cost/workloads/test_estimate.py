@@ -174,3 +174,19 @@ def test_unknown_model_in_estimate_lists_close_names():
         estimate(PROMPT, ["gpt-4o-mnii"], workload=Workload(requests_per_month=1, output_tokens=1))
 
 
+
+
+def test_a_workload_row_carries_its_bill_by_part():
+    # issue 42: input_tokens is the uncached input; parts give each part's tokens, rate, USD and exactness
+    w = Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4", reasoning_tokens=500)
+    rows = estimate(PROMPT, ["gpt-4o", "o3"], workload=w, on=DAY).models.set_index("model")
+    for model in ("gpt-4o", "o3"):
+        row = rows.loc[model]
+        parts = {p["name"]: p for p in row["parts"]}
+        assert sum(Decimal(p["usd_per_request"]) for p in parts.values()) == row["usd_per_request"]
+        assert parts["input"]["tokens_per_request"] == row["input_tokens_per_request"]
+        assert parts["cache read"]["tokens_per_request"] == row["cached_tokens_per_request"]
+        assert row["input_tokens"] + row["cache_read_tokens"] == row["prompt_tokens"]
+    o3 = {p["name"]: p for p in rows.loc["o3"]["parts"]}
+    assert Decimal(o3["reasoning"]["usd_per_request"]) == 500 * Decimal(o3["reasoning"]["usd_per_mtok"]) / MTOK
+    assert {p["name"]: p for p in rows.loc["gpt-4o"]["parts"]}["reasoning"]["tokens_per_request"] == 0
