@@ -89,6 +89,9 @@ def display_calibration(report: TrafficReport) -> pd.DataFrame:
         "output rows": c["output_rows"], "output: median error": c["output_median_error"].map(_pct),
         "output: worst": c["output_worst_error"].map(_pct),
         "reasoning (not in the text)": c["reasoning_tokens"].map(_tokens),
+        **({"cache read: simulated / logged": [f"{_tokens(s)} / {_tokens(g)}" if g is not None and g == g else ""
+                                               for s, g in zip(c["cache_read_simulated"], c["cache_read_logged"])]}
+           if "cache_read_logged" in c and c["cache_read_logged"].notna().any() else {}),
     })
 
 

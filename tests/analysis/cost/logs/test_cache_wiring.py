@@ -71,9 +71,12 @@ def test_openai_rule_predicts_the_logged_cached_tokens_of_a_shared_system_prompt
     for row, c in zip(rows, logged):
         row["response"]["usage"] = {"prompt_tokens": 2600, "completion_tokens": 5,
                                     "prompt_tokens_details": {"cached_tokens": c}}
-    by, _ = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
+    by, data = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
     m = by["gpt-4o"]
     assert m["cache_read_tokens"] == sum(logged) and m["cache_write_tokens"] == 0
+    # the calibration compares the cache part too: simulated against logged, on the model that served the log
+    (cal,) = data["calibration"]
+    assert (cal["cache_read_simulated"], cal["cache_read_logged"], cal["cache_read_error"]) == (sum(logged), sum(logged), 0)
     # input_tokens is the uncached input; the whole prompt is prompt_tokens
     assert m["input_tokens"] == m["prompt_tokens"] - sum(logged)
     assert m["prompt_tokens"] == m["content_tokens"] + m["format_tokens"]
