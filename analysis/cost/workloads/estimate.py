@@ -27,14 +27,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 import pandas as pd
 
 from ...errors import BadInput
-from ..arithmetic import NoPriceError, request_cost
+from ..arithmetic import NoPriceError, RequestCost, request_cost
+from ..bill import rates_for
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
 from ..recount import batch_tokenizers, count_request, least_exact, target_counter, workload_request
@@ -170,14 +171,26 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
                "reasoning_tokens": reasoning or 0, "reasoning_known": reasoning is not None,
                "exactness": exactness, "exactness_reason": reason}
         try:  # reasoning is billed at the output price
-            rc = request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),
-                              cached_share=workload.cached_share)
+            rc = (variant_cost(price, workload, n_in, n_out + (reasoning or 0)) if workload.batch or workload.service_tier
+                  else request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),
+                                    cached_share=workload.cached_share))
             row.update({m: getattr(rc, m) for m in _MONEY})
         except NoPriceError:
             status = "no price" if price.input is None else "no output price"
             row.update({m: None for m in _MONEY})  # unknown, never 0
         rows.append(row)
     return rows, status
+
+
+def variant_cost(price: Price, workload: Workload, n_in: int, n_out: int) -> RequestCost:
+    """One request at genai-prices' batch or service-tier rates (`cost.bill.rates_for`), by part."""
+    if price.input is None or (price.output is None and n_out):
+        raise NoPriceError(f"{price.key}: no {'input' if price.input is None else 'output'} price")
+    r = rates_for(price, price.as_of or datetime.now(UTC).date(), n_in, batch=workload.batch,
+                  service_tier=workload.service_tier)
+    cached = Decimal(n_in) * workload.cached_share
+    return RequestCost(Decimal(n_in), cached, Decimal(n_out), (n_in - cached) * r.input / MTOK,
+                       cached * r.cache_read / MTOK, n_out * (r.output or 0) / MTOK, r.per_request)
 
 
 def workload_reasoning(ref: str, workload: Workload, n_out: int) -> int | None:
@@ -210,7 +223,9 @@ def workload_parts(price: Price, summary: dict) -> list[dict[str, Any]]:
     cache read, visible output, reasoning and a fee, each with its tokens, rate, USD and exactness.
 
     The output USD of a request prices its reasoning with it (both at the output rate, in the
-    request's tier); it is split between them by their tokens.
+    request's tier); it is split between them by their tokens. A part's rate is what its USD per
+    token comes to (the price's rate within one tier, the batch or tier rate with --batch or
+    --service-tier); the standard rate where the part has no tokens.
     """
     if not summary or summary.get("usd_per_request") is None:
         return []
@@ -220,19 +235,24 @@ def workload_parts(price: Price, summary: dict) -> list[dict[str, Any]]:
     counted = f"count ({summary['exactness']})"
     unknown = summary.get("reasoning") == REASONING_NOT_INCLUDED
 
-    def rate(r: Any) -> str | None:
+    def rate(r: Any, tokens: float = 0.0, usd: Decimal | None = None) -> str | None:
+        if tokens and usd is not None:
+            return str((usd / Decimal(repr(tokens)) * MTOK).normalize())
         return None if r is None else str(r.base)
 
     parts = [
-        {"name": "input", "tokens_per_request": summary["input_tokens_per_request"], "usd_per_mtok": rate(price.input),
+        {"name": "input", "tokens_per_request": summary["input_tokens_per_request"],
+         "usd_per_mtok": rate(price.input, summary["input_tokens_per_request"], summary["usd_input_per_request"]),
          "usd_per_request": str(summary["usd_input_per_request"]), "exactness": counted},
         {"name": "cache read", "tokens_per_request": summary["cached_tokens_per_request"],
-         "usd_per_mtok": rate(price.cached_input or price.input),
+         "usd_per_mtok": rate(price.cached_input or price.input, summary["cached_tokens_per_request"],
+                              summary["usd_cached_input_per_request"]),
          "usd_per_request": str(summary["usd_cached_input_per_request"]),
          "exactness": "--cached-share (a manual share of the input)"},
-        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(price.output),
+        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(price.output, out, usd_out - usd_out * share),
          "usd_per_request": str(usd_out - usd_out * share), "exactness": "the workload's output size"},
-        {"name": "reasoning", "tokens_per_request": reasoning, "usd_per_mtok": rate(price.output),
+        {"name": "reasoning", "tokens_per_request": reasoning,
+         "usd_per_mtok": rate(price.output, reasoning, usd_out * share),
          "usd_per_request": str(usd_out * share),
          "exactness": REASONING_NOT_INCLUDED if unknown else "--reasoning-tokens / --reasoning-ratio" if reasoning
          else "none: the model does not reason (or reasons only when asked)"},
@@ -299,6 +319,11 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
     if workload.cached_share > 0:
         notes.append(f"{percent(workload.cached_share)} of each request's input tokens are billed at the "
                      "cached-input price; cache-write charges are not included")
+    if workload.batch or workload.service_tier:
+        what = " and ".join(x for x in ("batch" if workload.batch else "",
+                                         f"the {workload.service_tier} service tier" if workload.service_tier else "") if x)
+        notes.append(f"every model is priced at genai-prices' {what} price (--batch/--service-tier); the rates "
+                     "shown ($/Mtok) are the standard ones")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)

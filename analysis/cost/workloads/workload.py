@@ -106,6 +106,8 @@ class Workload:
         reasoning_tokens / reasoning_ratio: reasoning output per request on a model that reasons
             (tokens, or a multiple of the visible output; at most one). Without either, such a
             model's row says "reasoning not included".
+        batch, service_tier: price every model at genai-prices' batch price or at a service tier
+            ("flex", "priority"); a model without that price is refused by name.
 
     >>> Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4").cached_share
     Decimal('0.4')
@@ -119,6 +121,8 @@ class Workload:
     chars_per_request: Any = None
     reasoning_tokens: Any = None
     reasoning_ratio: Any = None
+    batch: bool = False
+    service_tier: str | None = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -145,6 +149,9 @@ class Workload:
         for name in ("reasoning_tokens", "reasoning_ratio"):
             if getattr(self, name) is not None:
                 put(name, workload_value(name, getattr(self, name)))
+        if self.service_tier is not None and self.service_tier not in ("default", "flex", "priority"):
+            raise BadInput(f"unknown service tier {self.service_tier!r}; valid: default, flex, priority")
+        put("batch", bool(self.batch))
 
     def describe(self) -> str:
         """One line for report headers; numbers in plain digits, however they were typed.
@@ -159,8 +166,9 @@ class Workload:
         reasoning = (f", {compact_number(self.reasoning_tokens)} reasoning tokens/request" if self.reasoning_tokens is not None
                      else f", reasoning = {compact_number(self.reasoning_ratio)} x output" if self.reasoning_ratio is not None
                      else "")
+        variant = (", batch prices" if self.batch else "") + (f", {self.service_tier} tier" if self.service_tier else "")
         return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
-                f"{out}, cached share {percent(self.cached_share)} of input{scale}{reasoning}")
+                f"{out}, cached share {percent(self.cached_share)} of input{scale}{reasoning}{variant}")
 
 
 # The columns of a cost report, per model and per model x category (`estimate` fills them). Here,
