@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import BadInput
-from ..textio import MAX_INPUT_CHARS
+from ..textio import MAX_INPUT_CHARS, read_text_file
+
+# A key file holds a few keys (a thousand of 64 characters is 65 kB); its size is checked before it is read.
+MAX_KEY_FILE_BYTES = 1_000_000
 
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # JSON of `Settings` without keys, written by `tokenprism serve`
 KEY_ENV = "TOKENPRISM_API_KEY"  # one key, or several separated by commas
@@ -110,7 +113,7 @@ def read_keys(path: str | Path) -> tuple[str, ...]:
     """
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        lines = read_text_file(p, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
                        "with one key per line") from None

@@ -72,9 +72,12 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
 
 
 def _check_key_file(path: str) -> None:
+    from ..api.settings import MAX_KEY_FILE_BYTES
+    from ..textio import read_text_file
+
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        lines = read_text_file(path, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
+    except (OSError, ValueError) as e:  # BadInput (a FIFO, too large, not UTF-8) is a ValueError
         raise BadInput(f"cannot read --api-key-file {path!r}: {e}") from None
     if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
         raise BadInput(f"--api-key-file {path!r} holds no key; write one key per line "
