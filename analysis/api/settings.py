@@ -97,6 +97,7 @@ class Settings:
         data = json.loads(raw) if raw else {}
         limits = Limits(**data.pop("limits", {}))
         data.pop("head_timeout", None)  # the connection layer's, read by analysis.api.connections
+        data.pop("body_timeout", None)
         key_file = data.pop("key_file", None) or env.get(KEY_FILE_ENV) or None
         keys = list(read_keys(key_file)) if key_file else []
         keys += [k.strip() for k in env.get(KEY_ENV, "").split(",") if k.strip()]
