@@ -15,10 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-Exactness = Literal["exact", "estimate", "none"]  # how a model's text is counted: its own vocabulary, a proxy, none
-RequestExactness = Literal["exact", "documented", "estimate"]
-"""A request's count (`analysis.requests.Count`): the model's own format and vocabulary, the
-provider's published rules, or an estimate (`exactness_reason` says why)."""
+from ..contract import RequestExactness as RequestExactness, TextExactness
+
+# The contract's words: a model's text (its own vocabulary, a proxy, none) and a request's count
+# (`analysis.requests.Count`: the model's own format and vocabulary, the provider's published
+# rules, or an estimate that `exactness_reason` explains).
+Exactness = TextExactness
 
 
 class Strict(BaseModel):

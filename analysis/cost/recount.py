@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import dataclasses
 
+from ..contract import EXACTNESS
 from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
@@ -179,6 +180,7 @@ class BatchTokenizer:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.inner = tokenizer
         self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self.normalize = tokenizer.normalize
         self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
         self._counts: dict[str, int] = {}
         self._ids: dict[str, list[int]] = {}
@@ -204,6 +206,9 @@ class BatchTokenizer:
     @property
     def special_tokens(self) -> dict[str, int]:
         return self._specials
+
+    def build(self) -> None:
+        self.inner.build()
 
     def encode(self, text: str) -> list[int]:
         ids = self._ids.get(text)
@@ -269,9 +274,6 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
     return out
 
 
-EXACTNESS_ORDER = ("exact", "documented", "estimate")
-
-
 def least_exact(seen: Counter) -> tuple[str, str]:
     """(the least exact label among counted requests, its reason): `seen` maps (exactness, reason)
     to how many requests had it; a reason that covers only some requests says how many.
@@ -281,7 +283,7 @@ def least_exact(seen: Counter) -> tuple[str, str]:
     """
     if not seen:
         return "estimate", "no request was counted"
-    worst = max((e for e, _ in seen), key=EXACTNESS_ORDER.index)
+    worst = max((e for e, _ in seen), key=EXACTNESS.index)  # the contract's words, from most to least exact
     reasons = [(n, why) for (e, why), n in seen.most_common() if e == worst]
     total = sum(seen.values())
     shown = "; ".join(f"{why} ({n:,} of {total:,} requests)" if len(reasons) > 1 or n < total else why
