@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import Price, Rate
+from ...contract import text_exactness
 from ...errors import BadInput, closest
 from ...textio import read_file_bytes
 
@@ -180,14 +181,13 @@ def load_overrides(path: str | Path) -> list[Price]:
             raise _bad(path, row.where, "model", f"{model!r} is listed twice (also at {seen[key]})")
         seen[key] = row.where
         tokenizer = _text(path, row, "tokenizer", required=False) or None
-        exactness = _text(path, row, "exactness", required=False) or None
-        if exactness and not tokenizer:
+        written = _text(path, row, "exactness", required=False) or None
+        if written and not tokenizer:
             raise _bad(path, row.where, "exactness", "given without a tokenizer column value")
-        if exactness and exactness not in ("exact", "estimate", "approximate"):
-            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact (the tokenizer is the model's own) or "
+        exactness = text_exactness(written) if written else None  # "approximate", the former word, reads as estimate
+        if written and exactness not in ("exact", "estimate"):
+            raise _bad(path, row.where, "exactness", f"{written!r}: use exact (the tokenizer is the model's own) or "
                                                      "estimate (a proxy), the words every face uses")
-        if exactness == "estimate":  # the rules' own word for a proxy; "approximate" is still read
-            exactness = "approximate"
         if tokenizer:
             from ...tokenizers import CATALOGUE  # the registry names are the valid values
 
