@@ -102,11 +102,15 @@ def _value_problem(param: Param, value: str) -> str | None:
                 f"{param.max_chars:,}: type or paste it instead")
     if param.number:
         try:
-            number = int(value) if param.number == "int" else float(value)
+            number: float = float(value)
         except ValueError:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
         if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
             return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
+        if param.number == "int" and number != int(number):
+            # a whole-number field takes the whole part of 1.5 (1e3 is 1000, a whole number)
+            return (f"link parameter {param.name!r} must be {param.what}, not {value[:40]}: the field takes its "
+                    f"whole part, {int(number)}")
         if 0 < abs(number) < MIN_POSITIVE or (number == 0 and _tiny(value)):  # 1e-999999999 is 0.0 as a float
             return f"link parameter {param.name!r} must be 0 or at least {MIN_POSITIVE:g}, not {value[:40]}"
         too_low = param.low is not None and number < param.low
@@ -147,7 +151,9 @@ def check(page: str, params: Sequence[Param]) -> None:
     """
     seen = st.session_state.setdefault("_links_checked", {})
     query = _query()
-    if seen.get(page) == query:
+    # Once per page and session: later changes to the URL come from the page's own fields (a value
+    # typed in the form), which are not a link, and say what is wrong beside the field.
+    if page in seen:
         return
     seen[page] = query
     found = problems(query, params)
@@ -155,8 +161,8 @@ def check(page: str, params: Sequence[Param]) -> None:
         return
     # The messages quote the link's own names and values: escaped, so a link cannot add Markdown
     # (an image the browser would fetch, a clickable link) to the page.
-    st.warning("Some of this link's parameters could not be used as given (fix or remove them and open the "
-               "link again):\n\n" + "\n".join(f"- {markdown_text(p)}" for p in found), icon=":material/link_off:")
+    st.warning("Some of this link's parameters could not be used as given: a field keeps its default unless "
+               "said otherwise (fix or remove them and open the link again):\n\n" + "\n".join(f"- {markdown_text(p)}" for p in found), icon=":material/link_off:")
     known = {p.name: p for p in params}
     for name, values in query.items():
         param = known.get(name)
@@ -170,7 +176,7 @@ def check(page: str, params: Sequence[Param]) -> None:
                 del st.query_params[name]
         except StreamlitAPIException:  # already bound to its widget, which drops what it cannot take
             pass
-    seen[page] = _query()  # what the page now holds is what the next check compares against
+    seen[page] = _query()
 
 
 def carries(text: str) -> bool:

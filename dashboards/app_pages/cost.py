@@ -42,14 +42,29 @@ def _limit(field: str) -> float:
     return float(WORKLOAD_LIMITS[field])
 
 
+# Each number's bounds, once: the link check and the field take the same (a value the field would
+# refuse is never called valid in a link, and the reverse: 0 messages, the raw text, is both).
+NUMBERS = {
+    "cost_rpm": links.Param("cost_rpm", "a whole number of requests", number="int", low=0, high=_limit("requests_per_month")),
+    "cost_messages": links.Param("cost_messages", "a whole number of messages", number="int", low=0,
+                                 high=_limit("messages_per_request")),
+    "cost_chars": links.Param("cost_chars", "a whole number of characters", number="int", low=0, high=_limit("chars_per_request")),
+    "cost_out_tokens": links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0, high=_limit("output_tokens")),
+    "cost_out_ratio": links.Param("cost_out_ratio", "a ratio", number="float", low=0, high=_limit("output_ratio")),
+}
+
+
+def bounds(key: str) -> dict:
+    """min_value and max_value of the number field `key`, from its link parameter."""
+    param = NUMBERS[key]
+    cast = int if param.number == "int" else float
+    return {"min_value": cast(param.low), "max_value": cast(param.high)}
+
+
 links.check("cost", [
     links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
-    links.Param("cost_rpm", "a whole number of requests", number="int", low=0, high=_limit("requests_per_month")),
-    links.Param("cost_messages", "a whole number of messages", number="int", low=1, high=_limit("messages_per_request")),
-    links.Param("cost_chars", "a whole number of characters", number="int", low=0, high=_limit("chars_per_request")),
+    *NUMBERS.values(),
     links.Param("cost_out_mode", "output modes", choices=lambda: ["tokens per request", "ratio of input tokens"]),
-    links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0, high=_limit("output_tokens")),
-    links.Param("cost_out_ratio", "a ratio", number="float", low=0, high=_limit("output_ratio")),
     links.Param("cost_cached", "a share", number="float", low=0, high=1),
 ])
 links.copy_link("cost")
@@ -164,17 +179,21 @@ models = list(dict.fromkeys([*models, *typed_models("cost_model_ids")]))
 with st.form("workload"):
     st.markdown("**Workload**")
     c1, c2, c3 = st.columns(3)
-    requests = c1.number_input("Requests per month", value=100_000, step=10_000, key="cost_rpm", bind="query-params")
+    requests = c1.number_input("Requests per month", value=100_000, step=10_000, key="cost_rpm", bind="query-params",
+                               **bounds("cost_rpm"))
     messages = c2.number_input("Chat messages per request", value=1, step=1, key="cost_messages", bind="query-params",
+                               **bounds("cost_messages"),
                                help="1: the text as one user message, counted as `tokenprism count` counts it. N > 1: "
                                     "the chat format of N turns (an estimate). 0: the raw text, no chat format.")
-    chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500,
+    chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500, **bounds("cost_chars"),
                             key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
     out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params",
                         format_func=lambda m: "ratio of content tokens" if m == "ratio of input tokens" else m)  # the value stays: old links
-    out_tokens = c2.number_input("Output tokens per request", value=300, step=50, key="cost_out_tokens", bind="query-params")
+    out_tokens = c2.number_input("Output tokens per request", value=300, step=50, key="cost_out_tokens", bind="query-params",
+                                 **bounds("cost_out_tokens"))
     out_ratio = c2.number_input("Output / content tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params",
+                                **bounds("cost_out_ratio"),
                                 help="Output tokens per content token: the request's text, not the chat format's tokens.")
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
     reasoning = c3.number_input("Reasoning tokens per request (models that reason)", value=None, min_value=0, step=500,
