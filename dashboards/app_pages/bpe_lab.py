@@ -65,8 +65,9 @@ def step_through() -> None:
     if st.session_state.get("_lab_trained", trained) != trained:
         st.session_state["lab_step"] = learned
     st.session_state["_lab_trained"] = trained
-    start = {} if "lab_step" in st.session_state else {"value": learned}  # a value set above is not also a default
-    step = st.slider("Show the corpus after step", 0, learned, key="lab_step", bind="query-params", **start)
+    if "lab_step" not in st.session_state:  # a value set above must not also be the slider's default
+        st.session_state["lab_step"] = learned
+    step = st.slider("Show the corpus after step", 0, learned, key="lab_step", bind="query-params")
 
     n_bytes = len(corpus.encode("utf-8"))
     n_tokens = n_bytes if step == 0 else int(rules["n_tokens"].iloc[step - 1])

@@ -57,8 +57,9 @@ NUMBERS = {
 def bounds(key: str) -> dict:
     """min_value and max_value of the number field `key`, from its link parameter."""
     param = NUMBERS[key]
-    cast = int if param.number == "int" else float
-    return {"min_value": cast(param.low), "max_value": cast(param.high)}
+    low, high = float(param.low or 0), float(param.high or 0)  # every NUMBERS entry has both
+    return {"min_value": int(low), "max_value": int(high)} if param.number == "int" else {"min_value": low,
+                                                                                            "max_value": high}
 
 
 links.check("cost", [
