@@ -18,6 +18,7 @@ Each page declares its parameters as a list of `Param` next to the widgets they 
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import math
 from collections.abc import Callable, Sequence
@@ -54,7 +55,9 @@ class Param:
         name: the parameter's name, which is also the key of the widget it sets.
         what: what it holds, for messages ("tokenizer names").
         choices: the values it accepts (a callable, evaluated only when the parameter is given).
-        number: "int" or "float" when the value must be a number, with `low`/`high` bounds.
+        number: "int" or "float" when the value must be a number, with `low`/`high` bounds (a slider's).
+        read: the reader of the field's text (`dashboards.fields`): the value is what it accepts, and
+            its refusal is the message.
         multi: the parameter may repeat (`?tokenizers=a&tokenizers=b`).
         max_chars: the longest value accepted.
     """
@@ -67,6 +70,7 @@ class Param:
     high: float | None = None
     multi: bool = False
     max_chars: int = MAX_VALUE_CHARS
+    read: Callable[[str], object] | None = None
 
 
 def problems(query: dict[str, list[str]], params: Sequence[Param]) -> list[str]:
@@ -100,17 +104,19 @@ def _value_problem(param: Param, value: str) -> str | None:
     if len(value) > param.max_chars:
         return (f"link parameter {param.name!r} is {len(value):,} characters long; links carry up to "
                 f"{param.max_chars:,}: type or paste it instead")
+    if param.read is not None:
+        try:
+            param.read(value)
+        except (ValueError, argparse.ArgumentTypeError) as e:  # "LABEL must be ..." or "must be ..."
+            said = str(e)
+            return f"link parameter {param.name!r} {said[len(param.what):].lstrip() if said.startswith(param.what) else said}"
     if param.number:
         try:
-            number: float = float(value)
+            number = int(value) if param.number == "int" else float(value)
         except ValueError:
             return f"link parameter {param.name!r} must be {param.what}, not {value[:40]!r}"
         if not math.isfinite(number):  # nan passes every comparison below; inf no widget takes
             return f"link parameter {param.name!r} must be a finite number, not {value[:40]!r}"
-        if param.number == "int" and number != int(number):
-            # a whole-number field takes the whole part of 1.5 (1e3 is 1000, a whole number)
-            return (f"link parameter {param.name!r} must be {param.what}, not {value[:40]}: the field takes its "
-                    f"whole part, {int(number)}")
         if 0 < abs(number) < MIN_POSITIVE or (number == 0 and _tiny(value)):  # 1e-999999999 is 0.0 as a float
             return f"link parameter {param.name!r} must be 0 or at least {MIN_POSITIVE:g}, not {value[:40]}"
         too_low = param.low is not None and number < param.low
@@ -161,8 +167,8 @@ def check(page: str, params: Sequence[Param]) -> None:
         return
     # The messages quote the link's own names and values: escaped, so a link cannot add Markdown
     # (an image the browser would fetch, a clickable link) to the page.
-    st.warning("Some of this link's parameters could not be used as given: a field keeps its default unless "
-               "said otherwise (fix or remove them and open the link again):\n\n" + "\n".join(f"- {markdown_text(p)}" for p in found), icon=":material/link_off:")
+    st.warning("Some of this link's parameters could not be used as given (fix or remove them and open the "
+               "link again):\n\n" + "\n".join(f"- {markdown_text(p)}" for p in found), icon=":material/link_off:")
     known = {p.name: p for p in params}
     for name, values in query.items():
         param = known.get(name)

@@ -6,33 +6,15 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    import pandas as pd
+from typing import Any
 
 from . import help_line
 from ..errors import BadInput, UnknownName
-from ..textio.lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
+from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MAX_DECOMPRESSED_MB_CEILING,
+                            MAX_LINE_MB_CEILING, LineBounds)
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from .numbers import MEGABYTES, bounded
 from .table import WIDTH, emit_rows
-
-
-def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3, width: int | None = WIDTH) -> None:
-    """Write a frame to stdout as an aligned table (wrapped at `width` characters; None: as wide as
-    its columns), CSV or JSON records."""
-    import pandas as pd
-
-    if fmt == "csv":
-        df.to_csv(sys.stdout, index=False)
-    elif fmt == "json":
-        sys.stdout.write(df.to_json(orient="records", force_ascii=False, double_precision=6) + "\n")
-    else:
-        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
-                               "display.max_colwidth", 60):
-            sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}",
-                                          line_width=width) + "\n")
 
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
@@ -43,19 +25,27 @@ def add_max_input(p: argparse.ArgumentParser) -> None:
 
 
 def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """The --max-line-mb flag: the bound of one line of a log or corpus table, counted decompressed."""
+    """The --max-line-mb and --max-decompressed-mb flags: the bound of one line of a log or corpus
+    table, counted decompressed, and the ceiling of what a gzip file may decompress to."""
     p.add_argument("--max-line-mb", type=bounded(0.001, MAX_LINE_MB_CEILING, unit="MB"), metavar="MB", default=None,
                    help=f"longest line (or CSV cell) of a log or table file, in megabytes after decompression "
                         f"(default {DEFAULT_MAX_LINE_MB}, or $TOKENPRISM_MAX_LINE_MB)")
+    p.add_argument("--max-decompressed-mb", type=bounded(0.001, MAX_DECOMPRESSED_MB_CEILING, unit="MB"), metavar="MB",
+                   default=None, help=f"most a .gz file may decompress to, in megabytes; past it the file is refused "
+                                      f"as a bomb (default {DEFAULT_MAX_DECOMPRESSED_MB:,}, or "
+                                      "$TOKENPRISM_MAX_DECOMPRESSED_MB)")
 
 
 def line_bounds(args: argparse.Namespace) -> LineBounds:
-    """The run's line bounds; --max-line-mb is also put in the environment, so that the engine's
-    workers, which read their own parts of a corpus, keep the same bound."""
+    """The run's line bounds; the flags are also put in the environment, so that the engine's
+    workers, which read their own parts of a corpus, keep the same bounds."""
     mb = getattr(args, "max_line_mb", None)
     if mb is not None:
         os.environ["TOKENPRISM_MAX_LINE_MB"] = repr(mb)
-    return LineBounds.from_env(mb)
+    ceiling = getattr(args, "max_decompressed_mb", None)
+    if ceiling is not None:
+        os.environ["TOKENPRISM_MAX_DECOMPRESSED_MB"] = repr(ceiling)
+    return LineBounds.from_env(mb, ceiling)
 
 
 def max_input_bytes(args: argparse.Namespace) -> int | None:
@@ -90,16 +80,6 @@ def add_detail(p: argparse.ArgumentParser) -> None:
 
 
 TERSE = 80  # characters of a reason shown without --explain
-
-
-# --quiet keeps these columns of a cost table, where present: one short line per model
-QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
-                 "$/request", "total $", "$/month", "$/month (projected)", "status")
-
-
-def quiet_table(frame: Any) -> str:
-    """A cost table for --quiet: the `QUIET_COLUMNS` it has, one line per row, no notes."""
-    return frame[[c for c in QUIET_COLUMNS if c in frame.columns]].to_string(index=False) + "\n"
 
 
 def table_width(args: argparse.Namespace) -> int | None:
