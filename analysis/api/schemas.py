@@ -222,6 +222,10 @@ class CostRequest(Strict):
                                              "says 'reasoning not included'")
     reasoning_ratio: Decimal | None = Field(None, description="reasoning tokens = ratio x visible output tokens, "
                                             "on models that reason")
+    batch: bool = Field(False, description="price every model at genai-prices' batch price (a model without one "
+                        "is refused as a 422 problem)")
+    service_tier: Literal["default", "flex", "priority"] | None = Field(
+        None, description="price every model at this service tier (genai-prices'; a model without it is refused)")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
     fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
 
@@ -232,6 +236,8 @@ class CostRequest(Strict):
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
     def kind(c: str) -> Any:  # the JSON contract (analysis/contract.py), by column name
+        if c == "parts":
+            return list[dict[str, Any]] | None  # the bill by part: tokens, rate, USD, exactness
         if c.startswith("usd_"):
             return str | None  # money: a decimal string with 10 places
         if c == "n_requests" or c.endswith("_tokens"):

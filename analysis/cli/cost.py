@@ -135,11 +135,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "MODEL=N,... gives each model its own figure (with --logs or request bodies)")
     why.add_argument("--reasoning-ratio", type=_reasoning("--reasoning-ratio"), metavar="R|MODEL=R,...",
                      help="reasoning tokens = R x visible output tokens, on models that reason (MODEL=R,... per model)")
-    bill = p.add_argument_group("the bill (with --logs or request bodies)")
+    bill = p.add_argument_group("the bill")
     bill.add_argument("--cache-breakpoints", choices=("request", "auto"), default="request",
-                      help="where an Anthropic-style cache may write: the request's own cache_control marks, or auto: "
+                      help="(--logs, request bodies) where an Anthropic-style cache may write: the request's own "
+                           "cache_control marks, or auto: "
                            "also after the system prompt and tools and after the last message, as a careful user "
                            "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
+    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime"), metavar="R",
+                      help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
+                           "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
+                           "and tools) is read and written by each model's own cache rule")
     bill.add_argument("--batch", action="store_true",
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
@@ -353,15 +358,19 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
-    if args.batch or args.service_tier:
-        raise BadInput("--batch and --service-tier price --logs and request bodies (--messages); a text workload "
-                       "is priced at standard prices")
+    if args.requests_per_lifetime is not None or args.cache_breakpoints != "request":
+        raise BadInput("--requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
+                       "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
+        if args.batch or args.service_tier:
+            raise BadInput("--batch and --service-tier price a whole workload: give --requests-per-month N and an "
+                           "output size (--output-tokens N or --output-ratio R)")
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
+                        batch=args.batch, service_tier=args.service_tier)
     if args.corpus:  # streamed: counted on the engine, reduced to sums chunk by chunk
         report = _cost_corpus(args, workload)
     else:

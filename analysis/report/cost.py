@@ -160,8 +160,9 @@ def contract_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_table(frame: pd.DataFrame) -> str:
-    """A frame as the CSV every cost face writes: the contract's values, formulas neutralised."""
-    return safe_table(contract_frame(frame)).to_csv(index=False)
+    """A frame as the CSV every cost face writes: the contract's values, formulas neutralised; the
+    `parts` lists stay in the JSON (a CSV cell holds no list)."""
+    return safe_table(contract_frame(frame.drop(columns=["parts"], errors="ignore"))).to_csv(index=False)
 
 
 def _number(v: Any) -> Any:
