@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 
 from ..textio import read_stdin, read_text_file
-from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
+from .tokenizers import (add_detail, add_image_size, add_max_input, image_size, max_input_bytes, quiet_table,
+                         table_width, terse)
 from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
@@ -79,6 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--messages", action="append", metavar="FILE",
                      help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini; tools and media included) "
                           "or a list of messages, as `tokenprism count --messages` reads it; - for stdin (repeatable)")
+    add_image_size(src)
     src.add_argument("--system", metavar="TEXT|@FILE",
                      help="a system prompt added to every text request (TEXT, -f, stdin, --logs text rows); @FILE reads it from a file")
     src.add_argument("--corpus", action="append", metavar="PATH",
@@ -314,6 +316,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
     bodies, args = request_bodies(args)
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
         return cmd_traffic(args, _overrides(args.prices), records=_records_of(args, bodies, system), system=system)
+    if args.image_size is not None:
+        image_size(args)  # a bad size is named first
+        raise BadInput("--image-size sizes the images a request body gives by URL, and a text request has none: "
+                       "give the requests as bodies (--messages FILE, -f FILE.json) or a log (--logs FILE)")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,

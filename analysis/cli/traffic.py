@@ -19,7 +19,7 @@ from ..errors import BadInput
 from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
-from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
+from .tokenizers import add_max_line, image_size, line_bounds, quiet_table, table_width
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,7 +74,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
+                        image_size=image_size(args))
     log_report = LogReport()
     if records is None:
         records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,

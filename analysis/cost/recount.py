@@ -49,14 +49,15 @@ def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
     return request_counter(spec, choice=choice)
 
 
-def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None) -> Count:
+def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
+                  image_size: tuple[int, int] | None = None) -> Count:
     """`counter.count(request)`; where the model's format refuses the request (an image sent to a
     text-only template), its content alone, as an estimate that says why, so one such row of a log
-    does not stop the pricing of the rest."""
+    does not stop the pricing of the rest. `image_size` sizes the images given by URL (`--image-size`)."""
     try:
-        return counter.count(request, tokenizer=tokenizer)
+        return counter.count(request, tokenizer=tokenizer, image_size=image_size)
     except BadInput as e:
-        c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer)
+        c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer, image_size=image_size)
         return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 

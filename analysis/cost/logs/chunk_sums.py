@@ -32,6 +32,7 @@ from ..recount import batch_tokenizers, count_request, request_texts, target_cou
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
+from ...requests.media import parse_size
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 from ..usage import as_billed
@@ -82,6 +83,8 @@ class TrafficPlan:
         overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
         reasoning_tokens, reasoning_ratio: reasoning per request on a target that reasons (tokens,
             or a multiple of its visible output), where the log's own reasoning does not serve.
+        image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
+            size by each model's rule; None leaves them unsized (not counted, and said so).
     """
 
     targets: tuple[Target, ...]
@@ -93,17 +96,20 @@ class TrafficPlan:
     fallback_tokenizer: str | None = None
     reasoning_tokens: Decimal | None = None
     reasoning_ratio: Decimal | None = None
+    image_size: tuple[int, int] | None = None
 
 
 def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
                  cached_share: Any = 0, overrides: Iterable[Price] = (), on: date | None = None,
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
-                 reasoning_ratio: Any = None) -> TrafficPlan:
+                 reasoning_ratio: Any = None, image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
+
+    `image_size` is the (width, height), or "WxH", of the images rows give by URL.
 
     Raises:
         KeyError: an unknown model (with the closest names) or fallback tokenizer.
-        ValueError: no models, both output fallbacks, or a bad number.
+        ValueError: no models, both output fallbacks, a bad number or a bad image size.
 
     >>> plan_traffic("gpt-4o", output_tokens=10).targets[0].choice.tokenizer
     'o200k_base'
@@ -129,7 +135,17 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         None if output_ratio is None else to_decimal("output_ratio", output_ratio),
         to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
-        None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio))
+        None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
+        _image_size(image_size))
+
+
+def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_size(value)
+    w, h = value
+    return parse_size(f"{w}x{h}")  # the same check (positive whole pixels) and message as "WxH"
 
 
 @functools.lru_cache(maxsize=256)
@@ -244,14 +260,16 @@ class Recount:
     exactness: Counter
 
 
-def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord]) -> Recount:
-    """Every row's request counted under one model (the batch, where there is one, answers the texts' counts)."""
+def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
+             image_size: tuple[int, int] | None = None) -> Recount:
+    """Every row's request counted under one model (the batch, where there is one, answers the texts' counts);
+    `image_size` sizes the images given by URL."""
     tok = counter.tokenizer if batch is None else batch
     n = len(records)
     content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
     seen: Counter = Counter()
     for i, r in enumerate(records):
-        c = count_request(counter, r.request, tok)
+        c = count_request(counter, r.request, tok, image_size=image_size)
         # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
         content[i], fmt[i] = c.content_tokens + c.media_tokens, c.format_tokens
         seen[(c.exactness, c.reason)] += 1
@@ -407,7 +425,8 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     replies = [t for r in records for t in (r.response, r.response_json) if t]
     for batch in batches.values():
         batch.fill(replies)
-    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records) for ref, c in counters.items() if c is not None}
+    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, plan.image_size)
+                for ref, c in counters.items() if c is not None}
 
     everyone = np.ones(n, dtype=bool)
     for t in plan.targets:
