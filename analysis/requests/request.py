@@ -39,6 +39,17 @@ class AudioPart:
 
 
 @dataclass(frozen=True, slots=True)
+class VideoPart:
+    """A video clip: priced by its length (`seconds`: an inline MP4/MOV header's, a Gemini clip's
+    `videoMetadata` offsets, or a length the caller states) and Gemini's media_resolution."""
+    url: str | None = None
+    media_type: str | None = None
+    seconds: float | None = None
+    fps: float | None = None  # frames sampled per second, where the request sets it (Gemini's videoMetadata.fps)
+    detail: str | None = None  # Gemini's media_resolution "low" / "medium" / "high"
+
+
+@dataclass(frozen=True, slots=True)
 class FilePart:
     name: str | None = None
     media_type: str | None = None
@@ -62,8 +73,9 @@ class ToolResult:
     name: str | None = None
 
 
-Part = TextPart | ImagePart | AudioPart | FilePart | ToolCall | ToolResult
-_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, ToolCall, ToolResult)
+Part = TextPart | ImagePart | AudioPart | VideoPart | FilePart | ToolCall | ToolResult
+_PART_TYPES = (TextPart, ImagePart, AudioPart, VideoPart, FilePart, ToolCall, ToolResult)
+MEDIA_PARTS = (ImagePart, AudioPart, VideoPart, FilePart)
 
 
 @dataclass(frozen=True, slots=True)
