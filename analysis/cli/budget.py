@@ -170,17 +170,34 @@ def file_request(path: str, max_bytes: int | None, *, as_text: str) -> tuple[Any
     gate reads it; a .json file that is not (a data file) and any other file is a text. The note
     says which, and `as_text` how to have a body counted as text instead.
     """
+    request, note, _ = file_body(path, max_bytes, as_text=as_text)
+    return request, note
+
+
+def file_body(path: str, max_bytes: int | None, *, as_text: str) -> tuple[Any, str | None, str | None]:
+    """As `file_request`, plus the model the body names (its "model" field), or None."""
     from ..requests import Request, parse
 
     if Path(path).suffix.lower() == ".json":
         data = read_json(path, max_bytes, what="a .json FILE is read as a request body")
         try:
-            return parse(data), (f"{path} read as a request body, as --budget reads .json files; {as_text}")
+            return (parse(data), f"{path} read as a request body, as --budget reads .json files; {as_text}",
+                    body_model(data))
         except BadInput as e:
             text, _ = read_text_file(path, max_bytes=max_bytes)
-            return Request.from_text(text), f"{path} is JSON but not a request body ({e}): counted as text"
+            return Request.from_text(text), f"{path} is JSON but not a request body ({e}): counted as text", None
     text, _ = read_text_file(path, max_bytes=max_bytes)
-    return Request.from_text(text), None
+    return Request.from_text(text), None, None
+
+
+def body_model(data: Any) -> str | None:
+    """The model a request body names (OpenAI's and Anthropic's "model" field), or None.
+
+    >>> body_model({"model": "gpt-4o-mini", "messages": []}), body_model([{"role": "user", "content": "hi"}])
+    ('gpt-4o-mini', None)
+    """
+    model = data.get("model") if isinstance(data, dict) else None
+    return model.strip() if isinstance(model, str) and model.strip() else None
 
 
 def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: int | None,

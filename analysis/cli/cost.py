@@ -13,7 +13,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -55,6 +55,24 @@ def _renamed_category(text: str) -> str:
     # measure's --category filters the built-in corpora; the label of your files is --category-name everywhere
     raise argparse.ArgumentTypeError(f"the category of --corpus files is --category-name {text} (as in measure, where "
                                      "--category chooses built-in corpora; here --builtin CATS does)")
+
+
+def _reasoning(name: str) -> Callable[[str], Decimal | tuple[tuple[str, Decimal], ...]]:
+    """A reasoning figure: N for every model, or MODEL=N,... (each model its own)."""
+    number = _number(name)
+
+    def parse(text: str) -> Decimal | tuple[tuple[str, Decimal], ...]:
+        if "=" not in text:
+            return number(text)
+        pairs = []
+        for item in (x.strip() for x in text.split(",") if x.strip()):
+            model, eq, value = item.partition("=")
+            if not eq or not model.strip():
+                raise argparse.ArgumentTypeError(f"{item!r} is not MODEL=VALUE; write e.g. {name} o3=2000,gpt-5.1=800")
+            pairs.append((model.strip(), number(value.strip())))
+        return tuple(pairs)
+    parse.__name__ = name
+    return parse
 
 
 def _day(text: str) -> date:
@@ -113,11 +131,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--output-ratio", type=_number("--output-ratio"), metavar="R", help="output tokens = R x content tokens (the request's text, not the chat format's tokens)")
     add_log_arguments(p)
     why = wl.add_mutually_exclusive_group()
-    why.add_argument("--reasoning-tokens", type=_number("--reasoning-tokens"), metavar="N",
+    why.add_argument("--reasoning-tokens", type=_reasoning("--reasoning-tokens"), metavar="N|MODEL=N,...",
                      help="reasoning tokens per request on models that reason (billed as output; without this or "
-                          "--reasoning-ratio such a model says 'reasoning not included'; --logs carries the log's own)")
-    why.add_argument("--reasoning-ratio", type=_number("--reasoning-ratio"), metavar="R",
-                     help="reasoning tokens = R x visible output tokens, on models that reason")
+                          "--reasoning-ratio such a model says 'reasoning not included'; --logs carries the log's own); "
+                          "MODEL=N,... gives each model its own figure (with --logs or request bodies)")
+    why.add_argument("--reasoning-ratio", type=_reasoning("--reasoning-ratio"), metavar="R|MODEL=R,...",
+                     help="reasoning tokens = R x visible output tokens, on models that reason (MODEL=R,... per model)")
+    bill = p.add_argument_group("the bill (with --logs or request bodies)")
+    bill.add_argument("--cache-breakpoints", choices=("request", "auto"), default="request",
+                      help="where an Anthropic-style cache may write: the request's own cache_control marks, or auto: "
+                           "also after the system prompt and tools and after the last message, as a careful user "
+                           "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
+    bill.add_argument("--batch", action="store_true",
+                      help="price every model at its batch price (genai-prices'); a model without one is refused")
+    bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
+                      help="price every model at this service tier (genai-prices'); a model without it is refused")
     wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
                     help="share (0..1) of input tokens served from the prompt cache")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
@@ -209,22 +237,25 @@ def system_prompt(args: argparse.Namespace) -> str | None:
 
 
 def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
-    """The request bodies of --messages and of -f FILE.json, as (where, Request); and `args` with
-    -f left holding only the text files."""
+    """The request bodies of --messages and of -f FILE.json, as (where, Request, the model the body
+    names or None); and `args` with -f left holding only the text files."""
     from ..requests import parse
-    from .budget import file_request, read_json
+    from .budget import body_model, file_body, read_json
 
     limit = max_input_bytes(args)
-    bodies = [(name, parse(read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) "
-                                     "or a list of messages"))) for name in args.messages or ()]
+    bodies = []
+    for name in args.messages or ():
+        data = read_json(name, limit, what="--messages takes a request body (OpenAI, Anthropic, Gemini) or a list of "
+                                           "messages")
+        bodies.append((name, parse(data), body_model(data)))
     texts = []
     for name in args.file or ():
         if not name.lower().endswith(".json"):
             texts.append(name)
             continue
-        request, note = file_request(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
+        request, note, model = file_body(name, limit, as_text="to price the JSON as a text, pipe it on stdin")
         if note and note.startswith(f"{name} read as a request body"):
-            bodies.append((name, request))
+            bodies.append((name, request, model))
         else:
             texts.append(name)
         if note:
@@ -232,19 +263,23 @@ def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
     return bodies, argparse.Namespace(**{**vars(args), "file": texts or None})
 
 
-def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> list:
-    """The requests of the command line as log records: the bodies, then each text as one user message."""
+def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> tuple[list, str]:
+    """The requests of the command line as log records (the bodies, each with the model it names as
+    the one that "served" it, then each text as one user message), and a line saying what they are."""
     from ..cost import LogRecord
     from ..requests import Request
 
     if args.corpus or args.builtin or args.machine_corpus:
         raise BadInput("a request body or --system prices requests one by one; leave out --corpus, --builtin and "
                        "--machine-corpus, or put many requests in a log (--logs FILE, one request per row)")
-    records = [LogRecord(where, request) for where, request in bodies]
+    records = [LogRecord(where, request, model=model) for where, request, model in bodies]
+    what = [f"{len(bodies):,} request bod{'y' if len(bodies) == 1 else 'ies'} ({', '.join(b[0] for b in bodies)})"] \
+        if bodies else []
     if args.text is not None or args.file or not bodies:  # stdin only when nothing else is given
         frame = gather_inputs(args)
         records += [LogRecord(str(i), Request.from_text(t)) for i, t in zip(frame["id"], frame["text"])]
-    return records
+        what.append(f"{len(frame):,} text(s), each one user message" + (" after the --system prompt" if system else ""))
+    return records, "; ".join(what)
 
 
 def _overrides(path: str | None) -> list:
@@ -315,11 +350,18 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return cmd_traffic(args, _overrides(args.prices), system=system)
     bodies, args = request_bodies(args)
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
-        return cmd_traffic(args, _overrides(args.prices), records=_records_of(args, bodies, system), system=system)
+        records, what = _records_of(args, bodies, system)
+        return cmd_traffic(args, _overrides(args.prices), records=records, system=system, what=what)
     if args.image_size is not None:
         image_size(args)  # a bad size is named first
         raise BadInput("--image-size sizes the images a request body gives by URL, and a text request has none: "
                        "give the requests as bodies (--messages FILE, -f FILE.json) or a log (--logs FILE)")
+    if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
+        raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
+                       "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
+    if args.batch or args.service_tier:
+        raise BadInput("--batch and --service-tier price --logs and request bodies (--messages); a text workload "
+                       "is priced at standard prices")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,

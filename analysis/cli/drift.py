@@ -118,13 +118,6 @@ def _row(path: Path, text: str, a: Tokenizer, b: Tokenizer, fmt: str) -> dict[st
             "breakdown": breakdown(text, pa, pb) if at is not None else None}
 
 
-def _parts(rows: list[dict[str, Any]], limit: int = 6) -> str:
-    """ "non-ASCII +40 (120 -> 160), digits +2 (10 -> 12)": the parts that change, largest first."""
-    changed = sorted((r for r in rows if r["change"]), key=lambda r: -abs(r["change"]))
-    text = ", ".join(f"{r['part']} {r['change']:+d} ({r['from_tokens']} -> {r['to_tokens']})" for r in changed[:limit])
-    return (text + (f", {len(changed) - limit} more" if len(changed) > limit else "")) or "no change"
-
-
 def _total_breakdown(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """The class and script tables of every file added up."""
     out: dict[str, list[dict[str, Any]]] = {}
@@ -149,6 +142,8 @@ def _over(row: dict[str, Any], limit: float | None) -> bool:
 
 def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
     """Counts per file and a total; then, per file that differs, its first different cut under each name."""
+    from ..probes.attribution import FILED
+    from ..probes.attribution import describe as _parts
     from ..render import visible
 
     head = ("file", a, b, "change", "change_%", "first_diff")
@@ -175,7 +170,7 @@ def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
         sys.stdout.write(f"\nall files: by class:  {_parts(total['class'])}\n"
                          f"           by script: {_parts(total['script'])}\n")
     if any(r["first_difference"] is not None for r in rows):
-        sys.stdout.write("(each token is filed under its first character that is not whitespace: the parts add up to the counts)\n")
+        sys.stdout.write(f"({FILED})\n")
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -236,6 +236,24 @@ def _emit_models(rows: list[dict[str, Any]], columns: list[str], fmt: str) -> No
         emit_rows(rows, columns, fmt)
 
 
+def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
+    """Where the counts differ, per text: the first tokenizer against each other one, by character
+    class, script and line (as `diff` breaks a file down)."""
+    from ..probes.attribution import FILED, breakdown, describe
+
+    first, others = toks[0], toks[1:]
+    for label, text in inputs:
+        pieces = first.pieces(text)
+        for tok in others:
+            theirs = tok.pieces(text)
+            parts = breakdown(text, pieces, theirs)
+            on = f" · {label}" if len(inputs) > 1 else ""
+            sys.stdout.write(f"\n{first.name} -> {tok.name}{on}: {len(theirs) - len(pieces):+d} tokens "
+                             f"({len(pieces)} -> {len(theirs)})\n  by class:  {describe(parts['class'])}\n"
+                             f"  by script: {describe(parts['script'])}\n  by line:   {describe(parts['lines'])}\n")
+    sys.stdout.write(f"({FILED})\n")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import render
     from ..compare import COLUMNS, compare_rows, skipped_tokenizers
@@ -276,6 +294,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     if rows:
         emit_rows(rows, columns, args.format)
+    if args.format == "table" and len(toks) > 1 and (len(toks) == 2 or args.by_part):
+        _by_part(inputs, toks)
     if specs:
         if rows and args.format == "table":
             sys.stdout.write("\n")
@@ -339,6 +359,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="model ids (gpt-4o, claude-sonnet-4-5, llama3): the text as one user message, counted with "
                         "each model's chat format as `tokenprism count` counts it, with its exactness")
     p.add_argument("--show", action="store_true", help="draw the token boundaries (whitespace made visible)")
+    p.add_argument("--by-part", action="store_true",
+                   help="with more than two tokenizers, break each one's difference from the first down by character "
+                        "class, script and line (two tokenizers always are, in the table format)")
     p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
     add_max_input(p)
     add_format(p)

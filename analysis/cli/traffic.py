@@ -20,6 +20,7 @@ from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
 from .tokenizers import add_max_line, image_size, line_bounds, quiet_table, table_width
+from decimal import Decimal
 
 
 def add_log_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,10 +52,24 @@ def with_system(records: Iterable[Any], system: str | None, kept: list[int]) -> 
             yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
 
 
+def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple[str, str, Decimal], ...]]:
+    """(--reasoning-tokens for every model, --reasoning-ratio for every model, per-model figures)."""
+    out: list[tuple[str, str, Decimal]] = []
+    every: dict[str, Any] = {}
+    for kind, value in (("tokens", args.reasoning_tokens), ("ratio", args.reasoning_ratio)):
+        if isinstance(value, tuple):
+            out += [(model, kind, v) for model, v in value]
+            every[kind] = None
+        else:
+            every[kind] = value
+    return every["tokens"], every["ratio"], tuple(out)
+
+
 def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
-                system: str | None = None) -> int:
-    """Price the logs named by --logs (or `records`, requests from the command line); output as
-    --format, and a report folder with --out. `system`: --system, for requests without one."""
+                system: str | None = None, what: str = "") -> int:
+    """Price the logs named by --logs (or `records`, requests from the command line, which `what`
+    describes); output as --format, and a report folder with --out. `system`: --system, for
+    requests without one."""
     from ..cost import LogReport, iter_log_records, plan_traffic, summarise
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
@@ -71,10 +86,12 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                        "request body or log row is counted as it is, so leave them out")
     # requests from the command line have no logged response: without an output size, their input alone is priced
     input_only = records is not None and args.output_tokens is None and args.output_ratio is None
+    every_tokens, every_ratio, per_model = per_model_reasoning(args)
     plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
+                        reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
+                        cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
                         image_size=image_size(args))
     log_report = LogReport()
     if records is None:
@@ -84,7 +101,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     else:
         records = list(records)
         log_report.rows = len(records)
-        what = "the command line"
+        what = what or "the command line"
+    source = "log" if args.logs else "requests"
     kept = [0]
     records = with_system(records, system, kept)
     from tqdm.auto import tqdm
@@ -95,9 +113,10 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
                      dashboard=sys.stderr.isatty()) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
-            print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
-        with tqdm(unit="row", desc=f"pricing logs x{len(plan.targets)} models ({engine.name})", file=sys.stderr,
-                  disable=None) as bar:
+            print(f"tokenprism cost: pricing {'logs' if args.logs else 'requests'}; engine: {engine.describe()}",
+                  file=sys.stderr)
+        with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
+                  desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models ({engine.name})") as bar:
             partial = price_logs(records, plan, engine=engine, progress=bar.update)
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
@@ -105,7 +124,9 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     if kept[0]:
         print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
-    report = summarise(partial, plan, log_report)
+    report = summarise(partial, plan, log_report, source=source)
+    if source == "requests":
+        report = dataclasses.replace(report, log_summary=what)
     if input_only:
         report = dataclasses.replace(report, notes=("input only: add --output-tokens N (or --output-ratio R) for the "
                                                     "output cost",) + report.notes)

@@ -28,7 +28,7 @@ from fnmatch import fnmatch
 from importlib import resources
 from typing import Any, Callable
 
-__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "ReasoningRule", "auto_breakpoints",
+__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "PrefixMarks", "ReasoningRule", "auto_breakpoints",
            "cache_rule", "reasoning_rule", "shared_prefix_cache", "simulate"]
 
 # The label every face shows when a model that reasons is priced without a reasoning figure.
@@ -117,7 +117,7 @@ def reasoning_rule(model: str) -> ReasoningRule | None:
 
 @dataclass(frozen=True, slots=True)
 class CacheRequest:
-    """One request as the cache sees it.
+    """One request as the cache sees it, with its tokens (tests, workloads with ids).
 
     Attributes:
         tokens: the prompt's token ids on the target model, in order (or any hashable units of
@@ -130,6 +130,45 @@ class CacheRequest:
     tokens: Sequence[Any]
     when: datetime | None = None
     breakpoints: tuple[tuple[int, bool], ...] = ()
+
+    def marks(self, rule: CacheRule) -> PrefixMarks:
+        """The prefixes `rule` can match, keyed by a hash of their tokens: every step cut from the
+        minimum for an automatic rule, the breakpoints for a breakpoint rule."""
+        n = len(self.tokens)
+        if rule.kind == "breakpoints":
+            flags = dict(sorted((b, 2 if long else 1) for b, long in self.breakpoints if 0 < b <= n))
+            cuts = sorted(flags)
+        else:
+            flags, cuts = {}, list(range(rule.minimum, n + 1, rule.step)) if n >= rule.minimum else []
+        keys = _prefix_hashes(self.tokens, cuts)
+        return PrefixMarks(n, tuple(cuts), tuple(keys[c] for c in cuts), tuple(flags.get(c, 0) for c in cuts),
+                           self.when)
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixMarks:
+    """One request as the cache sees it, without its tokens: the prefixes a cache can match.
+
+    What a log keeps per row (a few integers): where each block of the prompt ends on the target
+    model (the system prompt and tools, then the messages) and one key per end that is equal for
+    equal prefixes (a hash of the text up to there), so a simulation never needs the token ids.
+
+    Attributes:
+        n: the prompt's tokens on the target model.
+        ends: token offsets where a matchable prefix ends, increasing.
+        keys: one integer per end; two requests share the prefix up to an end when their keys match.
+        flags: per end, 0 (no breakpoint), 1 (a 5-minute cache_control breakpoint) or 2 (1 hour).
+        when: the request's time, or None.
+    """
+
+    n: int
+    ends: tuple[int, ...]
+    keys: tuple[int, ...]
+    flags: tuple[int, ...] = ()
+    when: datetime | None = None
+
+    def at(self, when: datetime | None) -> PrefixMarks:
+        return PrefixMarks(self.n, self.ends, self.keys, self.flags, when)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,52 +213,70 @@ def _seconds(when: datetime | None) -> float:
     return 0.0 if when is None else when.timestamp()
 
 
-def _automatic(rule: CacheRule, ordered: Sequence[CacheRequest]) -> list[CacheOutcome]:
-    """prefix / implicit / disk: the longest live prefix at a step boundary is read; nothing is billed as a write."""
-    alive: dict[int, float] = {}  # prefix hash -> expiry (seconds)
+def _automatic(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
+    """prefix / implicit / disk: the longest live prefix is read, rounded down to the rule's step
+    from its minimum; every prefix of the request is then alive for the lifetime (a hit refreshes
+    it); nothing is billed as a write."""
+    alive: dict[int, float] = {}  # prefix key -> expiry (seconds)
     out: list[CacheOutcome] = []
+    low, step, ttl = rule.minimum, rule.step, rule.ttl_seconds
     for req in ordered:
-        now, n = _seconds(req.when), len(req.tokens)
-        cuts = range(rule.minimum, n + 1, rule.step) if n >= rule.minimum else range(0)
-        hashes = _prefix_hashes(req.tokens, cuts)
-        read = max((c for c, h in hashes.items() if alive.get(h, -1.0) >= now), default=0)
-        for h in hashes.values():
-            alive[h] = now + rule.ttl_seconds
-        out.append(CacheOutcome(read, 0, 0, n - read))
+        now = _seconds(req.when)
+        best = max((end for end, key in zip(req.ends, req.keys) if end >= low and alive.get(key, -1.0) >= now),
+                   default=0)
+        read = min(low + (best - low) // step * step, req.n) if best else 0
+        for end, key in zip(req.ends, req.keys):
+            if end >= low:
+                alive[key] = now + ttl
+        out.append(CacheOutcome(read, 0, 0, req.n - read))
     return out
 
 
-def _breakpoints(rule: CacheRule, ordered: Sequence[CacheRequest]) -> list[CacheOutcome]:
-    """Anthropic: read the longest live prefix ending at a breakpoint, write up to the last one."""
+def _breakpoints(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
+    """Anthropic: only a request with breakpoints uses the cache. It reads the longest live prefix
+    ending at one of its block ends up to its last breakpoint (the provider looks back over earlier
+    block boundaries), and writes what lies between that and its last breakpoint; a hit refreshes
+    the entry's lifetime."""
     alive: dict[int, float] = {}
     out: list[CacheOutcome] = []
-    limit = rule.max_breakpoints or len
+    short, long_ttl = rule.ttl_seconds, rule.ttl_long_seconds or rule.ttl_seconds
     for req in ordered:
-        now, n = _seconds(req.when), len(req.tokens)
-        marks = sorted({(b, long) for b, long in req.breakpoints if rule.minimum <= b <= n})
-        if isinstance(limit, int):
-            marks = marks[-limit:] if len(marks) > limit else marks
-        hashes = _prefix_hashes(req.tokens, [b for b, _ in marks])
-        read = max((b for b, _ in marks if alive.get(hashes[b], -1.0) >= now), default=0)
+        now = _seconds(req.when)
+        marks = [(end, key, flag) for end, key, flag in zip(req.ends, req.keys, req.flags or (0,) * len(req.ends))
+                 if flag and rule.minimum <= end <= req.n]
+        if rule.max_breakpoints and len(marks) > rule.max_breakpoints:
+            marks = marks[-rule.max_breakpoints:]
+        if not marks:
+            out.append(CacheOutcome(0, 0, 0, req.n))
+            continue
+        last = marks[-1][0]
+        hits = [(end, key) for end, key in zip(req.ends, req.keys)
+                if rule.minimum <= end <= last and alive.get(key, -1.0) >= now]
+        read, read_key = max(hits, default=(0, None))
+        if read_key is not None:
+            alive[read_key] = max(alive[read_key], now + short)  # a hit refreshes the lifetime
         w5 = w1 = 0
-        for b, long in marks:
-            ttl = (rule.ttl_long_seconds or rule.ttl_seconds) if long else rule.ttl_seconds
-            if b > read and alive.get(hashes[b], -1.0) < now:
-                prev = max([read] + [c for c, _ in marks if c < b])
-                if long:
-                    w1 += b - prev
+        prev = read
+        for end, key, flag in marks:
+            ttl = long_ttl if flag == 2 else short
+            if end > read and alive.get(key, -1.0) < now:
+                if flag == 2:
+                    w1 += end - prev
                 else:
-                    w5 += b - prev
-            alive[hashes[b]] = max(alive.get(hashes[b], -1.0), now + ttl)  # a hit refreshes the lifetime
-        out.append(CacheOutcome(read, w5, w1, n - read - w5 - w1))
+                    w5 += end - prev
+            prev = max(prev, end)
+            alive[key] = max(alive.get(key, -1.0), now + ttl)
+        out.append(CacheOutcome(read, w5, w1, req.n - read - w5 - w1))
     return out
 
 
-_KINDS: dict[str, Callable[[CacheRule, Sequence[CacheRequest]], list[CacheOutcome]]] = {
+_KINDS: dict[str, Callable[[CacheRule, Sequence[PrefixMarks]], list[CacheOutcome]]] = {
     "prefix": _automatic, "implicit": _automatic, "disk": _automatic, "breakpoints": _breakpoints}
 
+ONE_BURST = "no request has a timestamp: the log is simulated as one burst (every request at the same instant)"
 
-def simulate(rule: CacheRule, requests: Sequence[CacheRequest]) -> CacheSim:
+
+def simulate(rule: CacheRule, requests: Sequence[CacheRequest | PrefixMarks]) -> CacheSim:
     """Each request's cache read and writes under `rule`, the requests taken in time order.
 
     >>> r = cache_rule("gpt-4.1")
@@ -228,26 +285,25 @@ def simulate(rule: CacheRule, requests: Sequence[CacheRequest]) -> CacheSim:
     ([0, 1408], ['no request has a timestamp: the log is simulated as one burst (every request at the same instant)'])
     """
     notes: list[str] = []
-    stamped = [r.when is not None for r in requests]
+    marks = [r.marks(rule) if isinstance(r, CacheRequest) else r for r in requests]
+    stamped = [r.when is not None for r in marks]
     if not any(stamped):
-        notes.append("no request has a timestamp: the log is simulated as one burst (every request at the same instant)")
+        notes.append(ONE_BURST)
     elif not all(stamped):
         notes.append(f"{stamped.count(False):,} request(s) without a timestamp are simulated at the previous request's time")
-    order = sorted(range(len(requests)), key=lambda i: _seconds(requests[i].when) if requests[i].when else -1.0) \
-        if all(stamped) else list(range(len(requests)))
-    if any(stamped) and not all(stamped):
         last: datetime | None = None
         filled = []
-        for r in requests:
-            last = r.when or last
-            filled.append(CacheRequest(r.tokens, last, r.breakpoints))
-        requests = filled
-    ordered = [requests[i] for i in order]
-    by_pos = _KINDS[rule.kind](rule, ordered)
-    outcomes: list[CacheOutcome] = [CacheOutcome(0, 0, 0, 0)] * len(requests)
+        for m in marks:
+            last = m.when or last
+            filled.append(m.at(last))
+        marks = filled
+    # sorted() is stable: requests at the same instant keep the log's order
+    order = sorted(range(len(marks)), key=lambda i: _seconds(marks[i].when)) if any(stamped) else list(range(len(marks)))
+    by_pos = _KINDS[rule.kind](rule, [marks[i] for i in order])
+    outcomes: list[CacheOutcome] = [CacheOutcome(0, 0, 0, 0)] * len(marks)
     for pos, i in enumerate(order):
         outcomes[i] = by_pos[pos]
-    if rule.kind == "breakpoints" and not any(r.breakpoints for r in requests):
+    if rule.kind == "breakpoints" and not any(any(m.flags) for m in marks):
         notes.append("no request carries a cache_control breakpoint, so nothing is cached on "
                      f"{rule.provider}; --cache-breakpoints auto places them after the system prompt and tools")
     return CacheSim(rule, outcomes, notes)

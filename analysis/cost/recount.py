@@ -28,9 +28,10 @@ from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
                         request_counter)
-from ..requests.formats import BATCH_NEEDS
+from ..requests.formats import BATCH_NEEDS, FORMAT_TOKENS
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
+from .memo import BoundedMemo
 from .targets import model_spec
 
 def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
@@ -50,16 +51,91 @@ def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
 
 
 def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                  image_size: tuple[int, int] | None = None) -> Count:
+                  add_generation_prompt: bool = True, image_size: tuple[int, int] | None = None) -> Count:
     """`counter.count(request)`; where the model's format refuses the request (an image sent to a
     text-only template), its content alone, as an estimate that says why, so one such row of a log
     does not stop the pricing of the rest. `image_size` sizes the images given by URL (`--image-size`)."""
     try:
-        return counter.count(request, tokenizer=tokenizer, image_size=image_size)
+        return counter.count(request, tokenizer=tokenizer, add_generation_prompt=add_generation_prompt,
+                             image_size=image_size)
     except BadInput as e:
-        c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer, image_size=image_size)
+        c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer,
+                                                            add_generation_prompt=add_generation_prompt,
+                                                            image_size=image_size)
         return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
+
+
+# -- the request count by arithmetic -------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class Shaped:
+    """What a request of one structure adds beyond its texts under one counter (`FORMAT_TOKENS`)."""
+
+    format_tokens: int
+    exactness: str
+    reason: str
+
+
+# (model, tokenizer, family) -> structure -> Shaped: a structure is rendered once per counter
+_SHAPED: dict[tuple[str, str, str | None], BoundedMemo[Shaped]] = {}
+SHAPED_LIMIT = 4096
+
+
+def _part_key(part: object) -> object:
+    if isinstance(part, TextPart):
+        return "t"
+    if isinstance(part, ToolCall):
+        return ("call", part.name)
+    if isinstance(part, ToolResult):
+        inner = tuple(_part_key(p) for p in part.parts)
+        return None if None in inner else ("result", inner)
+    return None  # media: counted by the provider's rule, on the rendered path
+
+
+def structure_key(request: Request) -> tuple[object, ...] | None:
+    """The request without its texts: what an "arithmetic" family's format tokens depend on (None:
+    a request this shortcut does not take, such as one with media or tool schemas that are not JSON)."""
+    messages = []
+    for m in request.messages:
+        parts = tuple(_part_key(p) for p in m.parts)
+        if None in parts:
+            return None
+        messages.append((m.role, m.name, parts))
+    tools: tuple[object, ...] = ()
+    if request.tools:
+        import json
+
+        try:
+            tools = tuple((t.name, t.description, json.dumps(t.parameters, ensure_ascii=False)) for t in request.tools)
+        except (TypeError, ValueError):
+            return None
+    choice = None if request.tool_choice is None else (request.tool_choice.mode, request.tool_choice.name)
+    return (request.api, bool(request.system), tuple(messages), tools, choice)
+
+
+def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
+                image_size: tuple[int, int] | None = None) -> tuple[int, int, str, str]:
+    """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
+    by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
+    structure already rendered, plus the counts of the request's texts. The same numbers as the
+    rendered count, which is what it falls back to."""
+    tok = counter.tokenizer if tokenizer is None else tokenizer
+    key = structure_key(request) if FORMAT_TOKENS.get(counter.family or "") == "arithmetic" \
+        and counter.render is not None else None
+    if key is None:
+        c = count_request(counter, request, tok, image_size=image_size)
+    else:
+        memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
+        if memo is None:
+            memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
+        shaped = memo.peek(key)
+        if shaped is not None:
+            return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
+        c = count_request(counter, request, tok, image_size=image_size)
+        if not c.media_tokens:
+            memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))
+    # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
+    return c.content_tokens + c.media_tokens, c.format_tokens, c.exactness, c.reason
 
 
 def request_texts(request: Request) -> Iterator[str]:

@@ -16,12 +16,15 @@ both cache buckets and is added up), and its ``output_tokens`` includes ``output
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Mapping
 
 from ..errors import BadInput
+from .memo import BoundedMemo
 
 __all__ = ["SHAPE_PROVIDERS", "BillPart", "BillUsage", "as_billed", "bill_parts", "price_context", "read_usage"]
 
@@ -143,6 +146,20 @@ def read_usage(value: Mapping[str, Any], shape: str, *, model: str | None = None
     """
     if shape not in SHAPE_PROVIDERS:
         raise BadInput(f"no usage reader for log shape {shape!r}; known: {', '.join(SHAPE_PROVIDERS)}")
+    try:
+        # the usage's JSON text is its value exactly (1, 1.0 and true differ), in the order it came
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):  # not JSON (a caller's own object): read it without the memo
+        return _read_usage(value, shape, model)
+    return READ_MEMO.get((text, shape, model), lambda: _read_usage(value, shape, model))
+
+
+# A month of logs repeats usage objects (the same prompt and reply sizes): each distinct one is
+# read by genai-prices once. The BillUsage is frozen, so rows share it.
+READ_MEMO: BoundedMemo[BillUsage] = BoundedMemo(1 << 16)
+
+
+def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> BillUsage:
     provider, flavor, key = SHAPE_PROVIDERS[shape]
     from genai_prices import extract_usage
 
@@ -190,11 +207,58 @@ def as_billed(usage: BillUsage, model: str, *, provider: str | None = None, when
     Raises:
         BadInput: a model genai-prices has no price for.
     """
+    ctx = price_context(batch=batch, service_tier=service_tier)
+    key = (_usage_key(usage), model, provider, None if ctx is None else tuple(ctx.items()),
+           _prices_in_force(model, provider, when))
+    if key[-1] is None:  # genai-prices does not know the model: its own call says so
+        return _calc_price(usage, model, provider, when, ctx)
+    return PRICE_MEMO.get(key, lambda: _calc_price(usage, model, provider, when, ctx))
+
+
+# Each distinct (usage, model, provider, price context, prices in force) is priced by genai-prices
+# once; the Decimal it returns is the one every such row adds.
+PRICE_MEMO: BoundedMemo[Decimal] = BoundedMemo(1 << 16)
+
+
+def _usage_key(usage: BillUsage) -> tuple[Any, ...]:
+    """What genai-prices prices: the `Usage` values as read (or the parts, for a usage built here)."""
+    if usage.genai is not None:
+        return ("genai", type(usage.genai).__name__, tuple(usage.genai.__dict__.items()))
+    return ("parts", usage.prompt_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
+            usage.cache_write_1h_tokens, usage.billed_output_tokens, usage.reasoning_tokens or 0)
+
+
+@functools.lru_cache(maxsize=256)
+def _model_info(model: str, provider: str | None) -> Any:
+    """genai-prices' model entry for `model` (None when it has none), found as `calc_price` finds it."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        return get_snapshot().find_provider_model(model, None, provider, None)[1]
+    except LookupError:
+        return None
+
+
+def _prices_in_force(model: str, provider: str | None, when: datetime | None) -> tuple[bool, ...] | None:
+    """Which of the model's dated or timed prices and variants are active at `when`: the only way a
+    timestamp changes genai-prices' answer. None when genai-prices has no such model."""
+    info = _model_info(model, provider)
+    if info is None:
+        return None
+    at = when or datetime.now(tz=UTC)
+    prices = info.prices if isinstance(info.prices, list) else ()
+    flags = [p.constraint.active(at) for p in prices if p.constraint is not None]
+    flags += [v.constraint.active(at) for v in info.price_variants or () if v.constraint is not None]
+    return tuple(flags)
+
+
+def _calc_price(usage: BillUsage, model: str, provider: str | None, when: datetime | None,
+                ctx: dict[str, str] | None) -> Decimal:
     import genai_prices
 
     try:
         calc = genai_prices.calc_price(usage.to_genai(), model, provider_id=provider, genai_request_timestamp=when,
-                                       price_context=price_context(batch=batch, service_tier=service_tier))
+                                       price_context=ctx)
     except LookupError as exc:
         raise BadInput(f"no genai-prices price for model {model!r} ({exc}); list models with "
                        "`tokenprism models SUBSTRING`") from None

@@ -294,12 +294,21 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
     `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`).
     """
     from ..cost import CHUNK_ROWS, TrafficPartial, chunked
+    from ..cost import warm_counters
 
     chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
+
+    def warmed(chunks: Iterable[list[LogRecord]]) -> Iterator[list[LogRecord]]:
+        # every model's counter (its tokenizer and format) built here before the pool forks, so each
+        # worker inherits them instead of loading the vocabularies again
+        for chunk in chunks:
+            warm_counters(chunk, plan)
+            yield chunk
+
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
     total = TrafficPartial()
     try:
-        for partial in opened.map(_traffic_task, chunked(records, chunk_rows), (), params={"plan": plan},
+        for partial in opened.map(_traffic_task, warmed(chunked(records, chunk_rows)), (), params={"plan": plan},
                                   size=_log_chars):
             total.merge(partial)
             if progress is not None:

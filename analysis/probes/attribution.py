@@ -93,3 +93,20 @@ def breakdown(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece], *
     lines = sorted((k for k in set(la) | set(lb) if la.get(k, 0) != lb.get(k, 0)),
                    key=lambda k: (-abs(lb.get(k, 0) - la.get(k, 0)), k))[:top_lines]
     return {"class": _rows(ca, cb, CLASSES), "script": _rows(sa, sb, scripts), "lines": _rows(la, lb, sorted(lines))}
+
+
+def describe(rows: Sequence[dict[str, Any]], limit: int = 6) -> str:
+    """ "non-ASCII +40 (120 -> 160), digits +2 (10 -> 12)": the parts of a `breakdown` table that
+    change, largest first ("no change" when none does).
+
+    >>> describe([{"part": "digits", "from_tokens": 1, "to_tokens": 3, "change": 2},
+    ...           {"part": "letters", "from_tokens": 4, "to_tokens": 4, "change": 0}])
+    'digits +2 (1 -> 3)'
+    """
+    changed = sorted((r for r in rows if r["change"]), key=lambda r: -abs(r["change"]))
+    text = ", ".join(f"{r['part']} {r['change']:+d} ({r['from_tokens']} -> {r['to_tokens']})" for r in changed[:limit])
+    return (text + (f", {len(changed) - limit} more" if len(changed) > limit else "")) or "no change"
+
+
+FILED = "each token is filed under its first character that is not whitespace: the parts add up to the counts"
+

@@ -37,6 +37,16 @@ def _tokens(v: Any) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{Decimal(v):,.0f}"
 
 
+def _cache(read: Any, written: Any, rule: Any) -> str:
+    """ "10,240 / 0 (openai prefix)": the simulated cache, an estimate; "" where none is simulated."""
+    if not isinstance(rule, str) or not rule:
+        return ""
+    if rule == "--cached-share":
+        return f"{_tokens(read)} (--cached-share)"
+    name = " ".join(rule.split(" ")[:2]) if rule.split(" ")[1:2] and "(" in rule else "no rule"
+    return f"{_tokens(read)} / {_tokens(written)} ({name})"
+
+
 def display_models(report: TrafficReport) -> pd.DataFrame:
     """The per-model table as people read it."""
     m = report.models
@@ -48,6 +58,8 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
                       for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],
+        "cache read / written (est.)": [_cache(r, w, rule) for r, w, rule in
+                                        zip(m["cache_read_tokens"], m["cache_write_tokens"], m["cache_rule"])],
         "text only $": m["usd_text_only"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else ""),
         "total $": m["usd_total"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else "no cost"),
         "$/request p50": m["usd_per_request_p50"].map(_usd_float), "p95": m["usd_per_request_p95"].map(_usd_float),
@@ -102,14 +114,20 @@ def display_days(report: TrafficReport) -> pd.DataFrame:
 
 
 def _header(report: TrafficReport) -> list[str]:
+    if report.source == "requests":  # request bodies and texts from the command line: nothing was logged
+        return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"requests: {report.log_summary}",
+                "counted: each request under each model as `tokenprism count` counts it (exactness per model)"
+                ] + report.headlines()
     return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
             "recounted: each logged request counted under each model as `tokenprism count` counts it "
             "(exactness per model)"] + report.headlines()
 
 
 def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
-    out = [("Cost by model", "Total for the logged period; change against the models that served the log.",
-            display_models(report))]
+    caption = ("Total for these requests; 'vs served': the change against the model each request body names."
+               if report.source == "requests" else
+               "Total for the logged period; change against the models that served the log.")
+    out = [("Cost by model", caption, display_models(report))]
     if report.billed_total is not None or "usd_as_billed" in report.served and report.served["usd_as_billed"].notna().any():
         out.append(("As billed", "The rows whose usage the log carries, on the model that served each: the logged "
                     "usage at that model's price, beside our recount of the same rows.", display_billed(report)))
@@ -192,7 +210,7 @@ def report_json(report: TrafficReport) -> dict:
     `usd_recounted_billed` compare the logged usage with our recount over the `n_billed` rows that
     carry usage ("as billed: $X; recounted: $Y")."""
     return {"estimate": True, "price_source": report.price_source, "prices_on": str(report.on),
-            "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
+            "source": report.source, "log": report.log_summary, "n_rows": report.n_rows, "usd_as_served": jsonable(report.served_total),
             "usd_as_billed": jsonable(report.billed_total), "usd_recounted_billed": jsonable(report.recounted_billed),
             "n_billed": report.billed_rows,
             "headlines": report.headlines(), "models": records(report.models),

@@ -16,9 +16,8 @@ if TYPE_CHECKING:
         TokenizersArg as TokenizersArg,
         clean_text as clean_text,
     )
+    from .catalogue import CATALOGUE as CATALOGUE, available_tokenizers as available_tokenizers
     from .registry import (
-        CATALOGUE as CATALOGUE,
-        available_tokenizers as available_tokenizers,
         build_engines as build_engines,
         load_tokenizer as load_tokenizer,
         load_tokenizers as load_tokenizers,
@@ -28,8 +27,8 @@ if TYPE_CHECKING:
     from .vocab import VocabularyError as VocabularyError
 
 _LAZY = {**dict.fromkeys(("Piece", "Source", "Tokenizer", "TokenizersArg", "clean_text"), ".base"),
-         **dict.fromkeys(("CATALOGUE", "available_tokenizers", "build_engines", "load_tokenizer", "load_tokenizers", "warm_up",
-                          "tiktoken_params"), ".registry"),
+         **dict.fromkeys(("CATALOGUE", "available_tokenizers"), ".catalogue"),
+         **dict.fromkeys(("build_engines", "load_tokenizer", "load_tokenizers", "warm_up", "tiktoken_params"), ".registry"),
          "VocabularyError": ".vocab"}
 
 

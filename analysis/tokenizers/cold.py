@@ -20,11 +20,12 @@ from typing import Callable
 from ownbpe.bpe import merge_ranked
 from ownbpe.unicode import has_newer
 
+from .patterns import COLD_EXACT
 from .rank_table import Table
 
-# Split patterns whose `regex` matches are tiktoken's (registered by the catalogue, next to the
-# patterns themselves; `tests/analysis/tokenizers/test_cold.py` checks each one on corpora).
-PATTERNS: set[str] = set()
+# Split patterns whose `regex` matches are tiktoken's (stated beside the patterns themselves;
+# `tests/analysis/tokenizers/test_cold.py` checks each one on corpora).
+PATTERNS: frozenset[str] = COLD_EXACT
 
 
 class ColdEncoder:

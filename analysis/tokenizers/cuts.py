@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
+from .patterns import CUT_SAFE
+
 CHUNK_CHARS = 32_768
 # Parts encoded per call: a few MB of text, so a batch's ids and HF encodings stay small.
 PARTS_PER_BATCH = 64
@@ -101,9 +103,9 @@ def batches(parts: Iterable[str], n: int = PARTS_PER_BATCH) -> Iterator[list[str
         yield batch
 
 
-# tiktoken-family patterns for which LETTER_SPACE is proven above; Qwen's and Llama 3's are
-# registered from the registry (they live there), other patterns are never cut.
-SAFE_PATTERNS: set[str] = {GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN}
+# tiktoken-family patterns for which LETTER_SPACE is proven above (stated beside the patterns
+# themselves); other patterns are never cut.
+SAFE_PATTERNS: frozenset[str] = CUT_SAFE
 
 
 def is_long(text: str) -> bool:

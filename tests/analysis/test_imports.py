@@ -124,7 +124,7 @@ def test_cli_name_lists_match_the_library():
 def test_catalogue_sizes_match_the_loaded_tokenizers():
     # `tokenprism tokenizers` shows these sizes without loading anything: they must be right
     from analysis.tokenizers import CATALOGUE, load_tokenizer
-    from analysis.tokenizers.registry import is_available
+    from analysis.tokenizers.catalogue import is_available
 
     checked = 0
     for name, entry in CATALOGUE.items():
@@ -143,7 +143,7 @@ def test_fetched_sizes_match_the_reference_packages_installed():
     from analysis.tokenizers import CATALOGUE
     from analysis.tokenizers.base import Source
     from analysis.tokenizers.fetch import FETCHABLE
-    from analysis.tokenizers.registry import build_from_file
+    from analysis.tokenizers.builders import build_from_file
 
     checked = []
     for name, spec in FETCHABLE.items():

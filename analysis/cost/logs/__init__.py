@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         plan_traffic as plan_traffic,
         price_chunk as price_chunk,
         price_records as price_records,
+        warm_counters as warm_counters,
     )
     from .traffic_report import (
         TrafficReport as TrafficReport,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('SHAPES',), '.shapes'),
     **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'Usage', 'iter_log_records', 'read_log_records',), '.records'),
-    **dict.fromkeys(('CHUNK_ROWS', 'TrafficPartial', 'TrafficPlan', 'chunked', 'plan_traffic', 'price_chunk', 'price_records',), '.chunk_sums'),
+    **dict.fromkeys(('CHUNK_ROWS', 'TrafficPartial', 'TrafficPlan', 'chunked', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters',), '.chunk_sums'),
     **dict.fromkeys(('TrafficReport', 'summarise',), '.traffic_report'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -28,14 +28,17 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice
 from ..prices import Price, get_price
-from ..recount import batch_tokenizers, count_request, request_texts, target_counter
+from ..recount import batch_tokenizers, fast_counts, request_texts, target_counter
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
 from ...requests.media import parse_size
 from ...tokenizers import Tokenizer
 from .records import LogRecord
-from ..usage import as_billed
+from ..usage import SERVICE_TIERS, as_billed
+from ..bill import part_rates
+from ..caching import cache_rule
+from .cache_trace import BREAKPOINT_MODES, TraceChunk, block_ends, trace_chunk
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
@@ -83,6 +86,11 @@ class TrafficPlan:
         overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
         reasoning_tokens, reasoning_ratio: reasoning per request on a target that reasons (tokens,
             or a multiple of its visible output), where the log's own reasoning does not serve.
+        reasoning_for: per-model reasoning figures, (model, "tokens" or "ratio", value); a model
+            named here takes its figure in place of the log's or the plan-wide one.
+        cache_breakpoints: "request" (a breakpoint rule caches at the request's own cache_control
+            marks) or "auto" (also after the system prompt and tools and after the last message).
+        batch, service_tier: price every target at genai-prices' batch or service-tier price.
         image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
             size by each model's rule; None leaves them unsized (not counted, and said so).
     """
@@ -96,13 +104,24 @@ class TrafficPlan:
     fallback_tokenizer: str | None = None
     reasoning_tokens: Decimal | None = None
     reasoning_ratio: Decimal | None = None
+    reasoning_for: tuple[tuple[str, str, Decimal], ...] = ()
+    cache_breakpoints: str = "request"
+    batch: bool = False
+    service_tier: str | None = None
     image_size: tuple[int, int] | None = None
+
+    @property
+    def simulates_cache(self) -> bool:
+        """Each target's own cache rule is simulated over the log unless --cached-share is given."""
+        return not self.cached_share
 
 
 def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
                  cached_share: Any = 0, overrides: Iterable[Price] = (), on: date | None = None,
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
-                 reasoning_ratio: Any = None, image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
+                 reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
+                 cache_breakpoints: str = "request", batch: bool = False,
+                 service_tier: str | None = None, image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
     `image_size` is the (width, height), or "WxH", of the images rows give by URL.
@@ -123,12 +142,24 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
     if reasoning_tokens is not None and reasoning_ratio is not None:
         raise BadInput("give at most one of --reasoning-tokens and --reasoning-ratio")
     check_fallback(fallback_tokenizer)
+    if cache_breakpoints not in BREAKPOINT_MODES:
+        raise BadInput(f"cache breakpoints must be one of {', '.join(BREAKPOINT_MODES)}, got {cache_breakpoints!r}")
+    if service_tier is not None and service_tier not in SERVICE_TIERS:
+        raise BadInput(f"unknown service tier {service_tier!r}; valid: {', '.join(SERVICE_TIERS)}")
     day = on or datetime.now(UTC).date()
     overrides = tuple(overrides)
     targets = []
     for ref in refs:
         price = get_price(ref, on=day, overrides=overrides)
         targets.append(Target(ref, price, choice_for(price, ref, fallback_tokenizer)))
+        if batch or service_tier:
+            part_rates(price, day, batch=batch, service_tier=service_tier)  # refuses a model without that price
+    per_model = []
+    for ref, kind, value in reasoning_for:
+        if ref not in refs:
+            raise BadInput(f"--reasoning-tokens/--reasoning-ratio name {ref!r}, which is not among the models "
+                           f"priced ({', '.join(refs)}); name one of them")
+        per_model.append((ref, kind, to_decimal(f"reasoning for {ref}", value)))
     return TrafficPlan(
         tuple(targets),
         None if output_tokens is None else to_decimal("output_tokens", output_tokens),
@@ -136,7 +167,7 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
-        _image_size(image_size))
+        tuple(per_model), cache_breakpoints, batch, service_tier, _image_size(image_size))
 
 
 def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
@@ -159,6 +190,17 @@ def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: 
     return Target(model, price, choice)
 
 
+def warm_counters(records: Iterable[LogRecord], plan: TrafficPlan) -> None:
+    """Build the counters `price_chunk` will use for these records (the targets', and the serving
+    models'), so that worker processes forked afterwards inherit them."""
+    for t in plan.targets:
+        t.counter()
+    for model in {r.model for r in records if r.model}:
+        served = served_target(model, plan.on, plan.overrides, plan.fallback_tokenizer)
+        if isinstance(served, Target):
+            served.counter()
+
+
 # -- partial sums ----------------------------------------------------------------------------
 @dataclass
 class ModelPart:
@@ -168,12 +210,21 @@ class ModelPart:
     sums: dict[tuple[str | None, int], np.ndarray] = field(default_factory=dict)
     costs: list[np.ndarray] = field(default_factory=list)
     exactness: Counter = field(default_factory=Counter)
+    # per row of a target (chunk after chunk, as `TrafficPartial.traces`): prompt tokens, price
+    # tier, output tokens (logged or assumed), and the block ends of the cache marks
+    prompts: list[np.ndarray] = field(default_factory=list)
+    tiers: list[np.ndarray] = field(default_factory=list)
+    outs: list[np.ndarray] = field(default_factory=list)
+    ends: list[np.ndarray] = field(default_factory=list)
 
     def merge(self, other: ModelPart) -> None:
         for key, vec in other.sums.items():
             self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
         self.costs.extend(other.costs)
         self.exactness.update(other.exactness)
+        for mine, theirs in ((self.prompts, other.prompts), (self.tiers, other.tiers), (self.outs, other.outs),
+                             (self.ends, other.ends)):
+            mine.extend(theirs)
 
 
 @dataclass
@@ -232,9 +283,11 @@ class TrafficPartial:
     not_counted: Counter = field(default_factory=Counter)
     rows_with_media: int = 0
     rows_without_time: int = 0
+    traces: list[TraceChunk] = field(default_factory=list)  # aligned with the targets' per-row lists
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows
+        self.traces.extend(other.traces)
         for mine, theirs in ((self.models, other.models), (self.served, other.served)):
             for key, part in theirs.items():
                 mine.setdefault(key, ModelPart()).merge(part)
@@ -269,10 +322,8 @@ def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence
     content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
     seen: Counter = Counter()
     for i, r in enumerate(records):
-        c = count_request(counter, r.request, tok, image_size=image_size)
-        # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
-        content[i], fmt[i] = c.content_tokens + c.media_tokens, c.format_tokens
-        seen[(c.exactness, c.reason)] += 1
+        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, image_size=image_size)
+        seen[(exactness, reason)] += 1
         out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
     return Recount(content, fmt, out, seen)
 
@@ -294,7 +345,17 @@ def _reduce(target: Target, counted: Recount, mask: np.ndarray, logged: np.ndarr
         part.sums[(day_names[key // (len(starts) + 1)], int(key % (len(starts) + 1)))] = cols[inverse == j].sum(axis=0)
     if keep_costs:
         part.costs.append(_row_costs(target, plan, n_in, content, out_logged, logged, tier))
+        part.prompts.append(n_in)
+        part.tiers.append(tier)
+        part.outs.append(_row_outs(plan, content, out_logged, logged))
     return part
+
+
+def _row_outs(plan: TrafficPlan, content: np.ndarray, out_logged: np.ndarray, logged: np.ndarray) -> np.ndarray:
+    """Output tokens per row: the recount of the logged response, or the assumed output (float64)."""
+    if plan.output_tokens is not None:
+        return np.where(logged, out_logged, float(plan.output_tokens)).astype(np.float64)
+    return np.where(logged, out_logged, float(plan.output_ratio or 0) * content).astype(np.float64)
 
 
 def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, content: np.ndarray, out_logged: np.ndarray,
@@ -429,9 +490,19 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
                 for ref, c in counters.items() if c is not None}
 
     everyone = np.ones(n, dtype=bool)
+    caching = plan.simulates_cache and any(cache_rule(t.ref) is not None for t in plan.targets)
+    trace = trace_chunk(records, plan.cache_breakpoints if caching else None)
+    out.traces.append(trace)
     for t in plan.targets:
         if t.ref in recounts:
-            out.models[t.ref] = _reduce(t, recounts[t.ref], everyone, logged, days, day_names, plan, keep_costs=True)
+            part = out.models[t.ref] = _reduce(t, recounts[t.ref], everyone, logged, days, day_names, plan,
+                                               keep_costs=True)
+            counter = counters[t.ref]
+            if caching and cache_rule(t.ref) is not None and counter is not None:
+                part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace,
+                                            plan.image_size))
+            else:
+                part.ends.append(np.zeros(len(trace.keys), dtype=np.int64))
     by_served: dict[str, list[int]] = {}
     for i, s in enumerate(served):
         if isinstance(s, Target) and s.ref in recounts:

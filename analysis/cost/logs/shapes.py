@@ -62,6 +62,9 @@ class LogRecord:
         bill: the usage as genai-prices reads it, each billed part apart (`cost.usage`), or None.
         batch: True for an OpenAI Batch line (billed at batch prices).
         service_tier: the service tier the response (or else the request) names, or None.
+        cache_control: the request's own prompt-cache breakpoints (Anthropic's ``cache_control``),
+            as (block, 1-hour TTL): block 0 ends after the system prompt and tools, block j after
+            the j-th message (a breakpoint inside a message is taken at the message's end).
     """
 
     where: str
@@ -74,6 +77,7 @@ class LogRecord:
     bill: BillUsage | None = None
     batch: bool = False
     service_tier: str | None = None
+    cache_control: tuple[tuple[int, bool], ...] = ()
 
     @property
     def not_counted(self) -> tuple[tuple[str, int], ...]:
@@ -293,6 +297,30 @@ def _tier(row: dict[str, Any], body: dict[str, Any], response: dict[str, Any]) -
     return None
 
 
+def _cache_control(body: dict[str, Any], shape: str) -> tuple[tuple[int, bool], ...]:
+    """The `cache_control` breakpoints of an Anthropic body, as `LogRecord.cache_control`."""
+    if shape != "anthropic":
+        return ()
+    marks: dict[int, bool] = {}
+
+    def mark(block: int, item: Any) -> None:
+        control = item.get("cache_control") if isinstance(item, dict) else None
+        if isinstance(control, dict):
+            marks[block] = marks.get(block, False) or control.get("ttl") == "1h"
+
+    def items(value: Any) -> list[Any]:
+        return value if isinstance(value, list) else []
+
+    for key in ("system", "tools"):
+        for item in items(body.get(key)):
+            mark(0, item)
+    for i, message in enumerate(items(body.get("messages"))):
+        mark(i + 1, message)
+        for item in items(message.get("content") if isinstance(message, dict) else None):
+            mark(i + 1, item)
+    return tuple(sorted(marks.items()))
+
+
 def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     """One row of `shape`, found at `where`, as a `LogRecord`; raises RowError when unreadable."""
     if shape == "text" and isinstance(row, str):
@@ -317,4 +345,5 @@ def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     logged = _logged_usage(row, response)
     model = str(model) if model else None
     return LogRecord(where, request, text, response_json, _usage(logged), _timestamp(row, response), model,
-                     _bill(logged, request_shape, response, model), shape == "openai-batch", _tier(row, body, response))
+                     _bill(logged, request_shape, response, model), shape == "openai-batch", _tier(row, body, response),
+                     _cache_control(body, request_shape))

@@ -24,8 +24,10 @@ from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
 from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
 from ..workloads.workload import percent
+from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
+from .whole_bill import whole_bill
 from .records import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
@@ -33,7 +35,8 @@ _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
     "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
-    "cache_read_tokens", "cache_write_tokens", "usd_text_only", "usd_reasoning", "usd_total", "parts",
+    "cache_read_tokens", "cache_write_tokens", "cache_rule", "usd_text_only", "usd_reasoning", "usd_total",
+    "usd_cache_saving", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
     "usd_per_mtok_input", "usd_per_mtok_output", "price_source", "note",
 ]
@@ -57,6 +60,8 @@ class TrafficReport:
             at the serving model's price) and as we recount them; None when no row carries usage
             or one cannot be priced. billed_rows: how many rows that is.
         n_rows, log_summary, price_source, on, notes: for every rendering's header.
+        source: "log" (logged traffic, read from files) or "requests" (request bodies and texts
+            given on the command line: nothing was logged or served, so the words differ).
     """
 
     models: pd.DataFrame
@@ -73,6 +78,7 @@ class TrafficReport:
     billed_total: Decimal | None = None
     recounted_billed: Decimal | None = None
     billed_rows: int = 0
+    source: str = "log"
 
     def billed_line(self) -> str:
         """ "as billed: $8.40; recounted: $8.37 (1,000 of 1,200 rows carry usage)", or "" without usage."""
@@ -85,11 +91,13 @@ class TrafficReport:
         """ "on gpt-4.1-mini this traffic would have cost 86% less ($1.20 instead of $8.40, estimate)", per model."""
         billed = [self.billed_line()] if self.billed_line() else []
         whole, how = ((self.billed_total, "as billed") if self.billed_total is not None and self.billed_rows == self.n_rows
-                      else (self.served_total, "as served, recounted"))
+                      else (self.served_total, "on the model each request names" if self.source == "requests"
+                            else "as served, recounted"))
         if whole is None:
             return billed
         unknown = set(self.models.loc[self.models["reasoning_source"] == REASONING_NOT_INCLUDED, "model"])
-        return billed + [f"on {m} this traffic would have cost {_change(c)} ({format_usd(u)} instead of "
+        what = "these requests would cost" if self.source == "requests" else "this traffic would have cost"
+        return billed + [f"on {m} {what} {_change(c)} ({format_usd(u)} instead of "
                 f"{format_usd(whole)} {how}, estimate{'; ' + REASONING_NOT_INCLUDED if m in unknown else ''})"
                 for m, u, c in zip(self.models["model"], self.models["usd_total"], self.models["change_vs_served"])
                 if isinstance(u, Decimal) and c == c and c is not None]
@@ -166,7 +174,7 @@ def _percentiles(part: ModelPart) -> tuple[float, float, float]:
     return tuple(float(f"{v:.10g}") for v in (p50, p95, costs.max()))  # type: ignore[return-value]
 
 
-def _served_total(partial: TrafficPartial, plan: TrafficPlan
+def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log"
                   ) -> tuple[Decimal | None, pd.DataFrame, str, tuple[Decimal | None, Decimal | None, int]]:
     """Our recount of the log on the models that served it (or why there is no such baseline), and
     (as billed, recounted, rows) over the rows whose usage is logged."""
@@ -205,9 +213,14 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan
     for label, n in partial.unpriced_served.most_common():
         rows.append({"model": label.split(": ", 1)[0], "n_requests": n, "usd_as_served": None,
                      "status": label.split(": ", 1)[-1]})
-        why = why or f"{n:,} row(s) cannot be priced on the model that served them ({label})"
+        why = why or (f"{n:,} request(s) name a model that cannot be priced ({label})" if source == "requests"
+                      else f"{n:,} row(s) cannot be priced on the model that served them ({label})")
+    if source == "requests" and set(partial.unpriced_served) <= {"unknown: no model in the log"}:
+        rows = [r for r in rows if r["model"] != "unknown"]  # texts, and bodies without a "model": nothing served
+        why = "" if rows else why
     if not rows:
-        why = "the log names no serving model"
+        why = ('no request names its model (the "model" field of a request body)' if source == "requests"
+               else "the log names no serving model")
     if not billed_rows:
         billed_total = recounted = None
     return (None if why else total), pd.DataFrame(rows, columns=SERVED_COLUMNS), why, (billed_total, recounted, billed_rows)
@@ -241,9 +254,11 @@ def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(rows, columns=cols), pd.DataFrame(top).drop(columns=["worst"], errors="ignore")
 
 
-def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None) -> TrafficReport:
-    """Turn the merged partial of a whole log into a `TrafficReport`."""
-    baseline, served, no_baseline, (billed, recounted, billed_rows) = _served_total(partial, plan)
+def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None, *,
+              source: str = "log") -> TrafficReport:
+    """Turn the merged partial of a whole log into a `TrafficReport`; `source` as `TrafficReport.source`."""
+    origin = source  # `source` is a reasoning figure's source below
+    baseline, served, no_baseline, (billed, recounted, billed_rows) = _served_total(partial, plan, origin)
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
@@ -265,36 +280,40 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
                        usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
             row["usd_text_only"] = usd
-            reasoning, source = _reasoning(t, plan, partial, n_out, row["n_requests"])
+            figure = _reasoning(t, plan, partial, n_out, row["n_requests"])
+            reasoning, source = figure.total, figure.source
             row.update(reasoning_tokens=reasoning, reasoning_source=source)
             if source == REASONING_NOT_INCLUDED:
                 notes.append(f"{REASONING_NOT_INCLUDED}: {t.ref} bills reasoning as output and the log does not say "
-                             "how much; give --reasoning-tokens N or --reasoning-ratio R")
+                             "how much; give --reasoning-tokens N or --reasoning-ratio R (or MODEL=VALUE)")
                 if exactness == "exact":
                     row.update(exactness="estimate", exactness_reason=REASONING_NOT_INCLUDED)
                 else:
                     row["exactness_reason"] = f"{row['exactness_reason']}; {REASONING_NOT_INCLUDED}".strip("; ")
             elif reasoning:
-                row["exactness"] = "estimate" if row.get("exactness") == "exact" else row.get("exactness")
-                row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), f"reasoning: {source}") if x)
-            r_out = t.price.output.base if t.price.output is not None else None
-            row["usd_reasoning"] = None if reasoning is None or usd is None or (reasoning and r_out is None) \
-                else (Decimal(reasoning) * (r_out or 0) / 1_000_000)
-            usd = None if usd is None else usd + (row["usd_reasoning"] or 0)
-            row["usd_total"] = usd
-            cached = int(Decimal(n_in) * plan.cached_share)
-            row.update(cache_read_tokens=cached, cache_write_tokens=0, parts=_json_parts([
-                {"name": "input and output text", "tokens": n_in + n_out, "usd_per_mtok": None,
-                 "usd": row["usd_text_only"], "exactness": f"recount ({exactness})" if exactness else "recount"},
-                {"name": "cache read", "tokens": cached, "usd_per_mtok": t.price.cached_input.base if t.price.cached_input
-                 else None, "usd": None, "exactness": "--cached-share (a manual share; inside the text's USD)"},
-                {"name": "reasoning", "tokens": reasoning, "usd_per_mtok": r_out, "usd": row["usd_reasoning"],
-                 "exactness": source}]))
+                _estimate(row, f"reasoning: {source}")
+            bill = whole_bill(t, plan, partial, part, figure) if usd is not None else None
+            if bill is None:
+                row.update(usd_reasoning=None, usd_total=None, cache_read_tokens=0, cache_write_tokens=0)
+                row["parts"] = []
+            else:
+                row.update(usd_reasoning=bill.usd_parts["reasoning"] if reasoning is not None else None,
+                           usd_total=bill.usd, cache_read_tokens=bill.tokens["cache_read"],
+                           cache_write_tokens=bill.tokens["cache_write_5m"] + bill.tokens["cache_write_1h"],
+                           cache_rule=bill.cache_label, usd_cache_saving=bill.saving,
+                           usd_per_request_p50=bill.p50, usd_per_request_p95=bill.p95, usd_per_request_max=bill.top)
+                row["parts"] = _json_parts([
+                    {"name": name.replace("_", " "), "tokens": bill.tokens[name], "usd_per_mtok": bill.rates[name],
+                     "usd": bill.usd_parts[name], "exactness": bill.exactness(name, exactness, source)}
+                    for name in PARTS if bill.tokens[name] or name == "reasoning" or name == "input"])
+                notes.extend(bill.notes)
+                if bill.simulated and (row["cache_read_tokens"] or row["cache_write_tokens"]):
+                    _estimate(row, f"prompt cache simulated: {bill.cache_label}")
+            usd = row["usd_total"]
             whole = billed if billed is not None and billed_rows == partial.rows else baseline
             if usd is not None and whole:
                 row["change_vs_served"] = float(usd / whole - 1)
-            for day in sorted({d for d, _ in part.sums if d is not None}):
-                usd_day = _money(t, plan, {k: v for k, v in part.sums.items() if k[0] == day})[0]
+            for day, usd_day in (bill.days if bill is not None else {}).items():
                 day_rows.append({"model": t.ref, "day": day, "usd": usd_day,
                                  "n_requests": int(sum(v[0] for k, v in part.sums.items() if k[0] == day))})
         row["note"] = "; ".join(notes)
@@ -304,7 +323,8 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     summary = log_report.summary() if log_report is not None else f"{partial.rows:,} row(s) read"
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
-                         _notes(partial, plan, models, no_baseline), baseline, billed, recounted, billed_rows)
+                         _notes(partial, plan, models, no_baseline, origin), baseline, billed, recounted, billed_rows,
+                         origin)
 
 
 def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -312,15 +332,33 @@ def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
 
 
+@dataclass(frozen=True)
+class ReasoningFigure:
+    """A target's reasoning: `per_request` tokens, or `ratio` x each request's visible output;
+    `total` the whole log's (None: unknown, so not included); `source` says where it comes from."""
+
+    total: int | None
+    source: str
+    per_request: Decimal = Decimal(0)
+    ratio: Decimal = Decimal(0)
+
+
 def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
-               ) -> tuple[int | None, str]:
-    """(reasoning tokens on target `t` or None when unknown, where the figure comes from)."""
+               ) -> ReasoningFigure:
+    """The reasoning on target `t` and where the figure comes from: the model's own figure
+    (MODEL=VALUE), the plan-wide one, the log's reasoning carried over, or unknown."""
     if reasoning_rule(t.ref) is None:
-        return 0, "the model does not reason"
-    if plan.reasoning_tokens is not None:
-        return int(plan.reasoning_tokens * n_requests), f"--reasoning-tokens {plan.reasoning_tokens} per request"
-    if plan.reasoning_ratio is not None:
-        return int(plan.reasoning_ratio * visible_out), f"--reasoning-ratio {plan.reasoning_ratio} x visible output"
+        return ReasoningFigure(0, "the model does not reason")
+    own = {kind: value for ref, kind, value in plan.reasoning_for if ref == t.ref}
+    tokens = own.get("tokens", plan.reasoning_tokens if not own else None)
+    ratio = own.get("ratio", plan.reasoning_ratio if not own else None)
+    named = f" for {t.ref}" if own else ""
+    if tokens is not None:
+        return ReasoningFigure(int(tokens * n_requests), f"--reasoning-tokens {tokens}{named} per request",
+                               per_request=tokens)
+    if ratio is not None:
+        return ReasoningFigure(int(ratio * visible_out), f"--reasoning-ratio {ratio}{named} x visible output",
+                               ratio=ratio)
     known = sum(int(b.parts["reasoning_tokens"]) for b in partial.billed.values())
     rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in partial.billed.values())
     if rows > 0 and known > 0:
@@ -329,16 +367,26 @@ def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_ou
         theirs = sum(_sum(p.sums, "logged_out") for p in partial.served.values())
         scale = Decimal(ours) / theirs if ours and theirs else Decimal(1)
         per_row = Decimal(known) / rows
-        return int(per_row * scale * n_requests), (
+        return ReasoningFigure(int(per_row * scale * n_requests), (
             f"carried from the log: {float(per_row):,.0f} reasoning tokens per request on the serving models "
-            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)")
-    return None, REASONING_NOT_INCLUDED
+            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)"),
+            per_request=per_row * scale)
+    return ReasoningFigure(None, REASONING_NOT_INCLUDED)
 
 
-def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str) -> tuple[str, ...]:
-    notes = ["recounted: each logged request is counted under each target model as `tokenprism count` counts it "
-             "(its content in the model's tokenizer plus the model's chat format); providers bill their own count, "
-             "which the 'as billed' figures and the calibration show where the log carries usage"]
+def _estimate(row: dict[str, Any], why: str) -> None:
+    """Lower a row to an estimate and add `why` to its reason."""
+    row["exactness"] = "estimate" if row.get("exactness") in ("exact", "documented") else row.get("exactness")
+    row["exactness_reason"] = "; ".join(x for x in (row.get("exactness_reason"), why) if x)
+
+
+def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_baseline: str,
+           source: str = "log") -> tuple[str, ...]:
+    logged = source == "log"
+    notes = [("recounted: each logged request is counted" if logged else "counted: each request is counted") +
+             " under each target model as `tokenprism count` counts it (its content in the model's tokenizer plus the "
+             "model's chat format); providers bill their own count" +
+             (", which the 'as billed' figures and the calibration show where the log carries usage" if logged else "")]
     for label in ("documented", "estimate"):
         named = models.loc[models["exactness"] == label, "model"].tolist()
         if named:
@@ -355,15 +403,24 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
                      "from the input figures and named in that model's exactness_reason")
     fallback = (f"{plan.output_tokens} tokens" if plan.output_tokens is not None
                 else f"{plan.output_ratio} x content tokens" if plan.output_ratio is not None else None)
-    if fallback:
+    if fallback and logged:
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
+    elif fallback and plan.output_tokens != 0:  # 0: the input alone, which the caller says
+        notes.append(f"each request is assumed to produce {fallback} of output")
     if plan.cached_share:
-        notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price")
+        notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price "
+                     "(--cached-share: a manual share, in place of each model's simulated cache)")
+    if plan.batch or plan.service_tier:
+        what = " and ".join(x for x in ("batch" if plan.batch else "", f"the {plan.service_tier} service tier"
+                                         if plan.service_tier else "") if x)
+        notes.append(f"every target is priced at genai-prices' {what} price (--batch/--service-tier); the "
+                     "text-only column keeps the standard price")
     if no_baseline:
-        notes.append(f"no change against the serving model: {no_baseline}")
-    if partial.rows_without_time:
+        notes.append(f"{'no change against the serving model' if logged else 'no vs served figure'}: {no_baseline}")
+    if partial.rows_without_time and logged:
         notes.append(f"{partial.rows_without_time:,} row(s) have no timestamp and are left out of the cost per day")
-    notes.append(f"prices in force on {plan.on} apply to every row, whatever its timestamp")
+    notes.append(f"prices in force on {plan.on} apply to every row, whatever its timestamp" if logged
+                 else f"prices in force on {plan.on} (UTC)")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)

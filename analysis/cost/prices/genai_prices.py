@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any, Iterable
 
 from .records import Price, PriceSource, Rate
-from ...errors import UnknownName, check_name, closest, shown
+from ...errors import BadInput, UnknownName, check_name, closest, shown
 
 _NOON = time(12, 0, tzinfo=UTC)
 
@@ -308,3 +308,28 @@ def list_prices(*, on: date | datetime | None = None, provider: str | None = Non
 def provider_ids() -> list[str]:
     """The provider ids of the price data ("openai", "anthropic", "groq", ...)."""
     return [p.id for p in _providers()]
+
+
+def model_price_on(price: Price, day: date, context: dict[str, str] | None = None) -> Any:
+    """genai-prices' own `ModelPrice` behind `price` on `day` (the instant `price_from_info` chose:
+    the day's highest for a price by time of day), with the variant `context` selects (batch, a
+    service tier).
+
+    Raises:
+        BadInput: `price` is not genai-prices' (a --prices row), or the model has no variant for
+            `context` (named, so a batch or flex price is never silently the standard one).
+    """
+    if not price.source.startswith("genai-prices"):
+        raise BadInput(f"{price.key} is priced from {price.source or 'a price file'}, which has no batch or "
+                       "service-tier prices; drop --batch/--service-tier for it, or price it from genai-prices")
+    provider, info = find_model(price.key if price.provider else price.model)
+    moments = [datetime.combine(day, t) for t in _moments(info)]
+    stamp = max(moments, key=lambda m: _weight(info.get_prices(m)))
+    if context:
+        variants = [v for v in info.price_variants or () if all(context.get(k) == w for k, w in v.when.items())
+                    and (v.constraint is None or v.constraint.active(stamp))]
+        if not variants or not any(m is info for m in provider.models):  # genai-prices ignores a context there
+            wanted = ", ".join(f"{k} {v}" for k, v in context.items())
+            raise BadInput(f"genai-prices has no {wanted} price for {price.key}; drop the flag for this model, or "
+                           "choose a model that offers it")
+    return info.get_prices(stamp, context)

@@ -44,6 +44,20 @@ BATCH_NEEDS: dict[str, str] = {
     "gemma3": "own",
 }
 
+# How each family's own tokens can be had without rendering a request (issue 44): "arithmetic",
+# its format tokens, exactness and reason depend only on the request's structure (roles, names,
+# the kinds and number of parts, tool-call names, tool definitions, the API, whether a system
+# prompt is given), and its content tokens are the sum of the counts of the request's texts
+# (`analysis.cost.recount.request_texts`), so a request of a structure already rendered is
+# counted by adding; "render", its tokens depend on the content (a token may cross from a marker
+# into the text, or ids are built), so every request is rendered. A family absent renders.
+# tests/analysis/cost/logs/test_fast_count.py holds every family to the same numbers both ways.
+FORMAT_TOKENS: dict[str, str] = {
+    "openai": "arithmetic", "claude": "arithmetic",
+    "none": "render", "llama3": "render", "llama4": "render", "harmony": "render", "mistral": "render",
+    "qwen": "render", "deepseek": "render", "gemma3": "render",
+}
+
 # Qwen3 models share Qwen2.5's vocabulary but not its template (Qwen2.5 adds a default system
 # prompt of about 20 tokens when a request has none; Qwen3 adds none).
 _QWEN3 = re.compile(r"qwen-?3(?![.p]?[5-9])|qwq", re.IGNORECASE)

@@ -121,8 +121,11 @@ def _render(request: Request, tokenizer: Tokenizer, rules: Rules, covered: str |
         rough.append("the Responses API's framing, which OpenAI does not document (its Chat Completions rules "
                      "are applied)")
     if request.system:
-        # Responses' `instructions`, or a system prompt from another shape: a leading system message.
-        rough.append("a system prompt given apart from the messages, counted as a leading system message")
+        # A system prompt given apart (Anthropic's `system`, Gemini's `systemInstruction`, `cost
+        # --system`) is what Chat Completions takes as a leading system message: the notebook's rule
+        # for that message, documented. Only Responses' `instructions` are framed by its server.
+        if request.api == "responses":
+            rough.append("Responses' instructions, counted as a leading system message")
         fmt += rules.per_message + count("system")
         content += count(request.system)
     for message in request.messages:

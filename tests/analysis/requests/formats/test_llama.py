@@ -25,7 +25,7 @@ from analysis.errors import BadInput
 from analysis.requests import ImagePart, Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from analysis.requests.formats import llama3, llama4
 from analysis.tokenizers.base import Source
-from analysis.tokenizers.registry import llama_pattern_and_specials
+from analysis.tokenizers.specials import llama_pattern_and_specials
 from analysis.tokenizers.tiktoken_adapter import TiktokenTokenizer
 from analysis.tokenizers.vocab import read_tiktoken_ranks
 

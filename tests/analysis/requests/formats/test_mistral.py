@@ -19,7 +19,8 @@ from analysis.errors import BadInput
 from analysis.requests import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from analysis.requests.formats import mistral
 from analysis.tokenizers.base import Source
-from analysis.tokenizers.registry import TEKKEN_SPECIALS, build_from_file
+from analysis.tokenizers.builders import build_from_file
+from analysis.tokenizers.specials import TEKKEN_SPECIALS
 
 from .strategies import requests
 

@@ -11,7 +11,7 @@ from analysis.errors import BadInput, UnknownName
 from analysis.requests import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from analysis.requests.formats import qwen
 from analysis.tokenizers import load_tokenizer
-from analysis.tokenizers.registry import QWEN3_ADDED
+from analysis.tokenizers.specials import QWEN3_ADDED
 
 from .strategies import TEXTS, requests
 from .templates import config, render_reference

@@ -1,0 +1,152 @@
+"""What a prompt cache needs of each logged row, kept as a few integers, and each target's cache
+simulated from them once the whole log is read.
+
+Unlike `chunk_sums` (which recounts every row under every target and keeps only sums) and
+`cost.caching` (the providers' rules, simulated over `PrefixMarks`), this module decides what a
+row keeps for the cache. A cache matches prefixes, and a chat prompt is a run of blocks (the
+system prompt and tools, then one block per message), so a row keeps, for a few block ends:
+
+* a key of the text up to that end (8 bytes of BLAKE2b, the same on every target and in every
+  worker process: equal keys are equal prefixes);
+* the token offset of that end on each target (the request cut there, counted as `tokenprism
+  count` counts it, without the reply priming);
+* whether a ``cache_control`` breakpoint ends there (the request's own, Anthropic logs) or one a
+  careful user would place (``--cache-breakpoints auto``: after the system prompt and tools, with
+  the system messages that open the list, and after the last message).
+
+The block ends kept are the system prompt and tools, the first message, the last three messages
+(what the next turn of a conversation shares) and every breakpoint. The token ids are never kept:
+a prefix that ends inside a block (two questions that begin alike) is not seen, so the simulated
+read is at most a few tokens short of the provider's, and always an estimate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from ..caching import CacheRule, CacheSim, PrefixMarks, simulate
+from ..recount import count_request
+from ...requests import Request, RequestCounter
+from ...tokenizers import Tokenizer
+from .records import LogRecord
+
+__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "simulate_rows", "trace_chunk"]
+
+BREAKPOINT_MODES = ("request", "auto")
+
+
+def _key(prev: bytes, item: object) -> bytes:
+    return hashlib.blake2b(prev + repr(item).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[int]]:
+    """(block indexes kept, their keys, their breakpoint flags) of one row; block j ends after the
+    system prompt, the tools and the first j messages."""
+    request = record.request
+    k = len(request.messages)
+    flags = dict.fromkeys(range(k + 1), 0)
+    for block, long in record.cache_control:
+        if 0 <= block <= k:
+            flags[block] = max(flags[block], 2 if long else 1)
+    # the system block: the system prompt and tools, and the system or developer messages that open the list
+    head = next((i for i, m in enumerate(request.messages) if m.role not in ("system", "developer")), k)
+    if mode == "auto":
+        for block in ((head, k) if request.system or request.tools or head else (k,)):
+            flags[block] = flags[block] or 1
+    kept = sorted({b for b in (0, head, 1, k - 2, k - 1, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
+    chain = [_key(b"", (request.system, request.tools))]
+    for message in request.messages[: kept[-1]]:
+        chain.append(_key(chain[-1], message))
+    return kept, [int.from_bytes(chain[b], "little", signed=True) for b in kept], [flags[b] for b in kept]
+
+
+@dataclass
+class TraceChunk:
+    """The cache marks of a chunk's rows, the same for every target (see the module docstring).
+
+    Row i's marks are `blocks[ptr[i]:ptr[i+1]]` (block index), `keys[...]` and `flags[...]`.
+    """
+
+    when: np.ndarray  # float64 Unix seconds, NaN without a timestamp
+    ptr: np.ndarray  # int64, rows + 1
+    blocks: np.ndarray  # int32
+    keys: np.ndarray  # int64
+    flags: np.ndarray  # int8
+    days: list[str | None] = field(default_factory=list)
+    # each row's logged reasoning tokens (-1: the usage does not say, or there is no usage)
+    reasoning: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    @property
+    def rows(self) -> int:
+        return len(self.when)
+
+
+def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> TraceChunk:
+    """The marks of `records` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
+    marks (no target simulates a cache), only the times and the logged reasoning."""
+    ptr = [0]
+    blocks: list[int] = []
+    keys: list[int] = []
+    flags: list[int] = []
+    for r in records:
+        if mode is None:
+            ptr.append(0)
+            continue
+        b, k, f = _blocks(r, mode)
+        blocks += b
+        keys += k
+        flags += f
+        ptr.append(len(blocks))
+    when = np.fromiter((r.timestamp.timestamp() if r.timestamp else np.nan for r in records), dtype=np.float64,
+                       count=len(records))
+    reasoning = np.fromiter((r.bill.reasoning_tokens if r.bill is not None and r.bill.reasoning_tokens is not None
+                             else -1 for r in records), dtype=np.int64, count=len(records))
+    return TraceChunk(when, np.asarray(ptr, dtype=np.int64), np.asarray(blocks, dtype=np.int32),
+                      np.asarray(keys, dtype=np.int64), np.asarray(flags, dtype=np.int8),
+                      [r.timestamp.date().isoformat() if r.timestamp else None for r in records], reasoning)
+
+
+def _cut(request: Request, block: int) -> Request:
+    return dataclasses.replace(request, messages=request.messages[:block])
+
+
+def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Sequence[LogRecord],
+               trace: TraceChunk, image_size: tuple[int, int] | None = None) -> np.ndarray:
+    """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
+    block, counted without the reply priming (int64, aligned with `trace.keys`); `image_size` sizes
+    URL images, as in the whole request's count."""
+    out = np.zeros(len(trace.blocks), dtype=np.int64)
+    for i, r in enumerate(records):
+        for j in range(int(trace.ptr[i]), int(trace.ptr[i + 1])):
+            out[j] = count_request(counter, _cut(r.request, int(trace.blocks[j])), tokenizer,
+                                   add_generation_prompt=False, image_size=image_size).input_tokens
+    return out
+
+
+def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
+                  prompts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
+    """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`.
+
+    `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
+    prompt tokens on the target.
+    """
+    marks: list[PrefixMarks] = []
+    for trace, end, prompt in zip(traces, ends, prompts):
+        for i in range(trace.rows):
+            a, b = int(trace.ptr[i]), int(trace.ptr[i + 1])
+            seconds = trace.when[i]
+            when = None if np.isnan(seconds) else datetime.fromtimestamp(float(seconds), UTC)
+            marks.append(PrefixMarks(int(prompt[i]), tuple(int(x) for x in end[a:b]),
+                                     tuple(int(x) for x in trace.keys[a:b]), tuple(int(x) for x in trace.flags[a:b]),
+                                     when))
+    sim = simulate(rule, marks)
+    read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
+    w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
+    w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
+    return read, w5, w1, sim

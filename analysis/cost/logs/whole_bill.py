@@ -1,0 +1,149 @@
+"""One target's whole bill over a log: the recount's input and output, the target's own prompt
+cache simulated over the log's sequence of requests, and reasoning, each part at its rate.
+
+Unlike `traffic_report` (which assembles every table and note) and `chunk_sums` (which keeps
+the sums and the few integers per row this needs), this module takes one target's merged part
+and returns its bill: tokens and USD per part, per day, and the percentiles of $ per request.
+Money is `Decimal` from integer sums per (day, tier) at `cost.bill.part_rates` (genai-prices'
+own rates, with --batch/--service-tier), so a bill here equals genai-prices' calc_price summed
+over the rows; only the percentiles are floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..bill import PARTS, part_rates, parts_usd
+from ..caching import cache_rule
+from ..display.money import format_usd
+from .cache_trace import simulate_rows
+from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
+
+if TYPE_CHECKING:
+    from .traffic_report import ReasoningFigure
+
+_F = {name: i for i, name in enumerate(SUM_FIELDS)}
+
+
+@dataclass
+class WholeBill:
+    """A target's bill by part (tokens, $/Mtok of the first tier, USD), per day, and its percentiles."""
+
+    usd: Decimal | None
+    tokens: dict[str, int]
+    usd_parts: dict[str, Decimal | None]
+    rates: dict[str, Decimal | None]
+    days: dict[str, Decimal | None]
+    p50: float
+    p95: float
+    top: float
+    saving: Decimal | None = None  # what the simulated cache saves against no cache (negative: costs more)
+    cache_label: str = ""
+    simulated: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def exactness(self, part: str, recount: str | None, reasoning: str) -> str:
+        if part in ("cache_read", "cache_write_5m", "cache_write_1h"):
+            return f"estimate: simulated cache, {self.cache_label}" if self.simulated \
+                else "--cached-share (a manual share)"
+        if part == "reasoning":
+            return reasoning
+        return f"recount ({recount})" if recount else "recount"
+
+
+def _concat(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(arrays).astype(dtype) if arrays else np.empty(0, dtype=dtype)
+
+
+def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: ModelPart,
+               reasoning: ReasoningFigure) -> WholeBill | None:
+    """The whole bill of target `t` (None: it has no input price)."""
+    if t.price.input is None:
+        return None
+    rates = part_rates(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
+    prompts, tiers, outs = (_concat(x, d) for x, d in ((part.prompts, np.int64), (part.tiers, np.int64),
+                                                       (part.outs, np.float64)))
+    n = len(prompts)
+    read = w5 = w1 = np.zeros(n, dtype=np.int64)
+    rule = cache_rule(t.ref)
+    notes: list[str] = []
+    label, simulated = "", False
+    if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
+        read, w5, w1, sim = simulate_rows(rule, partial.traces, part.ends, part.prompts)
+        simulated, label = True, rule.label
+        notes += sim.notes
+    elif plan.simulates_cache and rule is None:
+        label = "no prompt-cache rule is known for this model: nothing is read from a cache"
+    elif not plan.simulates_cache:
+        label = "--cached-share"
+    share = plan.cached_share
+    day_of = [d for trace in partial.traces for d in trace.days]
+    keys: dict[tuple[str | None, int], list[int]] = {}
+    for i, (d, tier) in enumerate(zip(day_of, tiers.tolist())):
+        keys.setdefault((d, tier), []).append(i)
+    tokens = dict.fromkeys(PARTS, Decimal(0))
+    no_cache = Decimal(0)
+    usd_parts: dict[str, Decimal | None] = dict.fromkeys(PARTS, Decimal(0))
+    total: Decimal | None = Decimal(0)
+    days: dict[str, Decimal | None] = {}
+    for (day, tier), v in part.sums.items():
+        rows = np.asarray(keys.get((day, tier), []), dtype=np.int64)
+        n_in = Decimal(int(v[_F["content_in"]] + v[_F["format_in"]]))
+        unlogged = Decimal(int(v[_F["rows"]] - v[_F["rows_logged_out"]]))
+        n_out = Decimal(int(v[_F["logged_out"]])) + (plan.output_tokens * unlogged if plan.output_tokens is not None
+                                                      else (plan.output_ratio or 0) * Decimal(int(v[_F["content_of_unlogged"]])))
+        requests = int(v[_F["rows"]])
+        r = Decimal(0) if reasoning.total is None else reasoning.per_request * requests + reasoning.ratio * n_out
+        cached = (n_in * share) if share else Decimal(int(read[rows].sum())) if len(rows) else Decimal(0)
+        write5 = Decimal(int(w5[rows].sum())) if len(rows) else Decimal(0)
+        write1 = Decimal(int(w1[rows].sum())) if len(rows) else Decimal(0)
+        here = {"input": n_in - cached - write5 - write1, "cache_read": cached, "cache_write_5m": write5,
+                "cache_write_1h": write1, "output": n_out, "reasoning": r}
+        usd = parts_usd(rates[tier], here, requests)
+        flat = parts_usd(rates[tier], {"input": n_in, "output": n_out, "reasoning": r}, requests)
+        for name, x in here.items():
+            tokens[name] += x
+            rate = rates[tier].rate(name)
+            had = usd_parts[name]
+            usd_parts[name] = None if had is None or (x and rate is None) else had + x * (rate or 0) / 1_000_000
+        total = None if total is None or usd is None else total + usd
+        no_cache = no_cache + flat if flat is not None else no_cache
+        if day is not None:
+            so_far = days.get(day, Decimal(0))
+            days[day] = None if usd is None or so_far is None else so_far + usd
+    p50, p95, top = _percentiles(rates, prompts, tiers, outs, read, w5, w1, share, reasoning, partial)
+    ints = {name: int(x.to_integral_value()) for name, x in tokens.items()}
+    saving = None if total is None or not simulated else no_cache - total
+    if simulated:
+        how = ("saves " + format_usd(saving)) if saving is not None and saving >= 0 else \
+            ("costs " + format_usd(-saving) + " more") if saving is not None else "cannot be priced"
+        notes.append(f"prompt cache simulated over the log's requests in time order (an estimate; "
+                     f"{rule.label if rule else ''}): {ints['cache_read']:,} tokens read, "
+                     f"{ints['cache_write_5m'] + ints['cache_write_1h']:,} written; against no cache it {how}")
+    return WholeBill(total, ints, usd_parts, {name: rates[0].rate(name) for name in PARTS}, days, p50, p95, top,
+                     saving, label, simulated, notes)
+
+
+def _percentiles(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.ndarray, read: np.ndarray,
+                 w5: np.ndarray, w1: np.ndarray, share: Decimal, reasoning: ReasoningFigure,
+                 partial: TrafficPartial) -> tuple[float, float, float]:
+    """p50, p95 and max of the whole bill per request (floats: only for these, never for totals)."""
+    if not len(prompts):
+        return (float("nan"),) * 3
+    table = np.asarray([[float(r.rate(p)) if r.rate(p) is not None else np.nan for p in PARTS] + [float(r.per_request)]
+                        for r in rates])[tiers]
+    cached = prompts * float(share) if share else read.astype(np.float64)
+    rsn = np.zeros(len(prompts)) if reasoning.total is None else \
+        float(reasoning.per_request) + float(reasoning.ratio) * outs
+    cols = np.stack([prompts - cached - w5 - w1, cached, w5, w1, outs, rsn], axis=1)
+    with np.errstate(invalid="ignore"):
+        usd = np.where(cols > 0, cols * table[:, :6], 0.0).sum(axis=1) / 1e6 + table[:, 6]
+    if np.isnan(usd).any():
+        return (float("nan"),) * 3
+    p50, p95 = np.percentile(usd, [50, 95])
+    # floats carry binary noise (0.00014000000000000001); 10 significant digits is far below a cent
+    return tuple(float(f"{v:.10g}") for v in (p50, p95, usd.max()))  # type: ignore[return-value]

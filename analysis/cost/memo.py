@@ -1,0 +1,72 @@
+"""A bounded memo: answers that depend only on a hashable key, kept up to a fixed number of keys.
+
+Unlike `functools.lru_cache` (keyed on every argument of a function), the caller chooses the key:
+what an answer depends on, which is often less than the arguments it is computed from (a usage
+object's values, not the dict that holds them; the prices in force at a timestamp, not the
+timestamp). When the memo is full it is emptied and fills again, so memory stays bounded and the
+bookkeeping per lookup is one dictionary access. Hits and misses are counted, so a measurement
+can say how much each memo saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+__all__ = ["BoundedMemo"]
+
+
+class BoundedMemo(Generic[V]):
+    """`memo.get(key, compute)`: the value kept for `key`, else `compute()` kept (at most `limit` keys).
+
+    >>> m: BoundedMemo[int] = BoundedMemo(2)
+    >>> m.get("a", lambda: 1), m.get("a", lambda: 2), m.hits, m.misses
+    (1, 1, 1, 1)
+    """
+
+    __slots__ = ("limit", "_values", "hits", "misses")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a memo holds at least one key, got limit={limit}")
+        self.limit = limit
+        self._values: dict[Hashable, V] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable, compute: Callable[[], V]) -> V:
+        try:
+            value = self._values[key]
+        except KeyError:
+            pass
+        else:
+            self.hits += 1
+            return value
+        value = compute()  # an exception is not kept: the next call computes again
+        self.misses += 1
+        if len(self._values) >= self.limit:
+            self._values.clear()
+        self._values[key] = value
+        return value
+
+    def peek(self, key: Hashable) -> V | None:
+        """The value kept for `key`, or None (counted as a hit or a miss)."""
+        value = self._values.get(key)
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def put(self, key: Hashable, value: V) -> None:
+        if len(self._values) >= self.limit:
+            self._values.clear()
+        self._values[key] = value
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clear(self) -> None:
+        self._values.clear()

@@ -1,0 +1,108 @@
+"""Counting by arithmetic gives the rendered count's numbers (issue 44): for every family, over the
+log fixtures and a generated log of many structures, `fast_counts` equals `count_request`."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from analysis.cost import read_log_records
+from analysis.cost.recount import (_SHAPED, batch_tokenizers, count_request, fast_counts, request_texts,
+                                   structure_key)
+from analysis.errors import BadInput
+from analysis.requests import Request, parse, request_counter
+from analysis.requests.formats import FAMILIES, FORMAT_TOKENS
+
+LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
+# one model per family that this machine counts offline (gemma3 needs a fetched vocabulary)
+MODELS = {"openai": ["gpt-4o", "gpt-4"], "claude": ["claude-sonnet-4-5"], "harmony": ["gpt-oss-120b"],
+          "qwen": ["qwen3", "qwen2.5"], "deepseek": ["deepseek-chat"], "llama3": ["llama3"],
+          "mistral": ["mistral-large"], "none": ["gemini-2.5-flash"]}
+WORDS = "the parcel refund is late please call me bonjour merci 42 tokens äöü 東京 🙂".split()
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randint(0, 12)))
+
+
+def _generated(n: int = 120, seed: int = 5) -> list[Request]:
+    """Chat requests of a few repeating structures with fresh texts: system, developer, names, several
+    text parts, tool definitions, tool calls and results, an image."""
+    rng = random.Random(seed)
+    tool = {"type": "function", "function": {"name": "track", "description": "Where a parcel is.",
+                                             "parameters": {"type": "object", "properties": {
+                                                 "id": {"type": "string", "description": "Parcel id."}}}}}
+    out = []
+    for i in range(n):
+        kind = i % 6
+        messages: list[dict] = [{"role": "system", "content": _text(rng)}] if kind != 1 else []
+        if kind == 1:
+            messages.append({"role": "developer", "content": _text(rng)})
+        messages.append({"role": "user", "content": _text(rng), **({"name": "ann"} if kind == 2 else {})})
+        if kind == 3:
+            messages.append({"role": "user", "content": [{"type": "text", "text": _text(rng)},
+                                                         {"type": "text", "text": _text(rng)}]})
+        body: dict = {"model": "gpt-4o", "messages": messages}
+        if kind == 4:
+            body["tools"] = [tool]
+            messages += [{"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"c{i}", "type": "function", "function": {"name": "track", "arguments": json.dumps({"id": _text(rng)})}}]},
+                {"role": "tool", "tool_call_id": f"c{i}", "content": _text(rng)}]
+        if kind == 5:
+            messages.append({"role": "user", "content": [{"type": "text", "text": _text(rng)}, {
+                "type": "image_url", "image_url": {"url": "https://example.invalid/a.png", "detail": "low"}}]})
+        out.append(parse(body, shape="openai-chat"))
+    return out
+
+
+def _fixture_requests() -> list[Request]:
+    requests = []
+    for path in sorted(LOGS.iterdir()):
+        records, _ = read_log_records(path, errors="skip")
+        requests += [r.request for r in records]
+    assert len(requests) >= 15
+    return requests
+
+
+def test_every_family_says_how_its_format_tokens_are_had():
+    assert set(FORMAT_TOKENS) == set(FAMILIES)
+    assert set(FORMAT_TOKENS.values()) <= {"arithmetic", "render"}
+
+
+# the two arithmetic families every run; the rendered ones (about a second each) under `slow`
+@pytest.mark.parametrize("model", [m if m in ("gpt-4o", "claude-sonnet-4-5") else pytest.param(m, marks=pytest.mark.slow)
+                                   for models in MODELS.values() for m in models])
+def test_fast_count_equals_the_rendered_count(model):
+    try:
+        counter = request_counter(model)
+    except BadInput as e:  # a vocabulary this machine has not fetched
+        pytest.skip(f"{model} cannot be counted here: {e}")
+    requests = _fixture_requests() + _generated()
+    requests = requests + requests[::-1]  # every structure is met again, after its first render
+    _SHAPED.clear()
+    batch = batch_tokenizers([counter], [t for r in requests for t in request_texts(r)]).get(counter.tokenizer.name)
+    for r in requests:
+        c = count_request(counter, r, batch)
+        assert fast_counts(counter, r, batch) == (c.content_tokens + c.media_tokens, c.format_tokens, c.exactness,
+                                                  c.reason)
+        assert fast_counts(counter, r) == fast_counts(counter, r, batch)  # the plain tokenizer too
+    memos = [m for key, m in _SHAPED.items() if key[0] == counter.model]
+    if FORMAT_TOKENS[counter.family or "none"] == "arithmetic":
+        assert memos and memos[0].hits > len(requests)  # the arithmetic was taken, not only the render
+    else:
+        assert not memos
+
+
+def test_a_structure_key_keeps_what_the_format_reads_and_drops_the_texts():
+    a = parse({"messages": [{"role": "user", "content": "one"}]}, shape="openai-chat")
+    b = parse({"messages": [{"role": "user", "content": "two words"}]}, shape="openai-chat")
+    named = parse({"messages": [{"role": "user", "content": "one", "name": "ann"}]}, shape="openai-chat")
+    system = parse({"system": "s", "messages": [{"role": "user", "content": "one"}]}, shape="anthropic")
+    image = parse({"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {
+        "url": "https://example.invalid/a.png"}}]}]}, shape="openai-chat")
+    assert structure_key(a) == structure_key(b)
+    assert len({structure_key(a), structure_key(named), structure_key(system)}) == 3
+    assert structure_key(image) is None  # media are counted by the provider's rule, on the rendered path
