@@ -123,8 +123,8 @@ Priced = int | str | Estimated
 
 
 def _level(part: Part) -> str | None:
-    """The part's media resolution / detail, lower case, or None."""
-    level = getattr(part, "detail", None)
+    """The part's media resolution (Gemini's; OpenAI's `detail` is another field), lower case, or None."""
+    level = getattr(part, "resolution", None)
     return level.lower() if isinstance(level, str) and level else None
 
 
@@ -263,12 +263,12 @@ def media_parts(request: Request) -> list[Part]:
 
 def _label(part: Part, size: Size) -> tuple[str, str]:
     """(media kind, a short label) of a part."""
+    level = f" media resolution {_level(part)}" if _level(part) else ""
     if isinstance(part, ImagePart):
         wh = _size(part, size)
         dims = f" {wh[0]}x{wh[1]}" if wh else " (unsized)"
         given = " (--image-size)" if wh and not (part.width and part.height) else ""
-        return "image", f"image{dims}{given}" + (f" detail {part.detail}" if part.detail else "")
-    level = f" media resolution {_level(part)}" if _level(part) else ""
+        return "image", f"image{dims}{given}" + (f" detail {part.detail}" if part.detail else "") + level
     if isinstance(part, AudioPart):
         return "audio", "audio" + (f" {part.seconds:.2f} s" if part.seconds is not None else "")
     if isinstance(part, VideoPart):

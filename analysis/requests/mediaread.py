@@ -235,14 +235,15 @@ def declared(part: Mapping[str, Any], where: str, keys: tuple[str, ...]) -> dict
 
 
 def image_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
-               detail: str | None = None, width: int | None = None, height: int | None = None) -> ImagePart:
+               detail: str | None = None, width: int | None = None, height: int | None = None,
+               resolution: str | None = None) -> ImagePart:
     """An `ImagePart` sized from its inline bytes (`data`, or `url` when it is a data URL), else by
     the `width` and `height` the part states."""
     raw = inline_bytes(data if data is not None else url)
     size = (image_size(raw[0]) if raw else None) or ((width, height) if width and height else None)
     media_type = media_type or (raw[1] if raw else None)
     return ImagePart(url=url, media_type=media_type, detail=detail,
-                     width=size[0] if size else None, height=size[1] if size else None)
+                     width=size[0] if size else None, height=size[1] if size else None, resolution=resolution)
 
 
 def audio_part(data: str | None, media_type: str | None = None, *,
@@ -254,21 +255,21 @@ def audio_part(data: str | None, media_type: str | None = None, *,
 
 
 def video_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
-               detail: str | None = None, seconds: float | None = None,
+               resolution: str | None = None, seconds: float | None = None,
                fps: float | None = None) -> VideoPart:
     """A `VideoPart` whose length is read from inline MP4/MOV bytes, else the `seconds` given."""
     raw = inline_bytes(data if data is not None else url)
     read = mp4_seconds(raw[0]) if raw else None
     return VideoPart(url=url, media_type=media_type or (raw[1] if raw else None),
-                     seconds=read if read is not None else seconds, fps=fps, detail=detail)
+                     seconds=read if read is not None else seconds, fps=fps, resolution=resolution)
 
 
 def file_part(name: str | None = None, *, data: str | None = None, media_type: str | None = None,
-              detail: str | None = None) -> FilePart:
+              resolution: str | None = None) -> FilePart:
     """A `FilePart` whose page count is read from inline PDF bytes (a data URL or base64)."""
     raw = inline_bytes(data)
     media_type = media_type or (raw[1] if raw else None)
     pages = pdf_pages(raw[0]) if raw else None
     if pages is not None and media_type is None:
         media_type = "application/pdf"
-    return FilePart(name=name, media_type=media_type, pages=pages, detail=detail)
+    return FilePart(name=name, media_type=media_type, pages=pages, resolution=resolution)

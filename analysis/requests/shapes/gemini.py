@@ -104,13 +104,13 @@ def _clip(part: Mapping[str, Any], where: str) -> dict[str, Any]:
 def _media_part(media_type: str, part: Mapping[str, Any], where: str, url: str | None = None, *,
                 data: str | None = None, level: str | None = None) -> Part:
     if media_type.startswith("image/"):
-        return image_part(url, data=data, media_type=media_type, detail=level, **declared(part, where, IMAGE_SIZE))
+        return image_part(url, data=data, media_type=media_type, resolution=level, **declared(part, where, IMAGE_SIZE))
     if media_type.startswith("audio/"):
         return audio_part(data, media_type, **declared(part, where, CLIP_LENGTH))
     if media_type.startswith("video/"):
-        return video_part(url, data=data, media_type=media_type, detail=level,
+        return video_part(url, data=data, media_type=media_type, resolution=level,
                           **{**declared(part, where, CLIP_LENGTH), **_clip(part, where)})
-    return file_part(url, data=data, media_type=media_type or None, detail=level)
+    return file_part(url, data=data, media_type=media_type or None, resolution=level)
 
 
 def parse_gemini(body: Mapping[str, Any]) -> Request:

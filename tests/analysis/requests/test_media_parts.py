@@ -140,3 +140,11 @@ def test_an_audio_part_may_state_its_seconds():
     with pytest.raises(BadInput, match="seconds must be a number of seconds"):
         parse({"messages": [{"role": "user", "content": [
             {"type": "input_audio", "input_audio": {"format": "mp3", "data": "SUQz"}, "seconds": "long"}]}]})
+
+
+def test_openais_detail_is_not_read_as_geminis_media_resolution():
+    body = {"messages": [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "https://x/a.png", "detail": "low"}, "width": 2000, "height": 2000}]}]}
+    line = count_media(parse(body), ("gemini-2.5-flash",)).lines[0]
+    assert (line.tokens, line.exactness) == (258 * 9, "documented")  # the tile rule, not LOW's 64
+    assert count_media(parse(body), ("gpt-4o",)).tokens == 85
