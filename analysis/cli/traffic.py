@@ -37,21 +37,6 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     add_max_line(g)
 
 
-def with_system(records: Iterable[Any], system: str | None, kept: list[int]) -> Iterator[Any]:
-    """`records` with `system` as the system prompt of each request that has none; `kept` counts the
-    requests that had their own (and keep it)."""
-    import dataclasses
-
-    for record in records:
-        if system is None:
-            yield record
-        elif record.request.system is not None or any(m.role in ("system", "developer") for m in record.request.messages):
-            kept[0] += 1
-            yield record
-        else:
-            yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
-
-
 def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple[str, str, Decimal], ...]]:
     """(--reasoning-tokens for every model, --reasoning-ratio for every model, per-model figures)."""
     out: list[tuple[str, str, Decimal]] = []
@@ -70,7 +55,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     """Price the logs named by --logs (or `records`, requests from the command line, which `what`
     describes); output as --format, and a report folder with --out. `system`: --system, for
     requests without one."""
-    from ..cost import LogReport, iter_log_records, plan_traffic, summarise
+    from ..cost import LogReport, iter_log_chunks, plan_traffic, summarise, with_system
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
 
@@ -94,9 +79,10 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
                         image_size=image_size(args))
     log_report = LogReport()
-    if records is None:
-        records = iter_log_records(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                                   report=log_report, bounds=line_bounds(args))
+    chunks = None
+    if records is None:  # log files: read here, each chunk of rows parsed where it is priced
+        chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
+                                 report=log_report, bounds=line_bounds(args))
         what = ", ".join(args.logs)
     else:
         records = list(records)
@@ -104,10 +90,9 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
         what = what or "the command line"
     source = "log" if args.logs else "requests"
     kept = [0]
-    records = with_system(records, system, kept)
     from tqdm.auto import tqdm
 
-    from ..engine import open_engine, price_logs
+    from ..engine import open_engine, price_log_chunks, price_logs
 
     # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
@@ -117,7 +102,13 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                   file=sys.stderr)
         with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
                   desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models ({engine.name})") as bar:
-            partial = price_logs(records, plan, engine=engine, progress=bar.update)
+            if chunks is not None:
+                partial, rows_report, kept[0] = price_log_chunks(chunks, plan, system=system, engine=engine,
+                                                                 progress=bar.update)
+                log_report.merge(rows_report)
+            else:
+                assert records is not None
+                partial = price_logs(with_system(records, system, kept), plan, engine=engine, progress=bar.update)
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
     if log_report.n_skipped:

@@ -77,7 +77,10 @@ if TYPE_CHECKING:
         TrafficPlan as TrafficPlan,
         TrafficReport as TrafficReport,
         chunked as chunked,
+        RowChunk as RowChunk,
+        iter_log_chunks as iter_log_chunks,
         iter_log_records as iter_log_records,
+        with_system as with_system,
         plan_traffic as plan_traffic,
         price_chunk as price_chunk,
         price_records as price_records,
@@ -95,6 +98,6 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
     **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'format_usd', 'frame_notes', 'model_notes', 'quick_reasons',), '.display'),
-    **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'iter_log_records', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
+    **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'RowChunk', 'iter_log_chunks', 'iter_log_records', 'with_system', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -62,13 +62,14 @@ if TYPE_CHECKING:
     from .choose import open_engine as open_engine
     from .parts import measure_files as measure_files, tally_files as tally_files
     from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
-                      price_corpus as price_corpus, price_logs as price_logs)
+                      price_corpus as price_corpus, price_log_chunks as price_log_chunks,
+                      price_logs as price_logs)
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('ENGINES', 'Engine', 'EngineError', 'worker_tokenizers'), '.base'),
     **dict.fromkeys(('open_engine',), '.choose'),
     **dict.fromkeys(('measure_files', 'tally_files'), '.parts'),
-    **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_logs'), '.run'),
+    **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_log_chunks', 'price_logs'), '.run'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

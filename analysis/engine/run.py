@@ -39,7 +39,7 @@ from ..pipeline import (DETECT_SCRIPT, UniqueIds, as_tokenizers, check_metrics, 
 from ..tokenizers import Tokenizer, TokenizersArg
 
 if TYPE_CHECKING:  # pricing imports the cost package when it runs: measuring never needs it
-    from ..cost import CorpusCost, CostReport, LogRecord, TrafficPartial, TrafficPlan
+    from ..cost import CorpusCost, CostReport, LogRecord, LogReport, RowChunk, TrafficPartial, TrafficPlan
 
 Samples: TypeAlias = pd.DataFrame | Iterable[Sample | Labeled] | Chunks
 # combine partial sums every this many chunks, so the list of partials never grows with the corpus
@@ -317,3 +317,48 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
         if isinstance(engine, str):
             opened.close()
     return total
+
+
+def _log_chunk_task(chunk: RowChunk, toks: Sequence[Tokenizer], *, plan: TrafficPlan,
+                    system: str | None) -> tuple[TrafficPartial, LogReport, int]:
+    from ..cost import price_chunk, with_system
+
+    records, report = chunk.records()  # the rows are parsed here, on the worker
+    kept = [0]
+    return price_chunk(list(with_system(records, system, kept)), plan), report, kept[0]
+
+
+def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: str | None = None,
+                     engine: str | Engine = "local", scheduler: str | None = None, workers: int | None = None,
+                     progress: Callable[[int], None] | None = None) -> tuple[TrafficPartial, LogReport, int]:
+    """`price_logs` of the rows of `cost.iter_log_chunks`, each chunk parsed where it is priced (so
+    JSON and request parsing run on every core, and only lines cross processes).
+
+    Returns the merged partial, the rows read and skipped (the chunks' reports, merged in order)
+    and how many requests kept their own system prompt where `system` was given (`cost.with_system`).
+    The numbers equal `price_logs(iter_log_records(...))`'s on every engine.
+    """
+    from ..cost import LogReport, TrafficPartial, warm_counters
+
+    def warmed(chunks: Iterable[RowChunk]) -> Iterator[RowChunk]:
+        # the counters the chunk will use built here before the pool forks (see `price_logs`): the
+        # targets', and the serving models' of the rows read here and of the chunk's first line
+        for chunk in chunks:
+            warm_counters(chunk.parsed + chunk.sample(), plan)
+            yield chunk
+
+    opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    total, report, kept = TrafficPartial(), LogReport(), 0
+    try:
+        for partial, part_report, part_kept in opened.map(_log_chunk_task, warmed(chunks), (),
+                                                          params={"plan": plan, "system": system},
+                                                          size=lambda chunk: chunk.chars):
+            total.merge(partial)
+            report.merge(part_report)
+            kept += part_kept
+            if progress is not None:
+                progress(partial.rows)
+    finally:
+        if isinstance(engine, str):
+            opened.close()
+    return total, report, kept

@@ -18,7 +18,10 @@ if TYPE_CHECKING:
         LogReport as LogReport,
         LogUpload as LogUpload,
         Usage as Usage,
+        RowChunk as RowChunk,
+        iter_log_chunks as iter_log_chunks,
         iter_log_records as iter_log_records,
+        with_system as with_system,
         read_log_records as read_log_records,
     )
     from .chunk_sums import (
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('SHAPES',), '.shapes'),
-    **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'Usage', 'iter_log_records', 'read_log_records',), '.records'),
+    **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'RowChunk', 'Usage', 'iter_log_chunks', 'iter_log_records', 'read_log_records', 'with_system',), '.records'),
     **dict.fromkeys(('CHUNK_ROWS', 'TrafficPartial', 'TrafficPlan', 'chunked', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters',), '.chunk_sums'),
     **dict.fromkeys(('TrafficReport', 'summarise',), '.traffic_report'),
 }

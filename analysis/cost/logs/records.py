@@ -28,7 +28,9 @@ each row is parsed by `analysis.requests.parse` (through `shapes`), the one pars
 
 from __future__ import annotations
 
+import copy
 import csv
+import dataclasses
 import io
 import json
 from collections import Counter
@@ -44,7 +46,8 @@ from ...errors import BadInput
 from ...textio import regular_file_problem
 from ...textio.lines import LineBounds, Stream, csv_records, iter_lines, open_decompressed
 
-__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "Usage", "iter_log_records", "read_log_records"]
+__all__ = ["SHAPES", "LogRecord", "LogReport", "LogUpload", "RowChunk", "Usage", "iter_log_chunks", "iter_log_records",
+           "read_log_records", "with_system"]
 
 CONTAINERS = ("jsonl", "csv", "parquet", "text")
 MESSAGES_COLUMN = "messages"
@@ -253,24 +256,31 @@ def _decoded(where: str, row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _json_row(line: str) -> Any:
+    """A JSON line's value, or the RowError that stands in its place."""
+    try:
+        return _json(line)
+    except json.JSONDecodeError as e:
+        return RowError(f"not valid JSON ({e.msg} at column {e.colno})", "not valid JSON")
+    except RowError as e:
+        return e
+
+
 def _raw_rows(path: Source, container: str, column: str, bounds: LineBounds) -> Iterator[tuple[str, Any]]:
     """(where, row) before shape parsing; a JSON syntax error arrives as a RowError in place of a row."""
     if container in ("csv", "parquet"):
         yield from _table_rows(path, container, column, bounds)
         return
+    for where, line in _row_lines(path, container, bounds):
+        yield where, line if container == "text" else _json_row(line)
+
+
+def _row_lines(path: Source, container: str, bounds: LineBounds) -> Iterator[tuple[str, str]]:
+    """(where, line) of a JSON Lines or text file's rows, blank lines left out, not yet parsed."""
     for n, line in _lines(path, bounds):
         if not line.strip():
             continue
-        where = f"{path}:{n}"
-        if container == "text":
-            yield where, line.rstrip("\r\n")
-            continue
-        try:
-            yield where, _json(line)
-        except json.JSONDecodeError as e:
-            yield where, RowError(f"not valid JSON ({e.msg} at column {e.colno})", "not valid JSON")
-        except RowError as e:
-            yield where, e
+        yield f"{path}:{n}", line.rstrip("\r\n") if container == "text" else line
 
 
 # -- the reader -------------------------------------------------------------------------------
@@ -299,12 +309,22 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
     >>> [(r.model, r.request.messages[0].text) for r in iter_log_records(f.name)]; os.unlink(f.name)
     [('gpt-4o', 'Hi')]
     """
+    report = report if report is not None else LogReport()
+    bounds = bounds if bounds is not None else LineBounds.from_env()
+    for path, container, file_shape in _files(paths, shape, errors):
+        for where, row in _raw_rows(path, container, column, bounds):
+            record, file_shape = _read_row(where, row, path, container, file_shape, errors, report)
+            if record is not None:
+                yield record
+        report.shapes.setdefault(str(path), file_shape)
+
+
+def _files(paths: str | Source | Iterable[str | Source], shape: str, errors: str) -> Iterator[tuple[Source, str, str]]:
+    """(file, container, its shape: "auto" until its first row says) of each log file, checked."""
     if shape != "auto" and shape not in SHAPES:
         raise BadInput(f"unknown log format {shape!r}; valid: auto, {', '.join(SHAPES)}")
     if errors not in ("strict", "skip"):
         raise BadInput(f"errors must be 'strict' or 'skip' for logs, got {errors!r}")
-    report = report if report is not None else LogReport()
-    bounds = bounds if bounds is not None else LineBounds.from_env()
     sources = [paths] if isinstance(paths, (str, Path, LogUpload)) else list(paths)
     for src in sources:
         path = src if isinstance(src, LogUpload) else Path(src)
@@ -314,27 +334,131 @@ def iter_log_records(paths: str | Source | Iterable[str | Source], *, shape: str
         container = container_of(path)
         if container == "text" and shape not in ("auto", "text"):
             container = "jsonl"  # a JSON shape forced on a file named otherwise (.log, .out)
-        file_shape = "text" if (shape == "auto" and container == "text") else shape
-        for where, row in _raw_rows(path, container, column, bounds):
+        yield path, container, "text" if (shape == "auto" and container == "text") else shape
+
+
+def _read_row(where: str, row: Any, path: Source | str, container: str, file_shape: str, errors: str,
+              report: LogReport) -> tuple[LogRecord | None, str]:
+    """One row as a record (None: skipped, counted in `report`), and the file's shape (detected on
+    its first row). Raises BadInput for a bad row when `errors` is "strict"."""
+    try:
+        if isinstance(row, RowError):
+            raise row
+        if container in ("csv", "parquet"):
+            row = _decoded(where, row)
+        if file_shape == "auto":
+            file_shape = detect_shape(row)
+            report.shapes[str(path)] = file_shape
+        record = parse_row(row, file_shape, where=where)
+    except RowError as e:
+        if errors == "strict":
+            hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with shape=SHAPE)"
+            # the caller's words for the fixes: the CLI's flags (cli._FLAGS), the page's controls
+            raise BadInput(f"{where}: {e}{hint}. Fix the row, or pass errors='skip' to load the rest") from None
+        report.skip(e.reason, where)
+        return None, file_shape
+    report.rows += 1
+    return record, file_shape
+
+
+# -- rows read here, parsed where they are priced ---------------------------------------------------
+@dataclass
+class RowChunk:
+    """Rows of one log file, read (lines, decoded) but not parsed: an engine's worker parses them
+    (`records`), so JSON and request parsing run on every core and only text crosses processes.
+
+    `parsed` holds the records this process read already (a table's rows, the rows before a file's
+    shape is known); `lines` the (where, line) of the rest, in file order after them; `report` the
+    rows read and skipped so far, which `records` goes on counting.
+    """
+
+    path: str
+    container: str
+    shape: str
+    errors: str
+    parsed: list[LogRecord] = field(default_factory=list)
+    lines: list[tuple[str, str]] = field(default_factory=list)
+    report: LogReport = field(default_factory=LogReport)
+
+    def __len__(self) -> int:
+        return len(self.parsed) + len(self.lines)
+
+    @property
+    def chars(self) -> int:
+        return sum(len(line) for _, line in self.lines)
+
+    def sample(self) -> list[LogRecord]:
+        """The first unparsed row as a record, or none if it does not read (for a look ahead only)."""
+        for where, line in self.lines[:1]:
             try:
-                if isinstance(row, RowError):
-                    raise row
-                if container in ("csv", "parquet"):
-                    row = _decoded(where, row)
-                if file_shape == "auto":
-                    file_shape = detect_shape(row)
-                    report.shapes[str(path)] = file_shape
-                record = parse_row(row, file_shape, where=where)
-            except RowError as e:
-                if errors == "strict":
-                    hint = "" if e.reason == "not valid JSON" else f" (read as {file_shape}; force another with shape=SHAPE)"
-                    # the caller's words for the fixes: the CLI's flags (cli._FLAGS), the page's controls
-                    raise BadInput(f"{where}: {e}{hint}. Fix the row, or pass errors='skip' to load the rest") from None
-                report.skip(e.reason, where)
-                continue
-            report.rows += 1
+                record, _ = _read_row(where, line if self.container == "text" else _json_row(line), self.path,
+                                      self.container, self.shape, "skip", LogReport())
+            except BadInput:
+                return []
+            return [] if record is None else [record]
+        return []
+
+    def records(self) -> tuple[list[LogRecord], LogReport]:
+        """The chunk's records, and its rows read and skipped: bad rows raise (strict) or are counted
+        (skip), as `iter_log_records` does."""
+        out, report = list(self.parsed), copy.deepcopy(self.report)
+        for where, line in self.lines:
+            row = line if self.container == "text" else _json_row(line)
+            record, _ = _read_row(where, row, self.path, self.container, self.shape, self.errors, report)
+            if record is not None:
+                out.append(record)
+        return out, report
+
+
+def iter_log_chunks(paths: str | Source | Iterable[str | Source], *, shape: str = "auto",
+                    column: str = MESSAGES_COLUMN, errors: str = "strict", report: LogReport | None = None,
+                    bounds: LineBounds | None = None, chunk_rows: int = 4096) -> Iterator[RowChunk]:
+    """`iter_log_records`'s rows in chunks of at most `chunk_rows`, left unparsed where they can be.
+
+    A JSON Lines or text file's rows are read here and parsed by `RowChunk.records` (on a worker);
+    the rows before a file's shape is detected, and CSV and Parquet tables, are parsed here. The
+    records, their order and every error are those of `iter_log_records`; `report` receives each
+    file's shape, and each chunk's `records()` its rows read and skipped (merged in order, they are
+    `iter_log_records`' report).
+    """
+    report = report if report is not None else LogReport()
+    bounds = bounds if bounds is not None else LineBounds.from_env()
+    for path, container, file_shape in _files(paths, shape, errors):
+        chunk = RowChunk(str(path), container, file_shape, errors)
+        if container in ("csv", "parquet"):
+            rows: Iterable[tuple[str, Any]] = _raw_rows(path, container, column, bounds)
+        else:
+            rows = _row_lines(path, container, bounds)
+        for where, row in rows:
+            if container in ("csv", "parquet") or chunk.shape == "auto":
+                if container == "jsonl":
+                    row = _json_row(row)
+                record, chunk.shape = _read_row(where, row, path, container, chunk.shape, errors, chunk.report)
+                if record is not None:
+                    chunk.parsed.append(record)
+                if chunk.shape != "auto":
+                    report.shapes.setdefault(str(path), chunk.shape)
+            else:
+                chunk.lines.append((where, row))
+            if len(chunk) >= chunk_rows:
+                yield chunk
+                chunk = RowChunk(str(path), container, chunk.shape, errors)
+        if len(chunk):
+            yield chunk
+        report.shapes.setdefault(str(path), chunk.shape)
+
+
+def with_system(records: Iterable[LogRecord], system: str | None, kept: list[int]) -> Iterator[LogRecord]:
+    """`records` with `system` as the system prompt of each request that has none; `kept` counts the
+    requests that had their own (and keep it)."""
+    for record in records:
+        if system is None:
             yield record
-        report.shapes.setdefault(str(path), file_shape)
+        elif record.request.system is not None or any(m.role in ("system", "developer") for m in record.request.messages):
+            kept[0] += 1
+            yield record
+        else:
+            yield dataclasses.replace(record, request=dataclasses.replace(record.request, system=system))
 
 
 def read_log_records(paths: str | Source | Iterable[str | Source], **options: Any) -> tuple[list[LogRecord], LogReport]:

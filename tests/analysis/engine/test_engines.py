@@ -19,6 +19,7 @@ from analysis import pipeline
 from analysis.corpora import load_builtin
 from analysis.cost import CorpusCost, Workload, estimate
 from analysis.engine import EngineError, measure, open_engine, price_corpus
+from analysis.errors import BadInput
 from analysis.engine.base import InProcessEngine
 from analysis.engine.local import LocalEngine
 from analysis.engine.read import iter_corpus_chunks
@@ -220,3 +221,42 @@ def test_chat_log_pricing_identical_on_every_engine(local_engine, dask_engine):
         assert report(got) == want, engine.name
         assert sum(seen) == len(records)
         assert len(seen) > 3
+
+
+@pytest.mark.slow  # a pool and a cluster; tests/analysis/cost/logs/test_row_chunks.py runs the same in process
+def test_log_rows_parsed_on_the_workers_price_as_records_parsed_here(local_engine, dask_engine, tmp_path):
+    # issue 44: the CLI sends lines to the workers, which parse them; numbers, the skip report and
+    # the --system count equal those of records parsed in this process, on every engine
+    import shutil
+    from pathlib import Path
+
+    from analysis.cost import LogReport, iter_log_chunks, iter_log_records, plan_traffic, price_records, summarise
+    from analysis.cost import with_system
+    from analysis.engine import price_log_chunks
+
+    fixtures = Path(__file__).parents[2] / "fixtures" / "logs"
+    logs = []
+    for p in sorted(fixtures.iterdir()):
+        logs.append(tmp_path / p.name)
+        shutil.copy(p, logs[-1])
+    bad = tmp_path / "bad.jsonl"  # bad rows before the shape is known, and after
+    bad.write_text('{"messages": [,]}\n[1, 2]\n' + (fixtures / "openai_chat.jsonl").read_text() * 3
+                   + '{"messages": "no"}\n\n' + (fixtures / "openai_chat.jsonl").read_text(), encoding="utf-8")
+    logs.append(bad)
+    plan = plan_traffic(["openai:gpt-4o-mini", "anthropic:claude-3-5-haiku"], output_tokens=50, on=date(2026, 1, 15))
+    want_report, kept = LogReport(), [0]
+    records = list(with_system(iter_log_records(logs, errors="skip", report=want_report), "Be kind.", kept))
+    want = summarise(price_records(records, plan), plan, want_report)
+    assert want_report.n_skipped >= 3 and kept[0] > 0
+    for engine in _engines(local_engine, dask_engine).values():
+        report = LogReport()
+        chunks = iter_log_chunks(logs, errors="skip", report=report, chunk_rows=4)
+        partial, rows, got_kept = price_log_chunks(chunks, plan, system="Be kind.", engine=engine)
+        report.merge(rows)
+        got = summarise(partial, plan, report)
+        pdt.assert_frame_equal(got.models, want.models)  # NaN where no row was served by the model, in both
+        assert (report.rows, dict(report.skipped), report.examples, report.shapes) == \
+            (want_report.rows, dict(want_report.skipped), want_report.examples, want_report.shapes), engine.name
+        assert got_kept == kept[0]
+    with pytest.raises(BadInput, match=r"bad.jsonl:\d+: .*Fix the row"):  # strict: the worker's error, as here
+        price_log_chunks(iter_log_chunks([bad], chunk_rows=4), plan, engine=local_engine)
