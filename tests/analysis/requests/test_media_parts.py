@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from analysis.errors import BadInput
-from analysis.requests import VideoPart, input_tokens, parse
+from analysis.requests import ImagePart, Message, Request, VideoPart, input_tokens, parse
 from analysis.requests.media import count_media, rule_for
 from analysis.requests.mediaread import mp4_seconds
 
@@ -148,3 +148,25 @@ def test_openais_detail_is_not_read_as_geminis_media_resolution():
     line = count_media(parse(body), ("gemini-2.5-flash",)).lines[0]
     assert (line.tokens, line.exactness) == (258 * 9, "documented")  # the tile rule, not LOW's 64
     assert count_media(parse(body), ("gpt-4o",)).tokens == 85
+
+
+@pytest.mark.parametrize("model, tokens, exactness", [
+    ("gpt-5", 70 + 140 * 4, "documented"),  # a tile model with its own figures: 70 base, 140 a tile
+    ("gpt-5-chat-latest", 70 + 140 * 4, "documented"),
+    ("gpt-4.1", 85 + 170 * 4, "documented"),
+    ("gpt-5-mini", 1659, "documented"),  # ceil(1024 patches x 1.62)
+    ("gpt-5-nano", 2520, "documented"),  # ceil(1024 x 2.46)
+    ("gpt-5.2", 1024, "estimate"),  # patches x 1, a calculator's figure
+    ("gpt-5.4-mini", 1659, "estimate"),
+])
+def test_the_gpt5_generations_get_their_own_image_rules(model, tokens, exactness):
+    part = ImagePart(url="https://x/a.png", detail="high", width=1024, height=1024)
+    (line,) = count_media(Request((Message("user", (part,)),)), (model,)).lines
+    assert (line.tokens, line.exactness) == (tokens, exactness)
+
+
+def test_gpt54_patch_budget_is_2500():
+    # 2000x2000: 63 x 63 = 3969 patches, over 2500: scaled by sqrt(2500 x 32^2 / 2000^2) = 0.8 to 1600 px, 50 x 50
+    part = ImagePart(width=2000, height=2000)
+    assert count_media(Request((Message("user", (part,)),)), ("gpt-5.4",)).tokens == 2500
+    assert count_media(Request((Message("user", (part,)),)), ("gpt-5.2",)).tokens <= 1536
