@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from analysis.errors import BadInput
-from analysis.requests import ImagePart, Message, Request, VideoPart, input_tokens, parse
+from analysis.requests import AudioPart, ImagePart, Message, Request, VideoPart, input_tokens, parse
 from analysis.requests.media import count_media, rule_for
 from analysis.requests.mediaread import mp4_seconds
 
@@ -170,3 +170,11 @@ def test_gpt54_patch_budget_is_2500():
     part = ImagePart(width=2000, height=2000)
     assert count_media(Request((Message("user", (part,)),)), ("gpt-5.4",)).tokens == 2500
     assert count_media(Request((Message("user", (part,)),)), ("gpt-5.2",)).tokens <= 1536
+
+
+def test_openai_audio_is_documented_for_realtime_models_and_an_estimate_for_chat_audio_models():
+    clip = AudioPart("audio/wav", 3.0)
+    realtime = count_media(Request((Message("user", (clip,)),)), ("gpt-realtime",)).lines[0]
+    chat = count_media(Request((Message("user", (clip,)),)), ("gpt-4o-audio-preview",)).lines[0]
+    assert (realtime.tokens, realtime.exactness) == (30, "documented")  # 1 token per 100 ms of user audio
+    assert (chat.tokens, chat.exactness) == (30, "estimate")
