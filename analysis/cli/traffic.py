@@ -19,7 +19,8 @@ from ..errors import BadInput
 from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
-from .tokenizers import add_max_line, image_size, line_bounds, quiet_table, table_width
+from .table import quiet_table
+from .tokenizers import add_max_line, image_size, line_bounds, table_width
 from decimal import Decimal
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import dataclasses
 
+from ..contract import EXACTNESS
 from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
@@ -114,16 +115,20 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
 
 
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
+                add_generation_prompt: bool = True,
                 image_size: tuple[int, int] | None = None) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
-    rendered count, which is what it falls back to."""
+    rendered count, which is what it falls back to. Without `add_generation_prompt`, the request
+    cut where a prompt cache may end it (`logs.cache_trace`), not primed for a reply."""
     tok = counter.tokenizer if tokenizer is None else tokenizer
     key = structure_key(request) if FORMAT_TOKENS.get(counter.family or "") == "arithmetic" \
         and counter.render is not None else None
+    if key is not None and not add_generation_prompt:
+        key = ("without the reply priming", key)
     if key is None:
-        c = count_request(counter, request, tok, image_size=image_size)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
     else:
         memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
         if memo is None:
@@ -131,7 +136,7 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         shaped = memo.peek(key)
         if shaped is not None:
             return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
-        c = count_request(counter, request, tok, image_size=image_size)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
         if not c.media_tokens:
             memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))
     # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
@@ -178,6 +183,7 @@ class BatchTokenizer:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.inner = tokenizer
         self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self.normalize = tokenizer.normalize
         self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
         self._counts: dict[str, int] = {}
         self._ids: dict[str, list[int]] = {}
@@ -203,6 +209,9 @@ class BatchTokenizer:
     @property
     def special_tokens(self) -> dict[str, int]:
         return self._specials
+
+    def build(self) -> None:
+        self.inner.build()
 
     def encode(self, text: str) -> list[int]:
         ids = self._ids.get(text)
@@ -268,9 +277,6 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
     return out
 
 
-EXACTNESS_ORDER = ("exact", "documented", "estimate")
-
-
 def least_exact(seen: Counter) -> tuple[str, str]:
     """(the least exact label among counted requests, its reason): `seen` maps (exactness, reason)
     to how many requests had it; a reason that covers only some requests says how many.
@@ -280,7 +286,7 @@ def least_exact(seen: Counter) -> tuple[str, str]:
     """
     if not seen:
         return "estimate", "no request was counted"
-    worst = max((e for e, _ in seen), key=EXACTNESS_ORDER.index)
+    worst = max((e for e, _ in seen), key=EXACTNESS.index)  # the contract's words, from most to least exact
     reasons = [(n, why) for (e, why), n in seen.most_common() if e == worst]
     total = sum(seen.values())
     shown = "; ".join(f"{why} ({n:,} of {total:,} requests)" if len(reasons) > 1 or n < total else why

@@ -54,7 +54,7 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
                                                                "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
-        "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
+        "tokens in": m["prompt_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
                       for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],
@@ -89,6 +89,9 @@ def display_calibration(report: TrafficReport) -> pd.DataFrame:
         "output rows": c["output_rows"], "output: median error": c["output_median_error"].map(_pct),
         "output: worst": c["output_worst_error"].map(_pct),
         "reasoning (not in the text)": c["reasoning_tokens"].map(_tokens),
+        **({"cache read: simulated / logged": [f"{_tokens(s)} / {_tokens(g)}" if g is not None and g == g else ""
+                                               for s, g in zip(c["cache_read_simulated"], c["cache_read_logged"])]}
+           if "cache_read_logged" in c and c["cache_read_logged"].notna().any() else {}),
     })
 
 

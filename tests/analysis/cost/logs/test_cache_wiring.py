@@ -71,9 +71,15 @@ def test_openai_rule_predicts_the_logged_cached_tokens_of_a_shared_system_prompt
     for row, c in zip(rows, logged):
         row["response"]["usage"] = {"prompt_tokens": 2600, "completion_tokens": 5,
                                     "prompt_tokens_details": {"cached_tokens": c}}
-    by, _ = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
+    by, data = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
     m = by["gpt-4o"]
     assert m["cache_read_tokens"] == sum(logged) and m["cache_write_tokens"] == 0
+    # the calibration compares the cache part too: simulated against logged, on the model that served the log
+    (cal,) = data["calibration"]
+    assert (cal["cache_read_simulated"], cal["cache_read_logged"], cal["cache_read_error"]) == (sum(logged), sum(logged), 0)
+    # input_tokens is the uncached input; the whole prompt is prompt_tokens
+    assert m["input_tokens"] == m["prompt_tokens"] - sum(logged)
+    assert m["prompt_tokens"] == m["content_tokens"] + m["format_tokens"]
     assert "openai prefix cache" in m["cache_rule"] and "estimate" in m["exactness"]
     assert Decimal(m["usd_total"]) == _genai("gpt-4o", m)
     assert Decimal(m["usd_total"]) < Decimal(m["usd_text_only"])
@@ -134,7 +140,8 @@ def test_no_timestamps_is_one_burst_and_the_report_says_so(tmp_path, capsys):
 def test_cached_share_stays_a_manual_override(tmp_path, capsys):
     by, _ = _cost(capsys, [_write(tmp_path, _rows()), "-m", "gpt-4o", "--cached-share", "0.5"])
     m = by["gpt-4o"]
-    assert m["cache_rule"] == "--cached-share" and m["cache_read_tokens"] == m["input_tokens"] // 2
+    assert m["cache_rule"] == "--cached-share" and m["cache_read_tokens"] == m["prompt_tokens"] // 2
+    assert m["input_tokens"] == m["prompt_tokens"] - m["cache_read_tokens"]
     assert Decimal(m["usd_total"]) == _genai("gpt-4o", m)
 
 
