@@ -91,6 +91,9 @@ class TrafficPlan:
         cache_breakpoints: "request" (a breakpoint rule caches at the request's own cache_control
             marks) or "auto" (also after the system prompt and tools and after the last message).
         batch, service_tier: price every target at genai-prices' batch or service-tier price.
+        requests_per_lifetime: rows without a timestamp (requests given on the command line, or a
+            log that has none) are spaced so that this many fall in each target's cache lifetime,
+            in place of one burst.
         image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
             size by each model's rule; None leaves them unsized (not counted, and said so).
     """
@@ -108,6 +111,7 @@ class TrafficPlan:
     cache_breakpoints: str = "request"
     batch: bool = False
     service_tier: str | None = None
+    requests_per_lifetime: Decimal | None = None
     image_size: tuple[int, int] | None = None
 
     @property
@@ -121,7 +125,8 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
                  reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
                  cache_breakpoints: str = "request", batch: bool = False,
-                 service_tier: str | None = None, image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
+                 service_tier: str | None = None, requests_per_lifetime: Any = None,
+                 image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
     `image_size` is the (width, height), or "WxH", of the images rows give by URL.
@@ -167,7 +172,16 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
-        tuple(per_model), cache_breakpoints, batch, service_tier, _image_size(image_size))
+        tuple(per_model), cache_breakpoints, batch, service_tier,
+        None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime),
+        _image_size(image_size))
+
+
+def _positive(name: str, value: Any) -> Decimal:
+    number = to_decimal(name, value)
+    if number <= 0:
+        raise BadInput(f"{name} must be positive (requests per cache lifetime), got {value!r}")
+    return number
 
 
 def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
