@@ -18,7 +18,7 @@ import re
 from typing import Awaitable, Callable
 
 from ..textio.json_text import MAX_JSON_DEPTH as MAX_JSON_DEPTH, too_deep as too_deep  # the depth bound of every face
-from ..textio.json_text import _STRING  # a JSON string, skipped by both scans
+from ..textio.json_text import JSON_STRING as _STRING  # a JSON string, skipped by both scans
 
 
 class TooLarge(Exception):

@@ -16,10 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import BadInput
-from ..textio import MAX_INPUT_CHARS, read_text_file
-
-# A key file holds a few keys (a thousand of 64 characters is 65 kB); its size is checked before it is read.
-MAX_KEY_FILE_BYTES = 1_000_000
+from ..textio import MAX_INPUT_CHARS, MAX_KEY_FILE_BYTES, read_text_file
 
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # JSON of `Settings` without keys, written by `tokenprism serve`
 KEY_ENV = "TOKENPRISM_API_KEY"  # one key, or several separated by commas

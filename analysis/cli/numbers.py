@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 
-from ..render import compact_number
-
-
-# A number above 0 is at least this: 1e-999999999 would read as 0.0, and 5e-324 is a denormal.
-SMALLEST = Decimal("1e-9")
+from ..textio.numbers import SMALLEST as SMALLEST, number_reader
 
 
 def bounded(low: float, high: float, *, integer: bool = False, unit: str = "") -> Callable[[str], float | int]:
     """An argparse type accepting numbers from `low` to `high` (whole numbers with `integer`);
-    a number above 0 is at least `SMALLEST`.
+    a number above 0 is at least `SMALLEST`. The reading is `textio.numbers.number_reader`'s,
+    shared with the dashboard.
 
     >>> bounded(1, 64, integer=True)("8")
     8
@@ -33,20 +29,13 @@ def bounded(low: float, high: float, *, integer: bool = False, unit: str = "") -
     ...
     argparse.ArgumentTypeError: must be from 0.1 to 3,600 seconds, got '1e-320'
     """
-    what = f"{'a whole number ' if integer else ''}from {compact_number(low)} to {compact_number(high)}"
-    what += f" {unit}" if unit else ""
+    read = number_reader(low, high, integer=integer, unit=unit)
 
     def parse(text: str) -> float | int:
-        shown = text if len(text) <= 40 else text[:37] + "..."
         try:
-            d = Decimal(text.strip())
-        except InvalidOperation:
-            raise argparse.ArgumentTypeError(f"must be {what}, got {shown!r}") from None
-        if not d.is_finite() or not Decimal(repr(low)) <= d <= Decimal(repr(high)) or (integer and d != d.to_integral_value()):
-            raise argparse.ArgumentTypeError(f"must be {what}, got {shown!r}")
-        if 0 < d.copy_abs() < SMALLEST:  # copy_abs: abs() would round 1e-999999999 to 0 in the context
-            raise argparse.ArgumentTypeError(f"must be 0 or at least {SMALLEST:f}, got {shown!r}")
-        return int(d) if integer else float(d)
+            return read(text)
+        except ValueError as e:  # BadInput: argparse names the flag before it
+            raise argparse.ArgumentTypeError(str(e)) from None
 
     parse.__name__ = "number"
     return parse

@@ -72,8 +72,7 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
 
 
 def _check_key_file(path: str) -> None:
-    from ..api.settings import MAX_KEY_FILE_BYTES
-    from ..textio import read_text_file
+    from ..textio import MAX_KEY_FILE_BYTES, read_text_file
 
     try:
         lines = read_text_file(path, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
