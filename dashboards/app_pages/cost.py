@@ -123,8 +123,9 @@ if source == "Chat log":
     if traffic.billed_line():
         st.markdown(f"**{traffic.billed_line()}**")
     st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
-    for caption, fig in render_traffic.figures(traffic).items():
-        st.image(render_traffic.png_bytes(fig), caption=caption)
+    shared.cost_chart("traffic_total_bar", traffic.models, "usd_total")
+    if not traffic.days.empty:
+        shared.cost_chart("traffic_cost_per_day", traffic.days)
     if "n_billed" in traffic.served and traffic.served["n_billed"].notna().any():
         st.markdown("**As billed** — the logged usage at the serving model's price, beside our recount of those rows")
         st.dataframe(render_traffic.display_billed(traffic), hide_index=True, width="stretch")
@@ -231,11 +232,10 @@ if unknown:
     st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as output "
                "tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
 st.dataframe(display_models(report), hide_index=True, width="stretch")
-for tab, plot in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
-                     ("plots_cost.monthly_cost_bar", "plots_cost.cost_vs_chars_per_token")):
-    png = shared.figure_png(plot, report.models)
-    if png:
-        tab.image(png)
+for tab, (plot, column) in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
+                               (("monthly_cost_bar", "usd_per_month"), ("cost_vs_chars_per_token", "usd_per_mchar_input"))):
+    with tab:
+        shared.cost_chart(plot, report.models, column)
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
     st.dataframe(display_categories(report), hide_index=True, width="stretch")

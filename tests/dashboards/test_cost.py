@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.cost import Workload, estimate, format_usd
-from tests.dashboards.conftest import open_page
+from tests.dashboards.conftest import open_page, vega_charts
 
 PAGE = "app_pages/cost.py"
 MODELS = ["openai:gpt-4o-mini", "deepseek:deepseek-chat", "anthropic:claude-sonnet-4-5"]
@@ -35,7 +35,12 @@ def test_workload_form_drives_the_estimate():
     assert shown.loc["openai:gpt-4o-mini", "exactness"] == "documented"
     labels = {b.label for b in at.download_button}
     assert {"Report (HTML, with charts)", "Report (Markdown)", "Cost by model (CSV)"} <= labels
-    assert len(at.get("image")) == 2  # both charts
+    # both charts are interactive Vega-Lite, as on the other pages (issue 46), with the exact dollars on hover
+    specs = [spec for spec, _ in vega_charts(at)]
+    assert len(specs) == 2 and not at.get("image")
+    monthly = specs[0]
+    assert monthly["encoding"]["x"]["title"] == "USD per month"
+    assert {"field": "usd_text", "type": "nominal", "title": "USD per month"} in monthly["encoding"]["tooltip"]
 
 
 def test_output_ratio_and_builtin_corpus():

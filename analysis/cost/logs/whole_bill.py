@@ -19,7 +19,7 @@ import numpy as np
 
 from ..bill import PARTS, part_rates, parts_usd
 from ..caching import cache_rule
-from ..display.money import format_usd
+from ...money import format_usd
 from .cache_trace import simulate_rows
 from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
 
