@@ -130,7 +130,7 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
                trace: TraceChunk, prompts: np.ndarray | None = None, minimum: int = 0,
                image_size: tuple[int, int] | None = None) -> np.ndarray:
     """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
-    block, counted without the reply priming (int64, aligned with `trace.keys`).
+    block, counted without the reply priming (int32, aligned with `trace.keys`).
 
     `prompts` (each row's whole prompt on the model) spares work: a row shorter than the rule's
     `minimum` can never be cached, so its ends are left 0; the last block ends where the prompt's
