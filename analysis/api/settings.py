@@ -112,7 +112,7 @@ def read_keys(path: str | Path) -> tuple[str, ...]:
     p = Path(path)
     try:
         lines = read_text_file(p, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # textio's refusals (missing, a FIFO, too large, not UTF-8) are ValueErrors
         raise BadInput(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
                        "with one key per line") from None
     keys = tuple(k.strip() for k in lines if k.strip() and not k.lstrip().startswith("#"))

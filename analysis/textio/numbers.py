@@ -1,45 +1,58 @@
-"""The bounded reader of a typed number: both bounds checked, a refusal naming the range.
+"""argparse types for the numbers a flag takes: each has both bounds, and a refusal names the range.
 
-Unlike `cost.to_decimal` (a workload's values), this reads the knobs of a run: worker counts,
-time-outs, megabytes, a vocabulary size. The CLI's flags (`cli.numbers.bounded`, as argparse
-types) and the dashboard's fields (`dashboards.fields`) read their numbers here, so the same text
-gets the same answer on both faces. A value is parsed as a Decimal first, so a typed
+Unlike `cost.to_decimal` (a workload's values, shared with the dashboard), these are the knobs of
+a run: worker counts, time-outs, megabytes. A value is parsed as a Decimal first, so a typed
 1e-999999999 or 1e999999999 is refused by its size instead of rounding to 0 or inf.
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
-from ..errors import BadInput
 from ..render import compact_number
+
 
 # A number above 0 is at least this: 1e-999999999 would read as 0.0, and 5e-324 is a denormal.
 SMALLEST = Decimal("1e-9")
 
 
-def number_reader(low: float, high: float, *, integer: bool = False, unit: str = "") -> Callable[[str], float | int]:
-    """A reader of numbers from `low` to `high` (whole numbers with `integer`); BadInput otherwise.
+def bounded(low: float, high: float, *, integer: bool = False, unit: str = "") -> Callable[[str], float | int]:
+    """An argparse type accepting numbers from `low` to `high` (whole numbers with `integer`);
+    a number above 0 is at least `SMALLEST`.
 
-    >>> number_reader(257, 8192, integer=True, unit="tokens")("1e999")
+    >>> bounded(1, 64, integer=True)("8")
+    8
+    >>> bounded(0, 100)("1e-999999999")
     Traceback (most recent call last):
     ...
-    analysis.errors.BadInput: must be a whole number from 257 to 8,192 tokens, got '1e999'
+    argparse.ArgumentTypeError: must be 0 or at least 0.000000001, got '1e-999999999'
+    >>> bounded(0.1, 3600, unit="seconds")("1e-320")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be from 0.1 to 3,600 seconds, got '1e-320'
     """
     what = f"{'a whole number ' if integer else ''}from {compact_number(low)} to {compact_number(high)}"
     what += f" {unit}" if unit else ""
 
-    def read(text: str) -> float | int:
+    def parse(text: str) -> float | int:
         shown = text if len(text) <= 40 else text[:37] + "..."
         try:
             d = Decimal(text.strip())
         except InvalidOperation:
-            raise BadInput(f"must be {what}, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"must be {what}, got {shown!r}") from None
         if not d.is_finite() or not Decimal(repr(low)) <= d <= Decimal(repr(high)) or (integer and d != d.to_integral_value()):
-            raise BadInput(f"must be {what}, got {shown!r}")
+            raise argparse.ArgumentTypeError(f"must be {what}, got {shown!r}")
         if 0 < d.copy_abs() < SMALLEST:  # copy_abs: abs() would round 1e-999999999 to 0 in the context
-            raise BadInput(f"must be 0 or at least {SMALLEST:f}, got {shown!r}")
+            raise argparse.ArgumentTypeError(f"must be 0 or at least {SMALLEST:f}, got {shown!r}")
         return int(d) if integer else float(d)
 
-    return read
+    parse.__name__ = "number"
+    return parse
+
+
+WORKERS = bounded(1, 4096, integer=True, unit="processes")
+TIMEOUT = bounded(0.1, 3600, unit="seconds")
+MEGABYTES = bounded(0.001, 10_000_000, unit="MB")
+PERCENT = bounded(0, 1_000_000, unit="percent")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.lab import bpe as lab
 from analysis.textio import decode_upload
-from analysis.textio.numbers import number_reader
+from analysis.textio.numbers import bounded
 from analysis.render import html_tokens
 from dashboards import corpus_views, fields, links, look, shared
 
@@ -17,8 +17,8 @@ st.caption("Byte-level BPE starts from the 256 bytes and, again and again, merge
 
 TABS = ["Step through training", "ownbpe vs Hugging Face"]
 VOCAB_LABEL = "Vocabulary size (256 bytes + merges)"
-# the reader of `train --vocab-size` (cli.numbers.bounded), with the lab's own top
-read_vocab = number_reader(257, lab.TRAIN_MAX_VOCAB, integer=True, unit="tokens")
+# `train --vocab-size`'s reader, with the lab's own top
+read_vocab = bounded(257, lab.TRAIN_MAX_VOCAB, integer=True, unit="tokens")
 
 # -- link: ?lab_tab=…&lab_corpus=…&lab_merges=… and the other inputs (each widget's key is its parameter)
 links.check("bpe_lab", [
