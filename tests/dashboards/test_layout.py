@@ -44,13 +44,7 @@ _MEASURE = """() => {
 
 @pytest.fixture(scope="module")
 def page_and_url(tmp_path_factory):
-    reason = browser.missing()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but the browser test cannot run: {reason}")
-        pytest.skip(reason)
-    tmp = tmp_path_factory.mktemp("layout")
-    with browser.serve(log=tmp / "streamlit.log") as url, browser.chromium(tmp / "profile") as page:
+    with browser.served_page(tmp_path_factory.mktemp("layout")) as (page, url):
         yield page, url
 
 
