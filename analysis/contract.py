@@ -1,6 +1,6 @@
 """The JSON contract: how every face writes a count, an amount of money and a ratio.
 
-Unlike `cost.display.money` (money as people read it, "$1,234.57"), this module writes values
+Unlike `money` (money as people read it, "$1,234.57"), this module writes values
 for programs: the CLI's `--format json|csv`, the API's bodies and the report's data files all
 pass their numbers through these three functions, so one value has one type everywhere.
 

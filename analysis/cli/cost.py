@@ -141,6 +141,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "cache_control marks, or auto: "
                            "also after the system prompt and tools and after the last message, as a careful user "
                            "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
+    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime"), metavar="R",
+                      help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
+                           "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
+                           "and tools) is read and written by each model's own cache rule")
     bill.add_argument("--batch", action="store_true",
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
@@ -354,6 +358,9 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
+    if args.requests_per_lifetime is not None or args.cache_breakpoints != "request":
+        raise BadInput("--requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
+                       "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         if args.batch or args.service_tier:
             raise BadInput("--batch and --service-tier price a whole workload: give --requests-per-month N and an "

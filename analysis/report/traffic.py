@@ -143,7 +143,7 @@ def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
     return out
 
 
-def _model_notes(report: TrafficReport) -> list[str]:
+def model_notes(report: TrafficReport) -> list[str]:
     return frame_notes(report.models)
 
 
@@ -154,7 +154,7 @@ def render_text(report: TrafficReport, *, width: int | None = None) -> str:
         for title, caption, frame in _sections(report):
             lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False, line_width=width), ""]
     lines += ["notes:"] + [f"  - {n}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         lines += ["per model:"] + [f"  - {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -167,7 +167,7 @@ def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = N
     for caption, path in (figures or {}).items():
         parts += ["", f"![{markdown_text(caption)}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
@@ -200,7 +200,7 @@ def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
         for caption, fig in figures(report).items():
             body.append(f'<p><img alt="{esc(caption)}" src="{png_data_uri(fig)}"></p>')
     body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
     return html_page(TITLE, body)

@@ -97,7 +97,10 @@ if source == "Chat log":
     out_tokens = log_fields.number(c2, "Output tokens of rows without a logged response", key="cost_log_out",
                                    default="300", bind=False,
                                    read=fields.workload("output_tokens", "Output tokens of rows without a logged response"))
-    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached")
+    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached",
+                       help="0: each model's own prompt-cache rule is simulated over the log's requests in time order "
+                            "(an estimate, named in the table's cache column and the notes); above 0, this flat share "
+                            "replaces the simulation")
     skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip")
     log_fields.stop_if_unread()
     if log is None:
@@ -137,6 +140,9 @@ if source == "Chat log":
         st.dataframe(render_traffic.display_worst_rows(traffic), hide_index=True, width="stretch")
     with st.expander("Notes: exactness, what is not counted", expanded=True):
         st.markdown("\n".join(f"- {n}" for n in traffic.notes))
+        per_model = render_traffic.model_notes(traffic)  # reasoning not included, the simulated cache's rule
+        if per_model:
+            st.markdown("**Per model**\n" + "\n".join(f"- {n}" for n in per_model))
     c1, c2, c3 = st.columns(3)
     c1.download_button("Traffic report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
                        "tokenprism-traffic-report.html", "text/html", key="dl_traffic_html", icon=":material/download:")

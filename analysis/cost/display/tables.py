@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..workloads.estimate import CostReport
-from .money import format_usd
+from ...money import format_usd
 
 
 def display_models(report: CostReport) -> pd.DataFrame:

@@ -163,22 +163,34 @@ _MAX_ENDS = 200_000  # per model: a few MB, then started again
 
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
-                  prompts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
+                  prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
     """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`.
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
-    prompt tokens on the target.
+    prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
+    this many rows fall in the rule's lifetime (the k-th such row at k x lifetime / per_lifetime
+    seconds), in place of one burst.
     """
     marks: list[PrefixMarks] = []
+    stamped = any((~np.isnan(trace.when)).any() for trace in traces)
+    # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
+    spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None
+    unstamped = 0
     for trace, end, prompt in zip(traces, ends, prompts):
         ptr, keys, flags, end_list = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist()
         when, n = trace.when.tolist(), prompt.tolist()
         for i in range(trace.rows):
             a, b = ptr[i], ptr[i + 1]
             seconds = when[i]
+            if spacing is not None and seconds != seconds:
+                seconds, unstamped = unstamped * spacing, unstamped + 1
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
     sim = simulate(rule, marks)
+    if unstamped:
+        sim.notes.append(f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
+                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..arithmetic import tier_rates
-from ..display.money import format_usd
+from ...money import format_usd
 from ..prices import MTOK, price_source
 from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE

@@ -15,7 +15,7 @@ import pandas as pd
 from ..caching import REASONING_NOT_INCLUDED
 
 from ..arithmetic import NoPriceError, request_cost
-from ..display.money import format_usd
+from ...money import format_usd
 from ..prices import get_price
 from ..targets import choice_for
 from .estimate import CostReport

@@ -182,7 +182,7 @@ def test_reasoning_per_model_and_in_the_percentiles(tmp_path, capsys):
     (["--logs", "LOG", "-m", "o3", "--reasoning-tokens", "gpt-5.1=10"], "not among the models"),
     (["--logs", "LOG", "-m", "o3", "--reasoning-tokens", "=10"], "not MODEL=VALUE"),
     (["some text", "-m", "o3", "--reasoning-tokens", "o3=10"], "apply to --logs"),
-    (["some text", "-m", "o3", "--batch"], "--batch and --service-tier price --logs"),
+    (["some text", "-m", "o3", "--batch"], "--batch and --service-tier price a whole workload"),
 ])
 def test_bad_bill_flags_are_named(tmp_path, capsys, argv, words):
     log = _write(tmp_path, _rows())
@@ -209,3 +209,30 @@ def test_anthropic_rule_reads_an_earlier_block_end_not_only_its_own_breakpoints(
     sim = simulate(rule, [first, second])
     assert [o.read for o in sim.outcomes] == [0, 2900]
     assert sim.outcomes[1].write_5m == 500 and sim.outcomes[0].write_5m == 2900
+
+
+def test_requests_per_lifetime_spaces_requests_without_timestamps_by_each_models_ttl(tmp_path, capsys):
+    # a shared --system prompt over request texts: 2 requests per lifetime of each model's cache (OpenAI's 300 s,
+    # DeepSeek's 3,600 s) read it; one per 8 lifetimes never does
+    (tmp_path / "sys.txt").write_text(SYSTEM)
+    files = []
+    for i in range(3):
+        (tmp_path / f"q{i}.txt").write_text(f"Where is parcel {i}?")
+        files += ["-f", str(tmp_path / f"q{i}.txt")]
+
+    def run(*extra):
+        rc = main(["cost", *files, "--system", f"@{tmp_path / 'sys.txt'}", "-m", "gpt-4o,deepseek-chat",
+                   "--output-tokens", "10", "--on", ON, "--format", "json", *extra])
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        return {m["model"]: m for m in json.loads(out)["models"]}
+
+    burst, often, rarely = run(), run("--requests-per-lifetime", "2"), run("--requests-per-lifetime", "0.125")
+    assert "one burst" in burst["gpt-4o"]["note"] and burst["gpt-4o"]["cache_read_tokens"] > 0
+    assert often["gpt-4o"]["cache_read_tokens"] == burst["gpt-4o"]["cache_read_tokens"]
+    assert "2 per cache lifetime of 300 s" in often["gpt-4o"]["note"]
+    assert often["deepseek-chat"]["cache_read_tokens"] > 0 and "of 3,600 s" in often["deepseek-chat"]["note"]
+    assert rarely["gpt-4o"]["cache_read_tokens"] == rarely["deepseek-chat"]["cache_read_tokens"] == 0
+    assert Decimal(rarely["gpt-4o"]["usd_total"]) > Decimal(often["gpt-4o"]["usd_total"])
+    rc = main(["cost", "some text", "-m", "gpt-4o", "--requests-per-lifetime", "2"])
+    assert rc == 2 and "give request bodies" in capsys.readouterr().err
