@@ -13,7 +13,7 @@ from ..errors import BadInput, UnknownName
 from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MAX_DECOMPRESSED_MB_CEILING,
                             MAX_LINE_MB_CEILING, LineBounds)
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-from .numbers import MEGABYTES, bounded
+from ..textio.numbers import MEGABYTES, bounded
 from .table import WIDTH, emit_rows
 
 
@@ -22,6 +22,30 @@ def add_max_input(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-input-mb", type=MEGABYTES, metavar="MB", default=None,
                    help=f"largest -f FILE / stdin to read, in megabytes (default {DEFAULT_MAX_FILE_MB}, "
                         "or $TOKENPRISM_MAX_INPUT_MB)")
+
+
+def add_image_size(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--image-size WxH: the size of the images a request gives by URL (`image_size` reads it)."""
+    p.add_argument("--image-size", metavar="WxH", default=None,
+                   help="the size of the images given by URL (never fetched), e.g. 1024x768, priced by each model's "
+                        "rule; inline images are sized from their own headers")
+
+
+def image_size(args: argparse.Namespace) -> tuple[int, int] | None:
+    """--image-size as (width, height), or None.
+
+    Raises:
+        BadInput: not WIDTHxHEIGHT in positive pixels (exit 2, naming the flag).
+    """
+    from ..requests.media import parse_size
+
+    text = getattr(args, "image_size", None)
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except BadInput as e:
+        raise BadInput(f"--image-size: {e}") from None
 
 
 def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

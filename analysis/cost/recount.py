@@ -52,15 +52,17 @@ def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
 
 
 def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                  add_generation_prompt: bool = True) -> Count:
+                  add_generation_prompt: bool = True, image_size: tuple[int, int] | None = None) -> Count:
     """`counter.count(request)`; where the model's format refuses the request (an image sent to a
     text-only template), its content alone, as an estimate that says why, so one such row of a log
-    does not stop the pricing of the rest."""
+    does not stop the pricing of the rest. `image_size` sizes the images given by URL (`--image-size`)."""
     try:
-        return counter.count(request, tokenizer=tokenizer, add_generation_prompt=add_generation_prompt)
+        return counter.count(request, tokenizer=tokenizer, add_generation_prompt=add_generation_prompt,
+                             image_size=image_size)
     except BadInput as e:
         c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer,
-                                                            add_generation_prompt=add_generation_prompt)
+                                                            add_generation_prompt=add_generation_prompt,
+                                                            image_size=image_size)
         return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 
@@ -113,7 +115,8 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
 
 
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                add_generation_prompt: bool = True) -> tuple[int, int, str, str]:
+                add_generation_prompt: bool = True,
+                image_size: tuple[int, int] | None = None) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
@@ -125,7 +128,7 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
     if key is not None and not add_generation_prompt:
         key = ("without the reply priming", key)
     if key is None:
-        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
     else:
         memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
         if memo is None:
@@ -133,7 +136,7 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         shaped = memo.peek(key)
         if shaped is not None:
             return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
-        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
         if not c.media_tokens:
             memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))
     # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
