@@ -111,7 +111,8 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
     return (request.api, bool(request.system), tuple(messages), tools, choice)
 
 
-def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None) -> tuple[int, int, str, str]:
+def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
+                add_generation_prompt: bool = True) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
@@ -120,15 +121,16 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
     key = structure_key(request) if FORMAT_TOKENS.get(counter.family or "") == "arithmetic" \
         and counter.render is not None else None
     if key is None:
-        c = count_request(counter, request, tok)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
     else:
+        key = (add_generation_prompt, key)
         memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
         if memo is None:
             memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
         shaped = memo.peek(key)
         if shaped is not None:
             return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
-        c = count_request(counter, request, tok)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
         if not c.media_tokens:
             memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))
     # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content
