@@ -90,9 +90,8 @@ def _part_key(part: object) -> object:
     return None  # media: counted by the provider's rule, on the rendered path
 
 
-def structure_key(request: Request) -> tuple[object, ...] | None:
-    """The request without its texts: what an "arithmetic" family's format tokens depend on (None:
-    a request this shortcut does not take, such as one with media or tool schemas that are not JSON)."""
+def _structure(request: Request) -> tuple[tuple[object, ...], tuple[object, ...], tuple[object, ...]] | None:
+    """(head, one key per message, tail) of `structure_key`, or None where it does not apply."""
     messages = []
     for m in request.messages:
         parts = tuple(_part_key(p) for p in m.parts)
@@ -108,7 +107,56 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
         except (TypeError, ValueError):
             return None
     choice = None if request.tool_choice is None else (request.tool_choice.mode, request.tool_choice.name)
-    return (request.api, bool(request.system), tuple(messages), tools, choice)
+    return (request.api, bool(request.system)), tuple(messages), (tools, choice)
+
+
+def structure_key(request: Request) -> tuple[object, ...] | None:
+    """The request without its texts: what an "arithmetic" family's format tokens depend on (None:
+    a request this shortcut does not take, such as one with media or tool schemas that are not JSON)."""
+    parts = _structure(request)
+    return None if parts is None else (*parts[0], parts[1], *parts[2])
+
+
+def _memo_of(counter: RequestCounter) -> BoundedMemo[Shaped]:
+    memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
+    if memo is None:
+        memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
+    return memo
+
+
+def _arithmetic(counter: RequestCounter) -> bool:
+    return FORMAT_TOKENS.get(counter.family or "") == "arithmetic" and counter.render is not None
+
+
+def prefix_counts(counter: RequestCounter, request: Request, blocks: Sequence[int], tokenizer: Tokenizer | None = None,
+                  *, add_generation_prompt: bool = False) -> list[int]:
+    """The input tokens of `request` cut after each of `blocks` messages (the system prompt and tools
+    always kept): `fast_counts` of each cut, its structure and texts taken from the whole request once."""
+    tok = counter.tokenizer if tokenizer is None else tokenizer
+    parts = _structure(request) if _arithmetic(counter) else None
+    if parts is None:
+        out = []
+        for b in blocks:
+            content, fmt, _, _ = fast_counts(counter, dataclasses.replace(request, messages=request.messages[:b]), tok,
+                                             add_generation_prompt=add_generation_prompt)
+            out.append(content + fmt)
+        return out
+    head, messages, tail = parts
+    running = [tok.count(request.system) if request.system else 0]  # content tokens before message j
+    for m in request.messages:
+        running.append(running[-1] + sum(tok.count(t) for t in _message_texts(m)))
+    memo = _memo_of(counter)
+    out = []
+    for b in blocks:
+        key = (add_generation_prompt, (*head, messages[:b], *tail))
+        shaped = memo.peek(key)
+        if shaped is None:
+            c = count_request(counter, dataclasses.replace(request, messages=request.messages[:b]), tok,
+                              add_generation_prompt=add_generation_prompt)
+            shaped = Shaped(c.format_tokens, c.exactness, c.reason)
+            memo.put(key, shaped)  # no media here: a request with media has no structure key
+        out.append(running[b] + shaped.format_tokens)
+    return out
 
 
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
@@ -118,15 +166,12 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
     structure already rendered, plus the counts of the request's texts. The same numbers as the
     rendered count, which is what it falls back to."""
     tok = counter.tokenizer if tokenizer is None else tokenizer
-    key = structure_key(request) if FORMAT_TOKENS.get(counter.family or "") == "arithmetic" \
-        and counter.render is not None else None
+    key = structure_key(request) if _arithmetic(counter) else None
     if key is None:
         c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
     else:
         key = (add_generation_prompt, key)
-        memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
-        if memo is None:
-            memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
+        memo = _memo_of(counter)
         shaped = memo.peek(key)
         if shaped is not None:
             return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
@@ -143,16 +188,20 @@ def request_texts(request: Request) -> Iterator[str]:
     if request.system:
         yield request.system
     for message in request.messages:
-        text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-        if text:
-            yield text
-        for part in message.parts:
-            if isinstance(part, ToolCall) and part.arguments:
-                yield part.arguments
-            elif isinstance(part, ToolResult):
-                inner = "".join(p.text for p in part.parts if isinstance(p, TextPart))
-                if inner:
-                    yield inner
+        yield from _message_texts(message)
+
+
+def _message_texts(message: Message) -> Iterator[str]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    if text:
+        yield text
+    for part in message.parts:
+        if isinstance(part, ToolCall) and part.arguments:
+            yield part.arguments
+        elif isinstance(part, ToolResult):
+            inner = "".join(p.text for p in part.parts if isinstance(p, TextPart))
+            if inner:
+                yield inner
 
 
 def workload_request(text: str, messages: int) -> Request:

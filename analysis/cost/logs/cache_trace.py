@@ -22,7 +22,6 @@ read is at most a few tokens short of the provider's, and always an estimate.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from ..caching import CacheRule, CacheSim, PrefixMarks, simulate
-from ..recount import fast_counts
+from ..recount import prefix_counts
 from ...requests import Request, RequestCounter
 from ...tokenizers import Tokenizer
 from .records import LogRecord
@@ -112,21 +111,16 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> T
                       [r.timestamp.date().isoformat() if r.timestamp else None for r in records], reasoning)
 
 
-def _cut(request: Request, block: int) -> Request:
-    return dataclasses.replace(request, messages=request.messages[:block])
-
-
 def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Sequence[LogRecord],
                trace: TraceChunk) -> np.ndarray:
     """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
     block, counted without the reply priming (int64, aligned with `trace.keys`)."""
     out = np.zeros(len(trace.blocks), dtype=np.int64)
     for i, r in enumerate(records):
-        for j in range(int(trace.ptr[i]), int(trace.ptr[i + 1])):
-            # by arithmetic where the family allows (`recount.fast_counts`): the same numbers as the render
-            content, fmt, _, _ = fast_counts(counter, _cut(r.request, int(trace.blocks[j])), tokenizer,
-                                             add_generation_prompt=False)
-            out[j] = content + fmt
+        a, b = int(trace.ptr[i]), int(trace.ptr[i + 1])
+        if a < b:  # by arithmetic where the family allows (`recount.prefix_counts`): the same numbers as the render
+            out[a:b] = prefix_counts(counter, r.request, [int(x) for x in trace.blocks[a:b]], tokenizer,
+                                     add_generation_prompt=False)
     return out
 
 
