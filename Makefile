@@ -7,7 +7,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokenprism-installed
 
-.PHONY: run test bench install clean builtin-model builtin-table
+.PHONY: run test bench install clean builtin-model builtin-table readme-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
+
+# Every command README.md shows, run on a fresh clone of HEAD, its printed output checked against
+# the README's (offline, about two minutes; tests/readme/check.py says what is skipped and why).
+readme-check: $(STAMP)
+	$(BIN)/python -m tests.readme.check --clone
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks

@@ -20,7 +20,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.errors import BadInput, UnknownName
-from analysis.render import html_prompt, html_tokens
+from analysis.render import HIGHLIGHT_CHARS, highlight_prefix, html_prompt, html_tokens, markdown_text
+from analysis.textio import MAX_INPUT_CHARS, json_text
 from analysis.requests import Count, prompt_tokens
 from dashboards import links, look, shared
 
@@ -53,17 +54,19 @@ def _linked_chat() -> tuple[dict[str, Any], str | None]:
     raw = st.query_params.get("chat")
     if raw is None:
         return DEFAULT_CHAT, None
+    form = '{"messages": [{"role": "user", "content": "..."}]}. The example chat is shown instead.'
     try:
-        chat = json.loads(raw)
+        chat = json_text.read_json(raw, source="The link's chat could not be read", what=f"it should be {form}")
         if not isinstance(chat, dict) or not isinstance(chat.get("messages"), list):
             raise ValueError("it holds no \"messages\" list")
         for m in chat["messages"]:
             if not isinstance(m, dict) or not isinstance(m.get("content", ""), str):
                 raise ValueError("each message is an object with a text \"content\"")
         return chat, None
+    except BadInput as e:
+        return DEFAULT_CHAT, str(e)
     except ValueError as e:
-        return DEFAULT_CHAT, (f"The link's chat could not be read ({e}); it should be "
-                              '{"messages": [{"role": "user", "content": "..."}]}. The example chat is shown instead.')
+        return DEFAULT_CHAT, f"The link's chat could not be read ({e}); it should be {form}"
 
 
 def request_body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
@@ -80,12 +83,8 @@ def request_body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
         messages.append(message)
     body: dict[str, Any] = {"messages": messages}
     if tools_text.strip():
-        try:
-            tools = json.loads(tools_text)
-        except json.JSONDecodeError as e:
-            raise BadInput(f"the tools are not JSON ({e.msg} at line {e.lineno}, column {e.colno}): give a list of "
-                           'tool definitions, e.g. [{"type": "function", "function": {"name": ...}}]') from None
-        body["tools"] = tools
+        body["tools"] = json_text.read_json(tools_text, source="the tools", what='give a list of tool definitions, e.g. '
+                                            '[{"type": "function", "function": {"name": ...}}]')
     return body
 
 
@@ -100,7 +99,7 @@ def show() -> None:
         st.session_state["chat_tools"] = json.dumps(chat["tools"], indent=1) if chat.get("tools") else ""
         st.session_state.pop(_EDITOR, None)
     if link_problem:
-        st.warning(link_problem, icon=":material/link_off:")
+        st.warning(markdown_text(link_problem), icon=":material/link_off:")
 
     st.caption("Edit the messages (add a row at the bottom; a name is optional). Each model counts the request "
                "the way its provider does: your text plus the chat format around it.")
@@ -120,7 +119,7 @@ def show() -> None:
     try:
         body = request_body(edited, tools_text)
     except BadInput as e:
-        st.error(str(e))
+        st.error(markdown_text(str(e)))
         st.stop()
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     carried = len(text) <= links.LINK_MAX_TEXT
@@ -136,6 +135,12 @@ def show() -> None:
     if not body["messages"]:
         st.warning("Add at least one message.")
         st.stop()
+    size = len(tools_text) + sum(len(m["content"]) + len(m.get("name") or "") for m in body["messages"])
+    if size > MAX_INPUT_CHARS:  # Text mode's limit, over the whole request
+        st.warning(f"The request has {size:,} characters of messages and tools; the limit here is "
+                   f"{MAX_INPUT_CHARS:,}. Trim it, or count it without a limit with the CLI: "
+                   "tokenprism count --messages FILE")
+        st.stop()
     if not models:
         st.warning("Pick at least one model.")
         st.stop()
@@ -145,7 +150,7 @@ def show() -> None:
     st.table(pd.DataFrame([{k: v for k, v in c.row().items() if k != "exactness_reason"} for c in counts]),
              hide_index=True)
     for c in counts:
-        st.caption(f"**{c.model}** · {c.exactness}: {c.reason}")
+        st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
     _draw(counts, body)
 
 
@@ -155,12 +160,47 @@ def _counts(text: str, models: list[str]) -> list[Count]:
     for model in models:
         problem = shared.model_problem(model)
         if problem:
-            st.error(problem, icon=":material/error:")
+            st.error(markdown_text(problem), icon=":material/error:")  # it quotes the id typed or linked
             continue
         try:
             out.append(shared.request_count(text, model))
         except (BadInput, UnknownName) as e:
-            st.error(f"{model}: {e}", icon=":material/error:")
+            st.error(markdown_text(f"{model}: {e}"), icon=":material/error:")
+    return out
+
+
+def drawn_prompt(tokens: list[tuple[int, bytes, str]], limit: int = HIGHLIGHT_CHARS) -> list[tuple[int, bytes, str]]:
+    """The first of a prompt's tokens, up to about `limit` characters of them: what Chat mode draws.
+
+    Text mode draws a text up to `HIGHLIGHT_CHARS` characters; a chat is held to the same bound,
+    counted in the bytes of its tokens (format and content alike), so a long chat's drawing stays
+    as large as a long text's.
+
+    >>> len(drawn_prompt([(1, b"ab", "content")] * 10, limit=5))
+    3
+    """
+    out, size = [], 0
+    for token in tokens:
+        if size >= limit:
+            break
+        out.append(token)
+        size += len(token[1])
+    return out
+
+
+def drawn_texts(texts: list[str], limit: int = HIGHLIGHT_CHARS) -> list[str]:
+    """The messages' texts as drawn: in order, cut (at a line break when one is near) once `limit`
+    characters are drawn.
+
+    >>> drawn_texts(["abc", "defg", "hij"], limit=5)
+    ['abc', 'de']
+    """
+    out, left = [], limit
+    for text in texts:
+        if left <= 0:
+            break
+        out.append(highlight_prefix(text, limit=left))
+        left -= len(out[-1])
     return out
 
 
@@ -168,14 +208,22 @@ def _draw(counts: list[Count], body: dict[str, Any]) -> None:
     st.subheader("Tokens of the request")
     st.html(look.CHAT_LEGEND)
     for c in counts:
-        st.markdown(f"**{c.model}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + "
+        st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + "
                     f"{c.format_tokens:,} format · {c.exactness}")
         if c.ids is not None:
-            st.html(look.Html(html_prompt(prompt_tokens(c))))
+            tokens = prompt_tokens(c)
+            shown = drawn_prompt(tokens)
+            if len(shown) < len(tokens):
+                st.caption(f"Drawing the first {len(shown):,} of {len(tokens):,} tokens (the counts are for all of them).")
+            st.html(look.Html(html_prompt(shown)))
             continue
         # Not rendered token by token: the content as the model's tokenizer cuts it, the format a number.
         tok = shared.tokenizer(c.tokenizer)
         texts = [m["content"] for m in body["messages"] if m["content"]]
-        st.html(look.Html("".join(html_tokens(t, tok.pieces(t)) for t in texts)))
+        shown_texts = drawn_texts(texts)
+        if sum(map(len, shown_texts)) < sum(map(len, texts)):
+            st.caption(f"Drawing the first {sum(map(len, shown_texts)):,} of {sum(map(len, texts)):,} characters of the "
+                       "messages (the counts are for all of them).")
+        st.html(look.Html("".join(html_tokens(t, tok.pieces(t)) for t in shown_texts)))
         st.caption(f"Chat format: +{c.format_tokens:,} tokens, counted ({c.exactness}), not drawn: this model's "
                    "chat format is not rendered token by token here.")

@@ -18,6 +18,7 @@ Each page declares its parameters as a list of `Param` next to the widgets they 
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import math
 from collections.abc import Callable, Sequence
@@ -54,7 +55,9 @@ class Param:
         name: the parameter's name, which is also the key of the widget it sets.
         what: what it holds, for messages ("tokenizer names").
         choices: the values it accepts (a callable, evaluated only when the parameter is given).
-        number: "int" or "float" when the value must be a number, with `low`/`high` bounds.
+        number: "int" or "float" when the value must be a number, with `low`/`high` bounds (a slider's).
+        read: the reader of the field's text (`dashboards.fields`): the value is what it accepts, and
+            its refusal is the message.
         multi: the parameter may repeat (`?tokenizers=a&tokenizers=b`).
         max_chars: the longest value accepted.
     """
@@ -67,6 +70,7 @@ class Param:
     high: float | None = None
     multi: bool = False
     max_chars: int = MAX_VALUE_CHARS
+    read: Callable[[str], object] | None = None
 
 
 def problems(query: dict[str, list[str]], params: Sequence[Param]) -> list[str]:
@@ -100,6 +104,12 @@ def _value_problem(param: Param, value: str) -> str | None:
     if len(value) > param.max_chars:
         return (f"link parameter {param.name!r} is {len(value):,} characters long; links carry up to "
                 f"{param.max_chars:,}: type or paste it instead")
+    if param.read is not None:
+        try:
+            param.read(value)
+        except (ValueError, argparse.ArgumentTypeError) as e:  # "LABEL must be ..." or "must be ..."
+            said = str(e)
+            return f"link parameter {param.name!r} {said[len(param.what):].lstrip() if said.startswith(param.what) else said}"
     if param.number:
         try:
             number = int(value) if param.number == "int" else float(value)

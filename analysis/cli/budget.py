@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import BadInput, UnknownName
 from .numbers import bounded
-from ..textio import read_stdin, read_text_file
+from ..textio import json_text, read_stdin, read_text_file
 
 EXAMPLE = '["prompts/**/*.txt"]\ngpt-4o = 8000\n"claude-sonnet-4-5" = 4000'
 # What the gate adds to a count row; "over" is the typed flag, "status" the word a table shows.
@@ -33,11 +33,7 @@ def read_json(path: str, max_bytes: int | None, *, what: str) -> Any:
         text, _ = read_stdin(max_bytes=max_bytes)
     else:
         text, _ = read_text_file(path, max_bytes=max_bytes)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{'stdin' if path == '-' else path}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}); "
-                       f"{what}") from None
+    return json_text.read_json(text, source="stdin" if path == "-" else path, what=what)
 
 
 _TOKENS = bounded(1, 10**15, integer=True, unit="tokens")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
     import pandas as pd
 
 from . import help_line
+from .tokenizers import add_wide, table_width
 from ..textio import ERRORS
 from ..errors import BadInput
 
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     fmt = argparse.ArgumentParser(add_help=False)
     fmt.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    add_wide(fmt)
 
     p = subparsers.add_parser("corpus", help=help_line("corpus"),
                               description=__doc__.split("\n", 1)[0],
@@ -63,13 +65,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     st.set_defaults(func=cmd_stats)
 
 
-def _emit(frame: pd.DataFrame, fmt: str) -> None:
+def _emit(frame: pd.DataFrame, fmt: str, args: argparse.Namespace) -> None:
     if fmt == "csv":
         sys.stdout.write(frame.to_csv(index=False))
     elif fmt == "json":
         sys.stdout.write(frame.to_json(orient="records", force_ascii=False, indent=1) + "\n")
     else:
-        sys.stdout.write((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n")
+        sys.stdout.write((frame.to_string(index=False, line_width=table_width(args)) if len(frame) else "(no rows)")
+                         + "\n")
 
 
 def _sizes(frame: pd.DataFrame) -> pd.DataFrame:
@@ -86,19 +89,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     from .. import corpora as corpus
 
     if args.system:
-        _emit(corpus.system_corpora(), args.format)
+        _emit(corpus.system_corpora(), args.format, args)
         return 0
     frame = _sizes(corpus.load_builtin(args.categories or None))
     if args.samples:
         _emit(frame[["id", "category", "language", "script", "kind", "group", "variant", "n_chars", "n_bytes"]],
-              args.format)
+              args.format, args)
         return 0
     summary = (frame.groupby("category", sort=False)
                .agg(n_samples=("id", "size"), n_languages=("language", "nunique"),
                     n_chars=("n_chars", "sum"), n_bytes=("n_bytes", "sum"))
                .reset_index()
                .assign(stored=lambda d: ~d["category"].isin(corpus.GENERATED_CATEGORIES)))
-    _emit(summary, args.format)
+    _emit(summary, args.format, args)
     return 0
 
 
@@ -143,7 +146,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                   n_lines=("n_lines", "sum"))
              .reset_index()
              .assign(bytes_per_char=lambda d: (d["n_bytes"] / d["n_chars"].where(d["n_chars"] > 0)).round(3)))
-    _emit(stats, args.format)
+    _emit(stats, args.format, args)
     if report.files_read or report.files_skipped_binary:
         print(f"tokenprism corpus stats: {report.summary()}", file=sys.stderr)
     return 0

@@ -302,7 +302,7 @@ def _cost_corpus(args: argparse.Namespace, workload: Workload) -> CostReport:
     from ..engine.read import iter_corpus_chunks
     from .measure import progress_wanted
 
-    from ..engine.parts import is_url
+    from ..engine.plan import is_url
 
     if any(is_url(p) for p in args.corpus):
         raise BadInput("cost --corpus reads the files in this process, from local paths; copy the files here "

@@ -20,6 +20,7 @@ from ..contract import ratio
 from ..errors import BadInput, UnknownName
 from ..textio import read_text_file
 from .numbers import PERCENT
+from .tokenizers import add_wide, table_width
 
 if TYPE_CHECKING:
     from ..tokenizers import Piece, Tokenizer
@@ -140,7 +141,7 @@ def _over(row: dict[str, Any], limit: float | None) -> bool:
     return limit is not None and (row["change_pct"] is None or abs(row["change_pct"]) > limit)
 
 
-def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
+def _table(rows: list[dict[str, Any]], a: str, b: str, width: int | None) -> None:
     """Counts per file and a total; then, per file that differs, its first different cut under each name."""
     from ..probes.attribution import FILED
     from ..probes.attribution import describe as _parts
@@ -152,6 +153,10 @@ def _table(rows: list[dict[str, Any]], a: str, b: str) -> None:
     total_a, total_b = sum(r["from_tokens"] for r in rows), sum(r["to_tokens"] for r in rows)
     cells.append(("total", str(total_a), str(total_b), f"{total_b - total_a:+d}", _pct_text(_pct(total_a, total_b)), ""))
     widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
+    room = None if width is None else max(len(head[0]), width - sum(widths[1:]) - 2 * (len(head) - 1))
+    if room is not None and widths[0] > room:  # a long path keeps its end, the file's own name
+        cells = [(c[0] if len(c[0]) <= room else "…" + c[0][len(c[0]) - room + 1:], *c[1:]) for c in cells]
+        widths[0] = room
     for c in [head, *cells]:
         sys.stdout.write("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(c, widths)))
                          .rstrip() + "\n")
@@ -196,7 +201,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                "breakdown": _total_breakdown(rows)}
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
-        _table(rows, visible(args.from_), visible(args.to))  # as given: two models may share a tokenizer
+        _table(rows, visible(args.from_), visible(args.to), table_width(args))  # as given: two models may share a tokenizer
     for note in (note_a, note_b):
         if note:
             sys.stderr.write(f"note: {note}\n")
@@ -225,4 +230,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fail-over", type=PERCENT, metavar="PCT",
                    help="exit 1 when any file's count changes by more than PCT percent, up or down")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    add_wide(p)
     p.set_defaults(func=cmd_diff)

@@ -18,7 +18,7 @@ from ..errors import BadInput
 from ..render import terminal_text
 from .numbers import TIMEOUT, WORKERS
 from .table import emit_rows
-from .tokenizers import add_format, add_max_line, emit, line_bounds
+from .tokenizers import add_format, add_max_line, emit, line_bounds, table_width
 from ..textio import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
@@ -111,7 +111,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         problem = writable_problem(target / "part-0.parquet" if dataset and target.is_dir() else target)
         if problem:
             raise BadInput(problem)
-    from ..engine.parts import is_url
+    from ..engine.plan import is_url
 
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
@@ -185,10 +185,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
         grouping = f"{', '.join(by)} x tokenizer" if by else "tokenizer"
         print(f"characters per token (sum of chars / sum of tokens) by {grouping}")
         if by:
-            emit_rows(_wide(summary, by, names), [*by, *names], "table", float_digits=2)
+            emit_rows(_wide(summary, by, names), [*by, *names], "table", float_digits=2, width=table_width(args))
         else:  # --by tokenizer: one row per tokenizer
             emit_rows(summary, ["tokenizer", "n_samples", "n_chars", "n_tokens", "chars_per_token_of_sums"], "table",
-                      float_digits=2)
+                      float_digits=2, width=table_width(args))
         if parallel is not None:
             from ..probes.languages import language_premium  # (only here: it loads the generated corpora)
 
@@ -197,7 +197,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                     .pivot_table(index="language", columns="tokenizer", values="premium")
                     .reindex(columns=names).sort_values(names[0]))
             print(f"\npremium: tokens / tokens of {premium['pivot'].iloc[0]} for the same text")
-            emit(wide.reset_index(), "table", float_digits=2)
+            emit(wide.reset_index(), "table", float_digits=2, width=table_width(args))
     else:
         emit_rows(summary, tally.summary_columns(), args.format)
     if writer is not None:
@@ -258,7 +258,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
     if not args.name:
         emit(pd.DataFrame([(n, k, d) for n, (k, d, _) in PROBE_TABLES.items()],
-                          columns=["table", "probe", "what it shows"]), args.format)
+                          columns=["table", "probe", "what it shows"]), args.format, width=table_width(args))
         return 0
     texts = {f"text-{i + 1}": t for i, t in enumerate(args.text)} if args.text else None
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, texts=texts,
@@ -266,7 +266,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     frame = run_probe(args.name, run)
     if frame.attrs.get("note"):
         print(f"tokenprism probe: note: {frame.attrs['note']}", file=sys.stderr)
-    emit(frame, args.format)
+    emit(frame, args.format, width=table_width(args))
     return 0
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 MAX_COLWIDTH = 60  # as `emit`'s display.max_colwidth: longer cells end in "..."
+WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
 
 
 def _missing(value: Any) -> bool:
@@ -35,13 +36,24 @@ def _numeric(values: Sequence[Any]) -> bool:
     return bool(values) and all(isinstance(v, (int, float)) for v in values)
 
 
-def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: int = 3) -> str:
+def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: int = 3,
+                 width: int | None = None) -> str:
     """An aligned text table: one header line, one line per row, columns right-aligned.
+
+    With `width`, the columns wrap as pandas' `to_string(line_width=...)` wraps them: blocks of
+    whole columns at most `width` characters wide, one under the other, each line of a block but
+    the last ending in a backslash.
 
     >>> print(format_table([{"name": "a", "n": 1.5}, {"name": "bbb", "n": float("nan")}], ["name", "n"]))
     name     n
        a 1.500
      bbb   NaN
+    >>> print(format_table([{"a": "x" * 6, "b": "y" * 6}], ["a", "b"], width=12))
+         a \\
+    xxxxxx \\
+    <BLANKLINE>
+         b
+    yyyyyy
     """
     values = [[r.get(c) for c in columns] for r in rows]
     cells = [[_cell(v, float_digits) for v in row] for row in values]
@@ -49,9 +61,30 @@ def format_table(rows: Sequence[dict], columns: Sequence[str], *, float_digits: 
     # character wider than its name
     widths = [max([len(c) + _numeric([row[i] for row in values]), *(len(row[i]) for row in cells)])
               for i, c in enumerate(columns)]
-    lines = [" ".join(c.rjust(w) for c, w in zip(columns, widths))]
-    lines += [" ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
-    return "\n".join(lines)
+    blocks = _blocks(widths, width)
+    out = []
+    for n, block in enumerate(blocks):
+        end = " \\" if n < len(blocks) - 1 else ""
+        lines = [" ".join(columns[i].rjust(widths[i]) for i in block)]
+        lines += [" ".join(row[i].rjust(widths[i]) for i in block) for row in cells]
+        out.append("\n".join(line + end for line in lines))
+    return "\n\n".join(out)
+
+
+def _blocks(widths: Sequence[int], width: int | None) -> list[list[int]]:
+    """The column indexes of each block: as many whole columns as fit in `width` (counting the
+    spaces between them and the 2-character continuation mark), at least one per block."""
+    if width is None or sum(widths) + len(widths) - 1 <= width:
+        return [list(range(len(widths)))]
+    blocks: list[list[int]] = [[]]
+    used = 0
+    for i, w in enumerate(widths):
+        if blocks[-1] and used + 1 + w + 2 > width:
+            blocks.append([])
+            used = 0
+        used += w + (1 if blocks[-1] else 0)
+        blocks[-1].append(i)
+    return blocks
 
 
 def _json_value(value: Any) -> Any:
@@ -62,8 +95,10 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, float_digits: int = 3) -> None:
-    """Write `rows` (only `columns`, in that order) to stdout as `fmt`: table, csv or json."""
+def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, float_digits: int = 3,
+              width: int | None = WIDTH) -> None:
+    """Write `rows` (only `columns`, in that order) to stdout as `fmt`: table, csv or json; a table
+    wraps at `width` characters (None: as wide as its columns)."""
     if fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
@@ -72,4 +107,4 @@ def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, float_d
         records = [{c: _json_value(r.get(c)) for c in columns} for r in rows]
         sys.stdout.write(json.dumps(records, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        sys.stdout.write(format_table(rows, columns, float_digits=float_digits) + "\n")
+        sys.stdout.write(format_table(rows, columns, float_digits=float_digits, width=width) + "\n")

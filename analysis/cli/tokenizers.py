@@ -13,14 +13,16 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from . import help_line
 from ..errors import BadInput, UnknownName
-from ..textio.lines import DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING, LineBounds
+from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MAX_DECOMPRESSED_MB_CEILING,
+                            MAX_LINE_MB_CEILING, LineBounds)
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from .numbers import MEGABYTES, bounded
-from .table import emit_rows
+from .table import WIDTH, emit_rows
 
 
-def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
-    """Write a frame to stdout as an aligned table, CSV or JSON records."""
+def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3, width: int | None = WIDTH) -> None:
+    """Write a frame to stdout as an aligned table (wrapped at `width` characters; None: as wide as
+    its columns), CSV or JSON records."""
     import pandas as pd
 
     if fmt == "csv":
@@ -30,7 +32,8 @@ def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3) -> None:
     else:
         with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
                                "display.max_colwidth", 60):
-            sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}") + "\n")
+            sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}",
+                                          line_width=width) + "\n")
 
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
@@ -41,19 +44,27 @@ def add_max_input(p: argparse.ArgumentParser) -> None:
 
 
 def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """The --max-line-mb flag: the bound of one line of a log or corpus table, counted decompressed."""
+    """The --max-line-mb and --max-decompressed-mb flags: the bound of one line of a log or corpus
+    table, counted decompressed, and the ceiling of what a gzip file may decompress to."""
     p.add_argument("--max-line-mb", type=bounded(0.001, MAX_LINE_MB_CEILING, unit="MB"), metavar="MB", default=None,
                    help=f"longest line (or CSV cell) of a log or table file, in megabytes after decompression "
                         f"(default {DEFAULT_MAX_LINE_MB}, or $TOKENPRISM_MAX_LINE_MB)")
+    p.add_argument("--max-decompressed-mb", type=bounded(0.001, MAX_DECOMPRESSED_MB_CEILING, unit="MB"), metavar="MB",
+                   default=None, help=f"most a .gz file may decompress to, in megabytes; past it the file is refused "
+                                      f"as a bomb (default {DEFAULT_MAX_DECOMPRESSED_MB:,}, or "
+                                      "$TOKENPRISM_MAX_DECOMPRESSED_MB)")
 
 
 def line_bounds(args: argparse.Namespace) -> LineBounds:
-    """The run's line bounds; --max-line-mb is also put in the environment, so that the engine's
-    workers, which read their own parts of a corpus, keep the same bound."""
+    """The run's line bounds; the flags are also put in the environment, so that the engine's
+    workers, which read their own parts of a corpus, keep the same bounds."""
     mb = getattr(args, "max_line_mb", None)
     if mb is not None:
         os.environ["TOKENPRISM_MAX_LINE_MB"] = repr(mb)
-    return LineBounds.from_env(mb)
+    ceiling = getattr(args, "max_decompressed_mb", None)
+    if ceiling is not None:
+        os.environ["TOKENPRISM_MAX_DECOMPRESSED_MB"] = repr(ceiling)
+    return LineBounds.from_env(mb, ceiling)
 
 
 def max_input_bytes(args: argparse.Namespace) -> int | None:
@@ -67,6 +78,14 @@ def max_input_bytes(args: argparse.Namespace) -> int | None:
 
 def add_format(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
+    add_wide(p)
+
+
+def add_wide(p: argparse.ArgumentParser) -> None:
+    """--wide: a table as wide as its columns (without it, tables wrap at `WIDTH` columns)."""
+    if "--wide" not in p._option_string_actions:  # add_format and add_detail both offer it
+        p.add_argument("--wide", action="store_true",
+                       help=f"tables as wide as their columns (without it, they wrap at {WIDTH} columns)")
 
 
 def add_detail(p: argparse.ArgumentParser) -> None:
@@ -76,11 +95,10 @@ def add_detail(p: argparse.ArgumentParser) -> None:
     g.add_argument("--quiet", "-q", action="store_true", help="the table alone: one line per model, no reasons or notes")
     g.add_argument("--explain", action="store_true",
                    help="every reason in full (without it, each reason is cut to its first clause)")
-    p.add_argument("--wide", action="store_true", help=f"tables as wide as their columns (without it, they wrap at {WIDTH} columns)")
+    add_wide(p)
 
 
 TERSE = 80  # characters of a reason shown without --explain
-WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
 
 
 # --quiet keeps these columns of a cost table, where present: one short line per model
@@ -134,7 +152,7 @@ def cmd_tokenizers(args: argparse.Namespace) -> int:
              "available": available(name, e.fetched), "models": e.description,
              "source": f"{e.package}:{e.file}", "licence": e.licence}
             for name, e in CATALOGUE.items()]
-    emit_rows(rows, TOKENIZER_COLUMNS, args.format)
+    emit_rows(rows, TOKENIZER_COLUMNS, args.format, width=table_width(args))
     return 0
 
 
@@ -194,7 +212,8 @@ def _model_rows(specs: list, text: str, label: str | None) -> list[dict[str, Any
         row = {"model": row["model"], "tokenizer": row["tokenizer"], "input_tokens": row["input_tokens"],
                "content_tokens": row["content_tokens"], "format_tokens": row["format_tokens"],
                "n_chars": len(text), "exactness": row["exactness"], "exactness_reason": row["exactness_reason"],
-               "ids": row["ids"]}
+               "ids": row["ids"], "label": spec.choice().label if spec.choice().tokenizer == row["tokenizer"]
+               else row["tokenizer"]}
         rows.append({"input": label, **row} if label is not None else row)
     return rows
 
@@ -203,13 +222,20 @@ MODEL_COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format
                  "exactness_reason")
 
 
-def _emit_models(rows: list[dict[str, Any]], columns: list[str], fmt: str) -> None:
-    if fmt == "table":
-        emit_rows(rows, [c for c in columns if c != "exactness_reason"], fmt)
-        for r in rows:  # the reasons, one per model, after the table they would crowd
-            sys.stdout.write(f"{r['model']}: {r['exactness']}: {r['exactness_reason']}\n")
-    else:
-        emit_rows(rows, columns, fmt)
+def _emit_models(rows: list[dict[str, Any]], columns: list[str], args: argparse.Namespace) -> None:
+    if args.format != "table":
+        emit_rows(rows, columns, args.format)
+        return
+    # a proxy tokenizer as every other table labels it: ~o200k_base
+    shown = [{**r, "tokenizer": r["label"]} for r in rows]
+    emit_rows(shown, [c for c in columns if c != "exactness_reason"], "table", width=table_width(args))
+    if args.quiet:
+        return
+    reasons = [terse(r["exactness_reason"], args.explain) for r in rows]
+    for r, reason in zip(rows, reasons):  # the reasons, one per model, after the table they would crowd
+        sys.stdout.write(f"{r['model']}: {r['exactness']}: {reason}\n")
+    if any(reason.endswith("…") for reason in reasons):
+        sys.stdout.write("(--explain gives each reason in full; --quiet leaves them out)\n")
 
 
 def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
@@ -269,13 +295,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
                                     ensure_ascii=False) + "\n")
         return 0
     if rows:
-        emit_rows(rows, columns, args.format)
+        emit_rows(rows, columns, args.format, width=table_width(args))
     if args.format == "table" and len(toks) > 1 and (len(toks) == 2 or args.by_part):
         _by_part(inputs, toks)
     if specs:
         if rows and args.format == "table":
             sys.stdout.write("\n")
-        _emit_models(model_rows, model_columns, args.format)
+        _emit_models(model_rows, model_columns, args)
     return 0
 
 
@@ -289,7 +315,7 @@ def cmd_vocab_list(args: argparse.Namespace) -> int:
              "fetched": _corrupt(n) if n in broken else "yes" if fetch_mod.is_fetched(n) else "no",
              "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
-    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format)
+    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format, width=table_width(args))
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
     return 0
 
@@ -341,6 +367,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--errors", choices=("strict", "replace", "skip"), default="strict", help="invalid UTF-8 in input: fail, replace with U+FFFD, or drop")
     add_max_input(p)
     add_format(p)
+    add_detail(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("vocab", help=help_line("vocab"), formatter_class=fmt)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # `load_corpus` builds a frame; reading files needs no pandas
 
 from ..errors import BadInput
 from .sample import LoadReport, Sample, detect_script, samples_to_frame
-from ..textio.lines import LineBounds, csv_records, iter_lines
+from ..textio.lines import GZIP_MAGIC, OTHER_COMPRESSION, LineBounds, Stream, csv_records, iter_lines, open_decompressed
 from ..textio import ERRORS, decode_utf8
 from ..textio import regular_file_problem
 
@@ -50,12 +51,44 @@ def check_errors(errors: str) -> None:
         raise BadInput(f"errors must be one of {ERRORS}, got {errors!r}")
 
 
+def content_suffix(path: Path) -> str:
+    """The suffix that says what a file holds: `a.jsonl.gz` holds JSON Lines, read through gzip.
+
+    >>> content_suffix(Path("a.jsonl.gz")), content_suffix(Path("notes.TXT"))
+    ('.jsonl', '.txt')
+    """
+    suffix = path.suffix.lower()
+    return Path(path.stem).suffix.lower() if suffix == ".gz" else suffix
+
+
+def open_file(path: Path) -> Stream:
+    """The bytes of a file as a binary stream, gzip decompressed when its magic bytes say so
+    (within the run's `LineBounds`); another compression is refused by name."""
+    if compressed_kind(path) is None:
+        return open(path, "rb")
+    fh = open(path, "rb")
+    try:
+        return open_decompressed(fh, where=str(path), size=path.stat().st_size, bounds=LineBounds.from_env())
+    except BaseException:
+        fh.close()
+        raise
+
+
+def compressed_kind(path: Path) -> str | None:
+    """"gzip", or the name of another compression we do not read ("bzip2", "zstd"...), or None."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    if head.startswith(GZIP_MAGIC):
+        return "gzip"
+    return next((kind for magic, kind in OTHER_COMPRESSION.items() if head.startswith(magic)), None)
+
+
 def is_binary(path: Path) -> bool:
-    """True when the first 8 KB of the file contain a NUL byte (text files never do).
+    """True when the first 8 KB of the file (decompressed, for gzip) contain a NUL byte (text files never do).
 
     UTF-16/32 files contain NULs too and are treated as binary: convert them to UTF-8 first.
     """
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         return b"\x00" in fh.read(BINARY_SNIFF_BYTES)
 
 
@@ -108,7 +141,7 @@ def iter_text_chunks(path: str | Path, *, errors: str = "strict", chunk_bytes: i
     bad_before = report.decode_errors_replaced + report.decode_errors_skipped
     offset = 0
     buf = b""
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         first = True
         while block := fh.read(chunk_bytes):
             if first and block.startswith(b"\xef\xbb\xbf"):
@@ -137,7 +170,7 @@ def _table_lines(path: Path, *, errors: str, report: LoadReport) -> Iterator[str
     """
     bad_before = report.decode_errors_replaced + report.decode_errors_skipped
     offset = 0
-    with open(path, "rb") as fh:
+    with open_file(path) as fh:
         for n, raw in iter_lines(fh, where=str(path), bounds=LineBounds.from_env(), universal=True):
             if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw, offset = raw[3:], 3
@@ -214,6 +247,9 @@ def open_parquet(path: Path, column: str | None = None) -> Any:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if path.suffix.lower() == ".gz":
+        raise BadInput(f"{path}: a gzip-compressed Parquet file; Parquet compresses its own pages, so this reads it "
+                       "uncompressed only. Fix: decompress it first (gunzip)")
     try:
         pf = pq.ParquetFile(path)
     except pa.ArrowException as e:
@@ -236,11 +272,12 @@ def parquet_batches(pf: Any, path: Path, column: str, *, batch_size: int) -> Ite
 
 
 def _table_columns(path: Path) -> list[str]:
-    suffix = path.suffix.lower()
+    suffix = content_suffix(path)
     if suffix == ".parquet":
         return list(open_parquet(path).schema_arrow.names)
-    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-        first = fh.readline()
+    with open_file(path) as fh:  # the first line, within the line bound (a line ends at \n, \r\n or \r)
+        raw = fh.readline(LineBounds.from_env().max_line_bytes)
+    first = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0]
     if suffix == ".csv":
         return next(csv.reader([first]), [])
     try:
@@ -283,7 +320,7 @@ def jsonl_field(path: object, row: int, line: str, column: str) -> object:
 def _iter_table(path: Path, column: str, *, errors: str, chunk_bytes: int,
                 report: LoadReport) -> Iterator[tuple[int, str]]:
     """(row number, text) for each non-empty value of `column`; rows count from 1."""
-    suffix = path.suffix.lower()
+    suffix = content_suffix(path)
     if suffix == ".parquet":
         row = 0
         for values in parquet_batches(open_parquet(path, column), path, column, batch_size=4096):
@@ -390,14 +427,14 @@ def file_labels(path: Path, *, category: str | None = None, kind: str | None = N
     >>> file_labels(Path("a.py")), file_labels(Path("README.md")), file_labels(Path("notes.txt"))
     (('code', 'python'), ('prose', 'markdown'), ('prose', 'text'))
     """
-    lang_code = (CODE_EXTENSIONS if extension_map is None else extension_map).get(path.suffix.lower())
+    lang_code = (CODE_EXTENSIONS if extension_map is None else extension_map).get(content_suffix(path))
     inferred = "code" if lang_code and lang_code not in DOCUMENT_KINDS else "prose"
     return category or inferred, kind or lang_code or "text"
 
 
 def is_table_file(path: Path, *, column: str | None, explicit: bool) -> bool:
     """True when `iter_samples` reads this file as a table (a row per sample), not as text."""
-    return path.suffix.lower() in TABLE_SUFFIXES and (column is not None or explicit)
+    return content_suffix(path) in TABLE_SUFFIXES and (column is not None or explicit)
 
 
 def iter_file_samples(path: Path, sid: str, *, explicit: bool, category: str | None = None, kind: str | None = None,
@@ -423,18 +460,33 @@ def iter_file_samples(path: Path, sid: str, *, explicit: bool, category: str | N
         for row, text in _iter_table(path, column, errors=errors, chunk_bytes=chunk_bytes, report=report):
             yield make(f"{sid}:{row}", text)
         return
-    if is_binary(path):
+    kind = compressed_kind(path)
+    if kind not in (None, "gzip") and explicit:
+        raise BadInput(f"{path}: compressed with {kind}; this reads plain text and gzip only. Fix: decompress it "
+                       "first (or recompress it with gzip)")
+    if kind not in (None, "gzip") or is_binary(path):  # in a folder, another compression is a binary file
         report.files_skipped_binary += 1
         report.skipped_files.append(str(path))
         return
     report.files_read += 1
     size = path.stat().st_size
     report.bytes_read += size
+    chunks = iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report)
+    if kind == "gzip":  # its size on disk says nothing of its text's: one sample unless it is cut
+        first, second = next(chunks, None), next(chunks, None)
+        if not first:
+            report.files_skipped_empty += 1
+            report.skipped_files.append(str(path))
+        elif second is None:
+            yield make(sid, first)
+        else:
+            for n, text in enumerate(itertools.chain([first, second], chunks)):
+                yield make(f"{sid}#{n}", text)
+        return
     if not size:
         report.files_skipped_empty += 1
         report.skipped_files.append(str(path))
         return
-    chunks = iter_text_chunks(path, errors=errors, chunk_bytes=chunk_bytes, report=report)
     if size <= chunk_bytes:
         yield make(sid, "".join(chunks))
     else:

@@ -128,37 +128,6 @@ def _arithmetic(counter: RequestCounter) -> bool:
     return FORMAT_TOKENS.get(counter.family or "") == "arithmetic" and counter.render is not None
 
 
-def prefix_counts(counter: RequestCounter, request: Request, blocks: Sequence[int], tokenizer: Tokenizer | None = None,
-                  *, add_generation_prompt: bool = False) -> list[int]:
-    """The input tokens of `request` cut after each of `blocks` messages (the system prompt and tools
-    always kept): `fast_counts` of each cut, its structure and texts taken from the whole request once."""
-    tok = counter.tokenizer if tokenizer is None else tokenizer
-    parts = _structure(request) if _arithmetic(counter) else None
-    if parts is None:
-        out = []
-        for b in blocks:
-            content, fmt, _, _ = fast_counts(counter, dataclasses.replace(request, messages=request.messages[:b]), tok,
-                                             add_generation_prompt=add_generation_prompt)
-            out.append(content + fmt)
-        return out
-    head, messages, tail = parts
-    running = [tok.count(request.system) if request.system else 0]  # content tokens before message j
-    for m in request.messages:
-        running.append(running[-1] + sum(tok.count(t) for t in _message_texts(m)))
-    memo = _memo_of(counter)
-    out = []
-    for b in blocks:
-        key = (add_generation_prompt, (*head, messages[:b], *tail))
-        shaped = memo.peek(key)
-        if shaped is None:
-            c = count_request(counter, dataclasses.replace(request, messages=request.messages[:b]), tok,
-                              add_generation_prompt=add_generation_prompt)
-            shaped = Shaped(c.format_tokens, c.exactness, c.reason)
-            memo.put(key, shaped)  # no media here: a request with media has no structure key
-        out.append(running[b] + shaped.format_tokens)
-    return out
-
-
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
                 add_generation_prompt: bool = True) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,

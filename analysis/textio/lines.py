@@ -5,9 +5,13 @@ file line by line, and bounds what a single line and a compressed file may cost:
 
 * a line may hold at most `LineBounds.max_line_bytes` bytes, counted *after* decompression
   (default 64 MB; `--max-line-mb` or $TOKENPRISM_MAX_LINE_MB raise it);
-* a compressed file may inflate to at most `LineBounds.max_inflation` times its own size
-  (default 200; gzip of ordinary logs stays far below 20). A file of one maximal line is always
-  allowed, so a small file is never refused for its ratio alone.
+* a gzip file, all its members together, may decompress to at most
+  `LineBounds.max_decompressed_bytes` (default 10 GB; `--max-decompressed-mb` or
+  $TOKENPRISM_MAX_DECOMPRESSED_MB raise it; an upload to the dashboard, 100 MB). A ceiling, not a
+  ratio: a very repetitive log that compresses 500 times is read as long as it stays below it.
+  A file that could pass the ceiling (deflate inflates at most 1,032 times) is decompressed
+  once, without reading its lines, before any line is given: a bomb is refused in the time
+  zlib takes to inflate up to the ceiling, before any counting.
 
 Memory stays below one line plus one read block whatever the file holds: a gzip "bomb" (a few
 MB holding a GB of one line) stops at the bound with a message naming the file, the line and
@@ -24,10 +28,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ..errors import BadInput
+from ..errors import BadInput, shown
 
 DEFAULT_MAX_LINE_MB = 64
-DEFAULT_MAX_INFLATION = 200
+DEFAULT_MAX_DECOMPRESSED_MB = 10_000
+# Deflate's largest expansion: 1,032 to 1 (zlib's technical details, "Maximum compression factor").
+MAX_DEFLATE_RATIO = 1032
 READ_BLOCK = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
 # The compressed formats read as they are (gzip) and the ones named and refused, by magic bytes.
@@ -37,59 +43,73 @@ Stream = IO[bytes] | io.BufferedIOBase  # a binary stream: a file, BytesIO, Gzip
 RAISE_HINT = "raise the bound with --max-line-mb MB (or $TOKENPRISM_MAX_LINE_MB)"
 
 
-def _env_mb(name: str, default: float) -> float:
+def _env_mb(name: str, default: float, top: float) -> float:
     raw = os.environ.get(name, "")
     try:
         mb = float(raw) if raw.strip() else default
     except ValueError:
-        raise BadInput(f"{name} must be a number of megabytes, got {raw!r}") from None
-    if not 0.001 <= mb <= MAX_LINE_MB_CEILING:
-        raise BadInput(f"{name} must be between 0.001 and {MAX_LINE_MB_CEILING:,} (megabytes), got {raw!r}")
+        raise BadInput(f"{name} must be a number of megabytes, got {shown(raw, 40)}") from None
+    if not 0.001 <= mb <= top:
+        raise BadInput(f"{name} must be between 0.001 and {top:,} (megabytes), got {shown(raw, 40)}")
     return mb
 
 
 # The largest line bound one may ask for: one line is held in memory as bytes and then as text.
 MAX_LINE_MB_CEILING = 4096
+# The largest decompression ceiling one may ask for (a petabyte: a bound, never reached).
+MAX_DECOMPRESSED_MB_CEILING = 1_000_000_000
 
 
 @dataclass(frozen=True)
 class LineBounds:
     """How much one line, and a compressed file as a whole, may cost.
 
-    >>> LineBounds(max_line_bytes=10).max_total(compressed=3)
-    600
+    >>> LineBounds(max_line_bytes=10).max_decompressed_bytes
+    10000000000
     """
 
     max_line_bytes: int = DEFAULT_MAX_LINE_MB * 1_000_000
-    max_inflation: float = DEFAULT_MAX_INFLATION
+    max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_MB * 1_000_000
     hint: str = RAISE_HINT  # how to raise the line bound, for messages
+    decompressed_hint: str = ("raise the ceiling with --max-decompressed-mb MB (or $TOKENPRISM_MAX_DECOMPRESSED_MB) "
+                              "if the file is what you meant")
 
     @classmethod
-    def from_env(cls, max_line_mb: float | None = None) -> "LineBounds":
-        """The bounds of a command: `max_line_mb` when given, else $TOKENPRISM_MAX_LINE_MB, else the default."""
-        mb = _env_mb("TOKENPRISM_MAX_LINE_MB", DEFAULT_MAX_LINE_MB) if max_line_mb is None else max_line_mb
-        return cls(max_line_bytes=int(mb * 1_000_000))
-
-    def max_total(self, *, compressed: int) -> int:
-        """The most a compressed file of `compressed` bytes may decompress to."""
-        return max(int(self.max_inflation * compressed), self.max_line_bytes)
+    def from_env(cls, max_line_mb: float | None = None, max_decompressed_mb: float | None = None) -> "LineBounds":
+        """The bounds of a command: the values given, else $TOKENPRISM_MAX_LINE_MB and
+        $TOKENPRISM_MAX_DECOMPRESSED_MB, else the defaults."""
+        mb = _env_mb("TOKENPRISM_MAX_LINE_MB", DEFAULT_MAX_LINE_MB, MAX_LINE_MB_CEILING) if max_line_mb is None else max_line_mb
+        ceiling = (_env_mb("TOKENPRISM_MAX_DECOMPRESSED_MB", DEFAULT_MAX_DECOMPRESSED_MB, MAX_DECOMPRESSED_MB_CEILING)
+                   if max_decompressed_mb is None else max_decompressed_mb)
+        return cls(max_line_bytes=int(mb * 1_000_000), max_decompressed_bytes=int(ceiling * 1_000_000))
 
 
 # The dashboard's upload (at most 4 MB as sent, textio.MAX_UPLOAD_BYTES): a line of at most 8 MB and
-# a gzip file of at most 25 times its size (100 MB), so no upload can cost a server more than that.
-UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_inflation=25,
-                           hint="price the log with the CLI (tokenprism cost --logs FILE), which allows 64 MB a line")
+# at most 100 MB decompressed, so no upload can cost a server more than that.
+UPLOAD_BOUNDS = LineBounds(max_line_bytes=8_000_000, max_decompressed_bytes=100_000_000,
+                           hint="price the log with the CLI (tokenprism cost --logs FILE), which allows 64 MB a line",
+                           decompressed_hint="price the log with the CLI (tokenprism cost --logs FILE), which "
+                                             "allows 10 GB decompressed")
 
 
 def _mb(n: int) -> str:
     return f"{n / 1_000_000:,.3g} MB"
 
 
+def _too_large(where: str, limit: int, compressed: int, hint: str) -> BadInput:
+    return BadInput(f"{where}: decompresses to more than {_mb(limit)} (from {_mb(compressed)}), the ceiling of what "
+                    f"a compressed file may hold: refused as a compression bomb. Fix: {hint}")
+
+
+def _damaged(where: str, after: int, e: Exception) -> BadInput:
+    return BadInput(f"{where}: cannot decompress after {after:,} bytes ({e}); the gzip file is damaged")
+
+
 class _Inflation(io.RawIOBase):
     """A decompressed stream that stops once it has given more than `limit` bytes."""
 
-    def __init__(self, inner: Stream, *, limit: int, where: str, compressed: int) -> None:
-        self._inner, self._limit, self._where, self._compressed = inner, limit, where, compressed
+    def __init__(self, inner: Stream, *, limit: int, where: str, compressed: int, hint: str) -> None:
+        self._inner, self._limit, self._where, self._compressed, self._hint = inner, limit, where, compressed, hint
         self.given = 0
 
     def readable(self) -> bool:
@@ -99,13 +119,10 @@ class _Inflation(io.RawIOBase):
         try:
             data = self._inner.read(len(b))
         except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
-            raise BadInput(f"{self._where}: cannot decompress after {self.given:,} bytes ({e}); "
-                           "the gzip file is damaged") from None
+            raise _damaged(self._where, self.given, e) from None
         self.given += len(data)
         if self.given > self._limit:
-            raise BadInput(f"{self._where}: decompresses to more than {_mb(self._limit)} from {_mb(self._compressed)} "
-                           f"(over {self._limit / max(self._compressed, 1):,.0f} times its size): refused as a "
-                           "compression bomb. Fix: decompress it yourself and give the plain file")
+            raise _too_large(self._where, self._limit, self._compressed, self._hint)
         b[: len(data)] = data
         return len(data)
 
@@ -114,9 +131,32 @@ class _Inflation(io.RawIOBase):
         super().close()
 
 
+def _inflated_size(fh: Stream, *, limit: int, where: str, compressed: int, hint: str) -> int:
+    """The decompressed size of the gzip stream `fh` (every member), refusing it past `limit`.
+
+    Only zlib runs (no line is split, nothing decoded): the bytes are counted and dropped.
+    """
+    total = 0
+    with gzip.GzipFile(fileobj=fh) as inner:
+        while True:
+            try:
+                n = len(inner.read(READ_BLOCK * 16))
+            except (OSError, EOFError) as e:
+                raise _damaged(where, total, e) from None
+            if not n:
+                return total
+            total += n
+            if total > limit:
+                raise _too_large(where, limit, compressed, hint)
+
+
 def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) -> Stream:
     """`fh` (a binary stream at its start, of `size` bytes), gzip decompressed when its magic
-    bytes say so, bounded by `bounds.max_total`. A plain stream is returned as it is."""
+    bytes say so, within `bounds.max_decompressed_bytes`. A plain stream is returned as it is.
+
+    A gzip stream that could inflate past the ceiling is measured first (`_inflated_size`), so
+    that a bomb is refused before its first line is read.
+    """
     head = fh.read(6)
     fh.seek(0)
     for magic, kind in OTHER_COMPRESSION.items():
@@ -125,8 +165,11 @@ def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) 
                            f"it first (or recompress it with gzip)")
     if head[:2] != GZIP_MAGIC:
         return fh
-    limit = bounds.max_total(compressed=size)
-    inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size)
+    limit, hint = bounds.max_decompressed_bytes, bounds.decompressed_hint
+    if size * MAX_DEFLATE_RATIO > limit:
+        _inflated_size(fh, limit=limit, where=where, compressed=size, hint=hint)
+        fh.seek(0)
+    inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size, hint=hint)
     return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
 
 

@@ -4,8 +4,9 @@ import streamlit as st
 
 from analysis.lab import bpe as lab
 from analysis.textio import decode_upload
+from analysis.cli.numbers import bounded
 from analysis.render import html_tokens
-from dashboards import corpus_views, links, look, shared
+from dashboards import corpus_views, fields, links, look, shared
 
 SENNRICH = ("low low low low low lower lower newest newest newest newest newest newest "
             "widest widest widest\nthe lowest of the new, the widest of the low")
@@ -15,6 +16,9 @@ st.caption("Byte-level BPE starts from the 256 bytes and, again and again, merge
            "pair of tokens into a new one. Watch it learn, merge by merge.")
 
 TABS = ["Step through training", "ownbpe vs Hugging Face"]
+VOCAB_LABEL = "Vocabulary size (256 bytes + merges)"
+# `train --vocab-size`'s reader, with the lab's own top
+read_vocab = bounded(257, lab.TRAIN_MAX_VOCAB, integer=True, unit="tokens")
 
 # -- link: ?lab_tab=…&lab_corpus=…&lab_merges=… and the other inputs (each widget's key is its parameter)
 links.check("bpe_lab", [
@@ -25,7 +29,7 @@ links.check("bpe_lab", [
     links.Param("lab_merges", "a number of merges", number="int", low=1, high=lab.LAB_MAX_MERGES),
     links.Param("lab_step", "a step", number="int", low=0, high=lab.LAB_MAX_MERGES),
     links.Param("train_builtin", "built-in corpora", choices=lambda: ["prose", "code", "multilingual"]),
-    links.Param("train_vocab", "a vocabulary size", number="int", low=257, high=lab.TRAIN_MAX_VOCAB),
+    links.Param("train_vocab", "a vocabulary size", read=read_vocab),
     links.Param("train_probe", "a short text"),
 ])
 links.copy_link("bpe_lab")
@@ -111,8 +115,10 @@ def train_and_compare() -> None:
     else:
         category = st.selectbox("Built-in corpus", ["prose", "code", "multilingual"], key="train_builtin", bind="query-params")
         corpus = corpus_views.builtin_corpus(category)
-    vocab_size = st.number_input("Vocabulary size (256 bytes + merges)", 257, lab.TRAIN_MAX_VOCAB, 1000, step=100,
-                                 key="train_vocab", bind="query-params")
+    train_fields = fields.Fields()
+    vocab_size = train_fields.number(st, VOCAB_LABEL, key="train_vocab", default="1000", read=read_vocab)
+    if train_fields.problems:
+        return
     try:
         result = corpus_views.train_both(corpus, int(vocab_size))
     except ValueError as e:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from analysis.compare import special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
-from analysis.render import highlight_prefix, html_tokens
+from analysis.render import highlight_prefix, html_tokens, markdown_text
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
 from dashboards import chat, links, look, shared
@@ -115,12 +115,12 @@ most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delt
 model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
 if model_problem:
-    st.error(model_problem, icon=":material/error:")
+    st.error(markdown_text(model_problem), icon=":material/error:")  # it quotes the id, which a link can carry
 else:
     try:
         counted = shared.request_count(json.dumps(text), model)
     except ValueError as e:  # BadInput: e.g. the model's vocabulary is not fetched (the message says how)
-        st.warning(f"{model}: {e}")
+        st.warning(markdown_text(f"{model}: {e}"))
     else:
         usd, price_note = shared.request_price(counted.input_tokens, model)
         st.markdown(f"**As one request to {model}** (the text as one user message)")

@@ -6,12 +6,12 @@ from analysis.textio.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.report import traffic as render_traffic
 from analysis.report.cost import render_markdown, safe_table
-from analysis.cost import (SHAPES, DEFAULT_MODELS, WORKLOAD_LIMITS, LogReport, LogUpload, display_categories, display_models,
+from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, display_categories, display_models,
                            format_usd, iter_log_records, model_notes, plan_traffic, price_records, summarise)
 from analysis.cost.caching import REASONING_NOT_INCLUDED
 from analysis.errors import BadInput, UnknownName
 from analysis.models import resolve
-from dashboards import corpus_views, links, shared
+from dashboards import corpus_views, fields, links, shared
 
 st.title("Cost")
 st.caption("What a workload costs under each model: each request counted as `tokenprism count` counts it (the "
@@ -34,22 +34,33 @@ def typed_models(key: str) -> list[str]:
     return ids
 
 
-# -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter),
-# bounded as the CLI bounds the same workload fields
+# The workload's number fields: (widget key, workload field, label), each read by the reader of the
+# CLI flag of the same field (`cost --requests-per-month`...), in the form and in a link alike.
+NUMBERS = {
+    "requests": ("cost_rpm", "requests_per_month", "Requests per month"),
+    "messages": ("cost_messages", "messages_per_request", "Chat messages per request"),
+    "chars": ("cost_chars", "chars_per_request", "Characters per request (0: each text as it is)"),
+    "out_tokens": ("cost_out_tokens", "output_tokens", "Output tokens per request"),
+    "out_ratio": ("cost_out_ratio", "output_ratio", "Output / content tokens"),
+    "reasoning": ("cost_reasoning", "reasoning_tokens", "Reasoning tokens per request (models that reason)"),
+}
+UNLINKED = {"reasoning"}  # a field the link does not carry
+form_fields = fields.Fields()
 
 
-def _limit(field: str) -> float:
-    return float(WORKLOAD_LIMITS[field])
+def number(where, name: str, default: str, **kwargs):
+    """The workload field `name` of NUMBERS in `where` (in the link unless UNLINKED)."""
+    key, field, label = NUMBERS[name]
+    return form_fields.number(where, label, key=key, default=default, read=fields.workload(field, label),
+                              bind=name not in UNLINKED, **kwargs)
 
 
+# -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
 links.check("cost", [
     links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
-    links.Param("cost_rpm", "a whole number of requests", number="int", low=0, high=_limit("requests_per_month")),
-    links.Param("cost_messages", "a whole number of messages", number="int", low=1, high=_limit("messages_per_request")),
-    links.Param("cost_chars", "a whole number of characters", number="int", low=0, high=_limit("chars_per_request")),
+    *(links.Param(key, label, read=fields.workload(field, label))
+      for name, (key, field, label) in NUMBERS.items() if name not in UNLINKED),
     links.Param("cost_out_mode", "output modes", choices=lambda: ["tokens per request", "ratio of input tokens"]),
-    links.Param("cost_out_tokens", "a whole number of tokens", number="int", low=0, high=_limit("output_tokens")),
-    links.Param("cost_out_ratio", "a ratio", number="float", low=0, high=_limit("output_ratio")),
     links.Param("cost_cached", "a share", number="float", low=0, high=1),
 ])
 links.copy_link("cost")
@@ -59,7 +70,7 @@ source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "B
 
 # The library names the Python argument that fixes a problem; on this page the fix is a control.
 @st.cache_data(max_entries=4, show_spinner="Pricing the log under each model...")
-def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool, output_tokens: int,
+def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool, output_tokens: str,
                    cached: str):
     """The traffic report of an uploaded log (cached on the bytes and the settings)."""
     report = LogReport()
@@ -82,10 +93,13 @@ if source == "Chat log":
     models = list(dict.fromkeys([*models, *typed_models("cost_log_model_ids")]))
     c1, c2, c3, c4 = st.columns(4)
     shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format")
-    out_tokens = c2.number_input("Output tokens of rows without a logged response", min_value=0, value=300, step=50,
-                                 key="cost_log_out")
+    log_fields = fields.Fields()
+    out_tokens = log_fields.number(c2, "Output tokens of rows without a logged response", key="cost_log_out",
+                                   default="300", bind=False,
+                                   read=fields.workload("output_tokens", "Output tokens of rows without a logged response"))
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached")
     skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip")
+    log_fields.stop_if_unread()
     if log is None:
         st.info("Upload a chat log to price last month's traffic under each model.")
         st.stop()
@@ -97,7 +111,7 @@ if source == "Chat log":
         st.warning("Pick at least one model.")
         st.stop()
     try:
-        traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, int(out_tokens), str(cached))
+        traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached))
     except (ValueError, KeyError) as e:
         st.error(shared.page_words(e.args[0] if e.args else str(e)))
         st.stop()
@@ -164,40 +178,39 @@ models = list(dict.fromkeys([*models, *typed_models("cost_model_ids")]))
 with st.form("workload"):
     st.markdown("**Workload**")
     c1, c2, c3 = st.columns(3)
-    requests = c1.number_input("Requests per month", value=100_000, step=10_000, key="cost_rpm", bind="query-params")
-    messages = c2.number_input("Chat messages per request", value=1, step=1, key="cost_messages", bind="query-params",
-                               help="1: the text as one user message, counted as `tokenprism count` counts it. N > 1: "
-                                    "the chat format of N turns (an estimate). 0: the raw text, no chat format.")
-    chars = c3.number_input("Characters per request (0: each text as it is)", value=0, step=500,
-                            key="cost_chars", bind="query-params", help="Scale each text to this length, keeping its tokens per character.")
+    requests = number(c1, "requests", "100000")
+    messages = number(c2, "messages", "1",
+                      help="1: the text as one user message, counted as `tokenprism count` counts it. N > 1: "
+                           "the chat format of N turns (an estimate). 0: the raw text, no chat format.")
+    chars = number(c3, "chars", "0", help="Scale each text to this length, keeping its tokens per character.")
     c1, c2, c3 = st.columns(3)
     out_mode = c1.radio("Output", ["tokens per request", "ratio of input tokens"], key="cost_out_mode", bind="query-params",
                         format_func=lambda m: "ratio of content tokens" if m == "ratio of input tokens" else m)  # the value stays: old links
-    out_tokens = c2.number_input("Output tokens per request", value=300, step=50, key="cost_out_tokens", bind="query-params")
-    out_ratio = c2.number_input("Output / content tokens", value=0.5, step=0.1, key="cost_out_ratio", bind="query-params",
-                                help="Output tokens per content token: the request's text, not the chat format's tokens.")
+    out_tokens = number(c2, "out_tokens", "300")
+    out_ratio = number(c2, "out_ratio", "0.5",
+                       help="Output tokens per content token: the request's text, not the chat format's tokens.")
     cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_cached", bind="query-params")
-    reasoning = c3.number_input("Reasoning tokens per request (models that reason)", value=None, min_value=0, step=500,
-                                key="cost_reasoning", placeholder="not given",
-                                help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
-                                     "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
+    reasoning = number(c3, "reasoning", "", optional=True, placeholder="not given",
+                       help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
+                            "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
+form_fields.stop_if_unread()  # each refusal is beside its field; nothing is priced with a value not read
 
 if not models:
     st.warning("Pick at least one model.")
     st.stop()
 try:
-    report = shared.cost_report(inputs, tuple(models), requests=int(requests), messages=int(messages),
-                                chars=int(chars) or None, output_tokens=int(out_tokens) if out_mode.startswith("tokens") else None,
-                                output_ratio=str(out_ratio) if out_mode.startswith("ratio") else None, cached=str(cached),
-                                reasoning=None if reasoning is None else int(reasoning))
+    report = shared.cost_report(inputs, tuple(models), requests=requests, messages=int(messages), chars=chars or None,
+                                output_tokens=out_tokens if out_mode.startswith("tokens") else None,
+                                output_ratio=out_ratio if out_mode.startswith("ratio") else None, cached=str(cached),
+                                reasoning=reasoning)
 except (ValueError, KeyError) as e:
     st.error(e.args[0] if e.args else str(e))
     st.stop()
 
 priced = report.models[report.models["usd_per_month"].notna()]
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Requests per month", f"{int(report.workload.requests_per_month):,}")
+c1.metric("Requests per month", f"{report.workload.requests_per_month:,f}")  # as read: 1.5 is not 1
 if len(priced):
     cheap = priced.loc[priced["usd_per_month"].idxmin()]
     dear = priced.loc[priced["usd_per_month"].idxmax()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -43,6 +44,11 @@ def open_link(page: str, params: dict[str, str | list[str]]) -> AppTest:
     at.switch_page(page).run()
     assert not at.exception, at.exception
     return at
+
+
+def as_read(markdown: str) -> str:
+    """A message as the reader sees it: Markdown's backslash escapes (`analysis.render.markdown_text`) taken out."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def vega_charts(at: AppTest) -> list[tuple[dict, list[pd.DataFrame]]]:

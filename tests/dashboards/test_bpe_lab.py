@@ -44,7 +44,7 @@ def test_empty_corpus_is_a_message_and_the_other_tab_still_works():
     at.text_area(key="lab_corpus").set_value("").run()
     assert not at.exception
     assert any("empty" in w.value for w in at.warning)
-    assert at.number_input(key="train_vocab").value == 1000  # the training tab was drawn
+    assert at.text_input(key="train_vocab").value == "1000"  # the training tab was drawn
 
 
 def test_builtin_sample_is_truncated_to_the_limit():
@@ -57,7 +57,7 @@ def test_builtin_sample_is_truncated_to_the_limit():
 def test_training_comparison_follows_the_vocabulary_size():
     at = open_page(PAGE)
     at.selectbox(key="train_builtin").set_value("code")
-    at.number_input(key="train_vocab").set_value(600).run()
+    at.text_input(key="train_vocab").set_value("600").run()
     assert not at.exception
     summary = at.table[0].value
     assert summary["n_merges"].tolist() == [344, 344]

@@ -17,7 +17,7 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import html_tokens
 from analysis.textio import MAX_INPUT_CHARS
 from dashboards import shared
-from tests.dashboards.conftest import open_link, open_page
+from tests.dashboards.conftest import as_read, open_link, open_page
 
 PAGE = "app_pages/compare.py"
 
@@ -220,11 +220,11 @@ def test_a_chosen_model_shows_the_request_count_and_its_price(capsys):
 def test_a_misspelt_model_is_refused_with_the_closest_ids():
     # The box accepts any typed id, as a link does (AppTest cannot type into it: it only picks options).
     at = open_link(PAGE, {"cost_model": "gpt-4oo"})
-    (error,) = [e.value for e in at.error]
+    (error,) = [as_read(e.value) for e in at.error]  # escaped: a link's id cannot add Markdown
     assert "unknown model 'gpt-4oo'" in error and "gpt-4o" in error
     assert not [m for m in at.metric if m.label == "Input tokens"]
     at = open_link(PAGE, {"cost_model": "claude-sonet-4-5"})
-    assert any("claude-sonet-4-5" in e.value and "claude-sonnet-4-5" in e.value for e in at.error)
+    assert any("claude-sonet-4-5" in as_read(e.value) and "claude-sonnet-4-5" in as_read(e.value) for e in at.error)
     assert at.table  # the tokenizer counts still show
 
 
@@ -271,9 +271,9 @@ def test_chat_mode_tools_and_refusals():
     assert shown["input_tokens"] == input_tokens(parse(chat), "gpt-4o").input_tokens
     assert shown["format_tokens"] > input_tokens(parse(CHAT), "gpt-4o").format_tokens
     at.text_area(key="chat_tools").set_value("[{not json").run()
-    assert any("tools are not JSON" in e.value for e in at.error)
+    assert any("the tools: not JSON" in as_read(e.value) for e in at.error)
     at = open_link(PAGE, _chat_link(models=("gpt-4oo", "gpt-4o")))
-    assert any("unknown model 'gpt-4oo'" in e.value and "gpt-4o" in e.value for e in at.error)
+    assert any("unknown model 'gpt-4oo'" in as_read(e.value) and "gpt-4o" in as_read(e.value) for e in at.error)
     assert list(at.table[0].value["model"]) == ["gpt-4o"]  # the known model is still counted
     at = open_link(PAGE, {"mode": "Chat", "chat": "{broken"})
     assert any("could not be read" in w.value for w in at.warning) and at.table
@@ -294,7 +294,7 @@ def test_the_chat_editor_rows_become_an_openai_chat_body():
                                  {"role": "assistant", "content": "", "name": " bot "}],
                     "tools": [{"type": "function", "function": {"name": "f"}}]}
     assert input_tokens(parse(body), "gpt-4o").input_tokens > 0
-    with pytest.raises(ValueError, match="tools are not JSON"):
+    with pytest.raises(ValueError, match="the tools: not JSON"):
         request_body(rows, "[{")
 
 

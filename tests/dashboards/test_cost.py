@@ -17,8 +17,8 @@ def test_workload_form_drives_the_estimate():
     at = open_page(PAGE)
     at.multiselect(key="cost_models").set_value(MODELS)
     at.text_area(key="cost_text").set_value("Summarise this email in two sentences, please.")
-    at.number_input(key="cost_rpm").set_value(50_000)
-    at.number_input(key="cost_out_tokens").set_value(120)
+    at.text_input(key="cost_rpm").set_value("50000")
+    at.text_input(key="cost_out_tokens").set_value("120")
     at.slider(key="cost_cached").set_value(0.5)
     at.button(key="cost_go").click().run()
     assert not at.exception
@@ -41,7 +41,7 @@ def test_output_ratio_and_builtin_corpus():
     at.segmented_control(key="cost_source").set_value("Built-in corpus").run()
     at.multiselect(key="cost_models").set_value(["openai:gpt-4o-mini"])
     at.radio(key="cost_out_mode").set_value("ratio of input tokens")
-    at.number_input(key="cost_out_ratio").set_value(0.25)
+    at.text_input(key="cost_out_ratio").set_value("0.25")
     at.button(key="cost_go").click().run()
     assert not at.exception
     shown = _models_table(at)
@@ -136,7 +136,7 @@ def test_a_reasoning_model_without_a_figure_says_reasoning_not_included():
     shown = _models_table(at)
     assert shown.loc["openai:o3", "reasoning/req"] == "reasoning not included"
     assert shown.loc["openai:gpt-4o-mini", "reasoning/req"] == "0"
-    at.number_input(key="cost_reasoning").set_value(2000)
+    at.text_input(key="cost_reasoning").set_value("2000")
     at.button(key="cost_go").click().run()
     assert not at.exception and not any("Reasoning not included" in w.value for w in at.warning)
     assert _models_table(at).loc["openai:o3", "reasoning/req"] == "2,000"

@@ -96,7 +96,7 @@ def test_cost_link_sets_models_and_workload():
     models = ["openai:gpt-4o-mini", "deepseek:deepseek-chat"]
     at = open_link("app_pages/cost.py", {"cost_models": models, "cost_rpm": "5000", "cost_out_tokens": "120"})
     assert at.multiselect(key="cost_models").value == models
-    assert at.number_input(key="cost_rpm").value == 5000
+    assert at.text_input(key="cost_rpm").value == "5000"
     assert list(at.dataframe[0].value["model"]) == models
     assert at.metric[0].value == "5,000"
     bad = open_link("app_pages/cost.py", {"cost_cached": "2"})

@@ -57,9 +57,9 @@ def test_upload_bomb_stops_at_the_upload_line_bound():
     assert peak < 3 * UPLOAD_BOUNDS.max_line_bytes  # about one line, not the bomb's size
 
 
-def test_many_short_lines_past_the_inflation_ratio_are_a_bomb():
+def test_many_short_lines_past_the_decompression_ceiling_are_a_bomb():
     data = gzip.compress((ROW % ("a" * 900)).encode() * 400)  # 370 kB from ~2 kB
-    bounds = LineBounds(max_line_bytes=10_000, max_inflation=25)
+    bounds = LineBounds(max_line_bytes=10_000, max_decompressed_bytes=100_000)
     with pytest.raises(BadInput, match=r"log\.jsonl\.gz: decompresses to more than .* compression bomb"):
         list(iter_log_records(LogUpload("log.jsonl.gz", data), bounds=bounds))
 

@@ -22,6 +22,7 @@ read is at most a few tokens short of the provider's, and always an estimate.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from ..caching import CacheRule, CacheSim, PrefixMarks, simulate
-from ..recount import prefix_counts
+from ..recount import count_request, fast_counts
 from ...requests import Request, RequestCounter
 from ...tokenizers import Tokenizer
 from .records import LogRecord
@@ -111,17 +112,49 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> T
                       [r.timestamp.date().isoformat() if r.timestamp else None for r in records], reasoning)
 
 
+def _cut(request: Request, block: int) -> Request:
+    return dataclasses.replace(request, messages=request.messages[:block])
+
+
 def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Sequence[LogRecord],
-               trace: TraceChunk) -> np.ndarray:
+               trace: TraceChunk, prompts: np.ndarray | None = None, minimum: int = 0) -> np.ndarray:
     """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
-    block, counted without the reply priming (int64, aligned with `trace.keys`)."""
+    block, counted without the reply priming (int64, aligned with `trace.keys`).
+
+    `prompts` (each row's whole prompt on the model) spares work: a row shorter than the rule's
+    `minimum` can never be cached, so its ends are left 0; the last block ends where the prompt's
+    reply priming begins (the prompt less the priming, which every chat format adds at the end).
+    """
     out = np.zeros(len(trace.blocks), dtype=np.int64)
+    # equal keys are equal prefixes, so equal counts on one model: a shared system prompt, or the
+    # conversation so far that the next turn repeats, is counted once per process
+    known = _ENDS.setdefault((id(counter.render), counter.family, counter.tokenizer.name), {})
+    if len(known) > _MAX_ENDS:
+        known.clear()
+    keys = trace.keys.tolist()
+    priming = None
     for i, r in enumerate(records):
-        a, b = int(trace.ptr[i]), int(trace.ptr[i + 1])
-        if a < b:  # by arithmetic where the family allows (`recount.prefix_counts`): the same numbers as the render
-            out[a:b] = prefix_counts(counter, r.request, [int(x) for x in trace.blocks[a:b]], tokenizer,
-                                     add_generation_prompt=False)
+        if prompts is not None and prompts[i] < minimum:
+            continue
+        last = len(r.request.messages)
+        for j in range(int(trace.ptr[i]), int(trace.ptr[i + 1])):
+            end = known.get(keys[j])
+            if end is None and prompts is not None and int(trace.blocks[j]) == last:
+                if priming is None:
+                    empty = Request(system=r.request.system)
+                    priming = (count_request(counter, empty, tokenizer).input_tokens
+                               - count_request(counter, empty, tokenizer, add_generation_prompt=False).input_tokens)
+                end = known[keys[j]] = int(prompts[i]) - priming
+            if end is None:  # by arithmetic where the family allows (`recount.fast_counts`): the render's numbers
+                content, fmt, _, _ = fast_counts(counter, _cut(r.request, int(trace.blocks[j])), tokenizer,
+                                                 add_generation_prompt=False)
+                end = known[keys[j]] = content + fmt
+            out[j] = end
     return out
+
+
+_ENDS: dict[tuple[int, str | None, str], dict[int, int]] = {}  # (format, family, tokenizer) -> {key: tokens}
+_MAX_ENDS = 200_000  # per model: a few MB, then started again
 
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],

@@ -481,7 +481,10 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
                                                keep_costs=True)
             counter = counters[t.ref]
             if caching and cache_rule(t.ref) is not None and counter is not None:
-                part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace))
+                rule = cache_rule(t.ref)
+                prompts = recounts[t.ref].content + recounts[t.ref].format
+                part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace, prompts,
+                                           rule.minimum if rule is not None else 0))
             else:
                 part.ends.append(np.zeros(len(trace.keys), dtype=np.int64))
     by_served: dict[str, list[int]] = {}

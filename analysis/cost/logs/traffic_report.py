@@ -27,7 +27,7 @@ from ..workloads.workload import percent
 from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
-from .whole_bill import whole_bill
+from .whole_bill import ReasoningFigure, whole_bill
 from .records import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
@@ -330,17 +330,6 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
 def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Parts with money as exact decimal strings (None kept), as the JSON contract writes money."""
     return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
-
-
-@dataclass(frozen=True)
-class ReasoningFigure:
-    """A target's reasoning: `per_request` tokens, or `ratio` x each request's visible output;
-    `total` the whole log's (None: unknown, so not included); `source` says where it comes from."""
-
-    total: int | None
-    source: str
-    per_request: Decimal = Decimal(0)
-    ratio: Decimal = Decimal(0)
 
 
 def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int

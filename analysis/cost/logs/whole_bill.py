@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -23,10 +23,18 @@ from ..display.money import format_usd
 from .cache_trace import simulate_rows
 from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
 
-if TYPE_CHECKING:
-    from .traffic_report import ReasoningFigure
-
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
+
+
+@dataclass(frozen=True)
+class ReasoningFigure:
+    """A target's reasoning: `per_request` tokens, or `ratio` x each request's visible output;
+    `total` the whole log's (None: unknown, so not included); `source` says where it comes from."""
+
+    total: int | None
+    source: str
+    per_request: Decimal = Decimal(0)
+    ratio: Decimal = Decimal(0)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from ...errors import BadInput
+from ...errors import BadInput, shown
 from ...render import compact_number
 
 
@@ -65,28 +65,28 @@ def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer
     ...
     analysis.errors.BadInput: requests_per_month must be a non-negative number, got '-5'
     """
+    echo = shown(value, 40) if isinstance(value, str) else repr(value)  # a typed value is quoted cut
     if isinstance(value, bool) or value is None:
-        raise BadInput(f"{name} must be a number, got {value!r}")
+        raise BadInput(f"{name} must be a number, got {echo}")
     try:
         # floats via their shortest repr: 0.1 means 0.1, not 0.1000000000000000055...
         d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
     except InvalidOperation:
-        raise BadInput(f"{name} must be a number, got {value!r}") from None
+        raise BadInput(f"{name} must be a number, got {echo}") from None
     if not d.is_finite():
-        raise BadInput(f"{name} must be a finite number, got {value!r}")
-    shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
+        raise BadInput(f"{name} must be a finite number, got {echo}")
     if len(d.as_tuple().digits) > MAX_DIGITS:  # "1.000...0001": digits no price or count needs
-        raise BadInput(f"{name} has more than {MAX_DIGITS} significant digits, got {shown!r}; round it")
+        raise BadInput(f"{name} has more than {MAX_DIGITS} significant digits, got {echo}; round it")
     if 0 < d < MIN_POSITIVE:  # 1e-999999999 would be printed with a billion zeros
         top = " or more" if maximum is None else f" to {compact_number(maximum)}"
-        raise BadInput(f"{name} must be 0, or from {MIN_POSITIVE:f}{top}, got {shown!r}")
+        raise BadInput(f"{name} must be 0, or from {MIN_POSITIVE:f}{top}, got {echo}")
     if d < 0:
-        raise BadInput(f"{name} must be a non-negative number, got {value!r}")
+        raise BadInput(f"{name} must be a non-negative number, got {echo}")
     if integer and d != d.to_integral_value():
-        raise BadInput(f"{name} must be a whole number, got {value!r}")
+        raise BadInput(f"{name} must be a whole number, got {echo}")
     if maximum is not None and d > maximum:
         raise BadInput(f"{name} must be at most {maximum:,f}".replace(",", "" if maximum < 10_000 else ",")
-                         + f", got {shown!r}")
+                         + f", got {echo}")
     return d
 
 

@@ -26,6 +26,7 @@ from itertools import accumulate
 from typing import Any, Literal, TypeVar
 
 from ...errors import BadInput
+from ...textio import json_text
 from ...tokenizers import Tokenizer
 from ...tokenizers.base import clean_text
 from ..request import ToolCall
@@ -51,7 +52,7 @@ def for_tokenizer(table: Mapping[str, T], tokenizer: Tokenizer, family: str, wha
 def call_arguments(call: ToolCall, family: str) -> Any:
     """A tool call's JSON arguments, parsed (templates and encoders write them as JSON objects)."""
     try:
-        return json.loads(call.arguments) if call.arguments.strip() else {}
+        return json_text.loads(call.arguments, what=f"the arguments of the call to {call.name!r}") if call.arguments.strip() else {}
     except json.JSONDecodeError as e:
         raise BadInput(f"the arguments of the call to {call.name!r} are not JSON ({e.msg} at character {e.pos}): "
                        f"the {family} format writes them as a JSON object") from None

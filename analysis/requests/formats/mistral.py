@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...errors import BadInput
+from ...textio import json_text
 from ...tokenizers import Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolDef, ToolResult
 from .base import Rendered
@@ -71,7 +72,7 @@ class _Turn:
 def _as_json(text: str) -> object:
     """What the reference writes for arguments and tool contents: the parsed JSON, else the string."""
     try:
-        return json.loads(text)
+        return json_text.loads(text, what="a tool call's arguments or a tool's result")
     except json.JSONDecodeError:
         return text
 

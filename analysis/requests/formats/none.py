@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ...textio import json_text
 from ...tokenizers import Tokenizer
 from ..request import Request, TextPart, ToolCall, ToolDef, ToolResult
 from .base import Rendered, Span
@@ -73,6 +74,8 @@ def tool_texts(tool: ToolDef) -> list[str]:
 
 def _json_texts(text: str) -> list[str]:
     """A call's arguments or a result's response: the JSON object's texts, else the text itself."""
+    if json_text.too_deep(text.encode("utf-8", "surrogatepass")):
+        return [text]  # counted as the text it is: parsing it would recurse past Python's limit
     try:
         value = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError:

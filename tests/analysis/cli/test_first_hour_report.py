@@ -131,3 +131,50 @@ def test_compare_by_part_with_more_tokenizers_and_not_in_json():
     assert "o200k_base -> gpt2:" in out and "o200k_base -> cl100k_base:" in out
     code, out, _ = run("compare", "hello 2024 мир", "-t", "o200k_base,gpt2", "--format", "json")
     assert [r["tokenizer"] for r in json.loads(out)] == ["o200k_base", "gpt2"]  # the JSON rows are unchanged
+
+
+# -- every table fits 120 columns; --wide shows it whole ----------------------------------------
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tables")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    (corpus / "en.txt").write_text("Hello world, this is a text of a few words.\n", encoding="utf-8")
+    deep = root / ("a_long_folder_name_" * 4) / ("another_long_folder_" * 3)
+    deep.mkdir(parents=True)
+    (deep / "a.py").write_text(TEXT, encoding="utf-8")
+    return {"corpus": str(corpus), "src": str(root)}
+
+
+# (argv, whether the table is wider than 120 columns when not wrapped)
+TABLES = [
+    (("tokenizers",), True),
+    (("vocab", "list"), False),
+    (("compare", "hello there"), False),
+    (("compare", "hello there", "-m", "gpt-4o,claude-sonnet-4-5,gemini-2.5-flash"), False),
+    (("compare", TEXT, "-t", "o200k_base,gpt2"), False),
+    (("count", "hello there", "-m", "gpt-4o,claude-sonnet-4-5,gemini-2.5-flash"), False),
+    (("corpus", "list", "--samples"), False),
+    (("corpus", "list", "--system"), False),
+    (("corpus", "stats"), False),
+    (("probe",), False),
+    (("probe", "digit-grouping"), True),
+    (("measure", "{corpus}"), False),  # wider only with the fetched vocabularies
+    (("diff", "-f", "{src}", "--glob", "**/*.py", "--from", "o200k_base", "--to", "gpt2"), True),
+]
+
+
+@pytest.mark.parametrize("argv,wider", TABLES, ids=[" ".join(a[:2]) for a, _ in TABLES])
+def test_every_table_fits_120_columns_unless_wide(argv, wider, files):
+    argv = tuple(a.format(**files) for a in argv)
+    code, out, err = run(*argv)
+    assert code == 0, err
+    # (diff's heading of each file's first cut is a sentence, with the whole path)
+    lines = [l for l in out.splitlines() if ": first different cut at" not in l]
+    assert max(map(len, lines)) <= 120, [l for l in lines if len(l) > 120]
+    if wider:
+        code, wide, _ = run(*argv, "--wide")
+        assert max(map(len, wide.splitlines())) > 120
+        if "\\" in out:  # wrapped, not cut: every cell of the wide table is still there
+            words = lambda t: sorted(w for w in t.split() if w != "\\")  # noqa: E731
+            assert words(out) == words(wide)

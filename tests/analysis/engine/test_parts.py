@@ -12,7 +12,8 @@ from analysis.corpora import LoadReport
 from analysis.engine import measure
 from analysis.engine.base import InProcessEngine
 from analysis.engine.local import LocalEngine
-from analysis.engine.parts import measure_files, plan_parts
+from analysis.engine.parts import measure_files
+from analysis.engine.plan import plan_parts
 from analysis.engine.read import iter_corpus_chunks, jsonl_spans
 from tests.analysis.engine.gen import jsonl_rows, text_folder
 
