@@ -85,6 +85,86 @@ def count_reference(texts: list[str], models: str) -> dict:
             "tokenizers": names}
 
 
+def phases(log: Path, models: str) -> dict[str, float]:
+    """CPU seconds of each step of `cost --logs` on the in-process path, timed around the steps
+    themselves (no profiler): where the time goes beyond the count. The chunk steps are timed by
+    wrapping `chunk_sums`' own functions for the length of this call."""
+    from datetime import date
+
+    import orjson
+
+    from analysis.cost import LogReport, iter_log_chunks, plan_traffic, summarise
+    from analysis.cost import usage as usage_mod
+    from analysis.cost.logs import chunk_sums, shapes
+
+    spent: dict[str, float] = {}
+
+    def add(name: str, since: float) -> None:
+        spent[name] = spent.get(name, 0.0) + time.process_time() - since
+
+    t0 = time.process_time()
+    plan = plan_traffic(models, on=date.fromisoformat(ON))
+    for target in plan.targets:
+        target.counter()
+    add("plan and counters (tokenizers loaded)", t0)
+    t0 = time.process_time()
+    report = LogReport()
+    chunks = list(iter_log_chunks(log, report=report))
+    add("reading lines (gzip, UTF-8)", t0)
+    t0 = time.process_time()
+    rows = [orjson.loads(line) for chunk in chunks for _, line in chunk.lines]
+    add("JSON (orjson)", t0)
+    bill, shapes._bill = shapes._bill, lambda *a, **k: None  # type: ignore[assignment]
+    try:
+        t0 = time.process_time()
+        for row in rows:
+            shapes.parse_row(row, "openai-chat")
+        add("request building (parse_row, usage left out)", t0)
+    finally:
+        shapes._bill = bill  # type: ignore[assignment]
+    usage_mod.READ_MEMO.clear()
+    t0 = time.process_time()
+    for row in rows:
+        if isinstance(row.get("usage"), dict):
+            usage_mod.read_usage(row["usage"], "openai-chat", model=row.get("model"))
+    memo = usage_mod.READ_MEMO
+    add(f"usage read by genai-prices ({memo.misses:,} distinct of {memo.hits + memo.misses:,})", t0)
+    records = [r for chunk in chunks for r in chunk.records()[0]]
+    usage_mod.PRICE_MEMO.clear()
+    wrapped = {"_recount": "recount (chat format, per row and model)",
+               "batch_tokenizers": "tokenizing the requests' texts (one batch per tokenizer)",
+               "_as_billed": "as billed (genai-prices calc_price per distinct usage)",
+               "trace_chunk": "cache trace: block keys (issue 42)", "block_ends": "cache trace: block ends (issue 42)",
+               "_calibrate": "calibration", "_reduce": "sums per day and tier"}
+    originals = {name: getattr(chunk_sums, name) for name in wrapped}
+
+    def timed(name: str):  # noqa: ANN202
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            t = time.process_time()
+            try:
+                return originals[name](*args, **kwargs)
+            finally:
+                add(wrapped[name], t)
+        return call
+
+    for name in wrapped:
+        setattr(chunk_sums, name, timed(name))
+    try:
+        t0 = time.process_time()
+        total = chunk_sums.price_records(records, plan)
+        add("price_chunk, all of it", t0)
+    finally:
+        for name, fn in originals.items():
+            setattr(chunk_sums, name, fn)
+    inside = sum(v for k, v in spent.items() if k in wrapped.values())
+    spent["price_chunk, the rest (responses counted, media, days, per-row costs)"] = \
+        spent["price_chunk, all of it"] - inside
+    t0 = time.process_time()
+    summarise(total, plan, report)
+    add("summarise (report, cache simulation, whole bill)", t0)
+    return {k: round(v, 2) for k, v in spent.items()}
+
+
 def main(out_dir: Path) -> dict:
     results: dict = {"rows": ROWS, "cpu_count": os.cpu_count(), "logs": {}}
     with tempfile.TemporaryDirectory(prefix="tokenprism-bench-logs-") as tmp:
@@ -105,6 +185,7 @@ def main(out_dir: Path) -> dict:
             entry["identical_outputs"] = len(set(outputs.values())) == 1
             local, dask = entry["engines"]["local"], entry["engines"]["dask"]
             entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
+            entry["phases_cpu_s"] = phases(log, models)
             results["logs"][name] = entry
             print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON): counting the texts "
                   f"{ref['cpu_s']} CPU s ({ref['wall_s']} s wall)", flush=True)
@@ -114,6 +195,9 @@ def main(out_dir: Path) -> dict:
                       f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
             print(f"  outputs identical on every engine: {entry['identical_outputs']}; Dask runs at "
                   f"{entry['dask_speed_over_local']}x the local engine's speed", flush=True)
+            print("  where the in-process CPU goes (this process, timed step by step):")
+            for step, cpu in entry["phases_cpu_s"].items():
+                print(f"    {cpu:>6} s  {cpu / ref['cpu_s']:>5.2f}x the count  {step}")
     (out_dir / "logs.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return results
 
