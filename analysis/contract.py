@@ -1,6 +1,6 @@
 """The JSON contract: how every face writes a count, an amount of money and a ratio.
 
-Unlike `cost.display.money` (money as people read it, "$1,234.57"), this module writes values
+Unlike `money` (money as people read it, "$1,234.57"), this module writes values
 for programs: the CLI's `--format json|csv`, the API's bodies and the report's data files all
 pass their numbers through these three functions, so one value has one type everywhere.
 
@@ -11,6 +11,15 @@ pass their numbers through these three functions, so one value has one type ever
 - A ratio (characters per token, a share, a premium) is a JSON number; an undefined one
   (NaN, infinite) is `null`.
 - An exactness is one of `EXACTNESS`; anything but "exact" comes with its reason.
+
+The exactness words are the one vocabulary of the product (the rules, the resolver, the chat
+formats, the API schemas and the price files use these names):
+
+- a request's count (`RequestExactness`, `EXACTNESS`, from most to least exact): "exact"
+  (rendered token by token), "documented" (a provider's published rule) or "estimate";
+- a model's text (`TextExactness`, `TEXT_EXACTNESS`): "exact" (its own vocabulary), "estimate"
+  (a proxy tokenizer) or "none" (no tokenizer). Files and filters written before this
+  vocabulary said "approximate" for a proxy; `text_exactness` still reads that word.
 """
 
 from __future__ import annotations
@@ -18,11 +27,25 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from numbers import Integral, Real
-from typing import Final
+from typing import Final, Literal, get_args
 
 MONEY_PLACES: Final = 10
 _QUANTUM: Final = Decimal(1).scaleb(-MONEY_PLACES)
-EXACTNESS: Final = ("exact", "documented", "estimate")
+RequestExactness = Literal["exact", "documented", "estimate"]
+TextExactness = Literal["exact", "estimate", "none"]
+EXACTNESS: Final[tuple[RequestExactness, ...]] = get_args(RequestExactness)
+TEXT_EXACTNESS: Final[tuple[TextExactness, ...]] = get_args(TextExactness)
+OLD_ESTIMATE: Final = "approximate"  # the former word for a proxy's estimate: read, never written
+
+
+def text_exactness(word: object) -> TextExactness | None:
+    """`word` as a `TextExactness` ("approximate" is read as "estimate"), or None when it is none of them.
+
+    >>> text_exactness("approximate"), text_exactness("exact"), text_exactness("exactly")
+    ('estimate', 'exact', None)
+    """
+    word = "estimate" if word == OLD_ESTIMATE else word
+    return next((w for w in TEXT_EXACTNESS if w == word), None)
 
 
 def tokens(value: object) -> int:

@@ -221,9 +221,10 @@ _PARITY = ("tp-t0", "tp-t1")
 def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = True) -> str:
     """Render a chat prompt's tokens as HTML: the format's tokens (class `tp-fmt`) apart from the content's.
 
-    `tokens` are (id, bytes, "format" | "content"), as `analysis.requests.prompt_tokens` gives
-    them. Content tokens alternate the two colours of `html_tokens`; format tokens (markers,
-    roles, separators the chat format adds) are greyed. A token whose bytes are not whole UTF-8
+    `tokens` are (id, bytes, "format" | "tool" | "content"), as `analysis.requests.prompt_tokens`
+    gives them (a caller may mark the format tokens that render tool definitions "tool"). Content
+    tokens alternate the two colours of `html_tokens`; format tokens (markers, roles, separators
+    the chat format adds) are greyed, tool tokens greyed on amber (class `tp-tool`). A token whose bytes are not whole UTF-8
     is drawn as its bytes (`tp-partial`), as in `html_tokens`.
 
     >>> out = html_prompt([(1, b"<|im_start|>", "format"), (2, b"hi there", "content")])
@@ -238,8 +239,8 @@ def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = Tr
             partial = False
         except UnicodeDecodeError:
             label, partial = html.escape(bytes_label(data)).replace("\n", "<br>"), True
-        if kind == "format":
-            cls = "tp-fmt"
+        if kind in ("format", "tool"):
+            cls = "tp-fmt" if kind == "format" else "tp-fmt tp-tool"
         else:
             cls = "tp-partial" if partial else _PARITY[n_content & 1]
             n_content += 1

@@ -147,11 +147,46 @@ def show() -> None:
     counts = _counts(text, models)
     if not counts:
         st.stop()
-    st.table(pd.DataFrame([{k: v for k, v in c.row().items() if k != "exactness_reason"} for c in counts]),
-             hide_index=True)
+    # the tools' own part: what each count takes with the tools, beyond the same request without them
+    bare = ({c.model: shared.request_count(json.dumps({**body, "tools": []}), c.model) for c in counts}
+            if body.get("tools") else {})
+    st.table(pd.DataFrame([_row(c, bare.get(c.model)) for c in counts]), hide_index=True)
     for c in counts:
         st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
-    _draw(counts, body)
+    _draw(counts, body, bare)
+
+
+def tool_part(count: Count, bare: Count | None) -> int:
+    """The tokens `count` spends on its tool definitions: its input beyond `bare`'s, the same request
+    without tools (0 without tools). Filed apart from the format, whose tokens they were counted in."""
+    return 0 if bare is None else count.input_tokens - bare.input_tokens
+
+
+def _row(count: Count, bare: Count | None) -> dict[str, Any]:
+    row = {k: v for k, v in count.row().items() if k != "exactness_reason"}
+    tools = tool_part(count, bare)
+    if bare is not None:  # format_tokens without the tools, then the tools' own column
+        at = list(row).index("format_tokens") + 1
+        items = list(row.items())
+        items[at - 1] = ("format_tokens", row["format_tokens"] - tools)
+        row = dict([*items[:at], ("tool_tokens", tools), *items[at:]])
+    return row
+
+
+def tool_positions(ids: tuple[int, ...], bare_ids: tuple[int, ...]) -> set[int]:
+    """The positions of `ids` (a prompt rendered with tools) that `bare_ids` (the same prompt
+    without them) does not have: the tokens the tool definitions add, wherever the format puts them.
+
+    >>> sorted(tool_positions((1, 2, 7, 8, 3), (1, 2, 3)))
+    [2, 3]
+    """
+    import difflib
+
+    added: set[int] = set()
+    for op, i1, i2, _, _ in difflib.SequenceMatcher(a=ids, b=bare_ids, autojunk=False).get_opcodes():
+        if op in ("delete", "replace"):
+            added.update(range(i1, i2))
+    return added
 
 
 def _counts(text: str, models: list[str]) -> list[Count]:
@@ -204,14 +239,22 @@ def drawn_texts(texts: list[str], limit: int = HIGHLIGHT_CHARS) -> list[str]:
     return out
 
 
-def _draw(counts: list[Count], body: dict[str, Any]) -> None:
+def _draw(counts: list[Count], body: dict[str, Any], bare: dict[str, Count]) -> None:
     st.subheader("Tokens of the request")
     st.html(look.CHAT_LEGEND)
     for c in counts:
-        st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + "
-                    f"{c.format_tokens:,} format · {c.exactness}")
+        tools = tool_part(c, bare.get(c.model))
+        parts = (f"{c.format_tokens - tools:,} format + {tools:,} tools" if c.model in bare
+                 else f"{c.format_tokens:,} format")
+        st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + {parts} · "
+                    f"{c.exactness}")
         if c.ids is not None:
             tokens = prompt_tokens(c)
+            other = bare.get(c.model)
+            if other is not None and other.ids is not None:
+                added = tool_positions(c.ids, other.ids)
+                tokens = [(i, b, "tool" if n in added and kind == "format" else kind)
+                          for n, (i, b, kind) in enumerate(tokens)]
             shown = drawn_prompt(tokens)
             if len(shown) < len(tokens):
                 st.caption(f"Drawing the first {len(shown):,} of {len(tokens):,} tokens (the counts are for all of them).")
@@ -225,5 +268,6 @@ def _draw(counts: list[Count], body: dict[str, Any]) -> None:
             st.caption(f"Drawing the first {sum(map(len, shown_texts)):,} of {sum(map(len, texts)):,} characters of the "
                        "messages (the counts are for all of them).")
         st.html(look.Html("".join(html_tokens(t, tok.pieces(t)) for t in shown_texts)))
-        st.caption(f"Chat format: +{c.format_tokens:,} tokens, counted ({c.exactness}), not drawn: this model's "
-                   "chat format is not rendered token by token here.")
+        st.caption(f"Chat format: +{c.format_tokens - tools:,} tokens"
+                   + (f"; tools: +{tools:,} tokens" if c.model in bare else "")
+                   + f", counted ({c.exactness}), not drawn: this model's chat format is not rendered token by token here.")

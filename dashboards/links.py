@@ -157,7 +157,9 @@ def check(page: str, params: Sequence[Param]) -> None:
     """
     seen = st.session_state.setdefault("_links_checked", {})
     query = _query()
-    if seen.get(page) == query:
+    # Once per page and session: later changes to the URL come from the page's own fields (a value
+    # typed in the form), which are not a link, and say what is wrong beside the field.
+    if page in seen:
         return
     seen[page] = query
     found = problems(query, params)
@@ -180,7 +182,7 @@ def check(page: str, params: Sequence[Param]) -> None:
                 del st.query_params[name]
         except StreamlitAPIException:  # already bound to its widget, which drops what it cannot take
             pass
-    seen[page] = _query()  # what the page now holds is what the next check compares against
+    seen[page] = _query()
 
 
 def carries(text: str) -> bool:

@@ -22,6 +22,7 @@ CSS = """
 .tp-partial { background: #ffc2d1; font-size: 0.8em; }
 .tp-diff { box-shadow: inset 0 -3px 0 #d62728; }
 .tp-fmt { background: #ececef; color: #8e8e96; font-size: 0.85em; }
+.tp-tool { background: #f6e7c8; color: #8a6d2b; }
 .tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
 </style>
 """
@@ -32,6 +33,7 @@ LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
           '· space &nbsp; → tab &nbsp; ↵ newline &nbsp; — hover a token for its id and bytes</div>')
 CHAT_LEGEND = ('<div class="tp-legend" style="font-size:0.85rem;color:#555">'
                '<span class="tp-tok tp-fmt">format</span>the chat format\'s own tokens (roles, markers, separators) '
+               '&nbsp; <span class="tp-tok tp-fmt tp-tool">tools</span>the tool definitions as the format writes them '
                '&nbsp; <span class="tp-tok tp-t0">content</span><span class="tp-tok tp-t1">next</span>your text '
                '&nbsp; — hover a token for its id and bytes</div>')
 

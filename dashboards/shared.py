@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
-from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer, plots
+from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
 from analysis.compare import COLUMNS, PARALLEL_CHARS, compare_rows
 from analysis.corpora import sample_text as corpora_sample_text
 from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
@@ -212,19 +212,17 @@ def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int
     return estimate(inputs, list(models), workload=workload)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def figure_png(plot: str, table: pd.DataFrame) -> bytes | None:
-    """`analysis.plots.<plot>(table)` (or "plots_cost.<plot>") as PNG bytes; None for an empty table."""
+def cost_chart(plot: str, table: pd.DataFrame, column: str | None = None) -> None:
+    """Draw `analysis.plots.cost_charts.<plot>(table)`, the same interactive kind of chart as the other
+    pages', and name the models it leaves out for want of a cost in `column`."""
     if table.empty:
-        return None
-    module, _, name = plot.rpartition(".")
-    if module == "plots_cost":
-        from analysis.plots import cost as plots_cost  # matplotlib: imported by the first figure, not the first page
+        return
+    from analysis.plots import cost_charts
 
-        fig = getattr(plots_cost, name)(table)
-    else:
-        fig = getattr(plots, name)(table)
-    return plots.figure_bytes(fig)
+    st.altair_chart(getattr(cost_charts, plot)(table), width="stretch")
+    missing = cost_charts.not_drawn(table, column) if column else []
+    if missing:
+        st.caption("Not drawn (no cost): " + "; ".join(missing))
 
 
 @st.cache_data(max_entries=8, show_spinner="Writing the report…")

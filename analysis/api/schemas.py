@@ -15,10 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-Exactness = Literal["exact", "estimate", "none"]  # how a model's text is counted: its own vocabulary, a proxy, none
-RequestExactness = Literal["exact", "documented", "estimate"]
-"""A request's count (`analysis.requests.Count`): the model's own format and vocabulary, the
-provider's published rules, or an estimate (`exactness_reason` says why)."""
+from ..contract import RequestExactness as RequestExactness, TextExactness
+
+# The contract's words: a model's text (its own vocabulary, a proxy, none) and a request's count
+# (`analysis.requests.Count`: the model's own format and vocabulary, the provider's published
+# rules, or an estimate that `exactness_reason` explains).
+Exactness = TextExactness
 
 
 class Strict(BaseModel):
@@ -220,6 +222,10 @@ class CostRequest(Strict):
                                              "says 'reasoning not included'")
     reasoning_ratio: Decimal | None = Field(None, description="reasoning tokens = ratio x visible output tokens, "
                                             "on models that reason")
+    batch: bool = Field(False, description="price every model at genai-prices' batch price (a model without one "
+                        "is refused as a 422 problem)")
+    service_tier: Literal["default", "flex", "priority"] | None = Field(
+        None, description="price every model at this service tier (genai-prices'; a model without it is refused)")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
     fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
 
@@ -230,6 +236,8 @@ class CostRequest(Strict):
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
     def kind(c: str) -> Any:  # the JSON contract (analysis/contract.py), by column name
+        if c == "parts":
+            return list[dict[str, Any]] | None  # the bill by part: tokens, rate, USD, exactness
         if c.startswith("usd_"):
             return str | None  # money: a decimal string with 10 places
         if c == "n_requests" or c.endswith("_tokens"):

@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import BadInput
-from ..textio import MAX_INPUT_CHARS
+from ..textio import MAX_INPUT_CHARS, read_text_file
+
+# A key file holds a few keys (a thousand of 64 characters is 65 kB); its size is checked before it is read.
+MAX_KEY_FILE_BYTES = 1_000_000
 
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # JSON of `Settings` without keys, written by `tokenprism serve`
 KEY_ENV = "TOKENPRISM_API_KEY"  # one key, or several separated by commas
@@ -94,6 +97,7 @@ class Settings:
         data = json.loads(raw) if raw else {}
         limits = Limits(**data.pop("limits", {}))
         data.pop("head_timeout", None)  # the connection layer's, read by analysis.api.connections
+        data.pop("body_timeout", None)
         key_file = data.pop("key_file", None) or env.get(KEY_FILE_ENV) or None
         keys = list(read_keys(key_file)) if key_file else []
         keys += [k.strip() for k in env.get(KEY_ENV, "").split(",") if k.strip()]
@@ -110,7 +114,7 @@ def read_keys(path: str | Path) -> tuple[str, ...]:
     """
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        lines = read_text_file(p, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise BadInput(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
                        "with one key per line") from None

@@ -8,6 +8,7 @@ ranks ownbpe loads to show the merges behind each split.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -63,7 +64,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 for i, p in enumerate(paths):
                     if i:
                         tmp.write(sep)
-                    tmp.write(p.read_bytes())
+                    with open(p, "rb") as fh:  # streamed: a corpus file may be far larger than memory
+                        shutil.copyfileobj(fh, tmp, 1 << 20)
         except BaseException:  # a full disk or Ctrl-C while joining: remove the half-written join
             Path(tmp.name).unlink(missing_ok=True)
             raise

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
     import pandas as pd
 
 from . import help_line
+from .table import emit
 from .tokenizers import add_wide, table_width
 from ..textio import ERRORS
 from ..errors import BadInput
@@ -66,13 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _emit(frame: pd.DataFrame, fmt: str, args: argparse.Namespace) -> None:
-    if fmt == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
-    elif fmt == "json":
-        sys.stdout.write(frame.to_json(orient="records", force_ascii=False, indent=1) + "\n")
-    else:
-        sys.stdout.write((frame.to_string(index=False, line_width=table_width(args)) if len(frame) else "(no rows)")
-                         + "\n")
+    """The corpus listings as they have always been written: indented JSON, pandas' own decimals."""
+    emit(frame, fmt, float_digits=None, json_indent=1, json_digits=10, empty="(no rows)", width=table_width(args))
 
 
 def _sizes(frame: pd.DataFrame) -> pd.DataFrame:

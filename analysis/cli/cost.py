@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
@@ -26,7 +25,8 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 
 from ..textio import read_stdin, read_text_file
-from .tokenizers import add_detail, add_max_input, max_input_bytes, quiet_table, table_width, terse
+from .table import quiet_table
+from .tokenizers import add_detail, add_max_input, max_input_bytes, table_width, terse
 from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
@@ -135,11 +135,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "MODEL=N,... gives each model its own figure (with --logs or request bodies)")
     why.add_argument("--reasoning-ratio", type=_reasoning("--reasoning-ratio"), metavar="R|MODEL=R,...",
                      help="reasoning tokens = R x visible output tokens, on models that reason (MODEL=R,... per model)")
-    bill = p.add_argument_group("the bill (with --logs or request bodies)")
+    bill = p.add_argument_group("the bill")
     bill.add_argument("--cache-breakpoints", choices=("request", "auto"), default="request",
-                      help="where an Anthropic-style cache may write: the request's own cache_control marks, or auto: "
+                      help="(--logs, request bodies) where an Anthropic-style cache may write: the request's own "
+                           "cache_control marks, or auto: "
                            "also after the system prompt and tools and after the last message, as a careful user "
                            "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
+    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime"), metavar="R",
+                      help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
+                           "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
+                           "and tools) is read and written by each model's own cache rule")
     bill.add_argument("--batch", action="store_true",
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
@@ -353,15 +358,19 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
-    if args.batch or args.service_tier:
-        raise BadInput("--batch and --service-tier price --logs and request bodies (--messages); a text workload "
-                       "is priced at standard prices")
+    if args.requests_per_lifetime is not None or args.cache_breakpoints != "request":
+        raise BadInput("--requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
+                       "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
+        if args.batch or args.service_tier:
+            raise BadInput("--batch and --service-tier price a whole workload: give --requests-per-month N and an "
+                           "output size (--output-tokens N or --output-ratio R)")
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share,
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request,
-                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio)
+                        reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
+                        batch=args.batch, service_tier=args.service_tier)
     if args.corpus:  # streamed: counted on the engine, reduced to sums chunk by chunk
         report = _cost_corpus(args, workload)
     else:
@@ -388,9 +397,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 def cmd_quick(args: argparse.Namespace) -> int:
     """The price of one request: input always; output with an output size; monthly with a request rate."""
-    import pandas as pd
     from ..cost import Workload, display_quick, estimate, quick_frame, quick_reasons
-    from ..report.cost import csv_table, records as _records
+    from ..report.cost import QUICK_BODIES, QUICK_WRITERS, QuickReport
 
     if args.out:
         raise BadInput("--out writes a workload report: add --requests-per-month N and --output-tokens N "
@@ -405,38 +413,16 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
 
     frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
-    if args.format == "csv":
-        write_safe(csv_table(frame))
-    elif args.format == "json":
-        data = {"price_source": report.price_source, "prices_on": report.on.isoformat(), "requests": report.n_samples,
-                "per_request": _records(frame), "notes": list(report.notes)}
-        sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    else:
-        shown = display_quick(frame)
-        lines = [f"prices: {report.price_source}; in force on {report.on} (UTC)",
-                 f"one request{' (mean of ' + str(report.n_samples) + ' texts)' if report.n_samples > 1 else ''}: "
-                 f"{report.workload.messages_per_request} message(s) in each model's chat format, counted as "
-                 "`tokenprism count` counts it"]
-        if args.format == "md":
-            from ..report.page import markdown_table
-
-            body = markdown_table(shown, index=False, float_format=None, formulas=True)
-        elif args.format == "html":
-            body = shown.to_html(index=False, border=0)
-        else:
-            with pd.option_context("display.width", 250, "display.max_columns", None):
-                body = shown.to_string(index=False, line_width=table_width(args))
-        if args.quiet:
-            write_safe(quiet_table(shown))
-            return 0
-        hints = [] if output else ["add --output-tokens N for the output cost"]
-        hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
-        why = [terse(w, args.explain) for w in quick_reasons(frame)]
-        if any(w.endswith("…") for w in why):
-            hints.append("--explain gives each reason in full, --quiet the table alone")
-        write_safe("\n".join(lines + ["", body, ""] + (["exactness:"] + [f"  - {w}" for w in why] if why else [])
-                                   + ["notes:"] + [f"  - {n}" for n in report.notes]
-                                   + [f"  - {h}" for h in hints]) + "\n")
+    if args.quiet and args.format in QUICK_BODIES:
+        write_safe(quiet_table(display_quick(frame)))
+        return 0
+    hints = [] if output else ["add --output-tokens N for the output cost"]
+    hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
+    why = [terse(w, args.explain) for w in quick_reasons(frame)]
+    if any(w.endswith("…") for w in why):
+        hints.append("--explain gives each reason in full, --quiet the table alone")
+    write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)),
+                      width=table_width(args))
     return 0
 
 
@@ -451,22 +437,9 @@ def models_frame(args: argparse.Namespace) -> tuple[pd.DataFrame, str]:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    import pandas as pd
-    from ..report.cost import csv_table, records as _records
+    from ..report.cost import MODELS_WRITERS, ModelListing
 
     frame, source = models_frame(args)
-    if args.format == "csv":
-        write_safe(csv_table(frame))
-    elif args.format == "json":
-        sys.stdout.write(json.dumps({"price_source": source, "models": _records(frame)}, indent=1, ensure_ascii=False) + "\n")
-    else:
-        shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
-        shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
-        day = args.on or datetime.now(UTC).date()
-        write_safe(f"prices: {source}; genai-prices rows in force on {day} (UTC)\n")
-        with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
-                               "display.max_colwidth", 48):
-            write_safe(shown.to_string(index=False, line_width=table_width(args)) + "\n")
-        print(f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
-              "--format csv adds each row's note and source")
+    listing = ModelListing(frame, source, args.on or datetime.now(UTC).date())
+    write_report_text(MODELS_WRITERS, args.format, listing, width=table_width(args))
     return 0

@@ -17,8 +17,8 @@ from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
 from .numbers import TIMEOUT, WORKERS
-from .table import emit_rows
-from .tokenizers import add_format, add_max_line, emit, line_bounds, table_width
+from .table import emit, emit_rows
+from .tokenizers import add_format, add_max_line, line_bounds, table_width
 from ..textio import ERRORS
 
 _FMT = argparse.ArgumentDefaultsHelpFormatter
@@ -78,17 +78,17 @@ _OTHER_SUFFIXES = (".xlsx", ".xls", ".tsv", ".txt", ".feather", ".arrow")
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    from .. import corpora as corpus
-    from ..engine import open_engine, tally_files
-    from ..pipeline import SAMPLE_META, Tally, as_tokenizers, check_metrics, count_columns
+    from ..engine import open_engine
+    from ..engine.sources import Sources, measure_sources
+    from ..pipeline import SAMPLE_META, as_tokenizers, check_metrics
 
     line_bounds(args)  # before any file is read, here or in a worker
     toks = as_tokenizers(args.tokenizers)
     names = [t.name for t in toks]
     progress = progress_wanted(args)
-    use_builtin = args.builtin or not (args.corpus or args.parallel)
-    sources = (["built-in corpora"] if use_builtin else []) + ([f"parallel {args.parallel}"] if args.parallel else []) \
-        + list(args.corpus)
+    sources = Sources(builtin=args.builtin or not (args.corpus or args.parallel), categories=args.category or None,
+                      parallel=args.parallel, files=tuple(args.corpus), category=args.category_name,
+                      language=args.language, column=args.column, errors=args.errors)
     # the tokenizer is always a grouping column; naming it in --by too must not group by it twice
     by = list(dict.fromkeys(c.strip() for c in args.by.split(",") if c.strip() and c.strip() != "tokenizer"))
     unknown = [c for c in by if c not in SAMPLE_META]
@@ -116,18 +116,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if (dataset or table_rows) and any(is_url(p) for p in args.corpus):
         raise BadInput("--out reads the files in this process, from local paths; for fsspec URLs leave out --out "
                        "(aggregates: each worker reads its own part), or copy the files here first")
-    print(terminal_text(f"tokenprism measure: {', '.join(sources)} x {len(toks)} tokenizer(s): {', '.join(names)}"),
-          file=sys.stderr)
+    print(terminal_text(f"tokenprism measure: {', '.join(sources.describe())} x {len(toks)} tokenizer(s): "
+                        f"{', '.join(names)}"), file=sys.stderr)
     writer = None
     if dataset:
         from ..engine.output import PartitionedParquet
 
         writer = PartitionedParquet(args.out)
-    # Every run's sums add up in one tally, and the summary is written from it: with only text
-    # files and no --out, nothing in this command imports pandas (`engine.tally_files`).
-    tally = Tally(keys, count_columns(metrics))
-    rows = []
-    parallel = None
     try:
         if args.engine == "dask" and not args.scheduler:  # its workers fork from here: one build for all
             from ..engine.choose import build_before_fork
@@ -137,49 +132,17 @@ def cmd_measure(args: argparse.Namespace) -> int:
         with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers,
                          timeout=args.connect_timeout, dashboard=progress) as engine:
             print(f"tokenprism measure: engine: {engine.describe()}", file=sys.stderr)
-
-            def run(samples, *, keep: bool = False, total: int | None = None):
-                from ..engine import measure as measure_on
-
-                r = measure_on(samples, toks, engine=engine, by=keys, out=writer, rows=keep or table_rows,
-                               progress=progress, total_bytes=total, metrics=metrics)
-                tally.add_frame(r.sums)
-                if r.rows is not None:
-                    rows.append(r.rows)
-                return r
-
-            if use_builtin:
-                run(corpus.load_builtin(args.category or None))
-            if args.parallel:
-                parallel = corpus.load_parallel(args.parallel, joined=True, join=" ", errors=args.errors)
-                parallel_measured = run(parallel, keep=True).rows
-            if args.corpus:
-                report = corpus.LoadReport()
-                if not table_rows and not (writer is not None and args.scheduler):
-                    # each worker reads its own part of the files and returns sums; with --out DIR/ it
-                    # also writes the part's rows into the dataset's folder (a cluster elsewhere cannot)
-                    found = tally_files(args.corpus, toks, by=keys, engine=engine, category=args.category_name,
-                                        language=args.language, column=args.column, errors=args.errors,
-                                        report=report, progress=progress, metrics=metrics, out=writer)
-                    tally.merge(found.tally)
-                    n_samples = found.n_samples
-                else:
-                    from ..engine.read import SUMS_CHUNK_SAMPLES, iter_corpus_chunks
-
-                    total = sum(p.stat().st_size for p, _ in corpus.files.expand_paths(args.corpus))
-                    # --out FILE (rows held here) or a remote cluster: files read chunk by chunk here (tables
-                    # through Arrow), scripts detected by the workers; frames as large as the tasks
-                    user = iter_corpus_chunks(args.corpus, category=args.category_name, language=args.language,
-                                              column=args.column, errors=args.errors, report=report,
-                                              chunk_samples=SUMS_CHUNK_SAMPLES)
-                    n_samples = run(user, total=total).n_samples
-                print(f"tokenprism measure: {report.summary()}", file=sys.stderr)
-                if not n_samples:
-                    raise BadInput(f"no text loaded from {args.corpus}: {report.summary()}")
+            found = measure_sources(sources, toks, engine=engine, keys=keys, metrics=metrics, out=writer,
+                                    rows=table_rows, scheduler=args.scheduler, progress=progress)
+            if found.report is not None:
+                print(f"tokenprism measure: {found.report.summary()}", file=sys.stderr)
+                if not found.file_samples:
+                    raise BadInput(f"no text loaded from {args.corpus}: {found.report.summary()}")
     except BaseException:
         if writer is not None:
             writer.abort()
         raise
+    tally, rows, parallel, parallel_measured = found.tally, found.rows, found.parallel, found.parallel_rows
     summary = tally.summary_rows(names)
     if args.format == "table":
         grouping = f"{', '.join(by)} x tokenizer" if by else "tokenizer"

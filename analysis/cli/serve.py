@@ -72,9 +72,12 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
 
 
 def _check_key_file(path: str) -> None:
+    from ..api.settings import MAX_KEY_FILE_BYTES
+    from ..textio import read_text_file
+
     try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        lines = read_text_file(path, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
+    except (OSError, ValueError) as e:  # BadInput (a FIFO, too large, not UTF-8) is a ValueError
         raise BadInput(f"cannot read --api-key-file {path!r}: {e}") from None
     if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
         raise BadInput(f"--api-key-file {path!r} holds no key; write one key per line "
@@ -106,7 +109,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     warning = open_warning(args.host, has_key)
     if warning:
         print(warning, file=sys.stderr, flush=True)
-    config = {"limits": limits, "tokenizers": list(tokenizers), "head_timeout": args.head_timeout, "cors_origins": list(args.cors_origin or ()),
+    config = {"limits": limits, "tokenizers": list(tokenizers), "head_timeout": args.head_timeout,
+              "body_timeout": args.body_timeout, "cors_origins": list(args.cors_origin or ()),
               "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None}
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -161,6 +165,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     conn = p.add_argument_group("connections (for internet exposure, put a reverse proxy in front as well)")
     conn.add_argument("--head-timeout", type=bounded(0.1, 3600, unit="seconds"), default=10.0, metavar="S",
                       help="close a connection whose request line and headers take longer than this to arrive")
+    conn.add_argument("--body-timeout", type=bounded(0.1, 3600, unit="seconds"), default=60.0, metavar="S",
+                      help="close a connection whose request body takes longer than this to arrive after its head")
     conn.add_argument("--keep-alive-timeout", type=bounded(1, 3600, integer=True, unit="seconds"), default=5,
                       metavar="S", help="close a kept-alive connection silent for this long")
     conn.add_argument("--limit-concurrency", type=bounded(1, 1_000_000, integer=True), default=1000, metavar="N",

@@ -1,9 +1,11 @@
-"""Rows (a list of dicts) to stdout as an aligned table, CSV or JSON, without pandas.
+"""The CLI's one table writer: rows or a frame to stdout as an aligned table, CSV or JSON.
 
-Unlike `tokenizers.emit`, which writes a DataFrame, this writes the few rows of the commands a
-new user runs first (`tokenizers`, `compare`, `vocab list`), which must answer before pandas
-could even be imported. The output has the same shape as `emit`'s: right-aligned columns, NaN
-and missing values shown as pandas shows them, empty CSV cells, JSON null.
+`emit_rows` writes rows (a list of dicts) without pandas: the few rows of the commands a new
+user runs first (`tokenizers`, `compare`, `vocab list`), which must answer before pandas could
+even be imported. `emit` writes a DataFrame, in the same shape: right-aligned columns, NaN and
+missing values shown as pandas shows them, empty CSV cells, JSON null. `quiet_table` is a cost
+table cut to its short columns (--quiet). Reports with more than a table (cost, traffic,
+models) are rendered by `analysis.report` and written through `cli.write_report_text`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_COLWIDTH = 60  # as `emit`'s display.max_colwidth: longer cells end in "..."
 WIDTH = 120  # a table's columns wrap into blocks this wide, unless --wide
@@ -108,3 +113,37 @@ def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, float_d
         sys.stdout.write(json.dumps(records, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
         sys.stdout.write(format_table(rows, columns, float_digits=float_digits, width=width) + "\n")
+
+
+def emit(df: pd.DataFrame, fmt: str, *, float_digits: int | None = 3, width: int | None = WIDTH,
+         json_indent: int | None = None, json_digits: int = 6, empty: str | None = None) -> None:
+    """Write a frame to stdout as an aligned table (wrapped at `width` characters; None: as wide as
+    its columns), CSV or JSON records.
+
+    `float_digits`: the table's decimals (None: as pandas writes them); `json_indent`,
+    `json_digits`: the JSON layout and precision; `empty`: the table of a frame with no rows.
+    """
+    import pandas as pd
+
+    if fmt == "csv":
+        df.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        sys.stdout.write(df.to_json(orient="records", force_ascii=False, double_precision=json_digits,
+                                    indent=json_indent) + "\n")
+    elif empty is not None and not len(df):
+        sys.stdout.write(empty + "\n")
+    else:
+        digits = None if float_digits is None else (lambda x: f"{x:.{float_digits}f}")
+        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
+                               "display.max_colwidth", 60):
+            sys.stdout.write(df.to_string(index=False, float_format=digits, line_width=width) + "\n")
+
+
+# --quiet keeps these columns of a cost table, where present: one short line per model
+QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
+                 "$/request", "total $", "$/month", "$/month (projected)", "status")
+
+
+def quiet_table(frame: Any) -> str:
+    """A cost table for --quiet: the `QUIET_COLUMNS` it has, one line per row, no notes."""
+    return frame[[c for c in QUIET_COLUMNS if c in frame.columns]].to_string(index=False) + "\n"

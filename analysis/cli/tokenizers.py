@@ -6,10 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` stays quick
-    import pandas as pd
+from typing import Any
 
 from . import help_line
 from ..errors import BadInput, UnknownName
@@ -18,22 +15,6 @@ from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MA
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from .numbers import MEGABYTES, bounded
 from .table import WIDTH, emit_rows
-
-
-def emit(df: pd.DataFrame, fmt: str, *, float_digits: int = 3, width: int | None = WIDTH) -> None:
-    """Write a frame to stdout as an aligned table (wrapped at `width` characters; None: as wide as
-    its columns), CSV or JSON records."""
-    import pandas as pd
-
-    if fmt == "csv":
-        df.to_csv(sys.stdout, index=False)
-    elif fmt == "json":
-        sys.stdout.write(df.to_json(orient="records", force_ascii=False, double_precision=6) + "\n")
-    else:
-        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200,
-                               "display.max_colwidth", 60):
-            sys.stdout.write(df.to_string(index=False, float_format=lambda x: f"{x:.{float_digits}f}",
-                                          line_width=width) + "\n")
 
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
@@ -99,16 +80,6 @@ def add_detail(p: argparse.ArgumentParser) -> None:
 
 
 TERSE = 80  # characters of a reason shown without --explain
-
-
-# --quiet keeps these columns of a cost table, where present: one short line per model
-QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
-                 "$/request", "total $", "$/month", "$/month (projected)", "status")
-
-
-def quiet_table(frame: Any) -> str:
-    """A cost table for --quiet: the `QUIET_COLUMNS` it has, one line per row, no notes."""
-    return frame[[c for c in QUIET_COLUMNS if c in frame.columns]].to_string(index=False) + "\n"
 
 
 def table_width(args: argparse.Namespace) -> int | None:

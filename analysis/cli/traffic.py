@@ -19,7 +19,8 @@ from ..errors import BadInput
 from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
-from .tokenizers import add_max_line, line_bounds, quiet_table, table_width
+from .table import quiet_table
+from .tokenizers import add_max_line, line_bounds, table_width
 from decimal import Decimal
 
 
@@ -76,7 +77,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
                         reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
-                        cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier)
+                        cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
+                        requests_per_lifetime=args.requests_per_lifetime)
     log_report = LogReport()
     chunks = None
     if records is None:  # log files: read here, each chunk of rows parsed where it is priced

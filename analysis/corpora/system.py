@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import BadInput, UnknownName
+from ..textio import read_file_bytes
 from .files import iter_text_chunks
 from .parallel import join_parallel
 from .sample import LoadReport, Sample, detect_script
@@ -130,6 +131,9 @@ _SCRIPT_MODIFIERS = {"latin": "Latn", "cyrillic": "Cyrl", "devanagari": "Deva", 
 _SKIP_LOCALES = {"en@quot", "en@boldquot", "C", "POSIX"}
 
 
+MAX_MO_BYTES = 64_000_000
+
+
 def read_mo(path: str | Path) -> dict[str, str]:
     """Parse a compiled gettext catalogue (.mo) into {msgid: msgstr}.
 
@@ -139,7 +143,7 @@ def read_mo(path: str | Path) -> dict[str, str]:
     Raises:
         ValueError: the file is not a .mo catalogue.
     """
-    data = Path(path).read_bytes()
+    data = read_file_bytes(path, MAX_MO_BYTES, what="gettext catalogue")  # system files are a few MB at most
     if len(data) < 28:
         raise BadInput(f"{path} is too short to be a .mo catalogue")
     magic = struct.unpack("<I", data[:4])[0]

@@ -62,11 +62,11 @@ if TYPE_CHECKING:
         display_categories as display_categories,
         display_models as display_models,
         display_quick as display_quick,
-        format_usd as format_usd,
         frame_notes as frame_notes,
         model_notes as model_notes,
         quick_reasons as quick_reasons,
     )
+    from ..money import format_usd as format_usd
     from .logs import (
         CHUNK_ROWS as CHUNK_ROWS,
         SHAPES as SHAPES,
@@ -93,11 +93,12 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source',), '.prices'),
     **dict.fromkeys(('TokenizerChoice',), '..models'),
+    **dict.fromkeys(('format_usd',), '..money'),
     **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
     **dict.fromkeys(('request_texts', 'workload_request',), '.recount'),
     **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
-    **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'format_usd', 'frame_notes', 'model_notes', 'quick_reasons',), '.display'),
+    **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'frame_notes', 'model_notes', 'quick_reasons',), '.display'),
     **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'RowChunk', 'iter_log_chunks', 'iter_log_records', 'with_system', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -23,7 +23,7 @@ from decimal import Decimal
 from .prices import MTOK, Price
 from .usage import price_context
 
-__all__ = ["PARTS", "PartRates", "part_rates", "parts_usd"]
+__all__ = ["PARTS", "PartRates", "part_rates", "parts_usd", "rates_for"]
 
 # The billed parts of a request, in the order every face lists them.
 PARTS = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output", "reasoning")
@@ -112,6 +112,20 @@ def part_rates(price: Price, on: date, *, batch: bool = False, service_tier: str
                              write, write, r_out, r_out, price.per_request or Decimal(0),
                              f"{price.source}: a 1-hour cache write is priced as a 5-minute one"))
     return tuple(out)
+
+
+def rates_for(price: Price, on: date, prompt_tokens: int | Decimal, *, batch: bool = False,
+              service_tier: str | None = None) -> PartRates:
+    """The part rates of a request of `prompt_tokens` input tokens (its tier, as `Rate.for_request`
+    chooses it: above a tier's start).
+
+    >>> from analysis.cost.prices import get_price
+    >>> rates_for(get_price("gpt-4.1-mini", on=date(2026, 12, 1)), date(2026, 12, 1), 500, batch=True).input
+    Decimal('0.2')
+    """
+    sizes = _tier_sizes(price)
+    tiers = part_rates(price, on, batch=batch, service_tier=service_tier)
+    return tiers[sum(1 for s in sizes[1:] if prompt_tokens >= s)]
 
 
 def parts_usd(rates: PartRates, tokens: Mapping[str, Decimal | int], requests: int) -> Decimal | None:

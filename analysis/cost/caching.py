@@ -158,16 +158,16 @@ class PrefixMarks:
         ends: token offsets where a matchable prefix ends, increasing.
         keys: one integer per end; two requests share the prefix up to an end when their keys match.
         flags: per end, 0 (no breakpoint), 1 (a 5-minute cache_control breakpoint) or 2 (1 hour).
-        when: the request's time, or None.
+        when: the request's time (a datetime, or Unix seconds), or None.
     """
 
     n: int
     ends: tuple[int, ...]
     keys: tuple[int, ...]
     flags: tuple[int, ...] = ()
-    when: datetime | None = None
+    when: datetime | float | None = None
 
-    def at(self, when: datetime | None) -> PrefixMarks:
+    def at(self, when: datetime | float | None) -> PrefixMarks:
         return PrefixMarks(self.n, self.ends, self.keys, self.flags, when)
 
 
@@ -209,8 +209,8 @@ def _prefix_hashes(tokens: Sequence[Any], cuts: Iterable[int]) -> dict[int, int]
     return out
 
 
-def _seconds(when: datetime | None) -> float:
-    return 0.0 if when is None else when.timestamp()
+def _seconds(when: datetime | float | None) -> float:
+    return 0.0 if when is None else when if isinstance(when, float) else when.timestamp()
 
 
 def _automatic(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
@@ -291,7 +291,7 @@ def simulate(rule: CacheRule, requests: Sequence[CacheRequest | PrefixMarks]) ->
         notes.append(ONE_BURST)
     elif not all(stamped):
         notes.append(f"{stamped.count(False):,} request(s) without a timestamp are simulated at the previous request's time")
-        last: datetime | None = None
+        last: datetime | float | None = None
         filled = []
         for m in marks:
             last = m.when or last

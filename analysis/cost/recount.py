@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import dataclasses
 
+from ..contract import EXACTNESS
 from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
@@ -90,8 +91,9 @@ def _part_key(part: object) -> object:
     return None  # media: counted by the provider's rule, on the rendered path
 
 
-def _structure(request: Request) -> tuple[tuple[object, ...], tuple[object, ...], tuple[object, ...]] | None:
-    """(head, one key per message, tail) of `structure_key`, or None where it does not apply."""
+def structure_key(request: Request) -> tuple[object, ...] | None:
+    """The request without its texts: what an "arithmetic" family's format tokens depend on (None:
+    a request this shortcut does not take, such as one with media or tool schemas that are not JSON)."""
     messages = []
     for m in request.messages:
         parts = tuple(_part_key(p) for p in m.parts)
@@ -107,14 +109,7 @@ def _structure(request: Request) -> tuple[tuple[object, ...], tuple[object, ...]
         except (TypeError, ValueError):
             return None
     choice = None if request.tool_choice is None else (request.tool_choice.mode, request.tool_choice.name)
-    return (request.api, bool(request.system)), tuple(messages), (tools, choice)
-
-
-def structure_key(request: Request) -> tuple[object, ...] | None:
-    """The request without its texts: what an "arithmetic" family's format tokens depend on (None:
-    a request this shortcut does not take, such as one with media or tool schemas that are not JSON)."""
-    parts = _structure(request)
-    return None if parts is None else (*parts[0], parts[1], *parts[2])
+    return (request.api, bool(request.system), tuple(messages), tools, choice)
 
 
 def _memo_of(counter: RequestCounter) -> BoundedMemo[Shaped]:
@@ -142,7 +137,9 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
-    rendered count, which is what it falls back to. `shape`: the request's `row_shape`, if known."""
+    rendered count, which is what it falls back to. Without `add_generation_prompt`, the request
+    cut where a prompt cache may end it (`logs.cache_trace`), not primed for a reply. `shape`: the
+    request's `row_shape`, if known."""
     tok = counter.tokenizer if tokenizer is None else tokenizer
     if not _arithmetic(counter):
         key = None
@@ -172,20 +169,16 @@ def request_texts(request: Request) -> Iterator[str]:
     if request.system:
         yield request.system
     for message in request.messages:
-        yield from _message_texts(message)
-
-
-def _message_texts(message: Message) -> Iterator[str]:
-    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-    if text:
-        yield text
-    for part in message.parts:
-        if isinstance(part, ToolCall) and part.arguments:
-            yield part.arguments
-        elif isinstance(part, ToolResult):
-            inner = "".join(p.text for p in part.parts if isinstance(p, TextPart))
-            if inner:
-                yield inner
+        text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+        if text:
+            yield text
+        for part in message.parts:
+            if isinstance(part, ToolCall) and part.arguments:
+                yield part.arguments
+            elif isinstance(part, ToolResult):
+                inner = "".join(p.text for p in part.parts if isinstance(p, TextPart))
+                if inner:
+                    yield inner
 
 
 def workload_request(text: str, messages: int) -> Request:
@@ -210,6 +203,7 @@ class BatchTokenizer:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.inner = tokenizer
         self.name, self.family, self.source = tokenizer.name, tokenizer.family, tokenizer.source
+        self.normalize = tokenizer.normalize
         self._specials = tokenizer.special_tokens  # an adapter may build this dict on every call
         self._counts: dict[str, int] = {}
         self._ids: dict[str, list[int]] = {}
@@ -235,6 +229,9 @@ class BatchTokenizer:
     @property
     def special_tokens(self) -> dict[str, int]:
         return self._specials
+
+    def build(self) -> None:
+        self.inner.build()
 
     def encode(self, text: str) -> list[int]:
         ids = self._ids.get(text)
@@ -300,9 +297,6 @@ def batch_tokenizers(counters: Iterable[RequestCounter], texts: Sequence[str],
     return out
 
 
-EXACTNESS_ORDER = ("exact", "documented", "estimate")
-
-
 def least_exact(seen: Counter) -> tuple[str, str]:
     """(the least exact label among counted requests, its reason): `seen` maps (exactness, reason)
     to how many requests had it; a reason that covers only some requests says how many.
@@ -312,7 +306,7 @@ def least_exact(seen: Counter) -> tuple[str, str]:
     """
     if not seen:
         return "estimate", "no request was counted"
-    worst = max((e for e, _ in seen), key=EXACTNESS_ORDER.index)
+    worst = max((e for e, _ in seen), key=EXACTNESS.index)  # the contract's words, from most to least exact
     reasons = [(n, why) for (e, why), n in seen.most_common() if e == worst]
     total = sum(seen.values())
     shown = "; ".join(f"{why} ({n:,} of {total:,} requests)" if len(reasons) > 1 or n < total else why

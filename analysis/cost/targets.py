@@ -33,14 +33,14 @@ def model_spec(ref: str) -> ModelSpec | None:
 
 
 def choice_for(price: Price, ref: str, fallback_tokenizer: str | None) -> TokenizerChoice:
-    """The tokenizer that counts for `price`: the price file's, else the resolver's, else the fallback (approximate)."""
+    """The tokenizer that counts for `price`: the price file's, else the resolver's, else the fallback (an estimate)."""
     if price.tokenizer:
         return explicit_choice(price.model, price.tokenizer, price.exactness or "exact",
                                f"tokenizer stated in the price file ({price.source})")
     spec = model_spec(ref)
     choice = choose(spec.rule if spec is not None else None, price.model)
     if choice.exactness == "none" and choice.status == "no tokenizer" and fallback_tokenizer:
-        return explicit_choice(price.model, fallback_tokenizer, "approximate",
+        return explicit_choice(price.model, fallback_tokenizer, "estimate",
                                f"{choice.note}; --fallback-tokenizer {fallback_tokenizer} used as a proxy")
     return choice
 

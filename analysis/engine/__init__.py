@@ -45,7 +45,9 @@ streams through in bounded memory.
 input. `measure_files` (in `parts`) gives the same aggregates, but each worker reads its own
 part of the user's files (whole files, or byte ranges of JSON Lines), so only small
 descriptions and sums travel; `tally_files` gives them as plain integers (no pandas), and
-writes the per-row dataset from the workers when asked (`out=`).
+writes the per-row dataset from the workers when asked (`out=`). `measure_sources` (in
+`sources`) plans a whole run of `tokenprism measure`: the built-in corpora, a parallel corpus and
+the user's files on one engine, each read the way it must be, into one tally.
 """
 
 from typing import TYPE_CHECKING
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     )
     from .choose import open_engine as open_engine
     from .parts import measure_files as measure_files, tally_files as tally_files
+    from .sources import Sources as Sources, SourcesRun as SourcesRun, measure_sources as measure_sources
     from .run import (coalesce_chunks as coalesce_chunks, count_tokens as count_tokens, measure as measure, MeasureRun as MeasureRun,
                       price_corpus as price_corpus, price_log_chunks as price_log_chunks,
                       price_logs as price_logs)
@@ -70,6 +73,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(('ENGINES', 'Engine', 'EngineError', 'worker_tokenizers'), '.base'),
     **dict.fromkeys(('open_engine',), '.choose'),
     **dict.fromkeys(('measure_files', 'tally_files'), '.parts'),
+    **dict.fromkeys(('Sources', 'SourcesRun', 'measure_sources'), '.sources'),
     **dict.fromkeys(('coalesce_chunks', 'count_tokens', 'measure', 'MeasureRun', 'price_corpus', 'price_log_chunks', 'price_logs'), '.run'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

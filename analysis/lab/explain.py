@@ -48,7 +48,6 @@ def explain(text: str, name: str) -> list[ownbpe.PieceExplanation]:
     [(b'hello',)]
     """
     tok = load_tokenizer(name)
-    norm = getattr(tok, "normalize", None)
-    if norm:
-        text = unicodedata.normalize(norm, text)
+    if tok.normalize:
+        text = unicodedata.normalize(tok.normalize, text)
     return bpe_for(name).explain(text, ordinary=True)

@@ -41,6 +41,7 @@ def _file() -> Path | None:
 
 
 _kept: dict | None = None
+MAX_CACHE_BYTES = 64_000_000
 
 
 def _doc() -> dict:
@@ -50,6 +51,8 @@ def _doc() -> dict:
         path = _file()
         if path is not None and path.is_file():
             try:
+                if path.stat().st_size > MAX_CACHE_BYTES:  # checked before it is read: ours are a few MB
+                    raise ValueError(f"{path.stat().st_size:,} bytes, more than a cache of ours holds")
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 if doc.get("version") == VERSION and isinstance(doc.get("ids"), dict):
                     _kept = doc

@@ -13,16 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
+from ..contract import TextExactness
 from ..errors import BadInput, UnknownName, check_name, closest
 from ..tokenizers import CATALOGUE
 from . import price_index
 from .price_index import Hit
 from .rules import Rule, TokenizerChoice, choose, known_ids, load_rules, rule_for
 
-TextExactness = Literal["exact", "estimate", "none"]
-_TEXT_EXACTNESS: dict[str, TextExactness] = {"exact": "exact", "approximate": "estimate", "none": "none"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +219,7 @@ def _resolve(model_id: str, rules: list[Rule]) -> ModelSpec:
         reason = "no rule in models.toml maps this model to a tokenizer: no token count"
         names: tuple[str, ...] = ()
     else:
-        exactness, reason, names = _TEXT_EXACTNESS[rule.exactness], rule.why, rule.tokenizers
+        exactness, reason, names = rule.exactness, rule.why, rule.tokenizers
     return ModelSpec(model_id, model, provider, names[0] if names else None, names, exactness, reason,
                      rule.format if rule else None, price_ref, price_note, window, rule)
 

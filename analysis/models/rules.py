@@ -1,4 +1,4 @@
-"""Which tokenizer counts a model's tokens, and how sure we are: exact, approximate or none.
+"""Which tokenizer counts a model's tokens, and how sure we are: exact, estimate or none.
 
 Unlike `resolve` beside it (which decides whether a model id is known at all, and finds its
 price reference) and the tokenizer registry (how to build a tokenizer by name), this module only
@@ -8,7 +8,7 @@ rules of glob patterns over model ids, first match wins. Every answer carries it
 and the reason, and nothing falls back silently: a model no rule matches is "none", an
 exact tokenizer that is not fetched yet says so with the fetch command (or, where its rule
 lists proxies after it, counts with the proxy as an estimate that names that command), and an
-approximate one names its proxy.
+estimate names its proxy. The words are `analysis.contract`'s (`TextExactness`).
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..contract import TEXT_EXACTNESS, TextExactness, text_exactness
 from ..errors import BadInput, UnknownName
 from ..tokenizers import CATALOGUE
 from .families import FAMILIES
 from ..tokenizers.registry import is_available
 
-EXACTNESS = ("exact", "approximate", "none")
+EXACTNESS = TEXT_EXACTNESS  # a model's text: exact, estimate or none (kept under this name)
 _RULE_KEYS = {"match", "tokenizer", "exactness", "why", "format"}
 
 
@@ -34,8 +35,8 @@ class Rule:
     """One row of models.toml."""
 
     match: tuple[str, ...]
-    tokenizers: tuple[str, ...]  # exact: its tokenizer, then proxies while it is not fetched; approximate: proxies in order
-    exactness: str
+    tokenizers: tuple[str, ...]  # exact: its tokenizer, then proxies while it is not fetched; estimate: proxies in order
+    exactness: TextExactness
     why: str
     format: str | None = None  # the chat-format family (FAMILIES); None: not known for these models
 
@@ -51,16 +52,16 @@ class TokenizerChoice:
     Attributes:
         model: the model id asked about.
         tokenizer: registry name to count with, or None (exactness "none", or not fetched).
-        exactness: "exact", "approximate" or "none".
+        exactness: "exact", "estimate" or "none".
         status: "ok", or why no count is possible ("not fetched: tokenprism vocab fetch llama3").
-        note: one line for reports: the reason, and "estimate" for approximate rows.
+        note: one line for reports: the reason, and "estimate" for estimated rows.
         wanted: the tokenizer the rule names first (differs from `tokenizer` when a closer
             proxy is not fetched, or when an exact one is missing).
     """
 
     model: str
     tokenizer: str | None
-    exactness: str
+    exactness: TextExactness
     status: str
     note: str
     wanted: str | None = None
@@ -76,7 +77,7 @@ class TokenizerChoice:
     @property
     def label(self) -> str:
         """Short form for tables: "o200k_base", "~o200k_base" (estimate) or "none"."""
-        if self.exactness == "approximate" and self.tokenizer:
+        if self.exactness == "estimate" and self.tokenizer:
             return f"~{self.tokenizer}"
         return self.tokenizer or self.wanted or "none"
 
@@ -100,9 +101,9 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
         unknown = set(raw) - _RULE_KEYS
         if unknown:
             raise _fail(where, f"unknown keys {sorted(unknown)}; valid: {sorted(_RULE_KEYS)}")
-        exactness = raw.get("exactness")
-        if exactness not in EXACTNESS:
-            raise _fail(where, f"exactness must be one of {EXACTNESS}, got {exactness!r}")
+        exactness = text_exactness(raw.get("exactness"))  # "approximate", the former word, reads as estimate
+        if exactness is None:
+            raise _fail(where, f"exactness must be one of {TEXT_EXACTNESS}, got {raw.get('exactness')!r}")
         match = raw.get("match")
         if not isinstance(match, list) or not match or not all(isinstance(m, str) and m for m in match):
             raise _fail(where, "match must be a non-empty list of glob patterns")
@@ -110,8 +111,8 @@ def parse_rules(data: dict[str, Any]) -> list[Rule]:
         names = (tok,) if isinstance(tok, str) else tuple(tok or ())
         if exactness == "exact" and not (isinstance(tok, str) or (isinstance(tok, list) and tok)):
             raise _fail(where, "an exact rule names its tokenizer (a string), or a list of it and then its proxies")
-        if exactness == "approximate" and not (isinstance(tok, list) and tok):
-            raise _fail(where, "an approximate rule lists its proxy tokenizers (a non-empty list)")
+        if exactness == "estimate" and not (isinstance(tok, list) and tok):
+            raise _fail(where, "an estimate rule lists its proxy tokenizers (a non-empty list)")
         if exactness == "none" and tok:
             raise _fail(where, "a rule with exactness none has no tokenizer")
         bad = [n for n in names if n not in CATALOGUE]
@@ -197,7 +198,7 @@ def choose(rule: Rule | None, model: str) -> TokenizerChoice:
             if is_available(name):
                 note = (f"estimate: {name} is a proxy because {first} is not fetched; `{_fetch_hint(first)}` "
                         f"makes this count exact ({rule.why})")
-                return TokenizerChoice(model, name, "approximate", "ok", note, first)
+                return TokenizerChoice(model, name, "estimate", "ok", note, first)
         return TokenizerChoice(model, None, "exact", f"not fetched: {_fetch_hint(first)}",
                                f"{rule.why}; its vocabulary is not on this machine yet", first)
     for name in rule.tokenizers:
@@ -205,8 +206,8 @@ def choose(rule: Rule | None, model: str) -> TokenizerChoice:
             note = f"estimate: {rule.why}"
             if name != first:
                 note += f"; counted with {name} because {first} is not fetched ({_fetch_hint(first)})"
-            return TokenizerChoice(model, name, "approximate", "ok", note, first)
-    return TokenizerChoice(model, None, "approximate", f"not fetched: {_fetch_hint(first)}",
+            return TokenizerChoice(model, name, "estimate", "ok", note, first)
+    return TokenizerChoice(model, None, "estimate", f"not fetched: {_fetch_hint(first)}",
                            f"estimate: {rule.why}; no proxy is on this machine", first)
 
 
@@ -227,18 +228,18 @@ def rule_for(names: tuple[str, ...], rules: list[Rule] | None = None) -> Rule | 
     return None
 
 
-def explicit_choice(model: str, tokenizer: str, exactness: str, why: str) -> TokenizerChoice:
+def explicit_choice(model: str, tokenizer: str, exactness: TextExactness, why: str) -> TokenizerChoice:
     """A choice stated outright (a --prices file column, or --fallback-tokenizer), checked.
 
     Raises:
         UnknownName: `tokenizer` is not a registry name (the message lists the names).
-        BadInput: `exactness` is not exact or approximate.
+        BadInput: `exactness` is not exact or estimate.
     """
     if tokenizer not in CATALOGUE:
         raise UnknownName("tokenizer", tokenizer, CATALOGUE,
                           message=f"unknown tokenizer {tokenizer!r} for model {model!r}; valid: {', '.join(CATALOGUE)}")
-    if exactness not in ("exact", "approximate"):
-        raise BadInput(f"exactness for model {model!r} must be exact or approximate, got {exactness!r}")
+    if exactness not in ("exact", "estimate"):
+        raise BadInput(f"exactness for model {model!r} must be exact or estimate, got {exactness!r}")
     if not is_available(tokenizer):
         return TokenizerChoice(model, None, exactness, f"not fetched: {_fetch_hint(tokenizer)}", why, tokenizer)
     note = why if exactness == "exact" else f"estimate: {why}"

@@ -58,11 +58,37 @@ def _fade(pick: alt.Parameter):
     return alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(FADED))
 
 
+# Kenneth L. Kelly's "twenty-two colors of maximum contrast" (Color Engineering 3(6), 1965), white
+# left out, in his order (the first few are the most distinct), as commonly given in sRGB.
+KELLY = ("#222222", "#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032", "#C2B280", "#848482", "#008856",
+         "#E68FAC", "#0067A5", "#F99379", "#604E97", "#F6A600", "#B3446C", "#DCD300", "#882D17", "#8DB600",
+         "#654522", "#E25822", "#2B3D26")
+
+
+def tokenizer_colors(order: list[str]) -> list[str]:
+    """One colour per tokenizer of `order`, each tokenizer the same colour on every chart and no two
+    alike: a catalogued tokenizer takes the colour of its place in the catalogue, any other name
+    (hf:..., ownbpe:PATH) the next colour no catalogued tokenizer takes. Past `KELLY`'s 21 colours
+    they repeat.
+
+    >>> tokenizer_colors(["o200k_base", "gpt2", "hf:my/tok"])
+    ['#A1CAF1', '#222222', '#E25822']
+    """
+    from ..tokenizers import CATALOGUE
+
+    known = list(CATALOGUE)
+    spare = iter(range(len(known), len(known) + len(order)))
+    return [KELLY[(known.index(name) if name in known else next(spare)) % len(KELLY)] for name in order]
+
+
 def _tokenizer_color(order: list[str], *, below: bool = False) -> alt.Color:
-    """Colour by tokenizer, the legend on the right (or below a narrow chart, in columns)."""
-    legend = (alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top") if below
-              else alt.Legend(title="tokenizer (click to pick)", orient="right"))
-    return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, scheme="tableau10"), legend=legend)
+    """Colour by tokenizer (`tokenizer_colors`), the legend on the right (or below a narrow chart, in
+    columns) and never cut short: every tokenizer drawn is in it."""
+    legend = (alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top",
+                         symbolLimit=0, labelLimit=0) if below
+              else alt.Legend(title="tokenizer (click to pick)", orient="right", symbolLimit=0, labelLimit=0))
+    return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, range=tokenizer_colors(order)),
+                     legend=legend)
 
 
 def _strip(order: list[str], pick: alt.Parameter) -> alt.Chart:

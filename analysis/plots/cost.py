@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from ..cost import format_usd
+from ..money import format_usd
 
 _EXACT, _APPROX = "#3b6ea8", "#d08c2e"
 

@@ -102,8 +102,9 @@ def digit_grouping(tokenizers: TokenizersArg = None, numbers: Iterable[str] = DE
         numbers: digit strings (one row each).
 
     Returns:
-        One row per tokenizer x number: n_digits, n_tokens, pieces ("123|456|7"), pattern
-        (group sizes, "3-3-1"), rule (see `grouping_rule`).
+        One row per tokenizer x number: n_digits, n_tokens, pieces ("123|456|7", one per token: a
+        word-start marker token is "·"), pattern (the digit groups' sizes, "3-3-1"), rule (see
+        `grouping_rule`).
 
     >>> digit_grouping("cl100k_base", ["1234567"])[["pieces", "pattern", "rule"]].iloc[0].tolist()
     ['123|456|7', '3-3-1', 'threes from the left']
@@ -113,10 +114,12 @@ def digit_grouping(tokenizers: TokenizersArg = None, numbers: Iterable[str] = DE
     rows = []
     for tok in toks:
         for number, ids in zip(numbers, tok.encode_batch(numbers)):
-            # SentencePiece vocabularies prefix a word-start marker (a space): not a digit
-            parts = [p for p in (tok.token_bytes(i).decode("utf-8", "replace").strip() for i in ids) if p]
-            sizes = [len(p) for p in parts]
-            rows.append((tok.name, number, len(number), len(ids), "|".join(parts), "-".join(map(str, sizes)),
+            texts = [tok.token_bytes(i).decode("utf-8", "replace") for i in ids]
+            # SentencePiece vocabularies prefix a word-start marker (a space): a token of its own, drawn
+            # as · (as --show draws a space) so that every token is a piece, but no digit group
+            pieces = [t.strip() or t.replace(" ", "·") or "·" for t in texts]
+            sizes = [len(t.strip()) for t in texts if t.strip()]
+            rows.append((tok.name, number, len(number), len(ids), "|".join(pieces), "-".join(map(str, sizes)),
                          grouping_rule(sizes)))
     return pd.DataFrame(rows, columns=["tokenizer", "number", "n_digits", "n_tokens", "pieces", "pattern", "rule"]) \
         .assign(tokenizer=lambda d: _cat(d["tokenizer"], [t.name for t in toks]))

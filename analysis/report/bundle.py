@@ -35,7 +35,7 @@ from ..pipeline import as_tokenizers, measure, summarize, write_table
 from ..plots import figures as plots
 from ..probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
 from ..tokenizers import TokenizersArg
-from .page import html_page, markdown_table
+from .page import html_page, markdown_table, markdown_text
 
 
 @dataclass
@@ -351,11 +351,19 @@ def _key_tables(t: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
+def _head(names, corpus: str, parallel: str, pivot: str, *, escape, code) -> str:
+    """The report's first line, its values through `escape` (Markdown's or HTML's), paths as `code`."""
+    return (f"Tokenizers: {escape(', '.join(names))}. Corpus: {escape(corpus)}. Parallel corpus: {escape(parallel)} "
+            f"(pivot {escape(pivot)}). Tables (CSV and Parquet, tidy) are in {code('tables/')}, figures (PNG, SVG) "
+            f"in {code('figures/')}.")
+
+
 def _render(t, findings, names, pngs, *, parallel: str, pivot: str, corpus: str) -> tuple[str, str]:
-    head = (f"Tokenizers: {', '.join(names)}. Corpus: {corpus}. Parallel corpus: {parallel} "
-            f"(pivot {pivot}). Tables (CSV and Parquet, tidy) are in `tables/`, figures (PNG, SVG) in `figures/`.")
-    md = ["# tokenprism report", "", head, "", "## Tokenizers", "", markdown_table(t["tokenizers"], index=False), ""]
-    doc = ["<h1>tokenprism report</h1>", f"<p>{html.escape(head)}</p>", "<h2>Tokenizers</h2>",
+    # The names and paths are the user's (a corpus file, a tokenizer file): escaped at each sink
+    md_head = _head(names, corpus, parallel, pivot, escape=markdown_text, code=lambda s: f"`{s}`")
+    head = _head(names, corpus, parallel, pivot, escape=html.escape, code=lambda s: f"<code>{s}</code>")
+    md = ["# tokenprism report", "", md_head, "", "## Tokenizers", "", markdown_table(t["tokenizers"], index=False), ""]
+    doc = ["<h1>tokenprism report</h1>", f"<p>{head}</p>", "<h2>Tokenizers</h2>",
            t["tokenizers"].to_html(index=False, border=0, classes="tp")]
     key = _key_tables(t)
     for title, key_name, figs, intro in _SECTIONS:
@@ -363,7 +371,7 @@ def _render(t, findings, names, pngs, *, parallel: str, pivot: str, corpus: str)
         doc += [f"<h2>{html.escape(title)}</h2>", f"<p>{html.escape(intro)}</p>"]
         lines = findings.get(key_name, []) if key_name else []
         if lines:
-            md += [f"- {line}" for line in lines] + [""]
+            md += [f"- {markdown_text(line)}" for line in lines] + [""]
             doc.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in lines) + "</ul>")
         if key_name is None:
             table = key["Characters per token by category"]

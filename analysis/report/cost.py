@@ -15,6 +15,8 @@ import html
 import math
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import write_text
-from ..cost import CostReport, display_categories, display_models, model_notes
+from ..cost import CostReport, display_categories, display_models, display_quick, model_notes
 from ..contract import money, ratio, tokens
 from .page import html_page, markdown_table, markdown_text, neutralize_formula
 
@@ -157,8 +159,9 @@ def contract_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_table(frame: pd.DataFrame) -> str:
-    """A frame as the CSV every cost face writes: the contract's values, formulas neutralised."""
-    return safe_table(contract_frame(frame)).to_csv(index=False)
+    """A frame as the CSV every cost face writes: the contract's values, formulas neutralised; the
+    `parts` lists stay in the JSON (a CSV cell holds no list)."""
+    return safe_table(contract_frame(frame.drop(columns=["parts"], errors="ignore"))).to_csv(index=False)
 
 
 def _number(v: Any) -> Any:
@@ -205,6 +208,86 @@ WRITERS: dict[str, Callable[[CostReport, int | None], str]] = {
     "json": lambda report, width: json_text(report_json(report)),
     "md": lambda report, width: render_markdown(report),
     "html": lambda report, width: render_html(report, figures=False),
+}
+
+
+# -- one request's price (`tokenprism cost TEXT` without a workload) ---------------------------
+@dataclass(frozen=True)
+class QuickReport:
+    """One request's price per model (`cost.quick_frame`), and what the text formats print around it."""
+
+    report: CostReport
+    frame: pd.DataFrame
+    why: tuple[str, ...] = ()  # the exactness reasons, as the face shows them (cut short, or whole)
+    hints: tuple[str, ...] = ()  # what the reader may add for more, in the face's own words
+
+
+def _quick_json(quick: QuickReport, width: int | None) -> str:
+    report = quick.report
+    return json_text({"price_source": report.price_source, "prices_on": report.on.isoformat(),
+                      "requests": report.n_samples, "per_request": records(quick.frame), "notes": list(report.notes)})
+
+
+def _quick_table(shown: pd.DataFrame, width: int | None) -> str:
+    with pd.option_context("display.width", 250, "display.max_columns", None):
+        return shown.to_string(index=False, line_width=width)
+
+
+# format -> the quick table's body in it (the text formats share the lines around it)
+QUICK_BODIES: dict[str, Callable[[pd.DataFrame, int | None], str]] = {
+    "table": _quick_table,
+    "md": lambda shown, width: markdown_table(shown, index=False, float_format=None, formulas=True),
+    "html": lambda shown, width: shown.to_html(index=False, border=0),
+}
+
+
+def _quick_text(body: Callable[[pd.DataFrame, int | None], str]) -> Callable[[QuickReport, int | None], str]:
+    def write(quick: QuickReport, width: int | None) -> str:
+        report = quick.report
+        mean = f" (mean of {report.n_samples} texts)" if report.n_samples > 1 else ""
+        lines = [f"prices: {report.price_source}; in force on {report.on} (UTC)",
+                 f"one request{mean}: {report.workload.messages_per_request} message(s) in each model's chat format, "
+                 "counted as `tokenprism count` counts it"]
+        why = ["exactness:"] + [f"  - {w}" for w in quick.why] if quick.why else []
+        return "\n".join(lines + ["", body(display_quick(quick.frame), width), ""] + why + ["notes:"]
+                         + [f"  - {n}" for n in report.notes] + [f"  - {h}" for h in quick.hints]) + "\n"
+
+    return write
+
+
+QUICK_WRITERS: dict[str, Callable[[QuickReport, int | None], str]] = {
+    "csv": lambda quick, width: csv_table(quick.frame),
+    "json": _quick_json,
+    **{fmt: _quick_text(body) for fmt, body in QUICK_BODIES.items()},
+}
+
+
+# -- the price listing (`tokenprism models`) ---------------------------------------------------
+@dataclass(frozen=True)
+class ModelListing:
+    """`cost.model_table`'s rows, their price-source line, and the day whose prices they are."""
+
+    frame: pd.DataFrame
+    source: str
+    day: date
+
+
+def _models_table(listing: ModelListing, width: int | None) -> str:
+    frame = listing.frame
+    shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
+    shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
+    with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
+                           "display.max_colwidth", 48):
+        table = shown.to_string(index=False, line_width=width)
+    return (f"prices: {listing.source}; genai-prices rows in force on {listing.day} (UTC)\n{table}\n"
+            f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
+            "--format csv adds each row's note and source\n")
+
+
+MODELS_WRITERS: dict[str, Callable[[ModelListing, int | None], str]] = {
+    "table": _models_table,
+    "csv": lambda listing, width: csv_table(listing.frame),
+    "json": lambda listing, width: json_text({"price_source": listing.source, "models": records(listing.frame)}),
 }
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 SORTS = ("cost", "tokens", "model")  # the values of --sort
 # --sort cost orders by the first of these a table has (a monthly figure where there is one)
 _COST_COLUMNS = ("usd_per_month", "usd_per_request", "usd_total", "usd_input")
-_TOKEN_COLUMNS = ("input_tokens_per_request", "input_tokens")
+_TOKEN_COLUMNS = ("prompt_tokens_per_request", "prompt_tokens", "input_tokens")  # the whole prompt first
 
 
 def sort_models(frame: pd.DataFrame, key: str | None) -> pd.DataFrame:

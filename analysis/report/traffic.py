@@ -54,7 +54,7 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
                                                                "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
-        "tokens in": m["input_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
+        "tokens in": m["prompt_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
                       for r, s in zip(m["reasoning_tokens"], m["reasoning_source"])],
@@ -89,6 +89,9 @@ def display_calibration(report: TrafficReport) -> pd.DataFrame:
         "output rows": c["output_rows"], "output: median error": c["output_median_error"].map(_pct),
         "output: worst": c["output_worst_error"].map(_pct),
         "reasoning (not in the text)": c["reasoning_tokens"].map(_tokens),
+        **({"cache read: simulated / logged": [f"{_tokens(s)} / {_tokens(g)}" if g is not None and g == g else ""
+                                               for s, g in zip(c["cache_read_simulated"], c["cache_read_logged"])]}
+           if "cache_read_logged" in c and c["cache_read_logged"].notna().any() else {}),
     })
 
 
@@ -140,7 +143,7 @@ def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
     return out
 
 
-def _model_notes(report: TrafficReport) -> list[str]:
+def model_notes(report: TrafficReport) -> list[str]:
     return frame_notes(report.models)
 
 
@@ -151,7 +154,7 @@ def render_text(report: TrafficReport, *, width: int | None = None) -> str:
         for title, caption, frame in _sections(report):
             lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False, line_width=width), ""]
     lines += ["notes:"] + [f"  - {n}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         lines += ["per model:"] + [f"  - {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -164,7 +167,7 @@ def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = N
     for caption, path in (figures or {}).items():
         parts += ["", f"![{markdown_text(caption)}]({path})"]
     parts += ["", "## Notes", ""] + [f"- {markdown_text(n)}" for n in report.notes]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         parts += ["", "### Per model", ""] + [f"- {markdown_text(n)}" for n in notes]
     return "\n".join(parts) + "\n"
@@ -197,7 +200,7 @@ def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
         for caption, fig in figures(report).items():
             body.append(f'<p><img alt="{esc(caption)}" src="{png_data_uri(fig)}"></p>')
     body += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"]
-    notes = _model_notes(report)
+    notes = model_notes(report)
     if notes:
         body += ["<h3>Per model</h3>", "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"]
     return html_page(TITLE, body)

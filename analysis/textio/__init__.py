@@ -125,6 +125,31 @@ def decode_utf8(data: bytes, *, where: str, errors: str = "strict", offset: int 
     return data.decode("utf-8", errors="ignore"), n_bad
 
 
+def read_file_bytes(path: str | Path, max_bytes: int, *, what: str = "file",
+                    raise_hint: str = "give a smaller file") -> bytes:
+    """The bytes of a regular file of at most `max_bytes`: its type and size are checked before a
+    byte is read, and the read itself stops past the bound (a file that grows meanwhile).
+
+    Every file a command reads whole (a key file, a price file, a budget, a text) comes through
+    here, so none costs more memory than its bound.
+
+    >>> read_file_bytes("/dev/zero", 10)
+    Traceback (most recent call last):
+    ...
+    analysis.errors.BadInput: /dev/zero is a device, not a regular file: give a text file (or pipe text into stdin: ... < /dev/zero)
+    """
+    p = Path(path)
+    problem = regular_file_problem(p, what=what)
+    if problem:
+        raise BadInput(problem)
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise BadInput(f"{p} is {size:,} bytes, larger than the limit of {max_bytes:,} bytes for a {what}. "
+                       f"Fix: {raise_hint}")
+    with open(p, "rb") as fh:
+        return read_bounded(fh, max_bytes, where=str(p), raise_hint=raise_hint)
+
+
 def read_text_file(path: str | Path, *, errors: str = "strict", max_bytes: int | None = None) -> tuple[str, int]:
     """Read a regular file as UTF-8 without newline translation ('\\r\\n' stays two characters).
 
@@ -139,11 +164,7 @@ def read_text_file(path: str | Path, *, errors: str = "strict", max_bytes: int |
     """
     p = Path(path)
     limit = max_file_bytes() if max_bytes is None else max_bytes
-    problem = regular_file_problem(p)
-    if problem:
-        raise BadInput(problem)
-    with open(p, "rb") as fh:
-        data = read_bounded(fh, limit, where=str(p), raise_hint=_RAISE_HINT)
+    data = read_file_bytes(p, limit, raise_hint=_RAISE_HINT)
     return decode_utf8(data, where=str(p), errors=errors)
 
 

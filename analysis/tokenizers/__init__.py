@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .base import (
         Piece as Piece,
         Source as Source,
+        SymbolTokenizer as SymbolTokenizer,
         Tokenizer as Tokenizer,
         TokenizersArg as TokenizersArg,
         clean_text as clean_text,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     )
     from .vocab import VocabularyError as VocabularyError
 
-_LAZY = {**dict.fromkeys(("Piece", "Source", "Tokenizer", "TokenizersArg", "clean_text"), ".base"),
+_LAZY = {**dict.fromkeys(("Piece", "Source", "SymbolTokenizer", "Tokenizer", "TokenizersArg", "clean_text"), ".base"),
          **dict.fromkeys(("CATALOGUE", "available_tokenizers"), ".catalogue"),
          **dict.fromkeys(("build_engines", "load_tokenizer", "load_tokenizers", "warm_up", "tiktoken_params"), ".registry"),
          "VocabularyError": ".vocab"}

@@ -17,6 +17,7 @@ from operator import itemgetter, or_
 from typing import Iterable, Literal, NamedTuple, Protocol, Sequence, TypeAlias, Union, runtime_checkable
 
 Family = Literal["tiktoken", "hf", "sentencepiece", "ownbpe"]
+NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]  # what unicodedata.normalize accepts
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _CHECK_CHARS = 1 << 20  # characters encoded at a time by `_clean`
@@ -108,6 +109,15 @@ class Tokenizer(Protocol):
     name: str
     family: Family
     source: Source
+    # The Unicode form the adapter puts text into before it splits it (Qwen's NFC; an HF
+    # normalizer's form), so that a caller explaining a split sees the text the vocabulary saw.
+    # None: the text is split as given (SentencePiece normalises inside its own model).
+    normalize: NormalForm | None
+
+    def build(self) -> None:
+        """Build now what the adapter defers to its first long text (tiktoken's or HF's engine); a
+        no-op where nothing is deferred. For a server once ready, or a pool before it forks."""
+        ...
 
     @property
     def n_vocab(self) -> int:
@@ -153,6 +163,21 @@ class Tokenizer(Protocol):
 
     def pieces(self, text: str) -> list[Piece]:
         """The tokens of `text`, each located in it by character offsets."""
+        ...
+
+
+@runtime_checkable
+class SymbolTokenizer(Tokenizer, Protocol):
+    """A tokenizer whose vocabulary matches user-defined symbols in text (SentencePiece: Gemma's
+    ``<start_of_turn>``): a chat format that writes such a marker as its id, and the text around it
+    with the marker unmatched, needs these two members besides `Tokenizer`'s."""
+
+    def piece_id(self, piece: str) -> int | None:
+        """The id of a piece of the vocabulary, None if it has no such piece."""
+        ...
+
+    def encode_as_text(self, text: str, symbols: frozenset[str]) -> list[int]:
+        """The ids of `text` in which the user-defined `symbols` are plain characters, never matched."""
         ...
 
 

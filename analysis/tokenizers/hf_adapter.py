@@ -177,7 +177,7 @@ class HFTokenizerAdapter:
         self._special: dict[int, str] = meta["special"]
         self._added: dict[int, str] = meta["added"]
         self.safe_newline_cuts: bool = meta["safe_newline_cuts"]
-        self._normalize: NormalForm | None = meta["normalize"]
+        self.normalize: NormalForm | None = meta["normalize"]
         self._exotic_normalizer: bool = meta["exotic"]  # lowercasing, replacements: HF's own offsets
         self._byte_level: bool = meta["byte_level"]
         self._n_vocab: int = meta["n_vocab"] or 0
@@ -352,8 +352,8 @@ class HFTokenizerAdapter:
     def pieces(self, text: str) -> list[Piece]:
         text = clean_text(text)
         if self._byte_level and not self._exotic_normalizer:
-            if self._normalize and not unicodedata.is_normalized(self._normalize, text):
-                norm = normalize_with_map(text, self._normalize)
+            if self.normalize and not unicodedata.is_normalized(self.normalize, text):
+                norm = normalize_with_map(text, self.normalize)
                 ids = self.encode(norm.text)
                 return map_pieces(norm, byte_pieces(norm.text, ids, map(self.token_bytes, ids)))
             ids = self.encode(text)

@@ -78,11 +78,16 @@ def _path(sha: str) -> Path:
     return data_dir() / "cache" / "hf" / f"{sha}.json"
 
 
+MAX_CACHE_BYTES = 16_000_000
+
+
 def read(path: Path) -> tuple[dict[str, Any] | None, str]:
     """(the kept facts about the file at `path`, or None; the file's sha256)."""
     sha = sha256_file(path)
     where = _path(sha)
     try:
+        if where.stat().st_size > MAX_CACHE_BYTES:  # checked before it is read: ours are a few kB
+            raise ValueError(f"{where.stat().st_size:,} bytes, more than a cache of ours holds")
         doc = json.loads(where.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None, sha

@@ -12,9 +12,8 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Literal
 
-NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]  # what unicodedata.normalize accepts
+from .base import NormalForm as NormalForm, Piece  # the form's name is the protocol's
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +82,6 @@ def normalize_with_map(text: str, form: NormalForm) -> Normalized:
 
 def map_pieces(norm: Normalized, pieces: list) -> list:
     """Move pieces placed on `norm.text` onto `norm.original` (see the module docstring)."""
-    from .base import Piece
-
     out = []
     for p in pieces:
         exact = norm.is_boundary(p.start) and norm.is_boundary(p.end)

@@ -19,6 +19,7 @@ from ..data import BUILTIN_MODEL, builtin_model_path
 from ..errors import BadInput
 from . import cuts
 from .base import Family, Piece, Source, byte_pieces, clean_text
+from .normalize import NormalForm
 from .vocab import VocabularyError
 
 BUILTIN_VOCAB_SIZE = 8192
@@ -36,6 +37,7 @@ class OwnBPETokenizer:
     """
 
     family: Family = "ownbpe"
+    normalize: NormalForm | None = None  # ownbpe splits the text as given
 
     def __init__(self, name: str, tok: "ownbpe.Tokenizer", *, source: Source) -> None:
         self.name = name
@@ -57,6 +59,9 @@ class OwnBPETokenizer:
     @property
     def n_vocab(self) -> int:
         return self.bpe.n_vocab
+
+    def build(self) -> None:
+        """Nothing to build: ownbpe encodes from the model it was made with."""
 
     @property
     def special_tokens(self) -> dict[str, int]:

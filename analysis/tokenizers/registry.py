@@ -83,9 +83,7 @@ def build_engines(toks: Iterable[Tokenizer]) -> None:
     its workers (so that they inherit the engines instead of each building its own).
     """
     for tok in toks:
-        build = getattr(tok, "build", None)  # adapters with nothing deferred have none
-        if build is not None:
-            build()
+        tok.build()  # a no-op for adapters with nothing deferred
 
 
 def warm_up(names: list[str] | None = None) -> threading.Thread:

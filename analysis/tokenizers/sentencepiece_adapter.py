@@ -24,11 +24,13 @@ from typing import Any, Sequence
 
 from ..errors import BadInput
 from .base import Family, Piece, Source, byte_pieces, clean_text
+from .normalize import NormalForm
 from .vocab import VocabularyError
 
 
 class SentencePieceTokenizer:
     family: Family = "sentencepiece"  # not byte-level: pieces need not tile (see README)
+    normalize: NormalForm | None = None  # SentencePiece normalises inside its model, not before it
 
     def __init__(self, name: str, path: str | Path, *, source: Source) -> None:
         try:
@@ -51,6 +53,9 @@ class SentencePieceTokenizer:
     @property
     def n_vocab(self) -> int:
         return self._sp.GetPieceSize()
+
+    def build(self) -> None:
+        """Nothing to build: the model is loaded whole when the adapter is made."""
 
     def encode(self, text: str) -> list[int]:
         return self._sp.EncodeAsIds(clean_text(text))

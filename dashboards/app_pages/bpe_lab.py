@@ -63,7 +63,15 @@ def step_through() -> None:
         st.info(f"The corpus ran out of pairs after {learned} merges: every pre-token is a single token.")
     if learned == 0:
         return
-    step = st.slider("Show the corpus after step", 0, learned, learned, key="lab_step", bind="query-params")
+    # A new corpus or number of merges is a new training: show its end, not the step the last one
+    # was left at (the first run keeps a link's step).
+    trained = (corpus, n_merges)
+    if st.session_state.get("_lab_trained", trained) != trained:
+        st.session_state["lab_step"] = learned
+    st.session_state["_lab_trained"] = trained
+    if "lab_step" not in st.session_state:  # a value set above must not also be the slider's default
+        st.session_state["lab_step"] = learned
+    step = st.slider("Show the corpus after step", 0, learned, key="lab_step", bind="query-params")
 
     n_bytes = len(corpus.encode("utf-8"))
     n_tokens = n_bytes if step == 0 else int(rules["n_tokens"].iloc[step - 1])

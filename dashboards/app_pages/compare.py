@@ -28,6 +28,10 @@ links.check("compare", [
     links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
     links.Param("tokenizers", "tokenizer names", choices=shared.tokenizer_names, multi=True),
     links.Param("cost_model", "a model id"),
+    # the boundary view: whose tokens are drawn, against which, and whether ids are listed
+    links.Param("show", "tokenizer names", choices=shared.tokenizer_names, multi=True),
+    links.Param("partner", "tokenizer names", choices=shared.tokenizer_names),
+    links.Param("show_ids", "true or false", choices=lambda: ["true", "false"]),
     *chat.LINK_PARAMS,
 ])
 mode = st.segmented_control("Mode", ["Text", "Chat"], default="Text", key="mode", bind="query-params",
@@ -140,10 +144,10 @@ if len(specials):
     st.dataframe(specials, hide_index=True, width="stretch")
 
 st.subheader("Token boundaries")
-show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show",
+show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show", bind="query-params",
                       help="Drawn two to a row. Each is marked against the first one picked, and the first against the "
                            "second (or the one chosen below): a token underlined in red has no identical token there.")
-show_ids = st.toggle("List every token's id and bytes", key="show_ids")
+show_ids = st.toggle("List every token's id and bytes", key="show_ids", bind="query-params")
 prefix = highlight_prefix(text)
 if len(prefix) < len(text):
     st.caption(f"Drawing the first {len(prefix):,} of {len(text):,} characters (the counts above are for all of it).")
@@ -156,7 +160,7 @@ if not show:
 first = show[0]
 partner = show[1] if len(show) > 1 else None
 if len(show) > 2:
-    partner = st.selectbox(f"Compare {first} in detail with", show[1:], key="partner",
+    partner = st.selectbox(f"Compare {first} in detail with", show[1:], key="partner", bind="query-params",
                            help=f"The tokenizer that {first}'s drawing is marked against, and that the table of "
                                 "differences compares it with.")
 st.html(look.LEGEND)

@@ -97,7 +97,10 @@ if source == "Chat log":
     out_tokens = log_fields.number(c2, "Output tokens of rows without a logged response", key="cost_log_out",
                                    default="300", bind=False,
                                    read=fields.workload("output_tokens", "Output tokens of rows without a logged response"))
-    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached")
+    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached",
+                       help="0: each model's own prompt-cache rule is simulated over the log's requests in time order "
+                            "(an estimate, named in the table's cache column and the notes); above 0, this flat share "
+                            "replaces the simulation")
     skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip")
     log_fields.stop_if_unread()
     if log is None:
@@ -120,8 +123,9 @@ if source == "Chat log":
     if traffic.billed_line():
         st.markdown(f"**{traffic.billed_line()}**")
     st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
-    for caption, fig in render_traffic.figures(traffic).items():
-        st.image(render_traffic.png_bytes(fig), caption=caption)
+    shared.cost_chart("traffic_total_bar", traffic.models, "usd_total")
+    if not traffic.days.empty:
+        shared.cost_chart("traffic_cost_per_day", traffic.days)
     if "n_billed" in traffic.served and traffic.served["n_billed"].notna().any():
         st.markdown("**As billed** — the logged usage at the serving model's price, beside our recount of those rows")
         st.dataframe(render_traffic.display_billed(traffic), hide_index=True, width="stretch")
@@ -136,6 +140,9 @@ if source == "Chat log":
         st.dataframe(render_traffic.display_worst_rows(traffic), hide_index=True, width="stretch")
     with st.expander("Notes: exactness, what is not counted", expanded=True):
         st.markdown("\n".join(f"- {n}" for n in traffic.notes))
+        per_model = render_traffic.model_notes(traffic)  # reasoning not included, the simulated cache's rule
+        if per_model:
+            st.markdown("**Per model**\n" + "\n".join(f"- {n}" for n in per_model))
     c1, c2, c3 = st.columns(3)
     c1.download_button("Traffic report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
                        "tokenprism-traffic-report.html", "text/html", key="dl_traffic_html", icon=":material/download:")
@@ -225,11 +232,10 @@ if unknown:
     st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as output "
                "tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
 st.dataframe(display_models(report), hide_index=True, width="stretch")
-for tab, plot in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
-                     ("plots_cost.monthly_cost_bar", "plots_cost.cost_vs_chars_per_token")):
-    png = shared.figure_png(plot, report.models)
-    if png:
-        tab.image(png)
+for tab, (plot, column) in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
+                               (("monthly_cost_bar", "usd_per_month"), ("cost_vs_chars_per_token", "usd_per_mchar_input"))):
+    with tab:
+        shared.cost_chart(plot, report.models, column)
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
     st.dataframe(display_categories(report), hide_index=True, width="stretch")

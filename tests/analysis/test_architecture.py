@@ -8,7 +8,7 @@ The layers, from docs/design.md ("The layers"; a module may import its own layer
     3  requests     analysis.requests (a Request, its wire shapes, each family's chat format)
     2  models       analysis.models (the one model resolver)
     1  inputs       analysis.corpora, analysis.tokenizers, analysis.textio, analysis.render, analysis.atomic,
-                    analysis.errors, analysis.contract, analysis.lazy
+                    analysis.errors, analysis.contract, analysis.money, analysis.lazy
     0  ownbpe       (imports nothing of this repository)
 
 Every import counts, the ones inside functions too: a lazy import hides a dependency from
@@ -28,7 +28,8 @@ FACES = ("analysis.cli", "analysis.api", "dashboards")
 LAYERS = {
     "ownbpe": 0,
     "analysis.corpora": 1, "analysis.tokenizers": 1, "analysis.textio": 1, "analysis.render": 1,
-    "analysis.atomic": 1, "analysis.data": 1, "analysis.errors": 1, "analysis.contract": 1, "analysis.lazy": 1,
+    "analysis.atomic": 1, "analysis.data": 1, "analysis.errors": 1, "analysis.contract": 1, "analysis.money": 1,
+    "analysis.lazy": 1,
     "analysis.models": 2,
     "analysis.requests": 3,
     "analysis.pipeline": 4, "analysis.compare": 4, "analysis.probes": 4, "analysis.cost": 4,

@@ -137,26 +137,13 @@ def test_catalogue_sizes_match_the_loaded_tokenizers():
 def test_fetched_sizes_match_the_reference_packages_installed():
     # the fetched vocabularies' sizes, from the copies the pinned reference packages ship (where
     # this environment has that version), else only once fetched (the test above)
-    import importlib.metadata as md
-    from pathlib import Path
-
     from analysis.tokenizers import CATALOGUE
-    from analysis.tokenizers.base import Source
-    from analysis.tokenizers.fetch import FETCHABLE
-    from analysis.tokenizers.builders import build_from_file
+    from tests.analysis.tokenizers.references import reference_builds
 
     checked = []
-    for name, spec in FETCHABLE.items():
-        try:
-            dist = md.distribution(spec.package)
-        except md.PackageNotFoundError:
-            continue
-        path = Path(str(dist.locate_file(spec.member)))
-        if dist.version != spec.version or not path.is_file():
-            continue
-        tok = build_from_file(name, spec.kind, path, Source(spec.package, spec.member, spec.licence, spec.version))
-        assert tok.n_vocab == CATALOGUE[name].n_vocab, name
-        checked.append(name)
+    for tok in reference_builds():
+        assert tok.n_vocab == CATALOGUE[tok.name].n_vocab, tok.name
+        checked.append(tok.name)
     if not checked:
         pytest.skip("none of the pinned reference packages (llama-models, mistral-common) is installed")
 

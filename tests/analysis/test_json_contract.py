@@ -196,3 +196,21 @@ def test_api_json(face, client):
     response = client.request(method.upper(), path, json=body)
     assert response.status_code == 200, response.text
     assert problems(response.json()) == []
+
+
+def test_one_exactness_vocabulary_is_named_once_and_used_everywhere():
+    # the rules, the resolver, the chat formats, the API schemas and the price files share the contract's words
+    import typing
+
+    from analysis import contract
+    from analysis.api import schemas
+    from analysis.models import rules
+    from analysis.models.resolve import ModelSpec
+    from analysis.requests.formats import base
+
+    assert base.Exactness is contract.RequestExactness and schemas.RequestExactness is contract.RequestExactness
+    assert schemas.Exactness is contract.TextExactness and rules.EXACTNESS == contract.TEXT_EXACTNESS
+    assert typing.get_type_hints(ModelSpec)["exactness"] is contract.TextExactness
+    assert typing.get_type_hints(rules.TokenizerChoice)["exactness"] is contract.TextExactness
+    assert contract.EXACTNESS == ("exact", "documented", "estimate")  # most to least exact: `least_exact` ranks by it
+    assert contract.TEXT_EXACTNESS == ("exact", "estimate", "none")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analysis.cost import Workload, estimate, format_usd
-from tests.dashboards.conftest import open_page
+from tests.dashboards.conftest import open_page, vega_charts
 
 PAGE = "app_pages/cost.py"
 MODELS = ["openai:gpt-4o-mini", "deepseek:deepseek-chat", "anthropic:claude-sonnet-4-5"]
@@ -33,7 +35,12 @@ def test_workload_form_drives_the_estimate():
     assert shown.loc["openai:gpt-4o-mini", "exactness"] == "documented"
     labels = {b.label for b in at.download_button}
     assert {"Report (HTML, with charts)", "Report (Markdown)", "Cost by model (CSV)"} <= labels
-    assert len(at.get("image")) == 2  # both charts
+    # both charts are interactive Vega-Lite, as on the other pages (issue 46), with the exact dollars on hover
+    specs = [spec for spec, _ in vega_charts(at)]
+    assert len(specs) == 2 and not at.get("image")
+    monthly = specs[0]
+    assert monthly["encoding"]["x"]["title"] == "USD per month"
+    assert {"field": "usd_text", "type": "nominal", "title": "USD per month"} in monthly["encoding"]["tooltip"]
 
 
 def test_output_ratio_and_builtin_corpus():
@@ -140,3 +147,24 @@ def test_a_reasoning_model_without_a_figure_says_reasoning_not_included():
     at.button(key="cost_go").click().run()
     assert not at.exception and not any("Reasoning not included" in w.value for w in at.warning)
     assert _models_table(at).loc["openai:o3", "reasoning/req"] == "2,000"
+
+
+@pytest.mark.slow  # an AppTest run with an upload: about 10 s on a shared machine
+def test_an_uploaded_log_shows_each_models_simulated_cache_as_an_estimate():
+    # issue 42: the cache column names the rule and says estimate; the per-model notes say how it was simulated
+    import json
+
+    system = " ".join(f"rule {i}: answer in the customer's language and cite policy section {i}." for i in range(160))
+    rows = [{"model": "gpt-4o", "timestamp": f"2026-11-02T09:0{i}:00Z",
+             "messages": [{"role": "system", "content": system}, {"role": "user", "content": f"Question {i}?"}],
+             "response": "It is on its way."} for i in range(3)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    at = open_page(PAGE)
+    at.segmented_control(key="cost_source").set_value("Chat log").run()
+    at.file_uploader(key="cost_log").set_value(("support.jsonl", data, "application/jsonl"))
+    at.multiselect(key="cost_log_models").set_value(["openai:gpt-4o"]).run()
+    assert not at.exception, at.exception
+    models = at.dataframe[0].value.set_index("model")
+    assert models.loc["openai:gpt-4o", "cache read / written (est.)"].endswith("(openai prefix)")
+    assert not models.loc["openai:gpt-4o", "cache read / written (est.)"].startswith("0 ")
+    assert any("prompt cache simulated" in m.value and "an estimate" in m.value for m in at.markdown)

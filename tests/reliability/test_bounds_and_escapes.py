@@ -118,24 +118,28 @@ def test_every_markdown_writer_escapes_its_values():
 
     import analysis.report as report
 
-    allowed = {"markdown_text", "markdown_table", "TITLE", "title", "path"}
+    # the escapes at the sink (Markdown, and HTML beside it), and names of our own (section titles,
+    # figure names, the figures' base64 data, the head written for HTML only)
+    allowed = {"markdown_text", "markdown_table", "html.escape", "TITLE", "title", "path", "fig", "data", "head",
+               "escape", "code", "s"}  # _head's escape and code are the sink's own (markdown_text, html.escape)
+    writers = {"bundle.py": {"_render", "_head"}}  # bundle's renderer writes report.md and report.html together
     bad = []
     for file in Path(report.__file__).parent.glob("*.py"):
         tree = ast.parse(file.read_text())
         for fn in ast.walk(tree):
-            if not (isinstance(fn, ast.FunctionDef) and "markdown" in fn.name and fn.name != "markdown_text"):
+            if not (isinstance(fn, ast.FunctionDef) and fn.name != "markdown_text"
+                    and ("markdown" in fn.name or fn.name in writers.get(file.name, ()))):
                 continue
             for node in ast.walk(fn):
                 if isinstance(node, ast.JoinedStr):
                     for v in node.values:
-                        if isinstance(v, ast.FormattedValue):
+                        if isinstance(v, ast.FormattedValue) and v.format_spec is None:  # a number format is no markup
                             inner = v.value
-                            name = (inner.func.id if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                            name = (ast.unparse(inner.func) if isinstance(inner, ast.Call)
                                     else inner.id if isinstance(inner, ast.Name) else None)
                             if name not in allowed:
                                 bad.append(f"{file.name}:{node.lineno} {ast.unparse(inner)}")
-    # bundle's renderer writes figures and numbers it formats itself; any name here is new
-    assert not [b for b in bad if not b.startswith("bundle.py")], bad
+    assert not bad, bad
 
 
 # -- 8. train --------------------------------------------------------------------------------------
@@ -191,3 +195,30 @@ def test_every_key_is_compared_with_compare_digest_every_time(monkeypatch):
     seen.clear()
     assert not security._matches("z" * 5, keys)
     assert len(seen) == 3
+
+
+def test_the_report_heads_escape_user_paths_for_each_sink():
+    import html as html_module
+
+    from analysis.report.bundle import _head
+    from analysis.report.page import markdown_text
+
+    hostile = "notes/![i](http://127.0.0.1:9/t.png)<script>x</script>"
+    md = _head(["gpt2"], hostile, "builtin", "en", escape=markdown_text, code=lambda s: f"`{s}`")
+    page = _head(["gpt2"], hostile, "builtin", "en", escape=html_module.escape, code=lambda s: f"<code>{s}</code>")
+    assert "![" not in md and "<script" not in md and "`tables/`" in md
+    assert "<script" not in page and "<code>tables/</code>" in page
+
+
+@pytest.mark.slow  # a whole report (about 20 s)
+def test_a_report_over_a_hostile_corpus_path_writes_no_markup(tmp_path, capsys):
+    from tests.reliability.cli_run import run_cli
+
+    corpus = tmp_path / "![i](http:" / "127.0.0.1:9" / "x.png)<img src=y>"
+    corpus.mkdir(parents=True)
+    (corpus / "a.txt").write_text("hello world, a small corpus\n" * 20)
+    code, _, err = run_cli(["report", "--out", str(tmp_path / "r"), "-t", "gpt2", "--corpus", str(corpus),
+                            "--no-progress"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "Corpus: " in md and "![i]" not in md and "<img" not in md

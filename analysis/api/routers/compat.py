@@ -52,7 +52,7 @@ async def resolve(rt: Runtime, model: str) -> Resolved:
         return Resolved(rt.tokenizer(model), "exact", "", None)
     choice = (await served_spec(rt, model)).choice()
     assert choice.tokenizer is not None  # served_spec refuses a model without a usable tokenizer
-    exactness = "exact" if choice.exactness == "exact" else "estimate"  # models.toml's "approximate", in the contract's words
+    exactness = "exact" if choice.exactness == "exact" else "estimate"  # a text count of "none" has no tokenizer here
     return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, _context_window(model))
 
 

@@ -54,5 +54,5 @@ async def cost(body: CostRequest, rt: RuntimeDep) -> dict:
                       type_="invalid-input")
     workload = {k: getattr(body, k) for k in ("requests_per_month", "output_tokens", "output_ratio", "cached_share",
                                               "messages_per_request", "chars_per_request", "reasoning_tokens",
-                                              "reasoning_ratio")}
+                                              "reasoning_ratio", "batch", "service_tier")}
     return await rt.run(_cost, texts, body.models, workload, body.on, body.fallback_tokenizer)

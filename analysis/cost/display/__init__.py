@@ -1,7 +1,7 @@
 """The display: cost reports as people read them, rounded to strings (the only place money is rounded).
 
-The modules: `money` (one amount: `format_usd`) and `tables` (a workload report's tables and
-notes, and the one-request table).
+The module: `tables` (a workload report's tables and notes, and the one-request table); one
+amount is `analysis.money.format_usd`.
 """
 
 from typing import TYPE_CHECKING
@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from ...lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .money import format_usd as format_usd
     from .tables import (
         display_categories as display_categories,
         display_models as display_models,
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(('format_usd',), '.money'),
     **dict.fromkeys(('display_categories', 'display_models', 'display_quick', 'frame_notes', 'model_notes', 'quick_reasons',), '.tables'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

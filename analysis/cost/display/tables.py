@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..workloads.estimate import CostReport
-from .money import format_usd
+from ...money import format_usd
 
 
 def display_models(report: CostReport) -> pd.DataFrame:
@@ -21,7 +21,10 @@ def display_models(report: CostReport) -> pd.DataFrame:
     m = report.models
     out = pd.DataFrame({
         "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
-        "in_tok/req": m["input_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
+        "in_tok/req": m["prompt_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
+        # cached input is its own column (the JSON's input_tokens is the uncached part)
+        **({"of which cached": m["cached_tokens_per_request"].map(_tok)}
+           if (m["cached_tokens_per_request"].fillna(0) > 0).any() else {}),
         "out_tok/req": m["output_tokens_per_request"].map(_tok),
         "reasoning/req": [r if isinstance(r, str) and r else _tok(v)
                           for r, v in zip(m["reasoning"], m["reasoning_tokens_per_request"])],
@@ -59,7 +62,7 @@ def display_categories(report: CostReport) -> pd.DataFrame:
     return pd.DataFrame({
         "model": c["model"], "category": c["category"], "requests": c["n_requests"],
         "tokenizer": c["tokenizer"], "chars/tok": c["chars_per_token"].map(lambda v: f"{v:.2f}"),
-        "in_tok/req": c["input_tokens_per_request"].map(_tok),
+        "in_tok/req": c["prompt_tokens_per_request"].map(_tok),
         "$/request": c["usd_per_request"].map(format_usd), "$/month": c["usd_per_month"].map(format_usd),
         "$/M chars in": c["usd_per_mchar_input"].map(format_usd),
     })

@@ -14,8 +14,10 @@ system prompt and tools, then one block per message), so a row keeps, for a few 
   careful user would place (``--cache-breakpoints auto``: after the system prompt and tools, with
   the system messages that open the list, and after the last message).
 
-The block ends kept are the system prompt and tools, the first message, the last three messages
-(what the next turn of a conversation shares) and every breakpoint. The token ids are never kept:
+The block ends kept are the system prompt and tools (with the system messages that open the
+list), the end of the conversation before the last exchange (what this turn shares with the one
+before it), the end of the prompt (what the next turn shares) and every breakpoint; a log of
+conversations thus counts almost nothing again, as each turn's prefix is the last turn's prompt. The token ids are never kept:
 a prefix that ends inside a block (two questions that begin alike) is not seen, so the simulated
 read is at most a few tokens short of the provider's, and always an estimate.
 """
@@ -26,13 +28,12 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import numpy as np
 
 from ..caching import CacheRule, CacheSim, PrefixMarks, simulate
 from ..recount import count_request, fast_counts
-from ...requests import Request, RequestCounter
+from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 
@@ -42,7 +43,8 @@ BREAKPOINT_MODES = ("request", "auto")
 
 
 def _key(prev: bytes, item: object) -> bytes:
-    return hashlib.blake2b(prev + repr(item).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    text = item if isinstance(item, str) else repr(item)
+    return hashlib.blake2b(prev + text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[int]]:
@@ -59,10 +61,13 @@ def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[in
     if mode == "auto":
         for block in ((head, k) if request.system or request.tools or head else (k,)):
             flags[block] = flags[block] or 1
-    kept = sorted({b for b in (0, head, 1, k - 2, k - 1, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
+    kept = sorted({b for b in (0, head, k - 2, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
     chain = [_key(b"", (request.system, request.tools))]
     for message in request.messages[: kept[-1]]:
-        chain.append(_key(chain[-1], message))
+        # a message of text parts by its texts (repr of a tuple of str is fast), anything else whole
+        texts = tuple(p.text for p in message.parts if isinstance(p, TextPart))
+        chain.append(_key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
+                          if len(texts) == len(message.parts) else message))
     return kept, [int.from_bytes(chain[b], "little", signed=True) for b in kept], [flags[b] for b in kept]
 
 
@@ -158,22 +163,34 @@ _MAX_ENDS = 200_000  # per model: a few MB, then started again
 
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
-                  prompts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
+                  prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
     """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`.
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
-    prompt tokens on the target.
+    prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
+    this many rows fall in the rule's lifetime (the k-th such row at k x lifetime / per_lifetime
+    seconds), in place of one burst.
     """
     marks: list[PrefixMarks] = []
+    stamped = any((~np.isnan(trace.when)).any() for trace in traces)
+    # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
+    spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None
+    unstamped = 0
     for trace, end, prompt in zip(traces, ends, prompts):
+        ptr, keys, flags, end_list = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist()
+        when, n = trace.when.tolist(), prompt.tolist()
         for i in range(trace.rows):
-            a, b = int(trace.ptr[i]), int(trace.ptr[i + 1])
-            seconds = trace.when[i]
-            when = None if np.isnan(seconds) else datetime.fromtimestamp(float(seconds), UTC)
-            marks.append(PrefixMarks(int(prompt[i]), tuple(int(x) for x in end[a:b]),
-                                     tuple(int(x) for x in trace.keys[a:b]), tuple(int(x) for x in trace.flags[a:b]),
-                                     when))
+            a, b = ptr[i], ptr[i + 1]
+            seconds = when[i]
+            if spacing is not None and seconds != seconds:
+                seconds, unstamped = unstamped * spacing, unstamped + 1
+            marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
+                                     None if seconds != seconds else seconds))
     sim = simulate(rule, marks)
+    if unstamped:
+        sim.notes.append(f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
+                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))

@@ -90,6 +90,9 @@ class TrafficPlan:
         cache_breakpoints: "request" (a breakpoint rule caches at the request's own cache_control
             marks) or "auto" (also after the system prompt and tools and after the last message).
         batch, service_tier: price every target at genai-prices' batch or service-tier price.
+        requests_per_lifetime: rows without a timestamp (requests given on the command line, or a
+            log that has none) are spaced so that this many fall in each target's cache lifetime,
+            in place of one burst.
     """
 
     targets: tuple[Target, ...]
@@ -105,6 +108,7 @@ class TrafficPlan:
     cache_breakpoints: str = "request"
     batch: bool = False
     service_tier: str | None = None
+    requests_per_lifetime: Decimal | None = None
 
     @property
     def simulates_cache(self) -> bool:
@@ -117,7 +121,7 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
                  reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
                  cache_breakpoints: str = "request", batch: bool = False,
-                 service_tier: str | None = None) -> TrafficPlan:
+                 service_tier: str | None = None, requests_per_lifetime: Any = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
     Raises:
@@ -161,7 +165,15 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
-        tuple(per_model), cache_breakpoints, batch, service_tier)
+        tuple(per_model), cache_breakpoints, batch, service_tier,
+        None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime))
+
+
+def _positive(name: str, value: Any) -> Decimal:
+    number = to_decimal(name, value)
+    if number <= 0:
+        raise BadInput(f"{name} must be positive (requests per cache lifetime), got {value!r}")
+    return number
 
 
 @functools.lru_cache(maxsize=256)

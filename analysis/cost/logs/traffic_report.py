@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 
 from ..arithmetic import tier_rates
-from ..display.money import format_usd
+from ...money import format_usd
 from ..prices import MTOK, price_source
 from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
-from ..caching import REASONING_NOT_INCLUDED, reasoning_rule
+from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
 from ..workloads.workload import percent
 from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
@@ -34,7 +34,8 @@ _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning_source",
+    "prompt_tokens", "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens",
+    "reasoning_source",
     "cache_read_tokens", "cache_write_tokens", "cache_rule", "usd_text_only", "usd_reasoning", "usd_total",
     "usd_cache_saving", "parts",
     "usd_per_request_p50", "usd_per_request_p95", "usd_per_request_max", "change_vs_served",
@@ -275,7 +276,8 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
             usd, n_in, n_out, status = _money(t, plan, part.sums)
             p50, p95, top = _percentiles(part)
             exactness, reason = least_exact(part.exactness)
-            row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in,
+            # input_tokens: the uncached input once the cache is known (below); prompt_tokens: the whole prompt
+            row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in, prompt_tokens=n_in,
                        content_tokens=_sum(part.sums, "content_in"), format_tokens=_sum(part.sums, "format_in"),
                        output_tokens=n_out, usd_total=usd, usd_per_request_p50=p50, usd_per_request_p95=p95,
                        usd_per_request_max=top, exactness=exactness, exactness_reason="" if exactness == "exact" else reason)
@@ -298,7 +300,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                 row["parts"] = []
             else:
                 row.update(usd_reasoning=bill.usd_parts["reasoning"] if reasoning is not None else None,
-                           usd_total=bill.usd, cache_read_tokens=bill.tokens["cache_read"],
+                           usd_total=bill.usd, input_tokens=bill.tokens["input"], cache_read_tokens=bill.tokens["cache_read"],
                            cache_write_tokens=bill.tokens["cache_write_5m"] + bill.tokens["cache_write_1h"],
                            cache_rule=bill.cache_label, usd_cache_saving=bill.saving,
                            usd_per_request_p50=bill.p50, usd_per_request_p95=bill.p95, usd_per_request_max=bill.top)
@@ -320,11 +322,41 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
         model_rows.append(row)
     calibration, calibration_rows = _calibration(partial)
     models = pd.DataFrame(model_rows).reindex(columns=MODEL_COLUMNS)
+    calibration = _calibrate_cache(calibration, partial, plan, models)
     summary = log_report.summary() if log_report is not None else f"{partial.rows:,} row(s) read"
     return TrafficReport(models, pd.DataFrame(day_rows, columns=["model", "day", "n_requests", "usd"]), served,
                          calibration, calibration_rows, partial.rows, summary, price_source().describe(), plan.on,
                          _notes(partial, plan, models, no_baseline, origin), baseline, billed, recounted, billed_rows,
                          origin)
+
+
+def _calibrate_cache(calibration: pd.DataFrame, partial: TrafficPartial, plan: TrafficPlan,
+                     models: pd.DataFrame) -> pd.DataFrame:
+    """The cache part of the calibration: the simulated cache read of the model that served the
+    whole log (a target priced as the same model) against the cache reads its usage logged.
+
+    Only where one model served every row and every row carries usage, so the two cover the same
+    requests; elsewhere the columns are empty.
+    """
+    calibration = calibration.assign(cache_read_logged=None, cache_read_simulated=None, cache_read_error=float("nan"))
+    if len(partial.served) != 1 or not plan.simulates_cache:
+        return calibration
+    (ref, part), = partial.served.items()
+    billed = partial.billed.get(ref)
+    served = served_target(ref, plan.on, plan.overrides, plan.fallback_tokenizer)
+    if billed is None or isinstance(served, str) or int(sum(v[0] for v in billed.sums.values())) != partial.rows:
+        return calibration
+    same = [t.ref for t in plan.targets if t.price.key == served.price.key and cache_rule(t.ref) is not None]
+    rows = models.set_index("model")
+    if not same or same[0] not in rows.index or calibration.empty:
+        return calibration
+    logged = int(billed.parts["cache_read_tokens"])
+    simulated = int(rows.loc[same[0], "cache_read_tokens"])
+    at = calibration["served_by"] == ref
+    calibration.loc[at, "cache_read_logged"] = logged
+    calibration.loc[at, "cache_read_simulated"] = simulated
+    calibration.loc[at, "cache_read_error"] = (simulated - logged) / logged if logged else float("nan")
+    return calibration
 
 
 def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..bill import PARTS, part_rates, parts_usd
 from ..caching import cache_rule
-from ..display.money import format_usd
+from ...money import format_usd
 from .cache_trace import simulate_rows
 from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
 
@@ -81,7 +81,9 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     notes: list[str] = []
     label, simulated = "", False
     if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
-        read, w5, w1, sim = simulate_rows(rule, partial.traces, part.ends, part.prompts)
+        read, w5, w1, sim = simulate_rows(rule, partial.traces, part.ends, part.prompts,
+                                          per_lifetime=float(plan.requests_per_lifetime)
+                                          if plan.requests_per_lifetime else None)
         simulated, label = True, rule.label
         notes += sim.notes
     elif plan.simulates_cache and rule is None:

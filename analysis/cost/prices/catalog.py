@@ -13,7 +13,8 @@ from typing import Iterable
 import pandas as pd
 
 from .genai_prices import list_prices, price_source, provider_ids
-from ...models import EXACTNESS, choose, explicit_choice, load_rules, rule_for
+from ...contract import text_exactness
+from ...models import choose, explicit_choice, load_rules, rule_for
 from .records import Price
 from ...errors import BadInput, UnknownName, closest, shown
 
@@ -31,7 +32,7 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
         provider: only this provider id.
         all_providers: include hosts and resellers, not only the model makers' own APIs.
         exactness: only rows whose text count is this: "exact", "estimate" (a proxy tokenizer; the
-            rules' "approximate" is taken too) or "none".
+            former word "approximate" is taken too) or "none".
         include_deprecated: include models the price data marks deprecated.
         overrides: the user's price rows, listed first.
         on: the day whose prices apply (default today, UTC).
@@ -51,11 +52,9 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
         close = closest(provider, provider_ids())
         raise UnknownName("provider", provider, provider_ids(), message=f"unknown provider {shown(provider)}"
                           + (f"; did you mean {', '.join(close)}?" if close else "") + f" Valid: {', '.join(provider_ids())}")
-    # The listing speaks the faces' words (exact, estimate, none): a proxy's text count is an estimate.
-    # The rules' own word, "approximate", is still taken as the filter.
-    if exactness == "estimate":
-        exactness = "approximate"
-    if exactness is not None and exactness not in EXACTNESS:
+    # "approximate", the former word for a proxy's estimate, is still taken as the filter.
+    wanted = text_exactness(exactness) if exactness is not None else None
+    if exactness is not None and wanted is None:
         raise BadInput(f"exactness must be one of exact, estimate, none, got {exactness!r}")
     overrides = list(overrides)
     prices = list_prices(on=on, provider=provider, contains=contains, all_providers=all_providers,
@@ -65,7 +64,7 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
     for p in prices:
         c = (explicit_choice(p.model, p.tokenizer, p.exactness or "exact", "stated in the price file") if p.tokenizer
              else choose(rule_for((p.model,), rules), p.model))
-        if exactness and c.exactness != exactness:
+        if wanted and c.exactness != wanted:
             continue
         tiers = sorted({start for r in (p.input, p.output) if r for start, _ in r.tiers})
         rows.append({
@@ -76,7 +75,7 @@ def model_table(*, contains: str | None = None, provider: str | None = None, all
             "tiers": ", ".join(f">{t:,}" for t in tiers),
             "price_remark": ", ".join(filter(None, ["peak-hour price" if p.time_of_day else "",
                                                     f"changes {p.next_change}" if p.next_change else ""])),
-            "tokenizer": c.label, "exactness": "estimate" if c.exactness == "approximate" else c.exactness,
+            "tokenizer": c.label, "exactness": c.exactness,
             "tokenizer_status": c.status,
             "price_source": p.source, "price_as_of": p.as_of.isoformat() if p.as_of else "",
             "note": "; ".join(([c.note] if c.exactness != "exact" or c.status != "ok" else []) + list(p.notes)),

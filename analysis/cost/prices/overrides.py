@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from .records import Price, Rate
+from ...contract import text_exactness
 from ...errors import BadInput, closest
+from ...textio import read_file_bytes
 
 
 OVERRIDE_COLUMNS = ("model", "provider", "usd_per_mtok_input", "usd_per_mtok_output", "usd_per_mtok_cached_input",
@@ -86,12 +88,22 @@ def _as_of(path: Path, row: _Row) -> date:
         raise _bad(path, row.where, "as_of", f"{text!r} is not a date (write YYYY-MM-DD)") from None
 
 
+# A price file holds a row per model: thousands of rows are well under a megabyte. Its size is
+# checked before it is read.
+MAX_PRICE_FILE_BYTES = 16_000_000
+
+
+def _price_file_bytes(path: Path) -> bytes:
+    return read_file_bytes(path, MAX_PRICE_FILE_BYTES, what="price file",
+                           raise_hint="a price file holds one row per model; give only the models you price")
+
+
 def _read_rows(path: Path) -> list[_Row]:
     suffix = path.suffix.lower()
     if suffix == ".toml":
+        raw = _price_file_bytes(path)
         try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh, parse_float=Decimal)  # exact decimals, never binary floats
+            data = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)  # exact decimals, never binary floats
         except tomllib.TOMLDecodeError as e:
             raise BadInput(f"{path}: not valid TOML: {e}") from e
         except UnicodeDecodeError as e:
@@ -108,7 +120,7 @@ def _read_rows(path: Path) -> list[_Row]:
             rows.append(_Row(label, dict(entry)))
         return rows
     if suffix == ".csv":
-        raw = path.read_bytes()
+        raw = _price_file_bytes(path)
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
@@ -169,14 +181,13 @@ def load_overrides(path: str | Path) -> list[Price]:
             raise _bad(path, row.where, "model", f"{model!r} is listed twice (also at {seen[key]})")
         seen[key] = row.where
         tokenizer = _text(path, row, "tokenizer", required=False) or None
-        exactness = _text(path, row, "exactness", required=False) or None
-        if exactness and not tokenizer:
+        written = _text(path, row, "exactness", required=False) or None
+        if written and not tokenizer:
             raise _bad(path, row.where, "exactness", "given without a tokenizer column value")
-        if exactness and exactness not in ("exact", "estimate", "approximate"):
-            raise _bad(path, row.where, "exactness", f"{exactness!r}: use exact (the tokenizer is the model's own) or "
+        exactness = text_exactness(written) if written else None  # "approximate", the former word, reads as estimate
+        if written and exactness not in ("exact", "estimate"):
+            raise _bad(path, row.where, "exactness", f"{written!r}: use exact (the tokenizer is the model's own) or "
                                                      "estimate (a proxy), the words every face uses")
-        if exactness == "estimate":  # the rules' own word for a proxy; "approximate" is still read
-            exactness = "approximate"
         if tokenizer:
             from ...tokenizers import CATALOGUE  # the registry names are the valid values
 

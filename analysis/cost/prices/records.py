@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from ...contract import TextExactness
+
 MTOK = Decimal(1_000_000)
 
 
@@ -73,7 +75,7 @@ class Price:
     name: str = ""
     notes: tuple[str, ...] = ()
     tokenizer: str | None = None
-    exactness: str | None = None
+    exactness: TextExactness | None = None
     deprecated: bool = False
     time_of_day: bool = False  # the price varies by hour; this is the day's highest
     next_change: date | None = None  # a dated price change after `as_of`

@@ -27,14 +27,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 import pandas as pd
 
 from ...errors import BadInput
-from ..arithmetic import NoPriceError, request_cost
+from ..arithmetic import NoPriceError, RequestCost, request_cost
+from ..bill import rates_for
 from ...models import TokenizerChoice
 from ..prices import MTOK, Price
 from ..recount import batch_tokenizers, count_request, least_exact, target_counter, workload_request
@@ -164,18 +165,32 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
         row = {"model": ref, "id": sample_id, "category": category,
                "chars": workload.chars_per_request or Decimal(len(text)), "raw_chars": len(text),
                "raw_tokens": tokenizer.count(text), "content_tokens": content, "format_tokens": fmt,
-               "input_tokens": n_in, "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
+               # input_tokens is the uncached input; prompt_tokens the whole prompt (cached included)
+               "prompt_tokens": n_in, "input_tokens": n_in - _whole(n_in * workload.cached_share),
+               "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
                "reasoning_tokens": reasoning or 0, "reasoning_known": reasoning is not None,
                "exactness": exactness, "exactness_reason": reason}
         try:  # reasoning is billed at the output price
-            rc = request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),
-                              cached_share=workload.cached_share)
+            rc = (variant_cost(price, workload, n_in, n_out + (reasoning or 0)) if workload.batch or workload.service_tier
+                  else request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),
+                                    cached_share=workload.cached_share))
             row.update({m: getattr(rc, m) for m in _MONEY})
         except NoPriceError:
             status = "no price" if price.input is None else "no output price"
             row.update({m: None for m in _MONEY})  # unknown, never 0
         rows.append(row)
     return rows, status
+
+
+def variant_cost(price: Price, workload: Workload, n_in: int, n_out: int) -> RequestCost:
+    """One request at genai-prices' batch or service-tier rates (`cost.bill.rates_for`), by part."""
+    if price.input is None or (price.output is None and n_out):
+        raise NoPriceError(f"{price.key}: no {'input' if price.input is None else 'output'} price")
+    r = rates_for(price, price.as_of or datetime.now(UTC).date(), n_in, batch=workload.batch,
+                  service_tier=workload.service_tier)
+    cached = Decimal(n_in) * workload.cached_share
+    return RequestCost(Decimal(n_in), cached, Decimal(n_out), (n_in - cached) * r.input / MTOK,
+                       cached * r.cache_read / MTOK, n_out * (r.output or 0) / MTOK, r.per_request)
 
 
 def workload_reasoning(ref: str, workload: Workload, n_out: int) -> int | None:
@@ -199,15 +214,60 @@ def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summ
         "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
         "usd_per_mtok_output": price.output.base if price.output else None,
         "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
-        "note": "; ".join(notes),
+        "note": "; ".join(notes), "parts": workload_parts(price, summary),
     }
+
+
+def workload_parts(price: Price, summary: dict) -> list[dict[str, Any]]:
+    """A workload row's bill by part, per request (the JSON contract's `parts`): uncached input,
+    cache read, visible output, reasoning and a fee, each with its tokens, rate, USD and exactness.
+
+    The output USD of a request prices its reasoning with it (both at the output rate, in the
+    request's tier); it is split between them by their tokens. A part's rate is what its USD per
+    token comes to (the price's rate within one tier, the batch or tier rate with --batch or
+    --service-tier); the standard rate where the part has no tokens.
+    """
+    if not summary or summary.get("usd_per_request") is None:
+        return []
+    out, reasoning = summary["output_tokens_per_request"], summary["reasoning_tokens_per_request"]
+    usd_out = summary["usd_output_per_request"]
+    share = Decimal(repr(reasoning / (out + reasoning))) if out + reasoning else Decimal(0)
+    counted = f"count ({summary['exactness']})"
+    unknown = summary.get("reasoning") == REASONING_NOT_INCLUDED
+
+    def rate(r: Any, tokens: float = 0.0, usd: Decimal | None = None) -> str | None:
+        if tokens and usd is not None:
+            return str((usd / Decimal(repr(tokens)) * MTOK).normalize())
+        return None if r is None else str(r.base)
+
+    parts = [
+        {"name": "input", "tokens_per_request": summary["input_tokens_per_request"],
+         "usd_per_mtok": rate(price.input, summary["input_tokens_per_request"], summary["usd_input_per_request"]),
+         "usd_per_request": str(summary["usd_input_per_request"]), "exactness": counted},
+        {"name": "cache read", "tokens_per_request": summary["cached_tokens_per_request"],
+         "usd_per_mtok": rate(price.cached_input or price.input, summary["cached_tokens_per_request"],
+                              summary["usd_cached_input_per_request"]),
+         "usd_per_request": str(summary["usd_cached_input_per_request"]),
+         "exactness": "--cached-share (a manual share of the input)"},
+        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(price.output, out, usd_out - usd_out * share),
+         "usd_per_request": str(usd_out - usd_out * share), "exactness": "the workload's output size"},
+        {"name": "reasoning", "tokens_per_request": reasoning,
+         "usd_per_mtok": rate(price.output, reasoning, usd_out * share),
+         "usd_per_request": str(usd_out * share),
+         "exactness": REASONING_NOT_INCLUDED if unknown else "--reasoning-tokens / --reasoning-ratio" if reasoning
+         else "none: the model does not reason (or reasons only when asked)"},
+    ]
+    if summary.get("usd_fee_per_request"):
+        parts.append({"name": "fee", "tokens_per_request": 0.0, "usd_per_mtok": None,
+                      "usd_per_request": str(summary["usd_fee_per_request"]), "exactness": "the price's fee per request"})
+    return parts
 
 
 
 def tier_requests(price: Price, rows: Iterable[dict]) -> int:
     """How many of these request rows pass the first tier threshold of the price."""
     starts = [t for rate in (price.input, price.output) if rate for t, _ in rate.tiers]
-    return sum(1 for r in rows if starts and r["input_tokens"] > min(starts))
+    return sum(1 for r in rows if starts and r["prompt_tokens"] > min(starts))
 
 
 def row_notes(price: Price, choice: TokenizerChoice, n_requests: int, over: int, workload: Workload) -> list[str]:
@@ -259,13 +319,18 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
     if workload.cached_share > 0:
         notes.append(f"{percent(workload.cached_share)} of each request's input tokens are billed at the "
                      "cached-input price; cache-write charges are not included")
+    if workload.batch or workload.service_tier:
+        what = " and ".join(x for x in ("batch" if workload.batch else "",
+                                         f"the {workload.service_tier} service tier" if workload.service_tier else "") if x)
+        notes.append(f"every model is priced at genai-prices' {what} price (--batch/--service-tier); the rates "
+                     "shown ($/Mtok) are the standard ones")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)
 
 
 # -- the sums --------------------------------------------------------------------------------
-_DECIMALS = ("chars", "content_tokens", "format_tokens", "input_tokens", "cached_tokens", "output_tokens",
+_DECIMALS = ("chars", "content_tokens", "format_tokens", "prompt_tokens", "input_tokens", "cached_tokens", "output_tokens",
              "reasoning_tokens")
 _MONEY_PARTS = ("usd_input", "usd_cached_input", "usd_output", "usd_fee")
 
@@ -307,8 +372,9 @@ class _Totals:
         exactness, reason = least_exact(self.exactness)
         out: dict[str, Any] = {
             "n_requests": n, "exactness": exactness, "exactness_reason": "" if exactness == "exact" else reason,
-            **{k: _whole(s[k]) for k in ("input_tokens", "content_tokens", "format_tokens", "output_tokens",
-                                         "reasoning_tokens")},
+            **{k: _whole(s[k]) for k in ("prompt_tokens", "input_tokens", "content_tokens", "format_tokens",
+                                         "output_tokens", "reasoning_tokens")},
+            "cache_read_tokens": _whole(s["cached_tokens"]), "cache_write_tokens": 0,
             "reasoning": REASONING_NOT_INCLUDED if self.reasoning_unknown else "",
             "chars_per_request": float(s["chars"] / n),
             "chars_per_token": self.raw_chars / self.raw_tokens if self.raw_tokens else float("nan"),

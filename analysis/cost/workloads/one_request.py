@@ -15,7 +15,7 @@ import pandas as pd
 from ..caching import REASONING_NOT_INCLUDED
 
 from ..arithmetic import NoPriceError, request_cost
-from ..display.money import format_usd
+from ...money import format_usd
 from ..prices import get_price
 from ..targets import choice_for
 from .estimate import CostReport
@@ -26,7 +26,7 @@ def input_cost(counts: pd.DataFrame, model: str) -> tuple[pd.DataFrame, str]:
 
     Every row is priced with `model`'s input price (tiers by that row's token count), so the
     rows show what the same text would cost if `model` counted like each tokenizer; the row of
-    the tokenizer `model` really uses is labelled in `for_model` ("exact" or "approximate").
+    the tokenizer `model` really uses is labelled in `for_model` ("exact" or "estimate").
 
     Args:
         counts: a `compare.compare` frame.

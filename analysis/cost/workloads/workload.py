@@ -106,6 +106,8 @@ class Workload:
         reasoning_tokens / reasoning_ratio: reasoning output per request on a model that reasons
             (tokens, or a multiple of the visible output; at most one). Without either, such a
             model's row says "reasoning not included".
+        batch, service_tier: price every model at genai-prices' batch price or at a service tier
+            ("flex", "priority"); a model without that price is refused by name.
 
     >>> Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4").cached_share
     Decimal('0.4')
@@ -119,6 +121,8 @@ class Workload:
     chars_per_request: Any = None
     reasoning_tokens: Any = None
     reasoning_ratio: Any = None
+    batch: bool = False
+    service_tier: str | None = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -145,6 +149,9 @@ class Workload:
         for name in ("reasoning_tokens", "reasoning_ratio"):
             if getattr(self, name) is not None:
                 put(name, workload_value(name, getattr(self, name)))
+        if self.service_tier is not None and self.service_tier not in ("default", "flex", "priority"):
+            raise BadInput(f"unknown service tier {self.service_tier!r}; valid: default, flex, priority")
+        put("batch", bool(self.batch))
 
     def describe(self) -> str:
         """One line for report headers; numbers in plain digits, however they were typed.
@@ -159,24 +166,26 @@ class Workload:
         reasoning = (f", {compact_number(self.reasoning_tokens)} reasoning tokens/request" if self.reasoning_tokens is not None
                      else f", reasoning = {compact_number(self.reasoning_ratio)} x output" if self.reasoning_ratio is not None
                      else "")
+        variant = (", batch prices" if self.batch else "") + (f", {self.service_tier} tier" if self.service_tier else "")
         return (f"{compact_number(self.requests_per_month)} requests/month, {self.messages_per_request} message(s)/request, "
-                f"{out}, cached share {percent(self.cached_share)} of input{scale}{reasoning}")
+                f"{out}, cached share {percent(self.cached_share)} of input{scale}{reasoning}{variant}")
 
 
 # The columns of a cost report, per model and per model x category (`estimate` fills them). Here,
 # beside the workload and away from pandas, so that the service can describe them at import.
 MODEL_COLUMNS = [
     "model", "priced_as", "provider", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
-    "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens", "reasoning",
+    "prompt_tokens", "input_tokens", "cache_read_tokens", "cache_write_tokens", "content_tokens", "format_tokens",
+    "output_tokens", "reasoning_tokens", "reasoning",
     "chars_per_request", "chars_per_token", "content_tokens_per_request", "format_tokens_per_request",
-    "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
+    "prompt_tokens_per_request", "input_tokens_per_request", "cached_tokens_per_request", "output_tokens_per_request",
     "reasoning_tokens_per_request",
     "usd_per_mtok_input", "usd_per_mtok_cached_input", "usd_per_mtok_output",
     "usd_input_per_request", "usd_cached_input_per_request", "usd_output_per_request", "usd_fee_per_request",
-    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note",
+    "usd_per_request", "usd_per_month", "usd_per_mchar_input", "price_source", "price_as_of", "note", "parts",
 ]
 CATEGORY_COLUMNS = [
     "model", "category", "n_requests", "tokenizer", "exactness", "exactness_reason", "status", "chars_per_request",
     "chars_per_token",
-    "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
+    "prompt_tokens_per_request", "input_tokens_per_request", "usd_per_request", "usd_per_month", "usd_per_mchar_input",
 ]

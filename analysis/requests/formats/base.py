@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from ...contract import RequestExactness
 from ...models.families import FAMILIES as FAMILIES  # named below the resolver, so a ModelSpec can name its family
 from ...tokenizers import Tokenizer
 from ..request import Request
 
-Exactness = Literal["exact", "documented", "estimate"]
+Exactness = RequestExactness  # the contract's words for a request: exact, documented or estimate
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ import json
 from typing import cast
 
 from ...errors import BadInput
-from ...tokenizers import Tokenizer
+from ...tokenizers import SymbolTokenizer, Tokenizer
 from ..request import Message, Request, TextPart, ToolCall, ToolResult
 from .base import Rendered
 from .build import Prompt
@@ -54,9 +54,10 @@ class _MarkersAsIds:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.name = tokenizer.name
         self._tokenizer = tokenizer
-        piece_id = getattr(tokenizer, "piece_id", None)
-        ids = {m: piece_id(m) if piece_id else None for m in MARKERS}
-        self.own = all(i is not None for i in ids.values()) and hasattr(tokenizer, "encode_as_text")
+        symbols = tokenizer if isinstance(tokenizer, SymbolTokenizer) else None
+        ids = {m: symbols.piece_id(m) if symbols else None for m in MARKERS}
+        self._symbols = symbols if all(i is not None for i in ids.values()) else None
+        self.own = self._symbols is not None
         specials = tokenizer.special_tokens
         # With a proxy, -1 stands for "one marker token" in the counts; its ids are never returned.
         self.special_tokens = {**specials, **{m: (i if self.own and i is not None else -1) for m, i in ids.items()}}
@@ -64,8 +65,8 @@ class _MarkersAsIds:
             self.special_tokens[BOS] = -1
 
     def encode(self, text: str) -> list[int]:
-        if self.own:
-            return cast(list[int], self._tokenizer.encode_as_text(text, MARKERS))  # type: ignore[attr-defined]
+        if self._symbols is not None:
+            return self._symbols.encode_as_text(text, MARKERS)
         return self._tokenizer.encode(text)
 
     def token_bytes(self, token_id: int) -> bytes:

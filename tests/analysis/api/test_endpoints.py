@@ -306,3 +306,16 @@ def test_cost_says_reasoning_not_included_on_a_reasoning_model(client):
     assert given["o3"]["reasoning"] == "" and given["o3"]["reasoning_tokens"] == 2000
     assert Decimal(given["o3"]["usd_per_request"]) > Decimal(rows["o3"]["usd_per_request"])
     problem(client.post("/v1/cost", json={**base, "reasoning_tokens": 1, "reasoning_ratio": 1}), 422)
+
+
+def test_cost_prices_a_batch_workload_by_part_and_refuses_a_model_without_one(client):
+    # issue 42: batch prices through genai-prices' price_context, parts per model row, input_tokens uncached
+    base = {"text": "Summarise this contract.", "models": ["gpt-4.1-mini"], "requests_per_month": 100,
+            "output_tokens": 300, "on": "2026-12-01"}
+    standard = client.post("/v1/cost", json=base).json()["models"][0]
+    batch = client.post("/v1/cost", json={**base, "batch": True}).json()["models"][0]
+    assert Decimal(batch["usd_per_request"]) * 2 == Decimal(standard["usd_per_request"])  # gpt-4.1-mini batch: half price
+    assert sum(Decimal(p["usd_per_request"]) for p in batch["parts"]) == Decimal(batch["usd_per_request"])
+    assert batch["input_tokens"] + batch["cache_read_tokens"] == batch["prompt_tokens"]
+    refused = problem(client.post("/v1/cost", json={**base, "models": ["deepseek-chat"], "batch": True}), 422)
+    assert "no processing batch price for deepseek" in refused["detail"]

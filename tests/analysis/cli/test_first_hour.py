@@ -234,7 +234,9 @@ def test_price_files_take_the_exactness_words_of_every_face(tmp_path):
     path = tmp_path / "prices.csv"
     head = "model,usd_per_mtok_input,usd_per_mtok_output,source,as_of,tokenizer,exactness\n"
     path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,estimate\n", encoding="utf-8")
-    assert load_overrides(path)[0].exactness == "approximate"  # the rules' word for a proxy
+    assert load_overrides(path)[0].exactness == "estimate"  # the one word for a proxy, everywhere
+    path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,approximate\n", encoding="utf-8")
+    assert load_overrides(path)[0].exactness == "estimate"  # the former word is still read
     path.write_text(head + "mine,1,2,quote,2025-01-01,o200k_base,documented\n", encoding="utf-8")
     with pytest.raises(Exception, match="use exact .* or\\s+estimate"):
         load_overrides(path)

@@ -11,8 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from analysis.cli.table import emit_rows, format_table
-from analysis.cli.tokenizers import emit
+from analysis.cli.table import emit, emit_rows, format_table
 
 
 def _frames() -> list[pd.DataFrame]:

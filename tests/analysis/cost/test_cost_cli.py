@@ -216,3 +216,17 @@ def test_workload_numbers_typed_with_an_exponent_show_in_plain_digits(capsys):
     assert "1,000,000 requests/month" in out
     assert "300 output tokens/request" in out
     assert "E+" not in out
+
+
+def test_every_format_the_cli_offers_has_one_writer_in_each_cost_table():
+    # the CLI picks a writer from report.cost's tables: no format ladder, and no format without a writer
+    import argparse
+
+    from analysis.cli import build_parser
+    from analysis.cli.cost import FORMATS
+    from analysis.report.cost import MODELS_WRITERS, QUICK_WRITERS, WRITERS
+
+    assert set(FORMATS) == set(WRITERS) == set(QUICK_WRITERS)
+    sub = next(a for a in build_parser(["models"])._actions if isinstance(a, argparse._SubParsersAction))
+    models_format = next(a for a in sub.choices["models"]._actions if a.dest == "format")
+    assert set(models_format.choices) == set(MODELS_WRITERS)

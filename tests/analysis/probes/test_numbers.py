@@ -84,3 +84,29 @@ def test_thousands_separators_cost_tokens():
     qw = t[t["tokenizer"] == "qwen2.5"].set_index("separator")
     assert qw.loc["comma", "n_tokens"] == qw.loc["comma", "n_chars"]
     assert t.loc[t["separator"] == "comma", "example"].iloc[0].count(",") >= 1
+
+
+class _WordStart:
+    """o200k_base with a word-start token before each text, as SentencePiece vocabularies encode digits."""
+
+    name = "word-start"
+
+    def __init__(self) -> None:
+        from analysis import load_tokenizer
+
+        self._tok = load_tokenizer("o200k_base")
+        (self._space,) = self._tok.encode(" ")
+
+    def encode_batch(self, texts, **_):
+        return [[self._space, *ids] for ids in self._tok.encode_batch(texts)]
+
+    def __getattr__(self, name):
+        return getattr(self._tok, name)
+
+
+def test_a_word_start_token_is_a_piece_of_its_own_but_no_digit_group():
+    # the Why page said "8 tokens" beside 7 pieces: the marker token was left out of the pieces
+    row = digit_grouping([_WordStart()], ["1234567"]).iloc[0]
+    assert row["n_tokens"] == 4 and row["pieces"] == "·|123|456|7"
+    assert row["n_tokens"] == len(row["pieces"].split("|"))
+    assert (row["pattern"], row["rule"]) == ("3-3-1", "threes from the left")

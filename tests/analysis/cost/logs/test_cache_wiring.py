@@ -71,9 +71,15 @@ def test_openai_rule_predicts_the_logged_cached_tokens_of_a_shared_system_prompt
     for row, c in zip(rows, logged):
         row["response"]["usage"] = {"prompt_tokens": 2600, "completion_tokens": 5,
                                     "prompt_tokens_details": {"cached_tokens": c}}
-    by, _ = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
+    by, data = _cost(capsys, [_write(tmp_path, rows), "-m", "gpt-4o"])
     m = by["gpt-4o"]
     assert m["cache_read_tokens"] == sum(logged) and m["cache_write_tokens"] == 0
+    # the calibration compares the cache part too: simulated against logged, on the model that served the log
+    (cal,) = data["calibration"]
+    assert (cal["cache_read_simulated"], cal["cache_read_logged"], cal["cache_read_error"]) == (sum(logged), sum(logged), 0)
+    # input_tokens is the uncached input; the whole prompt is prompt_tokens
+    assert m["input_tokens"] == m["prompt_tokens"] - sum(logged)
+    assert m["prompt_tokens"] == m["content_tokens"] + m["format_tokens"]
     assert "openai prefix cache" in m["cache_rule"] and "estimate" in m["exactness"]
     assert Decimal(m["usd_total"]) == _genai("gpt-4o", m)
     assert Decimal(m["usd_total"]) < Decimal(m["usd_text_only"])
@@ -134,7 +140,8 @@ def test_no_timestamps_is_one_burst_and_the_report_says_so(tmp_path, capsys):
 def test_cached_share_stays_a_manual_override(tmp_path, capsys):
     by, _ = _cost(capsys, [_write(tmp_path, _rows()), "-m", "gpt-4o", "--cached-share", "0.5"])
     m = by["gpt-4o"]
-    assert m["cache_rule"] == "--cached-share" and m["cache_read_tokens"] == m["input_tokens"] // 2
+    assert m["cache_rule"] == "--cached-share" and m["cache_read_tokens"] == m["prompt_tokens"] // 2
+    assert m["input_tokens"] == m["prompt_tokens"] - m["cache_read_tokens"]
     assert Decimal(m["usd_total"]) == _genai("gpt-4o", m)
 
 
@@ -175,7 +182,7 @@ def test_reasoning_per_model_and_in_the_percentiles(tmp_path, capsys):
     (["--logs", "LOG", "-m", "o3", "--reasoning-tokens", "gpt-5.1=10"], "not among the models"),
     (["--logs", "LOG", "-m", "o3", "--reasoning-tokens", "=10"], "not MODEL=VALUE"),
     (["some text", "-m", "o3", "--reasoning-tokens", "o3=10"], "apply to --logs"),
-    (["some text", "-m", "o3", "--batch"], "--batch and --service-tier price --logs"),
+    (["some text", "-m", "o3", "--batch"], "--batch and --service-tier price a whole workload"),
 ])
 def test_bad_bill_flags_are_named(tmp_path, capsys, argv, words):
     log = _write(tmp_path, _rows())
@@ -202,3 +209,30 @@ def test_anthropic_rule_reads_an_earlier_block_end_not_only_its_own_breakpoints(
     sim = simulate(rule, [first, second])
     assert [o.read for o in sim.outcomes] == [0, 2900]
     assert sim.outcomes[1].write_5m == 500 and sim.outcomes[0].write_5m == 2900
+
+
+def test_requests_per_lifetime_spaces_requests_without_timestamps_by_each_models_ttl(tmp_path, capsys):
+    # a shared --system prompt over request texts: 2 requests per lifetime of each model's cache (OpenAI's 300 s,
+    # DeepSeek's 3,600 s) read it; one per 8 lifetimes never does
+    (tmp_path / "sys.txt").write_text(SYSTEM)
+    files = []
+    for i in range(3):
+        (tmp_path / f"q{i}.txt").write_text(f"Where is parcel {i}?")
+        files += ["-f", str(tmp_path / f"q{i}.txt")]
+
+    def run(*extra):
+        rc = main(["cost", *files, "--system", f"@{tmp_path / 'sys.txt'}", "-m", "gpt-4o,deepseek-chat",
+                   "--output-tokens", "10", "--on", ON, "--format", "json", *extra])
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        return {m["model"]: m for m in json.loads(out)["models"]}
+
+    burst, often, rarely = run(), run("--requests-per-lifetime", "2"), run("--requests-per-lifetime", "0.125")
+    assert "one burst" in burst["gpt-4o"]["note"] and burst["gpt-4o"]["cache_read_tokens"] > 0
+    assert often["gpt-4o"]["cache_read_tokens"] == burst["gpt-4o"]["cache_read_tokens"]
+    assert "2 per cache lifetime of 300 s" in often["gpt-4o"]["note"]
+    assert often["deepseek-chat"]["cache_read_tokens"] > 0 and "of 3,600 s" in often["deepseek-chat"]["note"]
+    assert rarely["gpt-4o"]["cache_read_tokens"] == rarely["deepseek-chat"]["cache_read_tokens"] == 0
+    assert Decimal(rarely["gpt-4o"]["usd_total"]) > Decimal(often["gpt-4o"]["usd_total"])
+    rc = main(["cost", "some text", "-m", "gpt-4o", "--requests-per-lifetime", "2"])
+    assert rc == 2 and "give request bodies" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from analysis.cost import (
     request_cost,
 )
 from analysis.cost import Price, Rate, get_price, list_prices, load_overrides
+from analysis.errors import BadInput
 
 DAY = date(2026, 1, 15)
 MTOK = Decimal(1_000_000)
@@ -44,7 +45,11 @@ def test_flat_price_hand_computation_by_part():
     expect_input = (n_in - cached) * mp.input_mtok / MTOK
     expect_cached = cached * mp.cache_read_mtok / MTOK
     expect_output = Decimal(300) * mp.output_mtok / MTOK
-    assert row["input_tokens_per_request"] == n_text + overhead
+    assert row["prompt_tokens_per_request"] == n_text + overhead
+    # input_tokens is the uncached input (issue 42); the cached part is its own column
+    whole_cached = int((n_in * Decimal("0.4")).to_integral_value())
+    assert row["input_tokens_per_request"] == n_text + overhead - whole_cached
+    assert row["cache_read_tokens"] == whole_cached and row["cache_write_tokens"] == 0
     assert row["usd_input_per_request"] == expect_input
     assert row["usd_cached_input_per_request"] == expect_cached
     assert row["usd_output_per_request"] == expect_output
@@ -170,3 +175,44 @@ def test_unknown_model_in_estimate_lists_close_names():
         estimate(PROMPT, ["gpt-4o-mnii"], workload=Workload(requests_per_month=1, output_tokens=1))
 
 
+
+
+def test_a_workload_row_carries_its_bill_by_part():
+    # issue 42: input_tokens is the uncached input; parts give each part's tokens, rate, USD and exactness
+    w = Workload(requests_per_month=1000, output_tokens=300, cached_share="0.4", reasoning_tokens=500)
+    rows = estimate(PROMPT, ["gpt-4o", "o3"], workload=w, on=DAY).models.set_index("model")
+    for model in ("gpt-4o", "o3"):
+        row = rows.loc[model]
+        parts = {p["name"]: p for p in row["parts"]}
+        assert sum(Decimal(p["usd_per_request"]) for p in parts.values()) == row["usd_per_request"]
+        assert parts["input"]["tokens_per_request"] == row["input_tokens_per_request"]
+        assert parts["cache read"]["tokens_per_request"] == row["cached_tokens_per_request"]
+        assert row["input_tokens"] + row["cache_read_tokens"] == row["prompt_tokens"]
+    o3 = {p["name"]: p for p in rows.loc["o3"]["parts"]}
+    assert Decimal(o3["reasoning"]["usd_per_request"]) == 500 * Decimal(o3["reasoning"]["usd_per_mtok"]) / MTOK
+    assert {p["name"]: p for p in rows.loc["gpt-4o"]["parts"]}["reasoning"]["tokens_per_request"] == 0
+
+
+BILL_DAY = date(2026, 12, 1)  # a day genai-prices' flex variants are in force
+
+
+@pytest.mark.parametrize(("model", "flags", "ctx"), [
+    ("gpt-4.1-mini", {"batch": True}, {"processing": "batch"}),
+    ("o4-mini", {"service_tier": "flex"}, {"service_tier": "flex"}),
+])
+def test_a_workload_at_batch_or_tier_prices_equals_calc_price(model, flags, ctx):
+    import genai_prices
+
+    w = Workload(requests_per_month=1000, output_tokens=300, **flags)
+    row = estimate(PROMPT, [model], workload=w, on=BILL_DAY).models.iloc[0]
+    usage = genai_prices.Usage(input_tokens=int(row["prompt_tokens"]), output_tokens=300)
+    stamp = datetime.combine(BILL_DAY, datetime.min.time().replace(hour=12), tzinfo=UTC)
+    expect = genai_prices.calc_price(usage, model, genai_request_timestamp=stamp, price_context=ctx).total_price
+    assert row["usd_per_request"] == expect
+    standard = estimate(PROMPT, [model], workload=Workload(requests_per_month=1000, output_tokens=300), on=BILL_DAY)
+    assert row["usd_per_request"] < standard.models.iloc[0]["usd_per_request"]
+
+
+def test_a_model_without_a_batch_price_is_refused():
+    with pytest.raises(BadInput, match="no processing batch price for deepseek"):
+        estimate(PROMPT, ["deepseek-chat"], workload=Workload(requests_per_month=1, output_tokens=1, batch=True), on=BILL_DAY)

@@ -1,7 +1,8 @@
 """Money as people read it: one `Decimal` amount rounded to a string, or "no price".
 
-Unlike `tables` (whole report tables), this module formats one amount, and is the only place
-in cost where money is rounded: every computation before it is exact `Decimal`.
+Unlike `contract` (money for programs: a fixed-point string of every digit), this module formats
+one amount for a reader, and is the only place where money is rounded: every computation before
+it is exact `Decimal`. It sits below `cost` and `report`, which both show money.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from analysis.cost import format_usd
+from analysis.money import format_usd
 
 
 def test_format_usd_never_hides_small_costs_as_zero():
