@@ -157,7 +157,7 @@ def phases(log: Path, models: str) -> dict[str, float]:
         for name, fn in originals.items():
             setattr(chunk_sums, name, fn)
     inside = sum(v for k, v in spent.items() if k in wrapped.values())
-    spent["price_chunk, the rest (responses counted, media, days, per-row costs)"] = \
+    spent["price_chunk, the rest (mostly the logged responses counted; media, days, per-row costs)"] = \
         spent["price_chunk, all of it"] - inside
     t0 = time.process_time()
     summarise(total, plan, report)
