@@ -153,7 +153,10 @@ def test_chat_mode_counts_greys_the_format_and_reopens_from_its_link(served, tmp
     for model in chat.DEFAULT_MODELS:
         count = input_tokens(parse(body), model)
         assert rows[model]["input_tokens"] == str(count.input_tokens), (model, rows[model])
-        assert rows[model]["format_tokens"] == str(count.format_tokens), (model, rows[model])
+        bare = input_tokens(parse({**body, "tools": []}), model)  # the tools are a part of their own
+        assert rows[model]["tool_tokens"] == str(count.input_tokens - bare.input_tokens), (model, rows[model])
+        assert int(rows[model]["format_tokens"]) + int(rows[model]["tool_tokens"]) == count.format_tokens, \
+            (model, rows[model])
         assert rows[model]["exactness"] == count.exactness
     # the exact formats are drawn token by token, the format's tokens greyed apart from the content
     exact = [m for m in chat.DEFAULT_MODELS if input_tokens(parse(body), m).ids is not None]
