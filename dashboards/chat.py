@@ -7,7 +7,9 @@ rendered token by token (exact), the prompt is drawn with the format's tokens gr
 the content is drawn and the format's tokens are a labelled number.
 
 The request lives in the link as one JSON parameter, `chat` ({"messages": [...], "tools": [...]}),
-the models as `chat_models`.
+the models as `chat_models`. Dropped images join the last user message as image parts of their real
+size, read from each file's own header (`analysis.requests.mediaread`), and each model prices them by
+its provider's rule; an upload is not carried by the link.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from analysis.errors import BadInput, UnknownName
 from analysis.render import HIGHLIGHT_CHARS, highlight_prefix, html_prompt, html_tokens, markdown_text
 from analysis.textio import MAX_INPUT_CHARS, json_text
 from analysis.requests import Count, prompt_tokens
+from analysis.requests.mediaread import image_size
 from dashboards import links, look, shared
 
 ROLES = ("system", "user", "assistant")
@@ -34,6 +37,9 @@ LINK_PARAMS = [
     links.Param("chat_models", "model ids", multi=True),
 ]
 _EDITOR = "chat_editor"
+IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "webp"]
+DETAILS = ("auto", "low", "high")
+MAX_IMAGE_BYTES = 20_000_000  # OpenAI's and Anthropic's own per-image limits are of this order
 
 
 def _cell(value: Any) -> str | None:
@@ -88,6 +94,37 @@ def request_body(edited: pd.DataFrame, tools_text: str) -> dict[str, Any]:
     return body
 
 
+def with_images(body: dict[str, Any], images: list[tuple[str, bytes]], detail: str = "auto") -> dict[str, Any]:
+    """`body` with each (file name, bytes) image joined to its last user message (a new one if there
+    is none) as an OpenAI image part stating the size its header gives: the part tokenprism's
+    `width`/`height` keys carry, so each model prices it by its rule without the bytes in the body.
+
+    Raises:
+        BadInput: a file whose header is not a PNG, JPEG, GIF or WebP image's, or one too large.
+    """
+    if not images:
+        return body
+    parts: list[dict[str, Any]] = []
+    for name, data in images:
+        if len(data) > MAX_IMAGE_BYTES:
+            raise BadInput(f"{name} is {len(data) / 1e6:,.1f} MB; images up to {MAX_IMAGE_BYTES // 1_000_000} MB "
+                           "are counted here")
+        size = image_size(data)
+        if size is None:
+            raise BadInput(f"{name}: its size could not be read, as it is not a PNG, JPEG, GIF or WebP image; "
+                           "drop one of those")
+        parts.append({"type": "image_url", "image_url": {"url": name, "detail": detail},
+                      "width": size[0], "height": size[1]})
+    messages = [dict(m) for m in body["messages"]]
+    last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "user"), None)
+    if last is None:
+        messages.append({"role": "user", "content": parts})
+    else:
+        text = messages[last]["content"]
+        messages[last]["content"] = ([{"type": "text", "text": text}] if text else []) + parts
+    return {**body, "messages": messages}
+
+
 def show() -> None:
     """Draw the Chat mode (the page's link parameters are checked by the page before this runs)."""
     chat, link_problem = _linked_chat()
@@ -113,6 +150,13 @@ def show() -> None:
     tools_text = st.text_area("Tools (optional, JSON)", key="chat_tools", height=90,
                               placeholder='[{"type": "function", "function": {"name": "get_weather", "parameters": {...}}}]',
                               help="OpenAI tool definitions; each format counts them its own way.")
+    dropped = st.file_uploader("Images (optional)", type=IMAGE_TYPES, accept_multiple_files=True, key="chat_images",
+                               help="Dropped images join the last user message. Each is counted by its own size "
+                                    "(read from the file's header) under each model's rule; the link does not "
+                                    "carry them.")
+    detail = st.segmented_control("Image detail", DETAILS, default="auto", key="chat_image_detail",
+                                  help="OpenAI's detail (auto is counted as high, the upper figure); the other "
+                                       "providers' rules do not read it.") or "auto"
     models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS), key="chat_models",
                             bind="query-params", accept_new_options=True,
                             help="Any model id `tokenprism count -m` takes; type one that is not listed.")
@@ -130,8 +174,10 @@ def show() -> None:
     elif "chat" in st.query_params:
         del st.query_params["chat"]
         st.session_state["_chat_link"] = None
-    links.copy_link("", note="" if carried else f"The chat is longer than {links.LINK_MAX_TEXT:,} characters, so the "
-                    "link holds the models only.")
+    note = "" if carried else (f"The chat is longer than {links.LINK_MAX_TEXT:,} characters, so the link holds the "
+                               "models only.")
+    links.copy_link("", note=" ".join(filter(None, [note, "The link does not carry the dropped images." if dropped
+                                                    else ""])))
     if not body["messages"]:
         st.warning("Add at least one message.")
         st.stop()
@@ -144,15 +190,25 @@ def show() -> None:
     if not models:
         st.warning("Pick at least one model.")
         st.stop()
-    counts = _counts(text, models)
+    try:
+        counted = with_images(body, [(f.name, f.getvalue()) for f in dropped or ()], detail)
+    except BadInput as e:
+        st.error(str(e), icon=":material/image_not_supported:")
+        counted = body
+    counts = _counts(json.dumps(counted, ensure_ascii=False, separators=(",", ":")), models)
     if not counts:
         st.stop()
     # the tools' own part: what each count takes with the tools, beyond the same request without them
-    bare = ({c.model: shared.request_count(json.dumps({**body, "tools": []}), c.model) for c in counts}
+    bare = ({c.model: shared.request_count(json.dumps({**counted, "tools": []}), c.model) for c in counts}
             if body.get("tools") else {})
     st.table(pd.DataFrame([_row(c, bare.get(c.model)) for c in counts]), hide_index=True)
     for c in counts:
         st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
+    if any(c.media for c in counts):
+        st.markdown("**Images, by each model's rule**")
+        st.table(pd.DataFrame([{"model": c.model, "part": line.part, "tokens": line.tokens,
+                                "exactness": line.exactness, "rule": line.note, "source": line.source}
+                               for c in counts for line in c.media]), hide_index=True)
     _draw(counts, body, bare)
 
 
@@ -163,7 +219,7 @@ def tool_part(count: Count, bare: Count | None) -> int:
 
 
 def _row(count: Count, bare: Count | None) -> dict[str, Any]:
-    row = {k: v for k, v in count.row().items() if k != "exactness_reason"}
+    row = {k: v for k, v in count.row().items() if k not in ("exactness_reason", "media")}
     tools = tool_part(count, bare)
     if bare is not None:  # format_tokens without the tools, then the tools' own column
         at = list(row).index("format_tokens") + 1
@@ -246,8 +302,9 @@ def _draw(counts: list[Count], body: dict[str, Any], bare: dict[str, Count]) -> 
         tools = tool_part(c, bare.get(c.model))
         parts = (f"{c.format_tokens - tools:,} format + {tools:,} tools" if c.model in bare
                  else f"{c.format_tokens:,} format")
-        st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + {parts} · "
-                    f"{c.exactness}")
+        media = f" + {c.media_tokens:,} media" if c.media else ""
+        st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + {parts}"
+                    f"{media} · {c.exactness}")
         if c.ids is not None:
             tokens = prompt_tokens(c)
             other = bare.get(c.model)

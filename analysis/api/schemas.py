@@ -23,6 +23,12 @@ from ..contract import RequestExactness as RequestExactness, TextExactness
 Exactness = TextExactness
 
 
+PART_SIZE = ("A media part may state its size beside the provider's own fields, the same keys in every shape: "
+             "`width` and `height` (whole pixels) of an image given by URL, `seconds` of an audio or video clip. "
+             "Media are priced by each model's rule (`media` in the answer); an inline image's or clip's own header "
+             "wins over a stated size; a URL is never fetched.")
+
+
 class Strict(BaseModel):
     """Native bodies: unknown fields are an error (a typo must not be ignored silently)."""
 
@@ -62,7 +68,8 @@ class CountRequest(Strict):
     texts: list[str] | None = Field(None, description="a batch of texts (give text or texts)")
     tokenizers: list[str] | None = Field(None, description="tokenizer names; default: every tokenizer this server loaded")
     messages: list[dict[str, Any]] | None = Field(
-        None, description="a chat (OpenAI chat, Anthropic, Responses items or Gemini contents), counted per model")
+        None, description="a chat (OpenAI chat, Anthropic, Responses items or Gemini contents), counted per model. "
+        + PART_SIZE)
     model: str | None = Field(None, description="with messages: one model id (give model or models)")
     models: list[str] | None = Field(None, description="with messages: model ids (give model or models)")
     tools: list[dict[str, Any]] | None = Field(None, description="with messages: tool definitions in the same shape")
@@ -71,7 +78,11 @@ class CountRequest(Strict):
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={
         "examples": [{"text": "hello", "tokenizers": ["o200k_base"]},
-                     {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]}]})
+                     {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}]},
+                     {"models": ["gpt-4o", "claude-sonnet-4-5"], "messages": [{"role": "user", "content": [
+                         {"type": "text", "text": "What is in this picture?"},
+                         {"type": "image_url", "image_url": {"url": "https://example.com/cat.png", "detail": "high"},
+                          "width": 1024, "height": 768}]}]}]})
 
 
 class MediaLine(BaseModel):
@@ -319,8 +330,13 @@ class VllmDetokenizeResponse(BaseModel):
 
 
 class ContentBlock(Loose):
+    """An Anthropic content block; an image block may state its size (tokenprism's extension)."""
+
     type: str
     text: str | None = None
+    width: int | None = Field(None, ge=1, description="an image block: its width in pixels, where its source is a URL. "
+                              + PART_SIZE)
+    height: int | None = Field(None, ge=1, description="an image block: its height in pixels (give both or neither)")
 
 
 class Message(Loose):
@@ -346,7 +362,7 @@ class ResponsesInputTokensRequest(Loose):
     """The body of the `openai` SDK's `client.responses.input_tokens.count(...)`."""
 
     model: str | None = Field(None, description="a model id; required here (OpenAI's default model is not ours to guess)")
-    input: str | list[dict[str, Any]] | None = Field(None, description="a text, or Responses input items")
+    input: str | list[dict[str, Any]] | None = Field(None, description="a text, or Responses input items. " + PART_SIZE)
     instructions: str | None = None
     tools: list[dict[str, Any]] | None = Field(None, description="function tools (hosted tools are refused)")
     tool_choice: str | dict[str, Any] | None = None
@@ -363,14 +379,18 @@ class ResponsesInputTokensResponse(RequestCount):
 class GeminiCountTokensRequest(Loose):
     """The body of `google-genai`'s `client.models.count_tokens(...)` (REST camelCase, or snake_case)."""
 
-    contents: list[dict[str, Any]] | None = Field(None, description="Gemini contents (give this or generateContentRequest)")
+    contents: list[dict[str, Any]] | None = Field(
+        None, description="Gemini contents (give this or generateContentRequest). A part's `mediaResolution`, else "
+        "`generationConfig.mediaResolution`, sets each medium's budget; a video's length is its inline MP4 header's, "
+        "its `videoMetadata` offsets' or its stated `seconds`. " + PART_SIZE)
+    generationConfig: dict[str, Any] | None = Field(None, description="read for its mediaResolution only")
     generateContentRequest: dict[str, Any] | None = Field(None, description="a whole generateContent body")
     systemInstruction: dict[str, Any] | str | None = None
     tools: list[dict[str, Any]] | None = None
 
 
 class ModalityTokenCount(BaseModel):
-    modality: Literal["TEXT", "IMAGE", "AUDIO", "DOCUMENT"]
+    modality: Literal["TEXT", "IMAGE", "AUDIO", "VIDEO", "DOCUMENT"]
     tokenCount: int
 
 

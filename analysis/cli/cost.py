@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..textio import read_stdin, read_text_file
 from .table import quiet_table
-from .tokenizers import add_detail, add_max_input, max_input_bytes, table_width, terse
+from .tokenizers import add_detail, add_image_size, add_max_input, image_size, max_input_bytes, table_width, terse
 from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_traffic
 from ..atomic import writable_problem
@@ -97,6 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--messages", action="append", metavar="FILE",
                      help="a JSON request body (OpenAI chat or Responses, Anthropic, Gemini; tools and media included) "
                           "or a list of messages, as `tokenprism count --messages` reads it; - for stdin (repeatable)")
+    add_image_size(src)
     src.add_argument("--system", metavar="TEXT|@FILE",
                      help="a system prompt added to every text request (TEXT, -f, stdin, --logs text rows); @FILE reads it from a file")
     src.add_argument("--corpus", action="append", metavar="PATH",
@@ -355,6 +356,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
         records, what = _records_of(args, bodies, system)
         return cmd_traffic(args, _overrides(args.prices), records=records, system=system, what=what)
+    if args.image_size is not None:
+        image_size(args)  # a bad size is named first
+        raise BadInput("--image-size sizes the images a request body gives by URL, and a text request has none: "
+                       "give the requests as bodies (--messages FILE, -f FILE.json) or a log (--logs FILE)")
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")

@@ -16,7 +16,7 @@ from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
-from .tokenizers import add_detail, add_format, add_max_input, max_input_bytes, terse
+from .tokenizers import add_detail, add_format, add_image_size, add_max_input, image_size, max_input_bytes, terse
 
 COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens", "exactness",
            "exactness_reason")
@@ -126,14 +126,13 @@ def cmd_budget(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     from ..models import resolve
     from ..requests import input_tokens
-    from ..requests.media import parse_size
 
     if args.budget is not None:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
     specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
-    size = parse_size(args.image_size) if args.image_size else None
+    size = image_size(args)
     request = _request(args)
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
@@ -171,9 +170,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shape", metavar="SHAPE", default=None, help=f"the body's shape: {SHAPE_HELP} (default: detected; text with -f FILE.json counts the JSON as text)")
     p.add_argument("-m", "--models", action="append", metavar="MODEL[,MODEL...]",
                    help="model ids: gpt-4o, openai:gpt-4o, claude-sonnet-4-5, groq:llama-3.3-70b-versatile, llama3")
-    p.add_argument("--image-size", metavar="WxH", default=None,
-                   help="the size of the images given by URL (never fetched), e.g. 1024x768; inline images are "
-                        "sized from their own headers")
+    add_image_size(p)
     p.add_argument("--ids", action="store_true", help="add the rendered prompt's token ids (where the count is exact)")
     p.add_argument("--no-generation-prompt", action="store_true",
                    help="leave out the header that primes the reply (the chat APIs always add it)")

@@ -24,6 +24,30 @@ def add_max_input(p: argparse.ArgumentParser) -> None:
                         "or $TOKENPRISM_MAX_INPUT_MB)")
 
 
+def add_image_size(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--image-size WxH: the size of the images a request gives by URL (`image_size` reads it)."""
+    p.add_argument("--image-size", metavar="WxH", default=None,
+                   help="the size of the images given by URL (never fetched), e.g. 1024x768, priced by each model's "
+                        "rule; inline images are sized from their own headers")
+
+
+def image_size(args: argparse.Namespace) -> tuple[int, int] | None:
+    """--image-size as (width, height), or None.
+
+    Raises:
+        BadInput: not WIDTHxHEIGHT in positive pixels (exit 2, naming the flag).
+    """
+    from ..requests.media import parse_size
+
+    text = getattr(args, "image_size", None)
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except BadInput as e:
+        raise BadInput(f"--image-size: {e}") from None
+
+
 def add_max_line(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """The --max-line-mb and --max-decompressed-mb flags: the bound of one line of a log or corpus
     table, counted decompressed, and the ceiling of what a gzip file may decompress to."""

@@ -20,7 +20,7 @@ from ..render import terminal_text
 from . import write_report_text, write_safe
 from ..report.sorting import sort_models
 from .table import quiet_table
-from .tokenizers import add_max_line, line_bounds, table_width
+from .tokenizers import add_max_line, image_size, line_bounds, table_width
 from decimal import Decimal
 
 
@@ -78,7 +78,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
                         reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
-                        requests_per_lifetime=args.requests_per_lifetime)
+                        requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
     log_report = LogReport()
     chunks = None
     if records is None:  # log files: read here, each chunk of rows parsed where it is priced

@@ -52,15 +52,17 @@ def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
 
 
 def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                  add_generation_prompt: bool = True) -> Count:
+                  add_generation_prompt: bool = True, image_size: tuple[int, int] | None = None) -> Count:
     """`counter.count(request)`; where the model's format refuses the request (an image sent to a
     text-only template), its content alone, as an estimate that says why, so one such row of a log
-    does not stop the pricing of the rest."""
+    does not stop the pricing of the rest. `image_size` sizes the images given by URL (`--image-size`)."""
     try:
-        return counter.count(request, tokenizer=tokenizer, add_generation_prompt=add_generation_prompt)
+        return counter.count(request, tokenizer=tokenizer, add_generation_prompt=add_generation_prompt,
+                             image_size=image_size)
     except BadInput as e:
         c = dataclasses.replace(counter, render=None).count(request, tokenizer=tokenizer,
-                                                            add_generation_prompt=add_generation_prompt)
+                                                            add_generation_prompt=add_generation_prompt,
+                                                            image_size=image_size)
         return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 
@@ -133,7 +135,8 @@ def row_shape(request: Request) -> RowShape:
 
 
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                add_generation_prompt: bool = True, shape: RowShape | None = None) -> tuple[int, int, str, str]:
+                add_generation_prompt: bool = True, shape: RowShape | None = None,
+                image_size: tuple[int, int] | None = None) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
@@ -147,16 +150,17 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         key = structure_key(request)
     else:
         key = shape[0]
+    if key is not None and not add_generation_prompt:
+        key = ("without the reply priming", key)
     if key is None:
-        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
     else:
-        key = (add_generation_prompt, key)
         memo = _memo_of(counter)
         shaped = memo.peek(key)
         if shaped is not None:
             texts = request_texts(request) if shape is None else shape[1]
             return sum(map(tok.count, texts)), shaped.format_tokens, shaped.exactness, shaped.reason
-        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt)
+        c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
         if not c.media_tokens:
             memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))
     # media tokens (images, audio, PDFs by the provider's rule) are billed as input: counted with the content

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         AudioPart as AudioPart,
         FilePart as FilePart,
         ImagePart as ImagePart,
+        VideoPart as VideoPart,
         Message as Message,
         Part as Part,
         ROLES as ROLES,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(('AudioPart', 'FilePart', 'ImagePart', 'Message', 'Part', 'ROLES', 'Request', 'TextPart', 'ToolCall', 'ToolChoice', 'ToolDef', 'ToolResult',), '.request'),
+    **dict.fromkeys(('AudioPart', 'FilePart', 'ImagePart', 'Message', 'Part', 'ROLES', 'Request', 'TextPart', 'ToolCall', 'ToolChoice', 'ToolDef', 'ToolResult', 'VideoPart',), '.request'),
     **dict.fromkeys(('MESSAGES_KEY', 'SHAPES', 'detect_shape', 'parse',), '.shapes'),
     **dict.fromkeys(('Count', 'RequestCounter', 'counter_for', 'input_tokens', 'prompt_tokens', 'request_counter',), '.count'),
 }

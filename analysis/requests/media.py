@@ -1,4 +1,4 @@
-"""Media tokens: an image, an audio clip or a PDF counted by its provider's documented rule.
+"""Media tokens: an image, an audio or video clip or a PDF counted by its provider's documented rule.
 
 Unlike the chat formats (which count text), this module only prices media parts: each rule is a
 row of `analysis/models/media.toml` (figures, source page, the day they were read, exactness),
@@ -25,9 +25,9 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import BadInput
-from .request import AudioPart, FilePart, ImagePart, Part, Request, ToolResult
+from .request import MEDIA_PARTS, AudioPart, FilePart, ImagePart, Part, Request, ToolResult, VideoPart
 
-MEDIA = ("image", "audio", "pdf")
+MEDIA = ("image", "audio", "video", "pdf")
 _KEYS = {"media", "match", "kind", "params", "exactness", "source", "checked"}
 
 
@@ -49,7 +49,7 @@ class MediaRule:
 @dataclass(frozen=True, slots=True)
 class MediaLine:
     """One media part's count: `tokens` None when it is not counted (`note` says why and the fix)."""
-    part: str  # "image 1024x1024 (high)", "audio 3.0 s", "pdf 2 pages"
+    part: str  # "image 1024x1024 (high)", "audio 3.0 s", "video 30.00 s", "pdf 2 pages"
     tokens: int | None
     exactness: str  # "documented", "estimate" or "not counted"
     note: str = ""
@@ -110,7 +110,22 @@ def rule_for(names: tuple[str, ...], media: str) -> MediaRule | None:
 
 # -- one function per rule kind: (part, params, size) -> tokens, or a str saying why not ----------
 Size = tuple[int, int] | None
-Priced = int | str
+
+
+@dataclass(frozen=True, slots=True)
+class Estimated:
+    """A count a documented rule gives only roughly for this part (`why` says what is not documented)."""
+    tokens: int
+    why: str
+
+
+Priced = int | str | Estimated
+
+
+def _level(part: Part) -> str | None:
+    """The part's media resolution (Gemini's; OpenAI's `detail` is another field), lower case, or None."""
+    level = getattr(part, "resolution", None)
+    return level.lower() if isinstance(level, str) and level else None
 
 
 def _size(part: ImagePart, size: Size) -> Size:
@@ -165,12 +180,18 @@ def _claude_pixels(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
 
 def _gemini_tiles(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
     assert isinstance(part, ImagePart)
+    level = _level(part)
+    if level in p.get("levels", {}):  # generationConfig.mediaResolution: a flat figure per image
+        return int(p["levels"][level])
     wh = _size(part, size)
     if wh is None:
         return _UNSIZED
-    if wh[0] <= p["small"] and wh[1] <= p["small"]:
-        return int(p["tokens"])
-    return int(p["tokens"]) * math.ceil(wh[0] / p["tile_px"]) * math.ceil(wh[1] / p["tile_px"])
+    tiles = 1 if wh[0] <= p["small"] and wh[1] <= p["small"] else (
+        math.ceil(wh[0] / p["tile_px"]) * math.ceil(wh[1] / p["tile_px"]))
+    if level is not None:  # a level the rule gives no figure for (2.x's "high": "zoomed reframing")
+        return Estimated(int(p["tokens"]) * tiles, f"media resolution {level} has no published count; counted as the "
+                                                   "default tiles")
+    return int(p["tokens"]) * tiles
 
 
 def _pages(part: Part) -> int | str:
@@ -180,22 +201,39 @@ def _pages(part: Part) -> int | str:
 
 
 def _gemini_budget(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
-    level = (getattr(part, "detail", None) or p["default"]).lower()
-    if level not in ("low", "medium", "high"):
+    level = _level(part) or str(p["default"])
+    if level not in p["levels"]:
         level = str(p["default"])
-    per = int(p[level])
+    per = int(p["levels"][level])
     if not p.get("per_page"):
         return per
     pages = _pages(part)
     return pages if isinstance(pages, str) else per * pages
 
 
+_NO_LENGTH = ("its duration is not known: send it inline (WAV, MP4, MOV or M4A, whose headers give it), "
+              "or state it (the part's \"seconds\", or Gemini's videoMetadata offsets)")
+
+
 def _per_second(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
-    assert isinstance(part, AudioPart)
+    assert isinstance(part, (AudioPart, VideoPart))
     if part.seconds is None:
-        return ("its duration is not known: send it inline as WAV (other formats' lengths are not read "
-                "here)")
+        return _NO_LENGTH
+    level = _level(part)
+    if level in p.get("levels", {}):  # a rate the provider gives only roughly ("~100 tokens/second")
+        return Estimated(math.ceil(part.seconds * p["levels"][level]), f"media resolution {level}: about "
+                         f"{p['levels'][level]} tokens a second, as the provider rounds it")
     return math.ceil(part.seconds * p["rate"])
+
+
+def _gemini_frames(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
+    """Gemini 3 video: a budget per sampled frame (by media resolution), frames at the clip's fps (default 1)."""
+    assert isinstance(part, VideoPart)
+    if part.seconds is None:
+        return _NO_LENGTH
+    level = _level(part) or str(p["default"])
+    per = int(p["levels"].get(level, p["levels"][p["default"]]))
+    return per * max(1, math.ceil(part.seconds * (part.fps or p["fps"]) - 1e-9))
 
 
 def _per_page(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
@@ -206,7 +244,7 @@ def _per_page(part: Part, p: Mapping[str, Any], size: Size) -> Priced:
 KINDS: dict[str, Callable[[Part, Mapping[str, Any], Size], Priced]] = {
     "openai_tiles": _openai_tiles, "openai_patches": _openai_patches, "claude_pixels": _claude_pixels,
     "gemini_tiles": _gemini_tiles, "gemini_budget": _gemini_budget, "per_second": _per_second,
-    "per_page": _per_page,
+    "gemini_frames": _gemini_frames, "per_page": _per_page,
 }
 
 
@@ -214,27 +252,31 @@ def _walk(parts: tuple[Part, ...]) -> Iterator[Part]:
     for part in parts:
         if isinstance(part, ToolResult):
             yield from _walk(part.parts)
-        elif isinstance(part, (ImagePart, AudioPart, FilePart)):
+        elif isinstance(part, MEDIA_PARTS):
             yield part
 
 
 def media_parts(request: Request) -> list[Part]:
-    """The image, audio and file parts of a request, tool results' included, in order."""
+    """The image, audio, video and file parts of a request, tool results' included, in order."""
     return [p for m in request.messages for p in _walk(m.parts)]
 
 
 def _label(part: Part, size: Size) -> tuple[str, str]:
     """(media kind, a short label) of a part."""
+    level = f" media resolution {_level(part)}" if _level(part) else ""
     if isinstance(part, ImagePart):
         wh = _size(part, size)
         dims = f" {wh[0]}x{wh[1]}" if wh else " (unsized)"
         given = " (--image-size)" if wh and not (part.width and part.height) else ""
-        return "image", f"image{dims}{given}" + (f" detail {part.detail}" if part.detail else "")
+        return "image", f"image{dims}{given}" + (f" detail {part.detail}" if part.detail else "") + level
     if isinstance(part, AudioPart):
         return "audio", "audio" + (f" {part.seconds:.2f} s" if part.seconds is not None else "")
+    if isinstance(part, VideoPart):
+        fps = f" at {part.fps:g} fps" if part.fps else ""
+        return "video", "video" + (f" {part.seconds:.2f} s" if part.seconds is not None else "") + fps + level
     assert isinstance(part, FilePart)
     if (part.media_type or "").lower() == "application/pdf" or (part.name or "").lower().endswith(".pdf"):
-        return "pdf", "pdf" + (f" {part.pages} page{'s' if part.pages != 1 else ''}" if part.pages else "")
+        return "pdf", "pdf" + (f" {part.pages} page{'s' if part.pages != 1 else ''}" if part.pages else "") + level
     return "file", f"file {part.media_type or part.name or ''}".rstrip()
 
 
@@ -248,12 +290,15 @@ def count_media(request: Request, names: tuple[str, ...], *, image_size: Size = 
         rule = rule_for(names, media) if media in MEDIA else None
         if rule is None:
             why = (f"no {media} rule is known for {names[0]}" if media in MEDIA
-                   else "only images, audio and PDFs are counted")
+                   else "only images, audio, video and PDFs are counted")
             lines.append(MediaLine(label, None, "not counted", why))
             continue
         priced = KINDS[rule.kind](part, rule.params, image_size)
         if isinstance(priced, str):
             lines.append(MediaLine(label, None, "not counted", priced, rule.source))
+        elif isinstance(priced, Estimated):
+            lines.append(MediaLine(label, priced.tokens, "estimate", f"{rule.kind}, read {rule.checked}: {priced.why}",
+                                   rule.source))
         else:
             lines.append(MediaLine(label, priced, rule.exactness, f"{rule.kind}, read {rule.checked}", rule.source))
     return MediaCount(tuple(lines))
@@ -266,7 +311,7 @@ def without_media(request: Request) -> Request:
         for p in parts:
             if isinstance(p, ToolResult):
                 out.append(ToolResult(keep(p.parts), p.tool_call_id, p.name))
-            elif not isinstance(p, (ImagePart, AudioPart, FilePart)):
+            elif not isinstance(p, MEDIA_PARTS):
                 out.append(p)
         return tuple(out)
     from dataclasses import replace

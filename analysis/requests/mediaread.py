@@ -1,14 +1,15 @@
-"""What a media part's own bytes say about its size: an image's width and height, a WAV's length,
-a PDF's page count, read from the headers of inline data (a data URL or base64 text).
+"""What a media part's own bytes say about its size: an image's width and height, a WAV's or an
+MP4's length, a PDF's page count, read from the headers of inline data (a data URL or base64 text).
 
 Unlike `media` (the providers' rules that turn those sizes into tokens), this module only reads
 headers, with the standard library: no pixels are decoded and no URL is ever fetched. A header it
 cannot read gives None, and the count then says the part is unsized.
 
 Read: PNG (IHDR), GIF (logical screen), JPEG (the first SOFn frame), WebP (VP8, VP8L, VP8X);
-WAV (RIFF fmt and data chunks); PDF (the page tree's /Count, else the /Type /Page objects).
-Not read: other audio containers (MP3, FLAC, OGG, M4A) and video, whose lengths need a frame walk;
-their parts are counted only with a duration given.
+WAV (RIFF fmt and data chunks); MP4, MOV and M4A (the movie header, `moov/mvhd`: its duration
+over its timescale); PDF (the page tree's /Count, else the /Type /Page objects).
+Not read: MP3, FLAC, OGG and WebM lengths, which need a frame walk; their parts are counted only
+with a duration given (a part's own `seconds`, see `declared`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ import binascii
 import re
 import struct
 
-from .request import AudioPart, FilePart, ImagePart
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import BadInput
+from .request import AudioPart, FilePart, ImagePart, VideoPart
 
 _DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*)(;base64)?,", re.ASCII)
 
@@ -132,6 +137,47 @@ def wav_seconds(data: bytes) -> float | None:
     return min(size, len(data) - i - 8) / byte_rate
 
 
+def mp4_seconds(data: bytes) -> float | None:
+    """An ISO media file's (MP4, MOV, M4A) length from its movie header (`moov/mvhd`), or None.
+
+    The header may sit at the end of the file (after `mdat`): the top-level boxes are walked by
+    their sizes, so only the headers are read.
+    """
+    i = 0
+    while i + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[i:i + 8])
+        head = 8
+        if size == 1 and i + 16 <= len(data):  # a 64-bit size
+            size, head = struct.unpack(">Q", data[i + 8:i + 16])[0], 16
+        elif size == 0:  # to the end of the file
+            size = len(data) - i
+        if size < head:
+            return None
+        if kind == b"moov":
+            return _mvhd(data[i + head:i + size])
+        i += size
+    return None
+
+
+def _mvhd(moov: bytes) -> float | None:
+    j = 0
+    while j + 8 <= len(moov):
+        size, kind = struct.unpack(">I4s", moov[j:j + 8])
+        if size < 8:
+            return None
+        if kind == b"mvhd":
+            body = moov[j + 8:j + size]
+            if body[:1] == b"\x01" and len(body) >= 32:  # version 1: 64-bit times and duration
+                scale, duration = struct.unpack(">IQ", body[20:32])
+            elif len(body) >= 20:
+                scale, duration = struct.unpack(">II", body[12:20])
+            else:
+                return None
+            return duration / scale if scale else None
+        j += size
+    return None
+
+
 _PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", re.S)
 _PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
 
@@ -150,28 +196,80 @@ def pdf_pages(data: bytes) -> int | None:
     return pages or None
 
 
+# -- what a part may say of itself -------------------------------------------------------------
+MAX_PIXELS = 100_000  # a side longer than this is a typo, not an image
+MAX_SECONDS = 86_400.0 * 7
+
+
+IMAGE_SIZE = ("width", "height")
+CLIP_LENGTH = ("seconds",)
+_BOUNDS = {"width": (MAX_PIXELS, True), "height": (MAX_PIXELS, True), "seconds": (MAX_SECONDS, False)}
+
+
+def declared(part: Mapping[str, Any], where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The size a media part states beside the provider's own fields (tokenprism's extension, the
+    same keys in every shape): `width` and `height` of an image (`IMAGE_SIZE`), in pixels;
+    `seconds` of an audio or video clip (`CLIP_LENGTH`). Absent keys are left out; a header the
+    bytes carry wins over them.
+
+    >>> declared({"type": "image_url", "width": 800, "height": 600}, "messages[0].content[1]", IMAGE_SIZE)
+    {'width': 800, 'height': 600}
+
+    Raises:
+        BadInput: a value that is not a positive number in range (the message names the field).
+    """
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = part.get(key)
+        top, whole = _BOUNDS[key]
+        if value is None:
+            continue
+        ok = isinstance(value, int) if whole else isinstance(value, (int, float))
+        if isinstance(value, bool) or not ok or not 0 < value <= top:
+            kind = "a whole number of pixels" if whole else "a number of seconds"
+            raise BadInput(f"{where}.{key} must be {kind} between 1 and {top:,g}, got {value!r}")
+        out[key] = value
+    if ("width" in out) != ("height" in out):
+        raise BadInput(f"{where}: give both width and height of the image, or neither")
+    return out
+
+
 def image_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
-               detail: str | None = None) -> ImagePart:
-    """An `ImagePart` sized from its inline bytes (`data`, or `url` when it is a data URL)."""
+               detail: str | None = None, width: int | None = None, height: int | None = None,
+               resolution: str | None = None) -> ImagePart:
+    """An `ImagePart` sized from its inline bytes (`data`, or `url` when it is a data URL), else by
+    the `width` and `height` the part states."""
     raw = inline_bytes(data if data is not None else url)
-    size = image_size(raw[0]) if raw else None
+    size = (image_size(raw[0]) if raw else None) or ((width, height) if width and height else None)
     media_type = media_type or (raw[1] if raw else None)
     return ImagePart(url=url, media_type=media_type, detail=detail,
-                     width=size[0] if size else None, height=size[1] if size else None)
+                     width=size[0] if size else None, height=size[1] if size else None, resolution=resolution)
 
 
-def audio_part(data: str | None, media_type: str | None = None) -> AudioPart:
-    """An `AudioPart` whose duration is read from inline WAV bytes (other formats: None)."""
+def audio_part(data: str | None, media_type: str | None = None, *,
+               seconds: float | None = None) -> AudioPart:
+    """An `AudioPart` whose duration is read from inline WAV or M4A bytes, else the `seconds` it states."""
     raw = inline_bytes(data)
-    return AudioPart(media_type=media_type, seconds=wav_seconds(raw[0]) if raw else None)
+    read = (wav_seconds(raw[0]) or mp4_seconds(raw[0])) if raw else None
+    return AudioPart(media_type=media_type, seconds=read if read is not None else seconds)
+
+
+def video_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
+               resolution: str | None = None, seconds: float | None = None,
+               fps: float | None = None) -> VideoPart:
+    """A `VideoPart` whose length is read from inline MP4/MOV bytes, else the `seconds` given."""
+    raw = inline_bytes(data if data is not None else url)
+    read = mp4_seconds(raw[0]) if raw else None
+    return VideoPart(url=url, media_type=media_type or (raw[1] if raw else None),
+                     seconds=read if read is not None else seconds, fps=fps, resolution=resolution)
 
 
 def file_part(name: str | None = None, *, data: str | None = None, media_type: str | None = None,
-              detail: str | None = None) -> FilePart:
+              resolution: str | None = None) -> FilePart:
     """A `FilePart` whose page count is read from inline PDF bytes (a data URL or base64)."""
     raw = inline_bytes(data)
     media_type = media_type or (raw[1] if raw else None)
     pages = pdf_pages(raw[0]) if raw else None
     if pages is not None and media_type is None:
         media_type = "application/pdf"
-    return FilePart(name=name, media_type=media_type, pages=pages, detail=detail)
+    return FilePart(name=name, media_type=media_type, pages=pages, resolution=resolution)

@@ -24,12 +24,13 @@ class TextPart:
 @dataclass(frozen=True, slots=True)
 class ImagePart:
     """An image, by reference; its tokens are priced by its size (read from an inline image's
-    header by `mediaread`, never from a URL) and `detail`."""
+    header by `mediaread`, never from a URL), OpenAI's `detail` and Gemini's `resolution`."""
     url: str | None = None
     media_type: str | None = None
-    detail: str | None = None  # OpenAI's "low" / "high" / "auto"; Gemini's media_resolution "low" / "medium" / "high"
+    detail: str | None = None  # OpenAI's "low" / "high" / "auto"
     width: int | None = None
     height: int | None = None
+    resolution: str | None = None  # Gemini's media_resolution: "low" / "medium" / "high" / "ultra_high"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +40,22 @@ class AudioPart:
 
 
 @dataclass(frozen=True, slots=True)
+class VideoPart:
+    """A video clip: priced by its length (`seconds`: an inline MP4/MOV header's, a Gemini clip's
+    `videoMetadata` offsets, or a length the caller states) and Gemini's media_resolution."""
+    url: str | None = None
+    media_type: str | None = None
+    seconds: float | None = None
+    fps: float | None = None  # frames sampled per second, where the request sets it (Gemini's videoMetadata.fps)
+    resolution: str | None = None  # Gemini's media_resolution "low" / "medium" / "high"
+
+
+@dataclass(frozen=True, slots=True)
 class FilePart:
     name: str | None = None
     media_type: str | None = None
     pages: int | None = None  # an inline PDF's page count; None: not known
-    detail: str | None = None  # Gemini's media_resolution for the part
+    resolution: str | None = None  # Gemini's media_resolution for the part
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +74,9 @@ class ToolResult:
     name: str | None = None
 
 
-Part = TextPart | ImagePart | AudioPart | FilePart | ToolCall | ToolResult
-_PART_TYPES = (TextPart, ImagePart, AudioPart, FilePart, ToolCall, ToolResult)
+Part = TextPart | ImagePart | AudioPart | VideoPart | FilePart | ToolCall | ToolResult
+_PART_TYPES = (TextPart, ImagePart, AudioPart, VideoPart, FilePart, ToolCall, ToolResult)
+MEDIA_PARTS = (ImagePart, AudioPart, VideoPart, FilePart)
 
 
 @dataclass(frozen=True, slots=True)

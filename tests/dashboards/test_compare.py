@@ -321,3 +321,32 @@ def test_the_rows_in_progress_read_as_the_finished_table():
         assert cells[4] == f"{row['chars_per_token']:,.2f}"
     assert shared.counts_markdown([{**rows[0], "n_tokens": 0, "chars_per_token": float("nan")}]).splitlines()[2] \
         .split("|")[5].strip() == "—"  # NaN as the finished table shows it
+
+
+def test_chat_mode_counts_a_dropped_image_by_its_real_size(tmp_path, capsys):
+    from tests.analysis.requests.test_media import b64, jpeg, png
+
+    at = open_link(PAGE, _chat_link(models=("gpt-4o", "claude-sonnet-4-5", "gemini-2.5-flash")))
+    at.file_uploader(key="chat_images").set_value([("shot.png", png(1024, 1024), "image/png"),
+                                                   ("photo.jpg", jpeg(1000, 1000), "image/jpeg")])
+    at.segmented_control(key="chat_image_detail").set_value("high").run()
+    assert not at.exception and not at.error
+    shown = {r["model"]: r for r in at.table[0].value.to_dict("records")}
+    # the same request with the images inline: `tokenprism count` reads their headers itself
+    inline = json.loads(json.dumps(CHAT))
+    inline["messages"][-1]["content"] = [{"type": "text", "text": CHAT["messages"][-1]["content"]}] + [
+        {"type": "image_url", "image_url": {"url": f"data:{kind};base64," + b64(data), "detail": "high"}}
+        for kind, data in (("image/png", png(1024, 1024)), ("image/jpeg", jpeg(1000, 1000)))]
+    path = tmp_path / "vision.json"
+    path.write_text(json.dumps(inline), encoding="utf-8")
+    for row in _cli_count(capsys, "--messages", str(path), "-m", "gpt-4o,claude-sonnet-4-5,gemini-2.5-flash"):
+        for key in ("input_tokens", "media_tokens", "exactness"):
+            assert shown[row["model"]][key] == row[key], (row["model"], key)
+    assert shown["gpt-4o"]["media_tokens"] == 765 + 765  # 1024x1024 and 1000x1000 at high: 4 tiles each
+    assert shown["claude-sonnet-4-5"]["media_tokens"] == 1399 + 1334  # ceil(w x h / 750)
+    parts = at.table[1].value
+    assert set(parts["part"]) == {"image 1024x1024 detail high", "image 1000x1000 detail high"}
+    assert len(parts) == 6 and set(parts["exactness"]) == {"documented"}
+    at.file_uploader(key="chat_images").set_value([("notes.png", b"not an image", "image/png")]).run()
+    assert any("notes.png: its size could not be read" in e.value for e in at.error)
+    assert "media_tokens" in at.table[0].value and (at.table[0].value["media_tokens"] == 0).all()

@@ -40,10 +40,11 @@ async def responses_input_tokens(body: ResponsesInputTokensRequest, rt: RuntimeD
         exactness, reason = "estimate", f"{reason}; text.format's JSON schema is not counted"
     return {"object": "response.input_tokens", "input_tokens": count.input_tokens, "tokenizer": count.tokenizer,
             "exactness": exactness, "exactness_reason": reason, "content_tokens": count.content_tokens,
-            "format_tokens": count.format_tokens}
+            "format_tokens": count.format_tokens, "media_tokens": count.media_tokens,
+            "media": [line.row() for line in count.media] or None}
 
 
-_MODALITY = {"image": "IMAGE", "audio": "AUDIO", "pdf": "DOCUMENT"}
+_MODALITY = {"image": "IMAGE", "audio": "AUDIO", "video": "VIDEO", "pdf": "DOCUMENT"}
 
 
 async def _gemini_count(model: str, body: GeminiCountTokensRequest, rt: RuntimeDep) -> dict:

@@ -122,18 +122,20 @@ def _cut(request: Request, block: int) -> Request:
 
 
 def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Sequence[LogRecord],
-               trace: TraceChunk, prompts: np.ndarray | None = None, minimum: int = 0) -> np.ndarray:
+               trace: TraceChunk, prompts: np.ndarray | None = None, minimum: int = 0,
+               image_size: tuple[int, int] | None = None) -> np.ndarray:
     """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
     block, counted without the reply priming (int64, aligned with `trace.keys`).
 
     `prompts` (each row's whole prompt on the model) spares work: a row shorter than the rule's
     `minimum` can never be cached, so its ends are left 0; the last block ends where the prompt's
     reply priming begins (the prompt less the priming, which every chat format adds at the end).
+    `image_size` sizes URL images, as in the whole request's count.
     """
     out = np.zeros(len(trace.blocks), dtype=np.int64)
     # equal keys are equal prefixes, so equal counts on one model: a shared system prompt, or the
     # conversation so far that the next turn repeats, is counted once per process
-    known = _ENDS.setdefault((id(counter.render), counter.family, counter.tokenizer.name), {})
+    known = _ENDS.setdefault((id(counter.render), counter.family, counter.tokenizer.name, image_size), {})
     if len(known) > _MAX_ENDS:
         known.clear()
     keys = trace.keys.tolist()
@@ -152,13 +154,14 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
                 end = known[keys[j]] = int(prompts[i]) - priming
             if end is None:  # by arithmetic where the family allows (`recount.fast_counts`): the render's numbers
                 content, fmt, _, _ = fast_counts(counter, _cut(r.request, int(trace.blocks[j])), tokenizer,
-                                                 add_generation_prompt=False)
+                                                 add_generation_prompt=False, image_size=image_size)
                 end = known[keys[j]] = content + fmt
             out[j] = end
     return out
 
 
-_ENDS: dict[tuple[int, str | None, str], dict[int, int]] = {}  # (format, family, tokenizer) -> {key: tokens}
+# (format, family, tokenizer, --image-size) -> {key: tokens}
+_ENDS: dict[tuple[int, str | None, str, tuple[int, int] | None], dict[int, int]] = {}
 _MAX_ENDS = 200_000  # per model: a few MB, then started again
 
 

@@ -32,6 +32,7 @@ from ..recount import RowShape, batch_tokenizers, fast_counts, row_shape, target
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
+from ...requests.media import parse_size
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 from ..usage import SERVICE_TIERS, as_billed
@@ -93,6 +94,8 @@ class TrafficPlan:
         requests_per_lifetime: rows without a timestamp (requests given on the command line, or a
             log that has none) are spaced so that this many fall in each target's cache lifetime,
             in place of one burst.
+        image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
+            size by each model's rule; None leaves them unsized (not counted, and said so).
     """
 
     targets: tuple[Target, ...]
@@ -109,6 +112,7 @@ class TrafficPlan:
     batch: bool = False
     service_tier: str | None = None
     requests_per_lifetime: Decimal | None = None
+    image_size: tuple[int, int] | None = None
 
     @property
     def simulates_cache(self) -> bool:
@@ -121,12 +125,15 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
                  reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
                  cache_breakpoints: str = "request", batch: bool = False,
-                 service_tier: str | None = None, requests_per_lifetime: Any = None) -> TrafficPlan:
+                 service_tier: str | None = None, requests_per_lifetime: Any = None,
+                 image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
+
+    `image_size` is the (width, height), or "WxH", of the images rows give by URL.
 
     Raises:
         KeyError: an unknown model (with the closest names) or fallback tokenizer.
-        ValueError: no models, both output fallbacks, or a bad number.
+        ValueError: no models, both output fallbacks, a bad number or a bad image size.
 
     >>> plan_traffic("gpt-4o", output_tokens=10).targets[0].choice.tokenizer
     'o200k_base'
@@ -166,7 +173,8 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
         tuple(per_model), cache_breakpoints, batch, service_tier,
-        None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime))
+        None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime),
+        _image_size(image_size))
 
 
 def _positive(name: str, value: Any) -> Decimal:
@@ -174,6 +182,15 @@ def _positive(name: str, value: Any) -> Decimal:
     if number <= 0:
         raise BadInput(f"{name} must be positive (requests per cache lifetime), got {value!r}")
     return number
+
+
+def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return parse_size(value)
+    w, h = value
+    return parse_size(f"{w}x{h}")  # the same check (positive whole pixels) and message as "WxH"
 
 
 @functools.lru_cache(maxsize=256)
@@ -311,15 +328,16 @@ class Recount:
 
 
 def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
-             shapes: Sequence[RowShape]) -> Recount:
+             shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None) -> Recount:
     """Every row's request counted under one model (the batch, where there is one, answers the texts'
-    counts; `shapes` are the rows' `recount.row_shape`s)."""
+    counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL."""
     tok = counter.tokenizer if batch is None else batch
     n = len(records)
     content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
     seen: Counter = Counter()
     for i, r in enumerate(records):
-        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, shape=shapes[i])
+        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, shape=shapes[i],
+                                                            image_size=image_size)
         seen[(exactness, reason)] += 1
         out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
     return Recount(content, fmt, out, seen)
@@ -484,7 +502,8 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     replies = [t for r in records for t in (r.response, r.response_json) if t]
     for batch in batches.values():
         batch.fill(replies)
-    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, shapes) for ref, c in counters.items() if c is not None}
+    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, shapes, plan.image_size)
+                for ref, c in counters.items() if c is not None}
 
     everyone = np.ones(n, dtype=bool)
     caching = plan.simulates_cache and any(cache_rule(t.ref) is not None for t in plan.targets)
@@ -499,7 +518,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
                 rule = cache_rule(t.ref)
                 prompts = recounts[t.ref].content + recounts[t.ref].format
                 part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace, prompts,
-                                           rule.minimum if rule is not None else 0))
+                                            rule.minimum if rule is not None else 0, plan.image_size))
             else:
                 part.ends.append(np.zeros(len(trace.keys), dtype=np.int64))
     by_served: dict[str, list[int]] = {}

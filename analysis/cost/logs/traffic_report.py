@@ -414,10 +414,14 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
             notes.append(f"{label}: {', '.join(named)} (why: each model's exactness_reason)")
     if partial.not_counted:
         kinds = ", ".join(f"{n:,} {kind}(s)" for kind, n in sorted(partial.not_counted.items()))
+        url = (f"images given by URL at {plan.image_size[0]}x{plan.image_size[1]} (--image-size)" if plan.image_size
+               else "a URL image without --image-size")
         notes.append(f"media: {kinds} in {partial.rows_with_media:,} row(s), counted by each provider's rule "
-                     "(inline images by their size, WAV audio by its length, PDFs by their pages) and added to the "
-                     "content tokens; a part a rule cannot price (a URL image, an MP3, a model with no rule) is "
-                     "missing from the input figures and named in that model's exactness_reason")
+                     "(inline images by their size, "
+                     + (url + ", " if plan.image_size else "")
+                     + "WAV audio by its length, PDFs by their pages) and added to the content tokens; a part a rule "
+                     f"cannot price ({'' if plan.image_size else url + ', '}an MP3, a model with no rule) is missing "
+                     "from the input figures and named in that model's exactness_reason")
     fallback = (f"{plan.output_tokens} tokens" if plan.output_tokens is not None
                 else f"{plan.output_ratio} x content tokens" if plan.output_ratio is not None else None)
     if fallback and logged:

@@ -81,9 +81,13 @@ class Prompt:
         self._typed: re.Pattern[str] | None = None
         self.typed_markers: list[str] = []
 
-    def read_typed_markers(self) -> None:
-        """From now on, a special token's string in a text is that token, as transformers reads it."""
-        names = sorted(self._specials, key=len, reverse=True)
+    def read_typed_markers(self, added: Sequence[str] | None = None) -> None:
+        """From now on, an added token's string in a text is that token, as transformers reads it.
+
+        `added`: the model's own added tokens (its tokenizer.json's), where the vocabulary loaded
+        here has more (a vocabulary shared by two models); None: all its special tokens."""
+        names = sorted(self._specials if added is None else [a for a in added if a in self._specials],
+                       key=len, reverse=True)
         self._typed = re.compile("(" + "|".join(map(re.escape, names)) + ")") if names else None
 
     def text(self, text: str, kind: Kind) -> None:

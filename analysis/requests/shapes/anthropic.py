@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..mediaread import file_part, image_part
+from ..mediaread import IMAGE_SIZE, declared, file_part, image_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _each_message, _kind, _list, _obj, _only_text, _str, _text
 
@@ -36,7 +36,7 @@ def _anthropic_blocks(content: Any, at: str) -> tuple[Part, ...]:
             source = _obj(block.get("source"), f"{where}.source")
             parts.append(image_part(_str(source.get("url"), f"{where}.source.url"),
                                     data=_str(source.get("data"), f"{where}.source.data"),
-                                    media_type=_source_media(block, where)))
+                                    media_type=_source_media(block, where), **declared(block, where, IMAGE_SIZE)))
         elif kind == "document":
             source = _obj(block.get("source") or {}, f"{where}.source")
             data = source.get("data") if source.get("type") == "base64" else None

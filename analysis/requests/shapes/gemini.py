@@ -1,11 +1,13 @@
-"""Gemini: `contents`, `systemInstruction`, `tools[].functionDeclarations`, `toolConfig`."""
+"""Gemini: `contents`, `systemInstruction`, `tools[].functionDeclarations`, `toolConfig`, and the
+media resolution (a part's `mediaResolution`, else the request's `generationConfig.mediaResolution`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from ..mediaread import audio_part, file_part, image_part
+from ...errors import BadInput
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part, video_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _kind, _list, _obj, _only_text, _str, _text
 
@@ -21,7 +23,8 @@ def _get(obj: Mapping[str, Any], camel: str) -> Any:
     return obj.get("".join("_" + c.lower() if c.isupper() else c for c in camel))
 
 
-def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
+def _gemini_parts(content: Mapping[str, Any], at: str, level: str | None = None) -> tuple[Part, ...]:
+    """The parts of one content; `level` is the request's media resolution, which a part's own overrides."""
     parts: list[Part] = []
     for j, raw in enumerate(_list(content.get("parts"), f"{at}.parts")):
         where = f"{at}.parts[{j}]"
@@ -31,13 +34,13 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
         elif _get(part, "inlineData") is not None:
             data = _obj(_get(part, "inlineData"), f"{where}.inlineData")
             media = _str(_get(data, "mimeType"), f"{where}.inlineData.mimeType") or ""
-            parts.append(_media_part(media, data=_str(data.get("data"), f"{where}.inlineData.data"),
-                                     level=_level(part, where)))
+            parts.append(_media_part(media, part, where, data=_str(data.get("data"), f"{where}.inlineData.data"),
+                                     level=_level(part, where) or level))
         elif _get(part, "fileData") is not None:
             data = _obj(_get(part, "fileData"), f"{where}.fileData")
             media = _str(_get(data, "mimeType"), f"{where}.fileData.mimeType") or ""
-            parts.append(_media_part(media, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri"),
-                                     level=_level(part, where)))
+            parts.append(_media_part(media, part, where, _str(_get(data, "fileUri"), f"{where}.fileData.fileUri"),
+                                     level=_level(part, where) or level))
         elif _get(part, "functionCall") is not None:
             call = _obj(_get(part, "functionCall"), f"{where}.functionCall")
             parts.append(ToolCall(_text(call.get("name"), f"{where}.functionCall.name"), _dumps(call.get("args", {})),
@@ -53,21 +56,61 @@ def _gemini_parts(content: Mapping[str, Any], at: str) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def _level(part: Mapping[str, Any], where: str) -> str | None:
-    """A Gemini 3 part's mediaResolution ({"level": "MEDIA_RESOLUTION_HIGH"}) as "low" / "medium" / "high"."""
-    raw = _get(part, "mediaResolution")
-    level = _obj(raw, f"{where}.mediaResolution").get("level") if isinstance(raw, Mapping) else raw
-    text = _str(level, f"{where}.mediaResolution")
-    return text.lower().removeprefix("media_resolution_") if text else None
+def _level(part: Mapping[str, Any], where: str, key: str = "mediaResolution") -> str | None:
+    """A media resolution as "low" / "medium" / "high" / "ultra_high": a Gemini 3 part's
+    ({"level": "MEDIA_RESOLUTION_HIGH"}) or the request's (generationConfig's "MEDIA_RESOLUTION_LOW");
+    None where it is not set (or UNSPECIFIED, the model's default)."""
+    raw = _get(part, key)
+    level = _obj(raw, f"{where}.{key}").get("level") if isinstance(raw, Mapping) else raw
+    text = _str(level, f"{where}.{key}")
+    text = text.lower().removeprefix("media_resolution_") if text else None
+    return None if text in (None, "", "unspecified") else text
 
 
-def _media_part(media_type: str, url: str | None = None, *, data: str | None = None,
-                level: str | None = None) -> Part:
+def _offset(value: Any, at: str) -> float:
+    """A protobuf Duration as JSON ("12.5s"), or a number of seconds."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = _str(value, at) or ""
+    try:
+        return float(text.removesuffix("s"))
+    except ValueError:
+        raise BadInput(f"{at} must be a duration such as \"12.5s\", got {text!r}") from None
+
+
+def _clip(part: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A video part's length and sampling from its `videoMetadata` (startOffset, endOffset, fps), where set."""
+    meta = _get(part, "videoMetadata")
+    if meta is None:
+        return {}
+    meta = _obj(meta, f"{where}.videoMetadata")
+    out: dict[str, Any] = {}
+    end = _get(meta, "endOffset")
+    if end is not None:
+        start = _get(meta, "startOffset")
+        length = _offset(end, f"{where}.videoMetadata.endOffset") - (
+            _offset(start, f"{where}.videoMetadata.startOffset") if start is not None else 0.0)
+        if length <= 0:
+            raise BadInput(f"{where}.videoMetadata: endOffset must come after startOffset")
+        out["seconds"] = length
+    fps = meta.get("fps")
+    if fps is not None:
+        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 24:
+            raise BadInput(f"{where}.videoMetadata.fps must be a number of frames per second in (0, 24], got {fps!r}")
+        out["fps"] = float(fps)
+    return out
+
+
+def _media_part(media_type: str, part: Mapping[str, Any], where: str, url: str | None = None, *,
+                data: str | None = None, level: str | None = None) -> Part:
     if media_type.startswith("image/"):
-        return image_part(url, data=data, media_type=media_type, detail=level)
+        return image_part(url, data=data, media_type=media_type, resolution=level, **declared(part, where, IMAGE_SIZE))
     if media_type.startswith("audio/"):
-        return audio_part(data, media_type)
-    return file_part(url, data=data, media_type=media_type or None, detail=level)
+        return audio_part(data, media_type, **declared(part, where, CLIP_LENGTH))
+    if media_type.startswith("video/"):
+        return video_part(url, data=data, media_type=media_type, resolution=level,
+                          **{**declared(part, where, CLIP_LENGTH), **_clip(part, where)})
+    return file_part(url, data=data, media_type=media_type or None, resolution=level)
 
 
 def parse_gemini(body: Mapping[str, Any]) -> Request:
@@ -83,13 +126,15 @@ def parse_gemini(body: Mapping[str, Any]) -> Request:
     if _get(body, "generateContentRequest") is not None:
         body = _obj(_get(body, "generateContentRequest"), "generateContentRequest")
     messages: list[Message] = []
+    config = _get(body, "generationConfig")
+    level = _level(_obj(config, "generationConfig"), "generationConfig") if config is not None else None
     for i, raw in enumerate(_list(body.get("contents"), "contents")):
         at = f"contents[{i}]"
         content = _obj(raw, at)
         role = content.get("role", "user")
         if role not in _GEMINI_ROLES:
             raise _kind("role", role, tuple(_GEMINI_ROLES), at)
-        parts = _gemini_parts(content, at)
+        parts = _gemini_parts(content, at, level)
         if role == "user" and parts and all(isinstance(p, ToolResult) for p in parts):
             role = "function"  # function responses are sent in a user turn; they are tool results
         messages.append(Message(_GEMINI_ROLES[role], parts))

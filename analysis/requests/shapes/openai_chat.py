@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..mediaread import audio_part, file_part, image_part
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
 from ..request import Message, Part, Request, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
                     _obj, _str, _text, _text_in, _typed_parts)
@@ -16,13 +16,13 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 def _chat_image(part: Mapping[str, Any], where: str) -> Part:
     image = _obj(part.get("image_url"), f"{where}.image_url")
     return image_part(_str(image.get("url"), f"{where}.image_url.url"),
-                      detail=_str(image.get("detail"), f"{where}.image_url.detail"))
+                      detail=_str(image.get("detail"), f"{where}.image_url.detail"), **declared(part, where, IMAGE_SIZE))
 
 
 def _chat_audio(part: Mapping[str, Any], where: str) -> Part:
     audio = _obj(part.get("input_audio"), f"{where}.input_audio")
     fmt = _str(audio.get("format"), f"{where}.input_audio.format")
-    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"), fmt)
+    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"), fmt, **declared(part, where, CLIP_LENGTH))
 
 
 _CHAT_PARTS: dict[str, PartReader] = {

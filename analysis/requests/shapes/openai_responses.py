@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..mediaread import file_part, image_part
-from ..request import AudioPart, Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
+from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _function_def, _function_tools, _kind, _list, _mode, _obj, _str,
                     _text, _text_in, _typed_parts)
 
@@ -18,12 +18,18 @@ _RESPONSES_PARTS: dict[str, PartReader] = {
     "input_text": _text_in("text"), "output_text": _text_in("text"), "text": _text_in("text"),
     "refusal": _text_in("refusal"),
     "input_image": lambda part, where: image_part(_str(part.get("image_url"), f"{where}.image_url"),
-                                                  detail=_str(part.get("detail"), f"{where}.detail")),
+                                                  detail=_str(part.get("detail"), f"{where}.detail"),
+                                                  **declared(part, where, IMAGE_SIZE)),
     "input_file": lambda part, where: file_part(_str(part.get("filename"), f"{where}.filename"),
                                                 data=_str(part.get("file_data"), f"{where}.file_data")),
-    "input_audio": lambda part, where: AudioPart(media_type=_str(
-        _obj(part.get("input_audio", {}), where).get("format"), f"{where}.input_audio.format")),
+    "input_audio": lambda part, where: _audio(part, where),
 }
+
+
+def _audio(part: Mapping[str, Any], where: str) -> Part:
+    audio = _obj(part.get("input_audio", {}), f"{where}.input_audio")
+    return audio_part(_str(audio.get("data"), f"{where}.input_audio.data"),
+                      _str(audio.get("format"), f"{where}.input_audio.format"), **declared(part, where, CLIP_LENGTH))
 
 
 def _responses_parts(content: Any, at: str) -> tuple[Part, ...]:

@@ -128,6 +128,45 @@ def test_anthropic_sdk_count_tokens_equals_cli(keyed_server, loopback_only, tmp_
         client.messages.count_tokens(model="claude-sonnet-4-5", messages=[{"role": "wizard", "content": "hi"}])
 
 
+# -- media parts through the SDKs: a stated image size (tokenprism's width/height keys), a Gemini clip --
+def test_openai_and_anthropic_sdks_carry_a_stated_image_size(keyed_server, loopback_only, tmp_path):
+    openai = pytest.importorskip("openai", reason="the official openai SDK is a dev dependency")
+    anthropic = pytest.importorskip("anthropic", reason="the official anthropic SDK is a dev dependency")
+    items = [{"role": "user", "content": [{"type": "input_text", "text": "What is this?"},
+                                          {"type": "input_image", "image_url": "https://example.com/a.png",
+                                           "detail": "high", "width": 1024, "height": 1024}]}]
+    result = openai.OpenAI(base_url=keyed_server + "/v1", api_key=KEY, max_retries=0).responses.input_tokens.count(
+        model="gpt-4o", input=items)
+    want = cli_count({"input": items}, "gpt-4o", "openai-responses", tmp_path)
+    assert result.input_tokens == want["input_tokens"] and want["media_tokens"] == 765  # the documented 1024x1024
+    assert (result.model_extra or {})["media"][0]["part"] == "image 1024x1024 detail high"
+    blocks = [{"type": "text", "text": "What is this?"},
+              {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "width": 1000, "height": 1000}]
+    client = anthropic.Anthropic(base_url=keyed_server, api_key=KEY, max_retries=0)
+    counted = client.messages.count_tokens(model="claude-sonnet-4-5", messages=[{"role": "user", "content": blocks}])
+    want = cli_count({"messages": [{"role": "user", "content": blocks}]}, "claude-sonnet-4-5", "anthropic", tmp_path)
+    assert counted.input_tokens == want["input_tokens"] and want["media_tokens"] == 1334  # ceil(1000 x 1000 / 750)
+    with pytest.raises(anthropic.UnprocessableEntityError):  # half a size is refused, naming the field
+        client.messages.count_tokens(model="claude-sonnet-4-5", messages=[{"role": "user", "content": [
+            {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "width": 1000}]}])
+
+
+def test_google_genai_sdk_counts_a_clip_by_its_video_metadata(keyed_server, loopback_only, tmp_path):
+    genai = pytest.importorskip("google.genai", reason="the official google-genai SDK is a dev dependency")
+    from google.genai import types
+
+    client = genai.Client(api_key=KEY, http_options=types.HttpOptions(base_url=keyed_server, api_version="v1beta"))
+    clip = types.Part(file_data=types.FileData(file_uri="gs://bucket/talk.mp4", mime_type="video/mp4"),
+                      video_metadata=types.VideoMetadata(start_offset="10s", end_offset="40s"))
+    result = client.models.count_tokens(model="gemini-2.5-flash", contents=[
+        types.Content(role="user", parts=[types.Part(text="Summarise."), clip])])
+    body = {"contents": [{"role": "user", "parts": [{"text": "Summarise."}, {
+        "fileData": {"fileUri": "gs://bucket/talk.mp4", "mimeType": "video/mp4"},
+        "videoMetadata": {"startOffset": "10s", "endOffset": "40s"}}]}]}
+    want = cli_count(body, "gemini-2.5-flash", "gemini", tmp_path)
+    assert result.total_tokens == want["input_tokens"] and want["media_tokens"] == 30 * 263  # 30 s at 263 a second
+
+
 def test_vllm_chat_tokenize_over_http(keyed_server, loopback_only, tmp_path):
     httpx = pytest.importorskip("httpx")
     headers = {"authorization": f"Bearer {KEY}"}

@@ -120,7 +120,7 @@ def test_anthropic_and_gemini_images_follow_their_rules():
     assert _one("gemini-2.5-flash", ImagePart(width=384, height=200)).tokens == 258
     assert _one("gemini-2.5-flash", ImagePart(width=1000, height=800)).tokens == 258 * 4
     assert _one("gemini-3-pro-preview", ImagePart(url="gs://b/x.png")).tokens == 1120  # high by default, size aside
-    assert _one("gemini-3-pro-preview", ImagePart(detail="low")).tokens == 280
+    assert _one("gemini-3-pro-preview", ImagePart(resolution="low")).tokens == 280
 
 
 def test_audio_and_pdf_pages():
