@@ -4,7 +4,7 @@ Unlike `st.number_input`, whose browser side parses what is typed by itself (a t
 whole-number box becomes 1, and a 20-digit number stays in the box while the page goes on with the
 previous value) and whose seeding from a link raises `OverflowError` on `1e999` (a traceback on the
 page), a field here is a text box whose text goes to the reader of the same CLI flag
-(`cost.workload_value`, `cli.numbers.bounded`). What it cannot read is said beside the field, and
+(`cost.workload_value`, `textio.numbers.bounded`). What it cannot read is said beside the field, and
 the page stops before it uses any value: no silent substitute, no result left over from the
 previous value.
 
@@ -59,7 +59,7 @@ class Fields:
         except (ValueError, argparse.ArgumentTypeError) as e:  # BadInput is a ValueError
             message = str(e)
             if not message.startswith(label):
-                message = f"{label} {message}"  # cli.numbers' refusals begin "must be ..."
+                message = f"{label} {message}"  # textio.numbers' refusals begin "must be ..."
             where.error(markdown_text(message), icon=":material/error:")  # it quotes the typed text
             self.problems.append(message)
             return None

@@ -18,7 +18,7 @@ import re
 from typing import Awaitable, Callable
 
 from ..textio.json_text import MAX_JSON_DEPTH as MAX_JSON_DEPTH, too_deep as too_deep  # the depth bound of every face
-from ..textio.json_text import _STRING  # a JSON string, skipped by both scans
+from ..textio.json_text import JSON_STRING  # a JSON string, skipped by both scans
 
 
 class TooLarge(Exception):
@@ -92,4 +92,4 @@ def huge_number(body: bytes) -> bool:
     its strings, where a long run of digits is just text)."""
     if _LONG_RUN not in body.translate(_DIGITS_AS_NUL):
         return False
-    return _LONG_RUN in _STRING.sub(b"", body).translate(_DIGITS_AS_NUL)
+    return _LONG_RUN in JSON_STRING.sub(b"", body).translate(_DIGITS_AS_NUL)

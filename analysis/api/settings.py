@@ -16,10 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import BadInput
-from ..textio import MAX_INPUT_CHARS, read_text_file
-
-# A key file holds a few keys (a thousand of 64 characters is 65 kB); its size is checked before it is read.
-MAX_KEY_FILE_BYTES = 1_000_000
+from ..textio import MAX_INPUT_CHARS, MAX_KEY_FILE_BYTES, read_text_file
 
 CONFIG_ENV = "TOKENPRISM_SERVE_CONFIG"  # JSON of `Settings` without keys, written by `tokenprism serve`
 KEY_ENV = "TOKENPRISM_API_KEY"  # one key, or several separated by commas
@@ -115,7 +112,7 @@ def read_keys(path: str | Path) -> tuple[str, ...]:
     p = Path(path)
     try:
         lines = read_text_file(p, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:  # textio's refusals (missing, a FIFO, too large, not UTF-8) are ValueErrors
         raise BadInput(f"cannot read the API key file {str(p)!r}: {e}. Fix: give a readable UTF-8 file "
                        "with one key per line") from None
     keys = tuple(k.strip() for k in lines if k.strip() and not k.lstrip().startswith("#"))

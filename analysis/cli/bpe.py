@@ -20,7 +20,7 @@ from ..atomic import atomic_path
 from ..errors import BadInput
 from ..render import terminal_text
 from ..textio import regular_file_problem
-from .numbers import WORKERS, bounded
+from ..textio.numbers import WORKERS, bounded
 
 # --pattern NAME -> ownbpe's constant (read when training: the compiled patterns cost a `--help`)
 PATTERNS = {"gpt2": "GPT2_PATTERN", "cl100k": "CL100K_PATTERN", "o200k": "O200K_PATTERN"}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput, UnknownName
-from .numbers import bounded
+from ..textio.numbers import bounded
 from ..textio import json_text, read_stdin, read_text_file
 
 EXAMPLE = '["prompts/**/*.txt"]\ngpt-4o = 8000\n"claude-sonnet-4-5" = 4000'

@@ -19,7 +19,7 @@ from . import help_line
 from ..contract import ratio
 from ..errors import BadInput, UnknownName
 from ..textio import read_text_file
-from .numbers import PERCENT
+from ..textio.numbers import PERCENT
 from .tokenizers import add_wide, table_width
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from . import help_line
 from ..atomic import writable_problem
 from ..errors import BadInput
 from ..render import terminal_text
-from .numbers import TIMEOUT, WORKERS
+from ..textio.numbers import TIMEOUT, WORKERS
 from .table import emit, emit_rows
 from .tokenizers import add_format, add_max_line, line_bounds, table_width
 from ..textio import ERRORS

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from . import help_line
-from .numbers import bounded
+from ..textio.numbers import bounded
 from ..atomic import temporary_name
 from ..errors import BadInput, UnknownName, closest, shown
 
@@ -72,8 +72,7 @@ def _tokenizer_names(spec: str | None) -> tuple[str, ...]:
 
 
 def _check_key_file(path: str) -> None:
-    from ..api.settings import MAX_KEY_FILE_BYTES
-    from ..textio import read_text_file
+    from ..textio import MAX_KEY_FILE_BYTES, read_text_file
 
     try:
         lines = read_text_file(path, max_bytes=MAX_KEY_FILE_BYTES)[0].splitlines()
@@ -100,7 +99,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     # --port, --workers, the limits and the deadlines are read by the bounded readers of
-    # cli.numbers: a value out of range exits 2 naming the range, a huge one cut in the message.
+    # textio.numbers: a value out of range exits 2 naming the range, a huge one cut in the message.
     limits = {name: getattr(args, name) for name, _, _ in LIMITS.values()}
     tokenizers = _tokenizer_names(args.tokenizers)
     if args.api_key_file:

@@ -13,7 +13,7 @@ from ..errors import BadInput, UnknownName
 from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MAX_DECOMPRESSED_MB_CEILING,
                             MAX_LINE_MB_CEILING, LineBounds)
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
-from .numbers import MEGABYTES, bounded
+from ..textio.numbers import MEGABYTES, bounded
 from .table import WIDTH, emit_rows
 
 

@@ -21,6 +21,8 @@ ERRORS = ("strict", "replace", "skip")
 # target); a million characters of UTF-8 is at most 4 MB.
 MAX_INPUT_CHARS = 1_000_000
 MAX_UPLOAD_BYTES = 4_000_000
+# A key file holds a few keys (a thousand of 64 characters is 65 kB); its size is checked before it is read.
+MAX_KEY_FILE_BYTES = 1_000_000
 
 # The bound of one text read for a command (-f FILE, stdin): far above any prompt or document,
 # far below what would exhaust memory. Raise it with --max-input-mb or TOKENPRISM_MAX_INPUT_MB.

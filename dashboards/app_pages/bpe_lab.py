@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.lab import bpe as lab
 from analysis.textio import decode_upload
-from analysis.cli.numbers import bounded
+from analysis.textio.numbers import bounded
 from analysis.render import html_tokens
 from dashboards import corpus_views, fields, links, look, shared
 

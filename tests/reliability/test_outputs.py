@@ -233,7 +233,7 @@ def test_vocab_fetch_failure_leaves_no_part_file(monkeypatch, tmp_path):
     monkeypatch.setattr(fetch, "_sha256_bytes", lambda d: fetch.FETCHABLE["llama3"].sha256)
     real_replace = os.replace
     monkeypatch.setattr(os, "replace", lambda s, d: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
-    with pytest.raises(OSError):
+    with pytest.raises(fetch.VocabularyError, match="No space left.*Fix:"):  # named, with the fix
         fetch.fetch("llama3")
     monkeypatch.setattr(os, "replace", real_replace)
     folder = fetch.data_dir() / "vocab" / "llama3"

@@ -83,9 +83,13 @@ class TraceChunk:
     blocks: np.ndarray  # int32
     keys: np.ndarray  # int64
     flags: np.ndarray  # int8
-    days: list[str | None] = field(default_factory=list)
-    # each row's logged reasoning tokens (-1: the usage does not say, or there is no usage)
-    reasoning: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    # each row's day: an index into `day_names` (a few bytes a row, where a string per row costs more)
+    day_codes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int32))
+    day_names: list[str | None] = field(default_factory=list)
+
+    @property
+    def days(self) -> list[str | None]:
+        return [self.day_names[c] for c in self.day_codes.tolist()]
 
     @property
     def rows(self) -> int:
@@ -94,7 +98,7 @@ class TraceChunk:
 
 def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> TraceChunk:
     """The marks of `records` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
-    marks (no target simulates a cache), only the times and the logged reasoning."""
+    marks (no target simulates a cache), only the times and days."""
     ptr = [0]
     blocks: list[int] = []
     keys: list[int] = []
@@ -110,11 +114,12 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> T
         ptr.append(len(blocks))
     when = np.fromiter((r.timestamp.timestamp() if r.timestamp else np.nan for r in records), dtype=np.float64,
                        count=len(records))
-    reasoning = np.fromiter((r.bill.reasoning_tokens if r.bill is not None and r.bill.reasoning_tokens is not None
-                             else -1 for r in records), dtype=np.int64, count=len(records))
+    day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
+    names = list(dict.fromkeys(day_of))
+    code = {d: i for i, d in enumerate(names)}
     return TraceChunk(when, np.asarray(ptr, dtype=np.int64), np.asarray(blocks, dtype=np.int32),
                       np.asarray(keys, dtype=np.int64), np.asarray(flags, dtype=np.int8),
-                      [r.timestamp.date().isoformat() if r.timestamp else None for r in records], reasoning)
+                      np.fromiter((code[d] for d in day_of), dtype=np.int32, count=len(day_of)), names)
 
 
 def _cut(request: Request, block: int) -> Request:
@@ -125,14 +130,14 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
                trace: TraceChunk, prompts: np.ndarray | None = None, minimum: int = 0,
                image_size: tuple[int, int] | None = None) -> np.ndarray:
     """The token offset of each mark of `trace` on `counter`'s model: the request cut after that
-    block, counted without the reply priming (int64, aligned with `trace.keys`).
+    block, counted without the reply priming (int32, aligned with `trace.keys`).
 
     `prompts` (each row's whole prompt on the model) spares work: a row shorter than the rule's
     `minimum` can never be cached, so its ends are left 0; the last block ends where the prompt's
     reply priming begins (the prompt less the priming, which every chat format adds at the end).
     `image_size` sizes URL images, as in the whole request's count.
     """
-    out = np.zeros(len(trace.blocks), dtype=np.int64)
+    out = np.zeros(len(trace.blocks), dtype=np.int32)
     # equal keys are equal prefixes, so equal counts on one model: a shared system prompt, or the
     # conversation so far that the next turn repeats, is counted once per process
     known = _ENDS.setdefault((id(counter.render), counter.family, counter.tokenizer.name, image_size), {})

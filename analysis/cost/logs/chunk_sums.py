@@ -360,17 +360,18 @@ def _reduce(target: Target, counted: Recount, mask: np.ndarray, logged: np.ndarr
         part.sums[(day_names[key // (len(starts) + 1)], int(key % (len(starts) + 1)))] = cols[inverse == j].sum(axis=0)
     if keep_costs:
         part.costs.append(_row_costs(target, plan, n_in, content, out_logged, logged, tier))
-        part.prompts.append(n_in)
-        part.tiers.append(tier)
+        part.prompts.append(n_in.astype(np.int32))  # a prompt is far below 2**31 tokens
+        part.tiers.append(tier.astype(np.int8))
         part.outs.append(_row_outs(plan, content, out_logged, logged))
     return part
 
 
 def _row_outs(plan: TrafficPlan, content: np.ndarray, out_logged: np.ndarray, logged: np.ndarray) -> np.ndarray:
-    """Output tokens per row: the recount of the logged response, or the assumed output (float64)."""
+    """Output tokens per row, for the percentiles: the recount of the logged response, or the assumed output
+    (float32: totals come from the exact sums)."""
     if plan.output_tokens is not None:
-        return np.where(logged, out_logged, float(plan.output_tokens)).astype(np.float64)
-    return np.where(logged, out_logged, float(plan.output_ratio or 0) * content).astype(np.float64)
+        return np.where(logged, out_logged, float(plan.output_tokens)).astype(np.float32)
+    return np.where(logged, out_logged, float(plan.output_ratio or 0) * content).astype(np.float32)
 
 
 def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, content: np.ndarray, out_logged: np.ndarray,
@@ -520,7 +521,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
                 part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace, prompts,
                                             rule.minimum if rule is not None else 0, plan.image_size))
             else:
-                part.ends.append(np.zeros(len(trace.keys), dtype=np.int64))
+                part.ends.append(np.zeros(len(trace.keys), dtype=np.int32))
     by_served: dict[str, list[int]] = {}
     for i, s in enumerate(served):
         if isinstance(s, Target) and s.ref in recounts:
