@@ -185,7 +185,6 @@ def main(out_dir: Path) -> dict:
             entry["identical_outputs"] = len(set(outputs.values())) == 1
             local, dask = entry["engines"]["local"], entry["engines"]["dask"]
             entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
-            entry["phases_cpu_s"] = phases(log, models)
             results["logs"][name] = entry
             print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON): counting the texts "
                   f"{ref['cpu_s']} CPU s ({ref['wall_s']} s wall)", flush=True)
@@ -195,9 +194,13 @@ def main(out_dir: Path) -> dict:
                       f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
             print(f"  outputs identical on every engine: {entry['identical_outputs']}; Dask runs at "
                   f"{entry['dask_speed_over_local']}x the local engine's speed", flush=True)
-            print("  where the in-process CPU goes (this process, timed step by step):")
+        # after every command: a child's peak RSS counts this process's size when it forked
+        for name, (models, _) in LOGS.items():
+            entry = results["logs"][name]
+            entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
+            print(f"{name}: where the in-process CPU goes (this process, timed step by step):")
             for step, cpu in entry["phases_cpu_s"].items():
-                print(f"    {cpu:>6} s  {cpu / ref['cpu_s']:>5.2f}x the count  {step}")
+                print(f"    {cpu:>6} s  {cpu / entry['count']['cpu_s']:>5.2f}x the count  {step}")
     (out_dir / "logs.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return results
 
