@@ -24,6 +24,10 @@ CSS = """
 .tp-fmt { background: #ececef; color: #8e8e96; font-size: 0.85em; }
 .tp-tool { background: #f6e7c8; color: #8a6d2b; }
 .tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
+/* A heatmap (cells of a fixed size) or a table wider than its column scrolls inside the column, so
+   the page itself never pans sideways (at 390 px) and nothing is cut off (checked at 1400 and 390 px
+   by tests/dashboards/test_layout.py). */
+[data-testid="stVegaLiteChart"], [data-testid="stTable"] { max-width: 100%; overflow-x: auto; }
 </style>
 """
 

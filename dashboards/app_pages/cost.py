@@ -23,7 +23,8 @@ def typed_models(key: str) -> list[str]:
     """Model ids typed as the CLI takes them (gpt-4o, openai:gpt-4o, an alias), each checked by the
     one resolver; an unknown id stops the page with the closest ids."""
     typed = st.text_input("More models, as ids (comma-separated: gpt-4o, openai:gpt-4o, claude-sonnet-4-5-20250929)",
-                          key=key, help="Any id `tokenprism cost -m` accepts; an unknown id is refused with the closest ones.")
+                          key=key, bind="query-params" if key == "cost_model_ids" else None,
+                          help="Any id `tokenprism cost -m` accepts; an unknown id is refused with the closest ones.")
     ids = [m.strip() for m in typed.split(",") if m.strip()]
     for model in ids:
         try:
@@ -55,6 +56,8 @@ def number(where, name: str, default: str, **kwargs):
                               bind=name not in UNLINKED, **kwargs)
 
 
+SOURCES = ["Paste a prompt", "Upload a file", "Built-in corpus", "Chat log"]
+CATEGORIES = ["prose", "code", "multilingual"]
 # -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
 links.check("cost", [
     links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
@@ -62,10 +65,14 @@ links.check("cost", [
       for name, (key, field, label) in NUMBERS.items() if name not in UNLINKED),
     links.Param("cost_out_mode", "output modes", choices=lambda: ["tokens per request", "ratio of input tokens"]),
     links.Param("cost_cached", "a share", number="float", low=0, high=1),
+    # the rest of the form: where the requests come from (an upload stays out of links), which
+    # built-in categories, and the typed model ids (the resolver refuses a wrong one on the page)
+    links.Param("cost_source", "request sources", choices=lambda: SOURCES),
+    links.Param("cost_categories", "built-in categories", choices=lambda: CATEGORIES, multi=True),
+    links.Param("cost_model_ids", "model ids"),
 ])
 links.copy_link("cost")
-source = st.segmented_control("Requests", ["Paste a prompt", "Upload a file", "Built-in corpus", "Chat log"],
-                              default="Paste a prompt", key="cost_source")
+source = st.segmented_control("Requests", SOURCES, default="Paste a prompt", key="cost_source", bind="query-params")
 
 
 # The library names the Python argument that fixes a problem; on this page the fix is a control.
@@ -166,8 +173,8 @@ if source == "Upload a file":
         st.warning(input_problem(inputs))
         st.stop()
 elif source == "Built-in corpus":
-    categories = st.multiselect("Categories (each sample is one request)", ["prose", "code", "multilingual"],
-                                default=["prose", "code"], key="cost_categories")
+    categories = st.multiselect("Categories (each sample is one request)", CATEGORIES,
+                                default=["prose", "code"], key="cost_categories", bind="query-params")
     if not categories:
         st.warning("Pick at least one category.")
         st.stop()

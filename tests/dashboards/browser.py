@@ -36,6 +36,21 @@ def missing() -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def served_page(tmp: Path, *, height: int = 1000):
+    """(page, base URL) of the app served for a test module, in headless Chromium; skipped when the
+    browser cannot run here, failed under CI (CI set), so that a broken setup is not a pass."""
+    import pytest
+
+    reason = missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but the browser test cannot run: {reason}")
+        pytest.skip(reason)
+    with serve(log=tmp / "streamlit.log") as url, chromium(tmp / "profile", height=height) as page:
+        yield page, url
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -29,14 +29,8 @@ TEXT = "Tokenizers cut text into pieces: 2024 costs one token, ２０２４ more
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """(page, base URL, every URL the browser requested) for the whole module."""
-    reason = browser.missing()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but the browser test cannot run: {reason}")
-        pytest.skip(reason)
-    tmp = tmp_path_factory.mktemp("browser")
     requested: list[str] = []
-    with browser.serve(log=tmp / "streamlit.log") as url, browser.chromium(tmp / "profile", height=1600) as page:
+    with browser.served_page(tmp_path_factory.mktemp("browser"), height=1600) as (page, url):
         page.context.on("request", lambda request: requested.append(request.url))
         page.on("websocket", lambda ws: requested.append(ws.url))
         yield page, url, requested

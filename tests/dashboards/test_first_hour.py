@@ -116,6 +116,17 @@ def test_compare_link_carries_the_boundary_view():
     assert "'show': 'nope' is not one of the tokenizer names" in _warnings(bad)
 
 
+@pytest.mark.slow
+def test_cost_link_carries_the_source_the_categories_and_typed_model_ids():
+    at = open_link("app_pages/cost.py", {"cost_source": "Built-in corpus", "cost_categories": ["code"],
+                                         "cost_model_ids": "gpt-4o"})
+    assert at.segmented_control(key="cost_source").value == "Built-in corpus"
+    assert at.multiselect(key="cost_categories").value == ["code"]
+    assert at.text_input(key="cost_model_ids").value == "gpt-4o" and "link" not in _warnings(at) and not at.exception
+    bad = open_link("app_pages/cost.py", {"cost_source": "Carrier pigeon"})
+    assert "'cost_source': 'Carrier pigeon' is not one of the request sources" in _warnings(bad)
+
+
 # -- BPE lab: a new training shows its own last step ---------------------------------------------
 @pytest.mark.slow
 def test_bpe_lab_shows_the_last_step_of_a_new_corpus_and_keeps_a_links_step():
