@@ -69,4 +69,6 @@ class BoundedMemo(Generic[V]):
         return len(self._values)
 
     def clear(self) -> None:
+        """Forget every key, and the hit and miss counts."""
         self._values.clear()
+        self.hits = self.misses = 0

@@ -114,28 +114,52 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
     return (request.api, bool(request.system), tuple(messages), tools, choice)
 
 
+def _memo_of(counter: RequestCounter) -> BoundedMemo[Shaped]:
+    memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
+    if memo is None:
+        memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
+    return memo
+
+
+def _arithmetic(counter: RequestCounter) -> bool:
+    return FORMAT_TOKENS.get(counter.family or "") == "arithmetic" and counter.render is not None
+
+
+RowShape = tuple[tuple[object, ...] | None, tuple[str, ...]]
+
+
+def row_shape(request: Request) -> RowShape:
+    """(`structure_key`, `request_texts`) of a request: what `fast_counts` reads of it, computed once
+    for every counter of a chunk."""
+    return structure_key(request), tuple(request_texts(request))
+
+
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
-                add_generation_prompt: bool = True,
+                add_generation_prompt: bool = True, shape: RowShape | None = None,
                 image_size: tuple[int, int] | None = None) -> tuple[int, int, str, str]:
     """(content + media tokens, format tokens, exactness, reason) of `count_request(counter, request)`,
     by arithmetic where the counter's family allows it (`FORMAT_TOKENS`): the format's part of a
     structure already rendered, plus the counts of the request's texts. The same numbers as the
     rendered count, which is what it falls back to. Without `add_generation_prompt`, the request
-    cut where a prompt cache may end it (`logs.cache_trace`), not primed for a reply."""
+    cut where a prompt cache may end it (`logs.cache_trace`), not primed for a reply. `shape`: the
+    request's `row_shape`, if known."""
     tok = counter.tokenizer if tokenizer is None else tokenizer
-    key = structure_key(request) if FORMAT_TOKENS.get(counter.family or "") == "arithmetic" \
-        and counter.render is not None else None
+    if not _arithmetic(counter):
+        key = None
+    elif shape is None:
+        key = structure_key(request)
+    else:
+        key = shape[0]
     if key is not None and not add_generation_prompt:
         key = ("without the reply priming", key)
     if key is None:
         c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
     else:
-        memo = _SHAPED.get((counter.model, counter.tokenizer.name, counter.family))
-        if memo is None:
-            memo = _SHAPED[(counter.model, counter.tokenizer.name, counter.family)] = BoundedMemo(SHAPED_LIMIT)
+        memo = _memo_of(counter)
         shaped = memo.peek(key)
         if shaped is not None:
-            return sum(tok.count(t) for t in request_texts(request)), shaped.format_tokens, shaped.exactness, shaped.reason
+            texts = request_texts(request) if shape is None else shape[1]
+            return sum(map(tok.count, texts)), shaped.format_tokens, shaped.exactness, shaped.reason
         c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
         if not c.media_tokens:
             memo.put(key, Shaped(c.format_tokens, c.exactness, c.reason))

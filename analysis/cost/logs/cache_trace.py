@@ -157,7 +157,7 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
                     priming = (count_request(counter, empty, tokenizer).input_tokens
                                - count_request(counter, empty, tokenizer, add_generation_prompt=False).input_tokens)
                 end = known[keys[j]] = int(prompts[i]) - priming
-            if end is None:
+            if end is None:  # by arithmetic where the family allows (`recount.fast_counts`): the render's numbers
                 content, fmt, _, _ = fast_counts(counter, _cut(r.request, int(trace.blocks[j])), tokenizer,
                                                  add_generation_prompt=False, image_size=image_size)
                 end = known[keys[j]] = content + fmt

@@ -28,7 +28,7 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice
 from ..prices import Price, get_price
-from ..recount import batch_tokenizers, fast_counts, request_texts, target_counter
+from ..recount import RowShape, batch_tokenizers, fast_counts, row_shape, target_counter
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
@@ -328,15 +328,16 @@ class Recount:
 
 
 def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
-             image_size: tuple[int, int] | None = None) -> Recount:
-    """Every row's request counted under one model (the batch, where there is one, answers the texts' counts);
-    `image_size` sizes the images given by URL."""
+             shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None) -> Recount:
+    """Every row's request counted under one model (the batch, where there is one, answers the texts'
+    counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL."""
     tok = counter.tokenizer if batch is None else batch
     n = len(records)
     content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
     seen: Counter = Counter()
     for i, r in enumerate(records):
-        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, image_size=image_size)
+        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, shape=shapes[i],
+                                                            image_size=image_size)
         seen[(exactness, reason)] += 1
         out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
     return Recount(content, fmt, out, seen)
@@ -496,12 +497,13 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     wanted = {t.ref: t for t in plan.targets if t.counter() is not None}
     wanted.update({s.ref: s for s in served if isinstance(s, Target) and s.counter() is not None})
     counters = {ref: t.counter() for ref, t in wanted.items()}
-    texts = [t for r in records for t in request_texts(r.request)]
+    shapes = [row_shape(r.request) for r in records]
+    texts = [t for shape in shapes for t in shape[1]]
     batches = batch_tokenizers([c for c in counters.values() if c is not None], texts)
     replies = [t for r in records for t in (r.response, r.response_json) if t]
     for batch in batches.values():
         batch.fill(replies)
-    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, plan.image_size)
+    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, shapes, plan.image_size)
                 for ref, c in counters.items() if c is not None}
 
     everyone = np.ones(n, dtype=bool)

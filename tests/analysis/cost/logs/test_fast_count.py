@@ -3,6 +3,7 @@ log fixtures and a generated log of many structures, `fast_counts` equals `count
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -89,6 +90,12 @@ def test_fast_count_equals_the_rendered_count(model):
         assert fast_counts(counter, r, batch) == (c.content_tokens + c.media_tokens, c.format_tokens, c.exactness,
                                                   c.reason)
         assert fast_counts(counter, r) == fast_counts(counter, r, batch)  # the plain tokenizer too
+        cuts = list(range(len(r.messages) + 1))  # prefixes without the reply priming, as the cache trace counts them
+        for cut in cuts:
+            short = dataclasses.replace(r, messages=r.messages[:cut])
+            c = count_request(counter, short, batch, add_generation_prompt=False)
+            assert fast_counts(counter, short, batch, add_generation_prompt=False) == (
+                c.content_tokens + c.media_tokens, c.format_tokens, c.exactness, c.reason)
     memos = [m for key, m in _SHAPED.items() if key[0] == counter.model]
     if FORMAT_TOKENS[counter.family or "none"] == "arithmetic":
         assert memos and memos[0].hits > len(requests)  # the arithmetic was taken, not only the render

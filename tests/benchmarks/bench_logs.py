@@ -1,0 +1,211 @@
+"""`cost --logs` against counting its texts, in one run: CPU and wall of each engine over the raw count.
+
+Issue 44's measure. Counting is the floor of pricing a log (each text must be tokenized under each
+target's tokenizer), so the figure is a ratio: `tokenprism cost --logs` (a child process; CPU from
+`os.wait4`, which includes the pool's workers) over the same texts counted one at a time in one
+process with the same tokenizers (`time.process_time()`), both measured in this run because the
+machine is shared. Two logs, both generated (`bench_traffic.generate`, OpenAI chat shape: a system
+prompt of five, a user message of 8-60 words, a response of 10-120 words, usage on every second
+row, tools on 5%):
+
+* "traffic": the traffic bench's log under its four models;
+* "short chats": another seed under gpt-4o and gpt-4, the issue's first measurement.
+
+Each command runs on the in-process engine (one core), the local engine (every core) and a
+Dask LocalCluster of two workers; the three JSON outputs must be identical. The issue's targets
+are CPU at most 1.5x the count and wall at most 0.6x the one-process count (local engine).
+
+    python -m tests.benchmarks logs                       # 20,000 rows (a shared machine's budget)
+    TOKENPRISM_BENCH_ROWS=100000 python -m tests.benchmarks logs
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.bench_traffic import MODELS as TRAFFIC_MODELS, generate
+
+ROWS = int(os.environ.get("TOKENPRISM_BENCH_ROWS", "20000"))
+LOGS = {"traffic": (TRAFFIC_MODELS, 7), "short chats": ("gpt-4o,gpt-4", 11)}
+ENGINES = ("inprocess", "local", "dask")
+ON = "2026-03-15"
+TARGET_CPU, TARGET_WALL = 1.5, 0.6
+
+
+def run_cost(log: Path, models: str, engine: str, out: Path) -> dict:
+    """`tokenprism cost --logs` in a child process: CPU (its workers included), wall, peak RSS."""
+    cmd = [sys.executable, "-m", "analysis", "cost", "--logs", str(log), "-m", models, "--engine", engine,
+           "--format", "json", "--on", ON]
+    if engine == "dask":
+        cmd += ["--workers", "2"]  # a LocalCluster: a scheduler and two worker processes
+    t0 = time.perf_counter()
+    with open(out, "wb") as fh, open(out.with_suffix(".err"), "wb") as err:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's CPU and its waited-for workers'
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {out.with_suffix('.err').read_text()[-500:]}")
+    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+
+
+def texts_of(log: Path) -> list[str]:
+    """The texts a count must tokenize: system, user, the tools' JSON, the response."""
+    texts = []
+    with gzip.open(log, "rt", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            texts += [m["content"] for m in row["messages"]] + [row["response"]]
+            if "tools" in row:
+                texts.append(json.dumps(row["tools"]))
+    return texts
+
+
+def count_reference(texts: list[str], models: str) -> dict:
+    """Each text counted once per tokenizer of the models, one text at a time, in this process."""
+    from analysis import load_tokenizer
+    from analysis.cost import plan_traffic
+
+    names = sorted({t.choice.tokenizer for t in plan_traffic(models).targets if t.choice.usable and t.choice.tokenizer})
+    toks = [load_tokenizer(n) for n in names]
+    for tok in toks:
+        tok.count("warm up")
+    c0, w0 = time.process_time(), time.perf_counter()
+    for tok in toks:
+        for text in texts:
+            tok.count(text)
+    return {"cpu_s": round(time.process_time() - c0, 2), "wall_s": round(time.perf_counter() - w0, 2),
+            "tokenizers": names}
+
+
+def phases(log: Path, models: str) -> dict[str, float]:
+    """CPU seconds of each step of `cost --logs` on the in-process path, timed around the steps
+    themselves (no profiler): where the time goes beyond the count. The chunk steps are timed by
+    wrapping `chunk_sums`' own functions for the length of this call."""
+    from datetime import date
+
+    import orjson
+
+    from analysis.cost import LogReport, iter_log_chunks, plan_traffic, summarise
+    from analysis.cost import usage as usage_mod
+    from analysis.cost.logs import chunk_sums, shapes
+
+    spent: dict[str, float] = {}
+
+    def add(name: str, since: float) -> None:
+        spent[name] = spent.get(name, 0.0) + time.process_time() - since
+
+    t0 = time.process_time()
+    plan = plan_traffic(models, on=date.fromisoformat(ON))
+    for target in plan.targets:
+        target.counter()
+    add("plan and counters (tokenizers loaded)", t0)
+    t0 = time.process_time()
+    report = LogReport()
+    chunks = list(iter_log_chunks(log, report=report))
+    add("reading lines (gzip, UTF-8)", t0)
+    t0 = time.process_time()
+    rows = [orjson.loads(line) for chunk in chunks for _, line in chunk.lines]
+    add("JSON (orjson)", t0)
+    bill, shapes._bill = shapes._bill, lambda *a, **k: None  # type: ignore[assignment]
+    try:
+        t0 = time.process_time()
+        for row in rows:
+            shapes.parse_row(row, "openai-chat")
+        add("request building (parse_row, usage left out)", t0)
+    finally:
+        shapes._bill = bill  # type: ignore[assignment]
+    usage_mod.READ_MEMO.clear()
+    t0 = time.process_time()
+    for row in rows:
+        if isinstance(row.get("usage"), dict):
+            usage_mod.read_usage(row["usage"], "openai-chat", model=row.get("model"))
+    memo = usage_mod.READ_MEMO
+    add(f"usage read by genai-prices ({memo.misses:,} distinct of {memo.hits + memo.misses:,})", t0)
+    records = [r for chunk in chunks for r in chunk.records()[0]]
+    usage_mod.PRICE_MEMO.clear()
+    wrapped = {"_recount": "recount (chat format, per row and model)",
+               "batch_tokenizers": "tokenizing the requests' texts (one batch per tokenizer)",
+               "_as_billed": "as billed (genai-prices calc_price per distinct usage)",
+               "trace_chunk": "cache trace: block keys (issue 42)", "block_ends": "cache trace: block ends (issue 42)",
+               "_calibrate": "calibration", "_reduce": "sums per day and tier"}
+    originals = {name: getattr(chunk_sums, name) for name in wrapped}
+
+    def timed(name: str):  # noqa: ANN202
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            t = time.process_time()
+            try:
+                return originals[name](*args, **kwargs)
+            finally:
+                add(wrapped[name], t)
+        return call
+
+    for name in wrapped:
+        setattr(chunk_sums, name, timed(name))
+    try:
+        t0 = time.process_time()
+        total = chunk_sums.price_records(records, plan)
+        add("price_chunk, all of it", t0)
+    finally:
+        for name, fn in originals.items():
+            setattr(chunk_sums, name, fn)
+    inside = sum(v for k, v in spent.items() if k in wrapped.values())
+    spent["price_chunk, the rest (mostly the logged responses counted; media, days, per-row costs)"] = \
+        spent["price_chunk, all of it"] - inside
+    t0 = time.process_time()
+    summarise(total, plan, report)
+    add("summarise (report, cache simulation, whole bill)", t0)
+    return {k: round(v, 2) for k, v in spent.items()}
+
+
+def main(out_dir: Path) -> dict:
+    results: dict = {"rows": ROWS, "cpu_count": os.cpu_count(), "logs": {}}
+    with tempfile.TemporaryDirectory(prefix="tokenprism-bench-logs-") as tmp:
+        folder = Path(tmp)
+        for name, (models, seed) in LOGS.items():
+            log = folder / f"{name.replace(' ', '-')}.jsonl.gz"
+            size = generate(log, ROWS, seed=seed)
+            ref = count_reference(texts_of(log), models)
+            entry: dict = {"models": models, "log_mb": round(size / 1e6, 1), "count": ref, "engines": {}}
+            outputs = {}
+            for engine in ENGINES:
+                out = folder / f"out-{engine}.json"
+                run = run_cost(log, models, engine, out)
+                run["cpu_over_count"] = round(run["cpu_s"] / ref["cpu_s"], 2)
+                run["wall_over_count"] = round(run["wall_s"] / ref["wall_s"], 2)
+                entry["engines"][engine] = run
+                outputs[engine] = out.read_bytes()
+            entry["identical_outputs"] = len(set(outputs.values())) == 1
+            local, dask = entry["engines"]["local"], entry["engines"]["dask"]
+            entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
+            results["logs"][name] = entry
+            print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON): counting the texts "
+                  f"{ref['cpu_s']} CPU s ({ref['wall_s']} s wall)", flush=True)
+            for engine, run in entry["engines"].items():
+                print(f"  {engine:>9}: {run['cpu_s']:>6} CPU s = {run['cpu_over_count']}x the count "
+                      f"(target {TARGET_CPU}x); {run['wall_s']:>6} s wall = {run['wall_over_count']}x "
+                      f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
+            print(f"  outputs identical on every engine: {entry['identical_outputs']}; Dask runs at "
+                  f"{entry['dask_speed_over_local']}x the local engine's speed", flush=True)
+        # after every command: a child's peak RSS counts this process's size when it forked
+        for name, (models, _) in LOGS.items():
+            entry = results["logs"][name]
+            entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
+            print(f"{name}: where the in-process CPU goes (this process, timed step by step):")
+            for step, cpu in entry["phases_cpu_s"].items():
+                print(f"    {cpu:>6} s  {cpu / entry['count']['cpu_s']:>5.2f}x the count  {step}")
+    (out_dir / "logs.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return results
+
+
+if __name__ == "__main__":  # pragma: no cover
+    out = Path(__file__).resolve().parents[2] / "bench-results"
+    out.mkdir(exist_ok=True)
+    main(out)
