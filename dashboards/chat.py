@@ -195,7 +195,8 @@ def show() -> None:
     except BadInput as e:
         st.error(str(e), icon=":material/image_not_supported:")
         counted = body
-    counts = _counts(json.dumps(counted, ensure_ascii=False, separators=(",", ":")), models)
+    counted_text = json.dumps(counted, ensure_ascii=False, separators=(",", ":"))
+    counts = _counts(counted_text, models)
     if not counts:
         st.stop()
     # the tools' own part: what each count takes with the tools, beyond the same request without them
@@ -204,6 +205,8 @@ def show() -> None:
     st.table(pd.DataFrame([_row(c, bare.get(c.model)) for c in counts]), hide_index=True)
     for c in counts:
         st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
+        if note := shared.request_ignored(counted_text, c):  # a field the format drops: the same count without it
+            st.caption(f"**{markdown_text(c.model)}** · {markdown_text(note)}")
     if any(c.media for c in counts):
         st.markdown("**Images, by each model's rule**")
         st.table(pd.DataFrame([{"model": c.model, "part": line.part, "tokens": line.tokens,

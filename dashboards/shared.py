@@ -28,7 +28,7 @@ from analysis.corpora import sample_text as corpora_sample_text
 from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
 from analysis.errors import BadInput, UnknownName
 from analysis.models import closest_models, resolve
-from analysis.requests import Count, input_tokens, parse
+from analysis.requests import Count, ignored_fields, ignored_note, input_tokens, parse, request_counter
 from analysis.tokenizers.fetch import vocabulary_problems
 
 
@@ -185,6 +185,11 @@ def request_count(body: str, model: str) -> Count:
     and `input_tokens` raise (BadInput, UnknownName): the page shows it.
     """
     return input_tokens(parse(json.loads(body)), model)
+
+
+def request_ignored(body: str, count: Count) -> str:
+    """What `count`'s chat format leaves out of the request (`body`, JSON text), worded; '' for nothing."""
+    return ignored_note(ignored_fields(parse(json.loads(body)), request_counter(count.model), count), count.family)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

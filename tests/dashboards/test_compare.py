@@ -350,3 +350,14 @@ def test_chat_mode_counts_a_dropped_image_by_its_real_size(tmp_path, capsys):
     at.file_uploader(key="chat_images").set_value([("notes.png", b"not an image", "image/png")]).run()
     assert any("notes.png: its size could not be read" in e.value for e in at.error)
     assert "media_tokens" in at.table[0].value and (at.table[0].value["media_tokens"] == 0).all()
+
+
+def test_chat_mode_says_which_fields_a_format_does_not_write():
+    # Qwen 3's template writes no message name: the page says so for qwen3, not for gpt-4o (the
+    # Cookbook's rule counts the name), and the count without the name is indeed the same
+    at = open_link(PAGE, _chat_link(models=("gpt-4o", "qwen3-32b")))
+    notes = [as_read(c.value) for c in at.caption if "does not write" in as_read(c.value)]
+    assert len(notes) == 1 and "qwen3-32b" in notes[0] and "the messages' name" in notes[0], notes
+    nameless = {**CHAT, "messages": [{k: v for k, v in m.items() if k != "name"} for m in CHAT["messages"]]}
+    assert input_tokens(parse(nameless), "qwen3-32b").ids == input_tokens(parse(CHAT), "qwen3-32b").ids
+    assert input_tokens(parse(nameless), "gpt-4o").input_tokens != input_tokens(parse(CHAT), "gpt-4o").input_tokens
