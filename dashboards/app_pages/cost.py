@@ -71,8 +71,10 @@ links.check("cost", [
     links.Param("cost_source", "request sources", choices=lambda: SOURCES),
     links.Param("cost_categories", "built-in categories", choices=lambda: CATEGORIES, multi=True),
     links.Param("cost_model_ids", "model ids"),
+    links.Param("cost_text", "a text", max_chars=links.LINK_MAX_TEXT),
 ])
-links.copy_link("cost")
+links.copy_link("cost", note=f"A pasted prompt is carried up to {links.LINK_MAX_TEXT:,} characters; an uploaded "
+                             "file or log is not.")
 source = st.segmented_control("Requests", SOURCES, default="Paste a prompt", key="cost_source", bind="query-params")
 
 
@@ -181,7 +183,10 @@ elif source == "Built-in corpus":
         st.stop()
     inputs = corpus_views.builtin_samples().pipe(lambda d: d[d["category"].isin(categories)])
 else:
-    inputs = st.text_area("One request's text (the prompt)", shared.sample_text(), height=140, key="cost_text")
+    st.session_state.setdefault("cost_text", shared.sample_text())  # the default, where a link sets none
+    links.linked_text("cost_text", "cost_text")  # a link's prompt, up to what a link carries
+    inputs = st.text_area("One request's text (the prompt)", height=140, key="cost_text")
+    links.sync_text("cost_text", inputs, shared.sample_text())
     problem = input_problem(inputs)
     if problem:
         st.warning(problem)

@@ -168,3 +168,21 @@ def test_an_uploaded_log_shows_each_models_simulated_cache_as_an_estimate():
     assert models.loc["openai:gpt-4o", "cache read / written (est.)"].endswith("(openai prefix)")
     assert not models.loc["openai:gpt-4o", "cache read / written (est.)"].startswith("0 ")
     assert any("prompt cache simulated" in m.value and "an estimate" in m.value for m in at.markdown)
+
+
+def test_a_link_carries_the_pasted_prompt_both_ways():
+    from tests.dashboards.conftest import open_link
+
+    prompt = "Translate «this» into Norwegian, keeping the tone."
+    at = open_link(PAGE, {"cost_text": prompt, "cost_models": MODELS[:1]})
+    assert at.text_area(key="cost_text").value == prompt  # the link's prompt is the one priced
+    at.button(key="cost_go").click().run()
+    assert not at.exception
+    expected = estimate(prompt, MODELS[:1], workload=Workload(requests_per_month=100_000, output_tokens=0,
+                                                             messages_per_request=1)).models.set_index("model")
+    assert _models_table(at).loc[MODELS[0], "in_tok/req"] == f"{int(expected.loc[MODELS[0], 'prompt_tokens_per_request']):,}"
+    # an edited prompt goes into the link; the sample text (the default) is left out of it
+    at.text_area(key="cost_text").set_value("Another prompt.").run()
+    assert at.query_params["cost_text"] in ("Another prompt.", ["Another prompt."])
+    fresh = open_page(PAGE)
+    assert "cost_text" not in fresh.query_params
