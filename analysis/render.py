@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import html
 import re
-from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from functools import lru_cache
 from typing import Sequence
 
+from .textio.numbers import compact_number as compact_number  # the one short form of a number, kept here for callers
 from .tokenizers.base import Piece, clean_text
 
 VISIBLE = {" ": "·", "\t": "→", "\n": "↵\n", "\r": "␍"}
@@ -78,25 +78,6 @@ def terminal_text(text: str) -> str:
     'a␍b<U+202E>c'
     """
     return _LONE_CR.sub("\u240d", text).translate(_TERMINAL_TABLE)
-
-
-def compact_number(value: Decimal | float | int, *, digits: int = 15) -> str:
-    """A number in at most about 25 characters, whatever it is: plain digits with thousands
-    separators when it has a modest exponent and few digits, else scientific notation rounded
-    to `digits` significant digits.
-
-    >>> compact_number(Decimal("1e6")), compact_number(Decimal("0.25")), compact_number(1e-320)
-    ('1,000,000', '0.25', '1e-320')
-    >>> compact_number(Decimal("1e-999999999")), compact_number(Decimal("1." + "0" * 40 + "1"))
-    ('1e-999999999', '1')
-    """
-    d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else value)
-    if not d.is_finite() or d == 0:
-        return str(d) if not d.is_finite() else "0"
-    short = d.normalize(Context(prec=digits, Emin=MIN_EMIN, Emax=MAX_EMAX))
-    if -9 <= short.adjusted() <= 15:
-        return f"{short:,f}"
-    return f"{short:e}".replace("e+", "e")
 
 
 _MARKDOWN_PUNCTUATION = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()<>#+-.!|~:$&=^\"'%/@?;,"})

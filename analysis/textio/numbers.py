@@ -9,9 +9,26 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation
 
-from ..render import compact_number
+
+def compact_number(value: Decimal | float | int, *, digits: int = 15) -> str:
+    """A number in at most about 25 characters, whatever it is: plain digits with thousands
+    separators when it has a modest exponent and few digits, else scientific notation rounded
+    to `digits` significant digits.
+
+    >>> compact_number(Decimal("1e6")), compact_number(Decimal("0.25")), compact_number(1e-320)
+    ('1,000,000', '0.25', '1e-320')
+    >>> compact_number(Decimal("1e-999999999")), compact_number(Decimal("1." + "0" * 40 + "1"))
+    ('1e-999999999', '1')
+    """
+    d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else value)
+    if not d.is_finite() or d == 0:
+        return str(d) if not d.is_finite() else "0"
+    short = d.normalize(Context(prec=digits, Emin=MIN_EMIN, Emax=MAX_EMAX))
+    if -9 <= short.adjusted() <= 15:
+        return f"{short:,f}"
+    return f"{short:e}".replace("e+", "e")
 
 
 # A number above 0 is at least this: 1e-999999999 would read as 0.0, and 5e-324 is a denormal.
