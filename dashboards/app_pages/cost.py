@@ -24,7 +24,7 @@ def typed_models(key: str) -> list[str]:
     """Model ids typed as the CLI takes them (gpt-4o, openai:gpt-4o, an alias), each checked by the
     one resolver; an unknown id stops the page with the closest ids."""
     typed = st.text_input("More models, as ids (comma-separated: gpt-4o, openai:gpt-4o, claude-sonnet-4-5-20250929)",
-                          key=key, bind="query-params" if key == "cost_model_ids" else None,
+                          key=key, bind="query-params",
                           help="Any id `tokenprism cost -m` accepts; an unknown id is refused with the closest ones.")
     ids = [m.strip() for m in typed.split(",") if m.strip()]
     for model in ids:
@@ -72,6 +72,14 @@ links.check("cost", [
     links.Param("cost_categories", "built-in categories", choices=lambda: CATEGORIES, multi=True),
     links.Param("cost_model_ids", "model ids"),
     links.Param("cost_text", "a text", max_chars=links.LINK_MAX_TEXT),
+    # the log view's settings (the log itself, an upload, stays out of links)
+    links.Param("cost_log_models", "models with a price", choices=shared.model_choices, multi=True),
+    links.Param("cost_log_model_ids", "model ids"),
+    links.Param("cost_log_format", "log formats", choices=lambda: ["auto", *SHAPES]),
+    links.Param("cost_log_out", "Output tokens of rows without a logged response",
+                read=fields.workload("output_tokens", "Output tokens of rows without a logged response")),
+    links.Param("cost_log_cached", "a share", number="float", low=0, high=1),
+    links.Param("cost_log_skip", "true or false", choices=lambda: ["true", "false"]),
 ])
 links.copy_link("cost", note=f"A pasted prompt is carried up to {links.LINK_MAX_TEXT:,} characters; an uploaded "
                              "file or log is not.")
@@ -99,19 +107,20 @@ if source == "Chat log":
                "with one request per line. Every request is recounted in each model's own tokenizer.")
     log = st.file_uploader(f"Chat log (up to {MAX_UPLOAD_BYTES // 1_000_000} MB)", key="cost_log",
                            type=["jsonl", "json", "gz", "csv", "parquet", "txt"])
-    models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS[:6]), key="cost_log_models")
+    models = st.multiselect("Models", shared.model_choices(), default=list(DEFAULT_MODELS[:6]), key="cost_log_models",
+                            bind="query-params")
     models = list(dict.fromkeys([*models, *typed_models("cost_log_model_ids")]))
     c1, c2, c3, c4 = st.columns(4)
-    shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format")
+    shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format", bind="query-params")
     log_fields = fields.Fields()
     out_tokens = log_fields.number(c2, "Output tokens of rows without a logged response", key="cost_log_out",
-                                   default="300", bind=False,
+                                   default="300",
                                    read=fields.workload("output_tokens", "Output tokens of rows without a logged response"))
-    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached",
+    cached = c3.slider("Share of input served from the prompt cache", 0.0, 1.0, 0.0, step=0.05, key="cost_log_cached", bind="query-params",
                        help="0: each model's own prompt-cache rule is simulated over the log's requests in time order "
                             "(an estimate, named in the table's cache column and the notes); above 0, this flat share "
                             "replaces the simulation")
-    skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip")
+    skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip", bind="query-params")
     log_fields.stop_if_unread()
     if log is None:
         st.info("Upload a chat log to price last month's traffic under each model.")

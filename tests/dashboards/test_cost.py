@@ -186,3 +186,22 @@ def test_a_link_carries_the_pasted_prompt_both_ways():
     assert at.query_params["cost_text"] in ("Another prompt.", ["Another prompt."])
     fresh = open_page(PAGE)
     assert "cost_text" not in fresh.query_params
+
+
+def test_a_link_carries_the_log_views_settings():
+    from tests.dashboards.conftest import as_read, open_link
+
+    settings = {"cost_source": "Chat log", "cost_log_models": ["openai:gpt-4o-mini"], "cost_log_format": "anthropic",
+                "cost_log_out": "120", "cost_log_cached": "0.25", "cost_log_skip": "true",
+                "cost_log_model_ids": "gpt-4o"}
+    at = open_link(PAGE, settings)
+    assert not at.error and not [w for w in at.warning if "link" in w.value]
+    assert at.multiselect(key="cost_log_models").value == ["openai:gpt-4o-mini"]
+    assert at.selectbox(key="cost_log_format").value == "anthropic"
+    assert at.text_input(key="cost_log_out").value == "120"
+    assert at.slider(key="cost_log_cached").value == 0.25
+    assert at.checkbox(key="cost_log_skip").value is True
+    assert at.text_input(key="cost_log_model_ids").value == "gpt-4o"
+    # a bad link value is named, not used
+    at = open_link(PAGE, {"cost_source": "Chat log", "cost_log_format": "nonsense"})
+    assert any("'cost_log_format': 'nonsense' is not one of the log formats" in as_read(w.value) for w in at.warning)
