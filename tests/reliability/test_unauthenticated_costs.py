@@ -160,12 +160,13 @@ def test_a_slowloris_is_cut_by_the_head_deadline_and_keyed_requests_are_answered
                     pass
             status, _ = _call(url, "/v1/count", json.dumps({"text": "hello", "tokenizers": ["o200k_base"]}).encode())
             assert status == 200
+            held = max(held, _fds(proc.pid) - base)  # a busy server accepts the backlog a little later
             time.sleep(0.25)
         left = _fds(proc.pid) - base
     finally:
         for s in socks:
             s.close()
-    assert held > n // 2  # the connections were really open at first
+    assert held > n // 2  # the connections were really open at some point
     assert left < 30, (held, left)  # and are closed by the deadline, however they trickle
 
 
