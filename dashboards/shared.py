@@ -209,11 +209,13 @@ def request_price(n_tokens: int, model: str) -> tuple[Decimal | None, str]:
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")
 def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int, chars: int | None,
-                output_tokens: int | None, output_ratio: str | None, cached: str, reasoning: int | None = None):
-    """`analysis.cost.estimate` for the form's values (numbers as given: Workload validates them)."""
+                output_tokens: int | None, output_ratio: str | None, cached: str, reasoning: int | None = None,
+                prices: tuple[bool, str | None] = (False, None)):
+    """`analysis.cost.estimate` for the form's values (numbers as given: Workload validates them);
+    `prices` is (batch, service tier)."""
     workload = Workload(requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
                         cached_share=cached, messages_per_request=messages, chars_per_request=chars,
-                        reasoning_tokens=reasoning)
+                        reasoning_tokens=reasoning, batch=prices[0], service_tier=prices[1])
     return estimate(inputs, list(models), workload=workload)
 
 
@@ -238,7 +240,8 @@ def cost_html(report) -> bytes:
 
 
 # The Cost page names a library message's fixes as its own controls (the CLI as its flags).
-PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape=SHAPE", 'in "Log format"'))
+PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape=SHAPE", 'in "Log format"'),
+              ("drop the flag for this model", 'set "Prices" to standard or remove this model'))
 
 
 def page_words(message: str) -> str:

@@ -58,6 +58,12 @@ def number(where, name: str, default: str, **kwargs):
 
 
 SOURCES = ["Paste a prompt", "Upload a file", "Built-in corpus", "Chat log"]
+# genai-prices' variants of a price: (batch, service tier) for each choice of the Prices box
+PRICES = {"standard": (False, None), "batch": (True, None), "flex tier": (False, "flex"),
+          "priority tier": (False, "priority")}
+PRICES_HELP = ("genai-prices' batch price or service-tier price (OpenAI's flex and priority), for every model: "
+               "a model without that price is named, and is priced once you set standard or remove it.")
+
 CATEGORIES = ["prose", "code", "multilingual"]
 # -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
 links.check("cost", [
@@ -80,6 +86,8 @@ links.check("cost", [
                 read=fields.workload("output_tokens", "Output tokens of rows without a logged response")),
     links.Param("cost_log_cached", "a share", number="float", low=0, high=1),
     links.Param("cost_log_skip", "true or false", choices=lambda: ["true", "false"]),
+    links.Param("cost_prices", "prices", choices=lambda: list(PRICES)),
+    links.Param("cost_log_prices", "prices", choices=lambda: list(PRICES)),
 ])
 links.copy_link("cost", note=f"A pasted prompt is carried up to {links.LINK_MAX_TEXT:,} characters; an uploaded "
                              "file or log is not.")
@@ -89,12 +97,13 @@ source = st.segmented_control("Requests", SOURCES, default="Paste a prompt", key
 # The library names the Python argument that fixes a problem; on this page the fix is a control.
 @st.cache_data(max_entries=4, show_spinner="Pricing the log under each model...")
 def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool, output_tokens: str,
-                   cached: str):
+                   cached: str, prices: str = "standard"):
     """The traffic report of an uploaded log (cached on the bytes and the settings)."""
     report = LogReport()
     records = iter_log_records(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report,
                                bounds=UPLOAD_BOUNDS)
-    plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached)
+    batch, tier = PRICES[prices]
+    plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached, batch=batch, service_tier=tier)
     partial = price_records(records, plan)
     if not partial.rows:
         raise ValueError(f"no request read from {name}: {report.summary()}")
@@ -121,6 +130,7 @@ if source == "Chat log":
                             "(an estimate, named in the table's cache column and the notes); above 0, this flat share "
                             "replaces the simulation")
     skip = c4.checkbox("Skip malformed rows (and count them)", key="cost_log_skip", bind="query-params")
+    log_prices = c4.selectbox("Prices", list(PRICES), key="cost_log_prices", bind="query-params", help=PRICES_HELP)
     log_fields.stop_if_unread()
     if log is None:
         st.info("Upload a chat log to price last month's traffic under each model.")
@@ -133,7 +143,8 @@ if source == "Chat log":
         st.warning("Pick at least one model.")
         st.stop()
     try:
-        traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached))
+        traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached),
+                                 log_prices)
     except (ValueError, KeyError) as e:
         st.error(shared.page_words(e.args[0] if e.args else str(e)))
         st.stop()
@@ -222,6 +233,7 @@ with st.form("workload"):
     reasoning = number(c3, "reasoning", "", optional=True, placeholder="not given",
                        help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
                             "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
+    prices = c1.selectbox("Prices", list(PRICES), key="cost_prices", bind="query-params", help=PRICES_HELP)
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 form_fields.stop_if_unread()  # each refusal is beside its field; nothing is priced with a value not read
 
@@ -232,9 +244,9 @@ try:
     report = shared.cost_report(inputs, tuple(models), requests=requests, messages=int(messages), chars=chars or None,
                                 output_tokens=out_tokens if out_mode.startswith("tokens") else None,
                                 output_ratio=out_ratio if out_mode.startswith("ratio") else None, cached=str(cached),
-                                reasoning=reasoning)
+                                reasoning=reasoning, prices=PRICES[prices])
 except (ValueError, KeyError) as e:
-    st.error(e.args[0] if e.args else str(e))
+    st.error(shared.page_words(str(e.args[0] if e.args else e)))
     st.stop()
 
 priced = report.models[report.models["usd_per_month"].notna()]

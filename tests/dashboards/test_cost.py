@@ -205,3 +205,48 @@ def test_a_link_carries_the_log_views_settings():
     # a bad link value is named, not used
     at = open_link(PAGE, {"cost_source": "Chat log", "cost_log_format": "nonsense"})
     assert any("'cost_log_format': 'nonsense' is not one of the log formats" in as_read(w.value) for w in at.warning)
+
+
+def test_batch_and_tier_prices_on_both_views():
+    from tests.dashboards.conftest import as_read, open_link
+
+    at = open_link(PAGE, {"cost_models": ["openai:gpt-4o-mini"], "cost_prices": "batch"})
+    at.button(key="cost_go").click().run()
+    assert not at.exception and not at.error
+    batch = estimate(at.text_area(key="cost_text").value, ["openai:gpt-4o-mini"],
+                     workload=Workload(requests_per_month=100_000, output_tokens=300, messages_per_request=1,
+                                       batch=True)).models.set_index("model")
+    standard = estimate(at.text_area(key="cost_text").value, ["openai:gpt-4o-mini"],
+                        workload=Workload(requests_per_month=100_000, output_tokens=300,
+                                          messages_per_request=1)).models.set_index("model")
+    shown = _models_table(at).loc["openai:gpt-4o-mini", "$/month"]
+    assert shown == format_usd(batch.loc["openai:gpt-4o-mini", "usd_per_month"]) != format_usd(
+        standard.loc["openai:gpt-4o-mini", "usd_per_month"])
+    # a model without the variant is named, with the page's fix
+    at = open_link(PAGE, {"cost_models": ["deepseek:deepseek-chat"], "cost_prices": "batch"})
+    at.button(key="cost_go").click().run()
+    assert any("deepseek:deepseek-chat" in as_read(e.value) and 'set "Prices" to standard' in as_read(e.value)
+               for e in at.error), [e.value for e in at.error]
+    # the log view takes the same choice, priced as `cost --logs --batch` prices it
+    import json
+    from decimal import Decimal
+    from pathlib import Path
+
+    from analysis.cli import main
+
+    log = Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "calibration.jsonl"
+    at = open_link(PAGE, {"cost_source": "Chat log", "cost_log_prices": "batch"})
+    assert at.selectbox(key="cost_log_prices").value == "batch"
+    at.file_uploader(key="cost_log").set_value((log.name, log.read_bytes(), "application/jsonl"))
+    at.multiselect(key="cost_log_models").set_value(["openai:gpt-4o"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["cost", "--logs", str(log), "-m", "openai:gpt-4o", "--batch", "--output-tokens", "300",
+                     "--format", "json"]) == 0
+    (row,) = json.loads(out.getvalue())["models"]
+    shown = at.dataframe[0].value.set_index("model").loc["openai:gpt-4o"]
+    assert Decimal(shown["total $"].lstrip("$")) == Decimal(format_usd(Decimal(row["usd_total"])).lstrip("$")) > 0
