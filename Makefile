@@ -11,11 +11,12 @@ STAMP  := $(VENV)/.tokenprism-installed
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install -qq --upgrade pip
 
-# Re-install whenever the project metadata changes.
+# Re-install whenever the project metadata changes. -qq: pip still prints its errors, but not the
+# editable-install notice setuptools gives for any layout with package_dir (a fresh install looks clean).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install -qq -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
