@@ -50,7 +50,6 @@ SKIPS = [
     (r"^tokenprism measure\s*(#|$)", "the built-in corpora under every tokenizer (the measure tests run it)"),
     (r"^tokenprism cost --builtin prose .* --out support-report", "prices every built-in prose sample (the cost tests)"),
     # an example whose input is not in files/ yet: add the file there and drop the line to check it
-    (r"^tokenprism cost --logs support\.jsonl ", "its log (support.jsonl) is not in tests/readme/files"),
 ]
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
