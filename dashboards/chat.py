@@ -205,7 +205,7 @@ def show() -> None:
     st.table(pd.DataFrame([_row(c, bare.get(c.model)) for c in counts]), hide_index=True)
     for c in counts:
         st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
-        if note := shared.request_ignored(counted_text, c):  # a field the format drops: the same count without it
+        if note := shared.request_ignored(counted_text, c.model):  # a field the format drops: the same count without it
             st.caption(f"**{markdown_text(c.model)}** · {markdown_text(note)}")
     if any(c.media for c in counts):
         st.markdown("**Images, by each model's rule**")

@@ -187,9 +187,13 @@ def request_count(body: str, model: str) -> Count:
     return input_tokens(parse(json.loads(body)), model)
 
 
-def request_ignored(body: str, count: Count) -> str:
-    """What `count`'s chat format leaves out of the request (`body`, JSON text), worded; '' for nothing."""
-    return ignored_note(ignored_fields(parse(json.loads(body)), request_counter(count.model), count), count.family)
+@st.cache_data(max_entries=64, show_spinner=False)
+def request_ignored(body: str, model: str) -> str:
+    """What `model`'s chat format leaves out of the request (`body`, JSON text), worded; '' for nothing.
+
+    Cached: finding out counts the request again once per field it carries."""
+    counter = request_counter(model)
+    return ignored_note(ignored_fields(parse(json.loads(body)), counter), counter.family)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
