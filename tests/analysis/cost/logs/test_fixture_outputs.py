@@ -1,6 +1,6 @@
 """Every output format of `cost --logs` on the log fixtures, pinned byte for byte.
 
-The expected files in tests/fixtures/logs/expected were written by the code before the
+The expected files in tests/fixtures/log_outputs were written by the code before the
 streaming summary (each row's marks and token counts kept until the end, the prompt cache
 simulated over the whole log at once). The streaming path (chunks folded as they arrive, in
 time order) must print the same bytes on every engine. Regenerate only on purpose:
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[4]
 LOGS = [f"tests/fixtures/logs/{name}" for name in
         ("anthropic.jsonl", "calibration.jsonl", "chat.csv", "openai_batch.jsonl", "openai_chat.jsonl")]
 LOGS += [f"tests/readme/files/{name}.jsonl" for name in ("batch-input", "month", "o4-mini", "support")]
-EXPECTED = ROOT / "tests" / "fixtures" / "logs" / "expected"
+EXPECTED = ROOT / "tests" / "fixtures" / "log_outputs"
 FORMATS = ("table", "csv", "json", "md", "html")
 VARIANTS = {
     "four": ["-m", "gpt-4o,gpt-4.1-mini,claude-sonnet-4-5,deepseek-chat", "--output-tokens", "50"],
@@ -53,7 +53,7 @@ def outputs(engine: str = "inprocess"):
 @pytest.mark.parametrize("engine", ["inprocess", "local"])
 def test_every_format_on_the_fixtures_is_unchanged(engine):
     if not EXPECTED.is_dir():
-        pytest.skip("no expected outputs (tests/fixtures/logs/expected)")
+        pytest.skip("no expected outputs (tests/fixtures/log_outputs)")
     differ = []
     for name, text in outputs(engine):
         want = (EXPECTED / name).read_text(encoding="utf-8")
