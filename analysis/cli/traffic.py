@@ -94,6 +94,11 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
 
     from ..engine import open_engine, price_log_chunks, price_logs
 
+    from ..cost import warm_counters
+
+    # the targets' counters (tokenizers, formats) built before an engine starts: a LocalCluster's
+    # workers, forked when it opens, inherit them instead of each loading the vocabularies again
+    warm_counters([], plan)
     # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
                      dashboard=sys.stderr.isatty()) as engine:

@@ -284,6 +284,23 @@ def _log_chars(chunk: list[LogRecord]) -> int:
     return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
+def _warm_plan(plan: TrafficPlan) -> None:
+    from ..cost import warm_counters
+
+    warm_counters([], plan)
+
+
+def _prepare(engine: Engine, plan: TrafficPlan) -> None:
+    """The plan's counters built wherever chunks will run, before the first chunk (`Engine.prepare`):
+    a cluster's workers then do not each load the vocabularies while their first task waits."""
+    import functools
+    import hashlib
+    import pickle
+
+    name = hashlib.blake2b(pickle.dumps(tuple((t.ref, t.choice) for t in plan.targets)), digest_size=8).hexdigest()
+    engine.prepare(functools.partial(_warm_plan, plan), name)
+
+
 def _fold(plan: TrafficPlan, fold: bool, stream_after: int | None) -> Any:
     """Where the partials go as they come back, in order: a `LogFold` (memory flat in the rows of a
     log in time order), or, with `fold=False`, one partial that keeps every row's marks."""
@@ -317,6 +334,7 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
             yield chunk
 
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    _prepare(opened, plan)
     total, folder = TrafficPartial(), _fold(plan, fold, stream_after)
     try:
         for partial in opened.map(_traffic_task, warmed(chunked(records, chunk_rows)), (), params={"plan": plan},
@@ -365,6 +383,7 @@ def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: s
             yield chunk
 
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    _prepare(opened, plan)
     total, report, kept = TrafficPartial(), LogReport(), 0
     folder = _fold(plan, fold, stream_after)
     try:
