@@ -1,6 +1,6 @@
 """Every `cost --logs` output, in every format, byte for byte as the goldens generated from main.
 
-The goldens (tests/fixtures/logs/golden) are written by `golden_cases` (see its docstring for
+The goldens (tests/analysis/cost/logs/golden) are written by `golden_cases` (see its docstring for
 the command that regenerates them); this test runs the same cases in this process and compares.
 Slow (about 5 s in all): `--runslow`.
 """
