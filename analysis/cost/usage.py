@@ -350,29 +350,44 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
         key = (keys, batch, tier, flags, sum(inp > s for s in starts))
         group = groups.get(key)
         if group is None:
-            groups[key] = [list(values), [row]]
+            groups[key] = [row]
         else:
-            sums = group[0]
-            for i, v in enumerate(values):
-                sums[i] += v
-            group[1].append(row)
+            group.append(row)
     total, unpriced = Decimal(0), 0
-    for (keys, batch, tier, flags, bucket), (sums, members) in groups.items():
-        values = dict(zip(keys, sums))
-        assert starts is not None  # by `groups`
-        # genai-prices picks a tiered rate by the input of the usage it prices: the sum must stay in the rows' tier
-        same_tier = sum(values.get("input_tokens", 0) > s for s in starts) == bucket
-        price = _group_price(values, members, forms, model, provider, batch, tier, flags) if same_tier else None
-        if price is None:  # Decimal would round, or a price this module cannot follow: row by row
-            singles.extend(members)
-        else:
-            total += price
+    for (keys, batch, tier, flags, bucket), members in groups.items():
+        for pack in _packs(members, forms, starts[bucket] if bucket < len(starts) else None):
+            values = dict(zip(keys, map(sum, zip(*(forms[id(u)][1] for u, _, _, _ in pack)))))
+            price = _group_price(values, pack, forms, model, provider, batch, tier, flags)
+            if price is None:  # Decimal would round, or a price this module cannot follow: row by row
+                singles.extend(pack)
+            else:
+                total += price
     for usage, when, batch, tier in singles:
         try:
             total += as_billed(usage, model, provider=provider, when=when, batch=batch, service_tier=tier)
         except BadInput:
             unpriced += 1
     return total, unpriced
+
+
+def _packs(members: list[BilledRow], forms: Mapping[int, Any], ceiling: int | None) -> list[list[BilledRow]]:
+    """The rows in runs whose summed input stays at most `ceiling` (the next tier start: genai-prices
+    picks a tiered rate by the input of the usage it prices, so a sum must stay in its rows' tier)."""
+    if ceiling is None:
+        return [members]
+    packs: list[list[BilledRow]] = []
+    run: list[BilledRow] = []
+    room = 0
+    for row in members:
+        inp = forms[id(row[0])][2]
+        if run and room + inp > ceiling:
+            packs.append(run)
+            run, room = [], 0
+        run.append(row)
+        room += inp
+    if run:
+        packs.append(run)
+    return packs
 
 
 # genai-prices' price key -> the usage key it prices, for the keys a linear usage reports ("requests":
