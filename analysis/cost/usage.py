@@ -95,8 +95,21 @@ class BillUsage:
 
 
 def _int(usage: Any, key: str) -> int:
-    value = getattr(usage, key, 0)
+    """The usage's value of `key`: as reported, else as genai-prices infers a missing one (0, or its
+    error), which depends only on the key and the reported keys that are not zero (kept per pair)."""
+    d = usage.__dict__
+    value = d.get(key)
+    if value is None:
+        absent = (type(usage), key, frozenset(k for k, v in d.items() if v))
+        value = _INFERRED.get(absent)
+        if value is None:
+            value = getattr(usage, key, 0)
+            if len(_INFERRED) < 4096:
+                _INFERRED[absent] = value
     return int(value or 0)
+
+
+_INFERRED: dict[tuple[Any, str, frozenset[str]], Any] = {}
 
 
 def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
@@ -166,14 +179,99 @@ def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> Bill
     from genai_prices import extract_usage
 
     body = _wrap(value, key, model)
-    try:
-        extracted = extract_usage(body, provider_id=provider, api_flavor=flavor)
-    except (ValueError, TypeError, KeyError, LookupError) as exc:
-        raise BadInput(f"the {shape} usage cannot be read ({exc}); it must be the provider's usage object as "
-                       "the API returned it") from None
+    extracted = _fast_extract(body, provider, flavor)
+    if extracted is None:
+        try:
+            extracted = extract_usage(body, provider_id=provider, api_flavor=flavor).usage
+        except (ValueError, TypeError, KeyError, LookupError) as exc:
+            raise BadInput(f"the {shape} usage cannot be read ({exc}); it must be the provider's usage object as "
+                           "the API returned it") from None
     usage = body.get(key) or {}
     reported = _reasoning_reported(usage)
-    return _split(extracted.usage, reasoning_reported=reported)
+    return _split(extracted, reasoning_reported=reported)
+
+
+# A genai-prices extractor is data: a root, and mappings (path -> usage key, summed, required or not).
+# `_compiled` reads those of genai-prices' own extractor; `_fast_extract` follows them over plain dicts
+# and integers, and leaves anything else (a missing required value, a list step, a float, a bool, an
+# error to word) to genai-prices' `extract_usage` itself. Tested equal to it (tests/analysis/cost/test_usage_read.py).
+Compiled = tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], str, bool], ...]]
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(provider: str, flavor: str) -> Compiled | None:
+    """(root path, ((path, usage key, required), ...)) of genai-prices' extractor, or None where a path is not keys only."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        extractor = next(e for p in get_snapshot().providers if p.id == provider for e in p.extractors or ()
+                         if e.api_flavor == flavor)
+    except StopIteration:
+        return None
+    reported = getattr(extractor, "_reported_usage_keys", None)  # the usage keys it fills (others skipped)
+    if reported is None:
+        return None
+    root = (extractor.root,) if isinstance(extractor.root, str) else tuple(extractor.root)
+    mappings = []
+    for m in extractor.mappings:
+        if m.dest not in reported:
+            continue
+        path = (m.path,) if isinstance(m.path, str) else tuple(m.path)
+        if not all(isinstance(step, str) for step in root + path):
+            # a list step (Gemini's per-modality details): taken only while its first key is absent
+            first = next(i for i, step in enumerate(path) if not isinstance(step, str))
+            if m.required:
+                return None
+            path = path[:first] + (None,)  # type: ignore[operator]
+        mappings.append((path, m.dest, bool(m.required)))
+    return root, tuple(mappings)
+
+
+def _fast_extract(body: Mapping[str, Any], provider: str, flavor: str) -> Any:
+    """genai-prices' `Usage` of `body` by its extractor's mappings, or None to ask genai-prices itself."""
+    compiled = _compiled(provider, flavor)
+    if compiled is None:
+        return None
+    root, mappings = compiled
+    data: Any = body
+    for step in root:
+        if type(data) is not dict or step not in data:
+            return None
+        data = data[step]
+    if type(data) is not dict:
+        return None
+    values: dict[str, int] = {}
+    for path, dest, required in mappings:
+        node: Any = data
+        for step in path[:-1]:
+            node = node.get(step, _ABSENT) if type(node) is dict else None
+            if node is _ABSENT:
+                break
+            if type(node) is not dict:
+                return None  # None, a list, a number: genai-prices decides
+        if node is _ABSENT:
+            if required:
+                return None
+            continue
+        last = path[-1]
+        if last is None:  # a list step follows a key that is present
+            return None
+        value = node.get(last, _ABSENT)
+        if value is _ABSENT:
+            if required:
+                return None
+            continue
+        if type(value) is not int or value < 0:
+            return None
+        values[dest] = values[dest] + value if dest in values else value
+    if mappings and not values:
+        return None
+    from genai_prices import Usage
+
+    return Usage(**values)
+
+
+_ABSENT = object()
 
 
 def _reasoning_reported(usage: Any) -> bool:
