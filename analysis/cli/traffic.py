@@ -57,7 +57,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     describes); output as --format, and a report folder with --out. `system`: --system, for
     requests without one."""
     from ..cost import LogReport, iter_log_chunks, plan_traffic, summarise, with_system
-    from ..cost.logs.stream import NotInTimeOrder
+    from ..cost.logs.stream import NotInTimeOrder, order_note
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
 
@@ -123,23 +123,19 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         partial = price_logs(with_system(records, system, kept), plan, engine=engine,
                                              progress=bar.update, fold=fold)
                     break
-                except NotInTimeOrder as e:
+                except NotInTimeOrder as e:  # found late, with rows folded already: again, every row kept
                     fold, log_report = False, LogReport()
                     if records is not None:
                         log_report.rows = len(records)
-                    unordered = (f"the log is not in time order ({e}), so each target's prompt cache was simulated "
-                                 "over the whole log at once, sorted by time, on a second pass that kept every "
-                                 "row's cache marks until the end (memory grows with the rows; a log in time order "
-                                 "is simulated as it is read)")
+                    unordered = order_note(str(e), second_pass=True)
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
     if log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     if kept[0]:
         print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
+    partial.order_note = partial.order_note or unordered
     report = summarise(partial, plan, log_report, source=source)
-    if unordered:
-        report = dataclasses.replace(report, notes=report.notes + (unordered,))
     if source == "requests":
         report = dataclasses.replace(report, log_summary=what)
     if input_only:

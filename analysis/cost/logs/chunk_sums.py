@@ -303,6 +303,7 @@ class TrafficPartial:
     # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
     # partials; then the per-row lists above are empty
     folded: Any = None
+    order_note: str = ""  # a long log out of time order priced with every row kept (`stream.order_note`)
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows
