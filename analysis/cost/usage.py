@@ -268,7 +268,10 @@ def _fast_extract(body: Mapping[str, Any], provider: str, flavor: str) -> Any:
         return None
     from genai_prices import Usage
 
-    return Usage(**values)
+    # what `Usage(**values)` stores for validated integers of its own keys, without its per-call checks
+    usage = Usage.__new__(Usage)
+    usage.__dict__.update(values)
+    return usage
 
 
 _ABSENT = object()
