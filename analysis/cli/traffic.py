@@ -57,6 +57,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     describes); output as --format, and a report folder with --out. `system`: --system, for
     requests without one."""
     from ..cost import LogReport, iter_log_chunks, plan_traffic, summarise, with_system
+    from ..cost.logs.stream import NotInTimeOrder
     from ..cost.logs.traffic_report import project
     from ..report import traffic as render
 
@@ -80,10 +81,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
                         requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
     log_report = LogReport()
-    chunks = None
+    unordered = ""
     if records is None:  # log files: read here, each chunk of rows parsed where it is priced
-        chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                                 report=log_report, bounds=line_bounds(args))
         what = ", ".join(args.logs)
     else:
         records = list(records)
@@ -95,21 +94,43 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
 
     from ..engine import open_engine, price_log_chunks, price_logs
 
+    from ..cost import warm_counters
+
+    # the targets' counters (tokenizers, formats) built before an engine starts: a LocalCluster's
+    # workers, forked when it opens, inherit them instead of each loading the vocabularies again
+    warm_counters([], plan)
     # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
     with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
                      dashboard=sys.stderr.isatty()) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
             print(f"tokenprism cost: pricing {'logs' if args.logs else 'requests'}; engine: {engine.describe()}",
                   file=sys.stderr)
-        with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
-                  desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models ({engine.name})") as bar:
-            if chunks is not None:
-                partial, rows_report, kept[0] = price_log_chunks(chunks, plan, system=system, engine=engine,
-                                                                 progress=bar.update)
-                log_report.merge(rows_report)
-            else:
-                assert records is not None
-                partial = price_logs(with_system(records, system, kept), plan, engine=engine, progress=bar.update)
+        fold = True
+        while True:
+            with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
+                      desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models "
+                           f"({engine.name})") as bar:
+                try:
+                    if records is None:
+                        # each pass reads the files afresh (a second one when the first finds the log out of order)
+                        chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column,
+                                                 errors=args.errors, report=log_report, bounds=line_bounds(args))
+                        partial, rows_report, kept[0] = price_log_chunks(chunks, plan, system=system, engine=engine,
+                                                                         progress=bar.update, fold=fold)
+                        log_report.merge(rows_report)
+                    else:
+                        kept[0] = 0
+                        partial = price_logs(with_system(records, system, kept), plan, engine=engine,
+                                             progress=bar.update, fold=fold)
+                    break
+                except NotInTimeOrder as e:
+                    fold, log_report = False, LogReport()
+                    if records is not None:
+                        log_report.rows = len(records)
+                    unordered = (f"the log is not in time order ({e}), so each target's prompt cache was simulated "
+                                 "over the whole log at once, sorted by time, on a second pass that kept every "
+                                 "row's cache marks until the end (memory grows with the rows; a log in time order "
+                                 "is simulated as it is read)")
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")
     if log_report.n_skipped:
@@ -117,6 +138,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
     if kept[0]:
         print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
     report = summarise(partial, plan, log_report, source=source)
+    if unordered:
+        report = dataclasses.replace(report, notes=report.notes + (unordered,))
     if source == "requests":
         report = dataclasses.replace(report, log_summary=what)
     if input_only:

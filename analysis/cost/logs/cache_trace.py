@@ -37,7 +37,7 @@ from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 
-__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "simulate_rows", "trace_chunk"]
+__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "simulate_rows", "spaced_note", "trace_chunk"]
 
 BREAKPOINT_MODES = ("request", "auto")
 
@@ -229,9 +229,23 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
                                      None if seconds != seconds else seconds))
     sim = simulate(rule, marks)
     if unstamped:
-        sim.notes.append(f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
+        sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
     return read, w5, w1, sim
+
+
+def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
+    """The note of a log without timestamps spaced by --requests-per-lifetime."""
+    return (f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
+            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
+
+
+def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]
+                ) -> list[PrefixMarks]:
+    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`."""
+    ptr, keys, flags, end_list, n = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist(), \
+        prompt.tolist()
+    return [PrefixMarks(n[i], tuple(end_list[ptr[i]:ptr[i + 1]]), tuple(keys[ptr[i]:ptr[i + 1]]),
+                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in range(trace.rows)]

@@ -298,6 +298,9 @@ class TrafficPartial:
     rows_with_media: int = 0
     rows_without_time: int = 0
     traces: list[TraceChunk] = field(default_factory=list)  # aligned with the targets' per-row lists
+    # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
+    # partials; then the per-row lists above are empty
+    folded: Any = None
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows
