@@ -177,10 +177,13 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
-    this many rows fall in the rule's lifetime (the k-th such row at k x lifetime / per_lifetime
-    seconds), in place of one burst.
+    this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
+    per_lifetime seconds), in place of one burst. Such a stream has been running before its first
+    row: its shared prefixes (each row's system prompt and tools) were cached by a request at 0 s,
+    so a workload's sample is priced in its steady state, not as a cold start.
     """
     marks: list[PrefixMarks] = []
+    warm: dict[int, PrefixMarks] = {}  # each row's system prompt and tools, cached one spacing before the first
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
     # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
     spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None
@@ -192,13 +195,17 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
             a, b = ptr[i], ptr[i + 1]
             seconds = when[i]
             if spacing is not None and seconds != seconds:
-                seconds, unstamped = unstamped * spacing, unstamped + 1
+                seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1  # from 1: the earlier request is at 0
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
-    sim = simulate(rule, marks)
+            if spacing is not None and b > a and end_list[a] and keys[a] not in warm:  # block 0: system and tools
+                warm[keys[a]] = PrefixMarks(end_list[a], (end_list[a],), (keys[a],), (flags[a],), 0.0)
+    sim = simulate(rule, [*warm.values(), *marks])
+    sim.outcomes = sim.outcomes[len(warm):]  # the earlier requests are not this sample's: not billed
     if unstamped:
         sim.notes.append(f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
+                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already "
+                         "running: its system prompt and tools were cached by a request one spacing before the first")
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
