@@ -142,7 +142,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "cache_control marks, or auto: "
                            "also after the system prompt and tools and after the last message, as a careful user "
                            "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
-    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime", maximum=Decimal(10 ** 9)), metavar="R",
+    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime"), metavar="R",
                       help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
                            "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
                            "and tools) is read and written by each model's own cache rule")
