@@ -70,7 +70,7 @@ PRICES_HELP = ("genai-prices' batch price or service-tier price (OpenAI's flex a
 
 CATEGORIES = ["prose", "code", "multilingual"]
 # where an Anthropic-style cache may write (`cost --cache-breakpoints`): a pasted text has no cache_control
-BREAKPOINTS = {"request": "none: the request's own cache_control marks (a text has none)",
+BREAKPOINTS = {"request": "request: the request's own cache_control marks (a text has none, so nothing is cached)",
                "auto": "auto: after the system prompt and tools, and after the message"}
 
 
@@ -83,10 +83,10 @@ def tools_value(text: str) -> object:
         tools = json.loads(text)
         prefix_tools(tools)
     except json.JSONDecodeError as e:
-        raise ValueError(f"Tools is not JSON ({e.msg} at line {e.lineno}, column {e.colno}): give OpenAI's "
+        raise ValueError(f"Tools must be JSON ({e.msg} at line {e.lineno}, column {e.colno}): give OpenAI's "
                          '"tools" list, e.g. [{"type": "function", "function": {"name": "track", "parameters": {}}}]') from None
     except (BadInput, UnknownName) as e:
-        raise ValueError(f"Tools: {e.args[0] if e.args else e}") from None
+        raise ValueError(f"Tools must be OpenAI's tools list: {e.args[0] if e.args else e}") from None
     return tools
 # -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
 links.check("cost", [
@@ -335,9 +335,11 @@ with st.form("workload"):
                                "OpenAI and Anthropic, an hour on DeepSeek), as a stream already running: at 1 or more "
                                "the prefix is read from the cache, below 1 it has expired. Empty: the request(s) "
                                "form one burst, the first writing the cache.")
+    # the options are the link's values (a bound selectbox matches the URL against what it shows)
     breakpoints = c2.selectbox("Anthropic cache breakpoints", list(BREAKPOINTS), key="cost_breakpoints",
-                               bind="query-params", format_func=BREAKPOINTS.get,
-                               help="Anthropic caches only at cache_control breakpoints (`--cache-breakpoints`).")
+                               bind="query-params",
+                               help="Anthropic caches only at cache_control breakpoints (`--cache-breakpoints`): "
+                                    + "; ".join(BREAKPOINTS.values()) + ".")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 form_fields.stop_if_unread()  # each refusal is beside its field; nothing is priced with a value not read
 links.sync_text("cost_system", system, "")
