@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from decimal import Decimal
 from typing import Any
 
 from ..errors import BadInput
 from ..requests import Request, parse
+from .workloads import workload_value
 from .logs import LogRecord, LogReport, TrafficPartial, TrafficPlan, TrafficReport, plan_traffic, price_records, \
     summarise, with_system
 
@@ -66,7 +66,7 @@ def traffic_of(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport
     report = dataclasses.replace(report, notes=notes + report.notes,
                                  **({"log_summary": what} if source == "requests" else {}))
     if requests_per_month is not None:
-        report = project(report, Decimal(requests_per_month))
+        report = project(report, requests_per_month)
     return report
 
 
@@ -111,6 +111,10 @@ def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], 
     >>> int(row["cache_read_tokens"]) > 1024, int(row["cache_write_tokens"])
     (True, 0)
     """
+    if requests_per_lifetime is not None:  # the bounds every face reads the field with
+        requests_per_lifetime = workload_value("requests_per_lifetime", requests_per_lifetime)
+    if requests_per_month is not None:
+        requests_per_month = workload_value("requests_per_month", requests_per_month)
     if isinstance(texts, str):
         texts = [texts]
     pairs = [t if isinstance(t, tuple) else (f"text {i + 1}", t) for i, t in enumerate(texts)]
