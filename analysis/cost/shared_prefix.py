@@ -64,7 +64,7 @@ def traffic_of(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport
     notes = ((INPUT_ONLY,) if input_only else ()) + \
         ((f"--system: {kept:,} request(s) have their own system prompt and keep it",) if kept else ())
     report = dataclasses.replace(report, notes=notes + report.notes,
-                                 **({"log_summary": what} if source == "requests" else {}))
+                                 log_summary=what if source == "requests" else report.log_summary)
     if requests_per_month is not None:
         report = project(report, requests_per_month)
     return report
