@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 import regex
 
 from .fast.pretokenize import ascii_runs, pretokenizer
-from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, stream_cut
+from .patterns import _CHUNK_RE, _WS, GPT2_PATTERN, is_builtin, special_alternatives, stream_cut
 
 # Below this many bytes a single process is faster than starting workers, and each worker
 # gets at least PART_MIN_BYTES.
@@ -121,10 +121,7 @@ def count_file(
 
 @lru_cache(maxsize=8)
 def _special_regex(specials: tuple[str, ...]) -> regex.Pattern | None:
-    # Longest first, so that a special token containing another one wins.
-    if not specials:
-        return None
-    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+    return special_alternatives(specials) if specials else None
 
 
 def _read_text(path: Path, start: int, end: int | None, on_bytes=None) -> Iterator[str]:

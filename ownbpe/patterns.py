@@ -28,7 +28,7 @@ Custom patterns get no safe cuts except special tokens: exactness first.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import regex
 
@@ -142,3 +142,9 @@ def stream_cut(buf: str, start: int, builtin: bool, specials: regex.Pattern | No
             cut = m.start()
             break
     return cut if cut > 0 else -1
+
+
+def special_alternatives(specials: Iterable[str]) -> regex.Pattern:
+    """One regex matching any of the special tokens, longest first, so that a special token
+    containing another one wins (both the tokenizer and the corpus counter split on it)."""
+    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))

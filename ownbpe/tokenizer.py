@@ -40,7 +40,7 @@ from . import io
 from .bpe import merge_pairs, merge_ranked
 from .explain import MergeStep, PieceExplanation
 from .fast import FastEncoder
-from .patterns import GPT2_PATTERN, is_builtin, stream_cut
+from .patterns import GPT2_PATTERN, is_builtin, special_alternatives, stream_cut
 from .userpattern import compile_pattern
 
 # Pieces longer than this are merged each time instead of cached (a megabyte-long run would
@@ -380,7 +380,7 @@ class Tokenizer:
             )
         found = self._special_res.get(allowed)
         if found is None:
-            found = self._special_res[allowed] = _alternatives(allowed)
+            found = self._special_res[allowed] = special_alternatives(allowed)
         return found
 
     def encode_iterable(self, texts: Iterable[str], *, allowed_special: AllowedSpecial = "all") -> Iterator[int]:
@@ -535,16 +535,13 @@ class Tokenizer:
         self._pattern = compiled
         self._builtin = is_builtin(pattern)
         self._n_vocab = max(vocab) + 1
-        self._special_re = _alternatives(specials) if specials else None
+        self._special_re = special_alternatives(specials) if specials else None
         self._special_res: dict[frozenset[str], regex.Pattern] = {}
         self._plain_cache: dict[str, tuple[int, ...]] = {}
         self._plain_cache_size = max(cache_bytes // 256, 1)  # entries: ~256 bytes each, as `fast` counts them
         self._fast = FastEncoder(rule, encoder, pair_ranks, pattern, self._builtin, cache_bytes)
 
 
-def _alternatives(specials: Iterable[str]) -> regex.Pattern:
-    # Longest first, so that a special token containing another one wins.
-    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
 def _check_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
     if not isinstance(vocab, Mapping):
         raise TypeError(f"vocab must be a mapping id -> bytes, got {type(vocab).__name__}")

@@ -70,7 +70,8 @@ def _engine(args: argparse.Namespace) -> Any:
 def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = None) -> int:
     """Price the logs named by --logs; output as --format, and a report folder with --out. `system`:
     --system, for requests without one."""
-    from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of
+    from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of, warm_counters
+    from ..cost.logs.stream import NotInTimeOrder
     from ..engine import price_log_chunks
 
     if args.text is not None or args.file or args.corpus or args.builtin or args.machine_corpus or args.messages:
@@ -85,24 +86,41 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
                         requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
     log_report = LogReport()
-    chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column, errors=args.errors,
-                             report=log_report, bounds=line_bounds(args))
+    unordered = ""
     from tqdm.auto import tqdm
 
+    # the targets' counters (tokenizers, formats) built before an engine starts: a LocalCluster's
+    # workers, forked when it opens, inherit them instead of each loading the vocabularies again
+    warm_counters([], plan)
     with _engine(args) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
             print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
-        with tqdm(unit="row", file=sys.stderr, disable=None,
-                  desc=f"pricing logs x{len(plan.targets)} models ({engine.name})") as bar:
-            partial, rows_report, kept = price_log_chunks(chunks, plan, system=system, engine=engine,
-                                                          progress=bar.update)
-            log_report.merge(rows_report)
+        fold = True
+        while True:
+            with tqdm(unit="row", file=sys.stderr, disable=None,
+                      desc=f"pricing logs x{len(plan.targets)} models ({engine.name})") as bar:
+                try:
+                    # each pass reads the files afresh (a second one when the first finds the log out of order)
+                    chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column,
+                                             errors=args.errors, report=log_report, bounds=line_bounds(args))
+                    partial, rows_report, kept = price_log_chunks(chunks, plan, system=system, engine=engine,
+                                                                  progress=bar.update, fold=fold)
+                    log_report.merge(rows_report)
+                    break
+                except NotInTimeOrder as e:
+                    fold, log_report = False, LogReport()
+                    unordered = (f"the log is not in time order ({e}), so each target's prompt cache was simulated "
+                                 "over the whole log at once, sorted by time, on a second pass that kept every "
+                                 "row's cache marks until the end (memory grows with the rows; a log in time order "
+                                 "is simulated as it is read)")
     if partial.rows and log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
     if kept:
         print(f"note: --system: {kept:,} request(s) have their own system prompt and keep it", file=sys.stderr)
     report = traffic_of(partial, plan, log_report, what=", ".join(args.logs), source="log",
                         requests_per_month=args.requests_per_month)
+    if unordered:
+        report = dataclasses.replace(report, notes=report.notes + (unordered,))
     return write_traffic(args, report)
 
 
@@ -111,12 +129,21 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
     """Price requests from the command line (`bodies`, LogRecords of --messages, then `texts`, each
     one user message after `system`) with each model's cache by its own rule: the library's
     `price_shared_prefix`, on --engine."""
-    from ..cost import price_shared_prefix
+    from ..cost import TrafficPlan, price_shared_prefix, warm_counters
+    from ..cost.logs.stream import NotInTimeOrder
     from ..engine import price_logs
 
     _check_requests(args)
     every_tokens, every_ratio, per_model = per_model_reasoning(args)
     from tqdm.auto import tqdm
+
+    def price(records: Any, plan: TrafficPlan) -> Any:
+        warm_counters([], plan)  # built here, before a pool forks, as for logs
+        records = list(records)
+        try:
+            return price_logs(records, plan, engine=engine, progress=bar.update)
+        except NotInTimeOrder:  # requests with timestamps out of order: every row's marks kept to the end
+            return price_logs(records, plan, engine=engine, progress=bar.update, fold=False)
 
     with _engine(args) as engine:
         if args.engine != "local":
@@ -132,7 +159,7 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
                 reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
                 batch=args.batch, service_tier=args.service_tier, on=args.on, overrides=overrides,
                 fallback_tokenizer=args.fallback_tokenizer, image_size=image_size(args), bodies=bodies, what=what,
-                price=lambda records, plan: price_logs(records, plan, engine=engine, progress=bar.update))
+                price=price)
     return write_traffic(args, report)
 
 

@@ -28,8 +28,8 @@ from fnmatch import fnmatch
 from importlib import resources
 from typing import Any, Callable
 
-__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "PrefixMarks", "ReasoningRule", "auto_breakpoints",
-           "cache_rule", "reasoning_rule", "simulate"]
+__all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "CacheStream", "PrefixMarks", "ReasoningRule", "auto_breakpoints",
+           "cache_rule", "filled_times_note", "no_breakpoints_note", "reasoning_rule", "simulate"]
 
 # The label every face shows when a model that reasons is priced without a reasoning figure.
 REASONING_NOT_INCLUDED = "reasoning not included"
@@ -213,11 +213,13 @@ def _seconds(when: datetime | float | None) -> float:
     return 0.0 if when is None else when if isinstance(when, float) else when.timestamp()
 
 
-def _automatic(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
+def _automatic(rule: CacheRule, ordered: Sequence[PrefixMarks], alive: dict[int, float] | None = None
+               ) -> list[CacheOutcome]:
     """prefix / implicit / disk: the longest live prefix is read, rounded down to the rule's step
     from its minimum; every prefix of the request is then alive for the lifetime (a hit refreshes
-    it); nothing is billed as a write."""
-    alive: dict[int, float] = {}  # prefix key -> expiry (seconds)
+    it); nothing is billed as a write. `alive` (prefix key -> expiry in seconds) carries the cache
+    from earlier requests (`CacheStream`); None starts empty."""
+    alive = {} if alive is None else alive
     out: list[CacheOutcome] = []
     low, step, ttl = rule.minimum, rule.step, rule.ttl_seconds
     for req in ordered:
@@ -232,12 +234,13 @@ def _automatic(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOut
     return out
 
 
-def _breakpoints(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
+def _breakpoints(rule: CacheRule, ordered: Sequence[PrefixMarks], alive: dict[int, float] | None = None
+                 ) -> list[CacheOutcome]:
     """Anthropic: only a request with breakpoints uses the cache. It reads the longest live prefix
     ending at one of its block ends up to its last breakpoint (the provider looks back over earlier
     block boundaries), and writes what lies between that and its last breakpoint; a hit refreshes
-    the entry's lifetime."""
-    alive: dict[int, float] = {}
+    the entry's lifetime. `alive` as in `_automatic`."""
+    alive = {} if alive is None else alive
     out: list[CacheOutcome] = []
     short, long_ttl = rule.ttl_seconds, rule.ttl_long_seconds or rule.ttl_seconds
     for req in ordered:
@@ -270,8 +273,32 @@ def _breakpoints(rule: CacheRule, ordered: Sequence[PrefixMarks]) -> list[CacheO
     return out
 
 
-_KINDS: dict[str, Callable[[CacheRule, Sequence[PrefixMarks]], list[CacheOutcome]]] = {
+_KINDS: dict[str, Callable[..., list[CacheOutcome]]] = {
     "prefix": _automatic, "implicit": _automatic, "disk": _automatic, "breakpoints": _breakpoints}
+
+
+class CacheStream:
+    """`simulate` over requests that come in time order, a run of them at a time, with the cache
+    carried from one run to the next: the same outcomes as one `simulate` over all of them.
+
+    The carried state is the live prefixes only: before each run, entries that expired before the
+    run's first request are dropped (requests come in time order, so no later request can read
+    them, and a write over a dropped key is the same as over an expired one). So it holds what
+    was written within one lifetime (the longest, for 1-hour breakpoints) of the latest request;
+    requests without times all share one instant, and then nothing expires.
+    """
+
+    def __init__(self, rule: CacheRule) -> None:
+        self.rule = rule
+        self.alive: dict[int, float] = {}
+
+    def feed(self, ordered: Sequence[PrefixMarks]) -> list[CacheOutcome]:
+        """The outcomes of `ordered` (in time order, none before the previous run's last request)."""
+        if ordered:
+            now = _seconds(ordered[0].when)
+            if self.alive:
+                self.alive = {key: until for key, until in self.alive.items() if until >= now}
+        return _KINDS[self.rule.kind](self.rule, ordered, self.alive)
 
 ONE_BURST = "no request has a timestamp: the log is simulated as one burst (every request at the same instant)"
 
@@ -290,7 +317,7 @@ def simulate(rule: CacheRule, requests: Sequence[CacheRequest | PrefixMarks]) ->
     if not any(stamped):
         notes.append(ONE_BURST)
     elif not all(stamped):
-        notes.append(f"{stamped.count(False):,} request(s) without a timestamp are simulated at the previous request's time")
+        notes.append(filled_times_note(stamped.count(False)))
         last: datetime | float | None = None
         filled = []
         for m in marks:
@@ -304,9 +331,19 @@ def simulate(rule: CacheRule, requests: Sequence[CacheRequest | PrefixMarks]) ->
     for pos, i in enumerate(order):
         outcomes[i] = by_pos[pos]
     if rule.kind == "breakpoints" and not any(any(m.flags) for m in marks):
-        notes.append("no request carries a cache_control breakpoint, so nothing is cached on "
-                     f"{rule.provider}; --cache-breakpoints auto places them after the system prompt and tools")
+        notes.append(no_breakpoints_note(rule))
     return CacheSim(rule, outcomes, notes)
+
+
+def filled_times_note(unstamped: int) -> str:
+    """The note of a log where `unstamped` requests (not all) have no timestamp."""
+    return f"{unstamped:,} request(s) without a timestamp are simulated at the previous request's time"
+
+
+def no_breakpoints_note(rule: CacheRule) -> str:
+    """The note of a breakpoint rule simulated over requests that carry no breakpoint."""
+    return ("no request carries a cache_control breakpoint, so nothing is cached on "
+            f"{rule.provider}; --cache-breakpoints auto places them after the system prompt and tools")
 
 
 def auto_breakpoints(prefix_ends: Sequence[int], *, long: bool = False) -> tuple[tuple[int, bool], ...]:

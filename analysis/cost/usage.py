@@ -19,14 +19,16 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import Decimal, Inexact, Rounded, localcontext
 from typing import Any, Mapping
 
 from ..errors import BadInput
 from .memo import BoundedMemo
 
-__all__ = ["SHAPE_PROVIDERS", "BillPart", "BillUsage", "as_billed", "bill_parts", "price_context", "read_usage"]
+__all__ = ["SHAPE_PROVIDERS", "BillPart", "BillUsage", "as_billed", "as_billed_total", "bill_parts", "price_context",
+           "read_usage"]
 
 # Log shape -> (genai-prices provider id, api_flavor, key of the usage object in a response).
 SHAPE_PROVIDERS: dict[str, tuple[str, str, str]] = {
@@ -93,8 +95,21 @@ class BillUsage:
 
 
 def _int(usage: Any, key: str) -> int:
-    value = getattr(usage, key, 0)
+    """The usage's value of `key`: as reported, else as genai-prices infers a missing one (0, or its
+    error), which depends only on the key and the reported keys that are not zero (kept per pair)."""
+    d = usage.__dict__
+    value = d.get(key)
+    if value is None:
+        absent = (type(usage), key, frozenset(k for k, v in d.items() if v))
+        value = _INFERRED.get(absent)
+        if value is None:
+            value = getattr(usage, key, 0)
+            if len(_INFERRED) < 4096:
+                _INFERRED[absent] = value
     return int(value or 0)
+
+
+_INFERRED: dict[tuple[Any, str, frozenset[str]], Any] = {}
 
 
 def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
@@ -164,14 +179,99 @@ def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> Bill
     from genai_prices import extract_usage
 
     body = _wrap(value, key, model)
-    try:
-        extracted = extract_usage(body, provider_id=provider, api_flavor=flavor)
-    except (ValueError, TypeError, KeyError, LookupError) as exc:
-        raise BadInput(f"the {shape} usage cannot be read ({exc}); it must be the provider's usage object as "
-                       "the API returned it") from None
+    extracted = _fast_extract(body, provider, flavor)
+    if extracted is None:
+        try:
+            extracted = extract_usage(body, provider_id=provider, api_flavor=flavor).usage
+        except (ValueError, TypeError, KeyError, LookupError) as exc:
+            raise BadInput(f"the {shape} usage cannot be read ({exc}); it must be the provider's usage object as "
+                           "the API returned it") from None
     usage = body.get(key) or {}
     reported = _reasoning_reported(usage)
-    return _split(extracted.usage, reasoning_reported=reported)
+    return _split(extracted, reasoning_reported=reported)
+
+
+# A genai-prices extractor is data: a root, and mappings (path -> usage key, summed, required or not).
+# `_compiled` reads those of genai-prices' own extractor; `_fast_extract` follows them over plain dicts
+# and integers, and leaves anything else (a missing required value, a list step, a float, a bool, an
+# error to word) to genai-prices' `extract_usage` itself. Tested equal to it (tests/analysis/cost/test_usage_read.py).
+Compiled = tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], str, bool], ...]]
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(provider: str, flavor: str) -> Compiled | None:
+    """(root path, ((path, usage key, required), ...)) of genai-prices' extractor, or None where a path is not keys only."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        extractor = next(e for p in get_snapshot().providers if p.id == provider for e in p.extractors or ()
+                         if e.api_flavor == flavor)
+    except StopIteration:
+        return None
+    reported = getattr(extractor, "_reported_usage_keys", None)  # the usage keys it fills (others skipped)
+    if reported is None:
+        return None
+    root = (extractor.root,) if isinstance(extractor.root, str) else tuple(extractor.root)
+    mappings = []
+    for m in extractor.mappings:
+        if m.dest not in reported:
+            continue
+        path = (m.path,) if isinstance(m.path, str) else tuple(m.path)
+        if not all(isinstance(step, str) for step in root + path):
+            # a list step (Gemini's per-modality details): taken only while its first key is absent
+            first = next(i for i, step in enumerate(path) if not isinstance(step, str))
+            if m.required:
+                return None
+            path = path[:first] + (None,)  # type: ignore[operator]
+        mappings.append((path, m.dest, bool(m.required)))
+    return root, tuple(mappings)
+
+
+def _fast_extract(body: Mapping[str, Any], provider: str, flavor: str) -> Any:
+    """genai-prices' `Usage` of `body` by its extractor's mappings, or None to ask genai-prices itself."""
+    compiled = _compiled(provider, flavor)
+    if compiled is None:
+        return None
+    root, mappings = compiled
+    data: Any = body
+    for step in root:
+        if type(data) is not dict or step not in data:
+            return None
+        data = data[step]
+    if type(data) is not dict:
+        return None
+    values: dict[str, int] = {}
+    for path, dest, required in mappings:
+        node: Any = data
+        for step in path[:-1]:
+            node = node.get(step, _ABSENT) if type(node) is dict else None
+            if node is _ABSENT:
+                break
+            if type(node) is not dict:
+                return None  # None, a list, a number: genai-prices decides
+        if node is _ABSENT:
+            if required:
+                return None
+            continue
+        last = path[-1]
+        if last is None:  # a list step follows a key that is present
+            return None
+        value = node.get(last, _ABSENT)
+        if value is _ABSENT:
+            if required:
+                return None
+            continue
+        if type(value) is not int or value < 0:
+            return None
+        values[dest] = values[dest] + value if dest in values else value
+    if mappings and not values:
+        return None
+    from genai_prices import Usage
+
+    return Usage(**values)
+
+
+_ABSENT = object()
 
 
 def _reasoning_reported(usage: Any) -> bool:
@@ -263,6 +363,254 @@ def _calc_price(usage: BillUsage, model: str, provider: str | None, when: dateti
         raise BadInput(f"no genai-prices price for model {model!r} ({exc}); list models with "
                        "`tokenprism models SUBSTRING`") from None
     return Decimal(calc.total_price)
+
+
+# -- the bill of many rows: genai-prices' price of sums, where it is the sum of the prices ---------------
+# genai-prices prices a usage as a sum over its priced units of rate x (leaf tokens) / per, plus a
+# fixed amount per request; the leaves are the reported values less their priced descendants (input
+# less cache reads and writes, output less reasoning), and the rate is chosen by the prices in force
+# at the timestamp, the batch/service-tier context and, for tiered prices, the request's input
+# tokens. So over rows that share those (and report the same keys), the price of the summed usage
+# plus the per-request amount for each further row is the sum of the rows' prices, exactly, as long
+# as Decimal rounds nothing (checked: any rounding falls back to pricing row by row). The usage keys
+# below are the ones whose nesting is checked per row (a row whose descendants exceed their parent,
+# which genai-prices refuses, is priced on its own, so it fails as it would).
+_LINEAR_KEYS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                          "cache_write_5m_tokens", "cache_write_1h_tokens", "output_reasoning_tokens"})
+BilledRow = tuple[BillUsage, datetime | None, bool, str | None]  # usage, timestamp, batch, service tier
+
+
+def _linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
+    """(reported keys, their values, input tokens) of a usage whose price is linear in it, else None."""
+    values = usage.to_genai().__dict__
+    if not values.keys() <= _LINEAR_KEYS or any(type(v) is not int or v < 0 for v in values.values()):
+        return None
+    get = values.get
+    inp, read, write = get("input_tokens"), get("cache_read_tokens", 0), get("cache_write_tokens")
+    w5, w1, out, why = get("cache_write_5m_tokens", 0), get("cache_write_1h_tokens", 0), get("output_tokens"), \
+        get("output_reasoning_tokens", 0)
+    if (w5 or w1) and write is None or write is not None and write < w5 + w1:
+        return None
+    if (read or write) and inp is None or inp is not None and inp < read + (write or 0):
+        return None
+    if why and out is None or out is not None and out < why:
+        return None
+    keys = tuple(sorted(values))
+    return keys, tuple(values[k] for k in keys), inp or 0
+
+
+@functools.lru_cache(maxsize=256)
+def _tier_starts(model: str, provider: str | None) -> tuple[int, ...] | None:
+    """Every tier start of the model's tiered prices (any period, any variant); None when a per-request
+    price is tiered (a fixed amount per row this module cannot take apart) or genai-prices lacks the model."""
+    from genai_prices.types import TieredPrices
+
+    info = _model_info(model, provider)
+    if info is None:
+        return None
+    prices = info.prices if isinstance(info.prices, list) else [info.prices]
+    tables = [getattr(p, "prices", p) for p in prices] + [v.prices for v in info.price_variants or ()]
+    starts: set[int] = set()
+    for table in tables:
+        for key, value in table.__dict__.items():
+            if isinstance(value, TieredPrices):
+                if "request" in key:
+                    return None
+                starts.update(t.start for t in value.tiers)
+    return tuple(sorted(starts))
+
+
+def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | None = None) -> tuple[Decimal, int]:
+    """(the sum of `as_billed` over `rows`, rows it could not price): what the provider billed for them all.
+
+    Rows that share the prices in force, the batch/service-tier context, the price tier of their
+    input and the reported usage keys are priced once as their sum (see `_LINEAR_KEYS` above); the
+    others one by one. The total equals the sum row by row to the last decimal.
+
+    Raises:
+        ValueError: a row genai-prices refuses (as `as_billed` does).
+    """
+    starts = _tier_starts(model, provider)
+    forms: dict[int, tuple[tuple[str, ...], tuple[int, ...], int] | None] = {}
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    singles: list[BilledRow] = []
+    for row in rows:
+        usage, when, batch, tier = row
+        form = forms.get(id(usage), False)
+        if form is False:
+            form = forms[id(usage)] = _linear_form(usage) if starts is not None else None
+        flags = _prices_in_force(model, provider, when) if form is not None else None
+        if form is None or flags is None:
+            singles.append(row)
+            continue
+        assert starts is not None  # by `form`
+        keys, values, inp = form
+        key = (keys, batch, tier, flags, sum(inp > s for s in starts))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [row]
+        else:
+            group.append(row)
+    total, unpriced = Decimal(0), 0
+    for (keys, batch, tier, flags, bucket), members in groups.items():
+        for pack in _packs(members, forms, starts[bucket] if bucket < len(starts) else None):
+            values = dict(zip(keys, map(sum, zip(*(forms[id(u)][1] for u, _, _, _ in pack)))))
+            price = _group_price(values, pack, forms, model, provider, batch, tier, flags)
+            if price is None:  # Decimal would round, or a price this module cannot follow: row by row
+                singles.extend(pack)
+            else:
+                total += price
+    for usage, when, batch, tier in singles:
+        try:
+            total += as_billed(usage, model, provider=provider, when=when, batch=batch, service_tier=tier)
+        except BadInput:
+            unpriced += 1
+    return total, unpriced
+
+
+def _packs(members: list[BilledRow], forms: Mapping[int, Any], ceiling: int | None) -> list[list[BilledRow]]:
+    """The rows in runs whose summed input stays at most `ceiling` (the next tier start: genai-prices
+    picks a tiered rate by the input of the usage it prices, so a sum must stay in its rows' tier)."""
+    if ceiling is None:
+        return [members]
+    packs: list[list[BilledRow]] = []
+    run: list[BilledRow] = []
+    room = 0
+    for row in members:
+        inp = forms[id(row[0])][2]
+        if run and room + inp > ceiling:
+            packs.append(run)
+            run, room = [], 0
+        run.append(row)
+        room += inp
+    if run:
+        packs.append(run)
+    return packs
+
+
+# genai-prices' price key -> the usage key it prices, for the keys a linear usage reports ("requests":
+# one per row). A price key not named here prices a usage key such a usage does not report (0 tokens).
+_PRICE_KEYS = {"input_mtok": "input_tokens", "output_mtok": "output_tokens", "cache_read_mtok": "cache_read_tokens",
+               "cache_write_mtok": "cache_write_tokens", "cache_write_5m_mtok": "cache_write_5m_tokens",
+               "cache_write_1h_mtok": "cache_write_1h_tokens", "output_reasoning_mtok": "output_reasoning_tokens",
+               "requests_kcount": "requests"}
+# a usage key's priced descendants among those (genai-prices subtracts their leaves from its value)
+_DESCENDANTS = {"input_tokens": ("cache_read_tokens", "cache_write_tokens", "cache_write_5m_tokens",
+                                 "cache_write_1h_tokens"),
+                "cache_write_tokens": ("cache_write_5m_tokens", "cache_write_1h_tokens"),
+                "output_tokens": ("output_reasoning_tokens",)}
+
+
+def _v(n: int, p: int) -> int:
+    """How many times the prime `p` divides `n` > 0."""
+    k = 0
+    while n % p == 0:
+        n //= p
+        k += 1
+    return k
+
+
+def _exponent(values: Mapping[str, int], rates: list[tuple[str | None, int, int, int, int, int]]) -> int:
+    """The Decimal exponent of genai-prices' price of one row (its digits after the point, negated).
+
+    genai-prices adds, per priced unit, rate x leaf / per, from Decimal(0); each quotient is exact, so
+    its exponent is the ideal one (the rate's) or, when the value needs more places, the value's own;
+    a sum takes the smallest exponent. `rates` are (usage key, rate exponent, the rate's coefficient
+    without trailing zeros, its exponent, 2s and 5s in that coefficient... see `_rate_table`)."""
+    leaves: dict[str, int] = {}
+    exp = 0
+    for key, e_rate, e_c, twos, fives, e_per in rates:  # deepest units first, as genai-prices decomposes
+        if key is None:
+            leaf = 0
+        elif key == "requests":
+            leaf = 1
+        else:
+            leaf = values.get(key, 0) - sum(leaves.get(d, 0) for d in _DESCENDANTS.get(key, ()))
+            leaves[key] = leaf
+        if leaf:
+            e = min(e_rate, e_c - e_per + min(twos + _v(leaf, 2), fives + _v(leaf, 5)))
+        else:
+            e = e_rate
+        exp = min(exp, e)
+    return exp
+
+
+def _rate_table(model_price: Any, input_tokens: int) -> list[tuple[str | None, int, int, int, int, int]] | None:
+    """Per priced unit of genai-prices' resolved `ModelPrice`: (usage key or None, the rate's exponent, its
+    coefficient's stripped exponent, 2s and 5s of that coefficient, log10 of the unit's `per`), deepest
+    first; None for a price this module does not follow (a `per` that is not a power of ten)."""
+    from genai_prices.types import TieredPrices
+
+    rows = []
+    for price_key, value in model_price.__dict__.items():
+        if value is None or price_key.startswith("_"):
+            continue
+        if isinstance(value, TieredPrices):
+            rate = value.base
+            for t in reversed(value.tiers):
+                if input_tokens > t.start:
+                    rate = t.price
+                    break
+        else:
+            rate = value
+        if not isinstance(rate, Decimal) or not rate.is_finite():
+            return None
+        usage_key = _PRICE_KEYS.get(price_key)
+        per = {"mtok": 6, "kcount": 3}.get(price_key.rsplit("_", 1)[-1]) if usage_key else 0
+        if per is None:
+            return None
+        sign, digits, e_rate = rate.as_tuple()
+        assert isinstance(e_rate, int)
+        c = int("".join(map(str, digits)) or "0")
+        stripped = rate.normalize().as_tuple().exponent if c else e_rate
+        assert isinstance(stripped, int)
+        c_stripped = c // 10 ** (stripped - e_rate) if c else 0
+        rows.append((usage_key, e_rate, stripped, _v(c_stripped, 2) if c else 0, _v(c_stripped, 5) if c else 0, per))
+    depth = {"cache_write_5m_tokens": 0, "cache_write_1h_tokens": 0, "cache_write_tokens": 1, "cache_read_tokens": 1,
+             "output_reasoning_tokens": 1, "input_tokens": 2, "output_tokens": 2}
+    rows.sort(key=lambda r: depth.get(r[0] or "", -1))
+    return rows
+
+
+def _group_price(values: dict[str, int], members: list[BilledRow], forms: Mapping[int, Any], model: str,
+                 provider: str | None, batch: bool, tier: str | None, flags: tuple[bool, ...]) -> Decimal | None:
+    """genai-prices' price of the rows `members`, summed to `values`: the price of the sum, plus the fixed
+    amount of a request (the price of a usage of no tokens) for each row after the first, written with
+    the places the sum row by row has; None if Decimal would round."""
+    import genai_prices
+    from genai_prices import Usage
+
+    ctx = price_context(batch=batch, service_tier=tier)
+    first = members[0]
+    n = len(members)
+    with localcontext() as dec:
+        dec.traps[Inexact] = dec.traps[Rounded] = True
+        try:
+            calc = genai_prices.calc_price(Usage(**values), model, provider_id=provider,
+                                           genai_request_timestamp=first[1], price_context=ctx)
+            price = Decimal(calc.total_price)
+            if n > 1:
+                key = (model, provider, batch, tier, flags)
+                fixed = _FIXED.get(key)
+                if fixed is None:
+                    fixed = _FIXED[key] = _calc_price(BillUsage(0, genai=Usage()), model, provider, first[1], ctx)
+                price += fixed * (n - 1)
+            rates = _rate_table(calc.model_price, forms[id(first[0])][2])
+            if rates is None:
+                return None
+            exps = {}
+            for usage, _, _, _ in members:
+                if id(usage) not in exps:
+                    keys, vals, _ = forms[id(usage)]
+                    exps[id(usage)] = _exponent(dict(zip(keys, vals)), rates)
+            exact = price.quantize(Decimal(1).scaleb(min(exps.values())))
+        except (Inexact, Rounded, LookupError):
+            return None
+    return exact if exact == price else None
+
+
+# (model, provider, batch, tier, prices in force) -> the price of a request of no tokens
+_FIXED: dict[tuple[Any, ...], Decimal] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,6 +95,12 @@ class Engine(Protocol):
         """
         ...
 
+    def prepare(self, warm: Callable[[], None], name: str) -> None:
+        """Run `warm` (build what the chunks will use, e.g. a plan's counters) once in every process
+        that will run chunks, before them: here before a pool forks (the workers inherit it), on each
+        worker of a cluster. `name` identifies the preparation."""
+        ...
+
     def describe(self) -> str:
         """One line for humans: where the work runs (and the Dask dashboard address, if any)."""
         ...
@@ -116,6 +122,9 @@ class InProcessEngine:
             params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:
         for chunk in chunks:
             yield run_chunk(fn, chunk, names, params or {})
+
+    def prepare(self, warm: Callable[[], None], name: str) -> None:
+        warm()
 
     def describe(self) -> str:
         return "in this process"

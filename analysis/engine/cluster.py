@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
@@ -92,6 +92,17 @@ class _OneCorePerTask(WorkerPlugin):
         os.environ.update(WORKER_ENV)
 
 
+class _Warm(WorkerPlugin):
+    """A Dask worker plugin: `warm()` once on each worker (and on workers that join later) before
+    its tasks, e.g. the counters a plan's chunks use; on a forked worker that has them, a no-op."""
+
+    def __init__(self, warm: Callable[[], None]) -> None:
+        self.warm = warm
+
+    def setup(self, worker: object) -> None:
+        self.warm()
+
+
 class DaskEngine:
     """Chunks as Dask tasks; see the module docstring."""
 
@@ -139,6 +150,11 @@ class DaskEngine:
     def worker_pids(self) -> dict[str, int]:
         """Worker address -> process id (for tests that kill one)."""
         return self.client.run(os.getpid)
+
+    def prepare(self, warm: Callable[[], None], name: str) -> None:
+        """Run `warm` on every worker before the next tasks (and on workers that join later);
+        `name` identifies it, so preparing twice with one name runs it once per worker."""
+        self.client.register_plugin(_Warm(warm), name=f"tokenprism-warm-{name}")
 
     def map(self, fn: ChunkFn, chunks: Iterable[Any], names: Sequence[str], *,
             params: Mapping[str, Any] | None = None, size: SizeFn = frame_chars) -> Iterator[Any]:

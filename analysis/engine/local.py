@@ -27,7 +27,7 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -163,6 +163,11 @@ class LocalEngine:
         except BaseException:  # Ctrl-C, a bad chunk, or the consumer stopping early: stop the workers now
             self._kill()
             raise
+
+    def prepare(self, warm: Callable[[], None], name: str) -> None:
+        """`warm` here, now: the workers, forked when the pool starts, inherit what it built (a spawned
+        worker builds it on its first chunk)."""
+        warm()
 
     def describe(self) -> str:
         return f"local process pool, {self.workers} worker(s)"

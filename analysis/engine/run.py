@@ -284,14 +284,42 @@ def _log_chars(chunk: list[LogRecord]) -> int:
     return sum(len(text) for record in chunk for text in request_texts(record.request))
 
 
+def _warm_plan(plan: TrafficPlan) -> None:
+    from ..cost import warm_counters
+
+    warm_counters([], plan)
+
+
+def _prepare(engine: Engine, plan: TrafficPlan) -> None:
+    """The plan's counters built wherever chunks will run, before the first chunk (`Engine.prepare`):
+    a cluster's workers then do not each load the vocabularies while their first task waits."""
+    import functools
+    import hashlib
+    import pickle
+
+    name = hashlib.blake2b(pickle.dumps(tuple((t.ref, t.choice) for t in plan.targets)), digest_size=8).hexdigest()
+    engine.prepare(functools.partial(_warm_plan, plan), name)
+
+
+def _fold(plan: TrafficPlan, fold: bool, stream_after: int | None) -> Any:
+    """Where the partials go as they come back, in order: a `LogFold` (memory flat in the rows of a
+    log in time order), or, with `fold=False`, one partial that keeps every row's marks."""
+    from ..cost.logs.stream import STREAM_AFTER, LogFold
+
+    return LogFold(plan, stream_after=STREAM_AFTER if stream_after is None else stream_after) if fold else None
+
+
 def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str | Engine = "local",
                scheduler: str | None = None, workers: int | None = None, chunk_rows: int | None = None,
-               progress: Callable[[int], None] | None = None) -> TrafficPartial:
+               progress: Callable[[int], None] | None = None, fold: bool = True,
+               stream_after: int | None = None) -> TrafficPartial:
     """Chat-log pricing (`cost.price_records`) on an engine: each chunk of records is
     reduced to partial sums where it is counted, and the partials are merged here in order.
 
-    The result equals `price_records(records, plan)` on every engine; `progress(rows)` after each chunk.
-    `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`).
+    The report of the result equals `price_records(records, plan)`'s on every engine; `progress(rows)`
+    after each chunk. `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`). `fold`: the partials
+    folded as they come (`cost.logs.stream.LogFold`, after `stream_after` rows); a log longer than
+    that whose rows go back in time raises `NotInTimeOrder`, and is priced again with `fold=False`.
     """
     from ..cost import CHUNK_ROWS, TrafficPartial, chunked
     from ..cost import warm_counters
@@ -306,17 +334,22 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
             yield chunk
 
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
-    total = TrafficPartial()
+    _prepare(opened, plan)
+    total, folder = TrafficPartial(), _fold(plan, fold, stream_after)
     try:
         for partial in opened.map(_traffic_task, warmed(chunked(records, chunk_rows)), (), params={"plan": plan},
                                   size=_log_chars):
-            total.merge(partial)
+            rows = partial.rows
+            if folder is None:
+                total.merge(partial)
+            else:
+                folder.add(partial)
             if progress is not None:
-                progress(partial.rows)
+                progress(rows)
     finally:
         if isinstance(engine, str):
             opened.close()
-    return total
+    return total if folder is None else folder.result()
 
 
 def _log_chunk_task(chunk: RowChunk, toks: Sequence[Tokenizer], *, plan: TrafficPlan,
@@ -330,13 +363,15 @@ def _log_chunk_task(chunk: RowChunk, toks: Sequence[Tokenizer], *, plan: Traffic
 
 def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: str | None = None,
                      engine: str | Engine = "local", scheduler: str | None = None, workers: int | None = None,
-                     progress: Callable[[int], None] | None = None) -> tuple[TrafficPartial, LogReport, int]:
+                     progress: Callable[[int], None] | None = None, fold: bool = True,
+                     stream_after: int | None = None) -> tuple[TrafficPartial, LogReport, int]:
     """`price_logs` of the rows of `cost.iter_log_chunks`, each chunk parsed where it is priced (so
     JSON and request parsing run on every core, and only lines cross processes).
 
     Returns the merged partial, the rows read and skipped (the chunks' reports, merged in order)
     and how many requests kept their own system prompt where `system` was given (`cost.with_system`).
-    The numbers equal `price_logs(iter_log_records(...))`'s on every engine.
+    The numbers equal `price_logs(iter_log_records(...))`'s on every engine; `fold` and
+    `stream_after` as there.
     """
     from ..cost import LogReport, TrafficPartial, warm_counters
 
@@ -348,17 +383,23 @@ def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: s
             yield chunk
 
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
+    _prepare(opened, plan)
     total, report, kept = TrafficPartial(), LogReport(), 0
+    folder = _fold(plan, fold, stream_after)
     try:
         for partial, part_report, part_kept in opened.map(_log_chunk_task, warmed(chunks), (),
                                                           params={"plan": plan, "system": system},
                                                           size=lambda chunk: chunk.chars):
-            total.merge(partial)
+            rows = partial.rows
+            if folder is None:
+                total.merge(partial)
+            else:
+                folder.add(partial)
             report.merge(part_report)
             kept += part_kept
             if progress is not None:
-                progress(partial.rows)
+                progress(rows)
     finally:
         if isinstance(engine, str):
             opened.close()
-    return total, report, kept
+    return (total if folder is None else folder.result()), report, kept

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..atomic import atomic_path, write_text
+from ..atomic import write_text
 from ..cost import TrafficReport
 from ..money import format_usd
 from ..cost.caching import REASONING_NOT_INCLUDED
@@ -272,16 +272,15 @@ WRITERS: dict[str, Callable[[TrafficReport, int | None], str]] = {
 
 def write_report(report: TrafficReport, out_dir: Path) -> list[Path]:
     """Write report.md, report.html, report.json, the CSV tables and the figures, each atomically."""
+    from ..plots import save_figure
+
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     names = {}
     for i, (caption, fig) in enumerate(figures(report).items()):
         stem = ("traffic_total", "traffic_per_day")[i]
-        for ext in ("png", "svg"):
-            path = out_dir / f"{stem}.{ext}"
-            with atomic_path(path) as tmp:
-                fig.savefig(tmp, dpi=120, format=ext)
-            written.append(path)
+        for ext in ("png", "svg"):  # no date, version or random id: the same report gives the same bytes
+            written.append(save_figure(fig, out_dir / f"{stem}.{ext}", dpi=120))
         names[caption] = f"{stem}.png"
     tables = {"traffic_by_model.csv": _flat(report.models), "traffic_by_day.csv": report.days,
               "traffic_served.csv": report.served, "traffic_calibration.csv": report.calibration,

@@ -17,6 +17,17 @@ are CPU at most 1.5x the count and wall at most 0.6x the one-process count (loca
 
     python -m tests.benchmarks logs                       # 20,000 rows (a shared machine's budget)
     TOKENPRISM_BENCH_ROWS=100000 python -m tests.benchmarks logs
+
+The logs are written in time order (as a service writes them), so the prompt-cache simulation
+runs chunk by chunk as the partials come back (`cost.logs.stream`). Environment, to run a part:
+`TOKENPRISM_BENCH_LOGS=traffic` (or "short chats"), `TOKENPRISM_BENCH_ENGINES=inprocess,local`,
+`TOKENPRISM_BENCH_PHASES=0` (no step table), `TOKENPRISM_BENCH_WORKERS=1,2` (the local engine
+also at these worker counts, for the scaling), `TOKENPRISM_BENCH_UNFOLDED=1` (each engine also
+without the fold, every row kept to the end as before: the memory it saves).
+
+Peak RSS is the child's `ru_maxrss` from `os.wait4`, the largest of the child and its waited-for
+workers. Each child is started from a small launcher process (`_launch`), not forked from this
+one, so the bench's own size (its step tables, the counted texts) does not count in it.
 """
 
 from __future__ import annotations
@@ -34,26 +45,50 @@ from tests.benchmarks.bench_traffic import MODELS as TRAFFIC_MODELS, generate
 
 ROWS = int(os.environ.get("TOKENPRISM_BENCH_ROWS", "20000"))
 LOGS = {"traffic": (TRAFFIC_MODELS, 7), "short chats": ("gpt-4o,gpt-4", 11)}
-ENGINES = ("inprocess", "local", "dask")
+LOGS = {k: v for k, v in LOGS.items() if k in os.environ.get("TOKENPRISM_BENCH_LOGS", ",".join(LOGS)).split(",")}
+ENGINES = tuple(os.environ.get("TOKENPRISM_BENCH_ENGINES", "inprocess,local,dask").split(","))
+PHASES = os.environ.get("TOKENPRISM_BENCH_PHASES", "1") != "0"
+WORKERS = tuple(int(w) for w in os.environ.get("TOKENPRISM_BENCH_WORKERS", "").split(",") if w)
+UNFOLDED = os.environ.get("TOKENPRISM_BENCH_UNFOLDED", "0") == "1"
 ON = "2026-03-15"
 TARGET_CPU, TARGET_WALL = 1.5, 0.6
 
 
-def run_cost(log: Path, models: str, engine: str, out: Path) -> dict:
-    """`tokenprism cost --logs` in a child process: CPU (its workers included), wall, peak RSS."""
+_LAUNCH = """
+import os, resource, subprocess, sys, time
+unfolded, cmd = sys.argv[1] == "1", sys.argv[2:]
+if unfolded:  # the CLI with every row kept to the end, as before the fold
+    cmd = [cmd[0], "-c", "import sys; import analysis.engine.run as r; r._fold = lambda *a: None; "
+           "from analysis.cli import main; sys.exit(main(sys.argv[1:]))"] + cmd[3:]
+t0 = time.perf_counter()
+proc = subprocess.Popen(cmd)
+_, status, usage = os.wait4(proc.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, time.perf_counter() - t0,
+      usage.ru_maxrss, file=sys.stderr)
+"""
+
+
+def run_cost(log: Path, models: str, engine: str, out: Path, *, workers: int | None = None,
+             unfolded: bool = False) -> dict:
+    """`tokenprism cost --logs` in a child process: CPU (its workers included), wall, peak RSS.
+
+    The child is started by a small launcher (a fresh interpreter that imports nothing of ours),
+    so its peak RSS is its own, not this process's size at a fork."""
     cmd = [sys.executable, "-m", "analysis", "cost", "--logs", str(log), "-m", models, "--engine", engine,
            "--format", "json", "--on", ON]
     if engine == "dask":
-        cmd += ["--workers", "2"]  # a LocalCluster: a scheduler and two worker processes
-    t0 = time.perf_counter()
+        cmd += ["--workers", str(workers or 2)]  # a LocalCluster: a scheduler and two worker processes
+    elif workers is not None:
+        cmd += ["--workers", str(workers)]
     with open(out, "wb") as fh, open(out.with_suffix(".err"), "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # the child's CPU and its waited-for workers'
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
+        subprocess.run([sys.executable, "-c", _LAUNCH, "1" if unfolded else "0", *cmd], stdout=fh, stderr=err,
+                       check=True)
+    last = out.with_suffix(".err").read_text().strip().splitlines()[-1].split()
+    code, cpu, wall, rss = int(last[0]), float(last[1]), float(last[2]), int(last[3])
+    if code != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {out.with_suffix('.err').read_text()[-500:]}")
-    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+    return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "peak_rss_mb": round(rss / 1024, 1),
+            "load_1min": round(os.getloadavg()[0], 1)}
 
 
 def texts_of(log: Path) -> list[str]:
@@ -171,31 +206,35 @@ def main(out_dir: Path) -> dict:
         folder = Path(tmp)
         for name, (models, seed) in LOGS.items():
             log = folder / f"{name.replace(' ', '-')}.jsonl.gz"
-            size = generate(log, ROWS, seed=seed)
+            size = generate(log, ROWS, seed=seed, in_order=True)
             ref = count_reference(texts_of(log), models)
             entry: dict = {"models": models, "log_mb": round(size / 1e6, 1), "count": ref, "engines": {}}
             outputs = {}
-            for engine in ENGINES:
-                out = folder / f"out-{engine}.json"
-                run = run_cost(log, models, engine, out)
+            runs = [(engine, None, False) for engine in ENGINES] + [("local", w, False) for w in WORKERS]
+            runs += [(engine, None, True) for engine in ENGINES if UNFOLDED and engine != "dask"]
+            for engine, workers, unfolded in runs:
+                label = engine + (f" {workers} worker(s)" if workers else "") + (" unfolded" if unfolded else "")
+                out = folder / f"out-{label.replace(' ', '-')}.json"
+                run = run_cost(log, models, engine, out, workers=workers, unfolded=unfolded)
                 run["cpu_over_count"] = round(run["cpu_s"] / ref["cpu_s"], 2)
                 run["wall_over_count"] = round(run["wall_s"] / ref["wall_s"], 2)
-                entry["engines"][engine] = run
-                outputs[engine] = out.read_bytes()
+                entry["engines"][label] = run
+                outputs[label] = out.read_bytes()
             entry["identical_outputs"] = len(set(outputs.values())) == 1
-            local, dask = entry["engines"]["local"], entry["engines"]["dask"]
-            entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
+            if "local" in entry["engines"] and "dask" in entry["engines"]:
+                local, dask = entry["engines"]["local"], entry["engines"]["dask"]
+                entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
             results["logs"][name] = entry
             print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON): counting the texts "
                   f"{ref['cpu_s']} CPU s ({ref['wall_s']} s wall)", flush=True)
             for engine, run in entry["engines"].items():
                 print(f"  {engine:>9}: {run['cpu_s']:>6} CPU s = {run['cpu_over_count']}x the count "
                       f"(target {TARGET_CPU}x); {run['wall_s']:>6} s wall = {run['wall_over_count']}x "
-                      f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
+                      f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB; "
+                      f"load {run['load_1min']}", flush=True)
             print(f"  outputs identical on every engine: {entry['identical_outputs']}; Dask runs at "
-                  f"{entry['dask_speed_over_local']}x the local engine's speed", flush=True)
-        # after every command: a child's peak RSS counts this process's size when it forked
-        for name, (models, _) in LOGS.items():
+                  f"{entry.get('dask_speed_over_local')}x the local engine's speed", flush=True)
+        for name, (models, _) in LOGS.items() if PHASES else ():
             entry = results["logs"][name]
             entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
             print(f"{name}: where the in-process CPU goes (this process, timed step by step):")

@@ -43,8 +43,11 @@ TOOLS = [{"type": "function", "function": {"name": "track_parcel", "description"
                                            "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}]
 
 
-def generate(path: Path, rows: int, seed: int = 7) -> int:
-    """Write `rows` chat-log rows (gzip JSON Lines); returns the uncompressed size in bytes."""
+def generate(path: Path, rows: int, seed: int = 7, *, in_order: bool = False) -> int:
+    """Write `rows` chat-log rows (gzip JSON Lines); returns the uncompressed size in bytes.
+
+    `in_order`: timestamps that never go back (evenly over the 30 days), as a log written while the
+    requests come; otherwise each row's time is random in the 30 days. The other fields are the same."""
     rng = random.Random(seed)
     start = 1772323200  # 2026-03-01 00:00 UTC
     size = 0
@@ -52,7 +55,8 @@ def generate(path: Path, rows: int, seed: int = 7) -> int:
         for i in range(rows):
             user = " ".join(rng.choices(WORDS, k=rng.randint(8, 60)))
             answer = " ".join(rng.choices(WORDS, k=rng.randint(10, 120)))
-            row = {"model": "gpt-4o-mini", "timestamp": start + rng.randrange(30 * 86400),
+            at = rng.randrange(30 * 86400)
+            row = {"model": "gpt-4o-mini", "timestamp": start + (i * 30 * 86400 // rows if in_order else at),
                    "messages": [{"role": "system", "content": rng.choice(SYSTEM)}, {"role": "user", "content": user}],
                    "response": answer}
             if i % 20 == 0:

@@ -37,7 +37,7 @@ from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 
-__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "simulate_rows", "trace_chunk"]
+__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "simulate_rows", "spaced_note", "trace_chunk"]
 
 BREAKPOINT_MODES = ("request", "auto")
 
@@ -178,12 +178,9 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
     this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
-    per_lifetime seconds), in place of one burst. Such a stream has been running before its first
-    row: its shared prefixes (each row's system prompt and tools) were cached by a request at 0 s,
-    so a workload's sample is priced in its steady state, not as a cold start.
+    per_lifetime seconds), in place of one burst, as a stream already running (`warm_prefixes`).
     """
     marks: list[PrefixMarks] = []
-    warm: dict[int, PrefixMarks] = {}  # each row's system prompt and tools, cached one spacing before the first
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
     # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
     spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None
@@ -195,18 +192,57 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
             a, b = ptr[i], ptr[i + 1]
             seconds = when[i]
             if spacing is not None and seconds != seconds:
-                seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1  # from 1: the earlier request is at 0
+                seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
-            if spacing is not None and b > a and end_list[a] and keys[a] not in warm:  # block 0: system and tools
-                warm[keys[a]] = PrefixMarks(end_list[a], (end_list[a],), (keys[a],), (flags[a],), 0.0)
-    sim = simulate(rule, [*warm.values(), *marks])
-    sim.outcomes = sim.outcomes[len(warm):]  # the earlier requests are not this sample's: not billed
+    if spacing is not None:
+        warmed, rows = warm_prefixes(marks, spacing, set())
+        sim = simulate(rule, warmed)
+        sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
+    else:
+        sim = simulate(rule, marks)
     if unstamped:
-        sim.notes.append(f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-                         f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already "
-                         "running: its system prompt and tools were cached by a request one spacing before the first")
+        sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
     return read, w5, w1, sim
+
+
+def warm_prefixes(marks: Sequence[PrefixMarks], spacing: float, seen: set[int]
+                  ) -> tuple[list[PrefixMarks], list[int]]:
+    """Spaced rows (`marks`, times from one `spacing` on) as a stream already running: before the
+    first row of each system prompt and tools (a row's first mark, the request's system field and
+    tools; its key is added to `seen`), a request of that prefix alone, one spacing earlier, has
+    cached it. Returns the marks with those requests, and the positions of the rows among them.
+
+    >>> rows = [PrefixMarks(3000, (2000, 3000), (7, 8), (0, 0), 300.0), PrefixMarks(3100, (2000, 3100), (7, 9), (0, 0), 600.0)]
+    >>> marks, at = warm_prefixes(rows, 300.0, set())
+    >>> [(m.n, m.when) for m in marks], at
+    ([(2000, 0.0), (3000, 300.0), (3100, 600.0)], [1, 2])
+    """
+    out: list[PrefixMarks] = []
+    rows: list[int] = []
+    for m in marks:
+        if m.ends and m.ends[0] and m.keys[0] not in seen and isinstance(m.when, float):
+            seen.add(m.keys[0])
+            out.append(PrefixMarks(m.ends[0], m.ends[:1], m.keys[:1], m.flags[:1], m.when - spacing))
+        rows.append(len(out))
+        out.append(m)
+    return out, rows
+
+
+def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
+    """The note of a log without timestamps spaced by --requests-per-lifetime."""
+    return (f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
+            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already running: its "
+            "system prompt and tools were cached by a request one spacing before the first that uses them")
+
+
+def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]
+                ) -> list[PrefixMarks]:
+    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`."""
+    ptr, keys, flags, end_list, n = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist(), \
+        prompt.tolist()
+    return [PrefixMarks(n[i], tuple(end_list[ptr[i]:ptr[i + 1]]), tuple(keys[ptr[i]:ptr[i + 1]]),
+                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in range(trace.rows)]

@@ -35,7 +35,7 @@ from ...requests import RequestCounter
 from ...requests.media import parse_size
 from ...tokenizers import Tokenizer
 from .records import LogRecord
-from ..usage import SERVICE_TIERS, as_billed
+from ..usage import SERVICE_TIERS, as_billed_total
 from ..bill import part_rates
 from ..caching import cache_rule
 from .cache_trace import BREAKPOINT_MODES, TraceChunk, block_ends, trace_chunk
@@ -298,6 +298,9 @@ class TrafficPartial:
     rows_with_media: int = 0
     rows_without_time: int = 0
     traces: list[TraceChunk] = field(default_factory=list)  # aligned with the targets' per-row lists
+    # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
+    # partials; then the per-row lists above are empty
+    folded: Any = None
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows
@@ -409,26 +412,27 @@ _BILL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "ca
 
 def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> tuple[Decimal, int, Counter, int]:
     """(genai-prices' calc_price summed over the rows, each with its timestamp, batch and service tier;
-    rows it could not price; the billed parts' token sums; rows whose usage does not say their reasoning)."""
+    rows it could not price; the billed parts' token sums; rows whose usage does not say their reasoning).
+    The sum is `cost.usage.as_billed_total`'s: rows that share their prices priced once as their sum."""
     parts: Counter = Counter()
-    unknown = unpriced = 0
-    total = Decimal(0)
     genai = target.price.source.startswith("genai-prices")
-    for i in idx:
-        r = records[i]
-        if r.bill is None or not genai:
-            unpriced += 1
-            if r.bill is None:
-                continue
-        for name in _BILL_PARTS:
-            parts[name] += getattr(r.bill, name) or 0
-        unknown += r.bill.reasoning_tokens is None
-        if genai:
-            try:
-                total += as_billed(r.bill, target.price.model, provider=target.price.provider, when=r.timestamp,
-                                   batch=r.batch, service_tier=r.service_tier)
-            except BadInput:
-                unpriced += 1
+    billed = [records[i] for i in idx if records[i].bill is not None]
+    unpriced = len(idx) - (len(billed) if genai else 0)
+    seen: Counter = Counter(id(r.bill) for r in billed)  # rows share the BillUsage of one usage object
+    unknown = 0
+    for r in billed:
+        bill = r.bill
+        assert bill is not None  # by `billed`
+        n = seen.pop(id(bill), 0)
+        if n:
+            for name in _BILL_PARTS:
+                parts[name] += (getattr(bill, name) or 0) * n
+            unknown += n * (bill.reasoning_tokens is None)
+    total = Decimal(0)
+    if genai:
+        total, refused = as_billed_total(((r.bill, r.timestamp, r.batch, r.service_tier) for r in billed
+                                          if r.bill is not None), target.price.model, provider=target.price.provider)
+        unpriced += refused
     return total, unpriced, parts, unknown
 
 

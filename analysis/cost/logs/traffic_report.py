@@ -27,6 +27,7 @@ from ..workloads.workload import percent
 from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
+from .stream import FoldedBill, median, percentiles
 from .whole_bill import ReasoningFigure, whole_bill
 from .records import LogReport
 
@@ -166,7 +167,13 @@ def _sum(sums: dict, name: str) -> int:
     return int(sum(v[_F[name]] for v in sums.values()))
 
 
-def _percentiles(part: ModelPart) -> tuple[float, float, float]:
+def _percentiles(part: ModelPart, folded: FoldedBill | None = None) -> tuple[float, float, float]:
+    if folded is not None:  # the rows' $ folded chunk by chunk (`stream.LogFold`): the same figures
+        values, counts = folded.costs.rows[:, 0], folded.costs.counts
+        if not len(values) or folded.costs_nan:
+            return (float("nan"),) * 3
+        p50, p95 = percentiles(values, counts)
+        return tuple(float(f"{v:.10g}") for v in (p50, p95, values.max()))  # type: ignore[return-value]
     costs = np.concatenate(part.costs) if part.costs else np.empty(0)
     if not len(costs) or np.isnan(costs).any():
         return (float("nan"),) * 3
@@ -236,13 +243,22 @@ SERVED_COLUMNS = ["model", "priced_as", "tokenizer", "n_requests", "input_tokens
 def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows, worst = [], []
     for ref, part in sorted(partial.calibration.items()):
-        rel_in, rel_out = np.concatenate(part.rel_in), np.concatenate(part.rel_out)
-        row = {"served_by": ref, "n_rows": int(len(rel_in))}
-        for name, rel in (("input", rel_in), ("output", rel_out)):
-            ok = rel[~np.isnan(rel)]
-            row[f"{name}_rows"] = int(len(ok))
-            row[f"{name}_median_error"] = float(np.median(ok)) if len(ok) else float("nan")
-            row[f"{name}_worst_error"] = float(ok[np.argmax(np.abs(ok))]) if len(ok) else float("nan")
+        folded = partial.folded.calibration.get(ref) if partial.folded is not None else None
+        if folded is not None:  # folded chunk by chunk (`stream.LogFold`): the same figures
+            row = {"served_by": ref, "n_rows": folded.rows}
+            for name in ("input", "output"):
+                errors, worst_error = folded.errors[name], folded.worst[name]
+                row[f"{name}_rows"] = errors.n
+                row[f"{name}_median_error"] = median(errors.rows[:, 0], errors.counts) if errors.n else float("nan")
+                row[f"{name}_worst_error"] = float("nan") if worst_error is None else worst_error
+        else:
+            rel_in, rel_out = np.concatenate(part.rel_in), np.concatenate(part.rel_out)
+            row = {"served_by": ref, "n_rows": int(len(rel_in))}
+            for name, rel in (("input", rel_in), ("output", rel_out)):
+                ok = rel[~np.isnan(rel)]
+                row[f"{name}_rows"] = int(len(ok))
+                row[f"{name}_median_error"] = float(np.median(ok)) if len(ok) else float("nan")
+                row[f"{name}_worst_error"] = float(ok[np.argmax(np.abs(ok))]) if len(ok) else float("nan")
         billed = partial.billed.get(ref)
         if billed is not None:  # reasoning is billed as output and never shows in the response text
             row["reasoning_tokens"] = int(billed.parts["reasoning_tokens"])
@@ -274,7 +290,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                        exactness_reason=None)
         else:
             usd, n_in, n_out, status = _money(t, plan, part.sums)
-            p50, p95, top = _percentiles(part)
+            p50, p95, top = _percentiles(part, partial.folded.bills.get(t.ref) if partial.folded is not None else None)
             exactness, reason = least_exact(part.exactness)
             # input_tokens: the uncached input once the cache is known (below); prompt_tokens: the whole prompt
             row.update(status=status, n_requests=_sum(part.sums, "rows"), input_tokens=n_in, prompt_tokens=n_in,

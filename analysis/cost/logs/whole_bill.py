@@ -21,6 +21,7 @@ from ..bill import PARTS, part_rates, parts_usd
 from ..caching import cache_rule
 from ...money import format_usd
 from .cache_trace import simulate_rows
+from .stream import percentiles
 from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
@@ -73,6 +74,9 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     if t.price.input is None:
         return None
     rates = part_rates(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
+    folded = partial.folded.bills.get(t.ref) if partial.folded is not None else None
+    if folded is not None:
+        return _folded_bill(t, plan, part, folded, reasoning, rates)
     prompts, tiers, outs = (_concat(x, d) for x, d in ((part.prompts, np.int64), (part.tiers, np.int64),
                                                        (part.outs, np.float64)))
     n = len(prompts)
@@ -90,27 +94,66 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
         label = "no prompt-cache rule is known for this model: nothing is read from a cache"
     elif not plan.simulates_cache:
         label = "--cached-share"
-    share = plan.cached_share
     day_of = [d for trace in partial.traces for d in trace.days]
     keys: dict[tuple[str | None, int], list[int]] = {}
     for i, (d, tier) in enumerate(zip(day_of, tiers.tolist())):
         keys.setdefault((d, tier), []).append(i)
+    cache: dict[tuple[str | None, int], tuple[int, int, int]] = {}
+    for at, rows in keys.items():
+        idx = np.asarray(rows, dtype=np.int64)
+        cache[at] = (int(read[idx].sum()), int(w5[idx].sum()), int(w1[idx].sum()))
+    p50, p95, top = _percentiles(rates, prompts, tiers, outs, read, w5, w1, plan.cached_share, reasoning)
+    return _bill(plan, part, rates, reasoning, cache, (p50, p95, top), rule, label, simulated, notes)
+
+
+def _folded_bill(t: Target, plan: TrafficPlan, part: ModelPart, folded: Any, reasoning: ReasoningFigure,
+                 rates: Any) -> WholeBill:
+    """`whole_bill` from the rows folded chunk by chunk (`stream.FoldedBill`): the same numbers."""
+    rule = cache_rule(t.ref)
+    label = ""
+    if folded.simulated and rule is not None:
+        label = rule.label
+    elif plan.simulates_cache and rule is None:
+        label = "no prompt-cache rule is known for this model: nothing is read from a cache"
+    elif not plan.simulates_cache:
+        label = "--cached-share"
+    cache = {at: (int(v[0]), int(v[1]), int(v[2])) for at, v in folded.cache.items()}
+    rows, counts = folded.inputs.rows, folded.inputs.counts
+    usd = _usd_per_row(rates, rows[:, 0], rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 3], rows[:, 4], rows[:, 5],
+                       plan.cached_share, reasoning) if len(rows) else np.empty(0)
+    figures: tuple[float, float, float] = (float("nan"),) * 3
+    if len(usd) and not np.isnan(usd).any():
+        p50, p95 = percentiles(usd, counts)
+        figures = _ten_digits(p50, p95, float(usd.max()))
+    return _bill(plan, part, rates, reasoning, cache, figures, rule, label, folded.simulated, list(folded.notes))
+
+
+def _ten_digits(p50: float, p95: float, top: float) -> tuple[float, float, float]:
+    # floats carry binary noise (0.00014000000000000001); 10 significant digits is far below a cent
+    return float(f"{p50:.10g}"), float(f"{p95:.10g}"), float(f"{top:.10g}")
+
+
+def _bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFigure,
+          cache: dict[tuple[str | None, int], tuple[int, int, int]], figures: tuple[float, float, float],
+          rule: Any, label: str, simulated: bool, notes: list[str]) -> WholeBill:
+    """The bill from the sums per (day, tier) and the cache's (read, write 5m, write 1h) per (day, tier)."""
+    share = plan.cached_share
     tokens = dict.fromkeys(PARTS, Decimal(0))
     no_cache = Decimal(0)
     usd_parts: dict[str, Decimal | None] = dict.fromkeys(PARTS, Decimal(0))
     total: Decimal | None = Decimal(0)
     days: dict[str, Decimal | None] = {}
     for (day, tier), v in part.sums.items():
-        rows = np.asarray(keys.get((day, tier), []), dtype=np.int64)
+        read_sum, w5_sum, w1_sum = cache.get((day, tier), (0, 0, 0))
         n_in = Decimal(int(v[_F["content_in"]] + v[_F["format_in"]]))
         unlogged = Decimal(int(v[_F["rows"]] - v[_F["rows_logged_out"]]))
         n_out = Decimal(int(v[_F["logged_out"]])) + (plan.output_tokens * unlogged if plan.output_tokens is not None
                                                       else (plan.output_ratio or 0) * Decimal(int(v[_F["content_of_unlogged"]])))
         requests = int(v[_F["rows"]])
         r = Decimal(0) if reasoning.total is None else reasoning.per_request * requests + reasoning.ratio * n_out
-        cached = (n_in * share) if share else Decimal(int(read[rows].sum())) if len(rows) else Decimal(0)
-        write5 = Decimal(int(w5[rows].sum())) if len(rows) else Decimal(0)
-        write1 = Decimal(int(w1[rows].sum())) if len(rows) else Decimal(0)
+        cached = (n_in * share) if share else Decimal(read_sum)
+        write5 = Decimal(w5_sum)
+        write1 = Decimal(w1_sum)
         here = {"input": n_in - cached - write5 - write1, "cache_read": cached, "cache_write_5m": write5,
                 "cache_write_1h": write1, "output": n_out, "reasoning": r}
         usd = parts_usd(rates[tier], here, requests)
@@ -125,7 +168,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
         if day is not None:
             so_far = days.get(day, Decimal(0))
             days[day] = None if usd is None or so_far is None else so_far + usd
-    p50, p95, top = _percentiles(rates, prompts, tiers, outs, read, w5, w1, share, reasoning, partial)
+    p50, p95, top = figures
     ints = {name: int(x.to_integral_value()) for name, x in tokens.items()}
     saving = None if total is None or not simulated else no_cache - total
     if simulated:
@@ -139,11 +182,22 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
 
 
 def _percentiles(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.ndarray, read: np.ndarray,
-                 w5: np.ndarray, w1: np.ndarray, share: Decimal, reasoning: ReasoningFigure,
-                 partial: TrafficPartial) -> tuple[float, float, float]:
+                 w5: np.ndarray, w1: np.ndarray, share: Decimal, reasoning: ReasoningFigure
+                 ) -> tuple[float, float, float]:
     """p50, p95 and max of the whole bill per request (floats: only for these, never for totals)."""
     if not len(prompts):
         return (float("nan"),) * 3
+    usd = _usd_per_row(rates, prompts, tiers, outs, read, w5, w1, share, reasoning)
+    if np.isnan(usd).any():
+        return (float("nan"),) * 3
+    p50, p95 = np.percentile(usd, [50, 95])
+    # floats carry binary noise (0.00014000000000000001); 10 significant digits is far below a cent
+    return tuple(float(f"{v:.10g}") for v in (p50, p95, usd.max()))  # type: ignore[return-value]
+
+
+def _usd_per_row(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.ndarray, read: np.ndarray,
+                 w5: np.ndarray, w1: np.ndarray, share: Decimal, reasoning: ReasoningFigure) -> np.ndarray:
+    """The whole bill of each row in float64 (the same floats row by row, whatever the other rows)."""
     table = np.asarray([[float(r.rate(p)) if r.rate(p) is not None else np.nan for p in PARTS] + [float(r.per_request)]
                         for r in rates])[tiers]
     cached = prompts * float(share) if share else read.astype(np.float64)
@@ -151,9 +205,4 @@ def _percentiles(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.nd
         float(reasoning.per_request) + float(reasoning.ratio) * outs
     cols = np.stack([prompts - cached - w5 - w1, cached, w5, w1, outs, rsn], axis=1)
     with np.errstate(invalid="ignore"):
-        usd = np.where(cols > 0, cols * table[:, :6], 0.0).sum(axis=1) / 1e6 + table[:, 6]
-    if np.isnan(usd).any():
-        return (float("nan"),) * 3
-    p50, p95 = np.percentile(usd, [50, 95])
-    # floats carry binary noise (0.00014000000000000001); 10 significant digits is far below a cent
-    return tuple(float(f"{v:.10g}") for v in (p50, p95, usd.max()))  # type: ignore[return-value]
+        return np.where(cols > 0, cols * table[:, :6], 0.0).sum(axis=1) / 1e6 + table[:, 6]

@@ -260,3 +260,34 @@ def test_log_rows_parsed_on_the_workers_price_as_records_parsed_here(local_engin
         assert got_kept == kept[0]
     with pytest.raises(BadInput, match=r"bad.jsonl:\d+: .*Fix the row"):  # strict: the worker's error, as here
         price_log_chunks(iter_log_chunks([bad], chunk_rows=4), plan, engine=local_engine)
+
+
+@pytest.mark.slow  # a pool and a cluster, 600 rows under two models with caches
+def test_prompt_cache_simulation_identical_on_every_engine(local_engine, dask_engine, tmp_path):
+    # issue 44: with each target's prompt cache simulated (issue 42), the in-process report of the log
+    # kept whole equals, byte for byte, the report of the partials folded chunk by chunk as they come
+    # back from each engine (the cache carried across chunks), on a LocalCluster of two workers too
+    import json
+
+    from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
+    from analysis.engine import price_logs
+    from analysis.report.traffic import report_json
+    from tests.analysis.cost.logs.test_stream import _timed
+    from tests.benchmarks.bench_traffic import generate
+
+    log = tmp_path / "log.jsonl.gz"
+    generate(log, 600, seed=3, in_order=True)
+    records = _timed(list(iter_log_records(log)), "mixed")
+    for flags in ({}, {"cache_breakpoints": "auto"}):
+        plan = plan_traffic("gpt-4o,claude-sonnet-4-5", on=date(2026, 3, 15), **flags)
+
+        def report(partial):
+            return json.dumps(report_json(summarise(partial, plan, None)), sort_keys=True, default=str)
+
+        whole = price_records(records, plan)
+        want = report(whole)
+        assert summarise(whole, plan, None).models["cache_read_tokens"].sum() > 0  # the caches were hit
+        for engine in _engines(local_engine, dask_engine).values():
+            got = price_logs(records, plan, engine=engine, chunk_rows=32, stream_after=100)
+            assert got.folded is not None, engine.name
+            assert report(got) == want, engine.name

@@ -91,6 +91,12 @@ def test_table_and_report_folder(capsys, tmp_path):
         assert name in err
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tokenprism-tmp")]
     assert "data:image/png;base64," in (tmp_path / "report.html").read_text()
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix in (".png", ".svg")}
+    again = tmp_path / "again"
+    rc, _, _ = run(capsys, ["cost", "--logs", str(LOGS / "calibration.jsonl"), str(LOGS / "anthropic.jsonl"),
+                            "-m", FOUR, "--output-tokens", "30", "--out", str(again)])
+    assert rc == 0
+    assert {p.name: p.read_bytes() for p in again.iterdir() if p.suffix in (".png", ".svg")} == first  # reproducible
 
 
 def test_bad_rows_exit_2_or_are_skipped_with_counts(capsys, tmp_path):

@@ -1,0 +1,352 @@
+"""Logged traffic folded chunk by chunk, in the log's order, so memory stays flat in the rows.
+
+Unlike `chunk_sums` (each chunk reduced to sums and a few integers per row: prompt tokens, tier,
+output tokens, cache marks, $ per row) and `whole_bill` (one target's bill from the merged
+part), this module keeps those per-row integers from piling up. The partials of a log arrive
+in order (every engine yields them so); `LogFold.add` takes each one and
+
+* runs each target's prompt-cache simulation over the chunk's rows with the cache carried
+  from the chunks before (`caching.CacheStream`, which keeps only what is alive within one
+  lifetime), when the log is in time order; the reads and writes are summed per (day, tier);
+* keeps each row's whole-bill inputs (prompt tokens, tier, output tokens, cache read, writes)
+  as distinct tuples with counts (`Distinct`), and the recount-only $ per row and the
+  calibration's relative errors as distinct values with counts, so the percentiles and medians
+  stay exact (`percentiles`, `median` equal numpy's on the rows themselves);
+* then drops the chunk's per-row arrays.
+
+What still grows: the distinct tuples (bounded by the spread of prompt and reply sizes, not by
+the rows), the live cache entries of one lifetime (all of them when no row has a timestamp:
+then nothing expires), and the partial's few sums per (day, tier).
+
+A log of at most `STREAM_AFTER` rows is held whole and summarised as before (the simulation sorts it by
+time, so its order does not matter). A longer log whose rows go back in time raises
+`NotInTimeOrder`: the caller prices it again with every row's marks kept until the end
+(`fold=False` on the engine's `price_log_chunks`), as before, and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
+from .cache_trace import TraceChunk, chunk_marks, spaced_note, warm_prefixes
+from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
+
+__all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "median",
+           "percentiles"]
+
+STREAM_AFTER = 65_536  # rows held whole before the fold starts: 16 chunks
+_COMPACT_ROWS = 65_536  # rows added before the distinct tuples are made distinct again
+
+
+class NotInTimeOrder(Exception):
+    """A log longer than `STREAM_AFTER` rows whose requests go back in time (or that the fold
+    cannot order): its cache must be simulated over the whole log at once."""
+
+
+class Distinct:
+    """Rows of `k` float64 columns kept as the distinct rows and how often each came.
+
+    Integers below 2**53 and the floats themselves are kept exactly, so anything computed row by
+    row from them (then weighted by the counts) is what the rows would give.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._rows = np.empty((0, k), dtype=np.float64)
+        self._counts = np.empty(0, dtype=np.int64)
+        self._held: list[np.ndarray] = []
+        self._held_rows = 0
+
+    def add(self, table: np.ndarray) -> None:
+        """Add rows (n x k, or n values when k is 1)."""
+        table = np.asarray(table, dtype=np.float64).reshape(-1, self.k)
+        if len(table):
+            self._held.append(table)
+            self._held_rows += len(table)
+            if self._held_rows >= _COMPACT_ROWS:
+                self._compact()
+
+    def _compact(self) -> None:
+        if not self._held:
+            return
+        rows = np.concatenate([self._rows, *self._held])
+        weights = np.concatenate([self._counts, np.ones(self._held_rows, dtype=np.int64)])
+        uniq, inverse = np.unique(rows, axis=0, return_inverse=True)
+        counts = np.zeros(len(uniq), dtype=np.int64)
+        np.add.at(counts, inverse.ravel(), weights)
+        self._rows, self._counts, self._held, self._held_rows = uniq, counts, [], 0
+
+    @property
+    def rows(self) -> np.ndarray:
+        self._compact()
+        return self._rows
+
+    @property
+    def counts(self) -> np.ndarray:
+        self._compact()
+        return self._counts
+
+    @property
+    def n(self) -> int:
+        return int(self._counts.sum()) + self._held_rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def percentiles(values: np.ndarray, counts: np.ndarray, qs: tuple[float, ...] = (50, 95)) -> list[float]:
+    """`np.percentile(np.repeat(values, counts), qs)` (its default, linear method), bit for bit,
+    without building the repeated array. `values` must hold no NaN.
+
+    >>> v, c = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 5])
+    >>> percentiles(v, c) == np.percentile(np.repeat(v, c), [50, 95]).tolist()
+    True
+    """
+    order = np.argsort(values, kind="stable")
+    v, ends = values[order], np.cumsum(counts[order])
+    n = int(ends[-1])
+    # numpy's steps: q / 100, the virtual index (n - 1) q, its floor and the next one, clipped
+    virtual = (n - 1) * np.true_divide(np.asarray(qs, dtype=np.float64), 100)
+    below = np.floor(virtual)
+    above = below + 1
+    last = virtual >= n - 1
+    below[last] = above[last] = n - 1
+    below[virtual < 0] = above[virtual < 0] = 0
+    gamma = virtual - below.astype(np.intp)
+    out = []
+    for i in range(len(qs)):
+        a = v[np.searchsorted(ends, int(below[i]), side="right")]
+        b = v[np.searchsorted(ends, int(above[i]), side="right")]
+        diff = b - a
+        out.append(float(b - diff * (1 - gamma[i]) if gamma[i] >= 0.5 else a + diff * gamma[i]))
+    return out
+
+
+def median(values: np.ndarray, counts: np.ndarray) -> float:
+    """`np.median(np.repeat(values, counts))`, bit for bit (no NaN among `values`).
+
+    >>> v, c = np.array([0.5, -0.25, 0.125]), np.array([2, 1, 1])
+    >>> median(v, c) == float(np.median(np.repeat(v, c)))
+    True
+    """
+    order = np.argsort(values, kind="stable")
+    v, ends = values[order], np.cumsum(counts[order])
+    n = int(ends[-1])
+    middle = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+    return float(np.mean(v[np.searchsorted(ends, middle, side="right")]))
+
+
+@dataclass
+class FoldedBill:
+    """What one target's whole bill needs of its rows, folded: cache reads and writes per
+    (day, tier), each row's bill inputs as distinct tuples, and its recount-only $ per row."""
+
+    rows: int = 0
+    cache: dict[tuple[str | None, int], np.ndarray] = field(default_factory=dict)  # read, write 5m, write 1h
+    # prompt tokens, tier, output tokens, cache read, write 5m, write 1h
+    inputs: Distinct = field(default_factory=lambda: Distinct(6))
+    costs: Distinct = field(default_factory=lambda: Distinct(1))
+    costs_nan: bool = False
+    simulated: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, trace: TraceChunk, prompts: np.ndarray, tiers: np.ndarray, outs: np.ndarray, costs: np.ndarray,
+            read: np.ndarray, w5: np.ndarray, w1: np.ndarray) -> None:
+        self.rows += len(prompts)
+        keys = trace.day_codes.astype(np.int64) * 256 + tiers.astype(np.int64)
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        sums = np.zeros((len(uniq), 3), dtype=np.int64)
+        np.add.at(sums, inverse.ravel(), np.stack([read, w5, w1], axis=1).astype(np.int64))
+        for key, vec in zip(uniq.tolist(), sums):
+            at = (trace.day_names[key // 256], key % 256)
+            self.cache[at] = self.cache[at] + vec if at in self.cache else vec
+        self.inputs.add(np.stack([prompts.astype(np.float64), tiers.astype(np.float64), outs.astype(np.float64),
+                                  read.astype(np.float64), w5.astype(np.float64), w1.astype(np.float64)], axis=1))
+        nan = np.isnan(costs)
+        self.costs_nan = self.costs_nan or bool(nan.any())
+        self.costs.add(costs[~nan])
+
+
+@dataclass
+class FoldedCalibration:
+    """A serving model's relative errors, folded: per side (input, output) the rows, the distinct
+    non-NaN errors with counts, and the first of the largest in the log's order."""
+
+    rows: int = 0
+    errors: dict[str, Distinct] = field(default_factory=lambda: {"input": Distinct(1), "output": Distinct(1)})
+    worst: dict[str, float | None] = field(default_factory=lambda: {"input": None, "output": None})
+
+    def add(self, side: str, rel: np.ndarray) -> None:
+        ok = rel[~np.isnan(rel)]
+        self.errors[side].add(ok)
+        if len(ok):
+            top = float(ok[np.argmax(np.abs(ok))])
+            had = self.worst[side]
+            if had is None or abs(top) > abs(had):  # argmax keeps the first of equal ones
+                self.worst[side] = top
+
+
+@dataclass
+class Folded:
+    """The folded per-row state of a whole log (`TrafficPartial.folded`)."""
+
+    bills: dict[str, FoldedBill] = field(default_factory=dict)
+    calibration: dict[str, FoldedCalibration] = field(default_factory=dict)
+
+
+class _Sim:
+    """One target's cache simulated over the log as it comes (see `simulate_rows` for the times)."""
+
+    def __init__(self, rule: CacheRule, per_lifetime: float | None) -> None:
+        self.rule = rule
+        self.per_lifetime = per_lifetime
+        self.main = CacheStream(rule)
+        # a log with no timestamp at all is spaced per --requests-per-lifetime; until a row with a
+        # time shows up, both are simulated, and the spaced one is dropped at the first time seen
+        self.spaced: CacheStream | None = CacheStream(rule) if per_lifetime else None
+        self.spaced_bill = FoldedBill()
+        self.warmed: set[int] = set()  # the prefixes the spaced stream found cached before their first row
+        self.last = -np.inf  # the last row's time in the main simulation
+        self.previous: float | None = None  # the last timestamp seen (a row without one takes it)
+        self.stamped = self.unstamped = 0
+        self.flagged = False
+
+    def run(self, trace: TraceChunk, ends: np.ndarray, prompts: np.ndarray
+            ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...] | None]:
+        """(read, w5, w1) of the chunk's rows, and the same spaced (None once the log has a time)."""
+        when = trace.when.tolist()
+        times: list[float | None] = []
+        stamped_here = 0
+        for w in when:
+            if w != w:
+                times.append(self.previous)
+            elif w == 0.0:  # `simulate` takes a time of 0 as none in a log with rows without one
+                raise NotInTimeOrder("a row's timestamp is the Unix epoch (0)")
+            else:
+                times.append(w)
+                self.previous = w
+                stamped_here += 1
+        seconds = [0.0 if t is None else t for t in times]
+        if seconds and (seconds[0] < self.last or any(b < a for a, b in zip(seconds, seconds[1:]))):
+            raise NotInTimeOrder("a row's timestamp is earlier than the row's before it")
+        if seconds:
+            self.last = seconds[-1]
+        spaced = None
+        if self.spaced is not None and not self.stamped and not stamped_here:
+            spacing = self.rule.ttl_seconds / (self.per_lifetime or 1)
+            at = [(self.unstamped + i + 1) * spacing for i in range(len(when))]
+            # a stream already running, as `simulate_rows` has it: each prefix cached one spacing before its first row
+            marks, rows = warm_prefixes(chunk_marks(trace, ends, prompts, at), spacing,  # type: ignore[arg-type]
+                                        self.warmed)
+            spaced = tuple(a[rows] for a in self._outcomes(self.spaced, marks))
+        elif self.spaced is not None:
+            self.spaced = None
+        self.stamped += stamped_here
+        self.unstamped += len(when) - stamped_here
+        self.flagged = self.flagged or bool(trace.flags.any())
+        return self._outcomes(self.main, chunk_marks(trace, ends, prompts, times)), spaced
+
+    @staticmethod
+    def _outcomes(stream: CacheStream, marks: list) -> tuple[np.ndarray, ...]:
+        outcomes = stream.feed(marks)
+        return tuple(np.fromiter((getattr(o, name) for o in outcomes), dtype=np.int64, count=len(outcomes))
+                     for name in ("read", "write_5m", "write_1h"))
+
+    def notes(self) -> list[str]:
+        """`simulate_rows`' notes for the whole log."""
+        spaced = self.per_lifetime is not None and not self.stamped and self.unstamped
+        notes = [] if spaced or (self.stamped and not self.unstamped) else \
+            [ONE_BURST] if not self.stamped else [filled_times_note(self.unstamped)]
+        if self.rule.kind == "breakpoints" and not self.flagged:
+            notes.append(no_breakpoints_note(self.rule))
+        if spaced:
+            notes.append(spaced_note(self.rule, self.unstamped, self.per_lifetime or 0))
+        return notes
+
+
+class LogFold:
+    """The partials of a log, in order, merged into one with the per-row state folded (see the
+    module docstring). `add` each chunk's partial, then take `result()`."""
+
+    def __init__(self, plan: TrafficPlan, *, stream_after: int = STREAM_AFTER) -> None:
+        self.plan = plan
+        self.stream_after = stream_after
+        self.total = TrafficPartial()
+        self.held: list[TrafficPartial] = []
+        self.held_rows = 0
+        self.streaming = False
+        self.folded = Folded()
+        per_lifetime = float(plan.requests_per_lifetime) if plan.requests_per_lifetime else None
+        self.sims: dict[str, _Sim] = {}
+        for t in plan.targets:
+            rule = cache_rule(t.ref)
+            if plan.simulates_cache and rule is not None:
+                self.sims[t.ref] = _Sim(rule, per_lifetime)
+
+    def add(self, partial: TrafficPartial) -> None:
+        """Take the next chunk's partial. Raises `NotInTimeOrder` (see the module docstring)."""
+        if self.streaming:
+            self._fold(partial)
+            return
+        self.held.append(partial)
+        self.held_rows += partial.rows
+        if self.held_rows > self.stream_after:
+            self.streaming = True
+            held, self.held = self.held, []
+            for p in held:
+                self._fold(p)
+
+    def result(self) -> TrafficPartial:
+        """The merged partial: a log held whole merged as `TrafficPartial.merge` does, else with `folded` set."""
+        if not self.streaming:
+            total = TrafficPartial()
+            for p in self.held:
+                total.merge(p)
+            return total
+        for ref, sim in self.sims.items():
+            bill = self.folded.bills[ref]
+            if sim.spaced is not None and not sim.stamped:  # no row has a time: the spaced simulation holds
+                sim.spaced_bill.simulated = True
+                self.folded.bills[ref] = bill = sim.spaced_bill
+            bill.notes = sim.notes()
+        self.total.folded = self.folded
+        return self.total
+
+    def _fold(self, partial: TrafficPartial) -> None:
+        for ref, part in partial.models.items():
+            self._fold_model(ref, part, partial.traces)
+        for ref, cal in partial.calibration.items():
+            self._fold_calibration(ref, cal)
+        partial.traces = []
+        self.total.merge(partial)
+
+    def _fold_model(self, ref: str, part: ModelPart, traces: list[TraceChunk]) -> None:
+        bill = self.folded.bills.setdefault(ref, FoldedBill())
+        sim = self.sims.get(ref)
+        if sim is not None and len(part.ends) != len(traces):
+            raise NotInTimeOrder(f"{ref}: cache marks missing")  # cannot happen; `summarise` would not simulate
+        for c, (trace, prompts, tiers, outs, costs) in enumerate(zip(traces, part.prompts, part.tiers, part.outs,
+                                                                     part.costs)):
+            if sim is None:
+                zeros = np.zeros(len(prompts), dtype=np.int64)
+                bill.add(trace, prompts, tiers, outs, costs, zeros, zeros, zeros)
+                continue
+            (read, w5, w1), spaced = sim.run(trace, part.ends[c], prompts)
+            bill.simulated = True
+            bill.add(trace, prompts, tiers, outs, costs, read, w5, w1)
+            if spaced is not None:
+                sim.spaced_bill.add(trace, prompts, tiers, outs, costs, *spaced)
+        for rows in (part.prompts, part.tiers, part.outs, part.ends, part.costs):
+            rows.clear()
+
+    def _fold_calibration(self, ref: str, cal: CalibrationPart) -> None:
+        folded = self.folded.calibration.setdefault(ref, FoldedCalibration())
+        for rel_in, rel_out in zip(cal.rel_in, cal.rel_out):
+            folded.rows += len(rel_in)
+            folded.add("input", rel_in)
+            folded.add("output", rel_out)
+        cal.rel_in.clear()
+        cal.rel_out.clear()

@@ -1,0 +1,100 @@
+"""The fold (`cost.logs.stream`): a log priced chunk by chunk with its per-row state folded as the
+partials come gives the report of the same log kept whole, in every case of its timestamps."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import numpy as np
+import pytest
+
+from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
+from analysis.cost.logs.stream import Distinct, NotInTimeOrder, median, percentiles
+from analysis.engine import price_logs
+from analysis.engine.base import InProcessEngine
+from analysis.report.traffic import report_json
+from tests.benchmarks.bench_traffic import generate
+
+ON = date(2026, 3, 15)
+
+
+def test_percentiles_and_median_of_counts_are_numpys_bit_for_bit():
+    rng = np.random.default_rng(4)
+    for trial in range(300):
+        n = int(rng.integers(1, 60))
+        values = np.round(rng.random(n) * rng.choice([1e-6, 1e-3, 1.0, 7.0]), int(rng.integers(2, 12)))
+        counts = rng.integers(1, 5, size=n)
+        rows = np.repeat(values, counts)
+        rng.shuffle(rows)
+        assert percentiles(values, counts) == np.percentile(rows, [50, 95]).tolist(), trial
+        assert median(values, counts) == float(np.median(rows)), trial
+        d = Distinct(1)
+        for part in np.array_split(rows, 3):
+            d.add(part)
+        assert d.n == len(rows)
+        assert percentiles(d.rows[:, 0], d.counts) == np.percentile(rows, [50, 95]).tolist(), trial
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    log = tmp_path_factory.mktemp("stream") / "log.jsonl.gz"
+    generate(log, 160, seed=5, in_order=True)
+    return list(iter_log_records(log))
+
+
+SYSTEMS = [" ".join(f"rule {k} of {name}: answer in full sentences." for k in range(300))
+           for name in ("support", "review", "translation")]
+
+
+def _timed(records, how):
+    """The records with long shared system prompts (so caches hit) and their timestamps as `how`
+    says: 40 s apart (a cache lifetime holds several), none, every 5th missing, or one going back."""
+    import dataclasses
+    from datetime import timedelta
+
+    out = []
+    at = records[0].timestamp
+    for i, r in enumerate(records):
+        at += timedelta(seconds=600 if i % 7 == 2 else 40)  # now and then, past a 5-minute lifetime
+        r = dataclasses.replace(r, request=dataclasses.replace(r.request, system=SYSTEMS[(i * i) % 3]), timestamp=at)
+        if how == "none" or (how == "mixed" and i % 5 == 3):
+            r = dataclasses.replace(r, timestamp=None)
+        out.append(r)
+    if how == "back":
+        out[120] = dataclasses.replace(out[120], timestamp=out[3].timestamp)
+    return out
+
+
+def _report(partial, plan):
+    return json.dumps(report_json(summarise(partial, plan, None)), sort_keys=True, default=str)
+
+
+SLOW = pytest.mark.slow
+CASES = [pytest.param(how, flags, marks=() if (how, flags) == ("kept", {}) else SLOW)
+         for how in ("kept", "none", "mixed")
+         for flags in ({}, {"cache_breakpoints": "auto", "requests_per_lifetime": 3}, {"cached_share": "0.25"})]
+
+
+@pytest.mark.parametrize(("how", "flags"), CASES)
+def test_folded_report_equals_the_whole_logs(records, how, flags):
+    plan = plan_traffic("gpt-4o,claude-sonnet-4-5", on=ON, **flags)
+    rows = _timed(records, how)
+    whole = _report(price_records(rows, plan), plan)
+    folded = price_logs(rows, plan, engine=InProcessEngine(), chunk_rows=16, stream_after=40)
+    assert folded.folded is not None and not any(p.prompts for p in folded.models.values())
+    assert _report(folded, plan) == whole
+    read = {ref: sum(int(v[0]) for v in bill.cache.values()) for ref, bill in folded.folded.bills.items()}
+    if not flags.get("cached_share"):  # the caches were hit: the fold carried them across chunks
+        # (claude reads only at breakpoints: the rows carry none, and "auto" places them)
+        assert read["gpt-4o"] > 0 and (read["claude-sonnet-4-5"] > 0) == ("cache_breakpoints" in flags), read
+
+
+def test_a_log_going_back_in_time_is_refused_by_the_fold(records):
+    plan = plan_traffic("gpt-4o", on=ON)
+    with pytest.raises(NotInTimeOrder, match="earlier"):
+        price_logs(_timed(records, "back"), plan, engine=InProcessEngine(), chunk_rows=16, stream_after=40)
+    # held whole (no more rows than stream_after): the simulation sorts it, as before
+    small = price_logs(_timed(records, "back"), plan, engine=InProcessEngine(), chunk_rows=16, stream_after=1000)
+    assert small.folded is None
+    assert _report(small, plan) == _report(price_records(_timed(records, "back"), plan), plan)

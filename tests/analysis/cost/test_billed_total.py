@@ -1,0 +1,99 @@
+"""The bill of many rows priced as sums (`as_billed_total`) is the sum of genai-prices' price per row,
+digit for digit: the same value and the same places after the point (issue 44)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import genai_prices
+import pytest
+from genai_prices import extract_usage
+
+from analysis.cost import usage as usage_mod
+from analysis.cost.usage import as_billed, as_billed_total, read_usage
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+# (model, provider, usage shape): per-token prices, cache writes of both lifetimes, batch and flex
+# variants, Gemini's tier at 200,000 input tokens, prices that change with the date or the hour
+# (deepseek), and a per-request price (perplexity)
+MODELS = [("gpt-4o", "openai", "openai-chat"), ("gpt-5-mini", "openai", "openai-responses"),
+          ("gpt-4.1", "openai", "openai-chat"), ("o4-mini", "openai", "openai-chat"),
+          ("claude-sonnet-4-5", "anthropic", "anthropic"), ("claude-opus-4-1", "anthropic", "anthropic"),
+          ("gemini-2.5-pro", "google", "gemini"), ("gemini-2.5-flash", "google", "gemini"),
+          ("deepseek-chat", "deepseek", "openai-chat"), ("sonar-pro", "perplexity", "openai-chat")]
+
+
+def _usage(rng: random.Random, shape: str) -> dict:
+    n = rng.choice([0, 1, 7, 40, 41, 125, 1000, 1024, 3333, 199_999, 200_000, 200_001, 250_000])
+    out = rng.choice([0, 1, 9, 10, 64, 300, 1111])
+    if shape == "openai-chat":
+        u: dict = {"prompt_tokens": n, "completion_tokens": out}
+        if rng.random() < 0.6:
+            u["prompt_tokens_details"] = {"cached_tokens": rng.choice([0, n // 2, n])}
+        if rng.random() < 0.5:
+            u["completion_tokens_details"] = {"reasoning_tokens": rng.choice([0, out // 3, out])}
+        return u
+    if shape == "openai-responses":
+        return {"input_tokens": n, "output_tokens": out, "input_tokens_details": {"cached_tokens": rng.choice([0, n // 4])},
+                "output_tokens_details": {"reasoning_tokens": rng.choice([0, out // 2])}}
+    if shape == "anthropic":
+        w5, w1 = rng.choice([0, 512, 2048]), rng.choice([0, 0, 4096, 333])
+        u = {"input_tokens": n, "output_tokens": out, "cache_read_input_tokens": rng.choice([0, 1500, 77])}
+        if w5 or w1 or rng.random() < 0.3:
+            u["cache_creation_input_tokens"] = w5 + w1
+        if w1 or rng.random() < 0.3:
+            u["cache_creation"] = {"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1}
+        return u
+    meta = {"promptTokenCount": n, "candidatesTokenCount": out}
+    if rng.random() < 0.5:
+        meta["cachedContentTokenCount"] = rng.choice([0, n // 3])
+    if rng.random() < 0.5:
+        meta["thoughtsTokenCount"] = rng.choice([0, 77, 1000])
+    return meta
+
+
+@pytest.mark.parametrize("model,provider,shape", MODELS)
+def test_summed_bill_equals_the_sum_row_by_row(model, provider, shape, monkeypatch):
+    rng = random.Random(sum(map(ord, model)))
+    rows = []
+    for _ in range(300):
+        usage = read_usage(_usage(rng, shape), shape)
+        when = START + timedelta(minutes=rng.randrange(60 * 24 * 330)) if rng.random() < 0.9 else None
+        batch = shape == "openai-chat" and rng.random() < 0.3
+        tier = rng.choice([None, None, "flex", "priority"]) if provider == "openai" else None
+        rows.append((usage, when, batch, tier))
+    usage_mod.PRICE_MEMO.clear()
+    calls = []
+    real = genai_prices.calc_price
+    monkeypatch.setattr(genai_prices, "calc_price", lambda *a, **k: calls.append(1) or real(*a, **k))
+    ours, unpriced = as_billed_total(rows, model, provider=provider)
+    assert len(calls) < len(rows) / 2  # priced as sums, not row by row
+    theirs = sum((as_billed(u, model, provider=provider, when=w, batch=b, service_tier=t) for u, w, b, t in rows),
+                 Decimal(0))
+    assert unpriced == 0
+    assert str(ours) == str(theirs)  # the value and its places, which the reports print
+
+
+def test_row_by_row_is_genai_prices_own():
+    # the reference above is `as_billed`: genai-prices' calc_price of each row (see test_price_memo)
+    u = {"prompt_tokens": 1200, "completion_tokens": 30, "prompt_tokens_details": {"cached_tokens": 1024}}
+    at = START + timedelta(days=40)
+    direct = genai_prices.calc_price(extract_usage({"usage": u}, provider_id="openai", api_flavor="chat").usage,
+                                     "gpt-4o", provider_id="openai", genai_request_timestamp=at).total_price
+    rows = [(read_usage(u, "openai-chat"), at, False, None)] * 3
+    assert as_billed_total(rows, "gpt-4o", provider="openai") == (direct * 3, 0)
+    assert str(as_billed_total(rows, "gpt-4o", provider="openai")[0]) == str(Decimal(0) + direct + direct + direct)
+
+
+def test_a_row_genai_prices_refuses_is_refused_in_a_sum():
+    bad = read_usage({"promptTokenCount": 41, "candidatesTokenCount": 3, "cachedContentTokenCount": 4096}, "gemini")
+    good = read_usage({"promptTokenCount": 100_000, "candidatesTokenCount": 3}, "gemini")
+    with pytest.raises(ValueError):  # as row by row: the sum alone would hide the bad row
+        as_billed_total([(good, START, False, None), (bad, START, False, None)], "gemini-2.5-flash", provider="google")
+
+
+def test_an_unknown_model_leaves_rows_unpriced():
+    u = read_usage({"prompt_tokens": 5, "completion_tokens": 1}, "openai-chat")
+    assert as_billed_total([(u, START, False, None)] * 2, "no-such-model-xyz") == (Decimal(0), 2)
