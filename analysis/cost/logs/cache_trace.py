@@ -47,28 +47,59 @@ def _key(prev: bytes, item: object) -> bytes:
     return hashlib.blake2b(prev + text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
-def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[int]]:
+class _Keys:
+    """`_key`, each distinct (prefix key, block) hashed once per chunk: a system prompt shared by
+    the rows, or the conversation the next turn repeats, is a lookup (the keys are `_key`'s own)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[bytes, str], bytes] = {}
+
+    def key(self, prev: bytes, item: object) -> bytes:
+        text = item if isinstance(item, str) else repr(item)
+        found = self.known.get((prev, text))
+        if found is None:
+            found = self.known[(prev, text)] = hashlib.blake2b(prev + text.encode("utf-8", "surrogatepass"),
+                                                               digest_size=8).digest()
+        return found
+
+
+_OPENING = ("system", "developer")
+
+
+def _blocks(record: LogRecord, mode: str, keys: _Keys | None = None) -> tuple[list[int], list[int], list[int]]:
     """(block indexes kept, their keys, their breakpoint flags) of one row; block j ends after the
     system prompt, the tools and the first j messages."""
+    key = _key if keys is None else keys.key
     request = record.request
-    k = len(request.messages)
-    flags = dict.fromkeys(range(k + 1), 0)
-    for block, long in record.cache_control:
-        if 0 <= block <= k:
-            flags[block] = max(flags[block], 2 if long else 1)
+    messages = request.messages
+    k = len(messages)
+    flags = dict.fromkeys(range(k + 1), 0) if record.cache_control or mode == "auto" else None
+    if flags is not None:
+        for block, long in record.cache_control:
+            if 0 <= block <= k:
+                flags[block] = max(flags[block], 2 if long else 1)
     # the system block: the system prompt and tools, and the system or developer messages that open the list
-    head = next((i for i, m in enumerate(request.messages) if m.role not in ("system", "developer")), k)
+    head = next((i for i, m in enumerate(messages) if m.role not in _OPENING), k)
     if mode == "auto":
+        assert flags is not None
         for block in ((head, k) if request.system or request.tools or head else (k,)):
             flags[block] = flags[block] or 1
-    kept = sorted({b for b in (0, head, k - 2, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
-    chain = [_key(b"", (request.system, request.tools))]
-    for message in request.messages[: kept[-1]]:
+    kept = {b for b in (0, head, k - 2, k) if 0 <= b <= k}
+    if flags is not None:
+        kept |= {b for b, f in flags.items() if f}
+    order = sorted(kept)
+    chain = [key(b"", (request.system, request.tools))]
+    for message in messages[: order[-1]]:
         # a message of text parts by its texts (repr of a tuple of str is fast), anything else whole
-        texts = tuple(p.text for p in message.parts if isinstance(p, TextPart))
-        chain.append(_key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
-                          if len(texts) == len(message.parts) else message))
-    return kept, [int.from_bytes(chain[b], "little", signed=True) for b in kept], [flags[b] for b in kept]
+        parts = message.parts
+        if len(parts) == 1 and type(parts[0]) is TextPart:
+            texts: tuple[str, ...] = (parts[0].text,)
+        else:
+            texts = tuple(p.text for p in parts if isinstance(p, TextPart))
+        chain.append(key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
+                         if len(texts) == len(parts) else message))
+    return (order, [int.from_bytes(chain[b], "little", signed=True) for b in order],
+            [flags[b] for b in order] if flags is not None else [0] * len(order))
 
 
 @dataclass
@@ -103,11 +134,12 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> T
     blocks: list[int] = []
     keys: list[int] = []
     flags: list[int] = []
+    memo = _Keys()
     for r in records:
         if mode is None:
             ptr.append(0)
             continue
-        b, k, f = _blocks(r, mode)
+        b, k, f = _blocks(r, mode, memo)
         blocks += b
         keys += k
         flags += f
@@ -177,8 +209,8 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
-    this many rows fall in the rule's lifetime (the k-th such row at k x lifetime / per_lifetime
-    seconds), in place of one burst.
+    this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
+    per_lifetime seconds), in place of one burst, as a stream already running (`warm_prefixes`).
     """
     marks: list[PrefixMarks] = []
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
@@ -192,10 +224,15 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
             a, b = ptr[i], ptr[i + 1]
             seconds = when[i]
             if spacing is not None and seconds != seconds:
-                seconds, unstamped = unstamped * spacing, unstamped + 1
+                seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
-    sim = simulate(rule, marks)
+    if spacing is not None:
+        warmed, rows = warm_prefixes(marks, spacing, set())
+        sim = simulate(rule, warmed)
+        sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
+    else:
+        sim = simulate(rule, marks)
     if unstamped:
         sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
@@ -204,10 +241,34 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
     return read, w5, w1, sim
 
 
+def warm_prefixes(marks: Sequence[PrefixMarks], spacing: float, seen: set[int]
+                  ) -> tuple[list[PrefixMarks], list[int]]:
+    """Spaced rows (`marks`, times from one `spacing` on) as a stream already running: before the
+    first row of each system prompt and tools (a row's first mark, the request's system field and
+    tools; its key is added to `seen`), a request of that prefix alone, one spacing earlier, has
+    cached it. Returns the marks with those requests, and the positions of the rows among them.
+
+    >>> rows = [PrefixMarks(3000, (2000, 3000), (7, 8), (0, 0), 300.0), PrefixMarks(3100, (2000, 3100), (7, 9), (0, 0), 600.0)]
+    >>> marks, at = warm_prefixes(rows, 300.0, set())
+    >>> [(m.n, m.when) for m in marks], at
+    ([(2000, 0.0), (3000, 300.0), (3100, 600.0)], [1, 2])
+    """
+    out: list[PrefixMarks] = []
+    rows: list[int] = []
+    for m in marks:
+        if m.ends and m.ends[0] and m.keys[0] not in seen and isinstance(m.when, float):
+            seen.add(m.keys[0])
+            out.append(PrefixMarks(m.ends[0], m.ends[:1], m.keys[:1], m.flags[:1], m.when - spacing))
+        rows.append(len(out))
+        out.append(m)
+    return out, rows
+
+
 def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
     """The note of a log without timestamps spaced by --requests-per-lifetime."""
     return (f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
+            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already running: its "
+            "system prompt and tools were cached by a request one spacing before the first that uses them")
 
 
 def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]

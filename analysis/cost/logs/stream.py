@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, chunk_marks, spaced_note
+from .cache_trace import TraceChunk, chunk_marks, spaced_note, warm_prefixes
 from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
 
 __all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
@@ -251,6 +251,7 @@ class _Sim:
         # time shows up, both are simulated, and the spaced one is dropped at the first time seen
         self.spaced: CacheStream | None = CacheStream(rule) if per_lifetime else None
         self.spaced_bill = FoldedBill()
+        self.warmed: set[int] = set()  # the prefixes the spaced stream found cached before their first row
         self.stamped = self.unstamped = 0
         self.flagged = False
 
@@ -263,8 +264,11 @@ class _Sim:
         spaced = None
         if self.spaced is not None and not self.stamped and not stamped_here:
             spacing = self.rule.ttl_seconds / (self.per_lifetime or 1)
-            at = [(self.unstamped + i) * spacing for i in range(len(when))]
-            spaced = self._outcomes(self.spaced, chunk_marks(trace, ends, prompts, at))  # type: ignore[arg-type]
+            at = [(self.unstamped + i + 1) * spacing for i in range(len(when))]
+            # a stream already running, as `simulate_rows` has it: each prefix cached one spacing before its first row
+            marks, rows = warm_prefixes(chunk_marks(trace, ends, prompts, at), spacing,  # type: ignore[arg-type]
+                                        self.warmed)
+            spaced = tuple(a[rows] for a in self._outcomes(self.spaced, marks))
         elif self.spaced is not None:
             self.spaced = None
         self.stamped += stamped_here

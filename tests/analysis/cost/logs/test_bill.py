@@ -177,3 +177,18 @@ def test_json_parts_and_reports_name_reasoning(tmp_path, capsys):
     for name in ("report.md", "report.html"):
         assert "reasoning not included" in (out / name).read_text(), name
     assert "parts" not in (out / "traffic_by_model.csv").read_text().splitlines()[0]
+
+
+def test_openrouter_usage_accounting_is_billed_by_genai_prices(tmp_path, capsys):
+    # OpenRouter's usage (its cached tokens inside prompt_tokens, reasoning inside completion_tokens), priced by
+    # genai-prices as OpenRouter's; its model ids map to no tokenizer rule, so the recount needs a fallback
+    usage = {"prompt_tokens": 1200, "completion_tokens": 390, "prompt_tokens_details": {"cached_tokens": 1024},
+             "completion_tokens_details": {"reasoning_tokens": 300}, "cost": 0.00051}
+    rows = [{"timestamp": f"2026-11-02T11:0{i}:00Z", "messages": [{"role": "user", "content": Q.format(i)}],
+             "response": {"model": "openai/gpt-4.1-mini", "provider": "OpenAI", "usage": usage,
+                          "choices": [{"message": {"role": "assistant", "content": "24."}}]}} for i in range(2)]
+    data = _cost(capsys, [_write(tmp_path, "or.jsonl", rows), "-m", "gpt-4.1-mini", "--fallback-tokenizer",
+                          "o200k_base"])
+    assert data["served"][0]["priced_as"] == "openrouter:openai/gpt-4.1-mini"
+    assert Decimal(data["usd_as_billed"]) == _reference(rows, "openrouter", "chat") > 0
+    assert data["served"][0]["billed_reasoning_tokens"] == 600
