@@ -29,7 +29,7 @@ from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
                         request_counter)
-from ..requests.formats import BATCH_NEEDS, FORMAT_TOKENS
+from ..requests.formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
 from .memo import BoundedMemo
@@ -173,6 +173,9 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         key = structure_key(request)
     else:
         key = shape[0]
+    when = ARITHMETIC_WHEN.get(counter.family or "")
+    if key is not None and when is not None and not when(bool(key[1]), key[2]):  # type: ignore[arg-type]
+        key = None  # a structure this family renders
     if key is not None and not add_generation_prompt:
         key = ("without the reply priming", key)
     if key is None:
