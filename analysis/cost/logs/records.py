@@ -33,7 +33,6 @@ import csv
 import dataclasses
 import io
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -160,12 +159,6 @@ def _beyond_int64(value: Any) -> bool:
     return False
 
 
-# A JSON float is written with a digit before its "." or exponent, and an integer orjson cannot hold
-# has at least 19 digits: a line without either (strings included, so this may find one that is
-# not a number, and then the values are checked) holds no float that may have been an integer.
-_MAYBE_FLOAT = re.compile(r"[0-9][.eE]|[0-9]{19}").search
-
-
 def _json(text: str) -> Any:
     """json.loads, with the limits of the parser as row problems (a RowError), not tracebacks.
 
@@ -178,8 +171,6 @@ def _json(text: str) -> Any:
     except orjson.JSONDecodeError:
         pass
     else:
-        if _MAYBE_FLOAT(text) is None:  # no number with a fraction, an exponent or 19 digits: no such float
-            return value
         try:
             exact = not _beyond_int64(value)
         except RecursionError:  # nested deeper than Python's own recursion: the standard library decides

@@ -63,7 +63,6 @@ def test_a_bad_row_names_its_line_and_column_as_before(tmp_path):
 
 
 def test_random_numbers_read_as_the_standard_library_reads_them():
-    # issue 44: a line with no float literal and no 19-digit run skips the check of the values
     import random
 
     rng = random.Random(8)
