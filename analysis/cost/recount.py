@@ -121,6 +121,12 @@ def _memo_of(counter: RequestCounter) -> BoundedMemo[Shaped]:
     return memo
 
 
+def shaped_memo(counter: RequestCounter) -> BoundedMemo[Shaped] | None:
+    """The structures `fast_counts` has rendered under `counter` (None: a family that renders every
+    request): a structure found there is counted by adding its texts' counts to its format tokens."""
+    return _memo_of(counter) if _arithmetic(counter) else None
+
+
 def _arithmetic(counter: RequestCounter) -> bool:
     return FORMAT_TOKENS.get(counter.family or "") == "arithmetic" and counter.render is not None
 
@@ -128,9 +134,26 @@ def _arithmetic(counter: RequestCounter) -> bool:
 RowShape = tuple[tuple[object, ...] | None, tuple[str, ...]]
 
 
+_TEXT_ONLY = ("t",)
+
+
 def row_shape(request: Request) -> RowShape:
     """(`structure_key`, `request_texts`) of a request: what `fast_counts` reads of it, computed once
-    for every counter of a chunk."""
+    for every counter of a chunk (a request of one text part per message and no tools, the common
+    log row, is read in one pass)."""
+    if not request.tools and request.tool_choice is None:
+        messages = []
+        texts = [request.system] if request.system else []
+        for m in request.messages:
+            parts = m.parts
+            if len(parts) != 1 or type(parts[0]) is not TextPart:
+                break
+            messages.append((m.role, m.name, _TEXT_ONLY))
+            text = parts[0].text
+            if text:
+                texts.append(text)
+        else:
+            return (request.api, bool(request.system), tuple(messages), (), None), tuple(texts)
     return structure_key(request), tuple(request_texts(request))
 
 

@@ -195,7 +195,7 @@ def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> Bill
 # `_compiled` reads those of genai-prices' own extractor; `_fast_extract` follows them over plain dicts
 # and integers, and leaves anything else (a missing required value, a list step, a float, a bool, an
 # error to word) to genai-prices' `extract_usage` itself. Tested equal to it (tests/analysis/cost/test_usage_read.py).
-Compiled = tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], str, bool], ...]]
+Compiled = tuple[tuple[Any, ...], tuple[tuple[tuple[Any, ...], str, bool], ...]]
 
 
 @functools.lru_cache(maxsize=64)
@@ -212,7 +212,9 @@ def _compiled(provider: str, flavor: str) -> Compiled | None:
     if reported is None:
         return None
     root = (extractor.root,) if isinstance(extractor.root, str) else tuple(extractor.root)
-    mappings = []
+    if not all(isinstance(step, str) for step in root):
+        return None
+    mappings: list[tuple[tuple[Any, ...], str, bool]] = []
     for m in extractor.mappings:
         if m.dest not in reported:
             continue
@@ -268,7 +270,10 @@ def _fast_extract(body: Mapping[str, Any], provider: str, flavor: str) -> Any:
         return None
     from genai_prices import Usage
 
-    return Usage(**values)
+    # what `Usage(**values)` stores for validated integers of its own keys, without its per-call checks
+    usage = Usage.__new__(Usage)
+    usage.__dict__.update(values)
+    return usage
 
 
 _ABSENT = object()
@@ -436,8 +441,9 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
     singles: list[BilledRow] = []
     for row in rows:
         usage, when, batch, tier = row
-        form = forms.get(id(usage), False)
-        if form is False:
+        if id(usage) in forms:
+            form = forms[id(usage)]
+        else:
             form = forms[id(usage)] = _linear_form(usage) if starts is not None else None
         flags = _prices_in_force(model, provider, when) if form is not None else None
         if form is None or flags is None:
@@ -452,10 +458,11 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
         else:
             group.append(row)
     total, unpriced = Decimal(0), 0
+    ceilings = starts or ()
     for (keys, batch, tier, flags, bucket), members in groups.items():
-        for pack in _packs(members, forms, starts[bucket] if bucket < len(starts) else None):
-            values = dict(zip(keys, map(sum, zip(*(forms[id(u)][1] for u, _, _, _ in pack)))))
-            price = _group_price(values, pack, forms, model, provider, batch, tier, flags)
+        for pack in _packs(members, forms, ceilings[bucket] if bucket < len(ceilings) else None):
+            summed = dict(zip(keys, map(sum, zip(*(_form(forms, u)[1] for u, _, _, _ in pack)))))
+            price = _group_price(summed, pack, forms, model, provider, batch, tier, flags)
             if price is None:  # Decimal would round, or a price this module cannot follow: row by row
                 singles.extend(pack)
             else:
@@ -466,6 +473,12 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
         except BadInput:
             unpriced += 1
     return total, unpriced
+
+
+def _form(forms: Mapping[int, Any], usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    form = forms[id(usage)]
+    assert form is not None  # a grouped row's
+    return form
 
 
 def _packs(members: list[BilledRow], forms: Mapping[int, Any], ceiling: int | None) -> list[list[BilledRow]]:

@@ -47,28 +47,59 @@ def _key(prev: bytes, item: object) -> bytes:
     return hashlib.blake2b(prev + text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
-def _blocks(record: LogRecord, mode: str) -> tuple[list[int], list[int], list[int]]:
+class _Keys:
+    """`_key`, each distinct (prefix key, block) hashed once per chunk: a system prompt shared by
+    the rows, or the conversation the next turn repeats, is a lookup (the keys are `_key`'s own)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[bytes, str], bytes] = {}
+
+    def key(self, prev: bytes, item: object) -> bytes:
+        text = item if isinstance(item, str) else repr(item)
+        found = self.known.get((prev, text))
+        if found is None:
+            found = self.known[(prev, text)] = hashlib.blake2b(prev + text.encode("utf-8", "surrogatepass"),
+                                                               digest_size=8).digest()
+        return found
+
+
+_OPENING = ("system", "developer")
+
+
+def _blocks(record: LogRecord, mode: str, keys: _Keys | None = None) -> tuple[list[int], list[int], list[int]]:
     """(block indexes kept, their keys, their breakpoint flags) of one row; block j ends after the
     system prompt, the tools and the first j messages."""
+    key = _key if keys is None else keys.key
     request = record.request
-    k = len(request.messages)
-    flags = dict.fromkeys(range(k + 1), 0)
-    for block, long in record.cache_control:
-        if 0 <= block <= k:
-            flags[block] = max(flags[block], 2 if long else 1)
+    messages = request.messages
+    k = len(messages)
+    flags = dict.fromkeys(range(k + 1), 0) if record.cache_control or mode == "auto" else None
+    if flags is not None:
+        for block, long in record.cache_control:
+            if 0 <= block <= k:
+                flags[block] = max(flags[block], 2 if long else 1)
     # the system block: the system prompt and tools, and the system or developer messages that open the list
-    head = next((i for i, m in enumerate(request.messages) if m.role not in ("system", "developer")), k)
+    head = next((i for i, m in enumerate(messages) if m.role not in _OPENING), k)
     if mode == "auto":
+        assert flags is not None
         for block in ((head, k) if request.system or request.tools or head else (k,)):
             flags[block] = flags[block] or 1
-    kept = sorted({b for b in (0, head, k - 2, k) if 0 <= b <= k} | {b for b, f in flags.items() if f})
-    chain = [_key(b"", (request.system, request.tools))]
-    for message in request.messages[: kept[-1]]:
+    kept = {b for b in (0, head, k - 2, k) if 0 <= b <= k}
+    if flags is not None:
+        kept |= {b for b, f in flags.items() if f}
+    order = sorted(kept)
+    chain = [key(b"", (request.system, request.tools))]
+    for message in messages[: order[-1]]:
         # a message of text parts by its texts (repr of a tuple of str is fast), anything else whole
-        texts = tuple(p.text for p in message.parts if isinstance(p, TextPart))
-        chain.append(_key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
-                          if len(texts) == len(message.parts) else message))
-    return kept, [int.from_bytes(chain[b], "little", signed=True) for b in kept], [flags[b] for b in kept]
+        parts = message.parts
+        if len(parts) == 1 and type(parts[0]) is TextPart:
+            texts: tuple[str, ...] = (parts[0].text,)
+        else:
+            texts = tuple(p.text for p in parts if isinstance(p, TextPart))
+        chain.append(key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
+                         if len(texts) == len(parts) else message))
+    return (order, [int.from_bytes(chain[b], "little", signed=True) for b in order],
+            [flags[b] for b in order] if flags is not None else [0] * len(order))
 
 
 @dataclass
@@ -103,11 +134,12 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request") -> T
     blocks: list[int] = []
     keys: list[int] = []
     flags: list[int] = []
+    memo = _Keys()
     for r in records:
         if mode is None:
             ptr.append(0)
             continue
-        b, k, f = _blocks(r, mode)
+        b, k, f = _blocks(r, mode, memo)
         blocks += b
         keys += k
         flags += f

@@ -28,7 +28,7 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice
 from ..prices import Price, get_price
-from ..recount import RowShape, batch_tokenizers, fast_counts, row_shape, target_counter
+from ..recount import RowShape, batch_tokenizers, fast_counts, row_shape, shaped_memo, target_counter
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
@@ -333,17 +333,30 @@ class Recount:
 def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
              shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None) -> Recount:
     """Every row's request counted under one model (the batch, where there is one, answers the texts'
-    counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL."""
+    counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL.
+    A row whose structure the model's format has counted before is `fast_counts`' arithmetic, done here."""
     tok = counter.tokenizer if batch is None else batch
-    n = len(records)
-    content, fmt, out = (np.zeros(n, dtype=np.int64) for _ in range(3))
+    count = tok.count
+    memo = shaped_memo(counter)
+    content: list[int] = []
+    fmt: list[int] = []
+    out: list[int] = []
     seen: Counter = Counter()
-    for i, r in enumerate(records):
-        content[i], fmt[i], exactness, reason = fast_counts(counter, r.request, tok, shape=shapes[i],
-                                                            image_size=image_size)
-        seen[(exactness, reason)] += 1
-        out[i] = (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
-    return Recount(content, fmt, out, seen)
+    for r, shape in zip(records, shapes):
+        shaped = memo.peek(shape[0]) if memo is not None and shape[0] is not None else None
+        if shaped is not None:
+            content.append(sum(map(count, shape[1])))
+            fmt.append(shaped.format_tokens)
+            seen[(shaped.exactness, shaped.reason)] += 1
+        else:
+            c, f, exactness, reason = fast_counts(counter, r.request, tok, shape=shape, image_size=image_size)
+            content.append(c)
+            fmt.append(f)
+            seen[(exactness, reason)] += 1
+        response, calls = r.response, r.response_json
+        out.append((count(response) if response else 0) + (count(calls) if calls else 0))
+    return Recount(np.asarray(content, dtype=np.int64), np.asarray(fmt, dtype=np.int64),
+                   np.asarray(out, dtype=np.int64), seen)
 
 
 def _reduce(target: Target, counted: Recount, mask: np.ndarray, logged: np.ndarray, days: np.ndarray,

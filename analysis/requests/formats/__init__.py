@@ -36,10 +36,12 @@ FORMATS: dict[str, ChatFormat] = {
 # `analysis.cost` recounts logs fast): "ids", its render encodes a message's text on its own
 # (`Prompt.content_text`), so a batch of encodings answers it; "counts", its documented rules
 # read counts only; "own", it reads its own tokenizer's extra methods (gemma3's SentencePiece
-# markers), so it is never wrapped. A family absent (the templates of Qwen, DeepSeek) encodes
-# each message joined to its markers, which no batch of the texts alone can answer.
+# markers), so it is never wrapped. A family absent (Qwen's template) encodes each message joined
+# to its markers, which no batch of the texts alone can answer. DeepSeek-V3's markers are special
+# tokens, so a message's text is encoded on its own (its system prompts joined, and tools as JSON,
+# are encoded on the spot).
 BATCH_NEEDS: dict[str, str] = {
-    "none": "ids", "llama3": "ids", "llama4": "ids", "harmony": "ids", "mistral": "ids",
+    "none": "ids", "llama3": "ids", "llama4": "ids", "harmony": "ids", "mistral": "ids", "deepseek": "ids",
     "openai": "counts", "claude": "counts",
     "gemma3": "own",
 }

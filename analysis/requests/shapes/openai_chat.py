@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
-from ..request import Message, Part, Request, ToolCall, ToolChoice, ToolResult
+from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
                     _obj, _str, _text, _text_in, _typed_parts)
 
@@ -52,6 +52,29 @@ def _chat_tool_choice(body: Mapping[str, Any]) -> ToolChoice | None:
     return _choice("tool", _text(_obj(function, "tool_choice.function").get("name"), "tool_choice.function.name"))
 
 
+_PLAIN_ROLES = frozenset(("system", "developer", "user", "assistant"))
+_PLAIN_KEYS = frozenset(("role", "content", "name"))
+_TOOL_KEYS = ("tools", "functions", "tool_choice", "function_call")
+
+
+def _plain_chat(body: Mapping[str, Any]) -> Request | None:
+    """The request of a body whose messages are all plain text (a role of `_PLAIN_ROLES`, string
+    content, an optional string name) and which has no tools: the value the general reading below
+    gives, built without its per-field reads; None for anything else (read below, its errors worded)."""
+    raw = body.get("messages")
+    if type(raw) is not list or any(key in body for key in _TOOL_KEYS):
+        return None
+    messages = []
+    for m in raw:
+        if type(m) is not dict or not m.keys() <= _PLAIN_KEYS:
+            return None
+        role, content, name = m.get("role"), m.get("content"), m.get("name")
+        if type(content) is not str or role not in _PLAIN_ROLES or name is not None and type(name) is not str:
+            return None
+        messages.append(Message(role, (TextPart(content),), name))
+    return Request(tuple(messages))
+
+
 def parse_openai_chat(body: Mapping[str, Any]) -> Request:
     """An OpenAI Chat Completions body (`messages`, `tools` or legacy `functions`, `tool_choice`).
 
@@ -60,6 +83,9 @@ def parse_openai_chat(body: Mapping[str, Any]) -> Request:
     ('system', 'ex', 'Hi.')
     """
     body = _obj(body, "the request")
+    fast = _plain_chat(body)
+    if fast is not None:
+        return fast
     messages: list[Message] = []
     for at, m, role in _each_message(body, _CHAT_ROLES):
         name = _str(m.get("name"), f"{at}.name")

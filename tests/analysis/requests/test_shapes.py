@@ -179,3 +179,38 @@ def test_unknown_names_are_refused_with_where_they_are(body, kind, name, where):
 def test_wrong_types_are_bad_input_naming_the_field(body):
     with pytest.raises(BadInput):
         parse(body)
+
+
+def test_plain_chat_fast_path_equals_the_general_reading(monkeypatch):
+    # issue 44: plain-text chats are built without the per-field reads; the value is the same
+    import random
+
+    from analysis.requests.shapes import openai_chat
+
+    rng = random.Random(4)
+    bodies = []
+    for _ in range(300):
+        messages = []
+        for _ in range(rng.randint(0, 4)):
+            m = {"role": rng.choice(["system", "developer", "user", "assistant", "tool", "robot"]),
+                 "content": rng.choice(["hi", "", "a\u00e9", None, [{"type": "text", "text": "x"}], 5])}
+            if rng.random() < 0.3:
+                m["name"] = rng.choice(["ann", None, 3])
+            if rng.random() < 0.1:
+                m["tool_call_id"] = "c1"
+            messages.append(m)
+        body = {"model": "gpt-4o", "messages": messages}
+        if rng.random() < 0.1:
+            body["tools"] = [{"type": "function", "function": {"name": "f"}}]
+        bodies.append(body)
+
+    def read(body):
+        try:
+            return parse(body, shape="openai-chat")
+        except Exception as e:  # noqa: BLE001 - the refusal itself is compared
+            return type(e), str(e)
+
+    fast = [read(b) for b in bodies]
+    assert sum(openai_chat._plain_chat(b) is not None for b in bodies) > 30
+    monkeypatch.setattr(openai_chat, "_plain_chat", lambda body: None)
+    assert fast == [read(b) for b in bodies]

@@ -98,3 +98,29 @@ def test_a_log_going_back_in_time_is_refused_by_the_fold(records):
     small = price_logs(_timed(records, "back"), plan, engine=InProcessEngine(), chunk_rows=16, stream_after=1000)
     assert small.folded is None
     assert _report(small, plan) == _report(price_records(_timed(records, "back"), plan), plan)
+
+
+@pytest.mark.slow  # three runs of the command
+def test_cli_prices_a_log_out_of_time_order_again_and_says_so(tmp_path, monkeypatch, capsys):
+    # a log longer than STREAM_AFTER whose times go back: the first pass stops at the first row
+    # out of order, a second one keeps every row (the numbers of the log held whole), and a note says so
+    import gzip
+
+    from analysis.cli import main
+    from analysis.cost.logs import stream
+
+    log = tmp_path / "random.jsonl.gz"
+    generate(log, 120, seed=9)  # random times over 30 days
+    with gzip.open(log, "rt", encoding="utf-8") as f:
+        stamps = [json.loads(line)["timestamp"] for line in f]
+    assert stamps != sorted(stamps)
+    argv = ["cost", "--logs", str(log), "-m", "gpt-4o,claude-sonnet-4-5", "--on", "2026-03-15", "--format", "json",
+            "--engine", "inprocess"]
+    assert main(argv) == 0
+    whole = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(stream, "STREAM_AFTER", 30)
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    extra = [n for n in again["notes"] if n not in whole["notes"]]
+    assert len(extra) == 1 and "not in time order" in extra[0] and "second pass" in extra[0]
+    assert again["models"] == whole["models"] and again["n_rows"] == whole["n_rows"] == 120
