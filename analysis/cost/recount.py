@@ -29,7 +29,7 @@ from ..errors import BadInput
 from ..models import TokenizerChoice
 from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
                         request_counter)
-from ..requests.formats import BATCH_NEEDS, FORMAT_TOKENS
+from ..requests.formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
 from .memo import BoundedMemo
@@ -173,6 +173,9 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         key = structure_key(request)
     else:
         key = shape[0]
+    when = ARITHMETIC_WHEN.get(counter.family or "")
+    if key is not None and when is not None and not when(bool(key[1]), key[2]):  # type: ignore[arg-type]
+        key = None  # a structure this family renders
     if key is not None and not add_generation_prompt:
         key = ("without the reply priming", key)
     if key is None:
@@ -219,6 +222,9 @@ def workload_request(text: str, messages: int) -> Request:
     return Request(tuple(Message(role, (TextPart(text if i == messages - 1 else ""),)) for i, role in enumerate(roles)))
 
 
+FILL_SLICE = 256
+
+
 class BatchTokenizer:
     """A tokenizer whose `count`/`encode` answer from one batch call over a chunk's texts.
 
@@ -241,12 +247,14 @@ class BatchTokenizer:
             self._counts.update(zip(texts, counts))
             return
         new = [t for t in dict.fromkeys(texts) if t not in (self._ids if ids else self._counts)]
-        if not new:
-            return
-        if ids:
-            self._ids.update(zip(new, self.inner.encode_batch(new)))
-        else:
-            self._counts.update(zip(new, self.inner.count_batch(new)))
+        # in slices: a batch call over thousands of texts costs a backend more per text (Hugging Face
+        # tokenizers: 2.2 CPU s for 20,000 short texts at once, 1.3 s in slices of 256; tiktoken: the same)
+        for i in range(0, len(new), FILL_SLICE):
+            part = new[i:i + FILL_SLICE]
+            if ids:
+                self._ids.update(zip(part, self.inner.encode_batch(part)))
+            else:
+                self._counts.update(zip(part, self.inner.count_batch(part)))
 
     # -- the Tokenizer protocol: everything else is the inner tokenizer's --------------------------
     @property

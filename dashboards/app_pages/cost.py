@@ -239,6 +239,8 @@ if source == "Chat log":
     if traffic.billed_line():
         st.markdown(f"**{traffic.billed_line()}**")
     st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
+    with st.expander("Prompt cache by model: each model's rule, documented or an estimate"):
+        st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_log_cache")
     shared.cost_chart("traffic_total_bar", traffic.models, "usd_total")
     if not traffic.days.empty:
         shared.cost_chart("traffic_cost_per_day", traffic.days)

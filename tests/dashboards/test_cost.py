@@ -167,6 +167,8 @@ def test_an_uploaded_log_shows_each_models_simulated_cache_as_an_estimate():
     models = at.dataframe[0].value.set_index("model")
     assert models.loc["openai:gpt-4o", "cache read / written (est.)"].endswith("(openai prefix)")
     assert not models.loc["openai:gpt-4o", "cache read / written (est.)"].startswith("0 ")
+    (cache,) = [d.value.set_index("model") for d in at.dataframe if "rule is" in d.value.columns]
+    assert cache.loc["openai:gpt-4o", "rule is"] == "documented" and cache.loc["openai:gpt-4o", "cache rule"] == "openai prefix"
     assert any("prompt cache simulated" in m.value and "an estimate" in m.value for m in at.markdown)
 
 

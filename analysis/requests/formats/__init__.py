@@ -38,11 +38,11 @@ FORMATS: dict[str, ChatFormat] = {
 # read counts only; "own", it reads its own tokenizer's extra methods (gemma3's SentencePiece
 # markers), so it is never wrapped. A family absent (Qwen's template) encodes each message joined
 # to its markers, which no batch of the texts alone can answer. DeepSeek-V3's markers are special
-# tokens, so a message's text is encoded on its own (its system prompts joined, and tools as JSON,
-# are encoded on the spot).
+# tokens, so a message's text is counted on its own (`deepseek.texts_alone`; the structures it
+# renders encode their texts on the spot).
 BATCH_NEEDS: dict[str, str] = {
-    "none": "ids", "llama3": "ids", "llama4": "ids", "harmony": "ids", "mistral": "ids", "deepseek": "ids",
-    "openai": "counts", "claude": "counts",
+    "none": "ids", "llama3": "ids", "llama4": "ids", "harmony": "ids", "mistral": "ids",
+    "openai": "counts", "claude": "counts", "deepseek": "counts",
     "gemma3": "own",
 }
 
@@ -55,9 +55,14 @@ BATCH_NEEDS: dict[str, str] = {
 # into the text, or ids are built), so every request is rendered. A family absent renders.
 # tests/analysis/cost/logs/test_fast_count.py holds every family to the same numbers both ways.
 FORMAT_TOKENS: dict[str, str] = {
-    "openai": "arithmetic", "claude": "arithmetic",
+    "openai": "arithmetic", "claude": "arithmetic", "deepseek": "arithmetic",
     "none": "render", "llama3": "render", "llama4": "render", "harmony": "render", "mistral": "render",
-    "qwen": "render", "deepseek": "render", "gemma3": "render",
+    "qwen": "render", "gemma3": "render",
+}
+# An "arithmetic" family that is so only for some structures says which: (a system prompt is given
+# apart, (role, name, part kinds) per message) -> whether its tokens are had by adding; the others render.
+ARITHMETIC_WHEN: dict[str, Callable[[bool, tuple[tuple[str, str | None, tuple[object, ...]], ...]], bool]] = {
+    "deepseek": deepseek.texts_alone,
 }
 
 # Qwen3 models share Qwen2.5's vocabulary but not its template (Qwen2.5 adds a default system

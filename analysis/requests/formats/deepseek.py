@@ -95,6 +95,24 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
                               "stacks put them in the system prompt)")
 
 
+def texts_alone(system: bool, messages: tuple[tuple[str, str | None, tuple[object, ...]], ...]) -> bool:
+    """Whether every text of a request of this structure is encoded on its own between markers, so that
+    its tokens are its own count and the format's depend on the structure only (`FORMAT_TOKENS`).
+
+    `system`: a system prompt is given apart; `messages`: (role, name, part kinds) per message, the
+    kinds "t" (text), ("call", name) and ("result", kinds) of `analysis.cost.recount.structure_key`.
+    Not so with two system prompts or more (joined with a blank line into one string) or a tool call
+    (its name and arguments share a string with the call's markers; and a message with text drops them).
+
+    >>> texts_alone(False, (("system", None, ("t",)), ("user", None, ("t",))))
+    True
+    >>> texts_alone(True, (("developer", None, ("t",)),))
+    False
+    """
+    systems = int(system) + sum(role in ("system", "developer") for role, _, _ in messages)
+    return systems <= 1 and not any(isinstance(k, tuple) and k[0] == "call" for _, _, kinds in messages for k in kinds)
+
+
 def _call(p: Prompt, call: ToolCall) -> None:
     p.special("<｜tool▁call▁begin｜>")
     p.text("function", "format")

@@ -42,6 +42,8 @@ def _generated(n: int = 120, seed: int = 5) -> list[Request]:
         messages: list[dict] = [{"role": "system", "content": _text(rng)}] if kind != 1 else []
         if kind == 1:
             messages.append({"role": "developer", "content": _text(rng)})
+            if i % 12 == 7:  # two system prompts (DeepSeek joins them into one string)
+                messages.append({"role": "system", "content": _text(rng)})
         messages.append({"role": "user", "content": _text(rng), **({"name": "ann"} if kind == 2 else {})})
         if kind == 3:
             messages.append({"role": "user", "content": [{"type": "text", "text": _text(rng)},

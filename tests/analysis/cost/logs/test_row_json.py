@@ -60,3 +60,15 @@ def test_a_bad_row_names_its_line_and_column_as_before(tmp_path):
     assert report.examples["not valid JSON"] == [f"{log}:2"]
     with pytest.raises(ValueError, match=r"bad.jsonl:2: not valid JSON \(Expecting value at column 15\)"):
         read_log_records(log)
+
+
+def test_random_numbers_read_as_the_standard_library_reads_them():
+    import random
+
+    rng = random.Random(8)
+    for _ in range(500):
+        digits = "".join(rng.choices("0123456789", k=rng.randint(1, 25))).lstrip("0") or "0"
+        number = rng.choice([digits, "-" + digits, digits + ".5", digits + "e2", digits + "E-3", "0.0"])
+        text = json.dumps({"v": [rng.choice(["x 1.", "v2e", "abc"]), 7]})[:-2] + ", " + number + "]}"
+        ours, theirs = _json(text), json.loads(text)
+        assert repr(ours) == repr(theirs), text
