@@ -195,15 +195,22 @@ def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
     return parse_size(f"{w}x{h}")  # the same check (positive whole pixels) and message as "WxH"
 
 
-@functools.lru_cache(maxsize=256)
 def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: str | None) -> Target | str:
-    """The `Target` for the model a row was served by, or why it cannot be priced (cached per process)."""
+    """The `Target` for the model a row was served by, or why it cannot be priced. The price is
+    looked up once per process; the tokenizer is chosen on each call, so a vocabulary fetched since
+    (`tokenprism vocab fetch` beside a running server) counts, as it does for the plan's targets."""
+    price = _served_price(model, on, overrides)
+    if isinstance(price, str):
+        return price
+    return Target(model, price, choice_for(price, model, fallback))
+
+
+@functools.lru_cache(maxsize=256)
+def _served_price(model: str, on: date, overrides: tuple[Price, ...]) -> Price | str:
     try:
-        price = get_price(model, on=on, overrides=overrides)
+        return get_price(model, on=on, overrides=overrides)
     except KeyError as e:
         return f"unknown model ({e.args[0].split(':', 1)[0] if e.args else 'no price'})"
-    choice = choice_for(price, model, fallback)
-    return Target(model, price, choice)
 
 
 def warm_counters(records: Iterable[LogRecord], plan: TrafficPlan) -> None:
@@ -512,10 +519,15 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         out.rows_with_media += bool(media)
     out.rows_without_time = day_of.count(None)
 
-    served = [served_target(r.model, plan.on, plan.overrides, plan.fallback_tokenizer) if r.model else "no model in the log"
-              for r in records]
+    # a model that is also a target is served by the target's own Target (its counter, never another one)
+    own = {t.ref: t for t in plan.targets}
+    by_model = {m: own.get(m) or served_target(m, plan.on, plan.overrides, plan.fallback_tokenizer)
+                for m in dict.fromkeys(r.model for r in records) if m}
+    served = [by_model[r.model] if r.model else "no model in the log" for r in records]
     wanted = {t.ref: t for t in plan.targets if t.counter() is not None}
-    wanted.update({s.ref: s for s in served if isinstance(s, Target) and s.counter() is not None})
+    for s in by_model.values():
+        if isinstance(s, Target) and s.counter() is not None:
+            wanted.setdefault(s.ref, s)
     counters = {ref: t.counter() for ref, t in wanted.items()}
     shapes = [row_shape(r.request) for r in records]
     texts = [t for shape in shapes for t in shape[1]]
