@@ -253,7 +253,9 @@ class ModelPart:
 @dataclass
 class BilledPart:
     """What the serving model billed, from the logged usage: a vector of `BILLED_FIELDS` per tier,
-    and our recount of the same rows (a `ModelPart`), so the two compare like for like."""
+    and our recount of the same rows (a `ModelPart`), so the two compare like for like. A model that
+    no tokenizer counts is billed all the same (the bill needs only the usage and its price); its
+    recount is then empty, and it has no calibration."""
 
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
@@ -555,12 +557,21 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
             else:
                 part.ends.append(np.zeros(len(trace.keys), dtype=np.int32))
     by_served: dict[str, list[int]] = {}
+    not_recounted: dict[str, list[int]] = {}  # priced, but no tokenizer: billed from the usage all the same
     for i, s in enumerate(served):
         if isinstance(s, Target) and s.ref in recounts:
             by_served.setdefault(s.ref, []).append(i)
         else:
             reason = s if isinstance(s, str) else s.choice.status
             out.unpriced_served[f"{records[i].model or 'unknown'}: {reason}"] += 1
+            if isinstance(s, Target) and records[i].usage is not None:
+                not_recounted.setdefault(s.ref, []).append(i)
+    for ref, rows in not_recounted.items():
+        target = served[rows[0]]
+        assert isinstance(target, Target)  # by `not_recounted`
+        with_usage = np.asarray(rows, dtype=np.int64)
+        out.billed[ref] = BilledPart(_billed(records, with_usage, target), ModelPart(),
+                                     *_as_billed(records, with_usage, target))
     for ref, rows in by_served.items():
         target = served[rows[0]]
         assert isinstance(target, Target)  # by `by_served`
