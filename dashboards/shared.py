@@ -25,7 +25,8 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ct
 from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
 from analysis.compare import COLUMNS, PARALLEL_CHARS, compare_rows
 from analysis.corpora import sample_text as corpora_sample_text
-from analysis.cost import DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names, request_cost
+from analysis.cost import (DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names,
+                           price_shared_prefix, request_cost)
 from analysis.errors import BadInput, UnknownName
 from analysis.models import closest_models, resolve
 from analysis.requests import Count, ignored_fields, ignored_note, input_tokens, parse, request_counter
@@ -223,6 +224,21 @@ def cost_report(inputs, models: tuple[str, ...], *, requests: int, messages: int
     return estimate(inputs, list(models), workload=workload)
 
 
+@st.cache_data(max_entries=16, show_spinner="Counting, simulating each model's cache and pricing…")
+def prefix_report(texts: tuple[str, ...], models: tuple[str, ...], *, system: str, tools: str,
+                  per_lifetime: str | None, breakpoints: str, requests: str, output_tokens: str | None,
+                  output_ratio: str | None, cached: str, reasoning: str | None = None,
+                  prices: tuple[bool, str | None] = (False, None)):
+    """`analysis.cost.price_shared_prefix` for the form's values (as `tokenprism cost TEXT --system S
+    --requests-per-lifetime R` prices them); `tools` is JSON text ('' for none)."""
+    return price_shared_prefix(list(texts), list(models), system=system or None,
+                               tools=json.loads(tools) if tools.strip() else None,
+                               requests_per_lifetime=per_lifetime, cache_breakpoints=breakpoints,
+                               requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
+                               cached_share=cached, reasoning_tokens=reasoning, batch=prices[0],
+                               service_tier=prices[1])
+
+
 def cost_chart(plot: str, table: pd.DataFrame, column: str | None = None) -> None:
     """Draw `analysis.plots.cost_charts.<plot>(table)`, the same interactive kind of chart as the other
     pages', and name the models it leaves out for want of a cost in `column`."""
@@ -245,7 +261,12 @@ def cost_html(report) -> bytes:
 
 # The Cost page names a library message's fixes as its own controls (the CLI as its flags).
 PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape=SHAPE", 'in "Log format"'),
-              ("drop the flag for this model", 'set "Prices" to standard or remove this model'))
+              ("drop the flag for this model", 'set "Prices" to standard or remove this model'),
+              ("give --reasoning-tokens N or --reasoning-ratio R (or MODEL=VALUE)",
+               'give "Reasoning tokens per request"'),
+              ("--cache-breakpoints auto places them", '"Anthropic cache breakpoints: auto" places them'),
+              ("(--requests-per-lifetime)", '("Requests per cache lifetime")'),
+              ("--cached-share", '"Share of input served from the prompt cache"'))
 
 
 def page_words(message: str) -> str:

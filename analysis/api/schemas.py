@@ -239,10 +239,23 @@ class CostRequest(Strict):
         None, description="price every model at this service tier (genai-prices'; a model without it is refused)")
     on: date | None = Field(None, description="the day whose prices apply (default: today, UTC)")
     fallback_tokenizer: str | None = Field(None, description="count unmapped models with this tokenizer, labelled an estimate")
+    system: str | None = Field(None, description="a system prompt every request shares. With it (or tools, "
+                               "requests_per_lifetime, cache_breakpoints) each text is priced as a request after the "
+                               "shared prefix, each model's prompt cache by its own rule, and the response is "
+                               "`tokenprism cost TEXT --system S --format json`'s (cached_share then overrides every rule)")
+    tools: list[dict[str, Any]] | None = Field(None, description="OpenAI function tools every request shares: part of the prefix")
+    requests_per_lifetime: Decimal | None = Field(None, description="requests per cache lifetime of each model (above 0, "
+                                                  "at most 1e9), as a stream already running; default: one burst")
+    cache_breakpoints: Literal["request", "auto"] = Field(
+        "request", description="where an Anthropic-style cache may write: the request's own cache_control (a text has "
+                               "none), or auto: after the system prompt and tools and after the message")
 
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"text": "Summarise this contract.", "models": ["gpt-4o", "claude-sonnet-4-5"],
-         "requests_per_month": 100000, "output_tokens": 300}]})
+         "requests_per_month": 100000, "output_tokens": 300},
+        {"text": "Where is parcel 7?", "system": "You are a support agent...", "requests_per_lifetime": 10,
+         "cache_breakpoints": "auto", "models": ["gpt-4.1", "claude-sonnet-4-5"], "requests_per_month": 100000,
+         "output_tokens": 300}]})
 
 
 def _row_model(name: str, doc: str, columns: list[str]) -> type[BaseModel]:
@@ -281,6 +294,31 @@ class CostResponse(BaseModel):
     models: list[CostModelRow]  # type: ignore[valid-type]
     categories: list[CostCategoryRow]  # type: ignore[valid-type]
     notes: list[str] = Field(description="what every reader must know: ESTIMATE lines name the models counted by a proxy")
+
+
+class SharedPrefixCostResponse(BaseModel):
+    """The same document as `tokenprism cost TEXT --system S --format json`: each text priced as a
+    request after the shared prefix, each model's prompt cache simulated by its own rule."""
+
+    estimate: bool
+    price_source: str
+    prices_on: str
+    source: str
+    log: str = Field(description="what the requests are")
+    n_rows: int
+    usd_as_served: str | None
+    usd_as_billed: str | None
+    usd_recounted_billed: str | None
+    n_billed: int
+    headlines: list[str]
+    models: list[dict[str, Any]] = Field(description="one row per model, as `cost --logs --format json`: tokens by "
+                                         "part, cache_read_tokens, cache_write_tokens, cache_rule, reasoning_tokens "
+                                         "and reasoning_source, usd_total, usd_per_month, parts with their exactness")
+    days: list[dict[str, Any]]
+    served: list[dict[str, Any]]
+    calibration: list[dict[str, Any]]
+    calibration_rows: list[dict[str, Any]]
+    notes: list[str]
 
 
 # -- compatibility shapes ------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from ..textio import read_stdin, read_text_file
 from .table import quiet_table
 from .tokenizers import add_detail, add_image_size, add_max_input, image_size, max_input_bytes, table_width, terse
 from ..report.sorting import SORTS, sort_models
-from .traffic import add_log_arguments, cmd_traffic
+from .traffic import add_log_arguments, cmd_requests, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
 from . import help_line, write_report_text, write_safe
@@ -142,7 +142,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "cache_control marks, or auto: "
                            "also after the system prompt and tools and after the last message, as a careful user "
                            "places them (each model's own prompt-cache rule is simulated unless --cached-share is given)")
-    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime", maximum=Decimal(10 ** 9)), metavar="R",
+    bill.add_argument("--requests-per-lifetime", type=_number("--requests-per-lifetime"), metavar="R",
                       help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
                            "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
                            "and tools) is read and written by each model's own cache rule")
@@ -267,11 +267,11 @@ def request_bodies(args: argparse.Namespace) -> tuple[list, argparse.Namespace]:
     return bodies, argparse.Namespace(**{**vars(args), "file": texts or None})
 
 
-def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> tuple[list, str]:
-    """The requests of the command line as log records (the bodies, each with the model it names as
-    the one that "served" it, then each text as one user message), and a line saying what they are."""
+def _requests_of(args: argparse.Namespace, bodies: list, system: str | None) -> tuple[list, list, str]:
+    """The requests of the command line: the bodies as log records (each with the model it names as
+    the one that "served" it), the texts as (id, text), each one user message, and a line saying
+    what they are."""
     from ..cost import LogRecord
-    from ..requests import Request
 
     if args.corpus or args.builtin or args.machine_corpus:
         raise BadInput("a request body or --system prices requests one by one; leave out --corpus, --builtin and "
@@ -279,11 +279,12 @@ def _records_of(args: argparse.Namespace, bodies: list, system: str | None) -> t
     records = [LogRecord(where, request, model=model) for where, request, model in bodies]
     what = [f"{len(bodies):,} request bod{'y' if len(bodies) == 1 else 'ies'} ({', '.join(b[0] for b in bodies)})"] \
         if bodies else []
+    texts: list[tuple[str, str]] = []
     if args.text is not None or args.file or not bodies:  # stdin only when nothing else is given
         frame = gather_inputs(args)
-        records += [LogRecord(str(i), Request.from_text(t)) for i, t in zip(frame["id"], frame["text"])]
+        texts = [(str(i), t) for i, t in zip(frame["id"], frame["text"])]
         what.append(f"{len(frame):,} text(s), each one user message" + (" after the --system prompt" if system else ""))
-    return records, "; ".join(what)
+    return records, texts, "; ".join(what)
 
 
 def _overrides(path: str | None) -> list:
@@ -354,8 +355,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return cmd_traffic(args, _overrides(args.prices), system=system)
     bodies, args = request_bodies(args)
     if bodies or system is not None:  # requests, not texts: counted and priced one by one, as `count` counts them
-        records, what = _records_of(args, bodies, system)
-        return cmd_traffic(args, _overrides(args.prices), records=records, system=system, what=what)
+        records, texts, what = _requests_of(args, bodies, system)
+        return cmd_requests(args, _overrides(args.prices), texts, records, system, what)
     if args.image_size is not None:
         image_size(args)  # a bad size is named first
         raise BadInput("--image-size sizes the images a request body gives by URL, and a text request has none: "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,30 +50,36 @@ def per_model_reasoning(args: argparse.Namespace) -> tuple[Any, Any, tuple[tuple
     return every["tokens"], every["ratio"], tuple(out)
 
 
-def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any] | None = None,
-                system: str | None = None, what: str = "") -> int:
-    """Price the logs named by --logs (or `records`, requests from the command line, which `what`
-    describes); output as --format, and a report folder with --out. `system`: --system, for
-    requests without one."""
-    from ..cost import LogReport, iter_log_chunks, plan_traffic, summarise, with_system
-    from ..cost.logs.stream import NotInTimeOrder
-    from ..cost.logs.traffic_report import project
-    from ..report import traffic as render
-
-    if records is None and (args.text is not None or args.file or args.corpus or args.builtin or args.machine_corpus
-                            or args.messages):
-        raise BadInput("--logs prices logged requests; give either --logs or requests (TEXT, -f, --messages, --corpus, "
-                         "--builtin, --machine-corpus), not both")
+def _check_requests(args: argparse.Namespace) -> None:
     if args.errors == "replace":
         raise BadInput("--errors replace does not apply to logs: a bad row is either an error (strict) or left "
                          "out and counted (skip)")
     if args.messages_per_request != 1 or args.chars_per_request is not None:
         raise BadInput("--messages-per-request and --chars-per-request describe an assumed workload of texts; a "
                        "request body or log row is counted as it is, so leave them out")
-    # requests from the command line have no logged response: without an output size, their input alone is priced
-    input_only = records is not None and args.output_tokens is None and args.output_ratio is None
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    from ..engine import open_engine
+
+    # the Dask dashboard for a run someone watches: a terminal, as the progress bar decides
+    return open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
+                       dashboard=sys.stderr.isatty())
+
+
+def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = None) -> int:
+    """Price the logs named by --logs; output as --format, and a report folder with --out. `system`:
+    --system, for requests without one."""
+    from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of, warm_counters
+    from ..cost.logs.stream import NotInTimeOrder, order_note
+    from ..engine import price_log_chunks
+
+    if args.text is not None or args.file or args.corpus or args.builtin or args.machine_corpus or args.messages:
+        raise BadInput("--logs prices logged requests; give either --logs or requests (TEXT, -f, --messages, --corpus, "
+                         "--builtin, --machine-corpus), not both")
+    _check_requests(args)
     every_tokens, every_ratio, per_model = per_model_reasoning(args)
-    plan = plan_traffic(args.models or _default_models(), output_tokens=0 if input_only else args.output_tokens,
+    plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
                         reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
@@ -82,71 +87,82 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, records: Iterable[Any
                         requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
     log_report = LogReport()
     unordered = ""
-    if records is None:  # log files: read here, each chunk of rows parsed where it is priced
-        what = ", ".join(args.logs)
-    else:
-        records = list(records)
-        log_report.rows = len(records)
-        what = what or "the command line"
-    source = "log" if args.logs else "requests"
-    kept = [0]
     from tqdm.auto import tqdm
-
-    from ..engine import open_engine, price_log_chunks, price_logs
-
-    from ..cost import warm_counters
 
     # the targets' counters (tokenizers, formats) built before an engine starts: a LocalCluster's
     # workers, forked when it opens, inherit them instead of each loading the vocabularies again
     warm_counters([], plan)
-    # the Dask dashboard for a run someone watches: a terminal, as the bar below decides
-    with open_engine(args.engine, scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
-                     dashboard=sys.stderr.isatty()) as engine:
+    with _engine(args) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
-            print(f"tokenprism cost: pricing {'logs' if args.logs else 'requests'}; engine: {engine.describe()}",
-                  file=sys.stderr)
+            print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
         fold = True
         while True:
-            with tqdm(unit="row" if args.logs else "request", file=sys.stderr, disable=None,
-                      desc=f"pricing {'logs' if args.logs else 'requests'} x{len(plan.targets)} models "
-                           f"({engine.name})") as bar:
+            with tqdm(unit="row", file=sys.stderr, disable=None,
+                      desc=f"pricing logs x{len(plan.targets)} models ({engine.name})") as bar:
                 try:
-                    if records is None:
-                        # each pass reads the files afresh (a second one when the first finds the log out of order)
-                        chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column,
-                                                 errors=args.errors, report=log_report, bounds=line_bounds(args))
-                        partial, rows_report, kept[0] = price_log_chunks(chunks, plan, system=system, engine=engine,
-                                                                         progress=bar.update, fold=fold)
-                        log_report.merge(rows_report)
-                    else:
-                        kept[0] = 0
-                        partial = price_logs(with_system(records, system, kept), plan, engine=engine,
-                                             progress=bar.update, fold=fold)
+                    # each pass reads the files afresh (a second one when the first finds the log out of order)
+                    chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column,
+                                             errors=args.errors, report=log_report, bounds=line_bounds(args))
+                    partial, rows_report, kept = price_log_chunks(chunks, plan, system=system, engine=engine,
+                                                                  progress=bar.update, fold=fold)
+                    log_report.merge(rows_report)
                     break
-                except NotInTimeOrder as e:
+                except NotInTimeOrder as e:  # found late, with rows folded already: again, every row kept
                     fold, log_report = False, LogReport()
-                    if records is not None:
-                        log_report.rows = len(records)
-                    unordered = (f"the log is not in time order ({e}), so each target's prompt cache was simulated "
-                                 "over the whole log at once, sorted by time, on a second pass that kept every "
-                                 "row's cache marks until the end (memory grows with the rows; a log in time order "
-                                 "is simulated as it is read)")
-    if not partial.rows:
-        raise BadInput(f"no request read from {what}: {log_report.summary()}")
-    if log_report.n_skipped:
+                    unordered = order_note(str(e), second_pass=True)
+    if partial.rows and log_report.n_skipped:
         print(f"note: {terminal_text(log_report.summary())}", file=sys.stderr)
-    if kept[0]:
-        print(f"note: --system: {kept[0]:,} request(s) have their own system prompt and keep it", file=sys.stderr)
-    report = summarise(partial, plan, log_report, source=source)
-    if unordered:
-        report = dataclasses.replace(report, notes=report.notes + (unordered,))
-    if source == "requests":
-        report = dataclasses.replace(report, log_summary=what)
-    if input_only:
-        report = dataclasses.replace(report, notes=("input only: add --output-tokens N (or --output-ratio R) for the "
-                                                    "output cost",) + report.notes)
-    if args.requests_per_month is not None:
-        report = project(report, args.requests_per_month)
+    if kept:
+        print(f"note: --system: {kept:,} request(s) have their own system prompt and keep it", file=sys.stderr)
+    partial.order_note = partial.order_note or unordered
+    report = traffic_of(partial, plan, log_report, what=", ".join(args.logs), source="log",
+                        requests_per_month=args.requests_per_month)
+    return write_traffic(args, report)
+
+
+def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[str, str]], bodies: list,
+                 system: str | None, what: str) -> int:
+    """Price requests from the command line (`bodies`, LogRecords of --messages, then `texts`, each
+    one user message after `system`) with each model's cache by its own rule: the library's
+    `price_shared_prefix`, on --engine."""
+    from ..cost import TrafficPlan, price_shared_prefix, warm_counters
+    from ..cost.logs.stream import NotInTimeOrder
+    from ..engine import price_logs
+
+    _check_requests(args)
+    every_tokens, every_ratio, per_model = per_model_reasoning(args)
+    from tqdm.auto import tqdm
+
+    def price(records: Any, plan: TrafficPlan) -> Any:
+        warm_counters([], plan)  # built here, before a pool forks, as for logs
+        records = list(records)
+        try:
+            return price_logs(records, plan, engine=engine, progress=bar.update)
+        except NotInTimeOrder:  # requests with timestamps out of order: every row's marks kept to the end
+            return price_logs(records, plan, engine=engine, progress=bar.update, fold=False)
+
+    with _engine(args) as engine:
+        if args.engine != "local":
+            print(f"tokenprism cost: pricing requests; engine: {engine.describe()}", file=sys.stderr)
+        models = args.models or _default_models()
+        n_models = len([m for m in (models.split(",") if isinstance(models, str) else models) if m.strip()])
+        with tqdm(unit="request", file=sys.stderr, disable=None,
+                  desc=f"pricing requests x{n_models} models ({engine.name})") as bar:
+            report = price_shared_prefix(
+                texts, models, system=system, requests_per_lifetime=args.requests_per_lifetime,
+                cache_breakpoints=args.cache_breakpoints, requests_per_month=args.requests_per_month,
+                output_tokens=args.output_tokens, output_ratio=args.output_ratio, cached_share=args.cached_share,
+                reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
+                batch=args.batch, service_tier=args.service_tier, on=args.on, overrides=overrides,
+                fallback_tokenizer=args.fallback_tokenizer, image_size=image_size(args), bodies=bodies, what=what,
+                price=price)
+    return write_traffic(args, report)
+
+
+def write_traffic(args: argparse.Namespace, report: Any) -> int:
+    """`report` as --format (sorted by --sort) on stdout, and a report folder with --out."""
+    from ..report import traffic as render
+
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "table" and args.quiet:
         write_safe(quiet_table(render.display_models(report)))

@@ -11,6 +11,8 @@ The package, by the question each part answers:
 * `workloads/`: what texts cost under an assumed workload, summed chunk by chunk (a workload
   estimate is one chunk), and one text priced once;
 * `logs/`: request logs read into one record type and priced under other models;
+* `shared_prefix`: texts that share a system prompt and tools, priced as requests through `logs`,
+  each model's prompt cache by its own rule;
 * `display/`: the reports as people read them (the only place money is rounded).
 
 Other packages import from here, not from the modules.
@@ -59,6 +61,11 @@ if TYPE_CHECKING:
         workload_value as workload_value,
     )
     from ..money import format_usd as format_usd
+    from .shared_prefix import (
+        price_shared_prefix as price_shared_prefix,
+        text_records as text_records,
+        traffic_of as traffic_of,
+    )
     from .logs import (
         CHUNK_ROWS as CHUNK_ROWS,
         SHAPES as SHAPES,
@@ -90,6 +97,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(('request_texts', 'workload_request',), '.recount'),
     **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
+    **dict.fromkeys(('price_shared_prefix', 'text_records', 'traffic_of',), '.shared_prefix'),
     **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'RowChunk', 'iter_log_chunks', 'iter_log_records', 'with_system', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any, Callable
 
 __all__ = ["REASONING_NOT_INCLUDED", "CacheOutcome", "CacheRequest", "CacheRule", "CacheSim", "CacheStream", "PrefixMarks", "ReasoningRule", "auto_breakpoints",
-           "cache_rule", "filled_times_note", "no_breakpoints_note", "reasoning_rule", "shared_prefix_cache", "simulate"]
+           "cache_rule", "filled_times_note", "no_breakpoints_note", "reasoning_rule", "simulate"]
 
 # The label every face shows when a model that reasons is priced without a reasoning figure.
 REASONING_NOT_INCLUDED = "reasoning not included"
@@ -360,28 +360,3 @@ def auto_breakpoints(prefix_ends: Sequence[int], *, long: bool = False) -> tuple
         return ()
     marks = {prefix_ends[0], prefix_ends[-1]}
     return tuple((b, long) for b in sorted(marks))
-
-
-def shared_prefix_cache(rule: CacheRule, *, prefix_tokens: int, requests_per_lifetime: float,
-                        breakpoint: bool = True) -> tuple[float, float]:
-    """A workload's cache per request, on average: (tokens read, tokens written).
-
-    A prefix shared by every request (system prompt and tools) is written once per cache lifetime
-    and read by the other requests of that lifetime. Automatic rules cache it rounded down to
-    their step; a breakpoint rule needs a breakpoint at its end (`breakpoint`), and bills the
-    write. Below the rule's minimum nothing is cached.
-
-    >>> shared_prefix_cache(cache_rule("gpt-4.1"), prefix_tokens=2000, requests_per_lifetime=10)
-    (1728.0, 0.0)
-    """
-    if prefix_tokens < rule.minimum or requests_per_lifetime < 1:
-        return 0.0, 0.0
-    if rule.kind == "breakpoints":
-        if not breakpoint:
-            return 0.0, 0.0
-        cached = prefix_tokens
-    else:
-        cached = rule.minimum + (prefix_tokens - rule.minimum) // rule.step * rule.step
-    hits = (requests_per_lifetime - 1) / requests_per_lifetime
-    write = cached / requests_per_lifetime if rule.kind == "breakpoints" else 0.0
-    return cached * hits, write

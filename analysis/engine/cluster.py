@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
+from concurrent.futures import CancelledError
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, default_workers, frame_chars, run_chunk
 
 RETRIES = 2
+MAX_LOST = 8  # chunks lost with dying workers before the run is an error, not a loop
 _START = ("Start a scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), check the address, "
           "or leave out --scheduler to start a cluster on this machine")
 # The first message of a Dask scheduler (its handshake) is a few hundred bytes; Dask reads the
@@ -129,7 +131,10 @@ class DaskEngine:
             address = ":0" if dashboard else None
             import dask
 
-            with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start()}):
+            # the workers' statistical profiler samples every thread every 10 ms, which costs a pure-Python
+            # task several percent of its CPU: off on a cluster we start (a user's cluster keeps its own)
+            with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start(),
+                                  "distributed.worker.profile.enabled": False}):
                 self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
                                             processes=True, dashboard_address=address, silence_logs=logging.ERROR,
                                             env=dict(WORKER_ENV))
@@ -138,6 +143,7 @@ class DaskEngine:
         # join later: the scheduler runs a registered plugin on every worker it meets)
         self.client.register_plugin(_OneCorePerTask(), name="tokenprism-one-core-per-task")
         self.workers = max(1, len(self.client.scheduler_info()["workers"]))
+        self._direct = True  # chunks and results straight between this process and the workers
 
     @property
     def dashboard_link(self) -> str | None:
@@ -161,22 +167,46 @@ class DaskEngine:
         params = dict(params or {})
         names = tuple(names)
         window = 2 * max(self.workers, len(self.client.scheduler_info()["workers"]))
-        pending: deque = deque()
+        pending: deque[list[Any]] = deque()  # [chunk, its future]: a chunk is held until its result is back
         it = iter(chunks)
+        lost = 0
         try:
             while True:
                 while len(pending) < window:
                     chunk = next(it, None)
                     if chunk is None:
                         break
-                    # pure=False: two equal chunks are two tasks (and a retried chunk is not a cache hit)
-                    pending.append(self.client.submit(run_chunk, fn, chunk, names, params, retries=RETRIES, pure=False))
+                    pending.append([chunk, self._submit(fn, chunk, names, params)])
                 if not pending:
                     return
-                yield pending.popleft().result()
+                try:
+                    result = self.client.gather(pending[0][1], direct=self._direct)
+                except CancelledError:  # its worker died with the chunk, which no task can recompute: send it again
+                    lost += 1
+                    if lost > MAX_LOST:
+                        raise EngineError(f"Dask lost {lost} chunks with their workers; is memory short? Try "
+                                          "fewer or larger workers") from None
+                    pending[0][1] = self._submit(fn, pending[0][0], names, params)
+                    continue
+                pending.popleft()
+                yield result
         except BaseException:  # Ctrl-C, a failed task or an early stop: drop the queued work
-            self.client.cancel(list(pending))
+            self.client.cancel([entry[1] for entry in pending])
             raise
+
+    def _submit(self, fn: ChunkFn, chunk: Any, names: tuple[str, ...], params: dict[str, Any]) -> Any:
+        """One chunk as a task. The chunk goes straight to a worker (`scatter(direct=True)`, round
+        robin) and the task runs there, so its bytes cross one connection instead of two through
+        the scheduler; results come back the same way. Where this process cannot reach the
+        workers, both go through the scheduler, as Dask does by default."""
+        data = chunk
+        if self._direct:
+            try:
+                data = self.client.scatter(chunk, direct=True, hash=False)
+            except OSError:
+                self._direct = False
+        # pure=False: two equal chunks are two tasks (and a retried chunk is not a cache hit)
+        return self.client.submit(run_chunk, fn, data, names, params, retries=RETRIES, pure=False)
 
     def describe(self) -> str:
         where = f"Dask scheduler {self.scheduler}" if self.scheduler else "Dask LocalCluster"

@@ -70,6 +70,33 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
     })
 
 
+def display_cache(report: TrafficReport) -> pd.DataFrame:
+    """Per model: its prompt-cache rule, whether that rule is documented or an estimate, and the
+    tokens read from and written to the cache per request (the simulation's, an estimate), with
+    what the cache saves against none."""
+    from ..cost.caching import cache_rule
+
+    m = report.models
+
+    def rule_of(model: str, label: Any) -> tuple[str, str]:
+        if label == "--cached-share":
+            return "manual share (Share of input served from the prompt cache)", "your figure"
+        rule = cache_rule(model)
+        return (f"{rule.provider} {rule.kind}", rule.exactness) if rule is not None else ("none known", "")
+
+    rules = [rule_of(model, label) for model, label in zip(m["model"], m["cache_rule"])]
+
+    def per_request(v: Any, n: Any) -> str:  # "" where the model has no bill (no price)
+        return "" if not n or v is None or v != v else f"{Decimal(repr(v)) / n:,.0f}"
+
+    return pd.DataFrame({
+        "model": m["model"], "cache rule": [r for r, _ in rules], "rule is": [e for _, e in rules],
+        "read / request (est.)": [per_request(v, n) for v, n in zip(m["cache_read_tokens"], m["n_requests"])],
+        "written / request (est.)": [per_request(v, n) for v, n in zip(m["cache_write_tokens"], m["n_requests"])],
+        "cache saves": m["usd_cache_saving"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else ""),
+    })
+
+
 def display_billed(report: TrafficReport) -> pd.DataFrame:
     """Per serving model: rows with usage, the billed tokens and cost, and our recount of those rows."""
     s = report.served[report.served["n_billed"].notna()] if "n_billed" in report.served else report.served.iloc[0:0]

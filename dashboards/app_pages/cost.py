@@ -1,5 +1,7 @@
 """Cost: a workload form (or an uploaded chat log) -> cost per model (table, charts) and a downloadable report."""
 
+import json
+
 import streamlit as st
 
 from analysis.textio.lines import UPLOAD_BOUNDS
@@ -10,6 +12,7 @@ from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_
                            price_records, summarise)
 from analysis.report.tables import display_categories, display_models, model_notes
 from analysis.cost.caching import REASONING_NOT_INCLUDED
+from analysis.cost.shared_prefix import prefix_tools
 from analysis.errors import BadInput, UnknownName
 from analysis.models import resolve
 from dashboards import corpus_views, fields, links, shared
@@ -45,6 +48,7 @@ NUMBERS = {
     "out_tokens": ("cost_out_tokens", "output_tokens", "Output tokens per request"),
     "out_ratio": ("cost_out_ratio", "output_ratio", "Output / content tokens"),
     "reasoning": ("cost_reasoning", "reasoning_tokens", "Reasoning tokens per request (models that reason)"),
+    "per_lifetime": ("cost_per_lifetime", "requests_per_lifetime", "Requests per cache lifetime"),
 }
 UNLINKED = {"reasoning"}  # a field the link does not carry
 form_fields = fields.Fields()
@@ -65,6 +69,25 @@ PRICES_HELP = ("genai-prices' batch price or service-tier price (OpenAI's flex a
                "a model without that price is named, and is priced once you set standard or remove it.")
 
 CATEGORIES = ["prose", "code", "multilingual"]
+# where an Anthropic-style cache may write (`cost --cache-breakpoints`): a pasted text has no cache_control
+BREAKPOINTS = {"request": "request: the request's own cache_control marks (a text has none, so nothing is cached)",
+               "auto": "auto: after the system prompt and tools, and after the message"}
+
+
+def tools_value(text: str) -> object:
+    """The shared tools box's JSON (OpenAI's `tools` list), checked as the request parser reads it;
+    None when empty. Raises ValueError naming the problem."""
+    if not text.strip():
+        return None
+    try:
+        tools = json.loads(text)
+        prefix_tools(tools)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"Tools must be JSON ({e.msg} at line {e.lineno}, column {e.colno}): give OpenAI's "
+                         '"tools" list, e.g. [{"type": "function", "function": {"name": "track", "parameters": {}}}]') from None
+    except (BadInput, UnknownName) as e:
+        raise ValueError(f"Tools must be OpenAI's tools list: {e.args[0] if e.args else e}") from None
+    return tools
 # -- link: ?cost_models=…&cost_rpm=… and the other workload inputs (each widget's key is its parameter)
 links.check("cost", [
     links.Param("cost_models", "models with a price", choices=shared.model_choices, multi=True),
@@ -87,6 +110,10 @@ links.check("cost", [
     links.Param("cost_log_cached", "a share", number="float", low=0, high=1),
     links.Param("cost_log_skip", "true or false", choices=lambda: ["true", "false"]),
     links.Param("cost_prices", "prices", choices=lambda: list(PRICES)),
+    # the shared prefix: carried up to what a link carries, as the prompt is; the tools read as the parser reads them
+    links.Param("cost_system", "a system prompt", max_chars=links.LINK_MAX_TEXT),
+    links.Param("cost_tools", "Tools", max_chars=links.LINK_MAX_TEXT, read=tools_value),
+    links.Param("cost_breakpoints", "cache breakpoint modes", choices=lambda: list(BREAKPOINTS)),
     links.Param("cost_log_prices", "prices", choices=lambda: list(PRICES)),
 ])
 links.copy_link("cost", note=f"A pasted prompt is carried up to {links.LINK_MAX_TEXT:,} characters; an uploaded "
@@ -108,6 +135,65 @@ def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, 
     if not partial.rows:
         raise ValueError(f"no request read from {name}: {report.summary()}")
     return summarise(partial, plan, report)
+
+
+def show_prefix(inputs, models: list[str]) -> None:
+    """The workload's requests, each after the shared prefix, priced as `tokenprism cost TEXT --system S
+    --requests-per-lifetime R` prices them: each model's cache by its own rule."""
+    if not isinstance(inputs, str):
+        st.warning("A shared prefix prices requests one by one, as `tokenprism cost TEXT --system S` does: paste a "
+                   "prompt or upload a file (a corpus is priced with the share of input served from the cache).")
+        st.stop()
+    if int(messages) != 1 or chars:
+        st.warning("With a shared prefix each request is counted as it is (a system prompt, the tools and the text "
+                   "as one user message): set Chat messages per request to 1 and Characters per request to 0.")
+        st.stop()
+    try:
+        traffic = shared.prefix_report(
+            (inputs,), tuple(models), system=system, tools=tools_text, per_lifetime=str(per_lifetime)
+            if per_lifetime is not None else None, breakpoints=breakpoints, requests=str(requests),
+            output_tokens=str(out_tokens) if out_mode.startswith("tokens") else None,
+            output_ratio=str(out_ratio) if out_mode.startswith("ratio") else None, cached=str(cached),
+            reasoning=None if reasoning is None else str(reasoning), prices=PRICES[prices])
+    except (ValueError, KeyError) as e:
+        st.error(shared.page_words(str(e.args[0] if e.args else e)))
+        st.stop()
+    m = traffic.models
+    priced = m[m["usd_per_month"].map(lambda v: v is not None)]
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Requests per month", f"{requests:,f}")
+    if len(priced):
+        cheap = priced.loc[priced["usd_per_month"].map(float).idxmin()]
+        dear = priced.loc[priced["usd_per_month"].map(float).idxmax()]
+        c2.metric("Cheapest per month", format_usd(cheap["usd_per_month"]), cheap["model"], delta_color="off",
+                  delta_arrow="off")
+        c3.metric("Dearest per month", format_usd(dear["usd_per_month"]), dear["model"], delta_color="off",
+                  delta_arrow="off")
+    c4.metric("Estimates (proxy tokenizer, format or cache)", int((m["exactness"] == "estimate").sum()))
+    st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Requests: {traffic.log_summary}, "
+               "each counted under each model as `tokenprism count` counts it, its prompt cache simulated by the "
+               "model's own rule.")
+    unknown = m.loc[m["reasoning_source"] == REASONING_NOT_INCLUDED, "model"].tolist()
+    if unknown:
+        st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as "
+                   "output tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
+    st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_prefix_models")
+    st.markdown("**Prompt cache by model** — each model's own rule (documented by the provider, or an estimate "
+                "where the provider does not say), simulated over the requests: an estimate")
+    st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_prefix_cache")
+    shared.cost_chart("traffic_total_bar", m, "usd_total")
+    with st.expander("Notes: exactness, the cache, reasoning", expanded=True):
+        st.markdown("\n".join(f"- {shared.page_words(n)}" for n in traffic.notes))
+        per_model = render_traffic.model_notes(traffic)
+        if per_model:
+            st.markdown("**Per model**\n" + "\n".join(f"- {shared.page_words(n)}" for n in per_model))
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
+                       "tokenprism-cost-report.html", "text/html", key="dl_prefix_html", icon=":material/download:")
+    c2.download_button("Report (Markdown)", render_traffic.render_markdown(traffic).encode("utf-8"),
+                       "tokenprism-cost-report.md", "text/markdown", key="dl_prefix_md", icon=":material/download:")
+    c3.download_button("Cost by model (CSV)", render_traffic.models_csv(traffic).encode("utf-8"), "cost_by_model.csv",
+                       "text/csv", key="dl_prefix_csv", icon=":material/download:")
 
 
 if source == "Chat log":
@@ -153,6 +239,8 @@ if source == "Chat log":
     if traffic.billed_line():
         st.markdown(f"**{traffic.billed_line()}**")
     st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
+    with st.expander("Prompt cache by model: each model's rule, documented or an estimate"):
+        st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_log_cache")
     shared.cost_chart("traffic_total_bar", traffic.models, "usd_total")
     if not traffic.days.empty:
         shared.cost_chart("traffic_cost_per_day", traffic.days)
@@ -234,11 +322,46 @@ with st.form("workload"):
                        help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
                             "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
     prices = c1.selectbox("Prices", list(PRICES), key="cost_prices", bind="query-params", help=PRICES_HELP)
+    st.markdown("**Shared prefix** — a system prompt and tools every request begins with, cached on each model by "
+                "its own prompt-cache rule (the share above, when above 0, overrides every rule)")
+    c1, c2 = st.columns(2)
+    links.linked_text("cost_system", "cost_system")
+    system = c1.text_area("System prompt shared by every request", height=110, key="cost_system",
+                          placeholder="none: the text alone, priced with the share above")
+    links.linked_text("cost_tools", "cost_tools")
+    tools_text = c2.text_area("Tools shared by every request (OpenAI's tools JSON list)", height=110, key="cost_tools",
+                              placeholder='[{"type": "function", "function": {"name": "track", "parameters": {}}}]')
+    c1, c2 = st.columns(2)
+    per_lifetime = number(c1, "per_lifetime", "", optional=True, placeholder="one burst",
+                          help="How many requests come in each model's cache lifetime (its rule's TTL: 5 minutes on "
+                               "OpenAI and Anthropic, an hour on DeepSeek), as a stream already running: at 1 or more "
+                               "the prefix is read from the cache, below 1 it has expired. Empty: the request(s) "
+                               "form one burst, the first writing the cache.")
+    # the options are the link's values (a bound selectbox matches the URL against what it shows)
+    breakpoints = c2.selectbox("Anthropic cache breakpoints", list(BREAKPOINTS), key="cost_breakpoints",
+                               bind="query-params",
+                               help="Anthropic caches only at cache_control breakpoints (`--cache-breakpoints`): "
+                                    + "; ".join(BREAKPOINTS.values()) + ".")
     st.form_submit_button("Estimate", type="primary", key="cost_go")
 form_fields.stop_if_unread()  # each refusal is beside its field; nothing is priced with a value not read
+links.sync_text("cost_system", system, "")
+links.sync_text("cost_tools", tools_text, "")
+try:
+    tools_value(tools_text)
+except ValueError as e:
+    st.error(str(e))
+    st.stop()
+shared_prefix = bool(system.strip() or tools_text.strip())
+if not shared_prefix and (per_lifetime is not None or breakpoints != "request"):
+    st.warning("Requests per cache lifetime and the Anthropic cache breakpoints simulate each model's cache over "
+               "requests that share a prefix: give a system prompt or tools, or empty the one and set the other to none.")
+    st.stop()
 
 if not models:
     st.warning("Pick at least one model.")
+    st.stop()
+if shared_prefix:
+    show_prefix(inputs, models)
     st.stop()
 try:
     report = shared.cost_report(inputs, tuple(models), requests=requests, messages=int(messages), chars=chars or None,

@@ -220,6 +220,7 @@ def main(out_dir: Path) -> dict:
                 run["wall_over_count"] = round(run["wall_s"] / ref["wall_s"], 2)
                 entry["engines"][label] = run
                 outputs[label] = out.read_bytes()
+                print(f"  ({name}, {label}: {run})", flush=True)  # as it comes: a long run shows its progress
             entry["identical_outputs"] = len(set(outputs.values())) == 1
             if "local" in entry["engines"] and "dask" in entry["engines"]:
                 local, dask = entry["engines"]["local"], entry["engines"]["dask"]

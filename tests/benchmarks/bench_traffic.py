@@ -3,8 +3,10 @@
 `tokenprism cost --logs` runs in a child process per size (100,000 rows, then 1,000,000), so
 each peak RSS and CPU time (from `os.wait4`) is that run's own; CPU seconds are quoted beside
 wall time because these machines are shared and wall time depends on the neighbours. Memory should stay nearly flat in the number
-of rows: records are reduced to sums chunk by chunk, and only one float64 per row and model is
-kept (for the percentiles of $ per request: 32 MB at 1M rows x 4 models). The reference time is
+of rows: records are reduced to sums chunk by chunk, and the few integers kept per row (the
+cache simulation's marks, the percentiles' inputs) are folded as the chunks come back, when the
+log is in time order (`cost.logs.stream`; this log's times are random, so it is priced again with
+every row kept: see `bench_logs` for logs in time order). The reference time is
 the bare tokenizer work (CPU seconds) measured in the same run: `count_batch` over every text of a 100,000-row
 sample with each tokenizer the 4 models use, so the ratio says what reading, JSON parsing and
 pricing add on top of counting.

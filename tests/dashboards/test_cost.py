@@ -167,6 +167,8 @@ def test_an_uploaded_log_shows_each_models_simulated_cache_as_an_estimate():
     models = at.dataframe[0].value.set_index("model")
     assert models.loc["openai:gpt-4o", "cache read / written (est.)"].endswith("(openai prefix)")
     assert not models.loc["openai:gpt-4o", "cache read / written (est.)"].startswith("0 ")
+    (cache,) = [d.value.set_index("model") for d in at.dataframe if "rule is" in d.value.columns]
+    assert cache.loc["openai:gpt-4o", "rule is"] == "documented" and cache.loc["openai:gpt-4o", "cache rule"] == "openai prefix"
     assert any("prompt cache simulated" in m.value and "an estimate" in m.value for m in at.markdown)
 
 
@@ -250,3 +252,117 @@ def test_batch_and_tier_prices_on_both_views():
     (row,) = json.loads(out.getvalue())["models"]
     shown = at.dataframe[0].value.set_index("model").loc["openai:gpt-4o"]
     assert Decimal(shown["total $"].lstrip("$")) == Decimal(format_usd(Decimal(row["usd_total"])).lstrip("$")) > 0
+
+
+# -- a shared prefix: each model's cache by its own rule (issue 42) ------------------------------------
+SYSTEM = "You are a careful support agent for a parcel service; cite the policy section you rely on. " * 120
+TOOLS = [{"type": "function", "function": {"name": "track", "description": "Where a parcel is",
+                                           "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}]
+PREFIX_MODELS = ["openai:gpt-4.1", "anthropic:claude-sonnet-4-5", "deepseek:deepseek-chat", "openai:o3"]
+
+
+def _prefix_form(at, *, tools: str = "", per_lifetime: str = "10", breakpoints: str = "auto"):
+    at.multiselect(key="cost_models").set_value(PREFIX_MODELS)
+    at.text_area(key="cost_text").set_value("Where is parcel 7?")
+    at.text_area(key="cost_system").set_value(SYSTEM)
+    at.text_area(key="cost_tools").set_value(tools)
+    at.text_input(key="cost_per_lifetime").set_value(per_lifetime)
+    at.selectbox(key="cost_breakpoints").set_value(breakpoints)
+    at.button(key="cost_go").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at.dataframe[0].value.set_index("model"), at.dataframe[1].value.set_index("model")
+
+
+@pytest.mark.slow  # two priced AppTest runs and a CLI run: a few seconds on a shared machine
+def test_a_shared_prefix_is_cached_on_each_model_by_its_own_rule_as_the_cli_prices_it(capsys):
+    import json
+    from decimal import Decimal
+
+    from analysis.cli import main
+    from analysis.cost import price_shared_prefix
+
+    at = open_page(PAGE)
+    models, cache = _prefix_form(at)
+    assert main(["cost", "Where is parcel 7?", "--system", SYSTEM, "--requests-per-lifetime", "10",
+                 "--cache-breakpoints", "auto", "--output-tokens", "300", "--requests-per-month", "100000",
+                 "-m", ",".join(PREFIX_MODELS), "--format", "json"]) == 0
+    cli = {m["model"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+    for model in PREFIX_MODELS:  # the page's numbers are the CLI's
+        row = cli[model]
+        assert models.loc[model, "total $"] == format_usd(Decimal(row["usd_total"]))
+        assert models.loc[model, "$/month (projected)"] == format_usd(Decimal(row["usd_per_month"]))
+        assert models.loc[model, "cache read / written (est.)"].startswith(
+            f"{row['cache_read_tokens']:,} / {row['cache_write_tokens']:,} (")
+        assert cache.loc[model, "read / request (est.)"] == f"{row['cache_read_tokens']:,}"
+    # each rule: OpenAI reads the prefix in 128-token steps from 1,024; Anthropic reads it at its breakpoint and
+    # writes only the new message; DeepSeek's disk cache is an estimate, the others documented
+    assert cli["openai:gpt-4.1"]["cache_read_tokens"] % 128 == 0 and cli["openai:gpt-4.1"]["cache_read_tokens"] >= 1024
+    assert 0 < cli["anthropic:claude-sonnet-4-5"]["cache_write_tokens"] < 20
+    assert cache.loc["openai:gpt-4.1", "rule is"] == cache.loc["anthropic:claude-sonnet-4-5", "rule is"] == "documented"
+    assert cache.loc["deepseek:deepseek-chat", "rule is"] == "estimate"
+    assert models.loc["openai:o3", "reasoning"] == "reasoning not included"
+    assert any("Reasoning not included for anthropic:claude-sonnet-4-5, openai:o3" in w.value for w in at.warning)
+    # tools join the prefix (the CLI has no flag for them): the library's one function prices what the page shows
+    models, cache = _prefix_form(at, tools=json.dumps(TOOLS))
+    lib = price_shared_prefix("Where is parcel 7?", PREFIX_MODELS, system=SYSTEM, tools=TOOLS, requests_per_lifetime=10,
+                              cache_breakpoints="auto", output_tokens=300, requests_per_month=100_000
+                              ).models.set_index("model")
+    for model in PREFIX_MODELS:
+        assert models.loc[model, "total $"] == format_usd(lib.loc[model, "usd_total"])
+        assert lib.loc[model, "cache_read_tokens"] > cli[model]["cache_read_tokens"]  # the tools are read too
+
+
+@pytest.mark.slow  # an AppTest run: over a second on a shared machine
+def test_fewer_requests_than_one_per_lifetime_and_the_manual_share():
+    at = open_page(PAGE)
+    _, cache = _prefix_form(at, per_lifetime="0.5", breakpoints="request")
+    # the prefix has expired before each request: nothing is read; without breakpoints Anthropic caches nothing
+    assert (cache["read / request (est.)"] == "0").all()
+    assert cache.loc["anthropic:claude-sonnet-4-5", "written / request (est.)"] == "0"
+    at.slider(key="cost_cached").set_value(0.5)
+    at.button(key="cost_go").click().run()
+    assert not at.exception
+    cache = at.dataframe[1].value.set_index("model")
+    assert cache.loc["openai:gpt-4.1", "rule is"] == "your figure"  # the share overrides every rule
+
+
+@pytest.mark.slow  # an AppTest run: over a second on a shared machine
+def test_a_shared_prefix_refuses_what_it_cannot_price_in_the_pages_words():
+    at = open_page(PAGE)
+    at.text_input(key="cost_per_lifetime").set_value("10")
+    at.button(key="cost_go").click().run()
+    assert not at.exception
+    assert any("give a system prompt or tools" in w.value for w in at.warning)
+    at.text_area(key="cost_tools").set_value("[{\"type\": \"function\"")
+    at.button(key="cost_go").click().run()
+    assert any("Tools must be JSON" in e.value for e in at.error)
+    at.text_input(key="cost_per_lifetime").set_value("0")
+    at.button(key="cost_go").click().run()
+    assert any("Requests per cache lifetime must be above 0" in e.value for e in at.error)
+
+
+@pytest.mark.slow  # an AppTest run: over a second on a shared machine
+def test_a_link_carries_the_shared_prefix_and_names_a_bad_value():
+    import json
+
+    from tests.dashboards.conftest import as_read, open_link
+
+    settings = {"cost_system": "Answer in French.", "cost_tools": json.dumps(TOOLS), "cost_per_lifetime": "4",
+                "cost_breakpoints": "auto", "cost_models": ["openai:gpt-4o-mini"]}
+    at = open_link(PAGE, settings)
+    assert not [w for w in at.warning if "link" in w.value]
+    assert at.text_area(key="cost_system").value == "Answer in French."
+    assert json.loads(at.text_area(key="cost_tools").value) == TOOLS
+    assert at.text_input(key="cost_per_lifetime").value == "4"
+    assert at.selectbox(key="cost_breakpoints").value == "auto"
+    # an edited system prompt goes into the link once the form is sent
+    at.text_area(key="cost_system").set_value("Answer in Norwegian.")
+    at.button(key="cost_go").click().run()
+    assert at.query_params["cost_system"] in ("Answer in Norwegian.", ["Answer in Norwegian."])
+    for name, value, said in (("cost_per_lifetime", "0", "must be above 0"), ("cost_breakpoints", "always",
+                              "is not one of the cache breakpoint modes"), ("cost_tools", "[1]", "must be OpenAI's tools list"),
+                              ("cost_system", "x" * 2_001, "characters long")):
+        at = open_link(PAGE, {name: value})
+        assert any(f"'{name}'" in as_read(w.value) and said in as_read(w.value) for w in at.warning), (name, [
+            w.value for w in at.warning])

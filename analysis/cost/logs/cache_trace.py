@@ -209,8 +209,8 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
-    this many rows fall in the rule's lifetime (the k-th such row at k x lifetime / per_lifetime
-    seconds), in place of one burst.
+    this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
+    per_lifetime seconds), in place of one burst, as a stream already running (`warm_prefixes`).
     """
     marks: list[PrefixMarks] = []
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
@@ -224,10 +224,15 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
             a, b = ptr[i], ptr[i + 1]
             seconds = when[i]
             if spacing is not None and seconds != seconds:
-                seconds, unstamped = unstamped * spacing, unstamped + 1
+                seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
-    sim = simulate(rule, marks)
+    if spacing is not None:
+        warmed, rows = warm_prefixes(marks, spacing, set())
+        sim = simulate(rule, warmed)
+        sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
+    else:
+        sim = simulate(rule, marks)
     if unstamped:
         sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
@@ -236,10 +241,34 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
     return read, w5, w1, sim
 
 
+def warm_prefixes(marks: Sequence[PrefixMarks], spacing: float, seen: set[int]
+                  ) -> tuple[list[PrefixMarks], list[int]]:
+    """Spaced rows (`marks`, times from one `spacing` on) as a stream already running: before the
+    first row of each system prompt and tools (a row's first mark, the request's system field and
+    tools; its key is added to `seen`), a request of that prefix alone, one spacing earlier, has
+    cached it. Returns the marks with those requests, and the positions of the rows among them.
+
+    >>> rows = [PrefixMarks(3000, (2000, 3000), (7, 8), (0, 0), 300.0), PrefixMarks(3100, (2000, 3100), (7, 9), (0, 0), 600.0)]
+    >>> marks, at = warm_prefixes(rows, 300.0, set())
+    >>> [(m.n, m.when) for m in marks], at
+    ([(2000, 0.0), (3000, 300.0), (3100, 600.0)], [1, 2])
+    """
+    out: list[PrefixMarks] = []
+    rows: list[int] = []
+    for m in marks:
+        if m.ends and m.ends[0] and m.keys[0] not in seen and isinstance(m.when, float):
+            seen.add(m.keys[0])
+            out.append(PrefixMarks(m.ends[0], m.ends[:1], m.keys[:1], m.flags[:1], m.when - spacing))
+        rows.append(len(out))
+        out.append(m)
+    return out, rows
+
+
 def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
     """The note of a log without timestamps spaced by --requests-per-lifetime."""
     return (f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime)")
+            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already running: its "
+            "system prompt and tools were cached by a request one spacing before the first that uses them")
 
 
 def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]

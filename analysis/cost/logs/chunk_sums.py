@@ -9,8 +9,10 @@ flat in the number of rows. Where a row carries the provider's usage, it also su
 serving model billed for it. `price_chunk(records, plan)` is a pure function (a
 chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
 engine can run chunks anywhere and combine them; `traffic_report.summarise` turns the total into a
-report. Only the per-row dollar figure is kept per row (one float64 per row and model), for the
-percentiles of $ per request; totals are exact `Decimal`s rebuilt from integer token sums.
+report. A partial also keeps a few integers per row (prompt tokens, tier, output, cache marks, $
+as float64) for the prompt-cache simulation and the percentiles; `stream.LogFold` folds them away
+chunk by chunk as the partials come back, so a whole log's partial does not grow with its rows.
+Totals are exact `Decimal`s rebuilt from integer token sums.
 """
 
 from __future__ import annotations
@@ -301,6 +303,7 @@ class TrafficPartial:
     # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
     # partials; then the per-row lists above are empty
     folded: Any = None
+    order_note: str = ""  # a long log out of time order priced with every row kept (`stream.order_note`)
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows

@@ -19,9 +19,12 @@ the rows), the live cache entries of one lifetime (all of them when no row has a
 then nothing expires), and the partial's few sums per (day, tier).
 
 A log of at most `STREAM_AFTER` rows is held whole and summarised as before (the simulation sorts it by
-time, so its order does not matter). A longer log whose rows go back in time raises
-`NotInTimeOrder`: the caller prices it again with every row's marks kept until the end
-(`fold=False` on the engine's `price_log_chunks`), as before, and says so.
+time, so its order does not matter). Where a target simulates a cache, every partial's times are
+checked as it comes (`TimeOrder`). A longer log found out of time order within its first
+`STREAM_AFTER` rows is kept whole to the end, as before, and its partial's `order_note` says so.
+One found out of order later, when its first rows are folded already, raises `NotInTimeOrder`:
+the caller prices it again with `fold=False` on the engine's `price_log_chunks` (every row kept),
+and says so.
 """
 
 from __future__ import annotations
@@ -31,11 +34,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, chunk_marks, spaced_note
+from .cache_trace import TraceChunk, chunk_marks, spaced_note, warm_prefixes
 from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
 
-__all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "median",
-           "percentiles"]
+__all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
+           "median", "order_note", "percentiles"]
 
 STREAM_AFTER = 65_536  # rows held whole before the fold starts: 16 chunks
 _COMPACT_ROWS = 65_536  # rows added before the distinct tuples are made distinct again
@@ -44,6 +47,46 @@ _COMPACT_ROWS = 65_536  # rows added before the distinct tuples are made distinc
 class NotInTimeOrder(Exception):
     """A log longer than `STREAM_AFTER` rows whose requests go back in time (or that the fold
     cannot order): its cache must be simulated over the whole log at once."""
+
+
+def order_note(why: str, second_pass: bool) -> str:
+    """The note of a log longer than `STREAM_AFTER` rows priced with every row kept to the end."""
+    return (f"the log is not in time order ({why}), so each target's prompt cache was simulated over the whole "
+            "log at once, sorted by time, " + ("on a second pass that kept" if second_pass else "keeping")
+            + " every row's cache marks until the end (memory grows with the rows; a log in time order is "
+            "simulated as it is read, in flat memory)")
+
+
+class TimeOrder:
+    """Whether the rows, chunk after chunk, come in the order `caching.simulate` sorts them into.
+
+    The times are those the simulation takes: a row without a time takes the one before it (0
+    before the first); a log with no time at all is in order (one burst, or spaced by
+    --requests-per-lifetime in the log's order).
+    """
+
+    def __init__(self) -> None:
+        self.last = -np.inf
+        self.previous: float | None = None
+        self.why = ""  # the first reason the order is broken, once it is
+
+    def times(self, when: np.ndarray) -> list[float | None]:
+        """The chunk's times as the simulation takes them (None: no time yet); sets `why` when broken."""
+        out: list[float | None] = []
+        for w in when.tolist():
+            if w != w:
+                out.append(self.previous)
+            else:
+                if w == 0.0 and not self.why:  # `simulate` takes a time of 0 as none where rows lack one
+                    self.why = "a row's timestamp is the Unix epoch (0)"
+                out.append(w)
+                self.previous = w
+        seconds = [0.0 if t is None else t for t in out]
+        if seconds and not self.why and (seconds[0] < self.last or any(b < a for a, b in zip(seconds, seconds[1:]))):
+            self.why = "a row's timestamp is earlier than the row's before it"
+        if seconds:
+            self.last = max(self.last, max(seconds))
+        return out
 
 
 class Distinct:
@@ -208,36 +251,24 @@ class _Sim:
         # time shows up, both are simulated, and the spaced one is dropped at the first time seen
         self.spaced: CacheStream | None = CacheStream(rule) if per_lifetime else None
         self.spaced_bill = FoldedBill()
-        self.last = -np.inf  # the last row's time in the main simulation
-        self.previous: float | None = None  # the last timestamp seen (a row without one takes it)
+        self.warmed: set[int] = set()  # the prefixes the spaced stream found cached before their first row
         self.stamped = self.unstamped = 0
         self.flagged = False
 
-    def run(self, trace: TraceChunk, ends: np.ndarray, prompts: np.ndarray
+    def run(self, trace: TraceChunk, ends: np.ndarray, prompts: np.ndarray, times: list[float | None]
             ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...] | None]:
-        """(read, w5, w1) of the chunk's rows, and the same spaced (None once the log has a time)."""
+        """(read, w5, w1) of the chunk's rows at `times` (`TimeOrder.times`: in order), and the same
+        spaced (None once the log has a time)."""
         when = trace.when.tolist()
-        times: list[float | None] = []
-        stamped_here = 0
-        for w in when:
-            if w != w:
-                times.append(self.previous)
-            elif w == 0.0:  # `simulate` takes a time of 0 as none in a log with rows without one
-                raise NotInTimeOrder("a row's timestamp is the Unix epoch (0)")
-            else:
-                times.append(w)
-                self.previous = w
-                stamped_here += 1
-        seconds = [0.0 if t is None else t for t in times]
-        if seconds and (seconds[0] < self.last or any(b < a for a, b in zip(seconds, seconds[1:]))):
-            raise NotInTimeOrder("a row's timestamp is earlier than the row's before it")
-        if seconds:
-            self.last = seconds[-1]
+        stamped_here = int((~np.isnan(trace.when)).sum())
         spaced = None
         if self.spaced is not None and not self.stamped and not stamped_here:
             spacing = self.rule.ttl_seconds / (self.per_lifetime or 1)
-            at = [(self.unstamped + i) * spacing for i in range(len(when))]
-            spaced = self._outcomes(self.spaced, chunk_marks(trace, ends, prompts, at))  # type: ignore[arg-type]
+            at = [(self.unstamped + i + 1) * spacing for i in range(len(when))]
+            # a stream already running, as `simulate_rows` has it: each prefix cached one spacing before its first row
+            marks, rows = warm_prefixes(chunk_marks(trace, ends, prompts, at), spacing,  # type: ignore[arg-type]
+                                        self.warmed)
+            spaced = tuple(a[rows] for a in self._outcomes(self.spaced, marks))
         elif self.spaced is not None:
             self.spaced = None
         self.stamped += stamped_here
@@ -271,10 +302,12 @@ class LogFold:
         self.plan = plan
         self.stream_after = stream_after
         self.total = TrafficPartial()
-        self.held: list[TrafficPartial] = []
+        self.held: list[tuple[TrafficPartial, list]] = []  # each with its rows' times
         self.held_rows = 0
         self.streaming = False
         self.folded = Folded()
+        self.order = TimeOrder()
+        self.whole = False  # found out of time order while held: kept whole to the end, as before
         per_lifetime = float(plan.requests_per_lifetime) if plan.requests_per_lifetime else None
         self.sims: dict[str, _Sim] = {}
         for t in plan.targets:
@@ -284,23 +317,31 @@ class LogFold:
 
     def add(self, partial: TrafficPartial) -> None:
         """Take the next chunk's partial. Raises `NotInTimeOrder` (see the module docstring)."""
+        times = [self.order.times(trace.when) for trace in partial.traces] if self.sims and not self.whole else []
         if self.streaming:
-            self._fold(partial)
+            if self.order.why:
+                raise NotInTimeOrder(self.order.why)
+            self._fold(partial, times)
             return
-        self.held.append(partial)
+        self.held.append((partial, times))
         self.held_rows += partial.rows
-        if self.held_rows > self.stream_after:
+        if self.held_rows > self.stream_after and not self.whole:
+            if self.order.why:
+                self.whole = True  # kept whole to the end, as before; `result` says so
+                return
             self.streaming = True
             held, self.held = self.held, []
-            for p in held:
-                self._fold(p)
+            for p, t in held:
+                self._fold(p, t)
 
     def result(self) -> TrafficPartial:
         """The merged partial: a log held whole merged as `TrafficPartial.merge` does, else with `folded` set."""
         if not self.streaming:
             total = TrafficPartial()
-            for p in self.held:
+            for p, _ in self.held:
                 total.merge(p)
+            if self.whole:
+                total.order_note = order_note(self.order.why, second_pass=False)
             return total
         for ref, sim in self.sims.items():
             bill = self.folded.bills[ref]
@@ -311,15 +352,16 @@ class LogFold:
         self.total.folded = self.folded
         return self.total
 
-    def _fold(self, partial: TrafficPartial) -> None:
+    def _fold(self, partial: TrafficPartial, times: list[list[float | None]]) -> None:
         for ref, part in partial.models.items():
-            self._fold_model(ref, part, partial.traces)
+            self._fold_model(ref, part, partial.traces, times)
         for ref, cal in partial.calibration.items():
             self._fold_calibration(ref, cal)
         partial.traces = []
         self.total.merge(partial)
 
-    def _fold_model(self, ref: str, part: ModelPart, traces: list[TraceChunk]) -> None:
+    def _fold_model(self, ref: str, part: ModelPart, traces: list[TraceChunk], times: list[list[float | None]]
+                    ) -> None:
         bill = self.folded.bills.setdefault(ref, FoldedBill())
         sim = self.sims.get(ref)
         if sim is not None and len(part.ends) != len(traces):
@@ -330,7 +372,7 @@ class LogFold:
                 zeros = np.zeros(len(prompts), dtype=np.int64)
                 bill.add(trace, prompts, tiers, outs, costs, zeros, zeros, zeros)
                 continue
-            (read, w5, w1), spaced = sim.run(trace, part.ends[c], prompts)
+            (read, w5, w1), spaced = sim.run(trace, part.ends[c], prompts, times[c])
             bill.simulated = True
             bill.add(trace, prompts, tiers, outs, costs, read, w5, w1)
             if spaced is not None:

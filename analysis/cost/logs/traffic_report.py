@@ -460,6 +460,8 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
                  else f"prices in force on {plan.on} (UTC)")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
+    if partial.order_note:
+        notes.append(partial.order_note)
     return tuple(notes)
 
 

@@ -37,7 +37,9 @@ WORKLOAD_LIMITS: dict[str, Decimal] = {
     "chars_per_request": Decimal(10) ** 10,
     "reasoning_tokens": Decimal(10) ** 9,
     "reasoning_ratio": Decimal(1000),
+    "requests_per_lifetime": Decimal(10) ** 9,  # requests per cache lifetime of a shared prefix; above 0
 }
+POSITIVE = frozenset({"requests_per_lifetime"})  # fields where 0 means nothing (leave the field out instead)
 
 
 def workload_value(name: str, value: Any, *, label: str | None = None) -> Decimal:
@@ -48,7 +50,10 @@ def workload_value(name: str, value: Any, *, label: str | None = None) -> Decima
     ...
     analysis.errors.BadInput: output_ratio must be at most 1000, got '1e308'
     """
-    return to_decimal(label or name, value, maximum=WORKLOAD_LIMITS[name], integer=name == "messages_per_request")
+    number = to_decimal(label or name, value, maximum=WORKLOAD_LIMITS[name], integer=name == "messages_per_request")
+    if name in POSITIVE and not number:
+        raise BadInput(f"{label or name} must be above 0 (left out, the requests are one burst), got {value!r}")
+    return number
 
 
 def to_decimal(name: str, value: Any, *, maximum: Decimal | None = None, integer: bool = False) -> Decimal:

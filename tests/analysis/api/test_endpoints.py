@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from analysis import load_tokenizer
 from analysis.requests import input_tokens, parse
 from analysis.compare import compare
@@ -226,6 +228,41 @@ def test_cost_errors(client):
     assert "--max-models" in problem(client.post("/v1/cost", json={**base, "models": ["gpt-4o"] * 4}), 422)["detail"]
     problem(client.post("/v1/cost", json={**base, "models": []}), 422)
     problem(client.post("/v1/cost", json={**base, "requests_per_month": "NaN"}), 422)
+
+
+@pytest.mark.slow  # two pricings with the cache simulation and a CLI run
+def test_cost_of_a_shared_prefix_is_the_clis_and_says_reasoning_not_included(client, capsys):
+    # issue 42: a system prompt and requests per cache lifetime price each model's cache by its own rule, the
+    # same document as `tokenprism cost TEXT --system S --format json`
+    import json
+
+    from analysis.cli import main
+
+    system = "You are a careful support agent; cite the policy section you rely on. " * 150
+    body = {"text": "Where is parcel 7?", "system": system, "requests_per_lifetime": "10", "cache_breakpoints": "auto",
+            "models": ["gpt-4.1", "o3"], "requests_per_month": 1000, "output_tokens": 50, "on": "2026-12-01"}
+    got = client.post("/v1/cost", json=body).json()
+    assert main(["cost", "Where is parcel 7?", "--system", system, "--requests-per-lifetime", "10",
+                 "--cache-breakpoints", "auto", "-m", "gpt-4.1,o3", "--requests-per-month", "1000", "--output-tokens",
+                 "50", "--on", "2026-12-01", "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert got["models"] == cli["models"]
+    rows = {m["model"]: m for m in got["models"]}
+    assert rows["gpt-4.1"]["cache_read_tokens"] >= 1024 and "documented" in rows["gpt-4.1"]["cache_rule"]
+    assert rows["o3"]["reasoning_source"] == "reasoning not included"
+    assert "reasoning not included" in rows["o3"]["exactness_reason"]
+    tools = [{"type": "function", "function": {"name": "track", "parameters": {"type": "object"}}}]
+    with_tools = client.post("/v1/cost", json={**body, "tools": tools}).json()
+    assert {m["model"]: m for m in with_tools["models"]}["gpt-4.1"]["prompt_tokens"] > rows["gpt-4.1"]["prompt_tokens"]
+    base = {"text": "x", "requests_per_month": 10, "output_tokens": 1}
+    assert "give a system prompt" in problem(client.post("/v1/cost", json={**base, "requests_per_lifetime": 2}), 422)["detail"]
+    assert "above 0" in problem(client.post("/v1/cost", json={**base, "system": "s", "requests_per_lifetime": 0}),
+                                422)["detail"]
+    assert "at most" in problem(client.post("/v1/cost", json={**base, "system": "s", "requests_per_lifetime": "1e10"}),
+                                422)["detail"]
+    assert "leave them out" in problem(client.post("/v1/cost", json={**base, "system": "s", "messages_per_request": 3}),
+                                       422)["detail"]
+    problem(client.post("/v1/cost", json={**base, "system": "s", "tools": [{"type": "nonsense"}]}), 404)
 
 
 # -- compatible shapes ---------------------------------------------------------------------------

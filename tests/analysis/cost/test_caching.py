@@ -4,8 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from analysis.cost.caching import (CacheRequest, auto_breakpoints, cache_rule, reasoning_rule,
-                                   shared_prefix_cache, simulate)
+from analysis.cost.caching import CacheRequest, auto_breakpoints, cache_rule, reasoning_rule, simulate
 
 T0 = datetime(2026, 11, 2, 9, tzinfo=UTC)
 SYSTEM = list(range(100_000, 101_800))  # a 1,800-token system prompt shared by every request
@@ -77,13 +76,6 @@ def test_auto_breakpoints_after_system_and_conversation():
     rule = cache_rule("claude-sonnet-4-5")
     sim = simulate(rule, [_req(1, 0, breakpoints=marks[:1]), _req(2, 1, breakpoints=marks[:1])])
     assert sim.outcomes[1].read == 1800
-
-
-def test_shared_prefix_workload():
-    read, write = shared_prefix_cache(cache_rule("claude-sonnet-4-5"), prefix_tokens=2000, requests_per_lifetime=4)
-    assert (read, write) == (1500.0, 500.0)
-    assert shared_prefix_cache(cache_rule("gpt-4.1"), prefix_tokens=1000, requests_per_lifetime=4) == (0.0, 0.0)
-    assert shared_prefix_cache(cache_rule("deepseek-chat"), prefix_tokens=130, requests_per_lifetime=2) == (64.0, 0.0)
 
 
 @pytest.mark.parametrize("model, reasons", [

@@ -230,3 +230,20 @@ def test_every_format_the_cli_offers_has_one_writer_in_each_cost_table():
     sub = next(a for a in build_parser(["models"])._actions if isinstance(a, argparse._SubParsersAction))
     models_format = next(a for a in sub.choices["models"]._actions if a.dest == "format")
     assert set(models_format.choices) == set(MODELS_WRITERS)
+
+
+@pytest.mark.slow  # writes a report folder with its figures (about 2 s)
+def test_a_workload_on_a_reasoning_model_without_a_figure_says_so_in_every_output(tmp_path, capsys):
+    # issue 42: `cost TEXT -m o3 --output-tokens 300` prices 300 visible tokens; o3 bills its reasoning too
+    argv = ["cost", "Prove that there are infinitely many primes.", "-m", "o3,gpt-4.1", "--output-tokens", "300",
+            "--requests-per-month", "1000"]
+    assert main([*argv, "--out", str(tmp_path / "report")]) == 0
+    table = capsys.readouterr().out
+    assert "reasoning not included" in table
+    for name in ("report.md", "report.html", "cost_by_model.csv"):
+        assert "reasoning not included" in (tmp_path / "report" / name).read_text(encoding="utf-8"), name
+    assert main([*argv, "--format", "json"]) == 0
+    rows = {r["model"]: r for r in json.loads(capsys.readouterr().out)["models"]}
+    assert "reasoning not included" in json.dumps(rows["o3"]) and "reasoning not included" not in json.dumps(rows["gpt-4.1"])
+    assert main([*argv, "--reasoning-tokens", "2000", "--format", "json"]) == 0
+    assert "reasoning not included" not in capsys.readouterr().out

@@ -8,6 +8,7 @@ from datetime import datetime
 from decimal import Decimal
 
 import genai_prices
+import pytest
 from genai_prices import extract_usage
 
 from analysis.cli import main
@@ -177,3 +178,46 @@ def test_json_parts_and_reports_name_reasoning(tmp_path, capsys):
     for name in ("report.md", "report.html"):
         assert "reasoning not included" in (out / name).read_text(), name
     assert "parts" not in (out / "traffic_by_model.csv").read_text().splitlines()[0]
+
+
+def test_openrouter_usage_accounting_is_billed_by_genai_prices(tmp_path, capsys):
+    # OpenRouter's usage (its cached tokens inside prompt_tokens, reasoning inside completion_tokens), priced by
+    # genai-prices as OpenRouter's; its model ids map to no tokenizer rule, so the recount needs a fallback
+    usage = {"prompt_tokens": 1200, "completion_tokens": 390, "prompt_tokens_details": {"cached_tokens": 1024},
+             "completion_tokens_details": {"reasoning_tokens": 300}, "cost": 0.00051}
+    rows = [{"timestamp": f"2026-11-02T11:0{i}:00Z", "messages": [{"role": "user", "content": Q.format(i)}],
+             "response": {"model": "openai/gpt-4.1-mini", "provider": "OpenAI", "usage": usage,
+                          "choices": [{"message": {"role": "assistant", "content": "24."}}]}} for i in range(2)]
+    data = _cost(capsys, [_write(tmp_path, "or.jsonl", rows), "-m", "gpt-4.1-mini", "--fallback-tokenizer",
+                          "o200k_base"])
+    assert data["served"][0]["priced_as"] == "openrouter:openai/gpt-4.1-mini"
+    assert Decimal(data["usd_as_billed"]) == _reference(rows, "openrouter", "chat") > 0
+    assert data["served"][0]["billed_reasoning_tokens"] == 600
+
+
+@pytest.mark.slow  # loads o200k_base and the Claude proxy counter
+def test_anthropic_calibration_reports_the_error_per_part(tmp_path, capsys):
+    # Claude's tokenizer is a proxy here: the calibration gives the error of each part apart (input, output,
+    # the simulated cache read against the logged one) and the reasoning the text cannot show
+    from analysis.tokenizers import load_tokenizer
+
+    system_text = " ".join(f"Handbook rule {i}: quote the clause and its date." for i in range(200))
+    proxy = load_tokenizer("o200k_base").count(system_text)
+    system = [{"type": "text", "text": system_text, "cache_control": {"type": "ephemeral"}}]
+    usage = [{"input_tokens": 20, "output_tokens": 8, "cache_creation_input_tokens": proxy + 40,
+              "cache_read_input_tokens": 0},
+             {"input_tokens": 20, "output_tokens": 8, "cache_creation_input_tokens": 0,
+              "cache_read_input_tokens": proxy + 40}]
+    rows = [{"timestamp": f"2026-11-02T10:0{i}:00Z", "system": system,
+             "messages": [{"role": "user", "content": Q.format(i)}],
+             "response": {"model": "claude-sonnet-4-5-20250929", "type": "message", "role": "assistant",
+                          "content": [{"type": "text", "text": "Six times that is it."}], "usage": u}}
+            for i, u in enumerate(usage)]
+    data = _cost(capsys, [_write(tmp_path, "claude.jsonl", rows), "-m", "claude-sonnet-4-5"])
+    (cal,) = data["calibration"]
+    assert cal["served_by"].startswith("claude-sonnet-4-5") and cal["n_rows"] == 2
+    for part in ("input_median_error", "output_median_error", "cache_read_error"):
+        assert isinstance(cal[part], float) and abs(cal[part]) < 0.5, (part, cal[part])
+    assert cal["cache_read_logged"] == proxy + 40 and 0 < cal["cache_read_simulated"] < proxy + 40
+    assert cal["reasoning_tokens"] == 0
+    assert Decimal(data["usd_as_billed"]) == _reference(rows, "anthropic")

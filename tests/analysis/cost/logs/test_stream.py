@@ -98,3 +98,58 @@ def test_a_log_going_back_in_time_is_refused_by_the_fold(records):
     small = price_logs(_timed(records, "back"), plan, engine=InProcessEngine(), chunk_rows=16, stream_after=1000)
     assert small.folded is None
     assert _report(small, plan) == _report(price_records(_timed(records, "back"), plan), plan)
+
+
+def test_a_log_out_of_order_within_its_first_rows_is_kept_whole_and_says_so(records):
+    plan = plan_traffic("gpt-4o,claude-sonnet-4-5", on=ON)
+    rows = _timed(records, "kept")
+    rows[10], rows[11] = rows[11], rows[10]
+    got = price_logs(rows, plan, engine=InProcessEngine(), chunk_rows=16, stream_after=40)
+    assert got.folded is None and "not in time order" in got.order_note and "keeping every row" in got.order_note
+    want = json.loads(_report(price_records(rows, plan), plan))
+    have = json.loads(_report(got, plan))
+    assert have["notes"] == want["notes"] + [got.order_note]
+    assert {k: v for k, v in have.items() if k != "notes"} == {k: v for k, v in want.items() if k != "notes"}
+
+
+@pytest.mark.slow  # five runs of the command
+def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, monkeypatch, capsys):
+    # a log longer than STREAM_AFTER whose times go back: found while its first rows are held, it is
+    # kept whole (one pass); found later, it is read again with every row kept (a second pass).
+    # Either way the numbers are those of the log held whole, and one note says which.
+    import gzip
+
+    from analysis.cli import main
+    from analysis.cost.logs import records as records_module
+    from analysis.cost.logs import stream
+
+    log = tmp_path / "log.jsonl.gz"
+    generate(log, 120, seed=9, in_order=True)
+    with gzip.open(log, "rt", encoding="utf-8") as f:
+        lines = f.readlines()
+    argv = ["cost", "--logs", "", "-m", "gpt-4o,claude-sonnet-4-5", "--on", "2026-03-15", "--format", "json",
+            "--engine", "inprocess"]
+    monkeypatch.setitem(records_module.iter_log_chunks.__kwdefaults__, "chunk_rows", 16)
+    for swap, how in ((5, "keeping every row"), (100, "second pass")):
+        moved = list(lines)
+        moved[swap], moved[swap + 1] = moved[swap + 1], moved[swap]
+        path = tmp_path / f"swap{swap}.jsonl"
+        path.write_text("".join(moved), encoding="utf-8")
+        argv[2] = str(path)
+        monkeypatch.setattr(stream, "STREAM_AFTER", 1000)
+        assert main(argv) == 0
+        whole = json.loads(capsys.readouterr().out)
+        monkeypatch.setattr(stream, "STREAM_AFTER", 30)
+        assert main(argv) == 0
+        again = json.loads(capsys.readouterr().out)
+        extra = [n for n in again["notes"] if n not in whole["notes"]]
+        assert len(extra) == 1 and "not in time order" in extra[0] and how in extra[0], (swap, extra)
+        assert again["models"] == whole["models"] and again["n_rows"] == whole["n_rows"] == 120
+    # in time order: folded, the same bytes as held whole
+    argv[2] = str(log)
+    outputs = []
+    for after in (1000, 30):
+        monkeypatch.setattr(stream, "STREAM_AFTER", after)
+        assert main(argv) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
