@@ -546,7 +546,7 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
 
     everyone = np.ones(n, dtype=bool)
     caching = plan.simulates_cache and any(cache_rule(t.ref) is not None for t in plan.targets)
-    trace = trace_chunk(records, plan.cache_breakpoints if caching else None)
+    trace = trace_chunk(records, plan.cache_breakpoints if caching else None, day_of)
     out.traces.append(trace)
     for t in plan.targets:
         if t.ref in recounts:
