@@ -106,7 +106,10 @@ def display_billed(report: TrafficReport) -> pd.DataFrame:
         "billed tokens in / out": [f"{_tokens(a)} / {_tokens(b)}" for a, b in zip(s["billed_input_tokens"], s["billed_output_tokens"])],
         "of which reasoning": s["billed_reasoning_tokens"].map(_tokens),
         "cache writes": s["billed_cache_write_tokens"].map(_tokens),
-        "as billed": s["usd_as_billed"].map(money), "recounted": s["usd_recounted_billed"].map(money),
+        "as billed": s["usd_as_billed"].map(money),
+        # a model no tokenizer counts is billed from its usage, and not recounted
+        "recounted": ["not recounted" if v is None and "not recounted" in str(status) else money(v)
+                      for v, status in zip(s["usd_recounted_billed"], s["status"])],
     })
 
 

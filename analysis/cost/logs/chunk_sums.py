@@ -195,15 +195,22 @@ def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
     return parse_size(f"{w}x{h}")  # the same check (positive whole pixels) and message as "WxH"
 
 
-@functools.lru_cache(maxsize=256)
 def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: str | None) -> Target | str:
-    """The `Target` for the model a row was served by, or why it cannot be priced (cached per process)."""
+    """The `Target` for the model a row was served by, or why it cannot be priced. The price is
+    looked up once per process; the tokenizer is chosen on each call, so a vocabulary fetched since
+    (`tokenprism vocab fetch` beside a running server) counts, as it does for the plan's targets."""
+    price = _served_price(model, on, overrides)
+    if isinstance(price, str):
+        return price
+    return Target(model, price, choice_for(price, model, fallback))
+
+
+@functools.lru_cache(maxsize=256)
+def _served_price(model: str, on: date, overrides: tuple[Price, ...]) -> Price | str:
     try:
-        price = get_price(model, on=on, overrides=overrides)
+        return get_price(model, on=on, overrides=overrides)
     except KeyError as e:
         return f"unknown model ({e.args[0].split(':', 1)[0] if e.args else 'no price'})"
-    choice = choice_for(price, model, fallback)
-    return Target(model, price, choice)
 
 
 def warm_counters(records: Iterable[LogRecord], plan: TrafficPlan) -> None:
@@ -246,7 +253,9 @@ class ModelPart:
 @dataclass
 class BilledPart:
     """What the serving model billed, from the logged usage: a vector of `BILLED_FIELDS` per tier,
-    and our recount of the same rows (a `ModelPart`), so the two compare like for like."""
+    and our recount of the same rows (a `ModelPart`), so the two compare like for like. A model that
+    no tokenizer counts is billed all the same (the bill needs only the usage and its price); its
+    recount is then empty, and it has no calibration."""
 
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
@@ -524,10 +533,15 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         out.rows_with_media += bool(media)
     out.rows_without_time = day_of.count(None)
 
-    served = [served_target(r.model, plan.on, plan.overrides, plan.fallback_tokenizer) if r.model else "no model in the log"
-              for r in records]
+    # a model that is also a target is served by the target's own Target (its counter, never another one)
+    own = {t.ref: t for t in plan.targets}
+    by_model = {m: own.get(m) or served_target(m, plan.on, plan.overrides, plan.fallback_tokenizer)
+                for m in dict.fromkeys(r.model for r in records) if m}
+    served = [by_model[r.model] if r.model else "no model in the log" for r in records]
     wanted = {t.ref: t for t in plan.targets if t.counter() is not None}
-    wanted.update({s.ref: s for s in served if isinstance(s, Target) and s.counter() is not None})
+    for s in by_model.values():
+        if isinstance(s, Target) and s.counter() is not None:
+            wanted.setdefault(s.ref, s)
     counters = {ref: t.counter() for ref, t in wanted.items()}
     texts = [t for shape in shapes for t in shape[1]]
     batches = batch_tokenizers([c for c in counters.values() if c is not None], texts)
@@ -561,12 +575,21 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
             else:
                 part.ends.append(np.zeros(len(trace.keys), dtype=np.int32))
     by_served: dict[str, list[int]] = {}
+    not_recounted: dict[str, list[int]] = {}  # priced, but no tokenizer: billed from the usage all the same
     for i, s in enumerate(served):
         if isinstance(s, Target) and s.ref in recounts:
             by_served.setdefault(s.ref, []).append(i)
         else:
             reason = s if isinstance(s, str) else s.choice.status
             out.unpriced_served[f"{records[i].model or 'unknown'}: {reason}"] += 1
+            if isinstance(s, Target) and records[i].usage is not None:
+                not_recounted.setdefault(s.ref, []).append(i)
+    for ref, rows in not_recounted.items():
+        target = served[rows[0]]
+        assert isinstance(target, Target)  # by `not_recounted`
+        with_usage = np.asarray(rows, dtype=np.int64)
+        out.billed[ref] = BilledPart(_billed(records, with_usage, target), ModelPart(),
+                                     *_as_billed(records, with_usage, target))
     for ref, rows in by_served.items():
         target = served[rows[0]]
         assert isinstance(target, Target)  # by `by_served`

@@ -53,14 +53,16 @@ class TrafficReport:
         days: model, day, n_requests, usd (rows with a timestamp).
         served: the models that served the log: model, n_requests, usd_as_served (our recount of
             every row), and where rows carry usage: n_billed, the billed tokens, usd_as_billed
-            (the logged usage at the model's price) and usd_recounted_billed (our recount of those rows).
+            (the logged usage at the model's price) and usd_recounted_billed (our recount of those rows;
+            None for a model no tokenizer counts, which is billed all the same and not calibrated).
         calibration: per serving model, our recount against the logged usage (median, worst).
         calibration_rows: the rows that differ most.
         served_total: our recount of the whole log on the models that served it (None when some
             rows cannot be priced so), the baseline of `change_vs_served`.
         billed_total, recounted_billed: what the rows with logged usage cost as billed (their usage
             at the serving model's price) and as we recount them; None when no row carries usage
-            or one cannot be priced. billed_rows: how many rows that is.
+            or one cannot be priced (recounted_billed also when a serving model has no tokenizer).
+            billed_rows: how many rows that is.
         n_rows, log_summary, price_source, on, notes: for every rendering's header.
         source: "log" (logged traffic, read from files) or "requests" (request bodies and texts
             given on the command line: nothing was logged or served, so the words differ).
@@ -84,9 +86,11 @@ class TrafficReport:
 
     def billed_line(self) -> str:
         """ "as billed: $8.40; recounted: $8.37 (1,000 of 1,200 rows carry usage)", or "" without usage."""
-        if self.billed_total is None or self.recounted_billed is None:
+        if self.billed_total is None:
             return ""
-        return (f"as billed: {format_usd(self.billed_total)}; recounted: {format_usd(self.recounted_billed)} "
+        recounted = ("not recounted: a model that served them has no tokenizer" if self.recounted_billed is None
+                     else f"recounted: {format_usd(self.recounted_billed)}")
+        return (f"as billed: {format_usd(self.billed_total)}; {recounted} "
                 f"({self.billed_rows:,} of {self.n_rows:,} rows carry the provider's usage; on the models that served them)")
 
     def headlines(self) -> list[str]:
@@ -200,17 +204,8 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log
                                "usd_as_served": usd, "status": status}
         billed = partial.billed.get(ref)
         if billed is not None:
-            as_billed, tokens, billed_status = _billed_money(target, billed)
-            if billed.usd is not None:  # genai-prices' calc_price per row: 5m/1h writes, batch, tiers
-                as_billed = billed.usd
-            again = _money(target, plan, billed.recount.sums)[0]
-            row.update(n_billed=tokens["rows"], billed_input_tokens=tokens["input"],
-                       billed_cached_tokens=tokens["cached"], billed_output_tokens=tokens["output"],
-                       billed_cache_write_tokens=billed.parts["cache_write_5m_tokens"]
-                       + billed.parts["cache_write_1h_tokens"],
-                       billed_reasoning_tokens=billed.parts["reasoning_tokens"],
-                       usd_as_billed=as_billed, usd_recounted_billed=again)
-            billed_rows += tokens["rows"]
+            as_billed, n_billed, again = _billed_row(row, target, billed, _money(target, plan, billed.recount.sums)[0])
+            billed_rows += n_billed
             billed_total = None if as_billed is None or billed_total is None else billed_total + as_billed
             recounted = None if again is None or recounted is None else recounted + again
         rows.append(row)
@@ -219,8 +214,19 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log
         else:
             total += usd
     for label, n in partial.unpriced_served.most_common():
-        rows.append({"model": label.split(": ", 1)[0], "n_requests": n, "usd_as_served": None,
-                     "status": label.split(": ", 1)[-1]})
+        model, reason = label.split(": ", 1)[0], label.split(": ", 1)[-1]
+        row = {"model": model, "n_requests": n, "usd_as_served": None, "status": reason}
+        billed = partial.billed.get(model) if model not in partial.served else None
+        target = served_target(model, plan.on, plan.overrides, plan.fallback_tokenizer) if billed is not None else ""
+        if billed is not None and isinstance(target, Target):
+            # no tokenizer counts it, yet the logged usage is its bill: billed, neither recounted nor calibrated
+            as_billed, n_billed, _ = _billed_row(row, target, billed, None)
+            row.update(priced_as=target.price.key, tokenizer=target.choice.label,
+                       status=f"{reason}: billed from the logged usage; not recounted, so no calibration")
+            billed_rows += n_billed
+            billed_total = None if as_billed is None or billed_total is None else billed_total + as_billed
+            recounted = None
+        rows.append(row)
         why = why or (f"{n:,} request(s) name a model that cannot be priced ({label})" if source == "requests"
                       else f"{n:,} row(s) cannot be priced on the model that served them ({label})")
     if source == "requests" and set(partial.unpriced_served) <= {"unknown: no model in the log"}:
@@ -232,6 +238,20 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log
     if not billed_rows:
         billed_total = recounted = None
     return (None if why else total), pd.DataFrame(rows, columns=SERVED_COLUMNS), why, (billed_total, recounted, billed_rows)
+
+
+def _billed_row(row: dict[str, Any], target: Target, billed: BilledPart, again: Decimal | None
+                ) -> tuple[Decimal | None, int, Decimal | None]:
+    """Fill a served row's billed columns; (as billed, rows billed, `again`: our recount of them, or None)."""
+    as_billed, tokens, _ = _billed_money(target, billed)
+    if billed.usd is not None:  # genai-prices' calc_price per row: 5m/1h writes, batch, tiers
+        as_billed = billed.usd
+    row.update(n_billed=tokens["rows"], billed_input_tokens=tokens["input"],
+               billed_cached_tokens=tokens["cached"], billed_output_tokens=tokens["output"],
+               billed_cache_write_tokens=billed.parts["cache_write_5m_tokens"] + billed.parts["cache_write_1h_tokens"],
+               billed_reasoning_tokens=billed.parts["reasoning_tokens"],
+               usd_as_billed=as_billed, usd_recounted_billed=again)
+    return as_billed, tokens["rows"], again
 
 
 SERVED_COLUMNS = ["model", "priced_as", "tokenizer", "n_requests", "input_tokens", "output_tokens", "usd_as_served",
@@ -396,8 +416,10 @@ def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_ou
     if ratio is not None:
         return ReasoningFigure(int(ratio * visible_out), f"--reasoning-ratio {ratio}{named} x visible output",
                                ratio=ratio)
-    known = sum(int(b.parts["reasoning_tokens"]) for b in partial.billed.values())
-    rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in partial.billed.values())
+    # the recounted serving models only: the ratio below is over their visible output
+    recounted = [b for ref, b in partial.billed.items() if ref in partial.served]
+    known = sum(int(b.parts["reasoning_tokens"]) for b in recounted)
+    rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in recounted)
     if rows > 0 and known > 0:
         # the same reasoning in the target's tokens: our recounts' ratio on the visible output
         ours = _sum(partial.models[t.ref].sums, "logged_out") if t.ref in partial.models else 0

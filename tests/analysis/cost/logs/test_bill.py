@@ -195,6 +195,34 @@ def test_openrouter_usage_accounting_is_billed_by_genai_prices(tmp_path, capsys)
     assert data["served"][0]["billed_reasoning_tokens"] == 600
 
 
+def test_a_model_no_tokenizer_counts_is_billed_from_its_usage(tmp_path, capsys):
+    # the same OpenRouter log without --fallback-tokenizer: openai/gpt-4.1-mini maps to no tokenizer rule, so
+    # nothing recounts it, yet its bill needs only the logged usage and genai-prices' price
+    usage = {"prompt_tokens": 1200, "completion_tokens": 390, "prompt_tokens_details": {"cached_tokens": 1024},
+             "completion_tokens_details": {"reasoning_tokens": 300}}
+    rows = [{"timestamp": f"2026-11-02T11:0{i}:00Z", "messages": [{"role": "user", "content": Q.format(i)}],
+             "response": {"model": "openai/gpt-4.1-mini", "provider": "OpenAI", "usage": usage,
+                          "choices": [{"message": {"role": "assistant", "content": "24."}}]}} for i in range(2)]
+    rows.append({"timestamp": "2026-11-02T11:05:00Z", "messages": [{"role": "user", "content": Q.format(9)}],
+                 "response": {"model": "openai/gpt-4.1-mini", "choices": [{"message": {"role": "assistant",
+                                                                                      "content": "24."}}]}})
+    data = _cost(capsys, [_write(tmp_path, "or.jsonl", rows), "-m", "gpt-4.1-mini"])
+    (served,) = data["served"]
+    assert served["priced_as"] == "openrouter:openai/gpt-4.1-mini" and served["n_requests"] == 3
+    assert served["n_billed"] == data["n_billed"] == 2 and served["billed_reasoning_tokens"] == 600
+    assert served["billed_cached_tokens"] == 2 * 1024 and served["billed_input_tokens"] == 2 * 1200
+    assert Decimal(served["usd_as_billed"]) == Decimal(data["usd_as_billed"]) == _reference(rows[:2], "openrouter",
+                                                                                            "chat") > 0
+    # what needs a recount stays absent, and says why
+    assert served["usd_as_served"] is None and served["usd_recounted_billed"] is None
+    assert data["usd_recounted_billed"] is None and data["calibration"] == []
+    assert served["status"].startswith("no tokenizer") and "not recounted" in served["status"]
+    assert any("not recounted" in line for line in data["headlines"])
+    assert main(["cost", "--logs", str(tmp_path / "or.jsonl"), "-m", "gpt-4.1-mini"]) == 0
+    table = capsys.readouterr().out
+    assert "not recounted" in table.split("As billed", 1)[1].split("Cost per day", 1)[0]
+
+
 @pytest.mark.slow  # loads o200k_base and the Claude proxy counter
 def test_anthropic_calibration_reports_the_error_per_part(tmp_path, capsys):
     # Claude's tokenizer is a proxy here: the calibration gives the error of each part apart (input, output,

