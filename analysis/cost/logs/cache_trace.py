@@ -65,6 +65,7 @@ class _Keys:
 
 
 _OPENING = ("system", "developer")
+_NO_SYSTEM = repr((None, ()))  # the system block of a request without a system prompt or tools
 
 
 def _blocks(record: LogRecord, mode: str, keys: _Keys | None = None) -> tuple[list[int], list[int], list[int]]:
@@ -80,7 +81,11 @@ def _blocks(record: LogRecord, mode: str, keys: _Keys | None = None) -> tuple[li
             if 0 <= block <= k:
                 flags[block] = max(flags[block], 2 if long else 1)
     # the system block: the system prompt and tools, and the system or developer messages that open the list
-    head = next((i for i, m in enumerate(messages) if m.role not in _OPENING), k)
+    head = k
+    for i, m in enumerate(messages):
+        if m.role not in _OPENING:
+            head = i
+            break
     if mode == "auto":
         assert flags is not None
         for block in ((head, k) if request.system or request.tools or head else (k,)):
@@ -89,14 +94,14 @@ def _blocks(record: LogRecord, mode: str, keys: _Keys | None = None) -> tuple[li
     if flags is not None:
         kept |= {b for b, f in flags.items() if f}
     order = sorted(kept)
-    chain = [key(b"", (request.system, request.tools))]
+    chain = [key(b"", _NO_SYSTEM if request.system is None and not request.tools else (request.system, request.tools))]
     for message in messages[: order[-1]]:
         # a message of text parts by its texts (repr of a tuple of str is fast), anything else whole
         parts = message.parts
-        if len(parts) == 1 and type(parts[0]) is TextPart:
-            texts: tuple[str, ...] = (parts[0].text,)
-        else:
-            texts = tuple(p.text for p in parts if isinstance(p, TextPart))
+        if len(parts) == 1 and type(parts[0]) is TextPart:  # the common case, as the join below writes it
+            chain.append(key(chain[-1], f"{message.role}\x00{message.name or ''}\x00{parts[0].text}\x00\x02"))
+            continue
+        texts = tuple(p.text for p in parts if isinstance(p, TextPart))
         chain.append(key(chain[-1], "\x00".join((message.role, message.name or "", "\x01".join(texts), "\x02"))
                          if len(texts) == len(parts) else message))
     return (order, [int.from_bytes(chain[b], "little", signed=True) for b in order],
@@ -128,10 +133,10 @@ class TraceChunk:
         return len(self.when)
 
 
-def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request", short: np.ndarray | None = None
-                ) -> TraceChunk:
+def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
+                day_of: Sequence[str | None] | None = None, short: np.ndarray | None = None) -> TraceChunk:
     """The marks of `records` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
-    marks (no target simulates a cache), only the times and days.
+    marks (no target simulates a cache), only the times and days (`day_of`: each row's day, if known).
 
     `short` (per row, optional): the prompt is below the minimum of every target's cache rule, so
     no target can read or write it; such a row is not hashed, and keeps at most one mark (block 0,
@@ -166,7 +171,8 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request", shor
         ptr.append(len(blocks))
     when = np.fromiter((r.timestamp.timestamp() if r.timestamp else np.nan for r in records), dtype=np.float64,
                        count=len(records))
-    day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
+    if day_of is None:
+        day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
     names = list(dict.fromkeys(day_of))
     code = {d: i for i, d in enumerate(names)}
     return TraceChunk(when, np.asarray(ptr, dtype=np.int64), np.asarray(blocks, dtype=np.int32),

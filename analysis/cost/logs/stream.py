@@ -344,7 +344,9 @@ class LogFold:
                 total.order_note = order_note(self.order.why, second_pass=False)
             return total
         for ref, sim in self.sims.items():
-            bill = self.folded.bills[ref]
+            bill = self.folded.bills.get(ref)
+            if bill is None:  # a target that could not be counted (no tokenizer here): no rows, no bill
+                continue
             if sim.spaced is not None and not sim.stamped:  # no row has a time: the spaced simulation holds
                 sim.spaced_bill.simulated = True
                 self.folded.bills[ref] = bill = sim.spaced_bill

@@ -71,8 +71,8 @@ def test_a_row_below_every_minimum_is_not_hashed_but_keeps_its_breakpoint(tmp_pa
     short = np.ones(2, dtype=bool)
     full = trace_chunk(records, "request")
     assert len(full.keys) > 2 and full.flags.any()
-    skipped = trace_chunk(records, "request", short)
+    skipped = trace_chunk(records, "request", short=short)
     assert skipped.ptr.tolist() == [0, 0, 1] and skipped.keys.tolist() == [0] and skipped.flags.tolist() == [1]
-    auto = trace_chunk(records, "auto", short)  # --cache-breakpoints auto flags every row
+    auto = trace_chunk(records, "auto", short=short)  # --cache-breakpoints auto flags every row
     assert auto.ptr.tolist() == [0, 1, 2] and auto.flags.tolist() == [1, 1]
-    assert trace_chunk(records, "request", np.zeros(2, dtype=bool)).keys.tolist() == full.keys.tolist()
+    assert trace_chunk(records, "request", short=np.zeros(2, dtype=bool)).keys.tolist() == full.keys.tolist()
