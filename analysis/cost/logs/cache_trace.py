@@ -351,10 +351,20 @@ def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
             "system prompt and tools were cached by a request one spacing before the first that uses them")
 
 
-def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]
-                ) -> list[PrefixMarks]:
-    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`."""
+def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None],
+                rows: Sequence[int] | None = None) -> list[PrefixMarks]:
+    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`;
+    `rows`: only these rows (all when None)."""
     ptr, keys, flags, end_list, n = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist(), \
         prompt.tolist()
     return [PrefixMarks(n[i], tuple(end_list[ptr[i]:ptr[i + 1]]), tuple(keys[ptr[i]:ptr[i + 1]]),
-                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in range(trace.rows)]
+                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in (range(trace.rows) if rows is None else rows)]
+
+
+def active_rows(rule: CacheRule, trace: TraceChunk, end: np.ndarray, prompt: np.ndarray) -> np.ndarray:
+    """The rows of one chunk that can use `rule`'s cache (`active_marks`), as indices in order."""
+    counts = np.diff(trace.ptr)
+    row_of = np.repeat(np.arange(trace.rows), counts)
+    active = np.zeros(trace.rows, dtype=bool)
+    active[row_of[active_marks(rule, end.astype(np.int64), trace.flags, row_of, prompt.astype(np.int64))]] = True
+    return np.flatnonzero(active)

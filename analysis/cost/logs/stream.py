@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, chunk_marks, spaced_note, warm_prefixes
+from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes
 from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
 
 __all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
@@ -274,7 +274,13 @@ class _Sim:
         self.stamped += stamped_here
         self.unstamped += len(when) - stamped_here
         self.flagged = self.flagged or bool(trace.flags.any())
-        return self._outcomes(self.main, chunk_marks(trace, ends, prompts, times)), spaced
+        # only the rows that can use the cache are simulated: the others read and write nothing
+        active = active_rows(self.rule, trace, ends, prompts)
+        outcomes = self._outcomes(self.main, chunk_marks(trace, ends, prompts, times, active.tolist()))
+        full = tuple(np.zeros(trace.rows, dtype=np.int64) for _ in outcomes)
+        for whole, part in zip(full, outcomes):
+            whole[active] = part
+        return full, spaced
 
     @staticmethod
     def _outcomes(stream: CacheStream, marks: list) -> tuple[np.ndarray, ...]:
