@@ -24,6 +24,8 @@ from datetime import UTC, datetime
 from decimal import Decimal, Inexact, Rounded, localcontext
 from typing import Any, Mapping
 
+import orjson
+
 from ..errors import BadInput
 from .memo import BoundedMemo
 
@@ -161,12 +163,27 @@ def read_usage(value: Mapping[str, Any], shape: str, *, model: str | None = None
     """
     if shape not in SHAPE_PROVIDERS:
         raise BadInput(f"no usage reader for log shape {shape!r}; known: {', '.join(SHAPE_PROVIDERS)}")
-    try:
-        # the usage's JSON text is its value exactly (1, 1.0 and true differ), in the order it came
-        text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError):  # not JSON (a caller's own object): read it without the memo
+    key = _json_key(value)
+    if key is None:  # not JSON (a caller's own object): read it without the memo
         return _read_usage(value, shape, model)
-    return READ_MEMO.get((text, shape, model), lambda: _read_usage(value, shape, model))
+    return READ_MEMO.get((key, shape, model), lambda: _read_usage(value, shape, model))
+
+
+def _json_key(value: Any) -> bytes | str | None:
+    """The usage's JSON text, which is its value exactly (1, 1.0 and true differ), in the order it
+    came: orjson's bytes (fast), or the standard library's text where orjson would write null for a
+    value that is not null (NaN, infinities) or cannot write it (an integer beyond 64 bits); None
+    for a value that is not JSON."""
+    try:
+        raw = orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        raw = None
+    if raw is not None and b"null" not in raw:
+        return raw
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        return None
 
 
 # A month of logs repeats usage objects (the same prompt and reply sizes): each distinct one is

@@ -342,22 +342,33 @@ class Recount:
     exactness: Counter
 
 
+def _text_counts(tok: Tokenizer, records: Sequence[LogRecord], shapes: Sequence[RowShape]) -> tuple[list[int], list[int]]:
+    """(the tokens of each row's request texts, of its logged response) under `tok`: the same for every
+    model of the chunk that counts with that tokenizer, so counted once per tokenizer."""
+    count = tok.count
+    texts = [sum(map(count, shape[1])) for shape in shapes]
+    out = [(count(r.response) if r.response else 0) + (count(r.response_json) if r.response_json else 0)
+           for r in records]
+    return texts, out
+
+
 def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
-             shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None) -> Recount:
+             shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None,
+             text_counts: tuple[list[int], list[int]] | None = None) -> Recount:
     """Every row's request counted under one model (the batch, where there is one, answers the texts'
     counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL.
-    A row whose structure the model's format has counted before is `fast_counts`' arithmetic, done here."""
+    A row whose structure the model's format has counted before is `fast_counts`' arithmetic, done here
+    from `text_counts` (`_text_counts` of the same tokenizer, computed here if not given)."""
     tok = counter.tokenizer if batch is None else batch
-    count = tok.count
+    texts, out = _text_counts(tok, records, shapes) if text_counts is None else text_counts
     memo = shaped_memo(counter)
     content: list[int] = []
     fmt: list[int] = []
-    out: list[int] = []
     seen: Counter = Counter()
-    for r, shape in zip(records, shapes):
+    for i, (r, shape) in enumerate(zip(records, shapes)):
         shaped = memo.peek(shape[0]) if memo is not None and shape[0] is not None else None
         if shaped is not None:
-            content.append(sum(map(count, shape[1])))
+            content.append(texts[i])
             fmt.append(shaped.format_tokens)
             seen[(shaped.exactness, shaped.reason)] += 1
         else:
@@ -365,8 +376,6 @@ def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence
             content.append(c)
             fmt.append(f)
             seen[(exactness, reason)] += 1
-        response, calls = r.response, r.response_json
-        out.append((count(response) if response else 0) + (count(calls) if calls else 0))
     return Recount(np.asarray(content, dtype=np.int64), np.asarray(fmt, dtype=np.int64),
                    np.asarray(out, dtype=np.int64), seen)
 
@@ -515,7 +524,10 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     day_names = list(dict.fromkeys(day_of))
     codes = {d: i for i, d in enumerate(day_names)}
     days = np.fromiter((codes[d] for d in day_of), dtype=np.int64, count=n)
-    for r in records:
+    shapes = [row_shape(r.request) for r in records]
+    for r, shape in zip(records, shapes):
+        if shape[0] is not None:  # a structure key holds no media part
+            continue
         media = r.not_counted
         out.not_counted.update(dict(media))
         out.rows_with_media += bool(media)
@@ -531,18 +543,28 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         if isinstance(s, Target) and s.counter() is not None:
             wanted.setdefault(s.ref, s)
     counters = {ref: t.counter() for ref, t in wanted.items()}
-    shapes = [row_shape(r.request) for r in records]
     texts = [t for shape in shapes for t in shape[1]]
     batches = batch_tokenizers([c for c in counters.values() if c is not None], texts)
     replies = [t for r in records for t in (r.response, r.response_json) if t]
     for batch in batches.values():
         batch.fill(replies)
-    recounts = {ref: _recount(c, batches.get(c.tokenizer.name), records, shapes, plan.image_size)
-                for ref, c in counters.items() if c is not None}
+    per_tokenizer: dict[int, tuple[list[int], list[int]]] = {}  # the models of one tokenizer share its counts
+    recounts = {}
+    for ref, c in counters.items():
+        if c is not None:
+            tok = batches.get(c.tokenizer.name) or c.tokenizer
+            if id(tok) not in per_tokenizer:
+                per_tokenizer[id(tok)] = _text_counts(tok, records, shapes)
+            recounts[ref] = _recount(c, batches.get(c.tokenizer.name), records, shapes, plan.image_size,
+                                     per_tokenizer[id(tok)])
 
     everyone = np.ones(n, dtype=bool)
     caching = plan.simulates_cache and any(cache_rule(t.ref) is not None for t in plan.targets)
-    trace = trace_chunk(records, plan.cache_breakpoints if caching else None)
+    # a row below every simulated rule's minimum can use no cache: its marks are not worked out
+    minimums = [(recounts[t.ref], rule.minimum) for t in plan.targets
+                if t.ref in recounts and (rule := cache_rule(t.ref)) is not None] if caching else []
+    short = np.logical_and.reduce([r.content + r.format < low for r, low in minimums]) if minimums else None
+    trace = trace_chunk(records, plan.cache_breakpoints if caching else None, day_of, short=short)
     out.traces.append(trace)
     for t in plan.targets:
         if t.ref in recounts:

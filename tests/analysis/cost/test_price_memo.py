@@ -81,3 +81,15 @@ def test_memo_is_bounded_and_does_not_keep_errors():
     assert memo.get("x", lambda: 5) == 5
     with pytest.raises(ValueError):
         BoundedMemo(0)
+
+
+def test_a_nan_or_a_huge_integer_is_not_keyed_as_null_or_a_float():
+    # orjson writes NaN as null and cannot write an integer beyond 64 bits: those keys are the
+    # standard library's text, so they stay apart from the usage objects orjson writes
+    from analysis.cost.usage import _json_key
+
+    assert _json_key({"a": float("nan")}) != _json_key({"a": None})
+    assert _json_key({"a": 2 ** 70}) == '{"a": 1180591620717411303424}'
+    assert _json_key({"a": 1}) != _json_key({"a": 1.0}) != _json_key({"a": True})
+    assert _json_key({"a": 1, "b": 2}) != _json_key({"b": 2, "a": 1})  # the order it came
+    assert _json_key({"a": {1, 2}}) is None  # not JSON

@@ -239,3 +239,27 @@ def test_requests_per_lifetime_spaces_requests_without_timestamps_by_each_models
     assert Decimal(rarely["gpt-4o"]["usd_total"]) > Decimal(often["gpt-4o"]["usd_total"])
     rc = main(["cost", "some text", "-m", "gpt-4o", "--requests-per-lifetime", "2"])
     assert rc == 2 and "give request bodies" in capsys.readouterr().err
+
+
+def test_block_keys_are_the_blake2b_chain_of_the_blocks():
+    # issue 44: the keys are hashed once per distinct (prefix, block) in a chunk and the common
+    # blocks are written without the join; they stay the chain of `_key` over the blocks' texts
+    from analysis.cost.logs.cache_trace import _blocks, _key, _Keys
+    from analysis.cost.logs.records import LogRecord
+    from analysis.requests import parse
+
+    bodies = [{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]},
+              {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+                            {"role": "assistant", "content": "ok", "name": "bot"}, {"role": "user", "content": "more"}]},
+              {"messages": [{"role": "developer", "content": "x"}, {"role": "user", "content": "y"}],
+               "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]}]
+    memo = _Keys()
+    for body in bodies * 2:
+        request = parse(body, shape="openai-chat")
+        chain = [_key(b"", (request.system, request.tools))]
+        for m in request.messages:
+            texts = tuple(p.text for p in m.parts)
+            chain.append(_key(chain[-1], "\x00".join((m.role, m.name or "", "\x01".join(texts), "\x02"))))
+        for mode in ("request", "auto"):
+            kept, keys, _ = _blocks(LogRecord("x", request), mode, memo)
+            assert keys == [int.from_bytes(chain[b], "little", signed=True) for b in kept]
