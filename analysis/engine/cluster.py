@@ -30,6 +30,15 @@ from .base import WORKER_ENV, ChunkFn, EngineError, SizeFn, default_workers, fra
 
 RETRIES = 2
 MAX_LOST = 8  # chunks lost with dying workers before the run is an error, not a loop
+# Dask's own periodic work, slowed on a cluster we start (a user's cluster keeps its settings). Idle,
+# a LocalCluster of two workers spent about 3.6% of a core in each of this process and the two
+# workers (the event loops' 20 ms tick, the 0.5 s system and 0.1 s memory monitors): about 1.4 CPU s
+# of a 20 s run; with these, close to none (docs/performance.md, issue 44). The statistical
+# profiler, sampling every thread every 10 ms, is off. The tick only measures how long the event
+# loop was blocked; the system monitor feeds the dashboard's plots; the memory monitor checks the
+# workers' memory limit every second instead of ten times a second.
+QUIET = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+         "distributed.admin.system-monitor.interval": "5s", "distributed.worker.memory.monitor-interval": "1s"}
 _START = ("Start a scheduler (`dask scheduler`, then `dask worker ADDRESS` on each machine), check the address, "
           "or leave out --scheduler to start a cluster on this machine")
 # The first message of a Dask scheduler (its handshake) is a few hundred bytes; Dask reads the
@@ -131,14 +140,11 @@ class DaskEngine:
             address = ":0" if dashboard else None
             import dask
 
-            # the workers' statistical profiler samples every thread every 10 ms, which costs a pure-Python
-            # task several percent of its CPU: off on a cluster we start (a user's cluster keeps its own)
-            with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start(),
-                                  "distributed.worker.profile.enabled": False}):
+            with dask.config.set({"distributed.worker.multiprocessing-method": _worker_start(), **QUIET}):
                 self.cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
                                             processes=True, dashboard_address=address, silence_logs=logging.ERROR,
                                             env=dict(WORKER_ENV))
-            self.client = Client(self.cluster, set_as_default=False)
+                self.client = Client(self.cluster, set_as_default=False)
         # workers started by someone else get one core per task too (and so do workers that
         # join later: the scheduler runs a registered plugin on every worker it meets)
         self.client.register_plugin(_OneCorePerTask(), name="tokenprism-one-core-per-task")

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..caching import CacheRule, CacheSim, PrefixMarks, simulate
+from ..caching import (ONE_BURST, CacheRule, CacheStream, PrefixMarks, filled_times_note, no_breakpoints_note,
+                       simulate)
 from ..recount import count_request, fast_counts
 from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
@@ -133,17 +134,35 @@ class TraceChunk:
 
 
 def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
-                day_of: Sequence[str | None] | None = None) -> TraceChunk:
+                day_of: Sequence[str | None] | None = None, short: np.ndarray | None = None) -> TraceChunk:
     """The marks of `records` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
-    marks (no target simulates a cache), only the times and days (`day_of`: each row's day, if known)."""
+    marks (no target simulates a cache), only the times and days (`day_of`: each row's day, if known).
+
+    `short` (per row, optional): the prompt is below the minimum of every target's cache rule, so
+    no target can read or write it; such a row is not hashed, and keeps at most one mark (block 0,
+    key 0, at end 0 on every target: below any minimum) that says whether it had a breakpoint, so
+    "no request carries a breakpoint" stays true or false as without `short`."""
     ptr = [0]
     blocks: list[int] = []
     keys: list[int] = []
     flags: list[int] = []
     memo = _Keys()
-    for r in records:
+    skip = short.tolist() if short is not None else None
+    for i, r in enumerate(records):
         if mode is None:
             ptr.append(0)
+            continue
+        if skip is not None and skip[i]:
+            flag = 1 if mode == "auto" else 0
+            last = len(r.request.messages)
+            for block, long in r.cache_control:
+                if 0 <= block <= last:
+                    flag = max(flag, 2 if long else 1)
+            if flag:
+                blocks.append(0)
+                keys.append(0)
+                flags.append(flag)
+            ptr.append(len(blocks))
             continue
         b, k, f = _blocks(r, mode, memo)
         blocks += b
@@ -211,18 +230,21 @@ _MAX_ENDS = 200_000  # per model: a few MB, then started again
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
                   prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, CacheSim]:
-    """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`.
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`, and the
+    simulation's notes (`caching.simulate`'s).
 
     `ends[c]` are chunk c's block ends on the target (`block_ends`), `prompts[c]` its rows'
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
     this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
     per_lifetime seconds), in place of one burst, as a stream already running (`warm_prefixes`).
     """
-    marks: list[PrefixMarks] = []
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
     # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
     spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None
+    if spacing is None:
+        return _simulate_active(rule, traces, ends, prompts)
+    marks: list[PrefixMarks] = []
     unstamped = 0
     for trace, end, prompt in zip(traces, ends, prompts):
         ptr, keys, flags, end_list = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist()
@@ -234,18 +256,69 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
                 seconds, unstamped = (unstamped + 1) * spacing, unstamped + 1
             marks.append(PrefixMarks(n[i], tuple(end_list[a:b]), tuple(keys[a:b]), tuple(flags[a:b]),
                                      None if seconds != seconds else seconds))
-    if spacing is not None:
-        warmed, rows = warm_prefixes(marks, spacing, set())
-        sim = simulate(rule, warmed)
-        sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
-    else:
-        sim = simulate(rule, marks)
+    warmed, rows = warm_prefixes(marks, spacing, set())
+    sim = simulate(rule, warmed)
+    sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
     if unstamped:
         sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
-    return read, w5, w1, sim
+    return read, w5, w1, sim.notes
+
+
+def active_marks(rule: CacheRule, ends: np.ndarray, flags: np.ndarray, row_of: np.ndarray, n: np.ndarray
+                 ) -> np.ndarray:
+    """Per mark, whether `rule` can read or write at it: an end of at least the rule's minimum (for a
+    breakpoint rule, also flagged and within the prompt). A row without such a mark neither reads,
+    writes nor changes the cache: its outcome is (0, 0, 0, its prompt) whatever came before.
+    `row_of` is each mark's row, `n` the rows' prompt tokens."""
+    good = ends >= rule.minimum
+    if rule.kind == "breakpoints":
+        good &= (flags > 0) & (ends <= n[row_of])
+    return good
+
+
+def _simulate_active(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
+                     prompts: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """`simulate_rows` of a log with its own times (or one burst): `caching.simulate`'s order, times
+    and notes, with only the rows that can use the cache (`active_marks`) simulated in Python."""
+    n = np.concatenate([p.astype(np.int64) for p in prompts]) if prompts else np.empty(0, dtype=np.int64)
+    when = np.concatenate([t.when for t in traces]) if traces else np.empty(0)
+    counts = np.concatenate([np.diff(t.ptr) for t in traces]) if traces else np.empty(0, dtype=np.int64)
+    ptr = np.concatenate(([0], np.cumsum(counts)))
+    end = np.concatenate(ends).astype(np.int64) if ends else np.empty(0, dtype=np.int64)
+    keys = np.concatenate([t.keys for t in traces]) if traces else np.empty(0, dtype=np.int64)
+    flags = np.concatenate([t.flags for t in traces]) if traces else np.empty(0, dtype=np.int8)
+    row_of = np.repeat(np.arange(len(n)), counts)
+    active = np.zeros(len(n), dtype=bool)
+    active[row_of[active_marks(rule, end, flags, row_of, n)]] = True
+    notes: list[str] = []
+    has = ~np.isnan(when)
+    if not has.any():
+        notes.append(ONE_BURST)
+        seconds, order = np.zeros(len(n)), np.arange(len(n))
+    else:
+        seconds = when
+        if not has.all():  # as `simulate`: a row without a time takes the last truthy time before it (or 0)
+            notes.append(filled_times_note(int((~has).sum())))
+            valid = has & (when != 0)
+            last = np.maximum.accumulate(np.where(valid, np.arange(len(n)), -1))
+            seconds = np.where(last >= 0, when[np.maximum(last, 0)], 0.0)
+        order = np.argsort(seconds, kind="stable")  # stable: requests at the same instant keep the log's order
+    if rule.kind == "breakpoints" and not flags.any():
+        notes.append(no_breakpoints_note(rule))
+    order = order[active[order]]
+    at, end_list, key_list, flag_list = ptr.tolist(), end.tolist(), keys.tolist(), flags.tolist()
+    sizes, times = n.tolist(), seconds.tolist()
+    marks = [PrefixMarks(sizes[i], tuple(end_list[at[i]:at[i + 1]]), tuple(key_list[at[i]:at[i + 1]]),
+                         tuple(flag_list[at[i]:at[i + 1]]), times[i]) for i in order.tolist()]
+    outcomes = CacheStream(rule).feed(marks)
+    read, w5, w1 = (np.zeros(len(n), dtype=np.int64) for _ in range(3))
+    read[order] = np.fromiter((o.read for o in outcomes), dtype=np.int64, count=len(outcomes))
+    w5[order] = np.fromiter((o.write_5m for o in outcomes), dtype=np.int64, count=len(outcomes))
+    w1[order] = np.fromiter((o.write_1h for o in outcomes), dtype=np.int64, count=len(outcomes))
+    return read, w5, w1, notes
 
 
 def warm_prefixes(marks: Sequence[PrefixMarks], spacing: float, seen: set[int]
@@ -278,10 +351,20 @@ def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
             "system prompt and tools were cached by a request one spacing before the first that uses them")
 
 
-def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None]
-                ) -> list[PrefixMarks]:
-    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`."""
+def chunk_marks(trace: TraceChunk, end: np.ndarray, prompt: np.ndarray, when: list[float | None],
+                rows: Sequence[int] | None = None) -> list[PrefixMarks]:
+    """The `PrefixMarks` of one chunk's rows on a target (`simulate_rows`' rows), at the times `when`;
+    `rows`: only these rows (all when None)."""
     ptr, keys, flags, end_list, n = trace.ptr.tolist(), trace.keys.tolist(), trace.flags.tolist(), end.tolist(), \
         prompt.tolist()
     return [PrefixMarks(n[i], tuple(end_list[ptr[i]:ptr[i + 1]]), tuple(keys[ptr[i]:ptr[i + 1]]),
-                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in range(trace.rows)]
+                        tuple(flags[ptr[i]:ptr[i + 1]]), when[i]) for i in (range(trace.rows) if rows is None else rows)]
+
+
+def active_rows(rule: CacheRule, trace: TraceChunk, end: np.ndarray, prompt: np.ndarray) -> np.ndarray:
+    """The rows of one chunk that can use `rule`'s cache (`active_marks`), as indices in order."""
+    counts = np.diff(trace.ptr)
+    row_of = np.repeat(np.arange(trace.rows), counts)
+    active = np.zeros(trace.rows, dtype=bool)
+    active[row_of[active_marks(rule, end.astype(np.int64), trace.flags, row_of, prompt.astype(np.int64))]] = True
+    return np.flatnonzero(active)

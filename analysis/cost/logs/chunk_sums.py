@@ -560,7 +560,11 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
 
     everyone = np.ones(n, dtype=bool)
     caching = plan.simulates_cache and any(cache_rule(t.ref) is not None for t in plan.targets)
-    trace = trace_chunk(records, plan.cache_breakpoints if caching else None, day_of)
+    # a row below every simulated rule's minimum can use no cache: its marks are not worked out
+    minimums = [(recounts[t.ref], rule.minimum) for t in plan.targets
+                if t.ref in recounts and (rule := cache_rule(t.ref)) is not None] if caching else []
+    short = np.logical_and.reduce([r.content + r.format < low for r, low in minimums]) if minimums else None
+    trace = trace_chunk(records, plan.cache_breakpoints if caching else None, day_of, short=short)
     out.traces.append(trace)
     for t in plan.targets:
         if t.ref in recounts:

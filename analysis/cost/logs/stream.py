@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, chunk_marks, spaced_note, warm_prefixes
+from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes
 from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
 
 __all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
@@ -274,7 +274,13 @@ class _Sim:
         self.stamped += stamped_here
         self.unstamped += len(when) - stamped_here
         self.flagged = self.flagged or bool(trace.flags.any())
-        return self._outcomes(self.main, chunk_marks(trace, ends, prompts, times)), spaced
+        # only the rows that can use the cache are simulated: the others read and write nothing
+        active = active_rows(self.rule, trace, ends, prompts)
+        outcomes = self._outcomes(self.main, chunk_marks(trace, ends, prompts, times, active.tolist()))
+        full = tuple(np.zeros(trace.rows, dtype=np.int64) for _ in outcomes)
+        for whole, part in zip(full, outcomes):
+            whole[active] = part
+        return full, spaced
 
     @staticmethod
     def _outcomes(stream: CacheStream, marks: list) -> tuple[np.ndarray, ...]:
@@ -344,7 +350,9 @@ class LogFold:
                 total.order_note = order_note(self.order.why, second_pass=False)
             return total
         for ref, sim in self.sims.items():
-            bill = self.folded.bills[ref]
+            bill = self.folded.bills.get(ref)
+            if bill is None:  # a target that could not be counted (no tokenizer here): no rows, no bill
+                continue
             if sim.spaced is not None and not sim.stamped:  # no row has a time: the spaced simulation holds
                 sim.spaced_bill.simulated = True
                 self.folded.bills[ref] = bill = sim.spaced_bill

@@ -85,11 +85,11 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     notes: list[str] = []
     label, simulated = "", False
     if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
-        read, w5, w1, sim = simulate_rows(rule, partial.traces, part.ends, part.prompts,
+        read, w5, w1, sim_notes = simulate_rows(rule, partial.traces, part.ends, part.prompts,
                                           per_lifetime=float(plan.requests_per_lifetime)
                                           if plan.requests_per_lifetime else None)
         simulated, label = True, rule.label
-        notes += sim.notes
+        notes += sim_notes
     elif plan.simulates_cache and rule is None:
         label = "no prompt-cache rule is known for this model: nothing is read from a cache"
     elif not plan.simulates_cache:

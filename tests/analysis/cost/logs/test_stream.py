@@ -48,7 +48,7 @@ SYSTEMS = [" ".join(f"rule {k} of {name}: answer in full sentences." for k in ra
 
 
 def _timed(records, how):
-    """The records with long shared system prompts (so caches hit) and their timestamps as `how`
+    """The records with long shared system prompts (so caches hit; every 4th without one) and their timestamps as `how`
     says: 40 s apart (a cache lifetime holds several), none, every 5th missing, or one going back."""
     import dataclasses
     from datetime import timedelta
@@ -57,7 +57,8 @@ def _timed(records, how):
     at = records[0].timestamp
     for i, r in enumerate(records):
         at += timedelta(seconds=600 if i % 7 == 2 else 40)  # now and then, past a 5-minute lifetime
-        r = dataclasses.replace(r, request=dataclasses.replace(r.request, system=SYSTEMS[(i * i) % 3]), timestamp=at)
+        r = dataclasses.replace(r, request=dataclasses.replace(r.request, system=SYSTEMS[(i * i) % 3] if i % 4 else None),
+                                timestamp=at)  # every 4th row too short for any cache
         if how == "none" or (how == "mixed" and i % 5 == 3):
             r = dataclasses.replace(r, timestamp=None)
         out.append(r)
