@@ -114,6 +114,10 @@ def _int(usage: Any, key: str) -> int:
 _INFERRED: dict[tuple[Any, str, frozenset[str]], Any] = {}
 
 
+class InvalidUsage(BadInput):
+    """A logged usage whose parts contradict each other (genai-prices prices none of it)."""
+
+
 def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
     """A genai-prices `Usage` as parts. Its totals nest: input ⊇ cache read + writes ⊇ 1h writes."""
     d = usage.__dict__
@@ -126,8 +130,16 @@ def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
     reasoning = d.get("output_reasoning_tokens")
     media = tuple((k, int(v)) for k, v in sorted(d.items())
                   if v and any(m in k for m in ("audio", "image", "video")))
+    total_in = _int(usage, "input_tokens")
+    if read + write_5m + write_1h > total_in:  # genai-prices would refuse it, and the uncached input would be negative
+        raise InvalidUsage(f"its usage says {read:,} cache-read and {write_5m + write_1h:,} cache-write tokens, more "
+                           f"than its {total_in:,} input tokens in all: its parts contradict each other, so no "
+                           "provider bill can be computed from it")
+    if int(reasoning or 0) > out:
+        raise InvalidUsage(f"its usage says {int(reasoning or 0):,} reasoning tokens, more than its {out:,} output "
+                           "tokens in all: its parts contradict each other, so no provider bill can be computed from it")
     return BillUsage(
-        input_tokens=max(_int(usage, "input_tokens") - read - write_5m - write_1h, 0),
+        input_tokens=max(total_in - read - write_5m - write_1h, 0),
         cache_read_tokens=read, cache_write_5m_tokens=write_5m, cache_write_1h_tokens=write_1h,
         output_tokens=out - int(reasoning or 0),
         reasoning_tokens=int(reasoning) if reasoning is not None and (reasoning_reported or reasoning) else None,
@@ -384,7 +396,13 @@ def _calc_price(usage: BillUsage, model: str, provider: str | None, when: dateti
     except LookupError as exc:
         raise BadInput(f"no genai-prices price for model {model!r} ({exc}); list models with "
                        "`tokenprism models SUBSTRING`") from None
+    except ValueError as exc:  # its parts do not add up, e.g. more cache reads than input tokens
+        if not str(exc).startswith("Invalid usage data"):
+            raise
+        raise InvalidUsage(f"a logged usage of {model} cannot be billed, as genai-prices refuses it: "
+                           f"{str(exc).removeprefix('Invalid usage data: ')}") from None
     return Decimal(calc.total_price)
+
 
 
 # -- the bill of many rows: genai-prices' price of sums, where it is the sum of the prices ---------------
@@ -447,10 +465,9 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
 
     Rows that share the prices in force, the batch/service-tier context, the price tier of their
     input and the reported usage keys are priced once as their sum (see `_LINEAR_KEYS` above); the
-    others one by one. The total equals the sum row by row to the last decimal.
-
-    Raises:
-        ValueError: a row genai-prices refuses (as `as_billed` does).
+    others one by one. The total equals the sum row by row to the last decimal. A row genai-prices
+    refuses (`InvalidUsage`; `read_usage` already refuses a usage whose parts contradict each other)
+    or has no price for is counted among the rows not priced.
     """
     starts = _tier_starts(model, provider)
     forms: dict[int, tuple[tuple[str, ...], tuple[int, ...], int] | None] = {}

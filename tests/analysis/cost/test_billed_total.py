@@ -3,6 +3,7 @@ digit for digit: the same value and the same places after the point (issue 44)."
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -12,7 +13,7 @@ import pytest
 from genai_prices import extract_usage
 
 from analysis.cost import usage as usage_mod
-from analysis.cost.usage import as_billed, as_billed_total, read_usage
+from analysis.cost.usage import InvalidUsage, as_billed, as_billed_total, read_usage
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 # (model, provider, usage shape): per-token prices, cache writes of both lifetimes, batch and flex
@@ -87,11 +88,33 @@ def test_row_by_row_is_genai_prices_own():
     assert str(as_billed_total(rows, "gpt-4o", provider="openai")[0]) == str(Decimal(0) + direct + direct + direct)
 
 
-def test_a_row_genai_prices_refuses_is_refused_in_a_sum():
-    bad = read_usage({"promptTokenCount": 41, "candidatesTokenCount": 3, "cachedContentTokenCount": 4096}, "gemini")
-    good = read_usage({"promptTokenCount": 100_000, "candidatesTokenCount": 3}, "gemini")
-    with pytest.raises(ValueError):  # as row by row: the sum alone would hide the bad row
-        as_billed_total([(good, START, False, None), (bad, START, False, None)], "gemini-2.5-flash", provider="google")
+def test_a_usage_whose_parts_contradict_is_refused_when_read():
+    # genai-prices refuses to price more cache reads than input tokens; summed with a good row the bad one
+    # would hide, and priced alone its uncached input would be negative: the usage is refused as it is read
+    with pytest.raises(InvalidUsage, match="4,096 cache-read and 0 cache-write tokens, more than its 41 input"):
+        read_usage({"promptTokenCount": 41, "candidatesTokenCount": 3, "cachedContentTokenCount": 4096}, "gemini")
+    with pytest.raises(InvalidUsage, match="90 reasoning tokens, more than its 10 output"):
+        read_usage({"prompt_tokens": 5, "completion_tokens": 10,
+                    "completion_tokens_details": {"reasoning_tokens": 90}}, "openai-chat")
+
+
+def test_a_log_row_with_a_contradicting_usage_exits_2_naming_it(tmp_path, capsys):
+    from analysis.cli import main
+
+    row = {"timestamp": "2026-11-02T09:00:00Z", "contents": [{"role": "user", "parts": [{"text": "hello"}]}],
+           "response": {"modelVersion": "gemini-2.5-flash",
+                        "candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}}],
+                        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2,
+                                          "cachedContentTokenCount": 50}}}
+    good = dict(row, response=dict(row["response"], usageMetadata={"promptTokenCount": 10, "candidatesTokenCount": 2}))
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(good) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
+    assert main(["cost", "--logs", str(log), "-m", "gpt-4o"]) == 2
+    err = capsys.readouterr().err
+    assert f"{log}:2: its usage says 50 cache-read" in err and "--errors skip" in err and "Traceback" not in err
+    assert main(["cost", "--logs", str(log), "-m", "gpt-4o", "--errors", "skip", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n_rows"] == 1 and data["served"][0]["usd_as_billed"] is not None
 
 
 def test_an_unknown_model_leaves_rows_unpriced():
