@@ -191,7 +191,9 @@ def _json_key(value: Any) -> bytes | str | None:
     except (TypeError, orjson.JSONEncodeError):
         raw = None
     if raw is not None and b"null" not in raw:
-        return raw
+        # a copy of exactly its size: orjson's own bytes object keeps about 4 kB however short the
+        # text, which a memo of 65,536 keys would hold (tests/analysis/cost/test_usage_read.py)
+        return bytes(memoryview(raw))
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):

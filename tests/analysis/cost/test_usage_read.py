@@ -106,3 +106,26 @@ def test_inferred_values_are_genai_prices_own():
     bill = read_usage({"prompt_tokens": 50, "completion_tokens": 5}, "openai-chat")
     assert bill.cache_write_5m_tokens == 0 and bill.cache_read_tokens == 0
     assert usage_mod._int(bill.genai, "cache_write_tokens") == getattr(bill.genai, "cache_write_tokens", 0) == 0
+
+
+def test_the_read_memo_holds_its_keys_at_their_size():
+    # orjson's bytes keep a 4 kB buffer however short the text: kept as memo keys, 65,536 of them held
+    # about 270 MB; a copy of exactly its size holds the entry (key, Usage, BillUsage) under 1.5 kB
+    import tracemalloc
+
+    from analysis.cost.usage import READ_MEMO
+
+    READ_MEMO.clear()
+    rng = random.Random(5)
+    read_usage({"prompt_tokens": 3, "completion_tokens": 1}, "openai-chat", model="gpt-4o")  # imports, caches
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        for _ in range(2000):
+            read_usage({"prompt_tokens": rng.randint(10, 5000), "completion_tokens": rng.randint(1, 900),
+                        "prompt_tokens_details": {"cached_tokens": 0}}, "openai-chat", model="gpt-4o")
+        grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    finally:
+        tracemalloc.stop()
+    assert len(READ_MEMO) > 1900
+    assert grown / len(READ_MEMO) < 1500, grown / len(READ_MEMO)
