@@ -491,7 +491,9 @@ def _calibrate(records: Sequence[LogRecord], idx: np.ndarray, counted: Recount) 
     part.rel_in.append(rel_in)
     part.rel_out.append(rel_out)
     worst = np.fmax(np.abs(rel_in), np.abs(rel_out))
-    for k in np.argsort(-np.nan_to_num(worst, nan=-1.0))[:TOP_ROWS]:
+    # stable: rows that differ as much keep the log's order, in a chunk as across chunks (`merge`), so
+    # the worst rows are the same however the log is chunked
+    for k in np.argsort(-np.nan_to_num(worst, nan=-1.0), kind="stable")[:TOP_ROWS]:
         if np.isnan(worst[k]):
             break
         r = records[idx[k]]
