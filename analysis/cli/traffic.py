@@ -102,7 +102,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
                 try:
                     # each pass reads the files afresh (a second one when the first finds the log out of order)
                     chunks = iter_log_chunks(args.logs, shape=args.log_format, column=args.log_column,
-                                             errors=args.errors, report=log_report, bounds=line_bounds(args))
+                                             errors=args.errors, report=log_report, bounds=line_bounds(args),
+                                             chunk_rows=engine.rows_per_task)
                     partial, rows_report, kept = price_log_chunks(chunks, plan, system=system, engine=engine,
                                                                   progress=bar.update, fold=fold)
                     log_report.merge(rows_report)

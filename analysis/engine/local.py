@@ -68,6 +68,7 @@ class LocalEngine:
     """A process pool over `workers` processes (default: os.cpu_count())."""
 
     name = "local"
+    rows_per_task = 4096
 
     def __init__(self, workers: int, *, small_input_chars: int = SMALL_INPUT_CHARS,
                  small_input_chunks: int = SMALL_INPUT_CHUNKS) -> None:

@@ -121,7 +121,6 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
     import gzip
 
     from analysis.cli import main
-    from analysis.cost.logs import records as records_module
     from analysis.cost.logs import stream
 
     log = tmp_path / "log.jsonl.gz"
@@ -130,7 +129,7 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
         lines = f.readlines()
     argv = ["cost", "--logs", "", "-m", "gpt-4o,claude-sonnet-4-5", "--on", "2026-03-15", "--format", "json",
             "--engine", "inprocess"]
-    monkeypatch.setitem(records_module.iter_log_chunks.__kwdefaults__, "chunk_rows", 16)
+    monkeypatch.setattr(InProcessEngine, "rows_per_task", 16)  # the CLI reads the log in chunks of this many rows
     for swap, how in ((5, "keeping every row"), (100, "second pass")):
         moved = list(lines)
         moved[swap], moved[swap + 1] = moved[swap + 1], moved[swap]
