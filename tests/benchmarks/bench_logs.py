@@ -233,8 +233,9 @@ def main(out_dir: Path) -> dict:
                       f"(target {TARGET_CPU}x); {run['wall_s']:>6} s wall = {run['wall_over_count']}x "
                       f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB; "
                       f"load {run['load_1min']}", flush=True)
-            print(f"  outputs identical on every engine: {entry['identical_outputs']}; Dask runs at "
-                  f"{entry.get('dask_speed_over_local')}x the local engine's speed", flush=True)
+            speed = entry.get("dask_speed_over_local")
+            print(f"  outputs identical on every engine: {entry['identical_outputs']}"
+                  + ("" if speed is None else f"; Dask runs at {speed}x the local engine's speed"), flush=True)
         for name, (models, _) in LOGS.items() if PHASES else ():
             entry = results["logs"][name]
             entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
