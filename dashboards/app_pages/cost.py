@@ -137,6 +137,23 @@ def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, 
     return summarise(partial, plan, report)
 
 
+def _notes_and_downloads(traffic, heading: str, title: str, stem: str, csv_name: str, key: str) -> None:
+    """A traffic report's notes (worded as this page's controls, the per-model ones apart: reasoning not
+    included, each simulated cache's rule), then its HTML, Markdown and CSV downloads."""
+    with st.expander(heading, expanded=True):
+        st.markdown("\n".join(f"- {shared.page_words(n)}" for n in traffic.notes))
+        per_model = render_traffic.model_notes(traffic)
+        if per_model:
+            st.markdown("**Per model**\n" + "\n".join(f"- {shared.page_words(n)}" for n in per_model))
+    c1, c2, c3 = st.columns(3)
+    c1.download_button(f"{title} (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
+                       f"{stem}.html", "text/html", key=f"{key}_html", icon=":material/download:")
+    c2.download_button(f"{title} (Markdown)", render_traffic.render_markdown(traffic).encode("utf-8"),
+                       f"{stem}.md", "text/markdown", key=f"{key}_md", icon=":material/download:")
+    c3.download_button("Cost by model (CSV)", render_traffic.models_csv(traffic).encode("utf-8"), csv_name,
+                       "text/csv", key=f"{key}_csv", icon=":material/download:")
+
+
 def show_prefix(inputs, models: list[str]) -> None:
     """The workload's requests, each after the shared prefix, priced as `tokenprism cost TEXT --system S
     --requests-per-lifetime R` prices them: each model's cache by its own rule."""
@@ -182,18 +199,8 @@ def show_prefix(inputs, models: list[str]) -> None:
                 "where the provider does not say), simulated over the requests: an estimate")
     st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_prefix_cache")
     shared.cost_chart("traffic_total_bar", m, "usd_total")
-    with st.expander("Notes: exactness, the cache, reasoning", expanded=True):
-        st.markdown("\n".join(f"- {shared.page_words(n)}" for n in traffic.notes))
-        per_model = render_traffic.model_notes(traffic)
-        if per_model:
-            st.markdown("**Per model**\n" + "\n".join(f"- {shared.page_words(n)}" for n in per_model))
-    c1, c2, c3 = st.columns(3)
-    c1.download_button("Report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
-                       "tokenprism-cost-report.html", "text/html", key="dl_prefix_html", icon=":material/download:")
-    c2.download_button("Report (Markdown)", render_traffic.render_markdown(traffic).encode("utf-8"),
-                       "tokenprism-cost-report.md", "text/markdown", key="dl_prefix_md", icon=":material/download:")
-    c3.download_button("Cost by model (CSV)", render_traffic.models_csv(traffic).encode("utf-8"), "cost_by_model.csv",
-                       "text/csv", key="dl_prefix_csv", icon=":material/download:")
+    _notes_and_downloads(traffic, "Notes: exactness, the cache, reasoning", "Report", "tokenprism-cost-report",
+                         "cost_by_model.csv", "dl_prefix")
 
 
 if source == "Chat log":
@@ -256,18 +263,8 @@ if source == "Chat log":
     else:
         st.dataframe(render_traffic.display_calibration(traffic), hide_index=True, width="stretch")
         st.dataframe(render_traffic.display_worst_rows(traffic), hide_index=True, width="stretch")
-    with st.expander("Notes: exactness, what is not counted", expanded=True):
-        st.markdown("\n".join(f"- {n}" for n in traffic.notes))
-        per_model = render_traffic.model_notes(traffic)  # reasoning not included, the simulated cache's rule
-        if per_model:
-            st.markdown("**Per model**\n" + "\n".join(f"- {n}" for n in per_model))
-    c1, c2, c3 = st.columns(3)
-    c1.download_button("Traffic report (HTML, with charts)", render_traffic.render_html(traffic).encode("utf-8"),
-                       "tokenprism-traffic-report.html", "text/html", key="dl_traffic_html", icon=":material/download:")
-    c2.download_button("Traffic report (Markdown)", render_traffic.render_markdown(traffic).encode("utf-8"),
-                       "tokenprism-traffic-report.md", "text/markdown", key="dl_traffic_md", icon=":material/download:")
-    c3.download_button("Cost by model (CSV)", render_traffic.models_csv(traffic).encode("utf-8"), "traffic_by_model.csv",
-                       "text/csv", key="dl_traffic_csv", icon=":material/download:")
+    _notes_and_downloads(traffic, "Notes: exactness, what is not counted", "Traffic report",
+                         "tokenprism-traffic-report", "traffic_by_model.csv", "dl_traffic")
     st.stop()
 
 if source == "Upload a file":
