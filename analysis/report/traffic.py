@@ -215,13 +215,6 @@ def figures(report: TrafficReport) -> dict[str, Any]:
     return out
 
 
-def png_bytes(fig: Any) -> bytes:
-    """A figure as PNG bytes, for the dashboard."""
-    from ..plots.figures import figure_bytes  # matplotlib only when a figure is drawn
-
-    return figure_bytes(fig)
-
-
 def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
     esc = html.escape
     body = [f"<h1>{esc(TITLE)}</h1>", "<ul>" + "".join(f"<li>{esc(h)}</li>" for h in _header(report)) + "</ul>"]
