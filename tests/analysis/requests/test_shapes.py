@@ -211,6 +211,6 @@ def test_plain_chat_fast_path_equals_the_general_reading(monkeypatch):
             return type(e), str(e)
 
     fast = [read(b) for b in bodies]
-    assert sum(openai_chat._plain_chat(b) is not None for b in bodies) > 30
-    monkeypatch.setattr(openai_chat, "_plain_chat", lambda body: None)
+    assert sum(openai_chat.plain_chat(b) is not None for b in bodies) > 30
+    monkeypatch.setattr(openai_chat, "plain_chat", lambda body: None)
     assert fast == [read(b) for b in bodies]
