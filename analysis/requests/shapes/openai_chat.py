@@ -54,6 +54,11 @@ def _chat_tool_choice(body: Mapping[str, Any]) -> ToolChoice | None:
 
 # a tuple, not a set: a role that is a list or an object is compared, not hashed (and read below)
 _PLAIN_ROLES = ("system", "developer", "user", "assistant")
+# The system prompts of a log repeat from row to row: each distinct one becomes one `Message` (a
+# frozen value) that the rows share, rather than a copy built and kept per row. Bounded: emptied
+# when full, so a log of ever-new prompts only refills it.
+_PROMPTS: dict[tuple[str, str, str | None], Message] = {}
+_PROMPTS_LIMIT = 1024
 
 
 def plain_chat(body: Mapping[str, Any]) -> Request | None:
@@ -81,7 +86,16 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
                 return None
         else:
             return None
-        messages.append(Message.of_text(role, content, name))
+        if role == "system" or role == "developer":
+            key = (role, content, name)
+            message = _PROMPTS.get(key)
+            if message is None:
+                if len(_PROMPTS) >= _PROMPTS_LIMIT:
+                    _PROMPTS.clear()
+                message = _PROMPTS[key] = Message.of_text(role, content, name)
+            messages.append(message)
+        else:
+            messages.append(Message.of_text(role, content, name))
     return Request(tuple(messages))
 
 
