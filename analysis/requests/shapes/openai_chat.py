@@ -55,17 +55,18 @@ def _chat_tool_choice(body: Mapping[str, Any]) -> ToolChoice | None:
 # a tuple, not a set: a role that is a list or an object is compared, not hashed (and read below)
 _PLAIN_ROLES = ("system", "developer", "user", "assistant")
 # The system prompts of a log repeat from row to row: each distinct one becomes one `Message` (a
-# frozen value) that the rows share, rather than a copy built and kept per row. Bounded: emptied
-# when full, so a log of ever-new prompts only refills it.
+# frozen value) that the rows share, rather than a copy built and kept per row. Bounded in prompts
+# and in their length (a long prompt, such as retrieved documents, is seldom repeated), and
+# emptied when full, so a log of ever-new prompts holds at most 256 x 8,192 characters here.
 _PROMPTS: dict[tuple[str, str, str | None], Message] = {}
-_PROMPTS_LIMIT = 1024
+_PROMPTS_LIMIT, _PROMPT_CHARS = 256, 8192
 
 
 def plain_chat(body: Mapping[str, Any]) -> Request | None:
     """The request of a body whose messages are all plain text (a role of `_PLAIN_ROLES`, string
     content, an optional string name, no other key) and which has no tools: the value the general
-    reading below gives, built without its per-field reads; None for anything else (read below,
-    its errors worded)."""
+    reading below gives, built without its per-field reads (and a system prompt seen before
+    shared, `_PROMPTS`); None for anything else (read below, its errors worded)."""
     raw = body.get("messages")
     if type(raw) is not list or "tools" in body or "functions" in body or "tool_choice" in body \
             or "function_call" in body:
@@ -86,7 +87,7 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
                 return None
         else:
             return None
-        if role == "system" or role == "developer":
+        if (role == "system" or role == "developer") and len(content) <= _PROMPT_CHARS:
             key = (role, content, name)
             message = _PROMPTS.get(key)
             if message is None:

@@ -228,3 +228,6 @@ def test_a_repeated_system_prompt_is_one_shared_value():
     assert first.messages[0] == Message("system", (TextPart("Be brief."),))
     openai_chat._PROMPTS.clear()  # emptied (as when full): read again, the same value
     assert parse(body("hi"), shape="openai-chat") == first
+    long = {"messages": [{"role": "system", "content": "x" * (openai_chat._PROMPT_CHARS + 1)}]}
+    assert parse(long, shape="openai-chat") == parse(dict(long), shape="openai-chat")
+    assert len(openai_chat._PROMPTS) == 1  # a long prompt is read, equal, but not kept

@@ -94,3 +94,13 @@ def test_rows_off_the_common_case_fall_back_to_the_general_path(row):
 def test_a_role_that_is_not_a_string_is_named_not_a_crash():
     with pytest.raises(shapes.RowError, match="unknown role"):
         shapes.parse_row({"messages": [{"role": ["user"], "content": "hi"}]}, "openai-chat")
+
+
+def test_blank_lines_of_any_whitespace_are_left_out_and_counted_in_line_numbers(tmp_path):
+    from analysis.cost.logs import read_log_records
+
+    row = '{"messages": [{"role": "user", "content": "hi"}]}'
+    log = tmp_path / "log.jsonl"
+    log.write_text(f"\n  \t\n\u3000\u2028\n\x1c\r\n{row}\n \n{row}", encoding="utf-8")
+    records, report = read_log_records(log)
+    assert [r.where for r in records] == [f"{log}:5", f"{log}:7"] and report.rows == 2
