@@ -3,6 +3,8 @@
 Unlike the wire shapes it is parsed from (each provider spells roles, parts and tools its own
 way), this module only defines the one frozen value they all become. It validates what every
 shape shares (a known role, a part of a known kind); what a shape allows is its parser's job.
+A parser that has checked a text message's role already builds it with `Message.of_text`,
+which does not check again.
 """
 
 from __future__ import annotations
