@@ -3,6 +3,8 @@
 Unlike the wire shapes it is parsed from (each provider spells roles, parts and tools its own
 way), this module only defines the one frozen value they all become. It validates what every
 shape shares (a known role, a part of a known kind); what a shape allows is its parser's job.
+A parser that has checked a text message's role already builds it with `Message.of_text`,
+which does not check again.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class ToolResult:
 Part = TextPart | ImagePart | AudioPart | VideoPart | FilePart | ToolCall | ToolResult
 _PART_TYPES = (TextPart, ImagePart, AudioPart, VideoPart, FilePart, ToolCall, ToolResult)
 MEDIA_PARTS = (ImagePart, AudioPart, VideoPart, FilePart)
+# What a frozen dataclass's own __init__ does, field by field: a value built this way is equal to one
+# built by the constructor (and hashes the same), only without its checks.
+_new, _set = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,23 @@ class Message:
             if not isinstance(part, _PART_TYPES):
                 raise TypeError(f"a message part must be one of {[t.__name__ for t in _PART_TYPES]}, "
                                 f"not {type(part).__name__}")
+
+    @classmethod
+    def of_text(cls, role: str, text: str, name: str | None = None) -> Message:
+        """`Message(role, (TextPart(text),), name)` for a `role` of `ROLES` the caller has checked:
+        the same value, built without `__post_init__`'s checks (which it passes), for the parsers'
+        per-row paths.
+
+        >>> Message.of_text("user", "hi") == Message("user", (TextPart("hi"),))
+        True
+        """
+        part = _new(TextPart)
+        _set(part, "text", text)
+        message = _new(cls)
+        _set(message, "role", role)
+        _set(message, "parts", (part,))
+        _set(message, "name", name)
+        return message
 
     @property
     def text(self) -> str:
@@ -147,4 +169,4 @@ class Request:
     @classmethod
     def from_text(cls, text: str) -> Request:
         """A plain text as one user message."""
-        return cls(messages=(Message("user", (TextPart(text),)),))
+        return cls(messages=(Message.of_text("user", text),))

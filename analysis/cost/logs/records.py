@@ -277,10 +277,11 @@ def _raw_rows(path: Source, container: str, column: str, bounds: LineBounds) -> 
 
 def _row_lines(path: Source, container: str, bounds: LineBounds) -> Iterator[tuple[str, str]]:
     """(where, line) of a JSON Lines or text file's rows, blank lines left out, not yet parsed."""
+    name, text = str(path), container == "text"
     for n, line in _lines(path, bounds):
-        if not line.strip():
+        if not line or line.isspace():  # what `not line.strip()` says, without copying the line
             continue
-        yield f"{path}:{n}", line.rstrip("\r\n") if container == "text" else line
+        yield f"{name}:{n}", line.rstrip("\r\n") if text else line
 
 
 # -- the reader -------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ module sees one decoded row at a time and knows only the wrapper: where the requ
 a logger's `request`, an OpenAI Batch line's `body`), the logged response, the provider's usage,
 the model that served it and the time. The request becomes a `Request` through
 `analysis.requests.parse`, so a log row and `tokenprism count --messages` read the same body the
-same way. It raises `RowError` (a message plus a short reason for the skip counts) for anything it
+same way (the commonest row, a plain-text OpenAI chat, through the one function of that parser
+that reads such a body, `plain_chat`, without the dispatch around it). It raises `RowError` (a message plus a short reason for the skip counts) for anything it
 does not understand: an unknown role or content type is named, never dropped.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 from ...errors import BadInput, UnknownName
 from ...requests import Request, TextPart, ToolCall, detect_shape as request_shape, parse
 from ...requests.formats.parts import media_counts
+from ...requests.shapes.openai_chat import plain_chat
 from ..usage import BillUsage, read_usage
 
 # the request shapes, plus "openai-batch": an OpenAI Batch input line wrapping a chat or Responses body
@@ -321,8 +323,42 @@ def _cache_control(body: dict[str, Any], shape: str) -> tuple[tuple[int, bool], 
     return tuple(sorted(marks.items()))
 
 
+def _chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
+    """`parse_row` of the commonest row, an OpenAI chat request at the top of the row whose messages
+    are plain text (`plain_chat`) and whose response is a string or absent: the same record, read
+    without the general path's dispatch on shapes and wrappers. None for any other row, which the
+    general path reads (and words its errors)."""
+    if "request" in row or "body" in row or "system" in row:  # a wrapper, or Anthropic's field: read below
+        return None
+    text = row.get("response")
+    if text is not None and type(text) is not str:
+        return None
+    request = plain_chat(row)
+    if request is None:
+        return None
+    model = row.get("model")
+    model = str(model) if model else None
+    logged = row.get("usage")
+    if logged is None:
+        logged = row.get("usageMetadata")
+    usage = _usage(logged)  # before the timestamp, as below: a row wrong in both is refused for its usage
+    timestamp = None
+    for key in _TIME_KEYS:
+        value = row.get(key)
+        if value is not None:
+            timestamp = parse_time(value)
+            break
+    tier = row.get("service_tier")
+    return LogRecord(where, request, text, "", usage, timestamp, model, _bill(logged, "openai-chat", {}, model),
+                     False, tier if isinstance(tier, str) and tier else None)
+
+
 def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     """One row of `shape`, found at `where`, as a `LogRecord`; raises RowError when unreadable."""
+    if shape == "openai-chat" and type(row) is dict:
+        record = _chat_row(row, where)
+        if record is not None:
+            return record
     if shape == "text" and isinstance(row, str):
         return LogRecord(where, Request.from_text(row))
     if shape == "text" and not (isinstance(row, dict) and isinstance(_request_of(row).get("prompt"), str)):

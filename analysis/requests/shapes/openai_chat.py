@@ -52,26 +52,51 @@ def _chat_tool_choice(body: Mapping[str, Any]) -> ToolChoice | None:
     return _choice("tool", _text(_obj(function, "tool_choice.function").get("name"), "tool_choice.function.name"))
 
 
-_PLAIN_ROLES = frozenset(("system", "developer", "user", "assistant"))
-_PLAIN_KEYS = frozenset(("role", "content", "name"))
-_TOOL_KEYS = ("tools", "functions", "tool_choice", "function_call")
+# a tuple, not a set: a role that is a list or an object is compared, not hashed (and read below)
+_PLAIN_ROLES = ("system", "developer", "user", "assistant")
+# The system prompts of a log repeat from row to row: each distinct one becomes one `Message` (a
+# frozen value) that the rows share, rather than a copy built and kept per row. Bounded in prompts
+# and in their length (a long prompt, such as retrieved documents, is seldom repeated), and
+# emptied when full, so a log of ever-new prompts holds at most 256 x 8,192 characters here.
+_PROMPTS: dict[tuple[str, str, str | None], Message] = {}
+_PROMPTS_LIMIT, _PROMPT_CHARS = 256, 8192
 
 
-def _plain_chat(body: Mapping[str, Any]) -> Request | None:
+def plain_chat(body: Mapping[str, Any]) -> Request | None:
     """The request of a body whose messages are all plain text (a role of `_PLAIN_ROLES`, string
-    content, an optional string name) and which has no tools: the value the general reading below
-    gives, built without its per-field reads; None for anything else (read below, its errors worded)."""
+    content, an optional string name, no other key) and which has no tools: the value the general
+    reading below gives, built without its per-field reads (and a system prompt seen before
+    shared, `_PROMPTS`); None for anything else (read below, its errors worded)."""
     raw = body.get("messages")
-    if type(raw) is not list or any(key in body for key in _TOOL_KEYS):
+    if type(raw) is not list or "tools" in body or "functions" in body or "tool_choice" in body \
+            or "function_call" in body:
         return None
     messages = []
     for m in raw:
-        if type(m) is not dict or not m.keys() <= _PLAIN_KEYS:
+        if type(m) is not dict:
             return None
-        role, content, name = m.get("role"), m.get("content"), m.get("name")
-        if type(content) is not str or role not in _PLAIN_ROLES or name is not None and type(name) is not str:
+        role, content = m.get("role"), m.get("content")
+        if type(content) is not str or role not in _PLAIN_ROLES:
             return None
-        messages.append(Message(role, (TextPart(content),), name))
+        # "role" and "content" are there (found above): two keys, or three with "name", and no other
+        if len(m) == 2:
+            name = None
+        elif len(m) == 3 and "name" in m:
+            name = m["name"]
+            if name is not None and type(name) is not str:
+                return None
+        else:
+            return None
+        if (role == "system" or role == "developer") and len(content) <= _PROMPT_CHARS:
+            key = (role, content, name)
+            message = _PROMPTS.get(key)
+            if message is None:
+                if len(_PROMPTS) >= _PROMPTS_LIMIT:
+                    _PROMPTS.clear()
+                message = _PROMPTS[key] = Message.of_text(role, content, name)
+            messages.append(message)
+        else:
+            messages.append(Message.of_text(role, content, name))
     return Request(tuple(messages))
 
 
@@ -83,7 +108,7 @@ def parse_openai_chat(body: Mapping[str, Any]) -> Request:
     ('system', 'ex', 'Hi.')
     """
     body = _obj(body, "the request")
-    fast = _plain_chat(body)
+    fast = plain_chat(body)
     if fast is not None:
         return fast
     messages: list[Message] = []

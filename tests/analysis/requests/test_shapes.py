@@ -211,6 +211,23 @@ def test_plain_chat_fast_path_equals_the_general_reading(monkeypatch):
             return type(e), str(e)
 
     fast = [read(b) for b in bodies]
-    assert sum(openai_chat._plain_chat(b) is not None for b in bodies) > 30
-    monkeypatch.setattr(openai_chat, "_plain_chat", lambda body: None)
+    assert sum(openai_chat.plain_chat(b) is not None for b in bodies) > 30
+    monkeypatch.setattr(openai_chat, "plain_chat", lambda body: None)
     assert fast == [read(b) for b in bodies]
+
+
+def test_a_repeated_system_prompt_is_one_shared_value():
+    # issue 44: a log's rows repeat their system prompts; each distinct one is kept once, equal to a fresh one
+    from analysis.requests.shapes import openai_chat
+
+    def body(user):
+        return {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": user}]}
+
+    first, second = parse(body("hi"), shape="openai-chat"), parse(body("bye"), shape="openai-chat")
+    assert first.messages[0] is second.messages[0]
+    assert first.messages[0] == Message("system", (TextPart("Be brief."),))
+    openai_chat._PROMPTS.clear()  # emptied (as when full): read again, the same value
+    assert parse(body("hi"), shape="openai-chat") == first
+    long = {"messages": [{"role": "system", "content": "x" * (openai_chat._PROMPT_CHARS + 1)}]}
+    assert parse(long, shape="openai-chat") == parse(dict(long), shape="openai-chat")
+    assert len(openai_chat._PROMPTS) == 1  # a long prompt is read, equal, but not kept

@@ -1,0 +1,106 @@
+"""The direct read of the commonest log row (issue 44) gives what the general path gives: the same
+record for every row it takes, the same refusal (type and words) for every row it hands back."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from analysis.cost.logs import shapes
+from analysis.cost.usage import READ_MEMO
+
+
+def _row(rng: random.Random) -> dict:
+    """A random OpenAI-chat-like row: mostly the common case, often a little off it."""
+    messages = []
+    for _ in range(rng.randint(0, 3)):
+        odd = rng.random() < 0.1  # a message off the plain-text case
+        m = {"role": rng.choice(["tool", "robot", ["user"]] if odd else ["system", "user", "assistant", "developer"]),
+             "content": rng.choice([None, [{"type": "text", "text": "x"}], 5] if odd else ["hi", "", "caf\u00e9 東京"])}
+        if rng.random() < 0.2:
+            m["name"] = rng.choice(["ann", None, 3] if odd else ["ann", None])
+        if rng.random() < 0.05:
+            m["tool_call_id"] = "c1"
+        messages.append(m)
+    row: dict = {"messages": messages} if rng.random() < 0.95 else {"messages": rng.choice([None, "hi", [1]])}
+    if rng.random() < 0.8:
+        row["model"] = rng.choice(["gpt-4o", "gpt-4o-mini", "", None, 4])
+    if rng.random() < 0.7:
+        row["response"] = rng.choice(["fine", "", None, 3, ["x"], {"choices": []},
+                                      {"choices": [{"message": {"content": "ok"}}], "model": "gpt-4o-2024-08-06",
+                                       "usage": {"prompt_tokens": 3, "completion_tokens": 1}, "created": 1772323200}])
+    usage_key = rng.choice(["usage", "usage", "usageMetadata"])
+    if rng.random() < 0.6:
+        row[usage_key] = rng.choice([
+            {"prompt_tokens": rng.randint(1, 90), "completion_tokens": rng.randint(1, 90)},
+            {"prompt_tokens": 50, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 32}},
+            {"prompt_tokens": 5}, {"prompt_tokens": -1, "completion_tokens": 2}, {"prompt_tokens": 1.5},
+            {"input_tokens": 7, "output_tokens": 2}, {"promptTokenCount": 4, "candidatesTokenCount": 1},
+            {"tokens": 3}, None, "12", {"prompt_tokens": 3, "completion_tokens": 1,
+                                        "prompt_tokens_details": {"cached_tokens": 9}}])
+    for key in rng.sample(["timestamp", "created_at", "time", "created"], rng.randint(0, 2)):
+        row[key] = rng.choice([1772323200, 1772323200.5, 1772323200123, "2026-03-01T10:00:00Z", "2026-03-01",
+                               "yesterday", None, 1e30, True])
+    if rng.random() < 0.1:
+        row["service_tier"] = rng.choice(["flex", "", None, 2])
+    if rng.random() < 0.05:
+        row["tools"] = [{"type": "function", "function": {"name": "f"}}]
+    if rng.random() < 0.03:
+        row[rng.choice(["system", "request", "body"])] = rng.choice(["Be brief.", {"messages": []}])
+    return row
+
+
+def _read(row: dict):
+    try:
+        return shapes.parse_row(row, "openai-chat", where="log.jsonl:7")
+    except Exception as e:  # noqa: BLE001 - the refusal itself is compared
+        return type(e), str(e), getattr(e, "reason", None)
+
+
+def test_the_direct_row_read_equals_the_general_one(monkeypatch):
+    rows = [_row(random.Random(seed)) for seed in range(3000)]
+    chat_row, declined = shapes._chat_row, []
+
+    def counted(row, where):
+        record = chat_row(row, where)
+        declined.append(record is None)
+        return record
+
+    monkeypatch.setattr(shapes, "_chat_row", counted)
+    READ_MEMO.clear()
+    direct = [_read(row) for row in rows]
+    assert declined.count(False) > 500 and declined.count(True) > 300  # both paths are exercised
+    assert sum(isinstance(r, tuple) for r in direct) > 300  # and so are refusals
+    READ_MEMO.clear()
+    monkeypatch.setattr(shapes, "_chat_row", lambda row, where: None)
+    general = [_read(row) for row in rows]
+    for row, ours, theirs in zip(rows, direct, general):
+        assert ours == theirs, row
+
+
+@pytest.mark.parametrize("row", [
+    pytest.param({"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}, id="anthropic-system"),
+    pytest.param({"request": {"messages": [{"role": "user", "content": "hi"}]}}, id="logger-wrapper"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}], "response": {"choices": []}}, id="response-object"),
+    pytest.param({"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}, id="content-parts"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}], "tools": []}, id="tools"),
+    pytest.param({"messages": [{"role": ["user"], "content": "hi"}]}, id="role-not-a-string"),
+])
+def test_rows_off_the_common_case_fall_back_to_the_general_path(row):
+    assert shapes._chat_row(row, "") is None
+
+
+def test_a_role_that_is_not_a_string_is_named_not_a_crash():
+    with pytest.raises(shapes.RowError, match="unknown role"):
+        shapes.parse_row({"messages": [{"role": ["user"], "content": "hi"}]}, "openai-chat")
+
+
+def test_blank_lines_of_any_whitespace_are_left_out_and_counted_in_line_numbers(tmp_path):
+    from analysis.cost.logs import read_log_records
+
+    row = '{"messages": [{"role": "user", "content": "hi"}]}'
+    log = tmp_path / "log.jsonl"
+    log.write_text(f"\n  \t\n\u3000\u2028\n\x1c\r\n{row}\n \n{row}", encoding="utf-8")
+    records, report = read_log_records(log)
+    assert [r.where for r in records] == [f"{log}:5", f"{log}:7"] and report.rows == 2
