@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .golden_cases import FORMATS, GOLDEN, cases, run_case
+from .golden_cases import FORMATS, GOLDEN, cases, run_case, same_output
 
 pytestmark = pytest.mark.slow
 
@@ -36,4 +36,4 @@ def test_outputs_equal_the_goldens(work, name):
         assert golden.exists(), f"no golden {golden.name}: run python -m tests.analysis.cost.logs.golden_cases {GOLDEN}"
         rc, out, err = run_case(argv, fmt, work)
         assert rc == 0, err
-        assert out == golden.read_text(encoding="utf-8"), f"{name} as {fmt}"
+        assert same_output(out, golden.read_text(encoding="utf-8")), f"{name} as {fmt}"
