@@ -94,8 +94,9 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     # workers, forked when it opens, inherit them instead of each loading the vocabularies again
     warm_counters([], plan)
     # what is loaded now (vocabularies, prices) frozen, young collections rarer: a log run makes a
-    # few containers per row, and each full collection otherwise walks the whole loaded heap again
-    with _engine(args) as engine, quiet_collector():
+    # few containers per row, and each full collection otherwise walks the whole loaded heap again;
+    # set before the engine opens, so that the workers it forks (a pool's, a LocalCluster's) inherit it
+    with quiet_collector(), _engine(args) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
             print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
         fold = True
