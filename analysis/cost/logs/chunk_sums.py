@@ -18,6 +18,7 @@ Totals are exact `Decimal`s rebuilt from integer token sums.
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -527,24 +528,27 @@ def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) ->
     The sum is `cost.usage.as_billed_total`'s: rows that share their prices priced once as their sum."""
     parts: Counter = Counter()
     genai = target.price.source.startswith("genai-prices")
-    billed = [records[i] for i in idx if records[i].bill is not None]
+    billed = [r for r in map(records.__getitem__, idx.tolist()) if r.bill is not None]
     unpriced = len(idx) - (len(billed) if genai else 0)
-    seen: Counter = Counter(id(r.bill) for r in billed)  # rows share the BillUsage of one usage object
+    # rows share the BillUsage of one usage object: its parts are added once, times its rows
+    bills = [r.bill for r in billed]
+    times = Counter(map(id, bills))
+    first = dict(zip(map(id, bills), bills))
     unknown = 0
-    for r in billed:
-        bill = r.bill
+    for key, n in times.items():  # in the order of the rows
+        bill = first[key]
         assert bill is not None  # by `billed`
-        n = seen.pop(id(bill), 0)
-        if n:
-            for name in _BILL_PARTS:
-                parts[name] += (getattr(bill, name) or 0) * n
-            unknown += n * (bill.reasoning_tokens is None)
+        for name in _BILL_PARTS:
+            parts[name] += (getattr(bill, name) or 0) * n
+        unknown += n * (bill.reasoning_tokens is None)
     total = Decimal(0)
     if genai:
-        total, refused = as_billed_total(((r.bill, r.timestamp, r.batch, r.service_tier) for r in billed
-                                          if r.bill is not None), target.price.model, provider=target.price.provider)
+        total, refused = as_billed_total(map(_BILLED_ROW, billed), target.price.model, provider=target.price.provider)
         unpriced += refused
     return total, unpriced, parts, unknown
+
+
+_BILLED_ROW = operator.attrgetter("bill", "timestamp", "batch", "service_tier")  # `cost.usage.BilledRow`
 
 
 def _visible_out(record: LogRecord) -> int:
