@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+from bisect import bisect_left
 from dataclasses import dataclass
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -375,17 +376,46 @@ def _model_info(model: str, provider: str | None) -> Any:
         return None
 
 
-def _prices_in_force(model: str, provider: str | None, when: datetime | None) -> tuple[bool, ...] | None:
-    """Which of the model's dated or timed prices and variants are active at `when`: the only way a
-    timestamp changes genai-prices' answer. None when genai-prices has no such model."""
+@functools.lru_cache(maxsize=256)
+def _constraints(model: str, provider: str | None) -> tuple[tuple[Any, ...], bool] | None:
+    """(the constraints of the model's dated or timed prices, then of its variants; whether each is a
+    start date), or None when genai-prices has no such model."""
+    from genai_prices.types import StartDateConstraint
+
     info = _model_info(model, provider)
     if info is None:
         return None
-    at = when or datetime.now(tz=UTC)
     prices = info.prices if isinstance(info.prices, list) else ()
-    flags = [p.constraint.active(at) for p in prices if p.constraint is not None]
-    flags += [v.constraint.active(at) for v in info.price_variants or () if v.constraint is not None]
-    return tuple(flags)
+    found = tuple(p.constraint for p in prices if p.constraint is not None)
+    found += tuple(v.constraint for v in info.price_variants or () if v.constraint is not None)
+    return found, all(type(c) is StartDateConstraint for c in found)
+
+
+def _prices_in_force(model: str, provider: str | None, when: datetime | None) -> tuple[bool, ...] | None:
+    """Which of the model's dated or timed prices and variants are active at `when`: the only way a
+    timestamp changes genai-prices' answer. None when genai-prices has no such model."""
+    found = _constraints(model, provider)
+    if found is None:
+        return None
+    constraints, by_date = found
+    if not constraints:
+        return ()
+    at = when or datetime.now(tz=UTC)
+    if not by_date:
+        return tuple(c.active(at) for c in constraints)
+    # a start date is active or not by the request's UTC date alone (genai-prices' StartDateConstraint,
+    # a naive time taken as UTC): the flags are worked out once per day, where a log has a row per second
+    key = (model, provider, at.astimezone(UTC).date() if at.tzinfo is not None else at.date())
+    flags = _BY_DAY.get(key)
+    if flags is None:
+        if len(_BY_DAY) >= 4096:
+            _BY_DAY.clear()
+        flags = _BY_DAY[key] = tuple(c.active(at) for c in constraints)
+    return flags
+
+
+# (model, provider, UTC date) -> `_prices_in_force` of a model whose constraints are all start dates
+_BY_DAY: dict[tuple[str, str | None, Any], tuple[bool, ...]] = {}
 
 
 def _calc_price(usage: BillUsage, model: str, provider: str | None, when: datetime | None,
@@ -441,6 +471,22 @@ def _linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], in
     return keys, tuple(values[k] for k in keys), inp or 0
 
 
+def _kept_linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
+    """`_linear_form(usage)`, kept for the usage object: `read_usage` gives the rows of one usage
+    the same object, so a usage that recurs in later chunks is not taken apart again."""
+    kept = _FORMS.get(id(usage))
+    if kept is not None and kept[0] is usage:  # the object itself is kept, so its id is not reused
+        return kept[1]
+    form = _linear_form(usage)
+    if len(_FORMS) >= 1 << 16:
+        _FORMS.clear()
+    _FORMS[id(usage)] = (usage, form)
+    return form
+
+
+_FORMS: dict[int, tuple[BillUsage, tuple[tuple[str, ...], tuple[int, ...], int] | None]] = {}
+
+
 @functools.lru_cache(maxsize=256)
 def _tier_starts(model: str, provider: str | None) -> tuple[int, ...] | None:
     """Every tier start of the model's tiered prices (any period, any variant); None when a per-request
@@ -480,14 +526,14 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
         if id(usage) in forms:
             form = forms[id(usage)]
         else:
-            form = forms[id(usage)] = _linear_form(usage) if starts is not None else None
+            form = forms[id(usage)] = _kept_linear_form(usage) if starts is not None else None
         flags = _prices_in_force(model, provider, when) if form is not None else None
         if form is None or flags is None:
             singles.append(row)
             continue
         assert starts is not None  # by `form`
         keys, values, inp = form
-        key = (keys, batch, tier, flags, sum(inp > s for s in starts))
+        key = (keys, batch, tier, flags, bisect_left(starts, inp))  # the tier starts below the input
         group = groups.get(key)
         if group is None:
             groups[key] = [row]
@@ -584,6 +630,19 @@ def _exponent(values: Mapping[str, int], rates: list[tuple[str | None, int, int,
     return exp
 
 
+def _exponent_floor(rates: list[tuple[str | None, int, int, int, int, int]], reported: Iterable[str]) -> int:
+    """The smallest `_exponent` a linear usage reporting the keys `reported` can have under `rates`:
+    each unit's term with a leaf that neither 2 nor 5 divides (more factors of 2 or 5 in the leaf only
+    raise it), where a key not reported has a leaf of 0 (`_linear_form`: nor do its descendants), and 0.
+
+    >>> _exponent_floor([("input_tokens", -2, -1, 0, 2, 6)], ["input_tokens"])  # $2.50 per million tokens
+    -7
+    """
+    keys = set(reported) | {"requests"}
+    return min([0] + [min(e_rate, e_c - e_per + min(twos, fives)) if key in keys else e_rate
+                      for key, e_rate, e_c, twos, fives, e_per in rates])
+
+
 def _rate_table(model_price: Any, input_tokens: int) -> list[tuple[str | None, int, int, int, int, int]] | None:
     """Per priced unit of genai-prices' resolved `ModelPrice`: (usage key or None, the rate's exponent, its
     coefficient's stripped exponent, 2s and 5s of that coefficient, log10 of the unit's `per`), deepest
@@ -647,12 +706,18 @@ def _group_price(values: dict[str, int], members: list[BilledRow], forms: Mappin
             rates = _rate_table(calc.model_price, forms[id(first[0])][2])
             if rates is None:
                 return None
-            exps = {}
+            # the places of the sum row by row: the most any row needs, never more than `floor`
+            # (`_exponent_floor`), so once a row needs that many the others are not looked at
+            floor = _exponent_floor(rates, values)
+            places, seen = 0, set()
             for usage, _, _, _ in members:
-                if id(usage) not in exps:
+                if id(usage) not in seen:
+                    seen.add(id(usage))
                     keys, vals, _ = forms[id(usage)]
-                    exps[id(usage)] = _exponent(dict(zip(keys, vals)), rates)
-            exact = price.quantize(Decimal(1).scaleb(min(exps.values())))
+                    places = min(places, _exponent(dict(zip(keys, vals)), rates))
+                    if places <= floor:
+                        break
+            exact = price.quantize(Decimal(1).scaleb(places))
         except (Inexact, Rounded, LookupError):
             return None
     return exact if exact == price else None

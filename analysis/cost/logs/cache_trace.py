@@ -142,16 +142,17 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
     no target can read or write it; such a row is not hashed, and keeps at most one mark (block 0,
     key 0, at end 0 on every target: below any minimum) that says whether it had a breakpoint, so
     "no request carries a breakpoint" stays true or false as without `short`."""
-    ptr = [0]
+    marks = np.zeros(len(records), dtype=np.int64)  # per row
     blocks: list[int] = []
     keys: list[int] = []
     flags: list[int] = []
     memo = _Keys()
     skip = short.tolist() if short is not None else None
-    for i, r in enumerate(records):
-        if mode is None:
-            ptr.append(0)
-            continue
+    rows: Sequence[int] = range(len(records) if mode is not None else 0)
+    if skip is not None and mode == "request":  # a short row without a breakpoint has no mark: passed over
+        rows = [i for i, (r, s) in enumerate(zip(records, skip)) if not s or r.cache_control]
+    for i in rows:
+        r = records[i]
         if skip is not None and skip[i]:
             flag = 1 if mode == "auto" else 0
             last = len(r.request.messages)
@@ -162,20 +163,22 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
                 blocks.append(0)
                 keys.append(0)
                 flags.append(flag)
-            ptr.append(len(blocks))
+                marks[i] = 1
             continue
+        assert mode is not None  # by `rows`
         b, k, f = _blocks(r, mode, memo)
         blocks += b
         keys += k
         flags += f
-        ptr.append(len(blocks))
+        marks[i] = len(b)
+    ptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(marks)))
     when = np.fromiter((r.timestamp.timestamp() if r.timestamp else np.nan for r in records), dtype=np.float64,
                        count=len(records))
     if day_of is None:
         day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
     names = list(dict.fromkeys(day_of))
     code = {d: i for i, d in enumerate(names)}
-    return TraceChunk(when, np.asarray(ptr, dtype=np.int64), np.asarray(blocks, dtype=np.int32),
+    return TraceChunk(when, ptr, np.asarray(blocks, dtype=np.int32),
                       np.asarray(keys, dtype=np.int64), np.asarray(flags, dtype=np.int8),
                       np.fromiter((code[d] for d in day_of), dtype=np.int32, count=len(day_of)), names)
 

@@ -18,6 +18,7 @@ Totals are exact `Decimal`s rebuilt from integer token sums.
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ import numpy as np
 from ..arithmetic import tier_rates
 from ...models import TokenizerChoice
 from ..prices import Price, get_price
-from ..recount import RowShape, batch_tokenizers, fast_counts, row_shape, shaped_memo, target_counter
+from ..recount import (BatchTokenizer, RowShape, Shaped, batch_tokenizers, fast_counts, row_shape, shaped_memo,
+                       target_counter)
 from ..targets import check_fallback, choice_for
 from ..workloads.workload import to_decimal
 from ...requests import RequestCounter
@@ -342,42 +344,118 @@ class Recount:
     exactness: Counter
 
 
-def _text_counts(tok: Tokenizer, records: Sequence[LogRecord], shapes: Sequence[RowShape]) -> tuple[list[int], list[int]]:
+@dataclass
+class ChunkShapes:
+    """A chunk's rows as the counts read them: each row's `recount.row_shape`, its structure as an
+    index into the chunk's distinct structures (each looked up once per model, not once per row), and
+    the texts of the requests and of the logged responses in two flat lists (counted in one pass each).
+
+    Row i's request texts are `texts[text_ends[i-1]:text_ends[i]]` (from 0 for the first row), its
+    response's `replies[reply_ends[i-1]:reply_ends[i]]`: the text, then the tool calls as JSON, each
+    where there is one.
+    """
+
+    shapes: list[RowShape]
+    codes: np.ndarray  # int64 per row: its structure's index in `keys`, -1 for a row without one (media)
+    keys: list[tuple[object, ...]]  # the distinct structures, in the order of their first rows
+    firsts: list[int]  # the first row of each structure
+    texts: list[str]
+    text_ends: np.ndarray
+    replies: list[str]
+    reply_ends: np.ndarray
+
+    @classmethod
+    def of(cls, records: Sequence[LogRecord]) -> ChunkShapes:
+        shapes = [row_shape(r.request) for r in records]
+        index: dict[tuple[object, ...], int] = {}
+        firsts: list[int] = []
+        codes = []
+        for i, (key, _) in enumerate(shapes):
+            if key is None:
+                codes.append(-1)
+                continue
+            code = index.get(key)
+            if code is None:
+                code = index[key] = len(firsts)
+                firsts.append(i)
+            codes.append(code)
+        replies = [(r.response, r.response_json) for r in records]
+        return cls(shapes, np.asarray(codes, dtype=np.int64), list(index), firsts,
+                   [t for shape in shapes for t in shape[1]],
+                   np.cumsum(np.fromiter((len(shape[1]) for shape in shapes), dtype=np.int64, count=len(shapes))),
+                   [t for pair in replies for t in pair if t],
+                   np.cumsum(np.fromiter((bool(a) + bool(b) for a, b in replies), dtype=np.int64, count=len(replies))))
+
+
+def _counts(tok: Tokenizer, texts: list[str]) -> np.ndarray:
+    counts = tok.counts(texts) if isinstance(tok, BatchTokenizer) else list(map(tok.count, texts))
+    return np.asarray(counts, dtype=np.int64)
+
+
+def _per_row(counts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The sum of each row's run of `counts`, the runs ending at `ends` (a row with none: 0)."""
+    total = np.concatenate(([0], np.cumsum(counts)))
+    return np.diff(total[np.concatenate(([0], ends))])
+
+
+def _text_counts(tok: Tokenizer, shapes: ChunkShapes) -> tuple[np.ndarray, np.ndarray]:
     """(the tokens of each row's request texts, of its logged response) under `tok`: the same for every
     model of the chunk that counts with that tokenizer, so counted once per tokenizer."""
-    count = tok.count
-    texts = [sum(map(count, shape[1])) for shape in shapes]
-    out = [(count(r.response) if r.response else 0) + (count(r.response_json) if r.response_json else 0)
-           for r in records]
-    return texts, out
+    return _per_row(_counts(tok, shapes.texts), shapes.text_ends), _per_row(_counts(tok, shapes.replies),
+                                                                            shapes.reply_ends)
 
 
 def _recount(counter: RequestCounter, batch: Tokenizer | None, records: Sequence[LogRecord],
-             shapes: Sequence[RowShape], image_size: tuple[int, int] | None = None,
-             text_counts: tuple[list[int], list[int]] | None = None) -> Recount:
+             shapes: ChunkShapes, image_size: tuple[int, int] | None = None,
+             text_counts: tuple[np.ndarray, np.ndarray] | None = None) -> Recount:
     """Every row's request counted under one model (the batch, where there is one, answers the texts'
-    counts; `shapes` are the rows' `recount.row_shape`s); `image_size` sizes the images given by URL.
-    A row whose structure the model's format has counted before is `fast_counts`' arithmetic, done here
-    from `text_counts` (`_text_counts` of the same tokenizer, computed here if not given)."""
+    counts); `image_size` sizes the images given by URL. A row whose structure the model's format has
+    counted before is `fast_counts`' arithmetic, done here for all the rows of that structure at once
+    from `text_counts` (`_text_counts` of the same tokenizer, computed here if not given); the others
+    are counted one by one, as `fast_counts` counts them."""
     tok = counter.tokenizer if batch is None else batch
-    texts, out = _text_counts(tok, records, shapes) if text_counts is None else text_counts
+    texts, out = _text_counts(tok, shapes) if text_counts is None else text_counts
+    n = len(records)
+    content = np.zeros(n, dtype=np.int64)
+    fmt = np.zeros(n, dtype=np.int64)
+    alone = np.zeros(n, dtype=bool)  # rows counted one by one
+    labels: list[tuple[int, tuple[str, str], int]] = []  # (first row, (exactness, reason), rows)
+
+    def one_by_one(i: int) -> None:
+        c, f, exactness, reason = fast_counts(counter, records[i].request, tok, shape=shapes.shapes[i],
+                                              image_size=image_size)
+        content[i], fmt[i], alone[i] = c, f, True
+        labels.append((i, (exactness, reason), 1))
+
     memo = shaped_memo(counter)
-    content: list[int] = []
-    fmt: list[int] = []
+    # per structure, plus a last slot that stays empty for the rows without one (code -1)
+    shaped_of: list[Shaped | None] = [None] * (len(shapes.keys) + 1)
+    if memo is not None:
+        for code, key in enumerate(shapes.keys):
+            shaped = memo.peek(key)
+            if shaped is None:  # as row by row: its first row is counted, and the memo keeps the render
+                one_by_one(shapes.firsts[code])
+                shaped = memo.peek(key)
+            shaped_of[code] = shaped
+    added = np.fromiter((s is not None for s in shaped_of), dtype=bool, count=len(shaped_of))
+    by_adding = added[shapes.codes] & ~alone
+    rows = np.flatnonzero(by_adding)
+    if len(rows):
+        codes = shapes.codes[rows]
+        content[rows] = texts[rows]
+        fmt[rows] = np.fromiter((0 if s is None else s.format_tokens for s in shaped_of), dtype=np.int64,
+                                count=len(shaped_of))[codes]
+        found, first, many = np.unique(codes, return_index=True, return_counts=True)
+        for code, at, m in zip(found.tolist(), rows[first].tolist(), many.tolist()):
+            shaped = shaped_of[code]
+            assert shaped is not None  # by `added`
+            labels.append((at, (shaped.exactness, shaped.reason), m))
+    for i in np.flatnonzero(~by_adding & ~alone).tolist():
+        one_by_one(i)
     seen: Counter = Counter()
-    for i, (r, shape) in enumerate(zip(records, shapes)):
-        shaped = memo.peek(shape[0]) if memo is not None and shape[0] is not None else None
-        if shaped is not None:
-            content.append(texts[i])
-            fmt.append(shaped.format_tokens)
-            seen[(shaped.exactness, shaped.reason)] += 1
-        else:
-            c, f, exactness, reason = fast_counts(counter, r.request, tok, shape=shape, image_size=image_size)
-            content.append(c)
-            fmt.append(f)
-            seen[(exactness, reason)] += 1
-    return Recount(np.asarray(content, dtype=np.int64), np.asarray(fmt, dtype=np.int64),
-                   np.asarray(out, dtype=np.int64), seen)
+    for _, label, m in sorted(labels, key=lambda x: x[0]):  # in the order of the rows, as row by row
+        seen[label] += m
+    return Recount(content, fmt, out, seen)
 
 
 def _reduce(target: Target, counted: Recount, mask: np.ndarray, logged: np.ndarray, days: np.ndarray,
@@ -450,24 +528,27 @@ def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) ->
     The sum is `cost.usage.as_billed_total`'s: rows that share their prices priced once as their sum."""
     parts: Counter = Counter()
     genai = target.price.source.startswith("genai-prices")
-    billed = [records[i] for i in idx if records[i].bill is not None]
+    billed = [r for r in map(records.__getitem__, idx.tolist()) if r.bill is not None]
     unpriced = len(idx) - (len(billed) if genai else 0)
-    seen: Counter = Counter(id(r.bill) for r in billed)  # rows share the BillUsage of one usage object
+    # rows share the BillUsage of one usage object: its parts are added once, times its rows
+    bills = [r.bill for r in billed]
+    times = Counter(map(id, bills))
+    first = dict(zip(map(id, bills), bills))
     unknown = 0
-    for r in billed:
-        bill = r.bill
+    for key, n in times.items():  # in the order of the rows
+        bill = first[key]
         assert bill is not None  # by `billed`
-        n = seen.pop(id(bill), 0)
-        if n:
-            for name in _BILL_PARTS:
-                parts[name] += (getattr(bill, name) or 0) * n
-            unknown += n * (bill.reasoning_tokens is None)
+        for name in _BILL_PARTS:
+            parts[name] += (getattr(bill, name) or 0) * n
+        unknown += n * (bill.reasoning_tokens is None)
     total = Decimal(0)
     if genai:
-        total, refused = as_billed_total(((r.bill, r.timestamp, r.batch, r.service_tier) for r in billed
-                                          if r.bill is not None), target.price.model, provider=target.price.provider)
+        total, refused = as_billed_total(map(_BILLED_ROW, billed), target.price.model, provider=target.price.provider)
         unpriced += refused
     return total, unpriced, parts, unknown
+
+
+_BILLED_ROW = operator.attrgetter("bill", "timestamp", "batch", "service_tier")  # `cost.usage.BilledRow`
 
 
 def _visible_out(record: LogRecord) -> int:
@@ -526,11 +607,9 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
     day_names = list(dict.fromkeys(day_of))
     codes = {d: i for i, d in enumerate(day_names)}
     days = np.fromiter((codes[d] for d in day_of), dtype=np.int64, count=n)
-    shapes = [row_shape(r.request) for r in records]
-    for r, shape in zip(records, shapes):
-        if shape[0] is not None:  # a structure key holds no media part
-            continue
-        media = r.not_counted
+    shapes = ChunkShapes.of(records)
+    for i in np.flatnonzero(shapes.codes < 0).tolist():  # a structure holds no media part
+        media = records[i].not_counted
         out.not_counted.update(dict(media))
         out.rows_with_media += bool(media)
     out.rows_without_time = day_of.count(None)
@@ -545,18 +624,16 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         if isinstance(s, Target) and s.counter() is not None:
             wanted.setdefault(s.ref, s)
     counters = {ref: t.counter() for ref, t in wanted.items()}
-    texts = [t for shape in shapes for t in shape[1]]
-    batches = batch_tokenizers([c for c in counters.values() if c is not None], texts)
-    replies = [t for r in records for t in (r.response, r.response_json) if t]
+    batches = batch_tokenizers([c for c in counters.values() if c is not None], shapes.texts)
     for batch in batches.values():
-        batch.fill(replies)
-    per_tokenizer: dict[int, tuple[list[int], list[int]]] = {}  # the models of one tokenizer share its counts
+        batch.fill(shapes.replies)
+    per_tokenizer: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # the models of one tokenizer share its counts
     recounts = {}
     for ref, c in counters.items():
         if c is not None:
             tok = batches.get(c.tokenizer.name) or c.tokenizer
             if id(tok) not in per_tokenizer:
-                per_tokenizer[id(tok)] = _text_counts(tok, records, shapes)
+                per_tokenizer[id(tok)] = _text_counts(tok, shapes)
             recounts[ref] = _recount(c, batches.get(c.tokenizer.name), records, shapes, plan.image_size,
                                      per_tokenizer[id(tok)])
 

@@ -120,3 +120,47 @@ def test_a_log_row_with_a_contradicting_usage_exits_2_naming_it(tmp_path, capsys
 def test_an_unknown_model_leaves_rows_unpriced():
     u = read_usage({"prompt_tokens": 5, "completion_tokens": 1}, "openai-chat")
     assert as_billed_total([(u, START, False, None)] * 2, "no-such-model-xyz") == (Decimal(0), 2)
+
+
+def test_prices_in_force_per_day_are_genai_prices_own_per_timestamp():
+    # a model whose dated prices are all start dates is looked up once per UTC day: the flags must be
+    # those of each timestamp, whatever its zone (one that crosses midnight in UTC) or none (taken as UTC)
+    from datetime import timezone
+
+    from analysis.cost.usage import _model_info, _prices_in_force
+
+    info = _model_info("gpt-4o", "openai")
+    constraints = [v.constraint for v in info.price_variants or () if v.constraint is not None]
+    assert constraints  # the case this test is about
+    dates = sorted({c.start_date for c in constraints if hasattr(c, "start_date")})
+    tokyo = timezone(timedelta(hours=9))
+    instants = []
+    for d in dates:
+        midnight = datetime(d.year, d.month, d.day, tzinfo=UTC)
+        for dt in (midnight - timedelta(seconds=1), midnight, midnight + timedelta(hours=3)):
+            instants += [dt, dt.astimezone(tokyo), dt.replace(tzinfo=None)]
+    usage_mod._BY_DAY.clear()
+    for at in instants + instants[::-1]:  # each day seen first from either side of its midnight
+        assert _prices_in_force("gpt-4o", "openai", at) == tuple(c.active(at) for c in constraints), at
+
+
+def test_the_places_of_a_summed_bill_are_those_of_its_most_precise_row():
+    # the rows' places are looked at until one needs the most any row can: rows needing fewer first,
+    # then one that needs more, must still give the sum row by row's places
+    rows = [(read_usage({"prompt_tokens": 1000 * k, "completion_tokens": 100}, "openai-chat"), START, False, None)
+            for k in range(1, 6)]
+    rows.append((read_usage({"prompt_tokens": 7, "completion_tokens": 3}, "openai-chat"), START, False, None))
+    for group in (rows, rows[:-1], rows[::-1]):
+        theirs = sum((as_billed(u, "gpt-4o", provider="openai", when=w) for u, w, _, _ in group), Decimal(0))
+        assert str(as_billed_total(group, "gpt-4o", provider="openai")[0]) == str(theirs)
+
+
+def test_a_kept_linear_form_is_the_usage_objects_own():
+    # the forms are kept by object: another object at a kept id (a freed one's reused) is taken apart anew
+    from analysis.cost.usage import _FORMS, _kept_linear_form, _linear_form
+
+    a = read_usage({"prompt_tokens": 11, "completion_tokens": 2}, "openai-chat")
+    b = read_usage({"prompt_tokens": 12, "completion_tokens": 3}, "openai-chat")
+    _FORMS[id(b)] = (a, _linear_form(a))
+    assert _kept_linear_form(b) == _linear_form(b) != _linear_form(a)
+    assert _kept_linear_form(b) == _linear_form(b)

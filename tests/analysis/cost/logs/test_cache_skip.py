@@ -76,3 +76,25 @@ def test_a_row_below_every_minimum_is_not_hashed_but_keeps_its_breakpoint(tmp_pa
     auto = trace_chunk(records, "auto", short=short)  # --cache-breakpoints auto flags every row
     assert auto.ptr.tolist() == [0, 1, 2] and auto.flags.tolist() == [1, 1]
     assert trace_chunk(records, "request", short=np.zeros(2, dtype=bool)).keys.tolist() == full.keys.tolist()
+
+
+def test_short_rows_passed_over_leave_the_other_rows_marks_as_they_were(tmp_path):
+    # rows below the minimum without a breakpoint are passed over: the rows around them keep their marks
+    path = tmp_path / "log.jsonl"
+    plain = '{"system": "be brief", "messages": [{"role": "user", "content": "hi %d"}], "response": "hello"}\n'
+    marked = ('{"system": [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}],'
+              ' "messages": [{"role": "user", "content": "hi %d"}], "response": "hello"}\n')
+    path.write_text("".join((marked if i % 3 == 0 else plain) % i for i in range(9)))
+    records, _ = read_log_records(str(path))
+    full = trace_chunk(records, "request")
+    short = np.asarray([i % 2 == 1 for i in range(9)])
+    mixed = trace_chunk(records, "request", short=short)
+    for i in range(9):
+        a, b = mixed.ptr[i], mixed.ptr[i + 1]
+        if short[i]:  # one mark (block 0, key 0) where a breakpoint is, else none
+            assert mixed.keys[a:b].tolist() == ([0] if i % 3 == 0 else [])
+        else:
+            f, g = full.ptr[i], full.ptr[i + 1]
+            assert mixed.keys[a:b].tolist() == full.keys[f:g].tolist()
+            assert mixed.flags[a:b].tolist() == full.flags[f:g].tolist()
+    assert trace_chunk(records, None, short=short).ptr.tolist() == [0] * 10

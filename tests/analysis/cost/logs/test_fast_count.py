@@ -115,3 +115,38 @@ def test_a_structure_key_keeps_what_the_format_reads_and_drops_the_texts():
     assert structure_key(a) == structure_key(b)
     assert len({structure_key(a), structure_key(named), structure_key(system)}) == 3
     assert structure_key(image) is None  # media are counted by the provider's rule, on the rendered path
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "claude-sonnet-4-5", "deepseek-chat", "gemini-2.5-flash"])
+def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model):
+    # `chunk_sums._recount` takes each structure once and adds for all its rows at once: the same
+    # numbers, and the same (exactness, reason) tallies in the same order, as `fast_counts` row by row
+    # (a structure first met in the chunk, one kept from an earlier chunk, media rows, structures
+    # DeepSeek renders, and a family that renders every request)
+    from collections import Counter
+
+    from analysis.cost import plan_traffic
+    from analysis.cost.logs.chunk_sums import ChunkShapes, _recount, _text_counts
+    from analysis.cost.logs.records import LogRecord
+
+    counter = plan_traffic(model).targets[0].counter()
+    assert counter is not None
+    rng = random.Random(3)
+    requests = _generated(90) + _fixture_requests()
+    records = [LogRecord(f"x:{i}", r, response=_text(rng) or None, response_json=rng.choice(["", '{"a": 1}']))
+               for i, r in enumerate(requests)]
+    _SHAPED.clear()
+    for chunk in (records[:40], records[40:], records[::-1]):  # the later chunks meet kept structures
+        shapes = ChunkShapes.of(chunk)
+        batch = batch_tokenizers([counter], shapes.texts).get(counter.tokenizer.name)
+        tok = batch or counter.tokenizer
+        ours = _recount(counter, batch, chunk, shapes)
+        one_by_one = [fast_counts(counter, r.request, tok) for r in chunk]
+        assert ours.content.tolist() == [c for c, _, _, _ in one_by_one]
+        assert ours.format.tolist() == [f for _, f, _, _ in one_by_one]
+        assert list(ours.exactness.items()) == list(Counter((e, why) for _, _, e, why in one_by_one).items())
+        texts, out = _text_counts(tok, shapes)
+        assert texts.tolist() == [sum(map(tok.count, request_texts(r.request))) for r in chunk]
+        assert out.tolist() == ours.out.tolist() == [
+            (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
+            for r in chunk]
