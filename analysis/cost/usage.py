@@ -20,10 +20,10 @@ import functools
 import json
 from bisect import bisect_left
 from dataclasses import dataclass
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal, Inexact, Rounded, localcontext
-from typing import Any, Mapping
+from typing import Any
 
 import orjson
 

@@ -21,7 +21,8 @@ are CPU at most 1.5x the count and wall at most 0.6x the one-process count (loca
 The logs are written in time order (as a service writes them), so the prompt-cache simulation
 runs chunk by chunk as the partials come back (`cost.logs.stream`). Environment, to run a part:
 `TOKENPRISM_BENCH_LOGS=traffic` (or "short chats"), `TOKENPRISM_BENCH_ENGINES=inprocess,local`,
-`TOKENPRISM_BENCH_PHASES=0` (no step table), `TOKENPRISM_BENCH_WORKERS=1,2` (the local engine
+`TOKENPRISM_BENCH_PHASES=0` (no step table), `TOKENPRISM_BENCH_ROUNDS=3` (the count and every run
+three times, interleaved, each ratio taken within its round; the medians are reported), `TOKENPRISM_BENCH_WORKERS=1,2` (the local engine
 also at these worker counts, for the scaling), `TOKENPRISM_BENCH_UNFOLDED=1` (each engine also
 without the fold, every row kept to the end as before: the memory it saves).
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,7 @@ ENGINES = tuple(os.environ.get("TOKENPRISM_BENCH_ENGINES", "inprocess,local,dask
 PHASES = os.environ.get("TOKENPRISM_BENCH_PHASES", "1") != "0"
 WORKERS = tuple(int(w) for w in os.environ.get("TOKENPRISM_BENCH_WORKERS", "").split(",") if w)
 UNFOLDED = os.environ.get("TOKENPRISM_BENCH_UNFOLDED", "0") == "1"
+ROUNDS = int(os.environ.get("TOKENPRISM_BENCH_ROUNDS", "1"))
 ON = "2026-03-15"
 TARGET_CPU, TARGET_WALL = 1.5, 0.6
 
@@ -233,51 +236,64 @@ def phases(log: Path, models: str) -> dict[str, float]:
     return {k: round(v, 2) for k, v in spent.items()}
 
 
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 2)
+
+
 def main(out_dir: Path) -> dict:
-    results: dict = {"rows": ROWS, "cpu_count": os.cpu_count(), "logs": {}}
+    results: dict = {"rows": ROWS, "rounds": ROUNDS, "cpu_count": os.cpu_count(), "logs": {}}
     with tempfile.TemporaryDirectory(prefix="tokenprism-bench-logs-") as tmp:
         folder = Path(tmp)
         for name, (models, seed) in LOGS.items():
             log = folder / f"{name.replace(' ', '-')}.jsonl.gz"
             size = generate(log, ROWS, seed=seed, in_order=True)
             start = warm_up(folder, models)
-            ref = count_reference(log, models)
-            entry: dict = {"models": models, "log_mb": round(size / 1e6, 1), "count": ref, "engines": {},
-                           "startup_cpu_s": start}
-            outputs = {}
+            entry: dict = {"models": models, "log_mb": round(size / 1e6, 1), "startup_cpu_s": start, "rounds": []}
+            outputs = set()
             runs = [(engine, None, False) for engine in ENGINES] + [("local", w, False) for w in WORKERS]
             runs += [(engine, None, True) for engine in ENGINES if UNFOLDED and engine != "dask"]
-            for engine, workers, unfolded in runs:
-                label = engine + (f" {workers} worker(s)" if workers else "") + (" unfolded" if unfolded else "")
-                out = folder / f"out-{label.replace(' ', '-')}.json"
-                run = run_cost(log, models, engine, out, workers=workers, unfolded=unfolded)
-                run["cpu_over_count"] = round(run["cpu_s"] / ref["cpu_s"], 2)
-                run["wall_over_count"] = round(run["wall_s"] / ref["wall_s"], 2)
-                entry["engines"][label] = run
-                outputs[label] = out.read_bytes()
-                print(f"  ({name}, {label}: {run})", flush=True)  # as it comes: a long run shows its progress
-            entry["identical_outputs"] = len(set(outputs.values())) == 1
-            if "local" in entry["engines"] and "dask" in entry["engines"]:
-                local, dask = entry["engines"]["local"], entry["engines"]["dask"]
-                entry["dask_speed_over_local"] = round(local["wall_s"] / dask["wall_s"], 2)
+            # Each round measures the count again before its runs, and each run is divided by its own
+            # round's count: the machine's speed drifts (a shared host), and a ratio taken within a
+            # round cancels most of it. The figures are the medians of the rounds.
+            for r in range(ROUNDS):
+                ref = count_reference(log, models)
+                got: dict = {}
+                for engine, workers, unfolded in runs:
+                    label = engine + (f" {workers} worker(s)" if workers else "") + (" unfolded" if unfolded else "")
+                    out = folder / f"out-{label.replace(' ', '-')}.json"
+                    run = run_cost(log, models, engine, out, workers=workers, unfolded=unfolded)
+                    run["cpu_over_count"] = round(run["cpu_s"] / ref["cpu_s"], 2)
+                    run["wall_over_count"] = round(run["wall_s"] / ref["wall_s"], 2)
+                    got[label] = run
+                    outputs.add(out.read_bytes())
+                    print(f"  ({name}, round {r + 1}, count {ref['cpu_s']} CPU s, {label}: {run})", flush=True)
+                entry["rounds"].append({"count": ref, "engines": got})
+            entry["identical_outputs"] = len(outputs) == 1
+            labels = list(entry["rounds"][0]["engines"])
+            entry["count_cpu_s"] = _median([r["count"]["cpu_s"] for r in entry["rounds"]])
+            entry["median"] = {label: {key: _median([r["engines"][label][key] for r in entry["rounds"]])
+                                       for key in ("cpu_s", "wall_s", "cpu_over_count", "wall_over_count",
+                                                   "peak_rss_mb")} for label in labels}
+            if "local" in labels and "dask" in labels:
+                entry["dask_speed_over_local"] = _median([r["engines"]["local"]["wall_s"] / r["engines"]["dask"]["wall_s"]
+                                                          for r in entry["rounds"]])
             results["logs"][name] = entry
-            print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON): counting the texts "
-                  f"{ref['cpu_s']} CPU s ({ref['wall_s']} s wall); start-up (a 10-row log, in process) "
+            print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON; medians of {ROUNDS} round(s)): "
+                  f"counting the texts {entry['count_cpu_s']} CPU s; start-up (a 10-row log, in process) "
                   f"{min(start)}-{max(start)} CPU s", flush=True)
-            for engine, run in entry["engines"].items():
-                print(f"  {engine:>9}: {run['cpu_s']:>6} CPU s = {run['cpu_over_count']}x the count "
+            for label, run in entry["median"].items():
+                print(f"  {label:>9}: {run['cpu_s']:>6} CPU s = {run['cpu_over_count']}x the count "
                       f"(target {TARGET_CPU}x); {run['wall_s']:>6} s wall = {run['wall_over_count']}x "
-                      f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB; "
-                      f"load {run['load_1min']}", flush=True)
+                      f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
             speed = entry.get("dask_speed_over_local")
-            print(f"  outputs identical on every engine: {entry['identical_outputs']}"
+            print(f"  outputs identical on every engine and round: {entry['identical_outputs']}"
                   + ("" if speed is None else f"; Dask runs at {speed}x the local engine's speed"), flush=True)
         for name, (models, _) in LOGS.items() if PHASES else ():
             entry = results["logs"][name]
             entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
             print(f"{name}: where the in-process CPU goes (this process, timed step by step):")
             for step, cpu in entry["phases_cpu_s"].items():
-                print(f"    {cpu:>6} s  {cpu / entry['count']['cpu_s']:>5.2f}x the count  {step}")
+                print(f"    {cpu:>6} s  {cpu / entry['count_cpu_s']:>5.2f}x the count  {step}")
     (out_dir / "logs.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return results
 
