@@ -12,7 +12,9 @@ row, tools on 5%):
 * "short chats": another seed under gpt-4o and gpt-4, the issue's first measurement.
 
 Each command runs on the in-process engine (one core), the local engine (every core) and a
-Dask LocalCluster of two workers; the three JSON outputs must be identical. The issue's targets
+Dask LocalCluster of two workers; the three JSON outputs must be identical. `cluster` in
+`TOKENPRISM_BENCH_ENGINES` adds a real cluster already running (`Cluster`: a scheduler and two
+workers as processes of their own, started by the bench, their CPU during each run counted). The issue's targets
 are CPU at most 1.5x the count and wall at most 0.6x the one-process count (local engine).
 
     python -m tests.benchmarks logs                       # 20,000 rows (a shared machine's budget)
@@ -92,6 +94,52 @@ def warm_up(folder: Path, models: str) -> list[float]:
     return [run_cost(tiny, models, "inprocess", folder / "warm.json")["cpu_s"] for _ in range(3)]
 
 
+class Cluster:
+    """A real Dask cluster for the "cluster" runs: `dask scheduler` and two `dask worker` processes
+    (one thread each, no nanny) on a free loopback port, started here and stopped by their pids.
+    Unlike the "dask" runs (a LocalCluster the command starts itself, its start-up in its wall
+    time), the cluster is up before the command runs, as a cluster someone runs is; the CPU its
+    processes spend during a run is added to the command's (`cpu_of`)."""
+
+    def __init__(self, folder: Path) -> None:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        dask = str(Path(sys.executable).parent / "dask")
+        env = {**os.environ, **RUN_ENV, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        logs = [open(folder / f"cluster-{i}.log", "wb") for i in range(3)]
+        self.procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                       stdout=logs[0], stderr=subprocess.STDOUT, env=env)]
+        self.procs += [subprocess.Popen([dask, "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1",
+                                         "--no-nanny", "--no-dashboard", "--name", f"w{i}"],
+                                        stdout=logs[i], stderr=subprocess.STDOUT, env=env) for i in (1, 2)]
+        from dask.distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=90)
+
+    def cpu(self) -> float:
+        """CPU seconds the scheduler and the workers have spent so far."""
+        import psutil
+
+        return sum(sum(psutil.Process(p.pid).cpu_times()[:2]) for p in self.procs)
+
+    def stop(self) -> None:
+        for proc in self.procs[1:] + self.procs[:1]:  # workers first, then the scheduler
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+CLUSTER: list[Cluster] = []  # the one running, while a log's runs need it
+
+
 def run_cost(log: Path, models: str, engine: str, out: Path, *, workers: int | None = None,
              unfolded: bool = False) -> dict:
     """`tokenprism cost --logs` in a child process: CPU (its workers included), wall, peak RSS.
@@ -100,7 +148,12 @@ def run_cost(log: Path, models: str, engine: str, out: Path, *, workers: int | N
     so its peak RSS is its own, not this process's size at a fork."""
     cmd = [sys.executable, "-m", "analysis", "cost", "--logs", str(log), "-m", models, "--engine", engine,
            "--format", "json", "--on", ON]
-    if engine == "dask":
+    cluster_cpu = 0.0
+    if engine == "cluster":  # a cluster already running: its processes' CPU during the run is added below
+        cmd[cmd.index("cluster")] = "dask"
+        cmd += ["--scheduler", CLUSTER[0].address]
+        cluster_cpu = -CLUSTER[0].cpu()
+    elif engine == "dask":
         cmd += ["--workers", str(workers or 2)]  # a LocalCluster: a scheduler and two worker processes
     elif workers is not None:
         cmd += ["--workers", str(workers)]
@@ -109,6 +162,8 @@ def run_cost(log: Path, models: str, engine: str, out: Path, *, workers: int | N
                        check=True, env={**os.environ, **RUN_ENV})
     last = out.with_suffix(".err").read_text().strip().splitlines()[-1].split()
     code, cpu, wall, rss = int(last[0]), float(last[1]), float(last[2]), int(last[3])
+    if engine == "cluster":
+        cpu += cluster_cpu + CLUSTER[0].cpu()
     if code != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {out.with_suffix('.err').read_text()[-500:]}")
     return {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "peak_rss_mb": round(rss / 1024, 1),
@@ -247,6 +302,9 @@ def main(out_dir: Path) -> dict:
         for name, (models, seed) in LOGS.items():
             log = folder / f"{name.replace(' ', '-')}.jsonl.gz"
             size = generate(log, ROWS, seed=seed, in_order=True)
+            if "cluster" in ENGINES:
+                RUN_ENV.update(PYTHONPYCACHEPREFIX=str(folder / "pycache"), PYTHONDONTWRITEBYTECODE="")
+                CLUSTER[:] = [Cluster(folder)]
             start = warm_up(folder, models)
             entry: dict = {"models": models, "log_mb": round(size / 1e6, 1), "startup_cpu_s": start, "rounds": []}
             outputs = set()
@@ -274,9 +332,13 @@ def main(out_dir: Path) -> dict:
             entry["median"] = {label: {key: _median([r["engines"][label][key] for r in entry["rounds"]])
                                        for key in ("cpu_s", "wall_s", "cpu_over_count", "wall_over_count",
                                                    "peak_rss_mb")} for label in labels}
-            if "local" in labels and "dask" in labels:
-                entry["dask_speed_over_local"] = _median([r["engines"]["local"]["wall_s"] / r["engines"]["dask"]["wall_s"]
-                                                          for r in entry["rounds"]])
+            for dask in ("dask", "cluster"):
+                if "local" in labels and dask in labels:
+                    entry[f"{dask}_speed_over_local"] = _median([r["engines"]["local"]["wall_s"] / r["engines"][dask]["wall_s"]
+                                                                 for r in entry["rounds"]])
+            for cluster in CLUSTER:
+                cluster.stop()
+            CLUSTER.clear()
             results["logs"][name] = entry
             print(f"{name} ({ROWS:,} rows x {models}; {entry['log_mb']} MB JSON; medians of {ROUNDS} round(s)): "
                   f"counting the texts {entry['count_cpu_s']} CPU s; start-up (a 10-row log, in process) "
@@ -285,9 +347,9 @@ def main(out_dir: Path) -> dict:
                 print(f"  {label:>9}: {run['cpu_s']:>6} CPU s = {run['cpu_over_count']}x the count "
                       f"(target {TARGET_CPU}x); {run['wall_s']:>6} s wall = {run['wall_over_count']}x "
                       f"(target {TARGET_WALL}x on the local engine); peak RSS {run['peak_rss_mb']} MB", flush=True)
-            speed = entry.get("dask_speed_over_local")
-            print(f"  outputs identical on every engine and round: {entry['identical_outputs']}"
-                  + ("" if speed is None else f"; Dask runs at {speed}x the local engine's speed"), flush=True)
+            speeds = "".join(f"; {label} runs at {entry[f'{label}_speed_over_local']}x the local engine's speed"
+                             for label in ("dask", "cluster") if f"{label}_speed_over_local" in entry)
+            print(f"  outputs identical on every engine and round: {entry['identical_outputs']}{speeds}", flush=True)
         for name, (models, _) in LOGS.items() if PHASES else ():
             entry = results["logs"][name]
             entry["phases_cpu_s"] = phases(folder / f"{name.replace(' ', '-')}.jsonl.gz", models)
