@@ -11,7 +11,12 @@ file line by line, and bounds what a single line and a compressed file may cost:
   ratio: a very repetitive log that compresses 500 times is read as long as it stays below it.
   A file that could pass the ceiling (deflate inflates at most 1,032 times) is decompressed
   once, without reading its lines, before any line is given: a bomb is refused in the time
-  zlib takes to inflate up to the ceiling, before any counting.
+  it takes to inflate up to the ceiling, before any counting.
+
+Inflation is ISA-L's (`isal.igzip`, the standard `gzip` module's interface and bytes, about three
+times faster: both passes over a log cost less). A damaged file is refused as damaged with ISA-L's
+own reason (bytes after the last member read as a truncated member, where `gzip` says "Not a
+gzipped file").
 
 Memory stays below one line plus one read block whatever the file holds: a gzip "bomb" (a few
 MB holding a GB of one line) stops at the bound with a message naming the file, the line and
@@ -21,12 +26,13 @@ the fix, instead of growing the process to the size of the line.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
+
+from isal import igzip
 
 from ..errors import BadInput, shown
 
@@ -137,7 +143,7 @@ def _inflated_size(fh: Stream, *, limit: int, where: str, compressed: int, hint:
     Only zlib runs (no line is split, nothing decoded): the bytes are counted and dropped.
     """
     total = 0
-    with gzip.GzipFile(fileobj=fh) as inner:
+    with igzip.IGzipFile(fileobj=fh) as inner:
         while True:
             try:
                 n = len(inner.read(READ_BLOCK * 16))
@@ -169,7 +175,7 @@ def open_decompressed(fh: Stream, *, where: str, size: int, bounds: LineBounds) 
     if size * MAX_DEFLATE_RATIO > limit:
         _inflated_size(fh, limit=limit, where=where, compressed=size, hint=hint)
         fh.seek(0)
-    inflating = _Inflation(gzip.GzipFile(fileobj=fh), limit=limit, where=where, compressed=size, hint=hint)
+    inflating = _Inflation(igzip.IGzipFile(fileobj=fh), limit=limit, where=where, compressed=size, hint=hint)
     return io.BufferedReader(inflating, buffer_size=READ_BLOCK)
 
 
