@@ -323,7 +323,7 @@ def _cache_control(body: dict[str, Any], shape: str) -> tuple[tuple[int, bool], 
     return tuple(sorted(marks.items()))
 
 
-def _chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
+def chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
     """`parse_row` of the commonest row, an OpenAI chat request at the top of the row whose messages
     are plain text (`plain_chat`) and whose response is a string or absent: the same record, read
     without the general path's dispatch on shapes and wrappers. None for any other row, which the
@@ -341,7 +341,8 @@ def _chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
     logged = row.get("usage")
     if logged is None:
         logged = row.get("usageMetadata")
-    usage = _usage(logged)  # before the timestamp, as below: a row wrong in both is refused for its usage
+    read = _flat_usage(logged, model)
+    usage = _usage(logged) if read is None else read[0]  # before the timestamp, as below: a row wrong in both is refused for its usage
     timestamp = None
     for key in _TIME_KEYS:
         value = row.get(key)
@@ -349,14 +350,41 @@ def _chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
             timestamp = parse_time(value)
             break
     tier = row.get("service_tier")
-    return LogRecord(where, request, text, "", usage, timestamp, model, _bill(logged, "openai-chat", {}, model),
-                     False, tier if isinstance(tier, str) and tier else None)
+    bill = _bill(logged, "openai-chat", {}, model) if read is None else read[1]
+    return LogRecord(where, request, text, "", usage, timestamp, model, bill, False,
+                     tier if isinstance(tier, str) and tier else None)
+
+
+# (model, a flat usage object's items) -> its (Usage, BillUsage), for `_chat_row`: a month of logs
+# repeats its usage objects, and one of integers only is read once per model (bounded as the read memo)
+_FLAT_USAGE: dict[tuple[str | None, tuple[tuple[str, int], ...]], tuple[Usage | None, BillUsage | None]] = {}
+_FLAT_USAGE_LIMIT = 1 << 16
+
+
+def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, BillUsage | None] | None:
+    """`(_usage(logged), _bill(logged, "openai-chat", {}, model))` of a usage object whose values are all
+    integers (not bools: the items are then its value exactly), read once per (model, items); None for
+    any other value (read as before, by the caller). A usage that does not read is not kept: the caller
+    reads it again and words its error in the usual order."""
+    if type(logged) is not dict or not all(type(v) is int for v in logged.values()):
+        return None
+    key = (model, tuple(logged.items()))
+    found = _FLAT_USAGE.get(key)
+    if found is None:
+        try:
+            found = (_usage(logged), _bill(logged, "openai-chat", {}, model))
+        except RowError:
+            return None
+        if len(_FLAT_USAGE) >= _FLAT_USAGE_LIMIT:
+            _FLAT_USAGE.clear()
+        _FLAT_USAGE[key] = found
+    return found
 
 
 def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     """One row of `shape`, found at `where`, as a `LogRecord`; raises RowError when unreadable."""
     if shape == "openai-chat" and type(row) is dict:
-        record = _chat_row(row, where)
+        record = chat_row(row, where)
         if record is not None:
             return record
     if shape == "text" and isinstance(row, str):

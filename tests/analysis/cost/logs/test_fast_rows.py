@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from analysis.cost.logs import shapes
+from analysis.cost.logs import records as records_mod, shapes
 from analysis.cost.usage import READ_MEMO
 
 
@@ -38,7 +38,8 @@ def _row(rng: random.Random) -> dict:
             {"prompt_tokens": 5}, {"prompt_tokens": -1, "completion_tokens": 2}, {"prompt_tokens": 1.5},
             {"input_tokens": 7, "output_tokens": 2}, {"promptTokenCount": 4, "candidatesTokenCount": 1},
             {"tokens": 3}, None, "12", {"prompt_tokens": 3, "completion_tokens": 1,
-                                        "prompt_tokens_details": {"cached_tokens": 9}}])
+                                        "prompt_tokens_details": {"cached_tokens": 9}},
+            {"prompt_tokens": True, "completion_tokens": 1}, {"prompt_tokens": 1, "completion_tokens": 1}, {}])
     for key in rng.sample(["timestamp", "created_at", "time", "created"], rng.randint(0, 2)):
         row[key] = rng.choice([1772323200, 1772323200.5, 1772323200123, "2026-03-01T10:00:00Z", "2026-03-01",
                                "yesterday", None, 1e30, True])
@@ -60,20 +61,21 @@ def _read(row: dict):
 
 def test_the_direct_row_read_equals_the_general_one(monkeypatch):
     rows = [_row(random.Random(seed)) for seed in range(3000)]
-    chat_row, declined = shapes._chat_row, []
+    chat_row, declined = shapes.chat_row, []
 
     def counted(row, where):
         record = chat_row(row, where)
         declined.append(record is None)
         return record
 
-    monkeypatch.setattr(shapes, "_chat_row", counted)
+    monkeypatch.setattr(shapes, "chat_row", counted)
     READ_MEMO.clear()
+    shapes._FLAT_USAGE.clear()
     direct = [_read(row) for row in rows]
     assert declined.count(False) > 500 and declined.count(True) > 300  # both paths are exercised
     assert sum(isinstance(r, tuple) for r in direct) > 300  # and so are refusals
     READ_MEMO.clear()
-    monkeypatch.setattr(shapes, "_chat_row", lambda row, where: None)
+    monkeypatch.setattr(shapes, "chat_row", lambda row, where: None)
     general = [_read(row) for row in rows]
     for row, ours, theirs in zip(rows, direct, general):
         assert ours == theirs, row
@@ -88,7 +90,7 @@ def test_the_direct_row_read_equals_the_general_one(monkeypatch):
     pytest.param({"messages": [{"role": ["user"], "content": "hi"}]}, id="role-not-a-string"),
 ])
 def test_rows_off_the_common_case_fall_back_to_the_general_path(row):
-    assert shapes._chat_row(row, "") is None
+    assert shapes.chat_row(row, "") is None
 
 
 def test_a_role_that_is_not_a_string_is_named_not_a_crash():
@@ -104,3 +106,66 @@ def test_blank_lines_of_any_whitespace_are_left_out_and_counted_in_line_numbers(
     log.write_text(f"\n  \t\n\u3000\u2028\n\x1c\r\n{row}\n \n{row}", encoding="utf-8")
     records, report = read_log_records(log)
     assert [r.where for r in records] == [f"{log}:5", f"{log}:7"] and report.rows == 2
+
+
+def test_a_flat_usage_is_read_once_per_model_and_only_when_it_is_all_integers():
+    shapes._FLAT_USAGE.clear()
+    row = {"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4o",
+           "usage": {"prompt_tokens": 8, "completion_tokens": 2}}
+    first, again = shapes.parse_row(row, "openai-chat"), shapes.parse_row(dict(row), "openai-chat")
+    assert first.bill is again.bill and first.usage == again.usage  # one read, shared
+    other = shapes.parse_row({**row, "model": "gpt-4o-mini"}, "openai-chat")
+    assert other.bill is not first.bill and len(shapes._FLAT_USAGE) == 2
+    # True is not 1, nor 1.0: a usage holding anything but integers is read as it is, never from the memo
+    for usage in ({"prompt_tokens": True, "completion_tokens": 2}, {"prompt_tokens": 8.0, "completion_tokens": 2}):
+        with pytest.raises(shapes.RowError, match="must be a non-negative integer"):
+            shapes.parse_row({**row, "usage": usage}, "openai-chat")
+    assert len(shapes._FLAT_USAGE) == 2
+
+
+def _general_records(chunk):
+    """`RowChunk.records` as the general loop reads it: each line parsed, then `_read_row`."""
+    import copy
+
+    out, report = list(chunk.parsed), copy.deepcopy(chunk.report)
+    for where, line in chunk.lines:
+        record, _ = records_mod._read_row(where, records_mod._json_row(line), chunk.path, chunk.container,
+                                          chunk.shape, chunk.errors, report)
+        if record is not None:
+            out.append(record)
+    return out, report
+
+
+def _lines(n: int) -> list[tuple[str, str]]:
+    import json
+
+    odd = ['{"messages": [', "[1, 2]", '"hi"', "null", "{}", '{"messages": [], "n": 123456789012345678901234}',
+           '{"messages": [{"role": "user", "content": "hi"}], "temperature": 1e400}',
+           "[" * 3000 + "]" * 3000, '{"messages": [{"role": "user", "content": "\ud800"}]}', "NaN",
+           '{"messages": [{"role": "user", "content": "hi"}], "usage": {"prompt_tokens": 1e3}}']
+    lines = []
+    for i in range(n):
+        rng = random.Random(i)
+        line = rng.choice(odd) if rng.random() < 0.1 else json.dumps(_row(rng), ensure_ascii=rng.random() < 0.5)
+        lines.append((f"log.jsonl:{i + 1}", line + "\n"))
+    return lines
+
+
+def test_a_chat_chunk_read_in_one_loop_equals_the_general_read():
+    lines = _lines(2000)
+    shapes._FLAT_USAGE.clear()
+    chunk = records_mod.RowChunk("log.jsonl", "jsonl", "openai-chat", "skip", lines=lines)
+    ours, ours_report = chunk.records()
+    theirs, their_report = _general_records(chunk)
+    assert ours == theirs and ours_report == their_report
+    assert their_report.rows > 500 and their_report.n_skipped > 500  # both kinds are there
+    # strict: the same first refusal, in the same words
+    for start in range(0, 2000, 97):
+        strict = records_mod.RowChunk("log.jsonl", "jsonl", "openai-chat", "strict", lines=lines[start:start + 97])
+        outcomes = []
+        for read in (lambda c=strict: c.records(), lambda c=strict: _general_records(c)):
+            try:
+                outcomes.append(read())
+            except Exception as e:  # noqa: BLE001 - the refusal itself is compared
+                outcomes.append((type(e), str(e)))
+        assert outcomes[0] == outcomes[1]
