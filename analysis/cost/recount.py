@@ -23,11 +23,12 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import dataclasses
+import json
 
 from ..contract import EXACTNESS
 from ..errors import BadInput
 from ..models import TokenizerChoice
-from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolResult, counter_for,
+from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolCall, ToolDef, ToolResult, counter_for,
                         request_counter)
 from ..requests.formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
 from ..requests.formats.parts import join_reasons
@@ -137,11 +138,32 @@ RowShape = tuple[tuple[object, ...] | None, tuple[str, ...]]
 _TEXT_ONLY = ("t",)
 
 
+def _tools_key(tools: tuple[ToolDef, ...]) -> tuple[object, ...] | None:
+    """`structure_key`'s part for the tool definitions, kept per tuple of them: a log's rows share one
+    tuple for each distinct `tools` list (`requests.shapes.openai_chat`), so their JSON is written once."""
+    kept = _TOOL_KEYS.get(id(tools))
+    if kept is not None and kept[0] is tools:  # the tuple itself is kept, so its id is not reused
+        return kept[1]
+    try:
+        key: tuple[object, ...] | None = tuple((t.name, t.description, json.dumps(t.parameters, ensure_ascii=False))
+                                               for t in tools)
+    except (TypeError, ValueError):
+        key = None
+    if len(_TOOL_KEYS) >= 1024:
+        _TOOL_KEYS.clear()
+    _TOOL_KEYS[id(tools)] = (tools, key)
+    return key
+
+
+_TOOL_KEYS: dict[int, tuple[tuple[ToolDef, ...], tuple[object, ...] | None]] = {}
+
+
 def row_shape(request: Request) -> RowShape:
     """(`structure_key`, `request_texts`) of a request: what `fast_counts` reads of it, computed once
-    for every counter of a chunk (a request of one text part per message and no tools, the common
-    log row, is read in one pass)."""
-    if not request.tools and request.tool_choice is None:
+    for every counter of a chunk (a request of one text part per message, with no tool choice, the
+    common log row, is read in one pass; its tool definitions' part is kept per tuple of them)."""
+    tools: tuple[object, ...] | None = () if not request.tools else _tools_key(request.tools)
+    if tools is not None and request.tool_choice is None:
         messages = []
         texts = [request.system] if request.system else []
         for m in request.messages:
@@ -153,7 +175,7 @@ def row_shape(request: Request) -> RowShape:
             if text:
                 texts.append(text)
         else:
-            return (request.api, bool(request.system), tuple(messages), (), None), tuple(texts)
+            return (request.api, bool(request.system), tuple(messages), tools, None), tuple(texts)
     return structure_key(request), tuple(request_texts(request))
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
+from ...errors import BadInput, UnknownName
 from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
-from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
+from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolDef, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
                     _obj, _str, _text, _text_in, _typed_parts)
 
@@ -68,9 +71,14 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
     reading below gives, built without its per-field reads (and a system prompt seen before
     shared, `_PROMPTS`); None for anything else (read below, its errors worded)."""
     raw = body.get("messages")
-    if type(raw) is not list or "tools" in body or "functions" in body or "tool_choice" in body \
-            or "function_call" in body:
+    if type(raw) is not list or "tool_choice" in body or "function_call" in body:
         return None
+    tools: tuple[ToolDef, ...] = ()
+    if "tools" in body or "functions" in body:
+        known = _known_tools(body)
+        if known is None:
+            return None
+        tools = known
     messages = []
     for m in raw:
         if type(m) is not dict:
@@ -97,7 +105,39 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
             messages.append(message)
         else:
             messages.append(Message.of_text(role, content, name))
-    return Request(tuple(messages))
+    return Request(tuple(messages), None, tools)
+
+
+# The tool definitions of a log repeat from row to row as they do in an agent's requests: each
+# distinct `tools` list (by its JSON text) is read once into its `ToolDef`s, which the rows share.
+# Bounded in lists and in their text, and emptied when full, as `_PROMPTS`.
+_TOOLS: dict[bytes, tuple[ToolDef, ...]] = {}
+_TOOLS_LIMIT, _TOOLS_BYTES = 256, 65_536
+
+
+def _known_tools(body: Mapping[str, Any]) -> tuple[ToolDef, ...] | None:
+    """The `ToolDef`s of a body's `tools` (with no legacy `functions`), read once per distinct list;
+    None for anything else (read below, its errors worded). A list whose JSON text holds a null is
+    not kept: orjson writes NaN as null, so that text would not tell the two apart."""
+    if "functions" in body:
+        return None
+    raw = body.get("tools")
+    try:
+        key = orjson.dumps(raw)
+    except (TypeError, orjson.JSONEncodeError):  # not JSON, or an integer beyond 64 bits
+        return None
+    tools = _TOOLS.get(key)
+    if tools is None:
+        if b"null" in key or len(key) > _TOOLS_BYTES:
+            return None
+        try:
+            tools = tuple(_function_def(tool.get("function"), f"{at}.function") for at, tool in _function_tools(body))
+        except (BadInput, UnknownName):  # worded by the general reading, after the messages' own errors
+            return None
+        if len(_TOOLS) >= _TOOLS_LIMIT:
+            _TOOLS.clear()
+        _TOOLS[key] = tools
+    return tools
 
 
 def parse_openai_chat(body: Mapping[str, Any]) -> Request:

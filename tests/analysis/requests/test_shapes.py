@@ -200,8 +200,16 @@ def test_plain_chat_fast_path_equals_the_general_reading(monkeypatch):
                 m["tool_call_id"] = "c1"
             messages.append(m)
         body = {"model": "gpt-4o", "messages": messages}
-        if rng.random() < 0.1:
-            body["tools"] = [{"type": "function", "function": {"name": "f"}}]
+        if rng.random() < 0.3:
+            body["tools"] = rng.choice([
+                [{"type": "function", "function": {"name": "f"}}],
+                [{"type": "function", "function": {"name": "g", "description": "d", "parameters": {"type": "object"}}}],
+                [{"type": "function", "function": {"name": "f", "parameters": {"x": float("nan")}}}],  # NaN: json, not orjson
+                [{"type": "function", "function": {"name": "f", "parameters": {"x": None}}}],
+                [{"type": "function", "function": {"name": "f", "parameters": {"big": 2 ** 70}}}],
+                [{"type": "code_interpreter"}], [{"type": "function", "function": {"name": 3}}], [], "tools"])
+        if rng.random() < 0.05:
+            body["functions"] = [{"name": "legacy"}]
         bodies.append(body)
 
     def read(body):
@@ -231,3 +239,31 @@ def test_a_repeated_system_prompt_is_one_shared_value():
     long = {"messages": [{"role": "system", "content": "x" * (openai_chat._PROMPT_CHARS + 1)}]}
     assert parse(long, shape="openai-chat") == parse(dict(long), shape="openai-chat")
     assert len(openai_chat._PROMPTS) == 1  # a long prompt is read, equal, but not kept
+
+
+def test_a_repeated_tools_list_is_read_once_and_shared():
+    # issue 44: an agent's requests repeat their tool definitions; each distinct list is read once
+    from analysis.cost.recount import row_shape, structure_key, request_texts
+    from analysis.requests.shapes import openai_chat
+
+    tools = [{"type": "function", "function": {"name": "track", "description": "Where a parcel is",
+                                               "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}]
+
+    def body(user, tool_list=tools):
+        return {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": user}],
+                "tools": tool_list}
+
+    first, second = parse(body("hi"), shape="openai-chat"), parse(body("bye"), shape="openai-chat")
+    assert first.tools is second.tools and first.tools[0].name == "track"
+    openai_chat._TOOLS.clear()
+    again = parse(body("hi"), shape="openai-chat")
+    assert again == first and again.tools is not first.tools
+    # the structure read in one pass equals the general one, for shared and for fresh tool tuples
+    for request in (first, second, again, parse(body("hi", tools + tools), shape="openai-chat")):
+        assert row_shape(request) == (structure_key(request), tuple(request_texts(request)))
+    # NaN is written as null by orjson: a list holding a null is read every time, never from the memo
+    nan = [{"type": "function", "function": {"name": "f", "parameters": {"x": float("nan")}}}]
+    none = [{"type": "function", "function": {"name": "f", "parameters": {"x": None}}}]
+    assert parse(body("hi", none), shape="openai-chat").tools[0].parameters == {"x": None}
+    read_nan = parse(body("hi", nan), shape="openai-chat").tools[0].parameters["x"]
+    assert read_nan != read_nan  # NaN, not the None read before it

@@ -45,11 +45,23 @@ def _row(rng: random.Random) -> dict:
                                "yesterday", None, 1e30, True])
     if rng.random() < 0.1:
         row["service_tier"] = rng.choice(["flex", "", None, 2])
-    if rng.random() < 0.05:
-        row["tools"] = [{"type": "function", "function": {"name": "f"}}]
+    if rng.random() < 0.1:
+        row["tools"] = rng.choice(TOOLS)
     if rng.random() < 0.03:
         row[rng.choice(["system", "request", "body"])] = rng.choice(["Be brief.", {"messages": []}])
     return row
+
+
+# tool lists a log may hold: the same one again and again, others, and ones the general reading refuses
+TOOLS = [
+    [{"type": "function", "function": {"name": "f"}}],
+    [{"type": "function", "function": {"name": "track", "description": "Where a parcel is",
+                                       "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}}],
+    [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "default": None}}}],
+    [{"type": "function", "function": {"name": "f", "parameters": {"max": 1.5, "n": 1, "flag": True}}}],
+    [], None, {}, "f", [{"type": "web_search"}], [{"type": "function", "function": {"description": "no name"}}],
+    [{"type": "function", "function": {"name": "f", "parameters": "not an object"}}], [{"type": "function"}],
+]
 
 
 def _read(row: dict):
@@ -86,7 +98,8 @@ def test_the_direct_row_read_equals_the_general_one(monkeypatch):
     pytest.param({"request": {"messages": [{"role": "user", "content": "hi"}]}}, id="logger-wrapper"),
     pytest.param({"messages": [{"role": "user", "content": "hi"}], "response": {"choices": []}}, id="response-object"),
     pytest.param({"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}, id="content-parts"),
-    pytest.param({"messages": [{"role": "user", "content": "hi"}], "tools": []}, id="tools"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}], "tool_choice": "auto"}, id="tool-choice"),
+    pytest.param({"messages": [{"role": "user", "content": "hi"}], "functions": []}, id="legacy-functions"),
     pytest.param({"messages": [{"role": ["user"], "content": "hi"}]}, id="role-not-a-string"),
 ])
 def test_rows_off_the_common_case_fall_back_to_the_general_path(row):
