@@ -14,8 +14,9 @@ from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+T = TypeVar("T")
 
-__all__ = ["BoundedMemo"]
+__all__ = ["BoundedMemo", "ObjectMemo"]
 
 
 class BoundedMemo(Generic[V]):
@@ -72,3 +73,44 @@ class BoundedMemo(Generic[V]):
         """Forget every key, and the hit and miss counts."""
         self._values.clear()
         self.hits = self.misses = 0
+
+
+class ObjectMemo(Generic[T, V]):
+    """`memo.get(obj, compute)`: the value kept for the object `obj` itself, else `compute(obj)` kept
+    (at most `limit` objects; emptied when full, as `BoundedMemo`).
+
+    Unlike `BoundedMemo` (keyed by a value), an object is found by its identity: for values that are
+    costly to hash or compare but shared by the rows that hold them (one usage object's reading,
+    one tools list's definitions). The object is kept beside its value, so its id cannot be reused
+    by another object while the entry lives, and an entry found under an id is used only for the
+    very object it was kept for.
+
+    >>> m: ObjectMemo[list, int] = ObjectMemo(4)
+    >>> a = [1, 2]
+    >>> m.get(a, len), m.get(a, lambda x: 0), m.get([1, 2], lambda x: 0)
+    (2, 2, 0)
+    """
+
+    __slots__ = ("limit", "_kept")
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"a memo holds at least one object, got limit={limit}")
+        self.limit = limit
+        self._kept: dict[int, tuple[T, V]] = {}
+
+    def get(self, obj: T, compute: Callable[[T], V]) -> V:
+        kept = self._kept.get(id(obj))
+        if kept is not None and kept[0] is obj:
+            return kept[1]
+        value = compute(obj)
+        if len(self._kept) >= self.limit:
+            self._kept.clear()
+        self._kept[id(obj)] = (obj, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def clear(self) -> None:
+        self._kept.clear()

@@ -33,7 +33,7 @@ from ..requests import (Count, Message, Request, RequestCounter, TextPart, ToolC
 from ..requests.formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
 from ..requests.formats.parts import join_reasons
 from ..tokenizers import Piece, Tokenizer
-from .memo import BoundedMemo
+from .memo import BoundedMemo, ObjectMemo
 from .targets import model_spec
 
 def target_counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
@@ -105,12 +105,10 @@ def structure_key(request: Request) -> tuple[object, ...] | None:
         messages.append((m.role, m.name, parts))
     tools: tuple[object, ...] = ()
     if request.tools:
-        import json
-
-        try:
-            tools = tuple((t.name, t.description, json.dumps(t.parameters, ensure_ascii=False)) for t in request.tools)
-        except (TypeError, ValueError):
+        part = _tools_part(request.tools)
+        if part is None:
             return None
+        tools = part
     choice = None if request.tool_choice is None else (request.tool_choice.mode, request.tool_choice.name)
     return (request.api, bool(request.system), tuple(messages), tools, choice)
 
@@ -138,31 +136,24 @@ RowShape = tuple[tuple[object, ...] | None, tuple[str, ...]]
 _TEXT_ONLY = ("t",)
 
 
-def _tools_key(tools: tuple[ToolDef, ...]) -> tuple[object, ...] | None:
-    """`structure_key`'s part for the tool definitions, kept per tuple of them: a log's rows share one
-    tuple for each distinct `tools` list (`requests.shapes.openai_chat`), so their JSON is written once."""
-    kept = _TOOL_KEYS.get(id(tools))
-    if kept is not None and kept[0] is tools:  # the tuple itself is kept, so its id is not reused
-        return kept[1]
+def _tools_part(tools: tuple[ToolDef, ...]) -> tuple[object, ...] | None:
+    """`structure_key`'s part for the tool definitions (None: parameters that are not JSON)."""
     try:
-        key: tuple[object, ...] | None = tuple((t.name, t.description, json.dumps(t.parameters, ensure_ascii=False))
-                                               for t in tools)
+        return tuple((t.name, t.description, json.dumps(t.parameters, ensure_ascii=False)) for t in tools)
     except (TypeError, ValueError):
-        key = None
-    if len(_TOOL_KEYS) >= 1024:
-        _TOOL_KEYS.clear()
-    _TOOL_KEYS[id(tools)] = (tools, key)
-    return key
+        return None
 
 
-_TOOL_KEYS: dict[int, tuple[tuple[ToolDef, ...], tuple[object, ...] | None]] = {}
+# `_tools_part` kept per tuple of definitions: a log's rows share one tuple for each distinct `tools`
+# list (`requests.shapes.openai_chat`), so their JSON is written once
+_TOOL_PARTS: ObjectMemo[tuple[ToolDef, ...], tuple[object, ...] | None] = ObjectMemo(1024)
 
 
 def row_shape(request: Request) -> RowShape:
     """(`structure_key`, `request_texts`) of a request: what `fast_counts` reads of it, computed once
     for every counter of a chunk (a request of one text part per message, with no tool choice, the
     common log row, is read in one pass; its tool definitions' part is kept per tuple of them)."""
-    tools: tuple[object, ...] | None = () if not request.tools else _tools_key(request.tools)
+    tools = () if not request.tools else _TOOL_PARTS.get(request.tools, _tools_part)
     if tools is not None and request.tool_choice is None:
         messages = []
         texts = [request.system] if request.system else []

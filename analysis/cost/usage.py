@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from ..errors import BadInput
-from .memo import BoundedMemo
+from .memo import BoundedMemo, ObjectMemo
 
 __all__ = ["SHAPE_PROVIDERS", "BillPart", "BillUsage", "as_billed", "as_billed_total", "bill_parts", "price_context",
            "read_usage"]
@@ -474,17 +474,10 @@ def _linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], in
 def _kept_linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
     """`_linear_form(usage)`, kept for the usage object: `read_usage` gives the rows of one usage
     the same object, so a usage that recurs in later chunks is not taken apart again."""
-    kept = _FORMS.get(id(usage))
-    if kept is not None and kept[0] is usage:  # the object itself is kept, so its id is not reused
-        return kept[1]
-    form = _linear_form(usage)
-    if len(_FORMS) >= 1 << 16:
-        _FORMS.clear()
-    _FORMS[id(usage)] = (usage, form)
-    return form
+    return _FORMS.get(usage, _linear_form)
 
 
-_FORMS: dict[int, tuple[BillUsage, tuple[tuple[str, ...], tuple[int, ...], int] | None]] = {}
+_FORMS: ObjectMemo[BillUsage, tuple[tuple[str, ...], tuple[int, ...], int] | None] = ObjectMemo(1 << 16)
 
 
 @functools.lru_cache(maxsize=256)

@@ -159,6 +159,22 @@ def _beyond_int64(value: Any) -> bool:
     return False
 
 
+_NOT_EXACT = object()
+
+
+def _orjson_exact(text: str) -> Any:
+    """orjson's value of `text` where it is the standard library's, else `_NOT_EXACT` (a syntax error,
+    NaN, a lone surrogate, nesting too deep, or a float beyond 64-bit integers)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _NOT_EXACT
+    try:
+        return _NOT_EXACT if _beyond_int64(value) else value
+    except RecursionError:  # nested deeper than Python's own recursion: the standard library decides
+        return _NOT_EXACT
+
+
 def _json(text: str) -> Any:
     """json.loads, with the limits of the parser as row problems (a RowError), not tracebacks.
 
@@ -166,17 +182,9 @@ def _json(text: str) -> Any:
     lone surrogate, nesting too deep) is read again by the standard library, and so is a row with a
     float beyond 64-bit integers (which may have been an integer literal orjson cannot hold), so
     what is accepted, every value and every error message are the standard library's own."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        try:
-            exact = not _beyond_int64(value)
-        except RecursionError:  # nested deeper than Python's own recursion: the standard library decides
-            exact = False
-        if exact:
-            return value
+    value = _orjson_exact(text)
+    if value is not _NOT_EXACT:
+        return value
     try:
         return json.loads(text)
     except RecursionError:
@@ -416,15 +424,11 @@ class RowChunk:
         """`records` of an OpenAI chat JSON Lines file: each row that orjson reads exactly and that
         `shapes.chat_row` takes is read in this loop; any other (a syntax error, a number orjson
         cannot hold, another shape of row, a bad value) goes the general way, which words its error."""
-        loads, decode_error, append = orjson.loads, orjson.JSONDecodeError, out.append
+        append = out.append
         for where, line in self.lines:
             record = None
-            try:
-                row = loads(line)
-                exact = type(row) is dict and not _beyond_int64(row)
-            except (decode_error, RecursionError):
-                exact = False
-            if exact:
+            row = _orjson_exact(line)
+            if type(row) is dict:
                 try:
                     record = chat_row(row, where)
                 except RowError:

@@ -355,7 +355,7 @@ def chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
                      tier if isinstance(tier, str) and tier else None)
 
 
-# (model, a flat usage object's items) -> its (Usage, BillUsage), for `_chat_row`: a month of logs
+# (model, a flat usage object's items) -> its (Usage, BillUsage), for `chat_row`: a month of logs
 # repeats its usage objects, and one of integers only is read once per model (bounded as the read memo)
 _FLAT_USAGE: dict[tuple[str | None, tuple[tuple[str, int], ...]], tuple[Usage | None, BillUsage | None]] = {}
 _FLAT_USAGE_LIMIT = 1 << 16

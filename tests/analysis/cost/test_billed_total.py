@@ -161,6 +161,6 @@ def test_a_kept_linear_form_is_the_usage_objects_own():
 
     a = read_usage({"prompt_tokens": 11, "completion_tokens": 2}, "openai-chat")
     b = read_usage({"prompt_tokens": 12, "completion_tokens": 3}, "openai-chat")
-    _FORMS[id(b)] = (a, _linear_form(a))
+    _FORMS._kept[id(b)] = (a, _linear_form(a))  # as if `a` had been kept where `b` now lives
     assert _kept_linear_form(b) == _linear_form(b) != _linear_form(a)
     assert _kept_linear_form(b) == _linear_form(b)
