@@ -38,7 +38,8 @@ from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .records import LogRecord
 
-__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "simulate_rows", "spaced_note", "trace_chunk"]
+__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "day_codes", "row_days", "simulate_rows",
+           "spaced_note", "trace_chunk"]
 
 BREAKPOINT_MODES = ("request", "auto")
 
@@ -174,13 +175,25 @@ def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
     ptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(marks)))
     when = np.fromiter((r.timestamp.timestamp() if r.timestamp else np.nan for r in records), dtype=np.float64,
                        count=len(records))
-    if day_of is None:
-        day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
+    names, days = day_codes(row_days(records) if day_of is None else day_of)
+    return TraceChunk(when, ptr, np.asarray(blocks, dtype=np.int32),
+                      np.asarray(keys, dtype=np.int64), np.asarray(flags, dtype=np.int8), days.astype(np.int32), names)
+
+
+def row_days(records: Sequence[LogRecord]) -> list[str | None]:
+    """Each row's UTC day as ISO text (None: a row without a timestamp)."""
+    return [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
+
+
+def day_codes(day_of: Sequence[str | None]) -> tuple[list[str | None], np.ndarray]:
+    """(the distinct days in the order they first come, each row's index among them as int64).
+
+    >>> day_codes(["2026-03-02", None, "2026-03-02"])
+    (['2026-03-02', None], array([0, 1, 0]))
+    """
     names = list(dict.fromkeys(day_of))
     code = {d: i for i, d in enumerate(names)}
-    return TraceChunk(when, ptr, np.asarray(blocks, dtype=np.int32),
-                      np.asarray(keys, dtype=np.int64), np.asarray(flags, dtype=np.int8),
-                      np.fromiter((code[d] for d in day_of), dtype=np.int32, count=len(day_of)), names)
+    return names, np.fromiter((code[d] for d in day_of), dtype=np.int64, count=len(day_of))
 
 
 def _cut(request: Request, block: int) -> Request:

@@ -42,7 +42,7 @@ from .records import LogRecord
 from ..usage import SERVICE_TIERS, as_billed_total
 from ..bill import part_rates
 from ..caching import cache_rule
-from .cache_trace import BREAKPOINT_MODES, TraceChunk, block_ends, trace_chunk
+from .cache_trace import BREAKPOINT_MODES, TraceChunk, block_ends, day_codes, row_days, trace_chunk
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
@@ -603,10 +603,8 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         first = records[int(np.argmin(logged))]
         raise BadInput(f"{first.where}: no logged response, so its output tokens are unknown; give an output "
                          "size for rows without one: --output-tokens N or --output-ratio R")
-    day_of = [r.timestamp.date().isoformat() if r.timestamp else None for r in records]
-    day_names = list(dict.fromkeys(day_of))
-    codes = {d: i for i, d in enumerate(day_names)}
-    days = np.fromiter((codes[d] for d in day_of), dtype=np.int64, count=n)
+    day_of = row_days(records)
+    day_names, days = day_codes(day_of)
     shapes = ChunkShapes.of(records)
     for i in np.flatnonzero(shapes.codes < 0).tolist():  # a structure holds no media part
         media = records[i].not_counted
