@@ -100,7 +100,7 @@ class ExportBill:
 
     def warnings(self) -> list[str]:
         return [f"{u.model!r} is a model genai-prices does not know: {u.rows:,} row(s), {u.tokens:,} tokens are not "
-                f"priced (not counted as $0); name its price with --prices FILE" for u in self.unknown.values()]
+                f"priced (never counted as $0)" for u in self.unknown.values()]
 
     def headline(self) -> str:
         line = (f"{self.requests:,} request(s) in {self.rows:,} row(s) cost ${_usd(self.total)} "
@@ -261,6 +261,11 @@ def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> E
     """The bill of export rows (streamed: only sums are kept), with `targets` re-priced per part."""
     bill = ExportBill()
     targets = list(targets)
+    for target in targets:  # every target named before a row is read
+        try:
+            _price(target, datetime.now(tz=UTC).date())
+        except KeyError as e:
+            raise BadInput(f"-m {target}: {e.args[0] if e.args else 'unknown model'}") from None
     target_usd: dict[str, Decimal | None] = {t: Decimal(0) for t in targets}
     usage_by_day: dict[tuple[date, str], Decimal] = defaultdict(Decimal)
     cost_by_day: dict[tuple[date, str], Decimal] = defaultdict(Decimal)

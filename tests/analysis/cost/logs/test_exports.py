@@ -155,3 +155,66 @@ def test_a_json_array_is_read_in_flat_memory(tmp_path):
         tracemalloc.stop()
         assert count == n
     assert peaks[1] < 2 * peaks[0]
+
+
+# -- the command line and the page of formats -------------------------------------------------------
+def _doc_examples() -> list[tuple[str, str, str | None]]:
+    """(shape, example row, its bill) of each export shape in docs/formats.md."""
+    import re
+
+    page = (Path(__file__).parents[4] / "docs" / "formats.md").read_text(encoding="utf-8")
+    found = re.findall(r"#### `([a-z-]+)`[^\n]*\n((?:(?!####).)*?)```export\n(.*?)\n```", page, flags=re.S)
+    out = []
+    for shape, prose, row in found:
+        usd = re.search(r"The example is \$([0-9.,]+)", prose.replace("\n", " "))
+        out.append((shape, row, usd.group(1).replace(",", "") if usd else None))
+    return out
+
+
+def test_every_export_shape_has_an_example_in_formats_md_priced_as_it_says(tmp_path):
+    examples = _doc_examples()
+    assert {shape for shape, _, _ in examples} == set(EXPORT_SHAPES)
+    for shape, row, usd in examples:
+        path = tmp_path / f"{shape}.jsonl"
+        path.write_text(row + "\n", encoding="utf-8")
+        assert detect_export(path) == shape
+        rows, _ = read_export_rows(path)
+        assert rows, shape
+        if usd is not None:
+            assert bill_of_rows(rows).total == Decimal(usd), shape
+
+
+@pytest.fixture
+def cli(capsys):
+    from analysis.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run
+
+
+def test_cost_logs_reads_an_export_and_names_an_unknown_model_on_every_output(tmp_path, cli):
+    log = str(FIXTURES / "litellm-35913-unknown-model.csv")
+    code, out, err = cli("cost", "--logs", log)
+    assert code == 0 and "acme-internal-router-v7" in out and "37,400,000 tokens" in out.splitlines()[0]
+    assert "NOT PRICED" in out and "warning:" in err
+    code, out, _ = cli("cost", "--logs", log, "--format", "json")
+    data = json.loads(out)
+    assert data["unknown_models"][0]["tokens"] == 37_400_000 and "WARNING" in data["headline"]
+    code, _, err = cli("cost", "--logs", log, "--out", str(tmp_path / "report"))
+    assert code == 0
+    for name in ("report.md", "report.html", "report.json"):
+        text = (tmp_path / "report" / name).read_text(encoding="utf-8")
+        assert "acme-internal-router-v7" in text and "37,400,000 tokens" in text, name
+
+
+def test_cost_logs_export_refusals(cli):
+    code, _, err = cli("cost", "--logs", str(FIXTURES / "otel-no-content.json"),
+                        str(FIXTURES.parent / "logs" / "openai_chat.jsonl"))
+    assert code == 2 and "separate runs" in err
+    code, _, err = cli("cost", "--logs", str(FIXTURES / "otel-no-content.json"), "--requests-per-lifetime", "5")
+    assert code == 2 and "not recounted" in err
+    code, out, _ = cli("cost", "--logs", str(FIXTURES / "otel-no-content.json"), "--shape", "otel", "--format", "csv")
+    assert code == 0 and out.splitlines()[1].startswith("gpt-4o-mini,1,1,2100,0.00036")
