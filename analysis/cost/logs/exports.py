@@ -22,6 +22,7 @@ is detected from the file's first bytes (`detect_export`) and can be forced.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -99,8 +100,19 @@ class ExportRow:
 
 # -- detection and containers -------------------------------------------------------------------
 def _head(src: Source, bounds: LineBounds) -> str:
-    with _open_binary(src, bounds) as fh:
-        return fh.read(_HEAD).decode("utf-8", errors="replace").lstrip("\ufeff")
+    """The first 64 kB of the file's text (inflated, for gzip): only that much is read, so a look at
+    a large request log costs nothing (the bounded reader would first measure a whole gzip file)."""
+    from isal import igzip
+
+    raw = io.BytesIO(src.data) if isinstance(src, LogUpload) else open(src, "rb")
+    with raw:
+        magic = raw.read(2)
+        raw.seek(0)
+        try:
+            data = igzip.IGzipFile(fileobj=raw).read(_HEAD) if magic == b"\x1f\x8b" else raw.read(_HEAD)
+        except (OSError, EOFError) as e:
+            raise BadInput(f"{src}: a damaged gzip file ({e}); export it again") from None
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
 
 
 def detect_export(src: Source, bounds: LineBounds | None = None) -> str | None:
