@@ -13,8 +13,10 @@ does not know is never summed as $0: it is named, with its rows and tokens, in t
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -29,6 +31,7 @@ from .exports import ExportRow
 __all__ = ["TOLERANCE", "Difference", "ExportBill", "Unknown", "bill_of_rows", "row_usage"]
 
 TOLERANCE = Decimal("0.005")  # a tool's own cost within 0.5% of genai-prices' agrees with it
+LISTED = 50  # the differing rows listed (the largest gaps); all are counted
 EXACT = "as billed: genai-prices on the logged usage"
 REPRICED = "re-priced, not recounted"
 _TIERS = {"0-200k": 1, "200k-1M": 200_001}
@@ -77,6 +80,7 @@ class ExportBill:
     models: dict[str, ModelLine] = field(default_factory=dict)
     unknown: dict[str, Unknown] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
+    n_differences: int = 0
     rows: int = 0
     requests: int = 0
     aggregate_rows: int = 0
@@ -106,7 +110,7 @@ class ExportBill:
         line = (f"{self.requests:,} request(s) in {self.rows:,} row(s) cost ${_usd(self.total)} "
                 f"({'re-priced, not recounted' if self.exactness == REPRICED else 'as billed, genai-prices on the logged usage'})")
         if any(m.own_rows for m in self.models.values()):
-            line += f"; their own cost says ${_usd(self.own_total)}, {len(self.differences):,} differ by more than 0.5%"
+            line += f"; their own cost says ${_usd(self.own_total)}, {self.n_differences:,} differ by more than 0.5%"
         for warning in self.warnings():
             line += f"; WARNING: {warning}"
         return line
@@ -127,6 +131,7 @@ class ExportBill:
             "unknown_models": [{"model": u.model, "rows": u.rows, "tokens": u.tokens,
                                 "own_cost_usd": str(u.own_cost)} for u in self.unknown.values()],
             "warnings": self.warnings(),
+            "n_differences": self.n_differences,
             "differences": [{"where": d.where, "model": d.model, "as_billed_usd": str(d.ours),
                              "own_cost_usd": str(d.theirs), "why": d.why} for d in self.differences],
             "re_priced": {k: None if v is None else str(v) for k, v in self.targets.items()},
@@ -144,7 +149,8 @@ class ExportBill:
         for warning in self.warnings():
             lines.append(f"WARNING: {warning}")
         if self.differences:
-            lines += ["", "rows whose own cost differs from genai-prices' by more than 0.5%:"]
+            shown = f" (the {len(self.differences)} largest)" if self.n_differences > len(self.differences) else ""
+            lines += ["", f"rows whose own cost differs from genai-prices' by more than 0.5%{shown}:"]
             lines += [f"  {d.where}: {d.model}: ${_usd(d.ours)} against their ${_usd(d.theirs)}: {d.why}"
                       for d in self.differences]
         if self.targets:
@@ -172,10 +178,26 @@ def row_usage(parts: Parts) -> BillUsage:
                      parts.reasoning, parts.media, usage)
 
 
+_PRICES: ContextVar[dict[tuple[str, date], Any] | None] = ContextVar("export_prices", default=None)
+
+
 def _price(model: str, on: date) -> Any:
+    """The model's price on a day, looked up once per run (`bill_of_rows` holds the run's dict)."""
     from ..prices import get_price
 
-    return get_price(model, on=on)
+    found = _PRICES.get()
+    if found is None:
+        return get_price(model, on=on)
+    key = (model, on)
+    if key not in found:
+        try:
+            found[key] = get_price(model, on=on)
+        except KeyError as e:
+            found[key] = e
+    value = found[key]
+    if isinstance(value, KeyError):
+        raise value
+    return value
 
 
 def _day(row: ExportRow) -> date:
@@ -258,9 +280,27 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
 
 
 def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> ExportBill:
-    """The bill of export rows (streamed: only sums are kept), with `targets` re-priced per part."""
+    """The bill of export rows (streamed: only sums, and the `LISTED` largest differences, are
+    kept), with `targets` re-priced per part. Each model's price is looked up once per run."""
+    token = _PRICES.set({})
+    try:
+        return _bill_of_rows(rows, list(targets))
+    finally:
+        _PRICES.reset(token)
+
+
+def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: Decimal, make: Any) -> None:
+    """Count a difference; keep it among the `LISTED` largest gaps (explained only when kept)."""
+    bill.n_differences += 1
+    if len(heap) < LISTED:
+        heapq.heappush(heap, (gap, bill.n_differences, make()))
+    elif gap > heap[0][0]:
+        heapq.heapreplace(heap, (gap, bill.n_differences, make()))
+
+
+def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
     bill = ExportBill()
-    targets = list(targets)
+    heap: list[tuple[Decimal, int, Difference]] = []
     for target in targets:  # every target named before a row is read
         try:
             _price(target, datetime.now(tz=UTC).date())
@@ -309,8 +349,8 @@ def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> E
             line.own_cost += row.own_cost
             line.own_rows += 1
             if abs(row.own_cost - usd) > abs(usd) * TOLERANCE:
-                bill.differences.append(Difference(row.where, model, usd, row.own_cost,
-                                                   _explain(model, row, usd, row.own_cost)))
+                _listed(bill, heap, abs(row.own_cost - usd), lambda: Difference(
+                    row.where, model, usd, row.own_cost, _explain(model, row, usd, row.own_cost)))  # noqa: B023
         for target in targets:
             total = target_usd[target]
             if total is None:
@@ -335,7 +375,8 @@ def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> E
             found.own_cost += theirs
             found.own_rows += 1
         if abs(theirs - ours) > abs(ours) * TOLERANCE:
-            bill.differences.append(Difference(f"{day} {model}", model, ours, theirs,
-                                               "the provider's cost report for the day and model"))
+            _listed(bill, heap, abs(theirs - ours), lambda: Difference(
+                f"{day} {model}", model, ours, theirs, "the provider's cost report for the day and model"))  # noqa: B023
+    bill.differences = [d for _, _, d in sorted(heap, key=lambda item: (-item[0], item[1]))]
     bill.targets = dict(target_usd)
     return bill

@@ -41,7 +41,7 @@ def test_fixture_bill(case):
         assert bill.requests == case["requests"]
     if "own_cost_usd" in case:
         assert bill.own_total == Decimal(case["own_cost_usd"])
-    assert len(bill.differences) == case.get("differences", 0)
+    assert len(bill.differences) == bill.n_differences == case.get("differences", 0)
     if "why" in case:
         assert case["why"] in bill.differences[0].why
     if "unknown_model" in case:
@@ -89,6 +89,21 @@ def test_retarget_reprices_parts_without_recounting():
     # day 1: 200,000 x 0.15 + 800,000 x 0.075 + 50,000 x 0.6 = 30,000 + 60,000 + 30,000; day 2: 400,000 x 0.15 + 20,000 x 0.6
     assert bill.targets == {"gpt-4o-mini": Decimal("0.192")}
     assert "re-priced, not recounted" in bill.text()
+
+
+def test_differences_are_all_counted_and_the_largest_listed(tmp_path):
+    from analysis.cost.logs.export_bill import LISTED
+
+    path = tmp_path / "obs.jsonl"
+    rows = [{"type": "GENERATION", "provided_model_name": "gpt-4o", "start_time": "2026-11-20 10:30:00",
+             "usage_details": {"input": 1000, "output": 100}, "cost_details": {"total": 0.01 + i / 1000}}
+            for i in range(LISTED + 20)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bill = bill_of_rows(read_export_rows(path)[0])  # each row: 1,000 x 2.5 + 100 x 10 = 3,500 per million
+    assert bill.total == Decimal("0.0035") * len(rows)
+    assert bill.n_differences == len(rows) and len(bill.differences) == LISTED
+    assert bill.differences[0].theirs == Decimal("0.01") + Decimal(len(rows) - 1) / 1000
+    assert f"{len(rows):,} differ" in bill.headline() and f"the {LISTED} largest" in bill.text()
 
 
 def test_detection_and_forcing(tmp_path):
