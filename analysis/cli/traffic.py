@@ -90,7 +90,8 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
                         reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
-                        requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
+                        requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args),
+                        rate=args.rate)
     log_report = LogReport()
     unordered = ""
     from tqdm.auto import tqdm
@@ -156,6 +157,7 @@ def cmd_exports(args: argparse.Namespace) -> int:
 
     for flag, value in (("--cache-breakpoints", args.cache_breakpoints != "request"),
                         ("--requests-per-lifetime", args.requests_per_lifetime is not None),
+                        ("--rate", args.rate is not None),
                         ("--output-tokens/--output-ratio", args.output_tokens is not None or args.output_ratio is not None)):
         if value:
             raise BadInput(f"{flag} shapes a recount or a cache simulation, and exports are re-priced from the "
@@ -206,7 +208,7 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
         with tqdm(unit="request", file=sys.stderr, disable=None,
                   desc=f"pricing requests x{n_models} models ({engine.name})") as bar:
             report = price_shared_prefix(
-                texts, models, system=system, requests_per_lifetime=args.requests_per_lifetime,
+                texts, models, system=system, requests_per_lifetime=args.requests_per_lifetime, rate=args.rate,
                 cache_breakpoints=args.cache_breakpoints, requests_per_month=args.requests_per_month,
                 output_tokens=args.output_tokens, output_ratio=args.output_ratio, cached_share=args.cached_share,
                 reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
