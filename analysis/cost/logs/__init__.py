@@ -4,7 +4,9 @@ The modules: `shapes` (one row of each provider's request format into plain fiel
 `records` (log files of several containers and shapes, streamed into `LogRecord`s),
 `chunk_sums` (a chunk of records reduced to a `TrafficPartial` of sums per model, day and
 tier; partials add up) and `traffic_report` (the merged partial turned into a
-`TrafficReport`).
+`TrafficReport`). The exports of tools and providers (OpenTelemetry spans, Langfuse, Helicone,
+LiteLLM, usage and cost reports) are read by `exports` under the rules of `export_rules` and priced
+from their logged usage by `export_bill`.
 """
 
 from typing import TYPE_CHECKING

@@ -298,6 +298,17 @@ def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: 
         heapq.heapreplace(heap, (gap, bill.n_differences, make()))
 
 
+def _retarget(row: ExportRow, parts: Parts, target_usd: dict[str, Decimal | None]) -> None:
+    """Add the row's parts, priced at each target's rates (the tier of its prompt, or of the context
+    window a report names), to the targets' totals; a target without an output price becomes None."""
+    size = parts.prompt if not row.aggregate else _TIERS.get(row.context_window or "", 1)
+    for target, total in target_usd.items():
+        if total is None:
+            continue
+        more = parts_usd(_rates(target, row, size), _tokens(parts), row.requests)
+        target_usd[target] = None if more is None else total + more
+
+
 def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
     bill = ExportBill()
     heap: list[tuple[Decimal, int, Difference]] = []
@@ -320,6 +331,7 @@ def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
         bill.aggregate_rows += row.aggregate
         bill.without_content += (not row.aggregate and row.record is None)
         parts = row.parts
+        _retarget(row, parts, target_usd)  # every row's parts, its own model known or not
         model = row.model
         if not model:
             unknown = bill.unknown.setdefault("(no model named)", Unknown("(no model named)"))
@@ -351,17 +363,6 @@ def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
             if abs(row.own_cost - usd) > abs(usd) * TOLERANCE:
                 _listed(bill, heap, abs(row.own_cost - usd), lambda: Difference(
                     row.where, model, usd, row.own_cost, _explain(model, row, usd, row.own_cost)))  # noqa: B023
-        for target in targets:
-            total = target_usd[target]
-            if total is None:
-                continue
-            try:
-                rates = _rates(target, row, parts.prompt if not row.aggregate else 1)
-            except (KeyError, BadInput):
-                target_usd[target] = None
-                continue
-            more = parts_usd(rates, _tokens(parts), row.requests)
-            target_usd[target] = None if more is None else total + more
     for key, theirs in sorted(cost_by_day.items()):
         day, model = key
         ours = usage_by_day.get(key)

@@ -82,6 +82,9 @@ def test_unknown_model_is_named_on_every_output_never_zero():
     assert any("acme-internal-router-v7" in w and "37,400,000 tokens" in w for w in data["warnings"])
     assert "WARNING" in data["headline"] and "NOT PRICED" in bill.text()
     assert "acme-internal-router-v7" not in {m["model"] for m in data["models"]}
+    # its parts are still re-priced under a target: 36,000,000 x 0.15 + 1,400,000 x 0.6 + the known row's 2,100 per million
+    repriced = bill_of_rows(read_export_rows(FIXTURES / "litellm-35913-unknown-model.csv")[0], targets=["gpt-4o-mini"])
+    assert repriced.targets == {"gpt-4o-mini": Decimal("6.2421")}
 
 
 def test_retarget_reprices_parts_without_recounting():
