@@ -216,6 +216,12 @@ def _tokens(parts: Parts) -> dict[str, int]:
             "cache_write_1h": parts.cache_write_1h, "output": parts.output, "reasoning": parts.reasoning or 0}
 
 
+def _size(row: ExportRow, parts: Parts) -> int:
+    """The prompt size that chooses a row's price tier: its own prompt, or for a report's bucket
+    (many requests) the context window it names (the base tier when it names none)."""
+    return _TIERS.get(row.context_window or "", 1) if row.aggregate else parts.prompt
+
+
 def _rates(model: str, row: ExportRow, prompt: int) -> PartRates:
     batch, tier = _tier(row)
     return rates_for(_price(model, _day(row)), _day(row), prompt, batch=batch, service_tier=tier)
@@ -226,7 +232,7 @@ def _aggregate_usd(model: str, row: ExportRow, parts: Parts, notes: Counter) -> 
     when it names none: said so where the model has tiers)."""
     price = _price(model, _day(row))
     tiered = any(r is not None and r.tiers for r in (price.input, price.cached_input, price.output))
-    size = _TIERS.get(row.context_window or "", 1)
+    size = _size(row, parts)
     if tiered and row.context_window is None:
         notes["a report without its context window is priced at the base tier (requests above the first tier "
               "cost more): group the report by context window"] += 1
@@ -245,7 +251,7 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
     if parts is None:
         return "no parts to compare"
     try:
-        rates = _rates(model, row, parts.prompt)
+        rates = _rates(model, row, _size(row, parts))
         base = _rates(model, row, 1)
     except (KeyError, BadInput):
         return "the parts cannot be priced one by one"
@@ -301,7 +307,7 @@ def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: 
 def _retarget(row: ExportRow, parts: Parts, target_usd: dict[str, Decimal | None]) -> None:
     """Add the row's parts, priced at each target's rates (the tier of its prompt, or of the context
     window a report names), to the targets' totals; a target without an output price becomes None."""
-    size = parts.prompt if not row.aggregate else _TIERS.get(row.context_window or "", 1)
+    size = _size(row, parts)
     for target, total in target_usd.items():
         if total is None:
             continue

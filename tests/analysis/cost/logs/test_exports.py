@@ -74,6 +74,13 @@ def test_a_report_day_is_not_priced_as_one_long_request():
     assert bill.total == Decimal("6.975")
 
 
+def test_a_report_is_re_priced_at_the_tier_of_its_context_window():
+    bill = bill_of_rows(read_export_rows(FIXTURES / "anthropic-usage-context-window.json")[0],
+                        targets=["claude-sonnet-4-5", "gemini-2.5-pro"])
+    # gemini-2.5-pro: 1,000,000 x 1.25 + 50,000 x 10 = 1,750,000; 500,000 x 2.5 + 10,000 x 15 = 1,400,000 per million
+    assert bill.targets == {"claude-sonnet-4-5": Decimal("6.975"), "gemini-2.5-pro": Decimal("3.15")}
+
+
 def test_unknown_model_is_named_on_every_output_never_zero():
     bill = bill_of_rows(read_export_rows(FIXTURES / "litellm-35913-unknown-model.csv")[0])
     data = bill.to_dict()
