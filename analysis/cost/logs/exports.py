@@ -325,12 +325,27 @@ def _record(where: str, request: Any, response: Any) -> tuple[LogRecord | None, 
         return None, f"its content was not read ({e}): it is priced from its usage alone"
 
 
+def _indexed_content(where: str, row: dict[str, Any]) -> tuple[LogRecord | None, str | None]:
+    """The earlier conventions' content, one attribute a field (``gen_ai.prompt.0.role``,
+    ``gen_ai.prompt.0.content``, ``gen_ai.completion.0.content``), as OpenLLMetry writes it."""
+    messages = []
+    for i in range(10_000):
+        content = row.get(f"gen_ai.prompt.{i}.content")
+        if content is None:
+            break
+        messages.append({"role": str(row.get(f"gen_ai.prompt.{i}.role") or "user"), "content": str(content)})
+    if not messages:
+        return None, None
+    answer = row.get("gen_ai.completion.0.content")
+    return _record(where, {"messages": messages}, str(answer) if answer is not None else None)
+
+
 def _content(shape: str, where: str, row: dict[str, Any]) -> tuple[LogRecord | None, str | None]:
     fields = rules()[shape].fields
     if shape == "otel":
         messages = _semconv_messages(row.get("gen_ai.input.messages"))
         if messages is None:
-            return None, None
+            return _indexed_content(where, row)
         system = row.get("gen_ai.system_instructions")
         if isinstance(system, str) and system:
             sys_parts = _semconv_messages(f'[{{"role":"system","parts":{system}}}]') if system.startswith("[") else None

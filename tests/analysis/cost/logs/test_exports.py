@@ -132,6 +132,30 @@ def test_detection_and_forcing(tmp_path):
     assert len(list(iter_export_rows(renamed, shape="otel"))) == 1
 
 
+def test_otel_content_in_either_convention(tmp_path):
+    """Content as gen_ai.input/output.messages (current) or gen_ai.prompt.N.* attributes (earlier)."""
+    def span(attrs):
+        return {"name": "chat", "startTimeUnixNano": "1795257000000000000", "attributes": [
+            {"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+            for k, v in attrs.items()]}
+    usage = {"gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 5}
+    current = {**usage, "gen_ai.system_instructions": "Be brief.",
+               "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Where is my order?"}]}]),
+               "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Tomorrow."}]}])}
+    earlier = {**usage, "gen_ai.prompt.0.role": "system", "gen_ai.prompt.0.content": "Be brief.",
+               "gen_ai.prompt.1.role": "user", "gen_ai.prompt.1.content": "Where is my order?",
+               "gen_ai.completion.0.content": "Tomorrow."}
+    path = tmp_path / "spans.jsonl"
+    path.write_text("".join(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span(a)]}]}]}) + "\n"
+                            for a in (current, earlier)))
+    rows, _ = read_export_rows(path)
+    for row in rows:
+        request = row.record.request
+        texts = [m.text for m in request.messages]
+        assert "Where is my order?" in texts[-1] and row.record.response == "Tomorrow."
+        assert (request.system or "") + "".join(texts) != "" and "Be brief." in (request.system or texts[0])
+
+
 def test_a_bad_count_names_the_row_and_skip_counts_it(tmp_path):
     path = tmp_path / "obs.jsonl"
     good = {"type": "GENERATION", "provided_model_name": "gpt-4o", "usage_details": {"input": 10, "output": 1}}
