@@ -13,6 +13,7 @@ does not know is never summed as $0: it is named, with its rows and tokens, in t
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -166,7 +167,21 @@ def _usd(value: Decimal) -> str:
 
 
 def row_usage(parts: Parts) -> BillUsage:
-    """The genai-prices usage of a row's parts (the whole prompt, cache parts and reasoning inside)."""
+    """The genai-prices usage of a row's parts (the whole prompt, cache parts and reasoning inside),
+    built once per distinct parts in a run (a month of rows repeats its sizes)."""
+    run = _RUN.get()
+    if run is None:
+        return _row_usage(parts)
+    key = dataclasses.replace(parts, notes=())
+    found = run.usages.get(key)
+    if found is None:
+        if len(run.usages) >= 1 << 16:
+            run.usages.clear()
+        found = run.usages[key] = _row_usage(key)
+    return found
+
+
+def _row_usage(parts: Parts) -> BillUsage:
     from genai_prices import Usage
 
     media = dict(parts.media)
@@ -178,16 +193,25 @@ def row_usage(parts: Parts) -> BillUsage:
                      parts.reasoning, parts.media, usage)
 
 
-_PRICES: ContextVar[dict[tuple[str, date], Any] | None] = ContextVar("export_prices", default=None)
+@dataclass
+class _Run:
+    """What one `bill_of_rows` call looks up once: each model's price on a day, each distinct usage."""
+
+    prices: dict[tuple[str, date], Any] = field(default_factory=dict)
+    usages: dict[Parts, BillUsage] = field(default_factory=dict)
+
+
+_RUN: ContextVar[_Run | None] = ContextVar("export_run", default=None)
 
 
 def _price(model: str, on: date) -> Any:
     """The model's price on a day, looked up once per run (`bill_of_rows` holds the run's dict)."""
     from ..prices import get_price
 
-    found = _PRICES.get()
-    if found is None:
+    run = _RUN.get()
+    if run is None:
         return get_price(model, on=on)
+    found = run.prices
     key = (model, on)
     if key not in found:
         try:
@@ -288,11 +312,11 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
 def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> ExportBill:
     """The bill of export rows (streamed: only sums, and the `LISTED` largest differences, are
     kept), with `targets` re-priced per part. Each model's price is looked up once per run."""
-    token = _PRICES.set({})
+    token = _RUN.set(_Run())
     try:
         return _bill_of_rows(rows, list(targets))
     finally:
-        _PRICES.reset(token)
+        _RUN.reset(token)
 
 
 def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: Decimal, make: Any) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -42,6 +42,22 @@ class Rule:
     fields: dict[str, tuple[str, ...]]
     fallback: str | None = None
     total: str | None = None
+    steps: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # each path split at "/", once
+
+    def __post_init__(self) -> None:
+        self.steps.update({k: tuple(tuple(p.split("/")) for p in v) for k, v in self.fields.items()})
+
+    def value(self, row: Any, name: str) -> Any:
+        """The row's value of the field `name` (`field_value` over its paths), or None."""
+        for steps in self.steps.get(name, ()):
+            node = row
+            for step in steps:
+                node = node.get(step) if isinstance(node, dict) else None
+                if node is None:
+                    break
+            if node is not None:
+                return node
+        return None
 
     @property
     def aggregate(self) -> bool:
@@ -119,12 +135,12 @@ def field_value(row: Any, paths: tuple[str, ...]) -> Any:
 
 def _count(row: Any, rule: Rule, part: str) -> int | None:
     """A token count of `part` in `row`: an integer (or its text, as CSV and OTLP JSON write it), or None."""
-    paths = rule.fields.get(part)
-    if not paths:
+    if part not in rule.steps:
         return None
-    value = field_value(row, paths)
+    value = rule.value(row, part)
     if value is None or value == "":
         return None
+    paths = rule.fields[part]
     if isinstance(value, str):
         text = value.strip()
         value = int(text) if text.isdigit() else (int(float(text)) if _is_whole(text) else text)

@@ -34,7 +34,7 @@ import orjson
 
 from ...errors import BadInput
 from ...textio.lines import LineBounds
-from .export_rules import Parts, field_value, parts_of, rules
+from .export_rules import Parts, parts_of, rules
 from .records import LogReport, LogUpload, Source, _lines, _open_binary
 from .shapes import LogRecord, RowError, detect_shape, parse_row, parse_time
 
@@ -341,7 +341,7 @@ def _indexed_content(where: str, row: dict[str, Any]) -> tuple[LogRecord | None,
 
 
 def _content(shape: str, where: str, row: dict[str, Any]) -> tuple[LogRecord | None, str | None]:
-    fields = rules()[shape].fields
+    rule = rules()[shape]
     if shape == "otel":
         messages = _semconv_messages(row.get("gen_ai.input.messages"))
         if messages is None:
@@ -353,8 +353,8 @@ def _content(shape: str, where: str, row: dict[str, Any]) -> tuple[LogRecord | N
         answer = _semconv_messages(row.get("gen_ai.output.messages"))
         text = "".join(p["text"] for m in answer or () for p in m["content"] if p.get("type") == "text") or None
         return _record(where, {"messages": messages}, text)
-    request = field_value(row, fields.get("request", ()))
-    response = field_value(row, fields.get("response", ()))
+    request = rule.value(row, "request")
+    response = rule.value(row, "response")
     if shape == "litellm" and isinstance(request, dict) and not request.get("messages") and isinstance(row.get("messages"), list):
         request = row["messages"]
     return _record(where, request, response)
@@ -362,14 +362,14 @@ def _content(shape: str, where: str, row: dict[str, Any]) -> tuple[LogRecord | N
 
 # -- rows ---------------------------------------------------------------------------------------
 def _model(shape: str, row: dict[str, Any]) -> str | None:
-    model = _text(field_value(row, rules()[shape].fields.get("model", ())))
+    model = _text(rules()[shape].value(row, "model"))
     if model and shape == "litellm" and "/" in model:  # LiteLLM's "provider/model" route names
         model = model.split("/", 1)[1]
     return model
 
 
 def _time(shape: str, row: dict[str, Any]) -> datetime | None:
-    value = row.get("__time") if shape == "otel" else field_value(row, rules()[shape].fields.get("time", ()))
+    value = row.get("__time") if shape == "otel" else rules()[shape].value(row, "time")
     if value in (None, ""):
         return None
     if isinstance(value, str) and value.strip().isdigit():
@@ -390,12 +390,11 @@ def _row(shape: str, where: str, item: Any) -> ExportRow | None:
         parts = parts_of(row, rule) if shape not in ("openai-costs", "anthropic-cost") else None
     except BadInput as e:
         raise RowError(str(e), "contradicting usage") from None
-    fields = rule.fields
-    cost = _decimal(field_value(row, fields.get("own_cost", ())), where, "cost")
-    cents = _decimal(field_value(row, fields.get("own_cost_cents", ())), where, "amount")
+    cost = _decimal(rule.value(row, "own_cost"), where, "cost")
+    cents = _decimal(rule.value(row, "own_cost_cents"), where, "amount")
     if cents is not None:
         cost = cents / 100
-    currency = _text(field_value(row, fields.get("currency", ())))
+    currency = _text(rule.value(row, "currency"))
     if cost is not None and currency and currency.upper() != "USD":
         raise RowError(f"an amount in {currency}: only USD amounts are compared", "not USD")
     model, line_item = _model(shape, row), None
@@ -407,15 +406,15 @@ def _row(shape: str, where: str, item: Any) -> ExportRow | None:
         line_item = _text(row.get("token_type")) or _text(row.get("cost_type"))
     if parts is None and cost is None:
         return None  # a span without usage (a tool call, an agent step): nothing was billed on it
-    requests = field_value(row, fields.get("requests", ()))
+    requests = rule.value(row, "requests")
     record, why = (None, None) if rule.aggregate else _content(shape, where, row)
     notes = (parts.notes if parts else ()) + ((why,) if why else ())
-    provider = _text(field_value(row, fields.get("provider", ())))
+    provider = _text(rule.value(row, "provider"))
     return ExportRow(where, shape, model, parts, _time(shape, row), provider.lower() if provider else None,
                      int(requests) if requests not in (None, "") else 1, rule.aggregate, cost, line_item,
-                     _flag(field_value(row, fields.get("batch", ()))) or _text(field_value(row, fields.get("service_tier", ()))) == "batch",
-                     _text(field_value(row, fields.get("service_tier", ()))),
-                     _text(field_value(row, fields.get("context_window", ()))), record, notes)
+                     _flag(rule.value(row, "batch")) or _text(rule.value(row, "service_tier")) == "batch",
+                     _text(rule.value(row, "service_tier")),
+                     _text(rule.value(row, "context_window")), record, notes)
 
 
 def iter_export_rows(paths: str | Source | Iterable[str | Source], *, shape: str = "auto", errors: str = "strict",
