@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -49,15 +50,7 @@ class Rule:
 
     def value(self, row: Any, name: str) -> Any:
         """The row's value of the field `name` (`field_value` over its paths), or None."""
-        for steps in self.steps.get(name, ()):
-            node = row
-            for step in steps:
-                node = node.get(step) if isinstance(node, dict) else None
-                if node is None:
-                    break
-            if node is not None:
-                return node
-        return None
+        return _walk(row, self.steps.get(name, ()))
 
     @property
     def aggregate(self) -> bool:
@@ -122,9 +115,13 @@ def field_value(row: Any, paths: tuple[str, ...]) -> Any:
     >>> field_value({"metadata": {"usage_object": {"prompt_tokens": 5}}}, ("x", "metadata/usage_object/prompt_tokens"))
     5
     """
-    for path in paths:
+    return _walk(row, (tuple(path.split("/")) for path in paths))
+
+
+def _walk(row: Any, paths: Iterable[tuple[str, ...]]) -> Any:
+    for steps in paths:
         node = row
-        for step in path.split("/"):
+        for step in steps:
             node = node.get(step) if isinstance(node, dict) else None
             if node is None:
                 break
