@@ -30,7 +30,9 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("chat logs (instead of TEXT: price logged requests under each model)")
     g.add_argument("--logs", nargs="+", metavar="FILE",
                    help="request logs: .jsonl (or .jsonl.gz), .csv or .parquet with a messages column, or text with "
-                        "one request per line; each row is one request")
+                        "one request per line; each row is one request. Or the exports tools and providers write "
+                        "(OpenTelemetry GenAI spans, Langfuse, Helicone, LiteLLM spend logs, OpenAI and Anthropic "
+                        "usage and cost reports), priced from their logged usage, never recounted")
     from ..cost.logs.exports import EXPORT_SHAPES
 
     g.add_argument("--log-format", "--shape", dest="log_format", choices=("auto",) + SHAPES + EXPORT_SHAPES,

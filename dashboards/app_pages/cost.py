@@ -145,9 +145,10 @@ def export_bill(name: str, data: bytes, models: tuple[str, ...], shape: str, ski
     report = LogReport()
     rows = iter_export_rows(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report,
                             bounds=UPLOAD_BOUNDS)
-    bill = bill_of_rows(rows, targets=models)
-    if not bill.rows and not bill.unknown:
-        raise ValueError(f"no priced row read from {name}: {report.summary()}")
+    try:
+        bill = bill_of_rows(rows, targets=models)
+    except BadInput as e:
+        raise ValueError(f"{name}: {e} ({report.summary()})") from None
     return bill, report.summary()
 
 

@@ -82,6 +82,7 @@ class ExportBill:
     unknown: dict[str, Unknown] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
     n_differences: int = 0
+    cost_rows: int = 0
     rows: int = 0
     requests: int = 0
     aggregate_rows: int = 0
@@ -311,12 +312,23 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
 
 def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> ExportBill:
     """The bill of export rows (streamed: only sums, and the `LISTED` largest differences, are
-    kept), with `targets` re-priced per part. Each model's price is looked up once per run."""
+    kept), with `targets` re-priced per part. Each model's price is looked up once per run.
+
+    Raises:
+        BadInput: no row holds token counts (a cost report alone, or a file read as the wrong shape).
+    """
     token = _RUN.set(_Run())
     try:
-        return _bill_of_rows(rows, list(targets))
+        bill = _bill_of_rows(rows, list(targets))
     finally:
         _RUN.reset(token)
+    if not bill.rows:
+        if bill.cost_rows:
+            raise BadInput("a cost report holds amounts, not tokens: give it with the usage report of the same days "
+                           "(both files at once), whose rows it is compared with")
+        raise BadInput("no row holds token counts or a cost as its shape is read; check the file, or force its "
+                       "shape with shape=SHAPE")
+    return bill
 
 
 def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: Decimal, make: Any) -> None:
@@ -353,6 +365,7 @@ def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
     for row in rows:
         bill.notes.update(row.notes)
         if row.parts is None:  # a cost report's amount: set beside the usage of its day and model
+            bill.cost_rows += 1
             if row.own_cost is not None:
                 cost_by_day[(_day(row), row.model or "(all models)")] += row.own_cost
             continue

@@ -441,7 +441,7 @@ def iter_export_rows(paths: str | Source | Iterable[str | Source], *, shape: str
             raise BadInput(f"cannot read {path}: not a file")
         file_shape = shape if shape != "auto" else detect_export(path, bounds)
         if file_shape is None:
-            raise BadInput(f"{path}: not an export this reads ({', '.join(EXPORT_SHAPES)}); force one with --shape")
+            raise BadInput(f"{path}: not an export this reads ({', '.join(EXPORT_SHAPES)}); force one with shape=SHAPE")
         report.shapes[str(path)] = file_shape
         for where, item in _raw(path, file_shape, bounds):
             for at, value in _buckets(where, item) if rules()[file_shape].aggregate else ((where, item),):
@@ -449,8 +449,8 @@ def iter_export_rows(paths: str | Source | Iterable[str | Source], *, shape: str
                     row = _row(file_shape, at, value)
                 except RowError as e:
                     if errors == "strict":
-                        raise BadInput(f"{at}: {e} (read as {file_shape}; force another with --shape). Fix the row, "
-                                       "or pass --errors skip to load the rest") from None
+                        raise BadInput(f"{at}: {e} (read as {file_shape}; force another with shape=SHAPE). Fix the row, "
+                                       "or pass errors='skip' to load the rest") from None
                     report.skip(e.reason, at)
                     continue
                 if row is None:

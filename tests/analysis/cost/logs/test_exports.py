@@ -265,5 +265,9 @@ def test_cost_logs_export_refusals(cli):
     assert code == 2 and "separate runs" in err
     code, _, err = cli("cost", "--logs", str(FIXTURES / "otel-no-content.json"), "--requests-per-lifetime", "5")
     assert code == 2 and "not recounted" in err
+    code, _, err = cli("cost", "--logs", str(FIXTURES / "openai-costs.json"))
+    assert code == 2 and "give it with the usage report" in err
+    code, _, err = cli("cost", "--logs", str(FIXTURES.parent / "logs" / "chat.csv"), "--shape", "otel")
+    assert code == 2 and "no row holds token counts" in err and "--log-format SHAPE" in err
     code, out, _ = cli("cost", "--logs", str(FIXTURES / "otel-no-content.json"), "--shape", "otel", "--format", "csv")
     assert code == 0 and out.splitlines()[1].startswith("gpt-4o-mini,1,1,2100,0.00036")
