@@ -76,7 +76,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     """Price the logs named by --logs; output as --format, and a report folder with --out. `system`:
     --system, for requests without one."""
     from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of, warm_counters
-    from ..cost.logs.stream import NotInTimeOrder, order_note
+    from ..cost.logs.fold import NotInTimeOrder, order_note
     from ..engine import price_log_chunks
     from ..engine.heap import quiet_collector
 
@@ -154,7 +154,7 @@ def cmd_exports(args: argparse.Namespace) -> int:
     differ, unknown models named; re-priced per part under -m models, never recounted."""
     from ..cost.logs.export_bill import bill_of_rows
     from ..cost.logs.exports import iter_export_rows
-    from ..cost.logs.records import LogReport
+    from ..cost.logs.read import LogReport
     from ..report import exports as render
 
     for flag, value in (("--cache-breakpoints", args.cache_breakpoints != "request"),
@@ -187,7 +187,7 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
     one user message after `system`) with each model's cache by its own rule: the library's
     `price_shared_prefix`, on --engine."""
     from ..cost import TrafficPlan, price_shared_prefix, warm_counters
-    from ..cost.logs.stream import NotInTimeOrder
+    from ..cost.logs.fold import NotInTimeOrder
     from ..engine import price_logs
 
     _check_requests(args)

@@ -1,7 +1,7 @@
 """What the rows of an export were billed, three ways: genai-prices on the logged usage, the tool's or
 provider's own cost beside it, and the rows where the two differ with the parts that explain it.
 
-Unlike `chunk_sums` (request logs, recounted under each target model and cache-simulated), this
+Unlike `chunk` (request logs, recounted under each target model and cache-simulated), this
 module prices what a tool *recorded* (`exports.ExportRow`): a request row as genai-prices prices its
 usage (`cost.usage.as_billed`, the same call a request log's "as billed" makes), and a report's
 bucket of many requests by its parts at the rates of the tier it names (`cost.bill`), never by its
@@ -17,14 +17,15 @@ import dataclasses
 import heapq
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
 from ...errors import BadInput
-from ..bill import PartRates, parts_usd, rates_for
+from ...memo import open_run, run_caches
+from ..bill import Rates, rates_for, usd as usd_of
+from ..prices import genai
 from ..usage import BillUsage, as_billed
 from .export_rules import Parts
 from .exports import ExportRow
@@ -170,23 +171,13 @@ def _usd(value: Decimal) -> str:
 def row_usage(parts: Parts) -> BillUsage:
     """The genai-prices usage of a row's parts (the whole prompt, cache parts and reasoning inside),
     built once per distinct parts in a run (a month of rows repeats its sizes)."""
-    run = _RUN.get()
-    if run is None:
-        return _row_usage(parts)
     key = dataclasses.replace(parts, notes=())
-    found = run.usages.get(key)
-    if found is None:
-        if len(run.usages) >= 1 << 16:
-            run.usages.clear()
-        found = run.usages[key] = _row_usage(key)
-    return found
+    return run_caches().memo("exports.usage").get(key, lambda: _row_usage(key))
 
 
 def _row_usage(parts: Parts) -> BillUsage:
-    from genai_prices import Usage
-
     media = dict(parts.media)
-    usage = Usage(input_tokens=parts.prompt, cache_read_tokens=parts.cache_read,
+    usage = genai.new_usage(input_tokens=parts.prompt, cache_read_tokens=parts.cache_read,
                   cache_write_tokens=parts.cache_write_5m + parts.cache_write_1h,
                   cache_write_1h_tokens=parts.cache_write_1h, output_tokens=parts.billed_output,
                   output_reasoning_tokens=parts.reasoning or 0, **media)
@@ -194,35 +185,19 @@ def _row_usage(parts: Parts) -> BillUsage:
                      parts.reasoning, parts.media, usage)
 
 
-@dataclass
-class _Run:
-    """What one `bill_of_rows` call looks up once: each model's price on a day, each distinct usage."""
-
-    prices: dict[tuple[str, date], Any] = field(default_factory=dict)
-    usages: dict[Parts, BillUsage] = field(default_factory=dict)
-
-
-_RUN: ContextVar[_Run | None] = ContextVar("export_run", default=None)
-
-
 def _price(model: str, on: date) -> Any:
-    """The model's price on a day, looked up once per run (`bill_of_rows` holds the run's dict)."""
+    """The model's price on a day, looked up once per run (a missing model's KeyError too)."""
     from ..prices import get_price
 
-    run = _RUN.get()
-    if run is None:
-        return get_price(model, on=on)
-    found = run.prices
-    key = (model, on)
-    if key not in found:
+    def look() -> Any:
         try:
-            found[key] = get_price(model, on=on)
+            return get_price(model, on=on)
         except KeyError as e:
-            found[key] = e
-    value = found[key]
-    if isinstance(value, KeyError):
-        raise value
-    return value
+            return e
+    found = run_caches().memo("exports.price", 4096).get((model, on), look)
+    if isinstance(found, KeyError):
+        raise found
+    return found
 
 
 def _day(row: ExportRow) -> date:
@@ -247,7 +222,7 @@ def _size(row: ExportRow, parts: Parts) -> int:
     return _TIERS.get(row.context_window or "", 1) if row.aggregate else parts.prompt
 
 
-def _rates(model: str, row: ExportRow, prompt: int) -> PartRates:
+def _rates(model: str, row: ExportRow, prompt: int) -> Rates:
     batch, tier = _tier(row)
     return rates_for(_price(model, _day(row)), _day(row), prompt, batch=batch, service_tier=tier)
 
@@ -264,7 +239,7 @@ def _aggregate_usd(model: str, row: ExportRow, parts: Parts, notes: Counter) -> 
     if parts.media:
         notes["a report's audio or image tokens are priced as text input (genai-prices' rates of a report are per text part)"] += 1
     rates = _rates(model, row, size)
-    usd = parts_usd(rates, _tokens(parts), row.requests)
+    usd = usd_of(_tokens(parts), rates, row.requests)
     if usd is None:
         raise BadInput(f"{model} has no output price in genai-prices, and the report gives it output tokens")
     return usd
@@ -299,7 +274,7 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
         ("the row billed at $0 (a model the tool had no price for)", -ours),
     ]
     if rates != base:
-        base_usd = parts_usd(base, _tokens(parts), 1) or Decimal(0)
+        base_usd = usd_of(_tokens(parts), base, 1) or Decimal(0)
         candidates.append(("the long-context tier left out (billed at the base rates)", base_usd - ours))
     image_parts = row.record is not None and any(kind == "image" for kind, _ in row.record.not_counted)
     if image_parts:
@@ -317,11 +292,8 @@ def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> E
     Raises:
         BadInput: no row holds token counts (a cost report alone, or a file read as the wrong shape).
     """
-    token = _RUN.set(_Run())
-    try:
+    with open_run():
         bill = _bill_of_rows(rows, list(targets))
-    finally:
-        _RUN.reset(token)
     if not bill.rows:
         if bill.cost_rows:
             raise BadInput("a cost report holds amounts, not tokens: give it with the usage report of the same days "
@@ -347,7 +319,7 @@ def _retarget(row: ExportRow, parts: Parts, target_usd: dict[str, Decimal | None
     for target, total in target_usd.items():
         if total is None:
             continue
-        more = parts_usd(_rates(target, row, size), _tokens(parts), row.requests)
+        more = usd_of(_tokens(parts), _rates(target, row, size), row.requests)
         target_usd[target] = None if more is None else total + more
 
 

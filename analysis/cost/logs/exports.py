@@ -1,7 +1,7 @@
 """The logs users already have: OpenTelemetry GenAI spans, Langfuse, Helicone and LiteLLM exports,
 and the providers' usage and cost reports, streamed into `ExportRow`s.
 
-Unlike `records` (request logs: a request body per row, recounted by every tokenizer), these files
+Unlike `read` (request logs: a request body per row, recounted by every tokenizer), these files
 hold what a tool or a provider *recorded*: the model, the time, the token counts of each billed
 part, often the tool's own cost, and sometimes the request and the response. What each count means
 is the shape's rule (`export_rules.toml`, applied by `export_rules.parts_of`); this module finds the
@@ -35,7 +35,8 @@ import orjson
 from ...errors import BadInput
 from ...textio.lines import LineBounds
 from .export_rules import Parts, parts_of, rules
-from .records import LogReport, LogUpload, Source, _lines, _open_binary
+from .files import LogUpload, Source, _lines, _open_binary
+from .read import LogReport
 from .shapes import LogRecord, RowError, detect_shape, parse_row, parse_time
 
 __all__ = ["EXPORT_SHAPES", "ExportRow", "detect_export", "iter_export_rows"]
@@ -117,7 +118,7 @@ def _head(src: Source, bounds: LineBounds) -> str:
 
 def detect_export(src: Source, bounds: LineBounds | None = None) -> str | None:
     """The export shape of a file from its first bytes, or None when it is none of `EXPORT_SHAPES`
-    (a request log, read by `records`)."""
+    (a request log, read by `read`)."""
     head = _head(src, bounds or LineBounds.from_env())
     for shape, keys in _MARKERS:
         if all(key in head for key in keys):

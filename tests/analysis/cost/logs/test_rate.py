@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from analysis.cost.caching import cache_rule
-from analysis.cost.logs.chunk_sums import parse_rate, plan_traffic
+from analysis.cost.targets import parse_rate, plan_traffic
 from analysis.cost.shared_prefix import price_shared_prefix
 from analysis.errors import BadInput
 
