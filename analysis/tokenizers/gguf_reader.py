@@ -143,11 +143,7 @@ def _array(cur: _Cursor, keep: bool) -> list[Any] | None:
     start, cur.pos = cur.pos, cur.pos + size * count
     if not keep:
         return None
-    values = memoryview(cur.buf)[start:cur.pos].cast(_ARRAY_CODES[elem])
-    try:
-        return values.tolist()
-    finally:
-        values.release()
+    return list(struct.unpack_from(f"<{count}{_ARRAY_CODES[elem]}", cur.buf, start))
 
 
 def _value(cur: _Cursor, vtype: int, keep: bool) -> Any:
