@@ -286,5 +286,32 @@ def load(path: str | Path, *, name: str | None = None) -> Tokenizer:
     return build(read_metadata(path), name=name)
 
 
-__all__ = ["MODELS", "GGUFFileError", "build", "load", "display_name", "known_names", "spec_gpt2", "spec_gemma4",
+__all__ = ["MODELS", "GGUFFileError", "build", "load", "added_ids", "display_name", "known_names", "spec_gpt2", "spec_gemma4",
            "spec_bert", "sentencepiece_model"]
+
+
+def added_ids(meta: GGUFMetadata) -> tuple[list[int], list[int]]:
+    """The ids llama.cpp puts before and after a text when asked to add special tokens.
+
+    Per vocabulary type, as llama.cpp's loader sets them, then the file's own
+    ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` / ``add_sep_token`` keys: SentencePiece
+    BPE adds BOS; WordPiece adds BOS (``[CLS]``) and SEP; unigram adds EOS; byte-level BPE adds BOS
+    for the Llama 3 and Tekken splits, SEP for the RoBERTa-like names.
+    """
+    model, pre = meta.model, meta.pre or ""
+    bos_default = {"llama": 1, "bert": 101, "gpt2": 11}.get(model or "")
+    eos_default = {"llama": 2, "gpt2": 11, "t5": 1}.get(model or "")
+    add_bos = model in ("llama", "bert") or (model == "gpt2" and pre in (
+        "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano",
+        "tekken", "chameleon"))
+    add_eos = model == "t5"
+    add_sep = model == "bert" or (model == "gpt2" and pre in ("jina-v1-en", "jina-v2-code", "roberta-bpe"))
+    add_bos = bool(meta.get("tokenizer.ggml.add_bos_token", add_bos))
+    add_eos = bool(meta.get("tokenizer.ggml.add_eos_token", add_eos))
+    add_sep = bool(meta.get("tokenizer.ggml.add_sep_token", add_sep))
+    bos = meta.get("tokenizer.ggml.bos_token_id", bos_default)
+    eos = meta.get("tokenizer.ggml.eos_token_id", eos_default)
+    sep = meta.get("tokenizer.ggml.seperator_token_id", 102 if model == "bert" else None)
+    before = [bos] if add_bos and isinstance(bos, int) else []
+    after = ([eos] if add_eos and isinstance(eos, int) else []) + ([sep] if add_sep and isinstance(sep, int) else [])
+    return before, after

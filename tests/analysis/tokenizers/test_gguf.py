@@ -254,3 +254,25 @@ def test_same_ids_as_bundled_on_flores(gguf_name, ref_name, llamacpp_models, sha
         not_nfc = {i for i, t in enumerate(texts) if not unicodedata.is_normalized("NFC", t)}
         assert differ <= not_nfc
     _check_parity(tok, ref, texts, nfc=ref_name == "qwen2.5")
+
+
+# -- sp:PATH -------------------------------------------------------------------------------------
+def test_sp_spec_loads_any_sentencepiece_model(tmp_path, capsys):
+    import io
+
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    corpus = ["the quick brown fox jumps over the lazy dog"] * 50 + ["hello world, hello tokens"] * 50
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=model, vocab_size=320,
+                                   model_type="bpe", byte_fallback=True, minloglevel=2)
+    (tmp_path / "mine.model").write_bytes(model.getvalue())
+    tok = load_tokenizer(f"sp:{tmp_path / 'mine.model'}")
+    reference = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    assert tok.encode("hello lazy world") == reference.EncodeAsIds("hello lazy world")
+    assert tok.name.startswith("sp:mine.model@") and tok.family == "sentencepiece"
+    assert main(["encode", "-t", f"sp:{tmp_path / 'mine.model'}", "hello"]) == 0
+    assert capsys.readouterr().out.split() == [str(i) for i in reference.EncodeAsIds("hello")]
+    (tmp_path / "not.model").write_bytes(b"nonsense")
+    assert main(["encode", "-t", f"sp:{tmp_path / 'not.model'}", "x"]) == 2
+    assert "not a SentencePiece model" in capsys.readouterr().err
