@@ -234,7 +234,8 @@ def build(meta: GGUFMetadata, *, name: str | None = None) -> Tokenizer:
     """
     model = meta.model
     name = name or display_name(meta)
-    source = Source("", meta.path.name, "see the model card of the file", meta.digest[:12])
+    source = Source("", f"{meta.path.name} (metadata sha256 {meta.digest[:12]})", "see the model card of the file",
+                    meta.digest[:12])
     if model in ("llama", "t5"):
         from .sentencepiece_adapter import SentencePieceTokenizer
 
@@ -282,8 +283,11 @@ def _cache_path(meta: GGUFMetadata, suffix: str) -> Path:
 
 
 def load(path: str | Path, *, name: str | None = None) -> Tokenizer:
-    """The tokenizer inside the GGUF file at `path`."""
-    return build(read_metadata(path), name=name)
+    """The tokenizer inside the GGUF file at `path`; its ``chat_template`` attribute holds the file's template."""
+    meta = read_metadata(path)
+    tok = build(meta, name=name)
+    tok.chat_template = meta.chat_template  # type: ignore[attr-defined]  # read by count -m gguf:PATH
+    return tok
 
 
 __all__ = ["MODELS", "GGUFFileError", "build", "load", "added_ids", "display_name", "known_names", "spec_gpt2", "spec_gemma4",

@@ -317,3 +317,46 @@ def test_two_gigabyte_file_loads_with_flat_memory(tmp_path, llamacpp_models):
     large = _load_in_child(big, tmp_path / "b")
     assert large["ids"] == small["ids"]
     assert large["rss_kb"] - small["rss_kb"] < 64 * 1024, (small, large)  # not a byte of the 2 GB held
+
+
+# -- the file's chat template: shown, and used by count -m gguf:PATH where it is a family rendered here
+def test_template_without_a_rendered_family_is_an_estimate_that_says_why(tmp_path, capsys):
+    import json
+
+    path = write_gguf(tmp_path / "chatml.gguf", tiny_bpe())  # a ChatML template, not Qwen 2.5's
+    assert main(["count", "-m", f"gguf:{path}", "--format", "json", "hello world"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["input_tokens"] == 2 and row["format_tokens"] == 0 and row["exactness"] == "estimate"
+    assert "ChatML markers" in row["exactness_reason"] and "none of the formats" in row["exactness_reason"]
+    assert main(["tokenizers", "-t", f"gguf:{path}", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)[-1]
+    assert listed["name"].startswith("gguf:chatml.gguf@") and listed["chat_template"] == tiny_bpe()["tokenizer.chat_template"]
+    assert "metadata sha256" in listed["source"]
+
+
+LLAMA3_TEMPLATE = ("{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + "
+                   "'<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}{% endfor %}"
+                   "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}")
+
+
+@pytest.mark.slow
+def test_llama3_template_counts_as_the_llama3_format(tmp_path, llamacpp_models, capsys):
+    """llama-bpe's vocabulary with a Llama 3 template: the same count as the llama3 family's own."""
+    import json
+
+    meta = read_metadata(llamacpp_models / "ggml-vocab-llama-bpe.gguf")
+    kv = {k: v for k, v in meta.values.items() if k != "tokenizer.chat_template"}
+    path = write_gguf(tmp_path / "llama3-chat.gguf", {**kv, "tokenizer.chat_template": LLAMA3_TEMPLATE})
+    from analysis.requests import Request
+    from analysis.requests.count import file_counter
+    from analysis.requests.formats import llama3
+
+    ref = _reference("llama3")
+    request = Request.from_text("What is the capital of France?")
+    mine = file_counter(f"gguf:{path}").count(request)
+    theirs = llama3.render(request, ref)
+    assert (mine.input_tokens, mine.format_tokens, mine.exactness) == (theirs.input_tokens, theirs.format_tokens,
+                                                                       theirs.exactness)
+    assert mine.ids == theirs.ids
+    assert main(["count", "-m", f"gguf:{path}", "--format", "json", "What is the capital of France?"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["input_tokens"] == theirs.input_tokens
