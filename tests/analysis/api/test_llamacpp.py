@@ -117,3 +117,24 @@ def test_same_ids_as_llamacpp(server, tokenizer_dir, name):
         assert back == (" " + text if name == "llama-spm" and text else text)  # SentencePiece's space prefix stays
     bos = server.post("/tokenize", json={"content": "Hello", "model": f"{name}.gguf", "add_special": True}).json()
     assert (bos["tokens"][0] == 1) == (name == "llama-spm")  # llama.cpp adds BOS for SentencePiece, not GPT-2
+
+
+def test_native_routes_serve_a_gguf_spec(tmp_path):
+    """`serve -t gguf:PATH`: the file's tokenizer on /v1/tokenize and /v1/count, named by file and digest."""
+    from analysis.api.settings import Settings
+    from analysis.tokenizers.gguf_reader import read_metadata
+
+    from .conftest import ready_client
+
+    path = write_gguf(tmp_path / "tiny.gguf", tiny_bpe())
+    spec = f"gguf:{path}"
+    client = ready_client(Settings(tokenizers=("gpt2", spec)))
+    try:
+        name = f"gguf:tiny.gguf@{read_metadata(path).digest[:12]}"
+        assert name in [t["name"] for t in client.get("/v1/tokenizers").json()["tokenizers"]]
+        r = client.post("/v1/tokenize", json={"text": "hello world", "tokenizer": spec})
+        assert r.json() == {"tokenizer": name, "n_tokens": 2, "ids": [259, 264]}
+        rows = client.post("/v1/count", json={"text": "hello world", "tokenizers": [spec, "gpt2"]}).json()["results"]
+        assert [(row["tokenizer"], row["n_tokens"]) for row in rows] == [(name, 2), ("gpt2", 2)]
+    finally:
+        client.__exit__(None, None, None)
