@@ -254,7 +254,8 @@ def build(meta: GGUFMetadata, *, name: str | None = None) -> Tokenizer:
     path, temporary = _cache_file(meta, ".json", _cached_or(
         meta, ".json", lambda: json.dumps(makers[model](meta), ensure_ascii=False).encode("utf-8")))
     try:
-        return HFTokenizerAdapter(name, path, source=source)
+        # lazy: on a second load the facts come from the data dir and the engine is built on first use
+        return HFTokenizerAdapter(name, path, source=source, lazy=not temporary)
     finally:
         if temporary:
             path.unlink(missing_ok=True)

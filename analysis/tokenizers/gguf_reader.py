@@ -135,7 +135,7 @@ def _array(cur: _Cursor, keep: bool) -> list[Any] | None:
             for _ in range(count):
                 cur.string("an array element", keep=False)
             return None
-        return [cur.string("an array element", limit=MAX_KEY_BYTES) for _ in range(count)]
+        return _strings(cur, count, MAX_KEY_BYTES)
     if elem not in _ARRAY_CODES:
         raise cur.fail(f"unknown array element type {elem} (valid: 0-8, 10-12; nested arrays are not metadata)")
     size = _SCALARS[elem][1]
@@ -144,6 +144,43 @@ def _array(cur: _Cursor, keep: bool) -> list[Any] | None:
     if not keep:
         return None
     return list(struct.unpack_from(f"<{count}{_ARRAY_CODES[elem]}", cur.buf, start))
+
+
+_U64 = struct.Struct("<Q").unpack_from
+
+
+def _strings(cur: _Cursor, count: int, limit: int) -> list[str]:
+    """`count` strings, each bounded like `_Cursor.string`, in one tight loop (a vocabulary holds
+    hundreds of thousands: a method call per string cost most of the load)."""
+    buf, pos, end = cur.buf, cur.pos, cur.end
+    raw: list[bytes] = []
+    add = raw.append
+    for i in range(count):
+        if end - pos < 8:
+            cur.pos = pos
+            raise cur.fail(f"truncated: element {i:,} of {count:,} strings has no length field")
+        (n,) = _U64(buf, pos)
+        pos += 8
+        if n > limit or n > end - pos:
+            cur.pos = pos
+            problem = f"more than the {limit:,} allowed" if n > limit else f"only {end - pos:,} are left (truncated)"
+            raise cur.fail(f"element {i:,} of {count:,} strings claims {n:,} bytes, {problem}")
+        add(buf[pos:pos + n])
+        pos += n
+    cur.pos = pos
+    try:
+        return [b.decode("utf-8") for b in raw]
+    except UnicodeDecodeError:
+        bad = next(i for i, b in enumerate(raw) if not _is_utf8(b))
+        raise cur.fail(f"element {bad:,} of the string array is not UTF-8") from None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 def _value(cur: _Cursor, vtype: int, keep: bool) -> Any:
