@@ -211,6 +211,24 @@ def test_llamacpp_files_without_vectors_load(name, llamacpp_models, shared_data,
     assert tok.decode(tok.encode(text)).strip() == text
 
 
+# ggml's reader takes minutes over all 19 files (numpy views per string): one small file in the fast suite
+@pytest.mark.parametrize("name", [n if n == "llama-spm" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in lv.WITH_VECTORS + lv.WITHOUT_VECTORS])
+def test_reader_agrees_with_ggml_gguf(name, llamacpp_models):
+    """Every tokenizer key, value for value, as ggml's own reader (the `gguf` package) reads it."""
+    gguf = pytest.importorskip("gguf", reason="the gguf package is the oracle (pip install -e '.[dev]')")
+    path = llamacpp_models / f"ggml-vocab-{name}.gguf"
+    mine = read_metadata(path).values
+    theirs = {k: f.contents() for k, f in gguf.GGUFReader(path).fields.items()
+              if k.startswith(("tokenizer.", "general.architecture", "general.name"))}
+    assert mine.keys() == theirs.keys()
+    for key, value in theirs.items():
+        if isinstance(value, list) and value and isinstance(value[0], float):
+            assert mine[key] == pytest.approx(value, rel=0, abs=0), key  # float32 both ways: exactly equal
+        else:
+            assert mine[key] == value, key
+
+
 # -- the same ids as the bundled tokenizers of the same families ---------------------------------
 PARITY = [("llama-bpe", "llama3"), ("gpt-2", "gpt2"), ("qwen2", "qwen2.5")]
 
