@@ -56,6 +56,9 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
                 _cache[key] = CATALOGUE[key].build()
             elif ":" in key:
                 _cache[key] = load_spec(key, load_tokenizer)
+                # a file's tokenizer is shown by its own name (gguf:FILE@DIGEST): that name finds it too, so the
+                # engines, which pass names to their workers, run it
+                _cache.setdefault(_cache[key].name, _cache[key])
             else:
                 raise unknown(key)
         return _cache[key]

@@ -378,3 +378,13 @@ def test_llama3_template_counts_as_the_llama3_format(tmp_path, llamacpp_models, 
     assert mine.ids == theirs.ids
     assert main(["count", "-m", f"gguf:{path}", "--format", "json", "What is the capital of France?"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["input_tokens"] == theirs.input_tokens
+
+
+def test_measure_runs_a_gguf_tokenizer_in_its_workers(tmp_path, capsys):
+    """The engines pass tokenizer names to their workers: a file's display name finds the same adapter."""
+    path = write_gguf(tmp_path / "tiny.gguf", tiny_bpe())
+    tok = load_tokenizer(f"gguf:{path}")
+    assert load_tokenizer(tok.name) is tok
+    assert main(["measure", "-t", f"gguf:{path},gpt2"]) == 0
+    out = capsys.readouterr().out
+    assert tok.name in out and "prose" in out
