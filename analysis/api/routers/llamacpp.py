@@ -188,9 +188,10 @@ async def _json(request: Request) -> Any:
     raw = await request.body()
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise Problem(400, f"the body is not JSON ({type(e).__name__}). Fix: send a JSON object",
-                      type_="invalid-json") from None
+    except (ValueError, UnicodeDecodeError) as e:  # as FastAPI answers a body it cannot decode
+        pos = getattr(e, "pos", 0)
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body", pos), "msg": "JSON decode error",
+                                       "input": {}, "ctx": {"error": getattr(e, "msg", type(e).__name__)}}]) from None
 
 
 def _vllm(model_type: type[BaseModel], body: Any) -> Any:
