@@ -92,6 +92,29 @@ def train_bpe_from_iterator(
     return _train_from_counts(counts, vocab_size, specials, progress)
 
 
+def train_bpe_from_counts(
+    counts: dict[str, int],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    *,
+    progress: bool = False,
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Like `train_bpe`, from pre-token counts made elsewhere (`count_file`, or the sum of
+    `count_file_part` over the ranges of `file_parts`, counted on other machines).
+
+    `counts` is handed over: it is emptied as the words are built, which frees the strings as
+    the merge loop's words take their place (pass a copy to keep it).
+
+    >>> train_bpe_from_counts({"low": 3, " lower": 3, " lowest": 3}, 258)[1]
+    [(b'o', b'w'), (b'l', b'ow')]
+    """
+    specials = _check_args(vocab_size, special_tokens, GPT2_PATTERN, 1)
+    for piece, c in counts.items():
+        if not isinstance(piece, str) or isinstance(c, bool) or not isinstance(c, int) or c < 1:
+            raise ValueError(f"counts must map pre-token strings to positive ints; got {piece!r}: {c!r}")
+    return _train_from_counts(counts, vocab_size, specials, progress)
+
+
 # -- merging --------------------------------------------------------------------------------
 
 
