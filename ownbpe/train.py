@@ -142,6 +142,7 @@ def _train_from_counts(
 
 
 _COMPLEMENT = bytes(range(255, -1, -1))
+_INDEX_STEP = 1 << 16  # words indexed between two updates of the progress bar
 _MAX_VOCAB = 0x110000  # one past the largest code point: chr(id) must exist
 
 
@@ -173,18 +174,23 @@ def _learn_merges(
     where: dict[str, int | list[int]] = {}
     get = pair_counts.get
     where_get = where.get
-    for w, word in enumerate(words):
-        f = freqs[w]
-        for pair in map(add, word, word[1:]):
-            pair_counts[pair] = get(pair, 0) + f
-            found = where_get(pair)
-            if found is None:
-                where[pair] = w
-            elif isinstance(found, int):
-                if found != w:
-                    where[pair] = [found, w]
-            elif found[-1] != w:
-                found.append(w)
+    bar = _progress_bar(progress, len(words), "indexing pairs", "words")
+    for start in range(0, len(words), _INDEX_STEP):
+        for w in range(start, min(start + _INDEX_STEP, len(words))):
+            word = words[w]
+            f = freqs[w]
+            for pair in map(add, word, word[1:]):
+                pair_counts[pair] = get(pair, 0) + f
+                found = where_get(pair)
+                if found is None:
+                    where[pair] = w
+                elif isinstance(found, int):
+                    if found != w:
+                        where[pair] = [found, w]
+                elif found[-1] != w:
+                    found.append(w)
+        bar.update(min(_INDEX_STEP, len(words) - start))
+    bar.close()
     # Max-heap by (count, (left, right) as bytes): negated count, then the pair's order key.
     heap = [(-c, keys[ord(pair[0])] + keys[ord(pair[1])], pair) for pair, c in pair_counts.items()]
     heapify(heap)

@@ -8,7 +8,7 @@ distinct pre-tokens keep growing with the size, `<|endoftext|>` between document
 * each run a fresh process: wall time, CPU time (the process and its workers, from
   `getrusage`) and peak memory (the PSS of the process and its workers, sampled every 20 ms;
   `ru_maxrss` is no use: it takes the largest single process and keeps the parent's peak);
-* the two trainers in interleaved rounds (HF first in even rounds, ownbpe first in odd ones), so
+* the two trainers in interleaved rounds (ownbpe first in even rounds, HF first in odd ones), so
   both see the same phases of a shared machine; each figure is quoted as ownbpe / HF;
 * HF gets the same split (its ByteLevel pre-tokenizer is the GPT-2 pattern) and the special
   token added before training, so the text is split there as ownbpe splits it;
@@ -144,7 +144,7 @@ def main(out_dir: Path) -> dict:
         n_rounds = rounds or (3 if size < 200 else 1)
         own_runs, hf_runs = [], []
         for r in range(n_rounds):
-            order = ("hf", "ownbpe") if r % 2 == 0 else ("ownbpe", "hf")
+            order = ("ownbpe", "hf") if r % 2 == 0 else ("hf", "ownbpe")
             for name in order:
                 got = isolated(name, path, vocab_size)
                 (own_runs if name == "ownbpe" else hf_runs).append(got)
