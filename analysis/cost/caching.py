@@ -54,6 +54,9 @@ class CacheRule:
     ttl_long_seconds: int | None = None
     write_long: float | None = None
     max_breakpoints: int | None = None
+    # where a log's prefixes can end: "block" (the block ends a row keeps, `logs.cache_trace`) or
+    # "step" (also every `step` tokens from `minimum` on, keyed by the target's own token ids)
+    granularity: str = "block"
 
     @property
     def label(self) -> str:
@@ -83,6 +86,9 @@ def _rules() -> tuple[tuple[CacheRule, ...], tuple[ReasoningRule, ...]]:
     for rule in cache:
         if rule.kind not in _KINDS:
             raise ValueError(f"bill_rules.toml: unknown cache kind {rule.kind!r} (known: {', '.join(_KINDS)})")
+        if rule.granularity not in ("block", "step") or (rule.granularity == "step" and rule.kind == "breakpoints"):
+            raise ValueError(f"bill_rules.toml: granularity {rule.granularity!r} of {rule.provider} {rule.kind} "
+                             "(known: \"block\"; \"step\" for an automatic rule)")
     return cache, reasoning
 
 

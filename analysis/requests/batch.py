@@ -22,6 +22,7 @@ from ..tokenizers import Tokenizer
 from ..tokenizers.batch import BatchTokenizer
 from .count import Count, RequestCounter
 from .formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
+from .formats.openai import cache_sequence
 from .formats.parts import join_reasons
 from .request import Request, TextPart, ToolCall, ToolDef, ToolResult
 
@@ -43,6 +44,18 @@ def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenize
                                                             image_size=image_size)
         return dataclasses.replace(c, rendered=dataclasses.replace(c.rendered, exactness="estimate", reason=join_reasons(
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
+
+
+def cache_ids(counter: RequestCounter, request: Request, *, image_size: tuple[int, int] | None = None
+              ) -> list[int] | None:
+    """The prompt's ids as a prefix cache matches them, as many as the count (with the reply
+    priming): the rendered ids where the count is exact; for the "openai" family, whose format is
+    counted by rules, `formats.openai.cache_sequence` (its texts' own ids, stand-ins for the
+    markers); else None (no ids: a prefix cache is then matched at block ends only)."""
+    if counter.family == "openai" and counter.render is not None:
+        return cache_sequence(request, counter.tokenizer, counter.names or (counter.model,))
+    c = count_request(counter, request, image_size=image_size)
+    return list(c.ids) if c.ids is not None and not c.media_tokens else None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

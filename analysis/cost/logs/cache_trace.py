@@ -20,6 +20,14 @@ before it), the end of the prompt (what the next turn shares) and every breakpoi
 conversations thus counts almost nothing again, as each turn's prefix is the last turn's prompt. The token ids are never kept:
 a prefix that ends inside a block (two questions that begin alike) is not seen, so the simulated
 read is at most a few tokens short of the provider's, and always an estimate.
+
+A rule of ``granularity = "step"`` (OpenAI's: 128-token steps from 1,024) matches prefixes that end
+anywhere, within a message or across messages. For such a target, each row whose prompt reaches the
+rule's minimum also keeps its step cuts (`StepCuts`, from `step_cuts`): an end every `step` tokens
+from the minimum up to the prompt, keyed by a BLAKE2b chain over the target's own token ids of the
+rendered prompt (a cut's key names the whole prefix up to it), at most `MAX_STEP_CUTS` a row (past
+them, the block ends still match). `with_steps` joins them to the row's block marks for the
+simulation, which is unchanged: the longest live end, rounded down to the step.
 """
 
 from __future__ import annotations
@@ -34,12 +42,12 @@ import numpy as np
 from ...memo import run_caches
 from ..caching import (ONE_BURST, CacheRule, CacheStream, PrefixMarks, filled_times_note, no_breakpoints_note,
                        simulate)
-from ...requests.batch import count_request, fast_counts
+from ...requests.batch import cache_ids, count_request, fast_counts
 from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .read import LogRecord
 
-__all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "day_codes", "row_days", "simulate_rows",
+__all__ = ["BREAKPOINT_MODES", "MAX_STEP_CUTS", "StepCuts", "TraceChunk", "block_ends", "step_cuts", "with_steps", "chunk_marks", "day_codes", "row_days", "simulate_rows",
            "spaced_note", "trace_chunk"]
 
 BREAKPOINT_MODES = ("request", "auto")
@@ -250,9 +258,99 @@ def _new_ends(render: object) -> dict[tuple[str | None, str, tuple[int, int] | N
     return {}
 
 
+# step cuts kept per row on a step target: 64 cover a prompt's first 1,024 + 63 x 128 = 9,088 tokens
+# (on OpenAI's rule); a prefix shared further than that is matched at block ends only. 12 bytes a cut.
+MAX_STEP_CUTS = 64
+
+
+@dataclass
+class StepCuts:
+    """The step cuts of a chunk's rows on one target: row i's are `ends[ptr[i]:ptr[i+1]]` (token
+    offsets, increasing) and `keys[...]` (a chained BLAKE2b of the token ids up to each cut)."""
+
+    ptr: np.ndarray  # int64, rows + 1
+    ends: np.ndarray  # int32
+    keys: np.ndarray  # int64
+
+    @classmethod
+    def empty(cls, rows: int) -> StepCuts:
+        return cls(np.zeros(rows + 1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64))
+
+
+def _cut_keys(ids: Sequence[int], minimum: int, step: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(cuts, keys) of one prompt's token ids: every `step` from `minimum` up to its length, at most
+    `MAX_STEP_CUTS`; each key chains the one before it, so equal keys are equal id prefixes."""
+    cuts = tuple(range(minimum, len(ids) + 1, step))[:MAX_STEP_CUTS]
+    data = np.asarray(ids, dtype=np.int64).tobytes()
+    keys: list[int] = []
+    prev, at = b"step cuts", 0
+    for cut in cuts:
+        prev = hashlib.blake2b(prev + data[at * 8:cut * 8], digest_size=8).digest()
+        at = cut
+        keys.append(int.from_bytes(prev, "little", signed=True))
+    return cuts, tuple(keys)
+
+
+def step_cuts(counter: RequestCounter, records: Sequence[LogRecord], trace: TraceChunk, prompts: np.ndarray,
+              rule: CacheRule, image_size: tuple[int, int] | None = None) -> StepCuts:
+    """The step cuts (`StepCuts`) of the rows of `trace` whose prompt on `counter`'s model (`prompts`)
+    reaches `rule.minimum`, from its ids as a prefix cache matches them (`requests.batch.cache_ids`:
+    with the reply priming, as sent). A row without such ids (media; a family counted by rules
+    other than OpenAI's), or whose ids are not as many as its count, keeps none. A prompt is
+    rendered once per run, per chat format and tokenizer: its cuts are kept by its whole text's key
+    (the row's last block mark), at most `_MAX_ENDS` prompts, then started again."""
+    by_format = run_caches().objects("cache_trace.steps", 256).get(counter.render, _new_steps)
+    known = by_format.setdefault((counter.family, counter.tokenizer.name, image_size, rule.minimum, rule.step), {})
+    if len(known) > _MAX_ENDS:
+        known.clear()
+    counts = np.zeros(trace.rows, dtype=np.int64)
+    ends: list[int] = []
+    keys: list[int] = []
+    ptr = trace.ptr.tolist()
+    whole = trace.keys.tolist()
+    for i in np.flatnonzero(prompts >= rule.minimum).tolist():
+        if ptr[i + 1] == ptr[i]:
+            continue
+        key = whole[ptr[i + 1] - 1]  # the row's last mark: the whole conversation
+        found = known.get(key)
+        if found is None:
+            ids = cache_ids(counter, records[i].request, image_size=image_size)
+            found = known[key] = _cut_keys(ids, rule.minimum, rule.step) \
+                if ids is not None and len(ids) == int(prompts[i]) else ((), ())
+        ends += found[0]
+        keys += found[1]
+        counts[i] = len(found[0])
+    return StepCuts(np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(counts))),
+                    np.asarray(ends, dtype=np.int32), np.asarray(keys, dtype=np.int64))
+
+
+def _new_steps(render: object) -> dict[tuple[object, ...], dict[int, tuple[tuple[int, ...], tuple[int, ...]]]]:
+    return {}
+
+
+def with_steps(trace: TraceChunk, end: np.ndarray, steps: StepCuts | None) -> tuple[TraceChunk, np.ndarray]:
+    """The chunk's marks on a target with its step cuts joined: each row's block marks, then its
+    step cuts (flag 0, block -1), as one `TraceChunk` and its ends. Without cuts, `trace` and `end`."""
+    if steps is None or not len(steps.ends):
+        return trace, end
+    a, b = np.diff(trace.ptr), np.diff(steps.ptr)
+    ptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(a + b)))
+    total = int(ptr[-1])
+    at_a = np.repeat(ptr[:-1], a) + (np.arange(len(trace.keys)) - np.repeat(trace.ptr[:-1], a))
+    at_b = np.repeat(ptr[:-1] + a, b) + (np.arange(len(steps.keys)) - np.repeat(steps.ptr[:-1], b))
+    blocks = np.full(total, -1, dtype=np.int32)
+    keys = np.empty(total, dtype=np.int64)
+    flags = np.zeros(total, dtype=np.int8)
+    ends = np.empty(total, dtype=end.dtype)
+    blocks[at_a], keys[at_a], flags[at_a], ends[at_a] = trace.blocks, trace.keys, trace.flags, end
+    keys[at_b], ends[at_b] = steps.keys, steps.ends
+    return dataclasses.replace(trace, ptr=ptr, blocks=blocks, keys=keys, flags=flags), ends
+
+
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
                   prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None,
-                  by: str = "--requests-per-lifetime") -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+                  by: str = "--requests-per-lifetime", steps: Sequence[StepCuts | None] = ()
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`, and the
     simulation's notes (`caching.simulate`'s).
 
@@ -260,7 +358,11 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
     prompt tokens on the target. `per_lifetime`: a row without a timestamp is placed so that
     this many rows fall in the rule's lifetime (the k-th such row, from 1, at k x lifetime /
     per_lifetime seconds), in place of one burst, as a stream already running (`warm_prefixes`).
+    `steps[c]`: chunk c's step cuts on the target (`step_cuts`), joined to its marks (`with_steps`).
     """
+    if steps:
+        joined = [with_steps(t, e, s) for t, e, s in zip(traces, ends, steps)]
+        traces, ends = [t for t, _ in joined], [e for _, e in joined]
     stamped = any((~np.isnan(trace.when)).any() for trace in traces)
     # only a log without any timestamp is spaced: mixed with real times, made-up ones would mislead
     spacing = rule.ttl_seconds / per_lifetime if per_lifetime and not stamped else None

@@ -35,7 +35,7 @@ from ...memo import open_run
 from ..billed_sum import as_billed_total
 from ..bill import table_rates, usd_per_row
 from ..caching import cache_rule
-from .cache_trace import block_ends, day_codes, row_days, trace_chunk
+from .cache_trace import block_ends, day_codes, row_days, step_cuts, trace_chunk
 from .partial import TOP_ROWS, BilledPart, CalibrationPart, ModelPart, TrafficPartial
 from ...errors import BadInput
 
@@ -356,8 +356,11 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
                 prompts = recounts[t.ref].content + recounts[t.ref].format
                 part.ends.append(block_ends(counter, batches.get(counter.tokenizer.name), records, trace, prompts,
                                             rule.minimum if rule is not None else 0, plan.image_size))
+                part.steps.append(step_cuts(counter, records, trace, prompts, rule, plan.image_size)
+                                  if rule is not None and rule.granularity == "step" else None)
             else:
                 part.ends.append(np.zeros(len(trace.keys), dtype=np.int32))
+                part.steps.append(None)
     by_served: dict[str, list[int]] = {}
     not_recounted: dict[str, list[int]] = {}  # priced, but no tokenizer: billed from the usage all the same
     for i, s in enumerate(served):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes
+from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes, with_steps
 from ..targets import TrafficPlan
 from .partial import CalibrationPart, ModelPart, TrafficPartial
 
@@ -402,13 +402,15 @@ class LogFold:
                 zeros = np.zeros(len(prompts), dtype=np.int64)
                 bill.add(trace, prompts, tiers, outs, costs, zeros, zeros, zeros)
                 continue
-            (read, w5, w1), spaced = sim.run(trace, part.ends[c], prompts, times[c])
+            marks, ends = with_steps(trace, part.ends[c], part.steps[c] if len(part.steps) == len(traces) else None)
+            (read, w5, w1), spaced = sim.run(marks, ends, prompts, times[c])
             bill.simulated = True
             bill.add(trace, prompts, tiers, outs, costs, read, w5, w1)
             if spaced is not None:
                 sim.spaced_bill.add(trace, prompts, tiers, outs, costs, *spaced)
         for rows in (part.prompts, part.tiers, part.outs, part.ends, part.costs):
             rows.clear()
+        part.steps.clear()
 
     def _fold_calibration(self, ref: str, cal: CalibrationPart) -> None:
         folded = self.folded.calibration.setdefault(ref, FoldedCalibration())

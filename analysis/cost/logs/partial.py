@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .cache_trace import TraceChunk
+from .cache_trace import StepCuts, TraceChunk
 
 __all__ = ["BILLED_FIELDS", "SUM_FIELDS", "BilledPart", "CalibrationPart", "ModelPart", "TrafficPartial"]
 
@@ -45,6 +45,8 @@ class ModelPart:
     tiers: list[np.ndarray] = field(default_factory=list)
     outs: list[np.ndarray] = field(default_factory=list)
     ends: list[np.ndarray] = field(default_factory=list)
+    # per chunk, the step cuts of a target whose cache rule matches in steps (`cache_trace.step_cuts`), else None
+    steps: list[StepCuts | None] = field(default_factory=list)
 
     def merge(self, other: ModelPart) -> None:
         for key, vec in other.sums.items():
@@ -54,6 +56,7 @@ class ModelPart:
         for mine, theirs in ((self.prompts, other.prompts), (self.tiers, other.tiers), (self.outs, other.outs),
                              (self.ends, other.ends)):
             mine.extend(theirs)
+        self.steps.extend(other.steps)
 
 
 @dataclass

@@ -88,7 +88,8 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     label, simulated = "", False
     if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
         read, w5, w1, sim_notes = simulate_rows(rule, partial.traces, part.ends, part.prompts,
-                                          per_lifetime=plan.per_lifetime(rule), by=plan.spaced_by)
+                                                per_lifetime=plan.per_lifetime(rule), by=plan.spaced_by,
+                                                steps=part.steps if len(part.steps) == len(part.ends) else ())
         simulated, label = True, rule.label
         notes += sim_notes
     elif plan.simulates_cache and rule is None:

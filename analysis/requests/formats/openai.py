@@ -24,6 +24,7 @@ choice) is counted by the nearest rule and labelled an estimate naming it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -187,6 +188,52 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
     """
     rules = rules_for(tokenizer)
     return _render(request, tokenizer, rules, rules.verified, add_generation_prompt)
+
+
+# Stand-ins for the ids the API's own rendering adds (OpenAI does not publish them): negative, so
+# never a vocabulary id. Only equality matters to a prefix cache.
+_START, _SEP, _END, _NAME, _ASSISTANT = -1, -2, -3, -4, -5
+
+
+def cache_sequence(request: Request, tokenizer: Tokenizer, model_ids: tuple[str, ...] = ()) -> list[int] | None:
+    """The prompt as a prefix cache sees it, as many ids as `render` counts (with the reply priming):
+    the tool definitions first (stand-ins, one id derived from the tools, as many as their tokens),
+    then per message ``<|im_start|>`` role [name] ``<|im_sep|>`` content ``<|im_end|>``, where the
+    three markers, the name's extra token and the priming's role are stand-ins and every text is
+    its own ids. Equal prompts give equal sequences, and two prompts share a prefix as long as the
+    texts and markers they share. None: a rule set without this layout (gpt-3.5-turbo-0301) or a
+    request with media (whose tokens have no place in the text).
+
+    >>> from analysis.tokenizers import load_tokenizer
+    >>> tok = load_tokenizer("o200k_base")
+    >>> seq = cache_sequence(Request.from_text("hello world"), tok)
+    >>> len(seq) == render(Request.from_text("hello world"), tok).input_tokens, seq[:1], seq[-3:]
+    (True, [-1], [-1, -5, -2])
+    """
+    rules = rules_for(tokenizer, model_ids)
+    if rules.per_message != 3 or rules.per_name != 1 or media_counts(request):
+        return None
+    encode = tokenizer.encode
+    out: list[int] = []
+    if request.tools:
+        n, _ = tool_tokens(request.tools, tokenizer, rules)
+        stand_in = -6 - int.from_bytes(hashlib.blake2b(repr(request.tools).encode("utf-8", "surrogatepass"),
+                                                       digest_size=7).digest(), "little")
+        out += [stand_in] * n
+    if request.system:
+        out += [_START, *encode("system"), _SEP, *encode(request.system), _END]
+    for message in request.messages:
+        out += [_START, *encode(message.role)]
+        if message.name:
+            out += [*encode(message.name), _NAME]
+        out += [_SEP, *encode("".join(text_parts(message)))]
+        for part in message.parts:
+            if isinstance(part, ToolCall):
+                out += [*encode(part.name), *encode(part.arguments)]
+            elif isinstance(part, ToolResult):
+                out += encode(result_text(part))
+        out.append(_END)
+    return out + [_START, _ASSISTANT, _SEP]
 
 
 def for_model(model_ids: tuple[str, ...]) -> ChatFormat:
