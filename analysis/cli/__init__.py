@@ -118,7 +118,10 @@ def _message(e: BaseException) -> str:
         text = pattern.sub(flag, text)
     from ..render import terminal_text  # (imported when there is something to print: `--help` stays quick)
 
-    return terminal_text(text)  # a message may quote the input: no escape sequence reaches the terminal
+    # A message may quote the input: no escape sequence reaches the terminal, and a line break
+    # in it (a file name may hold one) is shown as \n, so the error stays one line that no input
+    # can follow with a forged one.
+    return terminal_text(text.replace("\r\n", "\\r\\n").replace("\n", "\\n"))
 
 
 def write_safe(text: str) -> None:

@@ -71,8 +71,10 @@ def _level(part: Mapping[str, Any], where: str, key: str = "mediaResolution") ->
     raw = _get(part, key)
     level = _obj(raw, f"{where}.{key}").get("level") if isinstance(raw, Mapping) else raw
     text = _str(level, f"{where}.{key}")
-    name = text.lower().removeprefix("media_resolution_") if text else None
-    if name in (None, "", "unspecified"):
+    if not text:
+        return None
+    name = text.lower().removeprefix("media_resolution_")
+    if name == "unspecified":
         return None
     if name not in MEDIA_RESOLUTIONS:
         valid = ", ".join(f"MEDIA_RESOLUTION_{v.upper()}" for v in ("unspecified", *MEDIA_RESOLUTIONS))
