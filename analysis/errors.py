@@ -116,3 +116,8 @@ class UnknownName(KeyError):
         # Pickled across processes (an engine's workers): rebuilt from its fields, not from
         # `args`, which holds only the message.
         return (functools.partial(type(self), message=self.message), (self.kind, self.name, self.valid))
+
+
+REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+"""What every face answers as a refusal of the input (exit 2, a 4xx, a message on the page): the
+library's own two types, and an OS error reading a file the user named. Anything else is a bug."""

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BadInput, UnknownName
+from ..errors import REFUSALS as _REFUSALS
 
 # Each command: the module whose `register(subparsers)` adds it, and its line in `tokenprism
 # --help` (the modules take their help from here, so the line exists once). The order is the
@@ -144,7 +144,7 @@ def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], f
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
-REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+REFUSALS = _REFUSALS  # the refusals of every face (errors.REFUSALS)
 
 
 def _is_refusal(e: BaseException) -> bool:

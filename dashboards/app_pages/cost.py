@@ -13,7 +13,7 @@ from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_
 from analysis.report.tables import display_categories, display_models, model_notes
 from analysis.cost.caching import REASONING_NOT_INCLUDED
 from analysis.cost.shared_prefix import prefix_tools
-from analysis.errors import BadInput, UnknownName
+from analysis.errors import REFUSALS, BadInput, UnknownName
 from analysis.models import resolve
 from dashboards import corpus_views, fields, links, shared
 
@@ -238,8 +238,12 @@ if source == "Chat log":
     try:
         traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached),
                                  log_prices)
-    except (ValueError, KeyError) as e:
-        st.error(shared.page_words(e.args[0] if e.args else str(e)))
+    except REFUSALS as e:  # the library's refusals, as the CLI's exit 2: the message names the fix
+        st.error(shared.page_words(str(e)))
+        st.stop()
+    except Exception as e:  # anything else is a bug: one line, as the CLI says it, not a traceback
+        st.error(f"Internal error ({type(e).__name__}) while pricing {log.name}: this is a bug in tokenprism, not in "
+                 "your log. Price it with the CLI (tokenprism cost --logs FILE) to see where.")
         st.stop()
     st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Log: {traffic.log_summary}. "
                "Each request is **recounted** under each model as `tokenprism count` counts it (exactness per model).")
