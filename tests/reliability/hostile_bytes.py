@@ -81,8 +81,12 @@ def _log_blank_lines(n: int) -> bytes:
     return b"\n" * n
 
 
-def _lines(data: bytes) -> int:
-    return sum(1 for _ in iter_lines(io.BytesIO(data), where="log", bounds=LineBounds()))
+def _log_rows_between_blank_runs(n: int) -> bytes:
+    return _reps(b"x\n" + b"\n" * 997, n)
+
+
+def _lines(data: bytes) -> int:  # as the log reader reads: blank lines skipped
+    return sum(1 for _ in iter_lines(io.BytesIO(data), where="log", bounds=LineBounds(), skip_blank=True))
 
 
 CASES: list[tuple[str, Callable[[int], Any], Callable[[Any], Any]]] = [
@@ -100,6 +104,7 @@ CASES: list[tuple[str, Callable[[int], Any], Callable[[Any], Any]]] = [
     ("json: escaped quotes, no closing one", _json_escaped_quotes, json_text.too_deep),
     ("json: strings never closed", _json_open_strings, json_text.too_deep),
     ("log: blank lines", _log_blank_lines, _lines),
+    ("log: rows between blank runs", _log_rows_between_blank_runs, _lines),
 ]
 
 
