@@ -17,8 +17,9 @@ import json
 
 import pytest
 
-from analysis.cost.usage import MAX_ROW_TOKENS
 from tests.reliability.cli_run import run_cli
+
+MAX_ROW_TOKENS = 10**9  # cost.usage.MAX_ROW_TOKENS, checked below
 
 GOOD = {"timestamp": "2026-03-01T10:00:00Z", "model": "gpt-4o", "messages": [{"role": "user", "content": "hello"}],
         "response": {"model": "gpt-4o", "choices": [{"message": {"role": "assistant", "content": "hi"}}],
@@ -97,3 +98,9 @@ def test_documented_ttls_still_read(tmp_path, capsys, ttl):
     log = _log(tmp_path, [_anthropic(ttl)])
     code, out, err = run_cli(["cost", "--logs", log, "-m", "claude-sonnet-4-5"], capsys)
     assert code == 0, err
+
+
+def test_the_documented_bound_is_the_one_applied():
+    from analysis.cost import usage
+
+    assert usage.MAX_ROW_TOKENS == MAX_ROW_TOKENS

@@ -61,18 +61,18 @@ def pdf_count(digits: str) -> bytes:
 
 
 HEADERS = [
-    pytest.param(mediaread.read_image, png(4294967295, 4294967295), "image", id="png-ihdr-2^32"),
+    pytest.param(lambda d: mediaread.read_image(d), png(4294967295, 4294967295), "image", id="png-ihdr-2^32"),
     pytest.param(lambda d: mediaread.read_seconds(d, audio=False), mp4_v1(2**64 - 1), "clip", id="mp4-mvhd-2^64"),
     pytest.param(lambda d: mediaread.read_seconds(d, audio=True), wav_byte_rate_one(), "clip", id="wav-byte-rate-1"),
-    pytest.param(mediaread.pdf_pages, pdf_count("1000000000000"), "PDF", id="pdf-count-10^12"),
-    pytest.param(mediaread.pdf_pages, pdf_count("9" * 5000), "PDF", id="pdf-count-5000-digits"),
+    pytest.param(lambda d: mediaread.pdf_pages(d), pdf_count("1000000000000"), "PDF", id="pdf-count-10^12"),
+    pytest.param(lambda d: mediaread.pdf_pages(d), pdf_count("9" * 5000), "PDF", id="pdf-count-5000-digits"),
 ]
 
 
 @pytest.mark.parametrize(("read", "data", "what"), HEADERS)
 def test_a_header_out_of_range_leaves_the_part_unsized_with_a_note(read, data, what):
     got = read(data)
-    assert isinstance(got, mediaread.OutOfRange), got
+    assert type(got).__name__ == "OutOfRange", got
     assert what in got.note and "cap" in got.note
 
 
