@@ -392,6 +392,20 @@ def declared(part: Mapping[str, Any], where: str, keys: tuple[str, ...]) -> dict
     return out
 
 
+IMAGE_DETAILS = ("auto", "low", "high")  # OpenAI's image `detail`
+
+
+def image_detail(value: str | None, where: str) -> str | None:
+    """OpenAI's image `detail` ("auto", "low" or "high"), or None when absent.
+
+    Raises:
+        BadInput: any other value, with the valid ones (the value cut and escaped).
+    """
+    if value is None or value in IMAGE_DETAILS:
+        return value
+    raise BadInput(f"{where} must be one of {', '.join(IMAGE_DETAILS)}, got {shown(value)}")
+
+
 def _note(read: object) -> str | None:
     return read.note if isinstance(read, OutOfRange) else None
 

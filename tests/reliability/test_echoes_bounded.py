@@ -92,3 +92,12 @@ def test_a_path_with_a_newline_is_echoed_escaped(tmp_path, capsys, flag):
 def test_a_log_path_with_a_newline_is_echoed_escaped(tmp_path, capsys):
     code, out, err = run_cli(["cost", "--logs", str(tmp_path / "a\nforged: b.jsonl")], capsys)
     assert code == 2 and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("detail", ["\x1b[31mred", "x" * 100_000, "ultra"])
+def test_an_unknown_openai_image_detail_is_refused_with_the_list(client, detail):
+    # the same class as finding 7: OpenAI's `detail` was echoed raw in the media lines
+    part = {"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": detail}}
+    r = client.post("/v1/count", json={"models": ["gpt-4o"], "messages": [{"role": "user", "content": [part]}]})
+    assert r.status_code == 422, r.text
+    assert "auto, low, high" in r.json()["detail"] and len(r.content) < 2_000 and "\x1b" not in r.text
