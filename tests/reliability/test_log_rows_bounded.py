@@ -17,6 +17,7 @@ import json
 
 import pytest
 
+from analysis.errors import BadInput
 from tests.reliability.cli_run import run_cli
 
 MAX_ROW_TOKENS = 10**9  # cost.usage.MAX_ROW_TOKENS, checked below
@@ -104,3 +105,19 @@ def test_the_documented_bound_is_the_one_applied():
     from analysis.cost import usage
 
     assert usage.MAX_ROW_TOKENS == MAX_ROW_TOKENS
+
+
+@pytest.mark.parametrize("value", ["²", "١٠", "9" * 5000, "1_000", 2**63, "inf", -1, True, "1e300", "1.5"])
+def test_an_export_token_count_is_bounded_ascii_digits(value):
+    # the export readers (issue 58) took "²" by str.isdigit and then int() raised: an internal error
+    from analysis.cost.logs.export_rules import parts_of, rules
+
+    with pytest.raises(BadInput, match="non-negative whole number of tokens, at most 1,000,000,000"):
+        parts_of({"gen_ai.usage.input_tokens": value, "gen_ai.usage.output_tokens": 4}, rules()["otel"])
+
+
+@pytest.mark.parametrize(("value", "tokens"), [("1200", 1200), ("1200.0", 1200), ("1.2e3", 1200), (1200.0, 1200)])
+def test_an_export_token_count_as_csv_and_otlp_write_it_still_reads(value, tokens):
+    from analysis.cost.logs.export_rules import parts_of, rules
+
+    assert parts_of({"gen_ai.usage.input_tokens": value, "gen_ai.usage.output_tokens": 4}, rules()["otel"]).input == tokens
