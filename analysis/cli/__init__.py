@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("measure", "write a report folder: report.md, report.html, figures, tidy tables"),
     "plot": ("measure", "draw one report figure to a file"),
     "probe": ("measure", "print one probe table (why counts differ)"),
+    "why": ("why", "the questions people ask (spelling, digits, YAML, <|endoftext|>, ...), each answered in one sentence"),
     "serve": ("serve", "run the HTTP JSON API (counts, tokenize, cost; vLLM and Anthropic shapes)"),
 }
 

@@ -265,6 +265,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
+    from .specials import model_tokenizers, warn_special_strings
+
+    warn_special_strings((text for _, text in inputs), toks + model_tokenizers(specs))
     rows: list[dict] = []
     model_rows: list[dict[str, Any]] = []
     for label, text in inputs:

@@ -29,19 +29,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..render import bytes_label
 from ..tokenizers.base import Tokenizer
-
-log = logging.getLogger("tokenprism.cache")
+from . import kept
 
 CATEGORIES = ("ok", "special", "single_byte", "utf8_fragment", "unreachable_single", "unreachable_multi",
               "unreachable_marker", "no_token")
@@ -62,7 +58,6 @@ LISTINGS: dict[str, str] = {
 }
 
 FORMAT_VERSION = 1
-NO_CACHE_ENV = "TOKENPRISM_NO_VOCAB_CACHE"  # the rank cache's switch: 1 keeps nothing, computes every time
 
 
 @dataclass(frozen=True)
@@ -229,48 +224,7 @@ def compute_audit(tok: Tokenizer, *, words: Iterable[str] = (), data: Sequence[b
     return VocabAudit(tok.name, row, ids, reencoded, whitespace, digits)
 
 
-# -- the kept copy ---------------------------------------------------------------------------------
-def cache_dir() -> Path:
-    from ..tokenizers.fetch import data_dir
-
-    return data_dir() / "cache" / "vocab-audit"
-
-
-def _read_kept(path: Path, digest: str) -> VocabAudit | None:
-    """The audit kept at `path` when it is whole and made for `digest`; None otherwise (and a
-    warning when a copy was there but failed a check)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        log.warning("cannot read the vocabulary audit %s (%s); computing it again", path, e.strerror or e)
-        return None
-    try:
-        head, _, body = raw.partition(b"\n")
-        meta = json.loads(head)
-        if meta.get("version") != FORMAT_VERSION or meta.get("digest") != digest:
-            raise ValueError("made for another vocabulary or format")
-        if meta.get("sha256") != hashlib.sha256(body).hexdigest():
-            raise ValueError("its body does not match its sha256")
-        return VocabAudit.from_json(json.loads(body))
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
-        log.warning("vocabulary audit %s is not usable (%s); computing it again", path, e)
-        return None
-
-
-def _keep(path: Path, digest: str, audit: VocabAudit) -> None:
-    from ..atomic import write_bytes
-
-    body = json.dumps(audit.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    head = json.dumps({"version": FORMAT_VERSION, "digest": digest, "sha256": hashlib.sha256(body).hexdigest()})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes(path, head.encode() + b"\n" + body)
-    except OSError as e:  # a read-only data dir: the next run computes it again
-        log.info("cannot keep the vocabulary audit %s (%s)", path, e.strerror or e)
-
-
+# -- the kept copy (`kept`) ---------------------------------------------------------------------
 def audit_vocabulary(tok: Tokenizer, *, words: Sequence[str] | None = None,
                      progress: Callable[[int], None] | None = None) -> VocabAudit:
     """`compute_audit(tok)`, through the copy kept in the data dir for this vocabulary.
@@ -288,17 +242,21 @@ def audit_vocabulary(tok: Tokenizer, *, words: Sequence[str] | None = None,
     h = hashlib.sha256(vocabulary_digest(tok, data).encode())
     h.update("\n".join(words).encode())
     digest = h.hexdigest()
-    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
+    if not kept.enabled():
         return compute_audit(tok, words=words, data=data, progress=progress)
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in tok.name)
-    path = cache_dir() / f"{safe}-{digest[:16]}.json"
-    kept = _read_kept(path, digest)
-    if kept is not None:
-        if progress:
-            progress(tok.n_vocab)
-        return kept
+    path = kept.kept_path("vocab-audit", tok.name, digest)
+    doc = kept.read_kept(path, digest)
+    if doc is not None:
+        try:
+            audit = VocabAudit.from_json(doc)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            audit = None
+        if audit is not None:
+            if progress:
+                progress(tok.n_vocab)
+            return audit
     audit = compute_audit(tok, words=words, data=data, progress=progress)
-    _keep(path, digest, audit)
+    kept.keep(path, digest, audit.to_json())
     return audit
 
 
