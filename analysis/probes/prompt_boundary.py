@@ -87,8 +87,8 @@ def boundary_headline(table: pd.DataFrame) -> str:
     if table.empty:
         return "No tokenizer was asked."
     r = table.iloc[0]
-    cont = (f"; {r['text'] + CONTINUATIONS.get(r['text'], '')!r} is written with {r['continued_as']!r}, one of them"
-            if r["is_extension"] else "")
+    cont = (f"; {r['text']!r} followed by {CONTINUATIONS.get(r['text'], '')!r} is written with {r['continued_as']!r}, "
+            f"one of them" if r["is_extension"] else "")
     share = table.drop_duplicates("tokenizer")[["tokenizer", "space_initial_share"]]
     shares = ", ".join(f"{t} {s:.1%}" for t, s in share.itertuples(index=False))
     return (f"Under {r['tokenizer']}, {r['text']!r} ends in the token {r['last_token']!r}, which "

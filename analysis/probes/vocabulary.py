@@ -274,7 +274,8 @@ def audit_headline(table: pd.DataFrame) -> str:
     frag = table.sort_values("utf8_fragments", ascending=False).iloc[0]
     parts = [f"{worst['tokenizer']} has the most unreachable tokens ({worst['unreachable']:,}: their text never "
              f"encodes back to them)" if worst["unreachable"] else "every multi-byte token encodes back to itself",
-             f"{frag['tokenizer']} the most UTF-8 fragments ({frag['utf8_fragments']:,})"]
+             f"{'the same' if frag['tokenizer'] == worst['tokenizer'] else frag['tokenizer']} the most UTF-8 "
+             f"fragments ({frag['utf8_fragments']:,})"]
     if len(table) == 1:
         r = table.iloc[0]
         return (f"{r['tokenizer']}: {r['n_vocab']:,} ids, {r['utf8_fragments']:,} UTF-8 fragments, {r['unreachable']:,} "
