@@ -50,6 +50,7 @@ class Question:
     key: str
     ask: str
     answer: Callable[[list[Tokenizer]], Answer]
+    tab: str = ""  # the short name a dashboard tab shows
 
     def command(self, tokenizers: str = DEFAULT_TOKENIZERS) -> str:
         return f"tokenprism why {self.key} -t {tokenizers}"
@@ -159,16 +160,16 @@ def _vocabulary(toks: list[Tokenizer]) -> Answer:
 
 
 QUESTIONS: dict[str, Question] = {q.key: q for q in (
-    Question("spell", "Why can't it spell (how many r's in strawberry)?", _spell),
-    Question("reverse", "Why can't it reverse a string?", _reverse),
-    Question("digits", "Why do digits and arithmetic go wrong?", _digits),
-    Question("languages", "Why does a non-English text cost more?", _languages),
-    Question("code", "Why does code cost more than prose?", _code),
-    Question("trailing-space", "Why does a trailing space change the answer?", _trailing),
-    Question("endoftext", "Why does <|endoftext|> break things?", _endoftext),
-    Question("yaml", "Is YAML cheaper than JSON?", _yaml),
-    Question("magikarp", "What is SolidGoldMagikarp?", _magikarp),
-    Question("vocabulary", "What does my vocabulary hold?", _vocabulary),
+    Question("spell", "Why can't it spell (how many r's in strawberry)?", _spell, "Spelling"),
+    Question("reverse", "Why can't it reverse a string?", _reverse, "Reversal"),
+    Question("digits", "Why do digits and arithmetic go wrong?", _digits, "Digit direction"),
+    Question("languages", "Why does a non-English text cost more?", _languages, "Fertility"),
+    Question("code", "Why does code cost more than prose?", _code, "Code"),
+    Question("trailing-space", "Why does a trailing space change the answer?", _trailing, "Prompt boundary"),
+    Question("endoftext", "Why does <|endoftext|> break things?", _endoftext, "<|endoftext|>"),
+    Question("yaml", "Is YAML cheaper than JSON?", _yaml, "YAML vs JSON"),
+    Question("magikarp", "What is SolidGoldMagikarp?", _magikarp, "SolidGoldMagikarp"),
+    Question("vocabulary", "What does my vocabulary hold?", _vocabulary, "Vocabulary"),
 )}
 
 
