@@ -90,9 +90,10 @@ def boundary_headline(table: pd.DataFrame) -> str:
     cont = (f"; {r['text']!r} followed by {CONTINUATIONS.get(r['text'], '')!r} is written with {r['continued_as']!r}, "
             f"one of them" if r["is_extension"] else "")
     share = table.drop_duplicates("tokenizer")[["tokenizer", "space_initial_share"]]
-    shares = ", ".join(f"{t} {s:.1%}" for t, s in share.itertuples(index=False))
+    shares = (f"{share['space_initial_share'].iloc[0]:.1%} of its vocabulary" if len(share) == 1 else
+              ", ".join(f"{t} {s:.1%}" for t, s in share.itertuples(index=False)) + " of the vocabulary")
     return (f"Under {r['tokenizer']}, {r['text']!r} ends in the token {r['last_token']!r}, which "
             f"{r['n_extensions']:,} vocabulary tokens extend{cont}: the model cannot "
             f"write them after a prompt that already took {r['last_token']!r}, so token healing sends "
             f"{r['healed_prompt']!r} and lets the model choose; a trailing space is the same trap, since tokens "
-            f"that begin with a space are {shares} of the vocabulary.")
+            f"that begin with a space are {shares}.")

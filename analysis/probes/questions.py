@@ -22,7 +22,7 @@ from ..pipeline import as_tokenizers
 from ..tokenizers.base import Tokenizer
 from . import kept
 
-ANSWER_VERSION = 3  # bump when a probe's table or headline changes: kept answers are then recomputed
+ANSWER_VERSION = 4  # bump when a probe's table or headline changes: kept answers are then recomputed
 DEFAULT_TOKENIZERS = "gpt2,cl100k_base,o200k_base"
 
 
@@ -74,9 +74,10 @@ def _reverse(toks: list[Tokenizer]) -> Answer:
     table = spelling(toks)[["tokenizer", "n_words", "tokens_per_word", "reversed_tokens_per_word", "reverse_ratio"]]
     worst = table.sort_values("reverse_ratio", ascending=False).iloc[0]
     best = table.sort_values("reverse_ratio").iloc[0]
+    other = f"; {best['reverse_ratio']:.1f}x under {best['tokenizer']}" if len(table) > 1 else ""
     head = (f"Reversed, the {int(worst['n_words']):,} most common words cost {worst['reverse_ratio']:.1f}x the tokens "
             f"under {worst['tokenizer']} ({worst['tokens_per_word']:.2f} -> {worst['reversed_tokens_per_word']:.2f} "
-            f"per word; {best['reverse_ratio']:.1f}x under {best['tokenizer']}): a reversed word is rarely in the "
+            f"per word{other}): a reversed word is rarely in the "
             f"vocabulary, so the model must rebuild it from short pieces it never saw in that order.")
     return Answer("reverse", head, table, "words after a space, forward and reversed")
 
