@@ -251,6 +251,20 @@ def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
     sys.stdout.write(f"({FILED})\n")
 
 
+def _by_text(inputs: list[tuple[str, str]], tok) -> None:
+    """Two texts under one tokenizer (the same data as JSON and as YAML): their tokens by character
+    class side by side, and where the difference comes from."""
+    from ..probes.attribution import FILED, breakdown_texts, describe
+
+    (label_a, a), (label_b, b) = inputs
+    pa, pb = tok.pieces(a), tok.pieces(b)
+    rows = breakdown_texts(a, pa, b, pb)
+    sys.stdout.write(f"\n{label_a} -> {label_b} under {tok.name}: {len(pb) - len(pa):+d} tokens ({len(pa)} -> {len(pb)})\n")
+    emit_rows([{"class": r["part"], label_a: r["from_tokens"], label_b: r["to_tokens"], "change": r["change"]}
+               for r in rows], ["class", label_a, label_b, "change"], "table", width=WIDTH)
+    sys.stdout.write(f"  the difference by class: {describe(rows)}\n({FILED})\n")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import render
     from ..compare import COLUMNS, compare_rows, skipped_tokenizers
@@ -296,6 +310,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         emit_rows(rows, columns, args.format, width=table_width(args))
     if args.format == "table" and len(toks) > 1 and (len(toks) == 2 or args.by_part):
         _by_part(inputs, toks)
+    elif args.format == "table" and len(toks) == 1 and len(inputs) == 2:
+        _by_text(inputs, toks[0])
     if specs:
         if rows and args.format == "table":
             sys.stdout.write("\n")

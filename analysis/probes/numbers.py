@@ -119,8 +119,11 @@ def digit_grouping(tokenizers: TokenizersArg = None, numbers: Iterable[str] = DE
             # SentencePiece vocabularies prefix a word-start marker (a space): a token of its own, drawn
             # as · (as --show draws a space) so that every token is a piece, but no digit group
             pieces = [t.strip() or t.replace(" ", "·") or "·" for t in texts]
-            sizes = [len(t.strip()) for t in texts if t.strip()]
-            rows.append((tok.name, number, len(number), len(ids), "|".join(pieces), "-".join(map(str, sizes)),
+            # the digits of each token: a separator of the user's ("1,234,567") is no group of its own
+            sizes = [n for n in (sum(c.isdigit() for c in t) for t in texts) if n] if not number.isdigit() else \
+                [len(t.strip()) for t in texts if t.strip()]
+            n_digits = sum(c.isdigit() for c in number)
+            rows.append((tok.name, number, n_digits, len(ids), "|".join(pieces), "-".join(map(str, sizes)),
                          grouping_rule(sizes)))
     return pd.DataFrame(rows, columns=["tokenizer", "number", "n_digits", "n_tokens", "pieces", "pattern", "rule"]) \
         .assign(tokenizer=lambda d: _cat(d["tokenizer"], [t.name for t in toks]))
@@ -190,7 +193,7 @@ def single_token_summary(single: pd.DataFrame) -> pd.DataFrame:
 
 
 def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, seed: int = 0,
-                         separators: dict[str, str] | None = None) -> pd.DataFrame:
+                         separators: dict[str, str] | None = None, numbers: Sequence[str] | None = None) -> pd.DataFrame:
     """The same integers written with different thousands separators ("1,234,567", "1 234 567", ...).
 
     Args:
@@ -198,6 +201,7 @@ def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, 
         count: integers between 1,000 and 10^10 (seeded).
         seed: the random seed.
         separators: name -> separator (default `SEPARATORS`; "none" is the baseline).
+        numbers: the integers to write instead of random ones (their digits are kept, any separator dropped).
 
     Returns:
         One row per tokenizer x separator: example, n_numbers, n_chars, n_tokens, rule (the digit
@@ -212,8 +216,16 @@ def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, 
     separators = dict(SEPARATORS if separators is None else separators)
     if "none" not in separators:
         separators = {"none": "", **separators}
-    rng = np.random.default_rng(seed)
-    values = np.floor(10 ** rng.uniform(3, 10, size=count)).astype(np.int64)
+    if numbers is not None:  # the user's numbers (`--text`), whatever separators they were written with
+        digits = ["".join(c for c in n if c.isdigit()) for n in numbers]
+        if not digits or not all(digits):
+            raise BadInput(f"thousands-separators needs numbers, got {numbers[digits.index('')] if '' in digits else numbers!r}: "
+                           "give integers such as 1234567 or 1,234,567")
+        values = np.array([int(d) for d in digits], dtype=object)
+        count = len(values)
+    else:
+        rng = np.random.default_rng(seed)
+        values = np.floor(10 ** rng.uniform(3, 10, size=count)).astype(np.int64)
     plain = [f"{v:,}" for v in values.tolist()]  # comma-grouped; the comma is swapped below
     frames = []
     for tok in toks:

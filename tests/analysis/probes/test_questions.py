@@ -196,3 +196,27 @@ def test_why_lists_every_question_with_its_command(capsys):
     assert main(["why", "magikarp", "-t", "gpt2"]) == 0
     out = capsys.readouterr().out
     assert "candidates: confirming needs the model" in out and len(out.splitlines()) <= 36
+
+
+def test_compare_two_texts_under_one_tokenizer_by_class(tmp_path, capsys, enc):
+    records = formats.builtin_records(10)
+    a, b = tmp_path / "data.json", tmp_path / "data.yaml"
+    a.write_text("".join(s for s, _ in formats.render(records, "json_pretty")))
+    b.write_text("".join(s for s, _ in formats.render(records, "yaml")))
+    assert main(["compare", "-f", str(a), "-f", str(b), "-t", "cl100k_base"]) == 0
+    out = capsys.readouterr().out
+    n_a, n_b = len(enc.encode_ordinary(a.read_text())), len(enc.encode_ordinary(b.read_text()))
+    assert f"{a} -> {b} under cl100k_base: {n_b - n_a:+d} tokens ({n_a} -> {n_b})" in out
+    assert "punctuation" in out and "the difference by class: punctuation" in out
+
+
+def test_probe_text_is_used_by_number_probes_or_refused(capsys):
+    assert main(["probe", "digit-grouping", "--text", "1,234,567", "-t", "cl100k_base", "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert (row["number"], row["pieces"], row["rule"]) == ("1,234,567", "1|,|234|,|567", "threes from the right")
+    assert main(["probe", "thousands-separators", "--text", "1234567", "-t", "cl100k_base", "--format", "json"]) == 0
+    rows = {r["separator"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["comma"]["example"] == "1,234,567" and rows["none"]["n_numbers"] == 1
+    for name in ("digit-lengths", "single-token-numbers", "single-token-years", "code-variants"):
+        assert main(["probe", name, "--text", "12", "-t", "cl100k_base"]) == 2
+        assert "does not take your text" in capsys.readouterr().err
