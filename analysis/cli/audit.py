@@ -12,7 +12,7 @@ import sys
 
 from .table import WIDTH, emit
 
-MAX_ROWS = 30  # rows a listing shows without --all
+MAX_ROWS = 25  # rows a table shows without --all: with its headline and notes, about 30 lines
 
 
 def add_all(p: argparse.ArgumentParser) -> None:
@@ -24,6 +24,15 @@ def compact(df, args: argparse.Namespace, what: str = "rows"):
     if args.format != "table" or getattr(args, "all", False) or len(df) <= MAX_ROWS:
         return df, ""
     return df.head(MAX_ROWS), f"({MAX_ROWS} of {len(df):,} {what}; --all for every one, --format csv|json for the data)"
+
+
+def headline_text(text: str, args: argparse.Namespace) -> str:
+    """A headline as printed: wrapped at the table width (one line with --wide), then a blank line."""
+    import textwrap
+
+    if getattr(args, "wide", False):
+        return text + "\n\n"
+    return textwrap.fill(text, width=WIDTH, break_long_words=False, break_on_hyphens=False) + "\n\n"
 
 
 def run_audits(names: str | None, *, progress: bool):
@@ -70,7 +79,7 @@ def cmd_vocab_audit(args: argparse.Namespace) -> int:
         return 0
     table = audit_table(audits)
     if args.format == "table":
-        sys.stdout.write(audit_headline(table) + "\n\n")
+        sys.stdout.write(headline_text(audit_headline(table), args))
         shown, note = compact(table, args, "tokenizers")
         if not args.wide:  # the drawings of the longest tokens run to 128 characters: --wide shows them
             shown = shown.drop(columns=["longest_token", "longest_whitespace_token"])

@@ -234,7 +234,17 @@ def cmd_probe(args: argparse.Namespace) -> int:
     frame = run_probe(args.name, run)
     if frame.attrs.get("note"):
         print(f"tokenprism probe: note: {frame.attrs['note']}", file=sys.stderr)
-    emit(frame, args.format, width=table_width(args))
+    if args.format != "table":
+        emit(frame, args.format, width=table_width(args))
+        return 0
+    from ..probes.headlines import headline
+    from .audit import compact, headline_text
+
+    shown, note = compact(frame, args)  # the headline first, then at most 25 rows (--all: every row)
+    sys.stdout.write(headline_text(headline(args.name, frame), args))
+    emit(shown, args.format, width=table_width(args))
+    if note:
+        print(note)
     return 0
 
 
@@ -298,4 +308,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="your own text for the whitespace and boundary probes, or your numbers for digit-grouping and "
                         "thousands-separators (repeatable); refused by the probes that take no text")
     add_format(p)
+    p.add_argument("--all", action="store_true", help="the full table (without it, the headline and at most 25 rows)")
     p.set_defaults(func=cmd_probe)

@@ -13,7 +13,7 @@ import json
 import sys
 
 from . import help_line
-from .audit import add_all, compact
+from .audit import add_all, compact, headline_text
 from .table import WIDTH, emit
 
 
@@ -27,7 +27,11 @@ def cmd_why(args: argparse.Namespace) -> int:
             got = answer(key, names)
             rows.append({"question": q.ask, "key": key, "command": q.command(names), "headline": got.headline})
             if args.format == "table":
-                sys.stdout.write(f"{k}. {q.ask}\n   {q.command(names)}\n   {got.headline}\n\n")
+                import textwrap
+
+                body = got.headline if args.wide else textwrap.fill(got.headline, width=WIDTH - 3, break_long_words=False,
+                                                                    break_on_hyphens=False).replace("\n", "\n   ")
+                sys.stdout.write(f"{k}. {q.ask}\n   {q.command(names)}\n   {body}\n\n")
         if args.format == "json":
             sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
         elif args.format == "csv":
@@ -45,7 +49,7 @@ def cmd_why(args: argparse.Namespace) -> int:
     if args.format == "csv":
         emit(got.table, "csv")
         return 0
-    sys.stdout.write(got.headline + "\n\n")
+    sys.stdout.write(headline_text(got.headline, args))
     shown, note = compact(got.table, args)
     emit(shown, "table", width=None if args.wide else WIDTH)
     for line in (got.note, note):

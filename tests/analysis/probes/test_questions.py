@@ -220,3 +220,18 @@ def test_probe_text_is_used_by_number_probes_or_refused(capsys):
     for name in ("digit-lengths", "single-token-numbers", "single-token-years", "code-variants"):
         assert main(["probe", name, "--text", "12", "-t", "cl100k_base"]) == 2
         assert "does not take your text" in capsys.readouterr().err
+
+
+def test_every_probe_prints_its_headline_first_then_a_compact_table(capsys):
+    from analysis.probes import PROBE_TABLES, ProbeRun, run_probe
+    from analysis.probes.headlines import HEADLINES, headline
+
+    assert set(HEADLINES) == set(PROBE_TABLES)
+    assert main(["probe", "trailing-whitespace", "-t", "gpt2,cl100k_base"]) == 0
+    out = capsys.readouterr().out
+    expected = headline("trailing-whitespace", run_probe("trailing-whitespace", ProbeRun(tokenizers="gpt2,cl100k_base")))
+    assert out.startswith(expected[:60]) and len(out.splitlines()) <= 32 and "--all" in out
+    assert main(["probe", "trailing-whitespace", "-t", "gpt2,cl100k_base", "--all"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) > 100
+    assert main(["probe", "trailing-whitespace", "-t", "gpt2,cl100k_base", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) > 100  # the data formats are the full frame, no headline
