@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..pipeline import as_tokenizers
-from ..tokenizers import TokenizersArg
 from ..tokenizers.base import Tokenizer
+
+if TYPE_CHECKING:  # the warning `compare`, `count` and `encode` print needs neither pandas nor the pipeline
+    import pandas as pd
+
+    from ..tokenizers import TokenizersArg
 
 ENDOFTEXT = "<|endoftext|>"
 
@@ -70,6 +72,10 @@ def special_strings(tokenizers: TokenizersArg = None, strings: Sequence[str] = (
     >>> special_strings("cl100k_base")[["special_id", "tokens_as_text"]].iloc[0].tolist()
     [100257, 7]
     """
+    import pandas as pd
+
+    from ..pipeline import as_tokenizers
+
     rows = []
     for tok in as_tokenizers(tokenizers):
         for s in strings:

@@ -31,13 +31,14 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..render import bytes_label
 from ..tokenizers.base import Tokenizer
 from . import kept
+
+if TYPE_CHECKING:  # pandas only for the tables: `tokenprism vocab --help` lists the categories without it
+    import pandas as pd
 
 CATEGORIES = ("ok", "special", "single_byte", "utf8_fragment", "unreachable_single", "unreachable_multi",
               "unreachable_marker", "no_token")
@@ -263,6 +264,8 @@ def audit_vocabulary(tok: Tokenizer, *, words: Sequence[str] | None = None,
 # -- tables ------------------------------------------------------------------------------------------
 def audit_table(audits: Sequence[VocabAudit]) -> pd.DataFrame:
     """One row per tokenizer: `tokenizer` then `COUNT_KEYS`."""
+    import pandas as pd
+
     return pd.DataFrame([{"tokenizer": a.name, **{k: a.row[k] for k in COUNT_KEYS}} for a in audits])
 
 
@@ -287,6 +290,8 @@ def audit_headline(table: pd.DataFrame) -> str:
 def token_listing(tok: Tokenizer, audit: VocabAudit, category: str) -> pd.DataFrame:
     """The tokens of one `LISTINGS` category: id, the bytes drawn as `compare --show` draws them,
     their length, and for unreachable tokens the category and the ids and drawing they encode to."""
+    import pandas as pd
+
     if category not in LISTINGS:
         from ..errors import UnknownName
 
