@@ -69,3 +69,17 @@ def test_anthropic_cache_control_must_be_documented(client, control):
                                      {"type": "ephemeral", "ttl": "1h"}])
 def test_anthropic_cache_control_documented_values_pass(client, control):
     assert _count_tokens(client, control).status_code == 200
+
+
+def test_a_content_length_of_5000_digits_is_too_large_not_an_error():
+    # a header's number read as bounded ASCII digits: int() refuses 4,300 digits with a ValueError
+    import asyncio
+
+    from analysis.api import body as bodies
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    with pytest.raises(bodies.TooLarge):
+        asyncio.run(bodies.read_body(receive, 1_000, b"9" * 5000))
+    assert asyncio.run(bodies.read_body(receive, 1_000, b"2")) == b"{}"
