@@ -1,6 +1,6 @@
 """Logged traffic folded chunk by chunk, in the log's order, so memory stays flat in the rows.
 
-Unlike `chunk_sums` (each chunk reduced to sums and a few integers per row: prompt tokens, tier,
+Unlike `chunk` (each chunk reduced to sums and a few integers per row: prompt tokens, tier,
 output tokens, cache marks, $ per row) and `whole_bill` (one target's bill from the merged
 part), this module keeps those per-row integers from piling up. The partials of a log arrive
 in order (every engine yields them so); `LogFold.add` takes each one and
@@ -35,7 +35,8 @@ import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
 from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes
-from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
+from ..targets import TrafficPlan
+from .partial import CalibrationPart, ModelPart, TrafficPartial
 
 __all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
            "distinct_rows", "median", "order_note", "percentiles"]
@@ -264,9 +265,10 @@ class Folded:
 class _Sim:
     """One target's cache simulated over the log as it comes (see `simulate_rows` for the times)."""
 
-    def __init__(self, rule: CacheRule, per_lifetime: float | None) -> None:
+    def __init__(self, rule: CacheRule, per_lifetime: float | None, by: str = "--requests-per-lifetime") -> None:
         self.rule = rule
         self.per_lifetime = per_lifetime
+        self.by = by
         self.main = CacheStream(rule)
         # a log with no timestamp at all is spaced per --requests-per-lifetime; until a row with a
         # time shows up, both are simulated, and the spaced one is dropped at the first time seen
@@ -317,7 +319,7 @@ class _Sim:
         if self.rule.kind == "breakpoints" and not self.flagged:
             notes.append(no_breakpoints_note(self.rule))
         if spaced:
-            notes.append(spaced_note(self.rule, self.unstamped, self.per_lifetime or 0))
+            notes.append(spaced_note(self.rule, self.unstamped, self.per_lifetime or 0, by=self.by))
         return notes
 
 
@@ -335,12 +337,11 @@ class LogFold:
         self.folded = Folded()
         self.order = TimeOrder()
         self.whole = False  # found out of time order while held: kept whole to the end, as before
-        per_lifetime = float(plan.requests_per_lifetime) if plan.requests_per_lifetime else None
         self.sims: dict[str, _Sim] = {}
         for t in plan.targets:
             rule = cache_rule(t.ref)
             if plan.simulates_cache and rule is not None:
-                self.sims[t.ref] = _Sim(rule, per_lifetime)
+                self.sims[t.ref] = _Sim(rule, plan.per_lifetime(rule), plan.spaced_by)
 
     def add(self, partial: TrafficPartial) -> None:
         """Take the next chunk's partial. Raises `NotInTimeOrder` (see the module docstring)."""
