@@ -167,27 +167,35 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
 
 
 def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
-                other: Sequence[Piece] | None = None) -> str:
-    """Render `pieces` as HTML spans with alternating classes and a tooltip of id and bytes.
+                other: Sequence[Piece] | None = None, others: Sequence[Sequence[Piece]] = (),
+                mark: bytes | None = None) -> str:
+    """Render `pieces` as HTML spans, a colour per token, with a tooltip of id and bytes.
 
-    With `other` (another tokenizer's pieces of the same text), tokens that have no identical
-    token there also get class `tp-diff`. Identical means the same character span (a partial
-    piece also needs the same bytes), so a token the other side cuts in two is marked even
-    though its own two ends are cuts there too.
+    The colours (classes `tp-t0`..`tp-t7`) cycle, so two neighbours never share one. With `other`
+    (another tokenizer's pieces of the same text) or `others` (several), a token whose span is
+    not a token in every one of them also gets class `tp-diff` (drawn ringed). Identical means
+    the same character span (a partial piece also needs the same bytes), so a token the other
+    side cuts in two is marked even though its own two ends are cuts there too. Tokens whose
+    bytes are `mark` get class `tp-mark` (the BPE lab's merge just made).
 
     >>> a = [Piece(1, b"ab", 0, 2)]
     >>> html_tokens("ab", a, other=[Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]).count("tp-diff")
     1
+    >>> html_tokens("ab", a, others=[a, [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]]).count("tp-diff")
+    1
     """
-    spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
+    sides = [*([other] if other is not None else []), *others]
+    apart = not_in_every(pieces, sides) if sides else None
     out = []
     for i, p in enumerate(pieces):
         if p.partial:
             cls, label = "tp-partial", html.escape(piece_label(text, p)).replace("\n", "<br>")
         else:  # a whole token's drawing depends on its text alone: worked out once per process
-            cls, label = _PARITY[i & 1], _label_html(text[p.start : p.end])
-        if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
+            cls, label = _PARITY[i % len(_PARITY)], _label_html(text[p.start : p.end])
+        if apart is not None and apart[i]:
             cls += " tp-diff"
+        if mark is not None and p.bytes == mark:
+            cls += " tp-mark"
         title = f"id {p.id} · bytes {_bytes_html(p.bytes)}" if show_ids else ""
         # Spaces are drawn as "·", so a line could break nowhere: a zero-width space ends each
         # token. In the text, not as CSS generated content (`::after`), which costs the browser a
@@ -196,7 +204,20 @@ def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
     return '<div class="tp-text">' + "".join(out) + "</div>"
 
 
-_PARITY = ("tp-t0", "tp-t1")
+def not_in_every(pieces: Sequence[Piece], others: Sequence[Sequence[Piece]]) -> list[bool]:
+    """For each of `pieces`: True when its span (a partial piece: its span and bytes) is not a
+    piece in every one of `others` (the tokenizers disagree there).
+
+    >>> not_in_every([Piece(1, b"ab", 0, 2)], [[Piece(1, b"ab", 0, 2)], [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]])
+    [True]
+    """
+    spans = [{(p.start, p.end, p.bytes if p.partial else b"") for p in side} for side in others]
+    return [not all((p.start, p.end, p.bytes if p.partial else b"") in s for s in spans) for p in pieces]
+
+
+# Eight token colours in turn (dashboards.look gives them Paul Tol's colour-blind-safe "light"
+# scheme): neighbours always differ, and a run of tokens reads apart as well as two shades allow.
+_PARITY = tuple(f"tp-t{k}" for k in range(8))
 
 
 def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = True) -> str:
@@ -223,7 +244,7 @@ def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = Tr
         if kind in ("format", "tool"):
             cls = "tp-fmt" if kind == "format" else "tp-fmt tp-tool"
         else:
-            cls = "tp-partial" if partial else _PARITY[n_content & 1]
+            cls = "tp-partial" if partial else _PARITY[n_content % len(_PARITY)]
             n_content += 1
         title = f"{kind} · id {tid} · bytes {_bytes_html(data)}" if show_ids else kind
         out.append(f'<span class="tp-tok {cls}" title="{title}">{label}\u200b</span>')

@@ -38,6 +38,11 @@ def lab_pieces(corpus: str, n_merges: int, step: int) -> list[Piece]:
     return lab_steps(corpus, n_merges).pieces_at(step)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def lab_candidates(corpus: str, n_merges: int, step: int):
+    return lab_steps(corpus, n_merges).candidates(step)
+
+
 @st.cache_data(max_entries=8, show_spinner="Training ownbpe and Hugging Face…")
 def train_both(corpus: str, vocab_size: int):
     return bpe_lab.train_both(corpus, vocab_size)

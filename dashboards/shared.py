@@ -121,6 +121,25 @@ def counts_markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def compact_counts(rows: list[dict]) -> str:
+    """The counts so far as a compact grid (class tp-counts): tokenizer, tokens, characters per token,
+    in as many columns as the width holds (one on a phone). HTML the browser draws at once, as
+    `counts_markdown`'s table.
+
+    >>> compact_counts([{"tokenizer": "gpt2", "n_tokens": 1234, "chars_per_token": 3.6667}])
+    '<div class="tp-counts"><div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div><div><span>gpt2</span><span>1,234</span><span>3.67</span></div></div>'
+    """
+    import html
+
+    def ratio(v: float) -> str:
+        return "—" if math.isnan(v) else f"{v:,.2f}"
+
+    head = '<div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div>'
+    cells = "".join(f"<div><span>{html.escape(r['tokenizer'])}</span><span>{r['n_tokens']:,}</span>"
+                    f"<span>{ratio(r['chars_per_token'])}</span></div>" for r in rows)
+    return f'<div class="tp-counts">{head}{cells}</div>'
+
+
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
 # GIL held: a copy of a drawing's 2,000 Pieces per hit (measured: docs/performance.md). The
 # tuple of immutable Pieces cannot be mutated by the page that gets it.
