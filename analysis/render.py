@@ -37,6 +37,7 @@ _VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{c: f"<U+{c:04X}>" for c in _HIDD
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
+_ANSI_APART = "\x1b[1m\x1b[4m"  # bold, underlined: a token whose span the other tokenizers do not all have
 # Drawing every token of a megabyte would freeze a browser: boundaries are drawn for a prefix.
 # The browser's work for the drawing (about 2,000 spans per 10k characters, one block per drawn
 # tokenizer, two by default on the Compare page) is in proportion to the drawn length, and a
@@ -141,15 +142,18 @@ def piece_label(text: str, piece: Piece) -> str:
     return visible(text[piece.start : piece.end])
 
 
-def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
+def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True, apart: Sequence[bool] | None = None) -> str:
     """Render `pieces` of `text` for a terminal.
 
     With `color`, tokens alternate two background colours (partial tokens a third); without,
-    tokens are separated by '│'.
+    tokens are separated by '│'. The tokens `apart` flags (`not_in_every`: where tokenizers
+    disagree) are underlined and bold in colour, and put between ‹ › without.
 
     >>> from analysis.tokenizers.base import Piece
     >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False)
     'ab│·c'
+    >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False, apart=[True, False])
+    '‹ab›│·c'
     """
     # A lone surrogate (from an argument the shell could not decode) has no UTF-8 form, and
     # writing it would fail; the tokenizers counted it as U+FFFD, so it is drawn as one.
@@ -157,8 +161,11 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
     out = []
     for i, p in enumerate(pieces):
         label = piece_label(text, p)
+        marked = apart is not None and apart[i]
+        if marked and not color:
+            label = f"‹{label}›"
         if color:
-            style = _ANSI_PARTIAL if p.partial else _ANSI_BG[i % 2]
+            style = (_ANSI_PARTIAL if p.partial else _ANSI_BG[i % 2]) + (_ANSI_APART if marked else "")
             # keep the colour off the line break itself so the background does not fill the line
             out.append("\n".join(f"{style}{part}{_ANSI_RESET}" if part else "" for part in label.split("\n")))
         else:

@@ -35,9 +35,12 @@ CSS = """
   padding: 2px 0; font-variant-numeric: tabular-nums; }
 .tp-counts div span:nth-child(n+2) { text-align: right; }
 .tp-counts div.tp-head { color: #6b6b73; font-size: 0.8rem; }
+/* A segmented control (Explore's sections, the Cost page's sources) wraps its options onto more
+   lines where the width is short, rather than scrolling sideways with no cue (a phone). */
+[data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: wrap; overflow-x: visible; row-gap: 4px; }
 /* A heatmap (cells of a fixed size) or a table wider than its column scrolls inside the column, so
    the page itself never pans sideways (at 390 px) and nothing is cut off (checked at 1400 and 390 px
-   by tests/dashboards/test_layout.py). */
+   by tests/dashboards/test_legibility.py). */
 [data-testid="stVegaLiteChart"], [data-testid="stTable"] { max-width: 100%; overflow-x: auto; }
 </style>
 """

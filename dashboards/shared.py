@@ -124,10 +124,11 @@ def counts_markdown(rows: list[dict]) -> str:
 def compact_counts(rows: list[dict]) -> str:
     """The counts so far as a compact grid (class tp-counts): tokenizer, tokens, characters per token,
     in as many columns as the width holds (one on a phone). HTML the browser draws at once, as
-    `counts_markdown`'s table.
+    `counts_markdown`'s table. It carries the characters counted and the rows so far (data-chars,
+    data-rows): how the typing benchmark sees the new counts arrive.
 
-    >>> compact_counts([{"tokenizer": "gpt2", "n_tokens": 1234, "chars_per_token": 3.6667}])
-    '<div class="tp-counts"><div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div><div><span>gpt2</span><span>1,234</span><span>3.67</span></div></div>'
+    >>> compact_counts([{"tokenizer": "gpt2", "n_tokens": 1234, "chars_per_token": 3.6667, "n_chars": 4525}])
+    '<div class="tp-counts" data-chars="4525" data-rows="1"><div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div><div><span>gpt2</span><span>1,234</span><span>3.67</span></div></div>'
     """
     import html
 
@@ -137,7 +138,8 @@ def compact_counts(rows: list[dict]) -> str:
     head = '<div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div>'
     cells = "".join(f"<div><span>{html.escape(r['tokenizer'])}</span><span>{r['n_tokens']:,}</span>"
                     f"<span>{ratio(r['chars_per_token'])}</span></div>" for r in rows)
-    return f'<div class="tp-counts">{head}{cells}</div>'
+    return (f'<div class="tp-counts" data-chars="{rows[0]["n_chars"] if rows else 0}" data-rows="{len(rows)}">'
+            f'{head}{cells}</div>')
 
 
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
@@ -269,6 +271,45 @@ def cost_chart(plot: str, table: pd.DataFrame, column: str | None = None) -> Non
     missing = cost_charts.not_drawn(table, column) if column else []
     if missing:
         st.caption("Not drawn (no cost): " + "; ".join(missing))
+
+
+def money_first(table: pd.DataFrame) -> pd.DataFrame:
+    """A models table with its dollar columns (a "$" in the name) right after the model, so a page
+    shows what each model costs without scrolling sideways.
+
+    >>> money_first(pd.DataFrame(columns=["model", "tokenizer", "$/Mtok in / out", "$/month", "status"])).columns.tolist()
+    ['model', '$/month', '$/Mtok in / out', 'tokenizer', 'status']
+    """
+    money = [c for c in table.columns if "$" in c]
+    money.sort(key=lambda c: "Mtok" in c)  # the totals first, the rates they come from after
+    rest = [c for c in table.columns if c not in money]
+    return table[rest[:1] + money + rest[1:]]
+
+
+def billed_headline(traffic) -> str:
+    """The log's as-billed line, its two figures naming the same parts: how much of the billed figure
+    is the reasoning the log records (at the serving model's output rate, about), which a recount of
+    the text cannot see, and that the recount leaves it out."""
+    served = traffic.served
+    if "billed_reasoning_tokens" not in served or traffic.billed_total is None:
+        return traffic.billed_line()
+    tokens, usd = 0, Decimal(0)
+    for key, n in zip(served["priced_as"], served["billed_reasoning_tokens"]):
+        if n is None or n != n or not n:
+            continue
+        tokens += int(n)
+        price = get_price(key)
+        usd += Decimal(int(n)) * (price.output.base if price.output else Decimal(0)) / Decimal(1_000_000)
+    rows = (f"{traffic.billed_rows:,} of {traffic.n_rows:,} rows carry the provider's usage; on the models that "
+            "served them")
+    recounted = ("not recounted: a model that served them has no tokenizer" if traffic.recounted_billed is None
+                 else f"recounted: {format_usd(traffic.recounted_billed)}")
+    if not tokens:
+        return (f"as billed: {format_usd(traffic.billed_total)}; {recounted} (both: the prompts and the responses; "
+                f"{rows})")
+    return (f"as billed: {format_usd(traffic.billed_total)}, of which about {format_usd(usd)} is the {tokens:,} "
+            f"reasoning tokens the log records; {recounted}, the prompts and visible responses only: a recount "
+            f"of the text cannot see reasoning ({rows})")
 
 
 @st.cache_data(max_entries=8, show_spinner="Writing the report…")

@@ -22,6 +22,8 @@ from decimal import Decimal
 
 from .prices import MTOK, Price
 from .usage import price_context
+from .arithmetic import NoPriceError
+from ..errors import BadInput
 
 __all__ = ["PARTS", "PartRates", "part_rates", "parts_usd", "rates_for"]
 
@@ -126,6 +128,27 @@ def rates_for(price: Price, on: date, prompt_tokens: int | Decimal, *, batch: bo
     sizes = _tier_sizes(price)
     tiers = part_rates(price, on, batch=batch, service_tier=service_tier)
     return tiers[sum(1 for s in sizes[1:] if prompt_tokens >= s)]
+
+
+def shown_rates(price: Price, on: date, *, batch: bool = False, service_tier: str | None = None
+                ) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
+    """(input, cached input, output) $/Mtok of `price`'s first tier as a table shows them: the batch or
+    service-tier rates when those are asked for and the price has them, else its standard rates.
+
+    >>> from analysis.cost.prices import get_price
+    >>> p = get_price("gpt-4.1-mini", on=date(2026, 12, 1))
+    >>> shown_rates(p, date(2026, 12, 1))[0], shown_rates(p, date(2026, 12, 1), batch=True)[0]
+    (Decimal('0.4'), Decimal('0.2'))
+    """
+    standard = (price.input.base if price.input else None, price.cached_input.base if price.cached_input else None,
+                price.output.base if price.output else None)
+    if not (batch or service_tier) or price.input is None:
+        return standard
+    try:
+        r = rates_for(price, on, 0, batch=batch, service_tier=service_tier)
+    except (BadInput, NoPriceError):  # no such variant: the row's status says so, and it has no cost
+        return standard
+    return r.input, r.cache_read if price.cached_input is not None else None, r.output
 
 
 def parts_usd(rates: PartRates, tokens: Mapping[str, Decimal | int], requests: int) -> Decimal | None:

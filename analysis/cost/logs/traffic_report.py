@@ -24,7 +24,7 @@ from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
 from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
 from ..workloads.workload import percent
-from ..bill import PARTS
+from ..bill import PARTS, shown_rates
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
 from .stream import FoldedBill, median, percentiles
@@ -299,9 +299,9 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
+        rate_in, _, rate_out = shown_rates(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
         row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
-                               "usd_per_mtok_input": t.price.input.base if t.price.input else None,
-                               "usd_per_mtok_output": t.price.output.base if t.price.output else None,
+                               "usd_per_mtok_input": rate_in, "usd_per_mtok_output": rate_out,
                                "price_source": t.price.source}
         notes = ([t.choice.note] if t.choice.status != "ok" else []) + list(t.price.notes)
         if part is None:

@@ -69,12 +69,15 @@ def test_category_bars_carry_the_summary_numbers(run):
 def test_premium_heatmap_has_a_log_colour_scale_and_cell_values(run):
     premium = run_probe("language-premium", run)
     spec = _spec(charts.language_premium(premium))
-    grid = spec["hconcat"][0]
+    grid = spec
     rect, text = grid["layer"]
     assert rect["encoding"]["color"]["scale"]["type"] == "log"
     assert text["mark"]["type"] == "text"
     assert text["encoding"]["text"]["field"] == "label"
-    cells = pd.DataFrame(spec["datasets"][grid["data"]["name"] if "data" in grid else spec["data"]["name"]])
+    cells = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    assert spec["autosize"]["type"] == "fit-x"  # the column's width, whatever the tokenizers
+    # a click on a cell picks its tokenizer
+    assert charts.PICK in {p["name"] for p in [*spec.get("params", []), *rect.get("params", [])]}
     worst = cells.loc[cells["premium"].idxmax()]
     assert worst["label"] in (f"{worst['premium']:.1f}", f"{worst['premium']:.0f}")
 
