@@ -90,41 +90,11 @@ def counts_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-SHOWN_COUNTS = [c for c in COLUMNS if c not in ("n_chars", "n_bytes")]  # the page shows these two once, above
-
-
-def counts_markdown(rows: list[dict]) -> str:
-    """The rows counted so far as a Markdown table, numbers formatted as `styled` formats them.
-
-    The Compare page shows the rows this way while they come in: the browser draws Markdown
-    with the scripts it loaded with the page, whereas its first `st.table` (Arrow) makes it fetch
-    a dozen more scripts from a server busy loading tokenizers (measured: 2 s before the first
-    row showed). The finished table is an `st.table`.
-
-    >>> print(counts_markdown([{"tokenizer": "gpt2", "family": "tiktoken", "n_vocab": 50257, "n_tokens": 3,
-    ...                         "chars_per_token": 3.6667, "bytes_per_token": float("nan")}]))
-    | tokenizer | family | n_vocab | n_tokens | chars_per_token | bytes_per_token |
-    |---|---|---:|---:|---:|---:|
-    | gpt2 | tiktoken | 50,257 | 3 | 3.67 | — |
-    """
-    def cell(v: object) -> str:
-        if isinstance(v, float):
-            return "—" if math.isnan(v) else f"{v:,.2f}"
-        if isinstance(v, int):
-            return f"{v:,}"
-        return str(v).replace("|", "\\|")
-
-    numeric = {c for c in SHOWN_COUNTS if rows and isinstance(rows[0][c], (int, float))}
-    lines = ["| " + " | ".join(SHOWN_COUNTS) + " |",
-             "|" + "|".join("---:" if c in numeric else "---" for c in SHOWN_COUNTS) + "|"]
-    lines += ["| " + " | ".join(cell(r[c]) for c in SHOWN_COUNTS) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def compact_counts(rows: list[dict]) -> str:
     """The counts so far as a compact grid (class tp-counts): tokenizer, tokens, characters per token,
     in as many columns as the width holds (one on a phone). HTML the browser draws at once, as
-    `counts_markdown`'s table. It carries the characters counted and the rows so far (data-chars,
+    a Markdown table would be (its first `st.table` makes the browser fetch a dozen more scripts from a
+    server busy loading tokenizers: 2 s before the first row showed). It carries the characters counted and the rows so far (data-chars,
     data-rows): how the typing benchmark sees the new counts arrive.
 
     >>> compact_counts([{"tokenizer": "gpt2", "n_tokens": 1234, "chars_per_token": 3.6667, "n_chars": 4525}])
@@ -207,6 +177,23 @@ def request_count(body: str, model: str) -> Count:
     and `input_tokens` raise (BadInput, UnknownName): the page shows it.
     """
     return input_tokens(parse(json.loads(body)), model)
+
+
+def tokenizer_label(count: Count) -> str:
+    """The tokenizer of a count as every table of the CLI names it: "~o200k_base" for a proxy."""
+    choice = resolve(count.model).choice()
+    return choice.label if choice.tokenizer == count.tokenizer else count.tokenizer
+
+
+def whole_tokens(value: Any) -> str:
+    """A token count as a whole number ("765", "1,105"), "not counted" where there is none.
+
+    >>> whole_tokens(Decimal("765.0000")), whole_tokens(1105.0), whole_tokens(None)
+    ('765', '1,105', 'not counted')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "not counted"
+    return f"{Decimal(str(value)):,.0f}"
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -324,6 +311,8 @@ PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape
               ("drop the flag for this model", 'set "Prices" to standard or remove this model'),
               ("give --reasoning-tokens N or --reasoning-ratio R (or MODEL=VALUE)",
                'give "Reasoning tokens per request"'),
+              ("give --reasoning-tokens N or --reasoning-ratio R", 'give "Reasoning tokens per request"'),
+              ("(--batch/--service-tier)", '("Prices")'),
               ("--cache-breakpoints auto places them", '"Anthropic cache breakpoints: auto" places them'),
               ("(--requests-per-lifetime)", '("Requests per cache lifetime")'),
               ("--cached-share", '"Share of input served from the prompt cache"'))

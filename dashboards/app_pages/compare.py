@@ -6,6 +6,7 @@ format, through `analysis.requests.input_tokens`) and that count's price: the nu
 """
 
 import json
+import time
 
 import streamlit as st
 
@@ -102,6 +103,36 @@ if problem or not names:
     st.warning(problem or "Pick at least one tokenizer.")
     st.stop()
 
+# The counts first (they are drawn below the drawing, and come before it): one row per tokenizer as
+# it is counted, in the order picked, so that on a cold server the first row waits for one tokenizer,
+# not for the others (nor for the server's warm-up of the others). While typing, every tokenizer is
+# loaded and the rows come within a blink: they are sent at most every PROGRESS_S, not one by one.
+m1, m2, m3, m4 = more.columns(4)
+m1.metric("Characters", f"{len(text):,}")
+m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
+fewest_slot, most_slot = m3.empty(), m4.empty()
+fewest_slot.metric("Fewest tokens", "…")  # until every row is in
+most_slot.metric("Most tokens", "…")
+table_slot = more.empty()
+with counts_box:
+    compact_slot = st.empty()
+    progress_slot = st.empty()
+rows: list[dict] = []
+PROGRESS_S = 0.15
+sent = time.perf_counter()
+for rows in shared.count_rows(text, names):
+    if len(rows) < len(names) and time.perf_counter() - sent > PROGRESS_S:
+        compact_slot.html(look.Html(shared.compact_counts(rows)))
+        progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
+        sent = time.perf_counter()
+compact_slot.html(look.Html(shared.compact_counts(rows)))
+progress_slot.empty()
+table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
+fewest = min(rows, key=lambda r: r["n_tokens"])
+most = max(rows, key=lambda r: r["n_tokens"])
+fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
+most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
+
 prefix = highlight_prefix(text)
 with drawing_box:
     d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
@@ -119,30 +150,6 @@ with drawing_box:
         st.caption(f"The ids of {drawn_name}, in order: copy them with the button at the code's corner.")
         st.code(", ".join(str(p.id) for p in drawn_pieces), language=None, wrap_lines=True, height=200)
 
-# The counts come one row per tokenizer as soon as it is counted, in the order picked: the first
-# row waits for one tokenizer, not for the others (nor for the server's warm-up of the others).
-m1, m2, m3, m4 = more.columns(4)
-m1.metric("Characters", f"{len(text):,}")
-m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
-fewest_slot, most_slot = m3.empty(), m4.empty()
-fewest_slot.metric("Fewest tokens", "…")  # until every row is in
-most_slot.metric("Most tokens", "…")
-table_slot = more.empty()
-with counts_box:
-    compact_slot = st.empty()
-    progress_slot = st.empty()
-rows: list[dict] = []
-progress_slot.caption(f"Counting under {names[0]} (1 of {len(names)})…")
-for rows in shared.count_rows(text, names):
-    compact_slot.html(look.Html(shared.compact_counts(rows)))
-    if len(rows) < len(names):
-        progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
-progress_slot.empty()
-table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
-fewest = min(rows, key=lambda r: r["n_tokens"])
-most = max(rows, key=lambda r: r["n_tokens"])
-fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
-most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
 
 model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
@@ -158,7 +165,7 @@ else:
         st.markdown(f"**As one request to {model}** (the text as one user message)")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Input tokens", f"{counted.input_tokens:,}", counted.exactness, delta_color="off", delta_arrow="off")
-        m2.metric("Content tokens", f"{counted.content_tokens:,}", counted.tokenizer, delta_color="off",
+        m2.metric("Content tokens", f"{counted.content_tokens:,}", shared.tokenizer_label(counted), delta_color="off",
                   delta_arrow="off")
         m3.metric("Chat-format tokens", f"{counted.format_tokens:,}")
         m4.metric("Input cost", format_usd(usd))

@@ -416,11 +416,11 @@ for tab, (plot, column) in zip(st.tabs(["Monthly cost by model", "Input cost vs 
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
     st.dataframe(display_categories(report), hide_index=True, width="stretch")
-with st.expander("Notes: exactness, tiers", expanded=True):
-    st.markdown("\n".join(f"- {n}" for n in report.notes))
+with st.expander("Notes: exactness, tiers", expanded=True):  # the fixes named as this page's fields
+    st.markdown("\n".join(f"- {shared.page_words(n)}" for n in report.notes))
     per_model = model_notes(report)
     if per_model:
-        st.markdown("\n".join(f"- {n}" for n in per_model))
+        st.markdown("\n".join(f"- {shared.page_words(n)}" for n in per_model))
 
 c1, c2, c3 = st.columns(3)
 c1.download_button("Report (HTML, with charts)", shared.cost_html(report), "tokenprism-cost-report.html", "text/html",

@@ -2,7 +2,7 @@
 
 Compare counts the text as it is typed: the text box sends its value after a pause in typing
 (`dashboards.look.LIVE_DELAY_MS`), and the page reruns. Here a 1 KB text is in the box, every
-offline tokenizer picked (the page's default), and each round types one character and times
+tokenizer the page offers picked (its default: those that count offline here), and each round types one character and times
 until the compact counts show all of them for the new text (`.tp-counts[data-chars=N][data-rows=R]`).
 
 The floor is a bare Streamlit page of one element: the same text box, sent the same way, and one
@@ -81,11 +81,10 @@ def main(out_dir: Path) -> dict:
     if why:
         print(f"skipped: {why}")
         return {"skipped": why}
-    from analysis import available_tokenizers
     from dashboards.look import LIVE_DELAY_MS
 
-    n_tokenizers = len(available_tokenizers())
     text = _text()
+    n_tokenizers = 0  # every tokenizer the page offers (the bundled ones, and those fetched): read from the page
     ours_sel = lambda n: f'.tp-counts[data-chars="{n}"][data-rows="{n_tokenizers}"]'  # noqa: E731
     floor_sel = lambda n: f'text="chars: {n}"'  # noqa: E731
     times: dict[str, list[float]] = {"compare": [], "floor": []}
@@ -99,6 +98,7 @@ def main(out_dir: Path) -> dict:
                 floor.goto(floor_url)
                 _set_text(page, text)
                 _set_text(floor, text)
+                n_tokenizers = int(page.locator(".tp-counts").get_attribute("data-rows") or 0)
                 _keystroke(page, ours_sel)  # uncounted: caches and scripts warm
                 _keystroke(floor, floor_sel)
                 for _ in range(ROUNDS):

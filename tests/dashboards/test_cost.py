@@ -447,3 +447,7 @@ def test_number_fields_take_thousands_separators_and_the_link_carries_the_reason
     at.text_input(key="cost_reasoning").set_value("")
     at.button(key="cost_go").click().run()
     assert [c.value for c in at.caption if c.value.startswith("Always reason")] == said
+    # the notes name this page's fields, not the CLI's flags
+    notes = [m.value for m in at.markdown if m.value.startswith("- ")]
+    assert any('give "Reasoning tokens per request"' in n for n in notes), notes
+    assert not any(" --" in n for n in notes), [n for n in notes if " --" in n]
