@@ -29,10 +29,9 @@ CSS = """
 .tp-fmt { background: #ececef; color: #8e8e96; font-size: 0.85em; }
 .tp-tool { background: #f6e7c8; color: #8a6d2b; }
 .tp-legend span.tp-tok { padding: 1px 6px; margin-right: 6px; }
-.tp-counts { display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); gap: 0 1.5rem;
-  font-size: 0.9rem; margin: 0.2rem 0 0.6rem; }
+.tp-counts { column-width: 15rem; column-gap: 1.5rem; font-size: 0.9rem; margin: 0.2rem 0 0.6rem; }
 .tp-counts div { display: grid; grid-template-columns: 1fr 4.5rem 3.5rem; border-bottom: 1px solid #eceef2;
-  padding: 2px 0; font-variant-numeric: tabular-nums; }
+  padding: 2px 0; font-variant-numeric: tabular-nums; break-inside: avoid; }
 .tp-counts div span:nth-child(n+2) { text-align: right; }
 .tp-counts div.tp-head { color: #6b6b73; font-size: 0.8rem; }
 /* A segmented control (Explore's sections, the Cost page's sources) wraps its options onto more
