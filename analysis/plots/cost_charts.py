@@ -21,7 +21,9 @@ from ..cost import format_usd
 from .charts import FIT_X
 
 EXACT, ESTIMATE = "#3b6ea8", "#d08c2e"  # as plots.cost: exact or documented count, estimate
-_KINDS = ["exact or documented count", "estimate (a proxy tokenizer or format)"]
+# short, so that the legend under a phone's plot (which starts after the model names) fits its width;
+# the tooltip says each model's exactness in full
+_KINDS = ["exact or documented", "estimate (proxy)"]
 _ROW = 26  # pixels per bar (a step: the chart grows with the models)
 
 
@@ -33,7 +35,7 @@ def _kind(exactness: Any) -> str:
     return _KINDS[1] if exactness == "estimate" else _KINDS[0]
 
 
-def _colour(title: str = "count") -> alt.Color:
+def _colour(title: str = "token count") -> alt.Color:
     # below the plot, one entry per line: each name whole at a phone's width
     return alt.Color("kind:N", title=title, scale=alt.Scale(domain=_KINDS, range=[EXACT, ESTIMATE]),
                      legend=alt.Legend(orient="bottom", direction="vertical", symbolLimit=0, labelLimit=0))

@@ -74,7 +74,9 @@ _CHARTS = """() => {
       yLabels: texts('g.role-axis[aria-label^="Y-axis"] g.role-axis-label text'),
       legends: [...svg.querySelectorAll('g.role-legend')].map(g => ({
         title: (g.querySelector('g.role-legend-title text') || {textContent: ''}).textContent,
-        labels: [...g.querySelectorAll('g.role-legend-label text')].map(t => t.textContent)})),
+        labels: [...g.querySelectorAll('g.role-legend-label text')].map(t => t.textContent),
+        right: Math.max(0, ...[...g.querySelectorAll('g.role-legend-label text')].map(t => t.getBoundingClientRect().right))
+               - svg.getBoundingClientRect().right})),
     });
   }
   // A table or token drawing wider than its column must scroll inside it (a wide table), never be cut off
@@ -137,7 +139,8 @@ def test_charts_can_be_read(page_and_url, shots, name, path, size):
         assert chart.get("canvas") or chart.get("hidden") or "legends" in chart, f"{name}: a chart was not drawn"
         label = f"{name} at {size}: {chart['title'] or 'a chart'}"
         assert chart["width"] <= chart["column"] + 1, f"{label} is {chart['width']:.0f} px in a {chart['column']:.0f} px column"
-        for legend in chart["legends"]:
+        for legend in chart["legends"]:  # drawn whole, within the chart ("exact or documer" was cut at its edge)
+            assert legend["right"] <= 1, f"{label}: the legend {legend['title']!r} runs {legend['right']:.0f} px past the chart"
             if legend["title"].startswith("tokenizer"):  # every tokenizer it draws, named
                 drawn = PAIRS.get(chart["title"].split(":")[0], tokenizers)
                 assert set(legend["labels"]) == drawn, f"{label}: the legend lacks {sorted(drawn - set(legend['labels']))}"
