@@ -74,11 +74,16 @@ def tokenizer_colors(order: list[str]) -> list[str]:
     >>> tokenizer_colors(["o200k_base", "gpt2", "hf:my/tok"])
     ['#A1CAF1', '#222222', '#E25822']
     """
+    return [KELLY[i % len(KELLY)] for i in _places(order)]
+
+
+def _places(order: list[str]) -> list[int]:
+    """Each tokenizer's place in the catalogue; a name outside it, the places after the catalogue's."""
     from ..tokenizers import CATALOGUE
 
     known = list(CATALOGUE)
     spare = iter(range(len(known), len(known) + len(order)))
-    return [KELLY[(known.index(name) if name in known else next(spare)) % len(KELLY)] for name in order]
+    return [known.index(name) if name in known else next(spare) for name in order]
 
 
 def _legend() -> alt.Legend:
@@ -98,17 +103,27 @@ def _tokenizer_color(order: list[str]) -> alt.Color:
 # colours look alike (on a screen, or to a colour-blind reader) still differ in dash or shape.
 # The same field, title and order as the colour, so Vega-Lite draws one legend with all three.
 DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
-SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge")
+SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge", "triangle-right")
+
+
+def tokenizer_dashes(order: list[str]) -> list[list[int]]:
+    """Each tokenizer's dash, by its place in the catalogue (the same on every chart, as its colour)."""
+    return [DASHES[i % len(DASHES)] for i in _places(order)]
+
+
+def tokenizer_shapes(order: list[str]) -> list[str]:
+    """Each tokenizer's point shape, by its place in the catalogue."""
+    return [SHAPES[i % len(SHAPES)] for i in _places(order)]
 
 
 def _tokenizer_dash(order: list[str]) -> alt.StrokeDash:
     return alt.StrokeDash("tokenizer:N", sort=order, legend=_legend(),
-                          scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]))
+                          scale=alt.Scale(domain=order, range=tokenizer_dashes(order)))
 
 
 def _tokenizer_shape(order: list[str]) -> alt.Shape:
     return alt.Shape("tokenizer:N", sort=order, legend=_legend(),
-                     scale=alt.Scale(domain=order, range=[SHAPES[i % len(SHAPES)] for i in range(len(order))]))
+                     scale=alt.Scale(domain=order, range=tokenizer_shapes(order)))
 
 
 # Every chart fits its column's width (Streamlit gives it the column's width) and takes the
