@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BadInput, UnknownName
+from ..errors import REFUSALS as _REFUSALS
 
 # Each command: the module whose `register(subparsers)` adds it, and its line in `tokenprism
 # --help` (the modules take their help from here, so the line exists once). The order is the
@@ -26,7 +26,7 @@ from ..errors import BadInput, UnknownName
 COMMANDS: dict[str, tuple[str, str]] = {
     "tokenizers": ("tokenizers", "list every tokenizer, its vocabulary source and licence"),
     "compare": ("tokenizers", "count one text under several tokenizers or models"),
-    "vocab": ("tokenizers", "optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)"),
+    "vocab": ("tokenizers", "vocabularies: list, fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude) or audit"),
     "count": ("count", "input tokens of a text or a request under each model, chat format included"),
     "encode": ("tokens", "the token ids of a text, space-separated"),
     "decode": ("tokens", "the text of token ids (arguments or stdin)"),
@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("measure", "write a report folder: report.md, report.html, figures, tidy tables"),
     "plot": ("measure", "draw one report figure to a file"),
     "probe": ("measure", "print one probe table (why counts differ)"),
+    "why": ("why", "the questions people ask (spelling, digits, YAML, <|endoftext|>, ...), each answered in one sentence"),
     "serve": ("serve", "run the HTTP JSON API (counts, tokenize, cost; vLLM and Anthropic shapes)"),
 }
 
@@ -118,7 +119,10 @@ def _message(e: BaseException) -> str:
         text = pattern.sub(flag, text)
     from ..render import terminal_text  # (imported when there is something to print: `--help` stays quick)
 
-    return terminal_text(text)  # a message may quote the input: no escape sequence reaches the terminal
+    # A message may quote the input: no escape sequence reaches the terminal, and a line break
+    # in it (a file name may hold one) is shown as \n, so the error stays one line that no input
+    # can follow with a forged one.
+    return terminal_text(text.replace("\r\n", "\\r\\n").replace("\n", "\\n"))
 
 
 def write_safe(text: str) -> None:
@@ -141,7 +145,7 @@ def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], f
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
-REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+REFUSALS = _REFUSALS  # the refusals of every face (errors.REFUSALS)
 
 
 def _is_refusal(e: BaseException) -> bool:

