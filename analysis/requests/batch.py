@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import BadInput
 from ..memo import BoundedMemo, run_caches
@@ -22,7 +23,7 @@ from ..tokenizers import Tokenizer
 from ..tokenizers.batch import BatchTokenizer
 from .count import Count, RequestCounter
 from .formats import ARITHMETIC_WHEN, BATCH_NEEDS, FORMAT_TOKENS
-from .formats.openai import cache_sequence
+from .formats.openai import cache_sequence, rules_for
 from .formats.parts import join_reasons
 from .request import Request, TextPart, ToolCall, ToolDef, ToolResult
 
@@ -46,14 +47,32 @@ def count_request(counter: RequestCounter, request: Request, tokenizer: Tokenize
             f"the {counter.family} format refuses this request ({e}): its content alone is counted", c.reason), ids=None))
 
 
+def cache_ids_key(counter: RequestCounter) -> Hashable | None:
+    """What `cache_ids` depends on beyond the request, where models share it: for the "openai"
+    family the tokenizer and its rule set (gpt-4o and gpt-4.1-mini lay a prompt out alike); None
+    for any other family (its render, per model)."""
+    if counter.family == "openai" and counter.render is not None:
+        return ("openai", counter.tokenizer.name, rules_for(counter.tokenizer, counter.names or (counter.model,)))
+    return None
+
+
 def cache_ids(counter: RequestCounter, request: Request, *, image_size: tuple[int, int] | None = None
               ) -> list[int] | None:
     """The prompt's ids as a prefix cache matches them, as many as the count (with the reply
     priming): the rendered ids where the count is exact; for the "openai" family, whose format is
     counted by rules, `formats.openai.cache_sequence` (its texts' own ids, stand-ins for the
-    markers); else None (no ids: a prefix cache is then matched at block ends only)."""
+    markers; a long text, such as a system prompt shared by a log's rows, encoded once per run);
+    else None (no ids: a prefix cache is then matched at block ends only)."""
     if counter.family == "openai" and counter.render is not None:
-        return cache_sequence(request, counter.tokenizer, counter.names or (counter.model,))
+        tok = counter.tokenizer
+        memo = run_caches().memo(("cache_ids.encode", tok.name), 256)
+
+        def encode(text: str) -> Sequence[int]:
+            if len(text) < 2_000 or len(text) > 64_000:  # short texts cost little; long ones would fill the memo
+                return tok.encode(text)
+            return memo.get(text, lambda: array("i", tok.encode(text)))  # at most 256 x 256 kB
+
+        return cache_sequence(request, tok, counter.names or (counter.model,), encode)
     c = count_request(counter, request, image_size=image_size)
     return list(c.ids) if c.ids is not None and not c.media_tokens else None
 

@@ -7,7 +7,10 @@ second row, tools on 5%), priced under the traffic bench's four models on the in
 core: the least noise), JSON out; the two trees' outputs must be the same. CPU is the child's user +
 system time (`RUSAGE_CHILDREN`).
 
-    python -m tests.benchmarks.logs_ab OLD_TREE NEW_TREE [ROWS] [ROUNDS]
+    python -m tests.benchmarks.logs_ab OLD_TREE NEW_TREE [ROWS] [ROUNDS] [SHAPE]
+
+SHAPE is "traffic" (the default: today's shape above) or "shared" (`shared_starts`: long templated
+system prompts with a per-user tail, the shape OpenAI's step cuts work on).
 
 OLD_TREE and NEW_TREE are source trees (`git archive COMMIT | tar -x -C DIR`); both run with this
 interpreter, each importing its own `analysis` (the tree is the child's working folder). Not part of
@@ -16,6 +19,8 @@ interpreter, each importing its own `analysis` (the tree is the child's working 
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import resource
 import statistics
@@ -26,6 +31,23 @@ import time
 from pathlib import Path
 
 from tests.benchmarks.bench_traffic import MODELS, generate
+
+
+def shared_starts(path: Path, rows: int) -> None:
+    """`rows` OpenAI chat rows, 20 s apart: one templated system prompt of about 1,650 tokens with a
+    per-user tail (40 users), then a question; every row reaches OpenAI's 1,024-token minimum."""
+    template = " ".join(f"Policy {k}: answer in the customer's language and cite section {k} of the handbook."
+                        for k in range(90))
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for i in range(rows):
+            user = i * 7 % 40
+            at = 1_773_532_800 + 20 * i  # 2026-03-15, 20 s apart
+            row = {"model": "gpt-4o", "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at)),
+                   "messages": [{"role": "system", "content": f"{template}\nCustomer {user}, plan {user % 3}."},
+                                {"role": "user", "content": f"Where is order {1000 + i}?"}],
+                   "response": {"model": "gpt-4o", "choices": [{"message": {"role": "assistant",
+                                                                            "content": "On its way."}}]}}
+            f.write(json.dumps(row) + "\n")
 
 
 def run(tree: str, log: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
@@ -43,9 +65,13 @@ def main(argv: list[str]) -> int:
     old, new = argv[0], argv[1]
     rows = int(argv[2]) if len(argv) > 2 else 20_000
     rounds = int(argv[3]) if len(argv) > 3 else 3
+    shape = argv[4] if len(argv) > 4 else "traffic"
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "traffic.jsonl.gz"
-        generate(log, rows, 7, in_order=True)
+        if shape == "shared":
+            shared_starts(log, rows)
+        else:
+            generate(log, rows, 7, in_order=True)
         env = {**os.environ, "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pyc")}  # compiled once, outside the rounds
         trees = {"A": old, "B": new}
         for tree in trees.values():

@@ -42,7 +42,7 @@ import numpy as np
 from ...memo import run_caches
 from ..caching import (ONE_BURST, CacheRule, CacheStream, PrefixMarks, filled_times_note, no_breakpoints_note,
                        simulate)
-from ...requests.batch import cache_ids, count_request, fast_counts
+from ...requests.batch import cache_ids, cache_ids_key, count_request, fast_counts
 from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
 from .read import LogRecord
@@ -297,10 +297,16 @@ def step_cuts(counter: RequestCounter, records: Sequence[LogRecord], trace: Trac
     reaches `rule.minimum`, from its ids as a prefix cache matches them (`requests.batch.cache_ids`:
     with the reply priming, as sent). A row without such ids (media; a family counted by rules
     other than OpenAI's), or whose ids are not as many as its count, keeps none. A prompt is
-    rendered once per run, per chat format and tokenizer: its cuts are kept by its whole text's key
+    rendered once per run, per chat format and tokenizer (per tokenizer and rule set where models
+    share their layout, `requests.batch.cache_ids_key`): its cuts are kept by its whole text's key
     (the row's last block mark), at most `_MAX_ENDS` prompts, then started again."""
-    by_format = run_caches().objects("cache_trace.steps", 256).get(counter.render, _new_steps)
-    known = by_format.setdefault((counter.family, counter.tokenizer.name, image_size, rule.minimum, rule.step), {})
+    shared = cache_ids_key(counter)
+    if shared is not None:  # models whose prompts are laid out alike (gpt-4o, gpt-4.1-mini) share the cuts
+        known = run_caches().memo("cache_trace.steps.shared", 64).get((shared, image_size, rule.minimum, rule.step),
+                                                                      dict)
+    else:
+        by_format = run_caches().objects("cache_trace.steps", 256).get(counter.render, _new_steps)
+        known = by_format.setdefault((counter.family, counter.tokenizer.name, image_size, rule.minimum, rule.step), {})
     if len(known) > _MAX_ENDS:
         known.clear()
     counts = np.zeros(trace.rows, dtype=np.int64)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,14 +195,16 @@ def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: boo
 _START, _SEP, _END, _NAME, _ASSISTANT = -1, -2, -3, -4, -5
 
 
-def cache_sequence(request: Request, tokenizer: Tokenizer, model_ids: tuple[str, ...] = ()) -> list[int] | None:
+def cache_sequence(request: Request, tokenizer: Tokenizer, model_ids: tuple[str, ...] = (),
+                   encode: Callable[[str], Sequence[int]] | None = None) -> list[int] | None:
     """The prompt as a prefix cache sees it, as many ids as `render` counts (with the reply priming):
     the tool definitions first (stand-ins, one id derived from the tools, as many as their tokens),
     then per message ``<|im_start|>`` role [name] ``<|im_sep|>`` content ``<|im_end|>``, where the
     three markers, the name's extra token and the priming's role are stand-ins and every text is
     its own ids. Equal prompts give equal sequences, and two prompts share a prefix as long as the
     texts and markers they share. None: a rule set without this layout (gpt-3.5-turbo-0301) or a
-    request with media (whose tokens have no place in the text).
+    request with media (whose tokens have no place in the text). `encode`: the tokenizer's encode,
+    or a memo of it (a system prompt shared by a log's rows).
 
     >>> from analysis.tokenizers import load_tokenizer
     >>> tok = load_tokenizer("o200k_base")
@@ -213,7 +215,7 @@ def cache_sequence(request: Request, tokenizer: Tokenizer, model_ids: tuple[str,
     rules = rules_for(tokenizer, model_ids)
     if rules.per_message != 3 or rules.per_name != 1 or media_counts(request):
         return None
-    encode = tokenizer.encode
+    encode = tokenizer.encode if encode is None else encode
     out: list[int] = []
     if request.tools:
         n, _ = tool_tokens(request.tools, tokenizer, rules)
