@@ -129,11 +129,11 @@ def write_safe(text: str) -> None:
     sys.stdout.write(terminal_text(text))
 
 
-def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any, *,
-                      width: int | None = None) -> None:
-    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: where the
-    terminal table wraps): JSON as it is (json escapes at its sink), the rest through `write_safe`."""
-    text = writers[fmt](report, width)
+def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any) -> None:
+    """Write `report` to stdout in `fmt` (csv, json, md, html) by its report's table of writers:
+    JSON as it is (json escapes at its sink), the rest through `write_safe`. The terminal table is
+    `cli.answer`'s."""
+    text = writers[fmt](report, None)
     if fmt == "json":
         sys.stdout.write(text)
     else:

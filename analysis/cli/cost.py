@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..textio import read_stdin, read_text_file
 from .table import quiet_table
-from .tokenizers import add_detail, add_image_size, add_max_input, image_size, max_input_bytes, table_width, terse
+from .tokenizers import add_detail, add_image_size, add_wide, add_max_input, image_size, max_input_bytes, table_width, terse
 from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_requests, cmd_traffic
 from ..atomic import writable_problem
@@ -181,7 +181,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
     q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
-    q.add_argument("--wide", action="store_true", help="the table as wide as its columns (without it, it wraps at 120 columns)")
+    add_wide(q)
     q.set_defaults(func=cmd_models)
 
 
@@ -387,9 +387,13 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.format == "table" and args.quiet:
         from ..report.tables import display_models
 
-        write_safe(quiet_table(display_models(report)))
+        write_safe(quiet_table(display_models(report), table_width(args)))
+    elif args.format == "table":
+        from .answer import cost_text
+
+        write_safe(cost_text(report, width=table_width(args), explain=args.explain))
     else:
-        write_report_text(WRITERS, args.format, report, width=table_width(args))
+        write_report_text(WRITERS, args.format, report)
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         from ..report.bundle import own_files, read_manifest
@@ -420,16 +424,18 @@ def cmd_quick(args: argparse.Namespace) -> int:
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
 
     frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
-    if args.quiet and args.format in QUICK_BODIES:
-        write_safe(quiet_table(display_quick(frame)))
+    if args.quiet and args.format in ("table", *QUICK_BODIES):
+        write_safe(quiet_table(display_quick(frame), table_width(args) if args.format == "table" else None))
         return 0
     hints = [] if output else ["add --output-tokens N for the output cost"]
     hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
+    if args.format == "table":
+        from .answer import quick_text
+
+        write_safe(quick_text(report, frame, hints, width=table_width(args), explain=args.explain))
+        return 0
     why = [terse(w, args.explain) for w in quick_reasons(frame)]
-    if any(w.endswith("…") for w in why):
-        hints.append("--explain gives each reason in full, --quiet the table alone")
-    write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)),
-                      width=table_width(args))
+    write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)))
     return 0
 
 
@@ -448,5 +454,10 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     frame, source = models_frame(args)
     listing = ModelListing(frame, source, args.on or datetime.now(UTC).date())
-    write_report_text(MODELS_WRITERS, args.format, listing, width=table_width(args))
+    if args.format == "table":
+        from .answer import models_text
+
+        write_safe(models_text(listing, width=table_width(args)))
+    else:
+        write_report_text(MODELS_WRITERS, args.format, listing)
     return 0

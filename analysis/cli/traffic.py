@@ -170,9 +170,13 @@ def write_traffic(args: argparse.Namespace, report: Any) -> int:
 
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "table" and args.quiet:
-        write_safe(quiet_table(render.display_models(report)))
+        write_safe(quiet_table(render.display_models(report), table_width(args)))
+    elif args.format == "table":
+        from .answer import traffic_text
+
+        write_safe(traffic_text(report, width=table_width(args), explain=args.explain))
     else:
-        write_report_text(render.WRITERS, args.format, report, width=table_width(args))
+        write_report_text(render.WRITERS, args.format, report)
     if args.out:
         sys.stdout.flush()
         from ..report.bundle import own_files, read_manifest

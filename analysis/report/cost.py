@@ -37,21 +37,6 @@ def _header(report: CostReport) -> list[str]:
             f"input: {report.n_samples:,} request text(s), {report.n_chars:,} characters"]
 
 
-def render_text(report: CostReport, *, width: int | None = None) -> str:
-    """The report as aligned text for a terminal."""
-    lines = _header(report) + [""]
-    with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 70):
-        lines.append(display_models(report).to_string(index=False, line_width=width))
-        if len(report.categories):
-            lines += ["", "by category (cost if every request were like this category):",
-                      display_categories(report).to_string(index=False, line_width=width)]
-    lines += ["", "notes:"] + [f"  - {n}" for n in report.notes]
-    notes = model_notes(report)
-    if notes:
-        lines += ["per model:"] + [f"  - {n}" for n in notes]
-    return "\n".join(lines) + "\n"
-
-
 def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with every formula-like text cell neutralised, for CSV files a spreadsheet may open."""
     out = frame.copy()
@@ -201,10 +186,9 @@ def json_text(data: Any) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-# format -> the text of a report in it (`tokenprism cost --format`), given the width the terminal
-# table wraps at (None: no wrapping; only "table" reads it).
+# format -> the text of a report in it (`tokenprism cost --format`); the terminal table is the
+# CLI's (analysis.cli.answer), through its one table writer.
 WRITERS: dict[str, Callable[[CostReport, int | None], str]] = {
-    "table": lambda report, width: render_text(report, width=width),
     "csv": lambda report, width: csv_table(report.models),
     "json": lambda report, width: json_text(report_json(report)),
     "md": lambda report, width: render_markdown(report),
@@ -229,14 +213,8 @@ def _quick_json(quick: QuickReport, width: int | None) -> str:
                       "requests": report.n_samples, "per_request": records(quick.frame), "notes": list(report.notes)})
 
 
-def _quick_table(shown: pd.DataFrame, width: int | None) -> str:
-    with pd.option_context("display.width", 250, "display.max_columns", None):
-        return shown.to_string(index=False, line_width=width)
-
-
 # format -> the quick table's body in it (the text formats share the lines around it)
 QUICK_BODIES: dict[str, Callable[[pd.DataFrame, int | None], str]] = {
-    "table": _quick_table,
     "md": lambda shown, width: markdown_table(shown, index=False, float_format=None, formulas=True),
     "html": lambda shown, width: shown.to_html(index=False, border=0),
 }
@@ -273,20 +251,7 @@ class ModelListing:
     day: date
 
 
-def _models_table(listing: ModelListing, width: int | None) -> str:
-    frame = listing.frame
-    shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
-    shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
-    with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
-                           "display.max_colwidth", 48):
-        table = shown.to_string(index=False, line_width=width)
-    return (f"prices: {listing.source}; genai-prices rows in force on {listing.day} (UTC)\n{table}\n"
-            f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
-            "--format csv adds each row's note and source\n")
-
-
 MODELS_WRITERS: dict[str, Callable[[ModelListing, int | None], str]] = {
-    "table": _models_table,
     "csv": lambda listing, width: csv_table(listing.frame),
     "json": lambda listing, width: json_text({"price_source": listing.source, "models": records(listing.frame)}),
 }
