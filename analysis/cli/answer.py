@@ -96,6 +96,15 @@ def trailer(lines: Sequence[str], width: int | None) -> list[str]:
     return ["", *(note_line(line, width) for line in lines)]
 
 
+def reasoning_caveat(models: Iterable[Any], marks: Iterable[Any]) -> str:
+    """ " o3: reasoning not included (--reasoning-tokens N adds it)." where a reasoning model's
+    figure is missing (its price is then low), else ""."""
+    from ..cost.caching import REASONING_NOT_INCLUDED
+
+    missing = list(dict.fromkeys(str(m) for m, mark in zip(models, marks) if mark == REASONING_NOT_INCLUDED))
+    return f" {', '.join(missing)}: {REASONING_NOT_INCLUDED} (--reasoning-tokens N adds it)." if missing else ""
+
+
 def prices_line(source: str, day: Any) -> str:
     """The trailer's price line, the day first (the source's own words may be cut)."""
     return f"prices in force on {day} (UTC): {source}"
@@ -118,7 +127,8 @@ def cost_text(report: Any, *, width: int | None, explain: bool) -> str:
     m = report.models
     monthly = "usd_per_month" in m and any(isinstance(v, Decimal) for v in m["usd_per_month"])
     column, per = ("usd_per_month", "a month") if monthly else ("usd_per_request", "a request")
-    lines = [headline(cost_headline(m["model"], m[column], per), width), "", table(display_models(report), width)]
+    line = cost_headline(m["model"], m[column], per) + reasoning_caveat(m["model"], m["reasoning"])
+    lines = [headline(line, width), "", table(display_models(report), width)]
     if len(report.categories):
         lines += ["", "by category (cost if every request were like this category):",
                   table(display_categories(report), width, essential=("model", "category", "$/month", "$/request"))]
@@ -147,6 +157,8 @@ def quick_text(report: Any, frame: Any, hints: Sequence[str], *, width: int | No
         line = cost_headline(list(means), list(means.values()), per + " (mean of the texts)")
     else:
         line = cost_headline(first["model"], first[column], per)
+    if "reasoning_tokens" in frame:
+        line += reasoning_caveat(frame["model"], frame["reasoning_tokens"])
     rows = frame.drop_duplicates("model")
     notes = model_notes(zip(rows["model"], rows["exactness"], rows["exactness_reason"], rows["note"]),
                         explain=explain, width=width)
@@ -169,11 +181,17 @@ def traffic_headline(report: Any) -> str:
 
     m = report.models
     what = "in all" if report.source == "requests" else "for the log"
-    line = cost_headline(m["model"], m["usd_total"], what)
+    line = cost_headline(m["model"], m["usd_total"], what) + reasoning_caveat(m["model"], m["reasoning_source"])
     if report.billed_total is not None:
-        recount = ("" if report.recounted_billed is None
-                   else f" against {format_usd(report.recounted_billed)} by our recount of the same rows")
-        line += (f" As billed: {format_usd(report.billed_total)}{recount} ({report.billed_rows:,} of "
+        served = [str(x) for x in report.served["model"]] if "model" in report.served else []
+        ours = dict(zip(m["model"], m["usd_total"]))
+        if len(served) == 1 and isinstance(ours.get(served[0]), Decimal):  # the serving model is a target
+            against = f", against our whole-bill estimate of {format_usd(ours[served[0]])} on {served[0]}"
+        elif report.recounted_billed is not None:
+            against = f", against {format_usd(report.recounted_billed)} by our recount of the text alone"
+        else:
+            against = ""
+        line += (f" As billed: {format_usd(report.billed_total)}{against} ({report.billed_rows:,} of "
                  f"{report.n_rows:,} rows carry usage).")
     elif report.served_total is not None and report.source != "requests":
         line += f" As served, recounted: {format_usd(report.served_total)}."
@@ -185,7 +203,7 @@ def traffic_text(report: Any, *, width: int | None, explain: bool) -> str:
     from ..report import traffic as render
 
     lines = [headline(traffic_headline(report), width)]
-    essential = ("model", "served by", "row", "day", "tokens in", "total $", "$/month (projected)", "as billed",
+    essential = ("model", "served by", "row", "day", "tokens in", "total $", "vs served", "$/month (projected)", "as billed",
                  "recounted", "exactness", "status", "input error")
     for title, caption, frame in render.sections(report):
         lines += ["", note_line(f"{title}:" + (f" {caption}" if caption else ""), None if explain else width),
@@ -201,13 +219,16 @@ def traffic_text(report: Any, *, width: int | None, explain: bool) -> str:
 
 
 # -- the price listing (`tokenprism models`) ----------------------------------------------------
+MODEL_HEADERS = {"usd_per_mtok_input": "$/Mtok in", "usd_per_mtok_cached_input": "$/Mtok cached",
+                 "usd_per_mtok_output": "$/Mtok out", "tokenizer_status": "tokenizer status", "price_as_of": "as of",
+                 "price_remark": "remark"}
 def models_text(listing: Any, *, width: int | None) -> str:
     """`tokenprism models` for a terminal: the table, then the count and the price source."""
     frame = listing.frame
     shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
     shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
-    body = table(shown, width, essential=("model", "provider", "id", "tokenizer", "exactness", "usd_per_mtok_input",
-                                          "usd_per_mtok_output"))
+    shown = shown.rename(columns=MODEL_HEADERS)  # the CSV and JSON keep the unit-named columns
+    body = table(shown, width, essential=("model", "$/Mtok in", "$/Mtok out", "tokenizer", "exactness"))
     return body + "\n" + "\n".join(trailer(
         [f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); --format csv adds notes, sources",
          prices_line(listing.source, listing.day)], width)) + "\n"

@@ -96,7 +96,7 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *,
             notes.append(f"{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
     text = notes_block([], notes, explain=explain, width=width, cut=reasons_cut([r["exactness_reason"] for r in rows]))
     if text:
-        sys.stdout.write("\n".join(text[1:]) + "\n")
+        sys.stdout.write("\n".join(text) + "\n")
 
 
 def count_headline(rows: list[dict[str, Any]]) -> str:

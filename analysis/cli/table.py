@@ -56,7 +56,7 @@ ELLIPSIS = "…"
 ESSENTIAL = frozenset({
     "model", "tokenizer", "name", "id", "file", "input", "served by", "probe", "table",
     "tokens", "n_tokens", "input_tokens", "input tokens", "in_tok/req", "tokens in", "total_tokens",
-    "$/request", "$ / request", "$/month", "$ / month", "$/month (projected)", "total $", "$ input",
+    "$/request", "$/month", "$/month (projected)", "total $", "$ input",
     "exactness", "status", "available", "fetched",
 })
 
@@ -346,7 +346,7 @@ def emit(df: pd.DataFrame, fmt: str, *, essential: Iterable[str] | None = None, 
 
 # --quiet keeps these columns of a cost table, where present: one short line per model
 QUIET_COLUMNS = ("id", "model", "tokenizer", "exactness", "input tokens", "in_tok/req", "tokens in", "$ input",
-                 "$/request", "$ / request", "total $", "$/month", "$ / month", "$/month (projected)", "status")
+                 "$/request", "total $", "$/month", "$/month (projected)", "status")
 
 
 def quiet_table(frame: Any, width: int | None = PIPE_WIDTH) -> str:

@@ -236,7 +236,7 @@ def _emit_models(rows: list[dict[str, Any]], columns: list[str], args: argparse.
                         explain=args.explain, width=width)
     text = notes_block([], notes, explain=args.explain, width=width, cut=reasons_cut([r["exactness_reason"] for r in rows]))
     if text:
-        sys.stdout.write("\n".join(text[1:]) + "\n")
+        sys.stdout.write("\n".join(text) + "\n")
 
 
 def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:

@@ -106,7 +106,7 @@ def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
                                                               "" if pd.isna(v) else f"{v:,.0f}")}
            if "reasoning_tokens" in frame else {}))
     return shown.rename(columns={"input_tokens": "input tokens", "format_tokens": "of which format", "usd_input": "$ input", "output_tokens": "output tokens",
-                                 "reasoning_tokens": "reasoning", "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
+                                 "reasoning_tokens": "reasoning", "usd_output": "$ output", "usd_per_request": "$/request", "usd_per_month": "$/month"})
 
 
 def quick_reasons(frame: pd.DataFrame) -> list[str]:
