@@ -73,7 +73,7 @@ class Parser(argparse.ArgumentParser):
             kwargs["formatter_class"] = HelpFormatter
         super().__init__(*args, **kwargs)
 
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_args(self, args=None, namespace=None):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = self.command_parser(list(sys.argv[1:] if args is None else args))
