@@ -161,9 +161,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
             for spec in specs]
-    if args.format == "table":  # a proxy tokenizer as every other table labels it: ~o200k_base
-        rows = [{**r, "tokenizer": spec.choice().label} if spec.choice().tokenizer == r["tokenizer"] else r
-                for spec, r in zip(specs, rows)]
+    # a proxy tokenizer as every face labels it: ~o200k_base (the API's /v1/count too)
+    rows = [{**r, "tokenizer": spec.tokenizer_label(r["tokenizer"])} for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
         _write(rows, args.format, columns, detail=args)
