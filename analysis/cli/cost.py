@@ -150,8 +150,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
                       help="price every model at this service tier (genai-prices'); a model without it is refused")
-    wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
-                    help="share (0..1) of input tokens served from the prompt cache")
+    wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=None, metavar="S",
+                    help="share (0..1) of input tokens served from the prompt cache; for request bodies, --system "
+                         "and --logs it replaces each model's simulated cache (0: no cache) (default: 0 for texts, "
+                         "the simulation for requests)")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
                     metavar="N", help="chat messages per request: 1 is the text as one user message, counted as `tokenprism count` "
                          "counts it; N > 1 counts the format of N turns (an estimate); 0 is the raw text, no chat format")
@@ -368,12 +370,9 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise BadInput("--requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
                        "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
-        if args.batch or args.service_tier:
-            raise BadInput("--batch and --service-tier price a whole workload: give --requests-per-month N and an "
-                           "output size (--output-tokens N or --output-ratio R)")
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
-                        output_ratio=args.output_ratio, cached_share=args.cached_share,
+                        output_ratio=args.output_ratio, cached_share=_share(args),
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request,
                         reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
                         batch=args.batch, service_tier=args.service_tier)
@@ -405,6 +404,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
     return 0
 
 
+def _share(args: argparse.Namespace) -> Decimal:
+    """--cached-share for a text workload, which simulates no cache: not given is no cache."""
+    return Decimal(0) if args.cached_share is None else args.cached_share
+
+
 def cmd_quick(args: argparse.Namespace) -> int:
     """The price of one request: input always; output with an output size; monthly with a request rate."""
     from ..cost import Workload, estimate, quick_frame
@@ -417,9 +421,9 @@ def cmd_quick(args: argparse.Namespace) -> int:
     output = args.output_tokens is not None or args.output_ratio is not None
     workload = Workload(requests_per_month=args.requests_per_month or 1,
                         output_tokens=args.output_tokens if output else 0, output_ratio=args.output_ratio,
-                        cached_share=args.cached_share, messages_per_request=args.messages_per_request,
+                        cached_share=_share(args), messages_per_request=args.messages_per_request,
                         chars_per_request=args.chars_per_request, reasoning_tokens=args.reasoning_tokens,
-                        reasoning_ratio=args.reasoning_ratio)
+                        reasoning_ratio=args.reasoning_ratio, batch=args.batch, service_tier=args.service_tier)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
 

@@ -207,11 +207,12 @@ def _model_rows(specs: list, text: str, label: str | None) -> list[dict[str, Any
     rows = []
     for spec in specs:
         row = input_tokens(request, spec).row(ids=True)
-        row = {"model": row["model"], "tokenizer": row["tokenizer"], "input_tokens": row["input_tokens"],
+        # the tokenizer as every face shows it: ~o200k_base where it is the model's proxy
+        row = {"model": row["model"], "tokenizer": spec.tokenizer_label(row["tokenizer"]),
+               "input_tokens": row["input_tokens"],
                "content_tokens": row["content_tokens"], "format_tokens": row["format_tokens"],
                "n_chars": len(text), "exactness": row["exactness"], "exactness_reason": row["exactness_reason"],
-               "ids": row["ids"], "label": spec.choice().label if spec.choice().tokenizer == row["tokenizer"]
-               else row["tokenizer"]}
+               "ids": row["ids"]}
         rows.append({"input": label, **row} if label is not None else row)
     return rows
 
@@ -226,9 +227,7 @@ def _emit_models(rows: list[dict[str, Any]], columns: list[str], args: argparse.
         return
     from .answer import model_notes, notes_block, reasons_cut
 
-    # a proxy tokenizer as every other table labels it: ~o200k_base
-    shown = [{**r, "tokenizer": r["label"]} for r in rows]
-    emit_rows(shown, [c for c in columns if c != "exactness_reason"], "table", width=table_width(args))
+    emit_rows(rows, [c for c in columns if c != "exactness_reason"], "table", width=table_width(args))
     if args.quiet:
         return
     width = table_width(args)

@@ -54,13 +54,14 @@ def _text(args: argparse.Namespace) -> str:
     return text
 
 
-def _write_text(text: str, *, newline: bool = False) -> None:
+def _write_text(text: str, *, newline: bool | None = None) -> None:
     # The exact text as UTF-8 whatever the locale. `truncate` feeds files, which get no newline
-    # added (a terminal gets one, so the prompt starts on its own line); `decode` ends its line
-    # as `echo` does (`newline`), unless the text already ends one, and `decode -n` adds none.
+    # added (a terminal gets one, so the prompt starts on its own line: `newline` None); `decode`
+    # ends its line as `echo` does (True), unless the text already ends one, and `decode -n` adds
+    # none (False), as `echo -n`.
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
-    if text and not text.endswith("\n") and (newline or sys.stdout.isatty()):
+    if text and not text.endswith("\n") and (sys.stdout.isatty() if newline is None else newline):
         sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 

@@ -90,7 +90,7 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
 
 
 # -- JSON and CSV: the JSON contract (analysis/contract.py) on every cost face ----------------------
-# Which columns hold what, by name: money starts with "usd_"; a count ends in "_tokens" or
+# Which columns hold what, by name: money is "usd" or starts with "usd_"; a count ends in "_tokens" or
 # starts with "n_" (or is a calibration row's count); a ratio is a per-request mean, a share, an
 # error or a change. Everything else (names, labels, dates, notes) passes as it is.
 _COUNTS = {"input_ours", "input_logged", "output_ours", "output_logged", "input_rows", "output_rows", "requests",
@@ -109,12 +109,20 @@ def contract_value(column: str, v: Any) -> Any:
     ('1.3541666667', 9)
     >>> contract_value("input_tokens_per_request", Decimal("9")), contract_value("model", "gpt-4o")
     (9.0, 'gpt-4o')
+    >>> contract_value("parts", [{"name": "input", "usd_per_mtok": "1E+1", "usd_per_request": Decimal("0E-7")}])
+    [{'name': 'input', 'usd_per_mtok': '10.0000000000', 'usd_per_request': '0.0000000000'}]
     """
+    if isinstance(v, dict):  # a nested record (a bill's `parts`): each field by its own name
+        return {k: contract_value(str(k), x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [contract_value(column, x) for x in v]
     if isinstance(v, np.generic):  # numpy scalars, as Python numbers
         v = v.item()
     if _missing(v):
         return None
-    if column.startswith("usd_"):
+    if column == "usd" or column.startswith("usd_"):
+        if isinstance(v, str):  # a decimal string ("1E+1", "0.000"): the contract's 10 places all the same
+            v = Decimal(v)
         return money(v if isinstance(v, (Decimal, int)) else Decimal(repr(float(v))))
     if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
         return v

@@ -24,6 +24,7 @@ from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
 from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
 from ..workloads.workload import percent
+from ..workloads.estimate import table_rates
 from ..bill import PARTS
 from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
                          TrafficPlan, served_target)
@@ -299,9 +300,10 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
+        # the batch or tier figures with --batch/--service-tier
+        r_in, _, r_out = table_rates(t.price, batch=plan.batch, service_tier=plan.service_tier, on=plan.on)
         row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
-                               "usd_per_mtok_input": t.price.input.base if t.price.input else None,
-                               "usd_per_mtok_output": t.price.output.base if t.price.output else None,
+                               "usd_per_mtok_input": r_in, "usd_per_mtok_output": r_out,
                                "price_source": t.price.source}
         notes = ([t.choice.note] if t.choice.status != "ok" else []) + list(t.price.notes)
         if part is None:
@@ -466,7 +468,7 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
     elif fallback and plan.output_tokens != 0:  # 0: the input alone, which the caller says
         notes.append(f"each request is assumed to produce {fallback} of output")
-    if plan.cached_share:
+    if plan.share_given:
         notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price "
                      "(--cached-share: a manual share, in place of each model's simulated cache)")
     if plan.batch or plan.service_tier:

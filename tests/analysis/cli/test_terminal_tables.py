@@ -8,14 +8,12 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
 from analysis.cli.table import PIPE_WIDTH
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+from .examples import run_in_examples
 M3 = "gpt-4o,gpt-4o-mini,claude-sonnet-4-5"
 # (argv, the name column, the answer column that must be on the name's line)
 COMMANDS = [
@@ -45,13 +43,7 @@ COMMANDS = [
 
 
 def run(capsys, argv: list[str]) -> tuple[int, str]:
-    cwd = os.getcwd()
-    os.chdir(EXAMPLES)
-    try:
-        code = main(argv)
-    finally:
-        os.chdir(cwd)
-    out, _ = capsys.readouterr()
+    code, out, _ = run_in_examples(capsys, argv)
     return code, out
 
 
