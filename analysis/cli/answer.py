@@ -1,6 +1,10 @@
 """The terminal text of a report, answer first: one sentence, the table, one line of notes per
 model, and a short trailer (the price source, what was priced).
 
+The text is written as it is (`sys.stdout.write`): the tables' cells are made safe by the table
+writer, and every other line here by `render.terminal_text` (`_safe`), since a model name, a
+file name or a note may come from the user's files; rich's own styling passes.
+
 Unlike `report.cost` and `report.traffic` (Markdown, HTML, CSV and JSON: documents with every
 word), this module writes what a person reads in a terminal, through the one table writer
 (`cli.table`): every line fits the table's width (100 columns piped), and the full reasons are
@@ -14,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from ..render import terminal_text as _safe
 from .table import PIPE_WIDTH, format_frame, note_line, on_terminal
 
 EXPLAIN_HINT = "--explain for the reasons"
@@ -76,6 +81,7 @@ def headline(text: str, width: int | None) -> str:
     """The answer sentence, wrapped at word boundaries to `width` (never cut)."""
     import textwrap
 
+    text = _safe(text)
     return text if width is None else textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
 
 
@@ -87,13 +93,14 @@ def notes_block(general: Sequence[str], per_model: Sequence[str], *, explain: bo
     if not lines:
         return []
     shortened = cut or any(line.endswith("…") for line in lines)
-    return ["", "notes:", *(f"  {note_line(line, None if explain else (width or PIPE_WIDTH) - 2)}" for line in lines)] + (
+    return ["", "notes:", *(f"  {_safe(note_line(line, None if explain else (width or PIPE_WIDTH) - 2))}"
+                            for line in lines)] + (
         [f"({EXPLAIN_HINT}; --quiet for the table alone)"] if shortened and not explain else [])
 
 
 def trailer(lines: Sequence[str], width: int | None) -> list[str]:
     """The short trailer: what was priced and the price source, one line each."""
-    return ["", *(note_line(line, width) for line in lines)]
+    return ["", *(_safe(note_line(line, width)) for line in lines)]
 
 
 def reasoning_caveat(models: Iterable[Any], marks: Iterable[Any]) -> str:
@@ -206,7 +213,7 @@ def traffic_text(report: Any, *, width: int | None, explain: bool) -> str:
     essential = ("model", "served by", "row", "day", "tokens in", "total $", "vs served", "$/month (projected)", "as billed",
                  "recounted", "exactness", "status", "input error")
     for title, caption, frame in render.sections(report):
-        lines += ["", note_line(f"{title}:" + (f" {caption}" if caption else ""), None if explain else width),
+        lines += ["", _safe(note_line(f"{title}:" + (f" {caption}" if caption else ""), None if explain else width)),
                   table(frame, width, essential=essential)]
     m = report.models
     notes = model_notes(zip(m["model"], m["exactness"], m["exactness_reason"], m["note"]), explain=explain,

@@ -31,7 +31,7 @@ from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_requests, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
-from . import help_line, write_report_text, write_safe
+from . import help_line, write_report_text
 
 FORMATS = ("table", "csv", "json", "md", "html")
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
@@ -386,11 +386,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.format == "table" and args.quiet:
         from ..report.tables import display_models
 
-        write_safe(quiet_table(display_models(report), table_width(args)))
+        sys.stdout.write(quiet_table(display_models(report), table_width(args)))
     elif args.format == "table":
         from .answer import cost_text
 
-        write_safe(cost_text(report, width=table_width(args), explain=args.explain))
+        sys.stdout.write(cost_text(report, width=table_width(args), explain=args.explain))
     else:
         write_report_text(WRITERS, args.format, report)
     if args.out:
@@ -429,14 +429,14 @@ def cmd_quick(args: argparse.Namespace) -> int:
 
     frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
     if args.quiet and args.format in ("table", *QUICK_BODIES):
-        write_safe(quiet_table(display_quick(frame), table_width(args) if args.format == "table" else None))
+        sys.stdout.write(quiet_table(display_quick(frame), table_width(args) if args.format == "table" else None))
         return 0
     hints = [] if output else ["add --output-tokens N for the output cost"]
     hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
     if args.format == "table":
         from .answer import quick_text
 
-        write_safe(quick_text(report, frame, hints, width=table_width(args), explain=args.explain))
+        sys.stdout.write(quick_text(report, frame, hints, width=table_width(args), explain=args.explain))
         return 0
     why = [terse(w, args.explain) for w in quick_reasons(frame)]
     write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)))
@@ -461,7 +461,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     if args.format == "table":
         from .answer import models_text
 
-        write_safe(models_text(listing, width=table_width(args)))
+        sys.stdout.write(models_text(listing, width=table_width(args)))
     else:
         write_report_text(MODELS_WRITERS, args.format, listing)
     return 0

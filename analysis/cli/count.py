@@ -70,7 +70,7 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *,
         writer.writerows(cells)
         return
     from .answer import model_notes, notes_block, reasons_cut
-    from .table import format_table, on_terminal
+    from .table import format_table, note_line, on_terminal
 
     width = table_width(detail) if detail is not None else PIPE_WIDTH
     if "file" in columns:  # a file name is the user's, and may hold anything a terminal would obey
@@ -93,7 +93,8 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *,
     for r in rows:  # one line per media part
         for line in r.get("media", ()):
             tokens = "not counted" if line["tokens"] is None else f"{line['tokens']} tokens"
-            notes.append(f"{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
+            said = f"{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})"
+            notes.append(said if explain else note_line(said, width))
     text = notes_block([], notes, explain=explain, width=width, cut=reasons_cut([r["exactness_reason"] for r in rows]))
     if text:
         sys.stdout.write("\n".join(text) + "\n")

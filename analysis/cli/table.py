@@ -119,7 +119,19 @@ def _cell(value: Any, float_digits: int | None) -> str:
         return f"{value:.{float_digits}f}" if float_digits is not None else repr(value)
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # a numpy scalar
         return _cell(value.item(), float_digits)
-    return " ".join(str(value).split("\n"))
+    return safe_cell(str(value))
+
+
+def safe_cell(text: str) -> str:
+    """A cell as one line a terminal shows as it is: line breaks and tabs as spaces, and nothing a
+    terminal would obey (`render.terminal_text`: a cell may hold a user's file or model name).
+
+    >>> safe_cell("a\tb\nc\x1b[31m")
+    'a b c␛[31m'
+    """
+    from ..render import terminal_text
+
+    return terminal_text(text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
 
 
 # a number as the tables print one: 1,024  0.5  -3  +12.5%  $0.0012  ~1,024  12x  n/a-free
@@ -231,7 +243,8 @@ def format_table(rows: Sequence[dict], columns: Sequence[str], *, essential: Ite
         hint: end with the line naming the columns left out, if any (False: --quiet, the table alone).
 
     Returns:
-        The table without a final newline: a header line and one line per row, numbers right-aligned,
+        The table without a final newline, every cell safe for a terminal (`safe_cell`), to be
+        written as it is: a header line and one line per row, numbers right-aligned,
         text left-aligned, two spaces between columns; when columns were left out, a last line
         naming them ("(--wide adds source, licence)").
 
@@ -240,6 +253,7 @@ def format_table(rows: Sequence[dict], columns: Sequence[str], *, essential: Ite
     gpt-4o      12  aaaaaaaaaaaaa…
     """
     cells, right = _prepare(rows, columns, float_digits)
+    columns = [safe_cell(str(c)) for c in columns]
     lay = layout(columns, cells, right, essential=essential, width=width)
     if not hint:
         lay = dataclasses.replace(lay, hidden=())
@@ -316,12 +330,9 @@ def emit_rows(rows: Sequence[dict], columns: Sequence[str], fmt: str, *, essenti
     elif fmt == "json":
         records = [{c: _json_value(r.get(c)) for c in columns} for r in rows]
         sys.stdout.write(json.dumps(records, ensure_ascii=False, separators=(",", ":")) + "\n")
-    else:
-        text = format_table(rows, columns, essential=essential, width=width, float_digits=float_digits,
-                            rich=on_terminal())
-        from ..render import terminal_text  # a cell may hold a user's file name: nothing a terminal obeys
-
-        sys.stdout.write(terminal_text(text) + "\n")
+    else:  # every cell made safe for a terminal by `safe_cell`
+        sys.stdout.write(format_table(rows, columns, essential=essential, width=width, float_digits=float_digits,
+                                      rich=on_terminal()) + "\n")
 
 
 def emit(df: pd.DataFrame, fmt: str, *, essential: Iterable[str] | None = None, float_digits: int | None = 3,

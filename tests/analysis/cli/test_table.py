@@ -127,3 +127,15 @@ def test_csv_and_json_of_rows_are_those_of_the_frame(fmt, monkeypatch):
                                                        for k, v in r.items()} for r in json.loads(outs[1])]
         else:
             assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("rich", [False, True], ids=["plain", "rich"])
+def test_a_hostile_cell_reaches_the_terminal_as_pictures(rich):
+    # a model or file name from the user's files: no escape sequence, tab or line break gets through;
+    # on a terminal only rich's own styling (SGR) is an escape
+    text = format_table([{"model": "gpt\x1b]0;owned\x07-4o\tx\ny", "n": 1}], ["model", "n"], width=60, rich=rich)
+    assert "\x1b" not in ANSI.sub("", text) and "\x07" not in text and "\t" not in text
+    assert "␛]0;owned␇-4o x y" in ANSI.sub("", text)
+    assert len(text.split("\n")) == 2
+    if rich:
+        assert "\x1b[1m" in text  # the bold header: rich drew it
