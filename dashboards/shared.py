@@ -26,7 +26,7 @@ from analysis import Piece, Tokenizer, available_tokenizers, load_tokenizer
 from analysis.compare import COLUMNS, PARALLEL_CHARS, compare_rows
 from analysis.corpora import sample_text as corpora_sample_text
 from analysis.cost import (DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names,
-                           price_shared_prefix, request_cost)
+                           price_shared_prefix, table_rates, usd)
 from analysis.errors import BadInput, UnknownName
 from analysis.models import closest_models, resolve
 from analysis.requests import Count, ignored_fields, ignored_note, input_tokens, parse, request_counter
@@ -204,12 +204,12 @@ def request_price(n_tokens: int, model: str) -> tuple[Decimal | None, str]:
     if spec.price_ref is None:
         return None, spec.price_note or "no price is known for this model"
     price = get_price(spec.price_ref)
-    rate = f"${price.input.base}/M input tokens" if price.input else "no input price"
-    try:
-        usd = request_cost(price, input_tokens=n_tokens, output_tokens=0).usd_total
+    try:  # the rates of the tier these tokens reach, priced by the cost package's one arithmetic
+        rates = table_rates(price, n_tokens)
     except NoPriceError as e:
         return None, str(e)
-    return usd, f"{price.key}: {rate} ({price.source}, {price.as_of})"
+    cost = usd({"input": n_tokens}, rates, 1)
+    return cost, f"{price.key}: ${rates.input}/M input tokens ({price.source}, {price.as_of})"
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting and pricing…")

@@ -71,7 +71,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     """Price the logs named by --logs; output as --format, and a report folder with --out. `system`:
     --system, for requests without one."""
     from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of, warm_counters
-    from ..cost.logs.stream import NotInTimeOrder, order_note
+    from ..cost.logs.fold import NotInTimeOrder, order_note
     from ..engine import price_log_chunks
     from ..engine.heap import quiet_collector
 
@@ -131,7 +131,7 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
     one user message after `system`) with each model's cache by its own rule: the library's
     `price_shared_prefix`, on --engine."""
     from ..cost import TrafficPlan, price_shared_prefix, warm_counters
-    from ..cost.logs.stream import NotInTimeOrder
+    from ..cost.logs.fold import NotInTimeOrder
     from ..engine import price_logs
 
     _check_requests(args)

@@ -1,21 +1,22 @@
 """Cost: token counts times prices, in `Decimal` USD, with every estimate labelled as one.
 
-The package, by the question each part answers:
+The package by its three questions, and what serves them:
 
-* `prices/`: what a model charges per million tokens on a day, and who says so (the
-  `genai-prices` package, the user's override file, the catalogue of priced models);
-* `targets`: the models of one run, resolved to prices and tokenizer choices (which tokenizer
-  counts for a model is `analysis.models`'s answer);
-* `recount`: each priced model's request counter (`analysis.requests`), fed by batch counts;
-* `arithmetic`: the rates that apply to a request, and what its tokens cost at them;
-* `workloads/`: what texts cost under an assumed workload, summed chunk by chunk (a workload
-  estimate is one chunk), and one text priced once;
-* `logs/`: request logs read into one record type and priced under other models;
-* `shared_prefix`: texts that share a system prompt and tools, priced as requests through `logs`,
-  each model's prompt cache by its own rule;
-* `display/`: the reports as people read them (the only place money is rounded).
+* what did a log bill? `usage` reads a logged usage into its billed parts (`BillUsage`) and prices
+  it as billed (genai-prices' `calc_price`, memoised per run); `billed_sum` adds up many rows;
+* what would a target pay? `bill` is the one arithmetic of a dollar: the `Rates` of a price on a
+  day, in a tier, in a batch or service-tier context, and `usd(parts, rates)`; workloads,
+  re-targeted logs and the whole bill of a log all call it;
+* what does a prompt cache save? `caching`: each provider's rule, simulated in order.
 
-Other packages import from here, not from the modules.
+And: `prices/` (what a model charges on a day and who says so; `prices/genai` is the one module
+that imports genai-prices), `targets` (the models of one run and the `TrafficPlan` a log is priced
+by), `recount` (each target's request counter, fed by batch counts), `workloads/` (texts under an
+assumed workload), `logs/` (request logs read into one record type, chunked, summed, folded and
+reported) and `shared_prefix` (texts after a shared system prompt, priced through `logs`).
+Money is rounded only for display (`analysis.money`, `analysis.report`).
+
+Other packages import from here the names below, not from the modules.
 """
 
 from typing import TYPE_CHECKING
@@ -24,9 +25,7 @@ from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .prices import (
-        MTOK as MTOK,
         Price as Price,
-        PriceSource as PriceSource,
         Rate as Rate,
         find_model as find_model,
         get_price as get_price,
@@ -36,16 +35,12 @@ if TYPE_CHECKING:
         model_table as model_table,
         price_source as price_source,
     )
-    from ..models import TokenizerChoice as TokenizerChoice
     from .defaults import DEFAULT_MODELS as DEFAULT_MODELS
-    from .recount import (
-        request_texts as request_texts,
-        workload_request as workload_request,
-    )
-    from .arithmetic import (
+    from .bill import (
         NoPriceError as NoPriceError,
-        RequestCost as RequestCost,
         request_cost as request_cost,
+        table_rates as table_rates,
+        usd as usd,
     )
     from .workloads import (
         CATEGORY_COLUMNS as CATEGORY_COLUMNS,
@@ -55,7 +50,6 @@ if TYPE_CHECKING:
         CostReport as CostReport,
         Workload as Workload,
         estimate as estimate,
-        input_cost as input_cost,
         quick_frame as quick_frame,
         to_decimal as to_decimal,
         workload_value as workload_value,
@@ -63,7 +57,6 @@ if TYPE_CHECKING:
     from ..money import format_usd as format_usd
     from .shared_prefix import (
         price_shared_prefix as price_shared_prefix,
-        text_records as text_records,
         traffic_of as traffic_of,
     )
     from .logs import (
@@ -90,14 +83,13 @@ if TYPE_CHECKING:
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source',), '.prices'),
-    **dict.fromkeys(('TokenizerChoice',), '..models'),
+    **dict.fromkeys(('Price', 'Rate', 'find_model', 'get_price', 'list_prices', 'load_overrides', 'model_names', 'model_table', 'price_source',), '.prices'),
+    **dict.fromkeys((), '..models'),
     **dict.fromkeys(('format_usd',), '..money'),
     **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
-    **dict.fromkeys(('request_texts', 'workload_request',), '.recount'),
-    **dict.fromkeys(('NoPriceError', 'RequestCost', 'request_cost',), '.arithmetic'),
-    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'input_cost', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
-    **dict.fromkeys(('price_shared_prefix', 'text_records', 'traffic_of',), '.shared_prefix'),
+    **dict.fromkeys(('NoPriceError', 'request_cost', 'table_rates', 'usd',), '.bill'),
+    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
+    **dict.fromkeys(('price_shared_prefix', 'traffic_of',), '.shared_prefix'),
     **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'RowChunk', 'iter_log_chunks', 'iter_log_records', 'with_system', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

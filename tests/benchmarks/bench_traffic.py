@@ -5,7 +5,7 @@ each peak RSS and CPU time (from `os.wait4`) is that run's own; CPU seconds are 
 wall time because these machines are shared and wall time depends on the neighbours. Memory should stay nearly flat in the number
 of rows: records are reduced to sums chunk by chunk, and the few integers kept per row (the
 cache simulation's marks, the percentiles' inputs) are folded as the chunks come back, when the
-log is in time order (`cost.logs.stream`; this log's times are random, so it is priced again with
+log is in time order (`cost.logs.fold`; this log's times are random, so it is priced again with
 every row kept: see `bench_logs` for logs in time order). The reference time is
 the bare tokenizer work (CPU seconds) measured in the same run: `count_batch` over every text of a 100,000-row
 sample with each tokenizer the 4 models use, so the ratio says what reading, JSON parsing and

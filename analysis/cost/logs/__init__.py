@@ -1,10 +1,12 @@
-"""Logs: what logged traffic would cost under other models.
+"""Logs: what logged traffic billed, and what it would cost under other models.
 
-The modules: `shapes` (one row of each provider's request format into plain fields),
-`records` (log files of several containers and shapes, streamed into `LogRecord`s),
-`chunk_sums` (a chunk of records reduced to a `TrafficPartial` of sums per model, day and
-tier; partials add up) and `traffic_report` (the merged partial turned into a
-`TrafficReport`).
+A row's road: `read` (log files of several containers and shapes, streamed in chunks of
+lines) -> `shapes` (one row of each provider's request format into a `LogRecord`, its usage read
+by `cost.usage`) -> `chunk` (a chunk of records recounted under every target of the plan,
+`cost.targets`, and reduced to a `TrafficPartial` of sums per model, day and tier; partials add
+up) -> `fold` (the partials folded as they come back, in time order) -> `cache_trace` (each
+target's prompt cache simulated over the rows' block marks) -> `whole_bill` (each target's bill by
+part, through `cost.bill`) -> `report` (the merged partial turned into a `TrafficReport`).
 """
 
 from typing import TYPE_CHECKING
@@ -13,7 +15,7 @@ from ...lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .shapes import SHAPES as SHAPES
-    from .records import (
+    from .read import (
         LogRecord as LogRecord,
         LogReport as LogReport,
         LogUpload as LogUpload,
@@ -24,17 +26,19 @@ if TYPE_CHECKING:
         with_system as with_system,
         read_log_records as read_log_records,
     )
-    from .chunk_sums import (
+    from .chunk import (
         CHUNK_ROWS as CHUNK_ROWS,
-        TrafficPartial as TrafficPartial,
-        TrafficPlan as TrafficPlan,
         chunked as chunked,
-        plan_traffic as plan_traffic,
         price_chunk as price_chunk,
         price_records as price_records,
+    )
+    from .partial import TrafficPartial as TrafficPartial
+    from ..targets import (
+        TrafficPlan as TrafficPlan,
+        plan_traffic as plan_traffic,
         warm_counters as warm_counters,
     )
-    from .traffic_report import (
+    from .report import (
         TrafficReport as TrafficReport,
         summarise as summarise,
     )
@@ -42,8 +46,10 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('SHAPES',), '.shapes'),
-    **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'RowChunk', 'Usage', 'iter_log_chunks', 'iter_log_records', 'read_log_records', 'with_system',), '.records'),
-    **dict.fromkeys(('CHUNK_ROWS', 'TrafficPartial', 'TrafficPlan', 'chunked', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters',), '.chunk_sums'),
-    **dict.fromkeys(('TrafficReport', 'summarise',), '.traffic_report'),
+    **dict.fromkeys(('LogRecord', 'LogReport', 'LogUpload', 'RowChunk', 'Usage', 'iter_log_chunks', 'iter_log_records', 'read_log_records', 'with_system',), '.read'),
+    **dict.fromkeys(('CHUNK_ROWS', 'chunked', 'price_chunk', 'price_records',), '.chunk'),
+    **dict.fromkeys(('TrafficPartial',), '.partial'),
+    **dict.fromkeys(('TrafficPlan', 'plan_traffic', 'warm_counters',), '..targets'),
+    **dict.fromkeys(('TrafficReport', 'summarise',), '.report'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,7 +1,7 @@
 """What a prompt cache needs of each logged row, kept as a few integers, and each target's cache
 simulated from them once the whole log is read.
 
-Unlike `chunk_sums` (which recounts every row under every target and keeps only sums) and
+Unlike `chunk` (which recounts every row under every target and keeps only sums) and
 `cost.caching` (the providers' rules, simulated over `PrefixMarks`), this module decides what a
 row keeps for the cache. A cache matches prefixes, and a chat prompt is a run of blocks (the
 system prompt and tools, then one block per message), so a row keeps, for a few block ends:
@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...memo import run_caches
 from ..caching import (ONE_BURST, CacheRule, CacheStream, PrefixMarks, filled_times_note, no_breakpoints_note,
                        simulate)
-from ..recount import count_request, fast_counts
+from ...requests.batch import count_request, fast_counts
 from ...requests import Request, RequestCounter, TextPart
 from ...tokenizers import Tokenizer
-from .records import LogRecord
+from .read import LogRecord
 
 __all__ = ["BREAKPOINT_MODES", "TraceChunk", "block_ends", "chunk_marks", "day_codes", "row_days", "simulate_rows",
            "spaced_note", "trace_chunk"]
@@ -136,7 +137,7 @@ class TraceChunk:
 
 def trace_chunk(records: Sequence[LogRecord], mode: str | None = "request",
                 day_of: Sequence[str | None] | None = None, short: np.ndarray | None = None) -> TraceChunk:
-    """The marks of `records` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
+    """The marks of `read` (a chunk), under breakpoint `mode` ("request" or "auto"); None: no
     marks (no target simulates a cache), only the times and days (`day_of`: each row's day, if known).
 
     `short` (per row, optional): the prompt is below the minimum of every target's cache rule, so
@@ -214,7 +215,10 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
     out = np.zeros(len(trace.blocks), dtype=np.int32)
     # equal keys are equal prefixes, so equal counts on one model: a shared system prompt, or the
     # conversation so far that the next turn repeats, is counted once per process
-    known = _ENDS.setdefault((id(counter.render), counter.family, counter.tokenizer.name, image_size), {})
+    # kept by the run per chat format (the render function itself, held beside its entry, so its id is
+    # never another object's), then per family, tokenizer and --image-size
+    by_format = run_caches().objects("cache_trace.ends", 256).get(counter.render, _new_ends)
+    known = by_format.setdefault((counter.family, counter.tokenizer.name, image_size), {})
     if len(known) > _MAX_ENDS:
         known.clear()
     keys = trace.keys.tolist()
@@ -239,9 +243,11 @@ def block_ends(counter: RequestCounter, tokenizer: Tokenizer | None, records: Se
     return out
 
 
-# (format, family, tokenizer, --image-size) -> {key: tokens}
-_ENDS: dict[tuple[int, str | None, str, tuple[int, int] | None], dict[int, int]] = {}
 _MAX_ENDS = 200_000  # per model: a few MB, then started again
+
+
+def _new_ends(render: object) -> dict[tuple[str | None, str, tuple[int, int] | None], dict[int, int]]:
+    return {}
 
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],

@@ -1,6 +1,6 @@
 """The log wrapper: what a log row adds around a request body, and nothing of the body itself.
 
-Unlike `records` (files, containers, streaming and error policy) and `analysis.requests` (the one
+Unlike `read` (files, containers, streaming and error policy) and `analysis.requests` (the one
 parser and detector of request bodies, which this module calls for all five request shapes:
 OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini contents and text), this
 module sees one decoded row at a time and knows only the wrapper: where the request sits (the row,
@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...errors import BadInput, UnknownName
+from ...memo import run_caches
 from ...requests import Request, TextPart, ToolCall, detect_shape as request_shape, parse
 from ...requests.formats.parts import media_counts
 from ...requests.shapes.openai_chat import plain_chat
@@ -355,9 +356,9 @@ def chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
                      tier if isinstance(tier, str) and tier else None)
 
 
-# (model, a flat usage object's items) -> its (Usage, BillUsage), for `chat_row`: a month of logs
-# repeats its usage objects, and one of integers only is read once per model (bounded as the read memo)
-_FLAT_USAGE: dict[tuple[str | None, tuple[tuple[str, int], ...]], tuple[Usage | None, BillUsage | None]] = {}
+# (model, a flat usage object's items) -> its (Usage, BillUsage), for `chat_row` (the run's
+# "shapes.flat_usage"): a month of logs repeats its usage objects, and one of integers only is read
+# once per model (bounded as the read memo)
 _FLAT_USAGE_LIMIT = 1 << 16
 
 
@@ -369,15 +370,14 @@ def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, BillUsage
     if type(logged) is not dict or not all(type(v) is int for v in logged.values()):
         return None
     key = (model, tuple(logged.items()))
-    found = _FLAT_USAGE.get(key)
+    memo = run_caches().memo("shapes.flat_usage", _FLAT_USAGE_LIMIT)
+    found = memo.peek(key)
     if found is None:
         try:
             found = (_usage(logged), _bill(logged, "openai-chat", {}, model))
         except RowError:
             return None
-        if len(_FLAT_USAGE) >= _FLAT_USAGE_LIMIT:
-            _FLAT_USAGE.clear()
-        _FLAT_USAGE[key] = found
+        memo.put(key, found)
     return found
 
 

@@ -1,10 +1,10 @@
 """One target's whole bill over a log: the recount's input and output, the target's own prompt
 cache simulated over the log's sequence of requests, and reasoning, each part at its rate.
 
-Unlike `traffic_report` (which assembles every table and note) and `chunk_sums` (which keeps
+Unlike `report` (which assembles every table and note) and `chunk` (which keeps
 the sums and the few integers per row this needs), this module takes one target's merged part
 and returns its bill: tokens and USD per part, per day, and the percentiles of $ per request.
-Money is `Decimal` from integer sums per (day, tier) at `cost.bill.part_rates` (genai-prices'
+Money is `Decimal` from integer sums per (day, tier) at `cost.bill.rates_by_tier` (genai-prices'
 own rates, with --batch/--service-tier), so a bill here equals genai-prices' calc_price summed
 over the rows; only the percentiles are floats.
 """
@@ -17,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ..bill import PARTS, part_rates, parts_usd
-from ..caching import cache_rule
+from .. import bill
+from ..bill import PARTS, rates_by_tier
+from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
 from ...money import format_usd
 from .cache_trace import simulate_rows
-from .stream import percentiles
-from .chunk_sums import SUM_FIELDS, ModelPart, Target, TrafficPartial, TrafficPlan
+from .fold import percentiles
+from ..targets import Target, TrafficPlan
+from .partial import SUM_FIELDS, ModelPart, TrafficPartial
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 
@@ -73,7 +75,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     """The whole bill of target `t` (None: it has no input price)."""
     if t.price.input is None:
         return None
-    rates = part_rates(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
+    rates = rates_by_tier(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
     folded = partial.folded.bills.get(t.ref) if partial.folded is not None else None
     if folded is not None:
         return _folded_bill(t, plan, part, folded, reasoning, rates)
@@ -156,13 +158,13 @@ def _bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFi
         write1 = Decimal(w1_sum)
         here = {"input": n_in - cached - write5 - write1, "cache_read": cached, "cache_write_5m": write5,
                 "cache_write_1h": write1, "output": n_out, "reasoning": r}
-        usd = parts_usd(rates[tier], here, requests)
-        flat = parts_usd(rates[tier], {"input": n_in, "output": n_out, "reasoning": r}, requests)
+        usd = bill.usd(here, rates[tier], requests)
+        flat = bill.usd({"input": n_in, "output": n_out, "reasoning": r}, rates[tier], requests)
+        by_part = bill.usd_by_part(here, rates[tier])
         for name, x in here.items():
             tokens[name] += x
-            rate = rates[tier].rate(name)
-            had = usd_parts[name]
-            usd_parts[name] = None if had is None or (x and rate is None) else had + x * (rate or 0) / 1_000_000
+            had, of_part = usd_parts[name], by_part[name]
+            usd_parts[name] = None if had is None or of_part is None else had + of_part
         total = None if total is None or usd is None else total + usd
         no_cache = no_cache + flat if flat is not None else no_cache
         if day is not None:
@@ -198,11 +200,44 @@ def _percentiles(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.nd
 def _usd_per_row(rates: Any, prompts: np.ndarray, tiers: np.ndarray, outs: np.ndarray, read: np.ndarray,
                  w5: np.ndarray, w1: np.ndarray, share: Decimal, reasoning: ReasoningFigure) -> np.ndarray:
     """The whole bill of each row in float64 (the same floats row by row, whatever the other rows)."""
-    table = np.asarray([[float(r.rate(p)) if r.rate(p) is not None else np.nan for p in PARTS] + [float(r.per_request)]
-                        for r in rates])[tiers]
     cached = prompts * float(share) if share else read.astype(np.float64)
     rsn = np.zeros(len(prompts)) if reasoning.total is None else \
         float(reasoning.per_request) + float(reasoning.ratio) * outs
-    cols = np.stack([prompts - cached - w5 - w1, cached, w5, w1, outs, rsn], axis=1)
-    with np.errstate(invalid="ignore"):
-        return np.where(cols > 0, cols * table[:, :6], 0.0).sum(axis=1) / 1e6 + table[:, 6]
+    return bill.usd_rows(np.stack([prompts - cached - w5 - w1, cached, w5, w1, outs, rsn], axis=1), tiers, rates)
+
+
+def reasoning_figure(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
+                     ) -> ReasoningFigure:
+    """The reasoning on target `t` and where the figure comes from: the model's own figure
+    (MODEL=VALUE), the plan-wide one, the log's reasoning carried over, or unknown."""
+    if reasoning_rule(t.ref) is None:
+        return ReasoningFigure(0, "the model does not reason")
+    own = {kind: value for ref, kind, value in plan.reasoning_for if ref == t.ref}
+    tokens = own.get("tokens", plan.reasoning_tokens if not own else None)
+    ratio = own.get("ratio", plan.reasoning_ratio if not own else None)
+    named = f" for {t.ref}" if own else ""
+    if tokens is not None:
+        return ReasoningFigure(int(tokens * n_requests), f"--reasoning-tokens {tokens}{named} per request",
+                               per_request=tokens)
+    if ratio is not None:
+        return ReasoningFigure(int(ratio * visible_out), f"--reasoning-ratio {ratio}{named} x visible output",
+                               ratio=ratio)
+    # the recounted serving models only: the ratio below is over their visible output
+    recounted = [b for ref, b in partial.billed.items() if ref in partial.served]
+    known = sum(int(b.parts["reasoning_tokens"]) for b in recounted)
+    rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in recounted)
+    if rows > 0 and known > 0:
+        # the same reasoning in the target's tokens: our recounts' ratio on the visible output
+        ours = _logged_out(partial.models[t.ref].sums) if t.ref in partial.models else 0
+        theirs = sum(_logged_out(p.sums) for p in partial.served.values())
+        scale = Decimal(ours) / theirs if ours and theirs else Decimal(1)
+        per_row = Decimal(known) / rows
+        return ReasoningFigure(int(per_row * scale * n_requests), (
+            f"carried from the log: {float(per_row):,.0f} reasoning tokens per request on the serving models "
+            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)"),
+            per_request=per_row * scale)
+    return ReasoningFigure(None, REASONING_NOT_INCLUDED)
+
+
+def _logged_out(sums: dict) -> int:
+    return int(sum(v[_F["logged_out"]] for v in sums.values()))

@@ -1,8 +1,8 @@
 """Prices and their sources: what a model charges per million tokens on a day, and who says so.
 
 The modules: `records` (the `Rate`, `Price` and `PriceSource` values, reading nothing),
-`genai_prices` (prices from the maintained `genai-prices` package, with the user's rows
-preferred), `overrides` (the user's price file, read and validated) and `catalog` (every
+`lookup` (prices from the maintained `genai-prices` package, with the user's rows
+preferred; `genai` is the one module that imports the package), `overrides` (the user's price file, read and validated) and `catalog` (every
 priced model joined with the tokenizer that counts for it, for `tokenprism models` and
 `/v1/models`).
 """
@@ -13,7 +13,7 @@ from ...lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .records import MTOK as MTOK, Price as Price, PriceSource as PriceSource, Rate as Rate
-    from .genai_prices import (
+    from .lookup import (
         find_model as find_model,
         get_price as get_price,
         list_prices as list_prices,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('MTOK', 'Price', 'PriceSource', 'Rate'), '.records'),
-    **dict.fromkeys(('find_model', 'get_price', 'list_prices', 'model_names', 'price_source', 'provider_ids', 'split_ref'), '.genai_prices'),
+    **dict.fromkeys(('find_model', 'get_price', 'list_prices', 'model_names', 'price_source', 'provider_ids', 'split_ref'), '.lookup'),
     **dict.fromkeys(('load_overrides',), '.overrides'),
     **dict.fromkeys(('model_table',), '.catalog'),
 }

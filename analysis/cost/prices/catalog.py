@@ -1,6 +1,6 @@
 """The model catalogue: every priced model with its prices, its tokenizer and how exact its counts are.
 
-Unlike `genai_prices` (prices alone) and `analysis.models` (which tokenizer stands for a model), this module
+Unlike `lookup` (prices alone) and `analysis.models` (which tokenizer stands for a model), this module
 joins the two into the rows `tokenprism models` prints and the HTTP service's `/v1/models`
 returns, so both faces list the same models with the same exactness.
 """
@@ -12,7 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from .genai_prices import list_prices, price_source, provider_ids
+from .lookup import list_prices, price_source, provider_ids
 from ...contract import text_exactness
 from ...models import choose, explicit_choice, load_rules, rule_for
 from .records import Price

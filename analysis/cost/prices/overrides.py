@@ -1,6 +1,6 @@
 """The user's price override file (``--prices FILE``, CSV or TOML): read, validate, turn into prices.
 
-Unlike `genai_prices` (which looks prices up in the maintained `genai-prices` data and chooses
+Unlike `lookup` (which looks prices up in the maintained `genai-prices` data and chooses
 between a package row and an override row), this module only parses the user's file: it checks
 every column and value and raises a ValueError naming the file, the line (CSV) or entry (TOML),
 the column and the fix. Money is read as `Decimal`, never as a binary float.

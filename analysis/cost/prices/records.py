@@ -1,6 +1,6 @@
 """The price records: `Rate`, `Price` and `PriceSource`, in USD per million tokens (`MTOK`).
 
-Unlike `genai_prices` (prices from the maintained `genai-prices` package) and `overrides` (prices from
+Unlike `lookup` (prices from the maintained `genai-prices` package) and `overrides` (prices from
 the user's file), this module reads nothing: it is the leaf both sources build on, so neither
 has to import the other.
 """

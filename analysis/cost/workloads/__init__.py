@@ -2,7 +2,8 @@
 
 The modules: `workload` (the assumed numbers, validated), `estimate` (the running sums of
 requests x prices per model and category: `CorpusCost` chunk by chunk, `estimate` for one
-chunk with its per-request rows) and `one_request` (one text priced once, without a workload).
+chunk with its per-request rows), `rows` (each model's row, parts and notes) and `one_request`
+(one text priced once, without a workload). Every dollar is `cost.bill`'s arithmetic.
 """
 
 from typing import TYPE_CHECKING
@@ -25,13 +26,13 @@ if TYPE_CHECKING:
         as_samples as as_samples,
         estimate as estimate,
     )
-    from .one_request import input_cost as input_cost, quick_frame as quick_frame
+    from .one_request import quick_frame as quick_frame
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'Workload', 'percent', 'to_decimal',
                      'workload_value'), '.workload'),
     **dict.fromkeys(('CorpusCost', 'CostReport', 'as_samples', 'estimate'), '.estimate'),
-    **dict.fromkeys(('input_cost', 'quick_frame'), '.one_request'),
+    **dict.fromkeys(('quick_frame',), '.one_request'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -100,7 +100,7 @@ def texts_alone(system: bool, messages: tuple[tuple[str, str | None, tuple[objec
     its tokens are its own count and the format's depend on the structure only (`FORMAT_TOKENS`).
 
     `system`: a system prompt is given apart; `messages`: (role, name, part kinds) per message, the
-    kinds "t" (text), ("call", name) and ("result", kinds) of `analysis.cost.recount.structure_key`.
+    kinds "t" (text), ("call", name) and ("result", kinds) of `analysis.requests.batch.structure_key`.
     Not so with two system prompts or more (joined with a blank line into one string) or a tool call
     (its name and arguments share a string with the call's markers; and a message with text drops them).
 

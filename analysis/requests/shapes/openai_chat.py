@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from ...errors import BadInput, UnknownName
+from ...memo import BoundedMemo, run_caches
 from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolDef, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
@@ -60,8 +61,8 @@ _PLAIN_ROLES = ("system", "developer", "user", "assistant")
 # The system prompts of a log repeat from row to row: each distinct one becomes one `Message` (a
 # frozen value) that the rows share, rather than a copy built and kept per row. Bounded in prompts
 # and in their length (a long prompt, such as retrieved documents, is seldom repeated), and
-# emptied when full, so a log of ever-new prompts holds at most 256 x 8,192 characters here.
-_PROMPTS: dict[tuple[str, str, str | None], Message] = {}
+# emptied when full, so a log of ever-new prompts holds at most 256 x 8,192 characters here. The
+# memo is the run's ("openai_chat.prompts", `analysis.memo`): outside a run nothing is kept.
 _PROMPTS_LIMIT, _PROMPT_CHARS = 256, 8192
 
 
@@ -69,7 +70,7 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
     """The request of a body whose messages are all plain text (a role of `_PLAIN_ROLES`, string
     content, an optional string name, no other key) and which has no tools: the value the general
     reading below gives, built without its per-field reads (and a system prompt seen before
-    shared, `_PROMPTS`); None for anything else (read below, its errors worded)."""
+    shared, the run's "openai_chat.prompts"); None for anything else (read below, its errors worded)."""
     raw = body.get("messages")
     if type(raw) is not list or "tool_choice" in body or "function_call" in body:
         return None
@@ -80,6 +81,7 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
             return None
         tools = known
     messages = []
+    prompts: BoundedMemo[Message] | None = None
     for m in raw:
         if type(m) is not dict:
             return None
@@ -96,12 +98,13 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
         else:
             return None
         if (role == "system" or role == "developer") and len(content) <= _PROMPT_CHARS:
+            if prompts is None:
+                prompts = run_caches().memo("openai_chat.prompts", _PROMPTS_LIMIT)
             key = (role, content, name)
-            message = _PROMPTS.get(key)
+            message = prompts.peek(key)
             if message is None:
-                if len(_PROMPTS) >= _PROMPTS_LIMIT:
-                    _PROMPTS.clear()
-                message = _PROMPTS[key] = Message.of_text(role, content, name)
+                message = Message.of_text(role, content, name)
+                prompts.put(key, message)
             messages.append(message)
         else:
             messages.append(Message.of_text(role, content, name))
@@ -110,8 +113,7 @@ def plain_chat(body: Mapping[str, Any]) -> Request | None:
 
 # The tool definitions of a log repeat from row to row as they do in an agent's requests: each
 # distinct `tools` list (by its JSON text) is read once into its `ToolDef`s, which the rows share.
-# Bounded in lists and in their text, and emptied when full, as `_PROMPTS`.
-_TOOLS: dict[bytes, tuple[ToolDef, ...]] = {}
+# Bounded in lists and in their text, and emptied when full, as the prompts (the run's "openai_chat.tools").
 _TOOLS_LIMIT, _TOOLS_BYTES = 256, 65_536
 
 
@@ -126,7 +128,8 @@ def _known_tools(body: Mapping[str, Any]) -> tuple[ToolDef, ...] | None:
         key = orjson.dumps(raw)
     except (TypeError, orjson.JSONEncodeError):  # not JSON, or an integer beyond 64 bits
         return None
-    tools = _TOOLS.get(key)
+    memo = run_caches().memo("openai_chat.tools", _TOOLS_LIMIT)
+    tools = memo.peek(key)
     if tools is None:
         if b"null" in key or len(key) > _TOOLS_BYTES:
             return None
@@ -134,9 +137,7 @@ def _known_tools(body: Mapping[str, Any]) -> tuple[ToolDef, ...] | None:
             tools = tuple(_function_def(tool.get("function"), f"{at}.function") for at, tool in _function_tools(body))
         except (BadInput, UnknownName):  # worded by the general reading, after the messages' own errors
             return None
-        if len(_TOOLS) >= _TOOLS_LIMIT:
-            _TOOLS.clear()
-        _TOOLS[key] = tools
+        memo.put(key, tools)
     return tools
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from analysis.cost.bill import part_rates
+from analysis.cost.bill import rates_by_tier as part_rates
 from analysis.cost.prices import get_price
 
 from .examples import run_in_examples

@@ -13,7 +13,8 @@ import pytest
 from genai_prices import extract_usage
 
 from analysis.cost import usage as usage_mod
-from analysis.cost.usage import InvalidUsage, as_billed, as_billed_total, read_usage
+from analysis.cost.billed_sum import as_billed_total
+from analysis.cost.usage import InvalidUsage, as_billed, read_usage
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 # (model, provider, usage shape): per-token prices, cache writes of both lifetimes, batch and flex
@@ -56,7 +57,7 @@ def _usage(rng: random.Random, shape: str) -> dict:
 
 
 @pytest.mark.parametrize("model,provider,shape", MODELS)
-def test_summed_bill_equals_the_sum_row_by_row(model, provider, shape, monkeypatch):
+def test_summed_bill_equals_the_sum_row_by_row(model, provider, shape, monkeypatch, run):
     rng = random.Random(sum(map(ord, model)))
     rows = []
     for _ in range(300):
@@ -65,7 +66,6 @@ def test_summed_bill_equals_the_sum_row_by_row(model, provider, shape, monkeypat
         batch = shape == "openai-chat" and rng.random() < 0.3
         tier = rng.choice([None, None, "flex", "priority"]) if provider == "openai" else None
         rows.append((usage, when, batch, tier))
-    usage_mod.PRICE_MEMO.clear()
     calls = []
     real = genai_prices.calc_price
     monkeypatch.setattr(genai_prices, "calc_price", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -122,14 +122,15 @@ def test_an_unknown_model_leaves_rows_unpriced():
     assert as_billed_total([(u, START, False, None)] * 2, "no-such-model-xyz") == (Decimal(0), 2)
 
 
-def test_prices_in_force_per_day_are_genai_prices_own_per_timestamp():
+def test_prices_in_force_per_day_are_genai_prices_own_per_timestamp(run):
     # a model whose dated prices are all start dates is looked up once per UTC day: the flags must be
     # those of each timestamp, whatever its zone (one that crosses midnight in UTC) or none (taken as UTC)
     from datetime import timezone
 
-    from analysis.cost.usage import _model_info, _prices_in_force
+    from analysis.cost.prices.genai import model_info
+    from analysis.cost.usage import _prices_in_force
 
-    info = _model_info("gpt-4o", "openai")
+    info = model_info("gpt-4o", "openai")
     constraints = [v.constraint for v in info.price_variants or () if v.constraint is not None]
     assert constraints  # the case this test is about
     dates = sorted({c.start_date for c in constraints if hasattr(c, "start_date")})
@@ -139,7 +140,6 @@ def test_prices_in_force_per_day_are_genai_prices_own_per_timestamp():
         midnight = datetime(d.year, d.month, d.day, tzinfo=UTC)
         for dt in (midnight - timedelta(seconds=1), midnight, midnight + timedelta(hours=3)):
             instants += [dt, dt.astimezone(tokyo), dt.replace(tzinfo=None)]
-    usage_mod._BY_DAY.clear()
     for at in instants + instants[::-1]:  # each day seen first from either side of its midnight
         assert _prices_in_force("gpt-4o", "openai", at) == tuple(c.active(at) for c in constraints), at
 
@@ -155,12 +155,12 @@ def test_the_places_of_a_summed_bill_are_those_of_its_most_precise_row():
         assert str(as_billed_total(group, "gpt-4o", provider="openai")[0]) == str(theirs)
 
 
-def test_a_kept_linear_form_is_the_usage_objects_own():
+def test_a_kept_linear_form_is_the_usage_objects_own(run):
     # the forms are kept by object: another object at a kept id (a freed one's reused) is taken apart anew
-    from analysis.cost.usage import _FORMS, _kept_linear_form, _linear_form
+    from analysis.cost.billed_sum import _kept_linear_form, _linear_form
 
     a = read_usage({"prompt_tokens": 11, "completion_tokens": 2}, "openai-chat")
     b = read_usage({"prompt_tokens": 12, "completion_tokens": 3}, "openai-chat")
-    _FORMS._kept[id(b)] = (a, _linear_form(a))  # as if `a` had been kept where `b` now lives
+    run.objects("billed_sum.forms")._kept[id(b)] = (a, _linear_form(a))  # as if `a` had been kept where `b` now lives
     assert _kept_linear_form(b) == _linear_form(b) != _linear_form(a)
     assert _kept_linear_form(b) == _linear_form(b)

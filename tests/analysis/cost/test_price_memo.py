@@ -10,7 +10,7 @@ import pytest
 from genai_prices import extract_usage
 
 from analysis.cost import usage as usage_mod
-from analysis.cost.memo import BoundedMemo
+from analysis.memo import BoundedMemo
 from analysis.cost.usage import as_billed, read_usage
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
@@ -29,11 +29,9 @@ def _rows(n: int, seed: int = 3) -> list[tuple[dict, datetime]]:
 
 @pytest.mark.parametrize("model,provider", [("gpt-4o", "openai"), ("deepseek-chat", "deepseek"),
                                             ("deepseek-v4-flash", "deepseek")])
-def test_memoised_bill_equals_genai_prices_row_by_row(model, provider):
+def test_memoised_bill_equals_genai_prices_row_by_row(model, provider, run):
     # deepseek's prices change with the time of day (off-peak) and the v4 models' with the date:
     # a memo keyed on the day alone would give one row the other hour's price
-    usage_mod.PRICE_MEMO.clear()
-    usage_mod.READ_MEMO.clear()
     rows = _rows(400)
     ours = [as_billed(read_usage(u, "openai-chat"), model, provider=provider, when=t) for u, t in rows]
     theirs = [genai_prices.calc_price(extract_usage({"usage": u}, provider_id="openai",
@@ -42,7 +40,7 @@ def test_memoised_bill_equals_genai_prices_row_by_row(model, provider):
               for u, t in rows]
     assert ours == theirs
     assert [str(x) for x in ours] == [str(Decimal(x)) for x in theirs]  # the same digits, not only equal
-    assert usage_mod.PRICE_MEMO.hits > 0 and usage_mod.READ_MEMO.hits > 0  # the rows did repeat
+    assert run.memo("usage.price").hits > 0 and run.memo("usage.read").hits > 0  # the rows did repeat
 
 
 def test_time_of_day_prices_are_told_apart():

@@ -7,7 +7,9 @@ import genai_prices
 import pytest
 from genai_prices import extract_usage
 
-from analysis.cost.usage import BillUsage, as_billed, bill_parts, read_usage
+from analysis.cost.bill import rates_for, usd_by_part
+from analysis.cost.prices import get_price
+from analysis.cost.usage import BillUsage, as_billed, read_usage
 from analysis.errors import BadInput
 
 WHEN = datetime(2026, 11, 2, 12, tzinfo=UTC)
@@ -57,11 +59,19 @@ def test_sonnet_five_minute_write_is_one_and_a_quarter_input():
 def test_parts_add_up_to_the_bill_and_name_each_bucket():
     row = _sonnet_rows("1h")[0]
     u = read_usage(row, "anthropic")
-    price = genai_prices.calc_price(u.to_genai(), row["model"], genai_request_timestamp=WHEN).model_price
-    parts = bill_parts(u, price)
-    assert {p.name: p.tokens for p in parts} == {"input": 50, "cache write 1h": 2000, "output": 650}
-    assert sum(p.usd for p in parts) == as_billed(u, row["model"], when=WHEN)
-    assert {p.name: p.usd_per_mtok for p in parts}["cache write 1h"] == Decimal(6)
+    assert _parts(u) == {"input": 50, "cache_write_1h": 2000, "output": 650}
+    # the billed parts at the target's rates (`bill`, the one arithmetic) add up to genai-prices' bill
+    rates = rates_for(get_price(row["model"], on=WHEN), WHEN.date(), u.prompt_tokens)
+    by_part = usd_by_part(_parts(u), rates)
+    assert sum(v for v in by_part.values() if v is not None) + rates.per_request == as_billed(u, row["model"], when=WHEN)
+    assert rates.cache_write_1h == Decimal(6)
+
+
+def _parts(u: BillUsage) -> dict[str, int]:
+    """A logged usage's parts with tokens, by `bill.PARTS` name."""
+    parts = {"input": u.input_tokens, "cache_read": u.cache_read_tokens, "cache_write_5m": u.cache_write_5m_tokens,
+             "cache_write_1h": u.cache_write_1h_tokens, "output": u.output_tokens, "reasoning": u.reasoning_tokens or 0}
+    return {k: v for k, v in parts.items() if v}
 
 
 def _o4_mini_rows() -> list[dict]:
@@ -79,8 +89,8 @@ def test_o4_mini_reasoning_is_its_own_part_and_billed_as_output():
     ours = sum(as_billed(u, "o4-mini", when=WHEN) for u in usages)
     assert ours == _reference(rows, "openai", "chat")
     # the reasoning part is most of the bill: what a recount of the visible text misses
-    price = genai_prices.calc_price(usages[0].to_genai(), "o4-mini", genai_request_timestamp=WHEN).model_price
-    parts = {p.name: p.usd for p in bill_parts(usages[0], price)}
+    u = usages[0]
+    parts = usd_by_part(_parts(u), rates_for(get_price("o4-mini", on=WHEN), WHEN.date(), u.prompt_tokens))
     assert parts["reasoning"] > parts["output"] + parts["input"]
 
 

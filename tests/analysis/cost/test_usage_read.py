@@ -12,6 +12,7 @@ import pytest
 from genai_prices import extract_usage
 
 from analysis.cost import usage as usage_mod
+from analysis.cost.prices import genai
 from analysis.cost.usage import SHAPE_PROVIDERS, read_usage
 
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
@@ -65,7 +66,7 @@ def test_fast_read_equals_genai_prices(shape):
             ref = _reference(value, shape)
         except (ValueError, TypeError, KeyError, LookupError):
             ref = None
-        ours = usage_mod._fast_extract(body, provider, flavor)
+        ours = genai._fast_extract(body, provider, flavor)
         if ours is None:
             continue  # genai-prices itself reads it (and words its refusal)
         fast += 1
@@ -95,7 +96,6 @@ def test_every_fixture_usage_reads_as_genai_prices_reads_it():
     found = _logged_usages()
     assert len(found) >= 8
     for value, shape in found:
-        usage_mod.READ_MEMO.clear()
         ref = _reference(value, shape)
         bill = read_usage(value, shape)
         assert list(bill.genai.__dict__.items()) == list(ref.__dict__.items())
@@ -108,14 +108,12 @@ def test_inferred_values_are_genai_prices_own():
     assert usage_mod._int(bill.genai, "cache_write_tokens") == getattr(bill.genai, "cache_write_tokens", 0) == 0
 
 
-def test_the_read_memo_holds_its_keys_at_their_size():
+def test_the_read_memo_holds_its_keys_at_their_size(run):
     # orjson's bytes keep a 4 kB buffer however short the text: kept as memo keys, 65,536 of them held
     # about 270 MB; a copy of exactly its size holds the entry (key, Usage, BillUsage) under 1.5 kB
     import tracemalloc
 
-    from analysis.cost.usage import READ_MEMO
-
-    READ_MEMO.clear()
+    memo = run.memo("usage.read")
     rng = random.Random(5)
     read_usage({"prompt_tokens": 3, "completion_tokens": 1}, "openai-chat", model="gpt-4o")  # imports, caches
     tracemalloc.start()
@@ -127,5 +125,5 @@ def test_the_read_memo_holds_its_keys_at_their_size():
         grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(before, "filename"))
     finally:
         tracemalloc.stop()
-    assert len(READ_MEMO) > 1900
-    assert grown / len(READ_MEMO) < 1500, grown / len(READ_MEMO)
+    assert len(memo) > 1900
+    assert grown / len(memo) < 1500, grown / len(memo)

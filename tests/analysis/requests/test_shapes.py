@@ -224,7 +224,7 @@ def test_plain_chat_fast_path_equals_the_general_reading(monkeypatch):
     assert fast == [read(b) for b in bodies]
 
 
-def test_a_repeated_system_prompt_is_one_shared_value():
+def test_a_repeated_system_prompt_is_one_shared_value(run):
     # issue 44: a log's rows repeat their system prompts; each distinct one is kept once, equal to a fresh one
     from analysis.requests.shapes import openai_chat
 
@@ -234,16 +234,16 @@ def test_a_repeated_system_prompt_is_one_shared_value():
     first, second = parse(body("hi"), shape="openai-chat"), parse(body("bye"), shape="openai-chat")
     assert first.messages[0] is second.messages[0]
     assert first.messages[0] == Message("system", (TextPart("Be brief."),))
-    openai_chat._PROMPTS.clear()  # emptied (as when full): read again, the same value
+    run.clear()  # emptied (as when full, or in another run): read again, the same value
     assert parse(body("hi"), shape="openai-chat") == first
     long = {"messages": [{"role": "system", "content": "x" * (openai_chat._PROMPT_CHARS + 1)}]}
     assert parse(long, shape="openai-chat") == parse(dict(long), shape="openai-chat")
-    assert len(openai_chat._PROMPTS) == 1  # a long prompt is read, equal, but not kept
+    assert len(run.memo("openai_chat.prompts")) == 1  # a long prompt is read, equal, but not kept
 
 
-def test_a_repeated_tools_list_is_read_once_and_shared():
+def test_a_repeated_tools_list_is_read_once_and_shared(run):
     # issue 44: an agent's requests repeat their tool definitions; each distinct list is read once
-    from analysis.cost.recount import row_shape, structure_key, request_texts
+    from analysis.requests.batch import request_texts, row_shape, structure_key
     from analysis.requests.shapes import openai_chat
 
     tools = [{"type": "function", "function": {"name": "track", "description": "Where a parcel is",
@@ -255,7 +255,7 @@ def test_a_repeated_tools_list_is_read_once_and_shared():
 
     first, second = parse(body("hi"), shape="openai-chat"), parse(body("bye"), shape="openai-chat")
     assert first.tools is second.tools and first.tools[0].name == "track"
-    openai_chat._TOOLS.clear()
+    run.clear()
     again = parse(body("hi"), shape="openai-chat")
     assert again == first and again.tools is not first.tools
     # the structure read in one pass equals the general one, for shared and for fresh tool tuples

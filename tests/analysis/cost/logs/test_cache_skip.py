@@ -11,7 +11,7 @@ import pytest
 
 from analysis.cost.caching import cache_rule, simulate
 from analysis.cost.logs.cache_trace import TraceChunk, chunk_marks, simulate_rows, trace_chunk
-from analysis.cost.logs.records import read_log_records
+from analysis.cost.logs.read import read_log_records
 
 RULES = ("gpt-4.1", "claude-sonnet-4-5", "deepseek-chat")
 

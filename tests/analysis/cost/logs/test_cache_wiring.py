@@ -245,7 +245,7 @@ def test_block_keys_are_the_blake2b_chain_of_the_blocks():
     # issue 44: the keys are hashed once per distinct (prefix, block) in a chunk and the common
     # blocks are written without the join; they stay the chain of `_key` over the blocks' texts
     from analysis.cost.logs.cache_trace import _blocks, _key, _Keys
-    from analysis.cost.logs.records import LogRecord
+    from analysis.cost.logs.read import LogRecord
     from analysis.requests import parse
 
     bodies = [{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]},

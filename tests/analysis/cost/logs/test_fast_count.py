@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from analysis.cost import read_log_records
-from analysis.cost.recount import (_SHAPED, batch_tokenizers, count_request, fast_counts, request_texts,
-                                   structure_key)
+from analysis.requests.batch import (batch_tokenizers, count_many, count_request, fast_counts, request_texts,
+                                     structure_key)
 from analysis.errors import BadInput
 from analysis.requests import Request, parse, request_counter
 from analysis.requests.formats import FAMILIES, FORMAT_TOKENS
@@ -78,14 +78,13 @@ def test_every_family_says_how_its_format_tokens_are_had():
 # the two arithmetic families every run; the rendered ones (about a second each) under `slow`
 @pytest.mark.parametrize("model", [m if m in ("gpt-4o", "claude-sonnet-4-5") else pytest.param(m, marks=pytest.mark.slow)
                                    for models in MODELS.values() for m in models])
-def test_fast_count_equals_the_rendered_count(model):
+def test_fast_count_equals_the_rendered_count(model, run):
     try:
         counter = request_counter(model)
     except BadInput as e:  # a vocabulary this machine has not fetched
         pytest.skip(f"{model} cannot be counted here: {e}")
     requests = _fixture_requests() + _generated()
     requests = requests + requests[::-1]  # every structure is met again, after its first render
-    _SHAPED.clear()
     batch = batch_tokenizers([counter], [t for r in requests for t in request_texts(r)]).get(counter.tokenizer.name)
     for r in requests:
         c = count_request(counter, r, batch)
@@ -98,7 +97,7 @@ def test_fast_count_equals_the_rendered_count(model):
             c = count_request(counter, short, batch, add_generation_prompt=False)
             assert fast_counts(counter, short, batch, add_generation_prompt=False) == (
                 c.content_tokens + c.media_tokens, c.format_tokens, c.exactness, c.reason)
-    memos = [m for key, m in _SHAPED.items() if key[0] == counter.model]
+    memos = [m for key, m in run.items() if key[:2] == ("batch.shaped", counter.model)]
     if FORMAT_TOKENS[counter.family or "none"] == "arithmetic":
         assert memos and memos[0].hits > len(requests)  # the arithmetic was taken, not only the render
     else:
@@ -118,7 +117,7 @@ def test_a_structure_key_keeps_what_the_format_reads_and_drops_the_texts():
 
 
 @pytest.mark.parametrize("model", ["gpt-4o", "claude-sonnet-4-5", "deepseek-chat", "gemini-2.5-flash"])
-def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model):
+def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model, run):
     # `chunk_sums._recount` takes each structure once and adds for all its rows at once: the same
     # numbers, and the same (exactness, reason) tallies in the same order, as `fast_counts` row by row
     # (a structure first met in the chunk, one kept from an earlier chunk, media rows, structures
@@ -126,8 +125,8 @@ def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model
     from collections import Counter
 
     from analysis.cost import plan_traffic
-    from analysis.cost.logs.chunk_sums import ChunkShapes, _recount, _text_counts
-    from analysis.cost.logs.records import LogRecord
+    from analysis.cost.logs.chunk import ChunkShapes, _recount, _text_counts
+    from analysis.cost.logs.read import LogRecord
 
     counter = plan_traffic(model).targets[0].counter()
     assert counter is not None
@@ -135,7 +134,6 @@ def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model
     requests = _generated(90) + _fixture_requests()
     records = [LogRecord(f"x:{i}", r, response=_text(rng) or None, response_json=rng.choice(["", '{"a": 1}']))
                for i, r in enumerate(requests)]
-    _SHAPED.clear()
     for chunk in (records[:40], records[40:], records[::-1]):  # the later chunks meet kept structures
         shapes = ChunkShapes.of(chunk)
         batch = batch_tokenizers([counter], shapes.texts).get(counter.tokenizer.name)
@@ -150,3 +148,16 @@ def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model
         assert out.tolist() == ours.out.tolist() == [
             (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
             for r in chunk]
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "claude-sonnet-4-5", "deepseek-chat"])
+def test_count_many_equals_each_request_counted_alone(model, run):
+    # the batched road (`requests.batch.count_many`: texts in one batch, structures rendered once) gives
+    # each request's own count, met first or again, with and without the reply priming
+    counter = request_counter(model)
+    requests = _generated(60) + _fixture_requests()
+    requests = requests + requests[::-1]
+    for prime in (True, False):
+        many = count_many(counter, requests, add_generation_prompt=prime)
+        alone = [count_request(counter, r, add_generation_prompt=prime) for r in requests]
+        assert many == [(c.content_tokens + c.media_tokens, c.format_tokens, c.exactness, c.reason) for c in alone]

@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from analysis.cost.logs import records as records_mod, shapes
-from analysis.cost.usage import READ_MEMO
+from analysis.cost.logs import read as records_mod, shapes
 
 
 def _row(rng: random.Random) -> dict:
@@ -71,7 +70,7 @@ def _read(row: dict):
         return type(e), str(e), getattr(e, "reason", None)
 
 
-def test_the_direct_row_read_equals_the_general_one(monkeypatch):
+def test_the_direct_row_read_equals_the_general_one(monkeypatch, run):
     rows = [_row(random.Random(seed)) for seed in range(3000)]
     chat_row, declined = shapes.chat_row, []
 
@@ -81,12 +80,10 @@ def test_the_direct_row_read_equals_the_general_one(monkeypatch):
         return record
 
     monkeypatch.setattr(shapes, "chat_row", counted)
-    READ_MEMO.clear()
-    shapes._FLAT_USAGE.clear()
     direct = [_read(row) for row in rows]
     assert declined.count(False) > 500 and declined.count(True) > 300  # both paths are exercised
     assert sum(isinstance(r, tuple) for r in direct) > 300  # and so are refusals
-    READ_MEMO.clear()
+    run.clear()  # the general read in a fresh run: nothing read above is reused
     monkeypatch.setattr(shapes, "chat_row", lambda row, where: None)
     general = [_read(row) for row in rows]
     for row, ours, theirs in zip(rows, direct, general):
@@ -121,19 +118,18 @@ def test_blank_lines_of_any_whitespace_are_left_out_and_counted_in_line_numbers(
     assert [r.where for r in records] == [f"{log}:5", f"{log}:7"] and report.rows == 2
 
 
-def test_a_flat_usage_is_read_once_per_model_and_only_when_it_is_all_integers():
-    shapes._FLAT_USAGE.clear()
+def test_a_flat_usage_is_read_once_per_model_and_only_when_it_is_all_integers(run):
     row = {"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4o",
            "usage": {"prompt_tokens": 8, "completion_tokens": 2}}
     first, again = shapes.parse_row(row, "openai-chat"), shapes.parse_row(dict(row), "openai-chat")
     assert first.bill is again.bill and first.usage == again.usage  # one read, shared
     other = shapes.parse_row({**row, "model": "gpt-4o-mini"}, "openai-chat")
-    assert other.bill is not first.bill and len(shapes._FLAT_USAGE) == 2
+    assert other.bill is not first.bill and len(run.memo("shapes.flat_usage")) == 2
     # True is not 1, nor 1.0: a usage holding anything but integers is read as it is, never from the memo
     for usage in ({"prompt_tokens": True, "completion_tokens": 2}, {"prompt_tokens": 8.0, "completion_tokens": 2}):
         with pytest.raises(shapes.RowError, match="must be a non-negative integer"):
             shapes.parse_row({**row, "usage": usage}, "openai-chat")
-    assert len(shapes._FLAT_USAGE) == 2
+    assert len(run.memo("shapes.flat_usage")) == 2
 
 
 def _general_records(chunk):
@@ -166,7 +162,6 @@ def _lines(n: int) -> list[tuple[str, str]]:
 
 def test_a_chat_chunk_read_in_one_loop_equals_the_general_read():
     lines = _lines(2000)
-    shapes._FLAT_USAGE.clear()
     chunk = records_mod.RowChunk("log.jsonl", "jsonl", "openai-chat", "skip", lines=lines)
     ours, ours_report = chunk.records()
     theirs, their_report = _general_records(chunk)

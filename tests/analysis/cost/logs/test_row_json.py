@@ -9,7 +9,7 @@ import math
 import pytest
 
 from analysis.cost.logs import read_log_records
-from analysis.cost.logs.records import _json
+from analysis.cost.logs.read import _json
 from analysis.cost.logs.shapes import RowError
 
 SAME = [

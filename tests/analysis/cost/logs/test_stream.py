@@ -1,4 +1,4 @@
-"""The fold (`cost.logs.stream`): a log priced chunk by chunk with its per-row state folded as the
+"""The fold (`cost.logs.fold`): a log priced chunk by chunk with its per-row state folded as the
 partials come gives the report of the same log kept whole, in every case of its timestamps."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
-from analysis.cost.logs.stream import Distinct, NotInTimeOrder, median, percentiles
+from analysis.cost.logs.fold import Distinct, NotInTimeOrder, median, percentiles
 from analysis.engine import price_logs
 from analysis.engine.base import InProcessEngine
 from analysis.report.traffic import report_json
@@ -121,7 +121,7 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
     import gzip
 
     from analysis.cli import main
-    from analysis.cost.logs import stream
+    from analysis.cost.logs import fold
 
     log = tmp_path / "log.jsonl.gz"
     generate(log, 120, seed=9, in_order=True)
@@ -159,7 +159,7 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
 def test_distinct_rows_are_numpys_unique_rows_in_its_order(k):
     # the fold's tables made distinct by lexsort: np.unique(axis=0)'s rows, order and counts, on rows that
     # repeat, differ in one column only, are negative, large (below 2**53) or fractions (float32 outputs)
-    from analysis.cost.logs.stream import distinct_rows
+    from analysis.cost.logs.fold import distinct_rows
 
     rng = np.random.default_rng(k)
     pool = np.concatenate([rng.integers(-3, 4, size=(40, k)).astype(np.float64),

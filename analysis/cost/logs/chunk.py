@@ -1,14 +1,14 @@
 """Logged traffic priced under other models: each chunk of `LogRecord`s reduced to partial sums.
 
-Unlike `workloads` (texts plus an assumed workload) and `records` (which reads them), this
+Unlike `workloads` (texts plus an assumed workload) and `read` (which reads them), this
 module recounts each logged request under every target model through the one request counter
 (`analysis.requests`: the content in the model's tokenizer plus its family's chat format, with
 the count's exactness), the texts of a chunk counted in one batch call per tokenizer
-(`cost.recount`), then reduces the chunk to sums before the next chunk is read, so memory stays
+(`requests.batch`), then reduces the chunk to sums before the next chunk is read, so memory stays
 flat in the number of rows. Where a row carries the provider's usage, it also sums what the
 serving model billed for it. `price_chunk(records, plan)` is a pure function (a
 chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
-engine can run chunks anywhere and combine them; `traffic_report.summarise` turns the total into a
+engine can run chunks anywhere and combine them; `report.summarise` turns the total into a
 report. A partial also keeps a few integers per row (prompt tokens, tier, output, cache marks, $
 as float64) for the prompt-cache simulation and the percentiles; `stream.LogFold` folds them away
 chunk by chunk as the partials come back, so a whole log's partial does not grow with its rows.
@@ -17,328 +17,29 @@ Totals are exact `Decimal`s rebuilt from integer token sums.
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 import numpy as np
 
-from ..arithmetic import tier_rates
-from ...models import TokenizerChoice
-from ..prices import Price, get_price
-from ..recount import (BatchTokenizer, RowShape, Shaped, batch_tokenizers, fast_counts, row_shape, shaped_memo,
-                       target_counter)
-from ..targets import check_fallback, choice_for
-from ..workloads.workload import to_decimal
+from ...requests.batch import RowShape, Shaped, batch_tokenizers, fast_counts, row_shape, shaped_memo
+from ...tokenizers.batch import BatchTokenizer
+from ..targets import Target, TrafficPlan, served_target
 from ...requests import RequestCounter
-from ...requests.media import parse_size
 from ...tokenizers import Tokenizer
-from .records import LogRecord
-from ..usage import SERVICE_TIERS, as_billed_total
-from ..bill import part_rates
+from .read import LogRecord
+from ...memo import open_run
+from ..billed_sum import as_billed_total
+from ..bill import table_rates, usd_per_row
 from ..caching import cache_rule
-from .cache_trace import BREAKPOINT_MODES, TraceChunk, block_ends, day_codes, row_days, trace_chunk
+from .cache_trace import block_ends, day_codes, row_days, trace_chunk
+from .partial import TOP_ROWS, BilledPart, CalibrationPart, ModelPart, TrafficPartial
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
-TOP_ROWS = 10  # calibration rows kept: the ones that differ most
-# Columns of a sums vector, one vector per (day, tier) of a model: input is the request count's
-# content and format tokens; an assumed output (--output-ratio) is a multiple of the content only.
-SUM_FIELDS = ("rows", "content_in", "format_in", "logged_out", "rows_logged_out", "content_of_unlogged")
-# Columns of a billed vector, one per tier of the serving model's price (the tier of the logged input).
-BILLED_FIELDS = ("rows", "input", "cached", "output", "rows_without_output")
-_F = {name: i for i, name in enumerate(SUM_FIELDS)}
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """A model to price with: its price, its tokenizer choice, and the tier starts of its price."""
-
-    ref: str
-    price: Price
-    choice: TokenizerChoice
-
-    @property
-    def starts(self) -> tuple[int, ...]:
-        rates = (self.price.input, self.price.cached_input, self.price.output)
-        return tuple(sorted({s for r in rates if r is not None for s, _ in r.tiers}))
-
-    def counter(self) -> RequestCounter | None:
-        """The request counter of this model (built once per process: a plan travels to workers without it)."""
-        return _counter(self.ref, self.choice)
-
-
-@functools.lru_cache(maxsize=256)
-def _counter(ref: str, choice: TokenizerChoice) -> RequestCounter | None:
-    return target_counter(ref, choice)
-
-
-@dataclass(frozen=True)
-class TrafficPlan:
-    """What to price logged traffic with: picklable, so each worker of an engine can hold one.
-
-    Attributes:
-        targets: the models to price every row under.
-        output_tokens, output_ratio: the output of rows without a logged response (at most one).
-        cached_share: share of each request's input billed at the cached-input price.
-        share_given: whether `cached_share` was given (0 included: no cache), in place of each
-            target's own cache rule simulated over the log.
-        on: the day whose prices apply.
-        overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
-        reasoning_tokens, reasoning_ratio: reasoning per request on a target that reasons (tokens,
-            or a multiple of its visible output), where the log's own reasoning does not serve.
-        reasoning_for: per-model reasoning figures, (model, "tokens" or "ratio", value); a model
-            named here takes its figure in place of the log's or the plan-wide one.
-        cache_breakpoints: "request" (a breakpoint rule caches at the request's own cache_control
-            marks) or "auto" (also after the system prompt and tools and after the last message).
-        batch, service_tier: price every target at genai-prices' batch or service-tier price.
-        requests_per_lifetime: rows without a timestamp (requests given on the command line, or a
-            log that has none) are spaced so that this many fall in each target's cache lifetime,
-            in place of one burst.
-        image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
-            size by each model's rule; None leaves them unsized (not counted, and said so).
-    """
-
-    targets: tuple[Target, ...]
-    output_tokens: Decimal | None = None
-    output_ratio: Decimal | None = None
-    cached_share: Decimal = Decimal(0)
-    on: date = field(default_factory=lambda: datetime.now(UTC).date())
-    overrides: tuple[Price, ...] = ()
-    fallback_tokenizer: str | None = None
-    reasoning_tokens: Decimal | None = None
-    reasoning_ratio: Decimal | None = None
-    reasoning_for: tuple[tuple[str, str, Decimal], ...] = ()
-    cache_breakpoints: str = "request"
-    batch: bool = False
-    service_tier: str | None = None
-    requests_per_lifetime: Decimal | None = None
-    image_size: tuple[int, int] | None = None
-    share_given: bool = False
-
-    @property
-    def simulates_cache(self) -> bool:
-        """Each target's own cache rule is simulated over the log unless --cached-share is given
-        (--cached-share 0: no cache at all)."""
-        return not self.share_given
-
-
-def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
-                 cached_share: Any = None, overrides: Iterable[Price] = (), on: date | None = None,
-                 fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
-                 reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
-                 cache_breakpoints: str = "request", batch: bool = False,
-                 service_tier: str | None = None, requests_per_lifetime: Any = None,
-                 image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
-    """Resolve model references to prices and tokenizers once, before any row is read.
-
-    `image_size` is the (width, height), or "WxH", of the images rows give by URL. `cached_share`
-    None simulates each target's own prompt cache; a share (0 included) replaces the simulation.
-
-    Raises:
-        KeyError: an unknown model (with the closest names) or fallback tokenizer.
-        ValueError: no models, both output fallbacks, a bad number or a bad image size.
-
-    >>> plan_traffic("gpt-4o", output_tokens=10).targets[0].choice.tokenizer
-    'o200k_base'
-    """
-    refs = [m.strip() for m in (models.split(",") if isinstance(models, str) else models) if m.strip()]
-    refs = list(dict.fromkeys(refs))
-    if not refs:
-        raise BadInput("no models selected; name some with --models or see `tokenprism models`")
-    if output_tokens is not None and output_ratio is not None:
-        raise BadInput("give at most one of output_tokens and output_ratio")
-    if reasoning_tokens is not None and reasoning_ratio is not None:
-        raise BadInput("give at most one of --reasoning-tokens and --reasoning-ratio")
-    check_fallback(fallback_tokenizer)
-    if cache_breakpoints not in BREAKPOINT_MODES:
-        raise BadInput(f"cache breakpoints must be one of {', '.join(BREAKPOINT_MODES)}, got {cache_breakpoints!r}")
-    if service_tier is not None and service_tier not in SERVICE_TIERS:
-        raise BadInput(f"unknown service tier {service_tier!r}; valid: {', '.join(SERVICE_TIERS)}")
-    day = on or datetime.now(UTC).date()
-    overrides = tuple(overrides)
-    targets = []
-    for ref in refs:
-        price = get_price(ref, on=day, overrides=overrides)
-        targets.append(Target(ref, price, choice_for(price, ref, fallback_tokenizer)))
-        if batch or service_tier:
-            part_rates(price, day, batch=batch, service_tier=service_tier)  # refuses a model without that price
-    per_model = []
-    for ref, kind, value in reasoning_for:
-        if ref not in refs:
-            raise BadInput(f"--reasoning-tokens/--reasoning-ratio name {ref!r}, which is not among the models "
-                           f"priced ({', '.join(refs)}); name one of them")
-        per_model.append((ref, kind, to_decimal(f"reasoning for {ref}", value)))
-    return TrafficPlan(
-        tuple(targets),
-        None if output_tokens is None else to_decimal("output_tokens", output_tokens),
-        None if output_ratio is None else to_decimal("output_ratio", output_ratio),
-        to_decimal("cached_share", 0 if cached_share is None else cached_share, maximum=Decimal(1)), day, overrides,
-        fallback_tokenizer,
-        None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
-        None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
-        tuple(per_model), cache_breakpoints, batch, service_tier,
-        None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime),
-        _image_size(image_size), cached_share is not None)
-
-
-def _positive(name: str, value: Any) -> Decimal:
-    number = to_decimal(name, value)
-    if number <= 0:
-        raise BadInput(f"{name} must be positive (requests per cache lifetime), got {value!r}")
-    return number
-
-
-def _image_size(value: tuple[int, int] | str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return parse_size(value)
-    w, h = value
-    return parse_size(f"{w}x{h}")  # the same check (positive whole pixels) and message as "WxH"
-
-
-def served_target(model: str, on: date, overrides: tuple[Price, ...], fallback: str | None) -> Target | str:
-    """The `Target` for the model a row was served by, or why it cannot be priced. The price is
-    looked up once per process; the tokenizer is chosen on each call, so a vocabulary fetched since
-    (`tokenprism vocab fetch` beside a running server) counts, as it does for the plan's targets."""
-    price = _served_price(model, on, overrides)
-    if isinstance(price, str):
-        return price
-    return Target(model, price, choice_for(price, model, fallback))
-
-
-@functools.lru_cache(maxsize=256)
-def _served_price(model: str, on: date, overrides: tuple[Price, ...]) -> Price | str:
-    try:
-        return get_price(model, on=on, overrides=overrides)
-    except KeyError as e:
-        return f"unknown model ({e.args[0].split(':', 1)[0] if e.args else 'no price'})"
-
-
-def warm_counters(records: Iterable[LogRecord], plan: TrafficPlan) -> None:
-    """Build the counters `price_chunk` will use for these records (the targets', and the serving
-    models'), so that worker processes forked afterwards inherit them."""
-    for t in plan.targets:
-        t.counter()
-    for model in {r.model for r in records if r.model}:
-        served = served_target(model, plan.on, plan.overrides, plan.fallback_tokenizer)
-        if isinstance(served, Target):
-            served.counter()
-
-
-# -- partial sums ----------------------------------------------------------------------------
-@dataclass
-class ModelPart:
-    """One model's sums: a vector of `SUM_FIELDS` per (day, tier), the $ of each row (float64), and
-    how many rows each (exactness, reason) of the request count covers."""
-
-    sums: dict[tuple[str | None, int], np.ndarray] = field(default_factory=dict)
-    costs: list[np.ndarray] = field(default_factory=list)
-    exactness: Counter = field(default_factory=Counter)
-    # per row of a target (chunk after chunk, as `TrafficPartial.traces`): prompt tokens, price
-    # tier, output tokens (logged or assumed), and the block ends of the cache marks
-    prompts: list[np.ndarray] = field(default_factory=list)
-    tiers: list[np.ndarray] = field(default_factory=list)
-    outs: list[np.ndarray] = field(default_factory=list)
-    ends: list[np.ndarray] = field(default_factory=list)
-
-    def merge(self, other: ModelPart) -> None:
-        for key, vec in other.sums.items():
-            self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
-        self.costs.extend(other.costs)
-        self.exactness.update(other.exactness)
-        for mine, theirs in ((self.prompts, other.prompts), (self.tiers, other.tiers), (self.outs, other.outs),
-                             (self.ends, other.ends)):
-            mine.extend(theirs)
-
-
-@dataclass
-class BilledPart:
-    """What the serving model billed, from the logged usage: a vector of `BILLED_FIELDS` per tier,
-    and our recount of the same rows (a `ModelPart`), so the two compare like for like. A model that
-    no tokenizer counts is billed all the same (the bill needs only the usage and its price); its
-    recount is then empty, and it has no calibration."""
-
-    sums: dict[int, np.ndarray] = field(default_factory=dict)
-    recount: ModelPart = field(default_factory=ModelPart)
-    # genai-prices' calc_price per row, summed, and the rows it could not price (the price is the
-    # user's --prices row, or genai-prices has none); the billed parts' tokens (`cost.usage.BillUsage`)
-    usd_genai: Decimal = Decimal(0)
-    unpriced: int = 0
-    parts: Counter = field(default_factory=Counter)
-    reasoning_unknown: int = 0
-
-    @property
-    def usd(self) -> Decimal | None:
-        """The bill as genai-prices computes it row by row, or None when a row could not be priced so."""
-        return None if self.unpriced else self.usd_genai
-
-    def merge(self, other: BilledPart) -> None:
-        for key, vec in other.sums.items():
-            self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
-        self.recount.merge(other.recount)
-        self.usd_genai += other.usd_genai
-        self.unpriced += other.unpriced
-        self.parts.update(other.parts)
-        self.reasoning_unknown += other.reasoning_unknown
-
-
-@dataclass
-class CalibrationPart:
-    """Relative errors (ours - logged) / logged of one serving model's rows, and the worst rows."""
-
-    rel_in: list[np.ndarray] = field(default_factory=list)
-    rel_out: list[np.ndarray] = field(default_factory=list)
-    top: list[dict[str, Any]] = field(default_factory=list)
-
-    def merge(self, other: CalibrationPart) -> None:
-        self.rel_in.extend(other.rel_in)
-        self.rel_out.extend(other.rel_out)
-        self.top = sorted(self.top + other.top, key=lambda r: -r["worst"])[:TOP_ROWS]
-
-
-@dataclass
-class TrafficPartial:
-    """Everything `summarise` needs, for any number of rows; `merge` adds another partial in place."""
-
-    rows: int = 0
-    models: dict[str, ModelPart] = field(default_factory=dict)
-    served: dict[str, ModelPart] = field(default_factory=dict)
-    billed: dict[str, BilledPart] = field(default_factory=dict)
-    unpriced_served: Counter = field(default_factory=Counter)  # "model: reason" -> rows
-    calibration: dict[str, CalibrationPart] = field(default_factory=dict)
-    not_counted: Counter = field(default_factory=Counter)
-    rows_with_media: int = 0
-    rows_without_time: int = 0
-    traces: list[TraceChunk] = field(default_factory=list)  # aligned with the targets' per-row lists
-    # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
-    # partials; then the per-row lists above are empty
-    folded: Any = None
-    order_note: str = ""  # a long log out of time order priced with every row kept (`stream.order_note`)
-
-    def merge(self, other: TrafficPartial) -> TrafficPartial:
-        self.rows += other.rows
-        self.traces.extend(other.traces)
-        for mine, theirs in ((self.models, other.models), (self.served, other.served)):
-            for key, part in theirs.items():
-                mine.setdefault(key, ModelPart()).merge(part)
-        for key, billed in other.billed.items():
-            self.billed.setdefault(key, BilledPart()).merge(billed)
-        for key, cal in other.calibration.items():
-            self.calibration.setdefault(key, CalibrationPart()).merge(cal)
-        self.unpriced_served.update(other.unpriced_served)
-        self.not_counted.update(other.not_counted)
-        self.rows_with_media += other.rows_with_media
-        self.rows_without_time += other.rows_without_time
-        return self
-
-
 # -- one chunk -------------------------------------------------------------------------------
 @dataclass
 class Recount:
@@ -504,12 +205,8 @@ def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, content: np.
     fallback = float(plan.output_tokens) if plan.output_tokens is not None else None
     n_out = np.where(logged, out_logged, fallback if fallback is not None else float(plan.output_ratio or 0) * content)
     reps = [0] + [s + 1 for s in target.starts]  # an input size inside each tier
-    table = np.asarray([[float(r) for r in tier_rates(p, x)] for x in reps])  # (tiers, 3): input, cached, output
-    r_in, r_cached = table[tier, 0], table[tier, 1]
-    r_out = table[tier, 2] if p.output is not None else np.full(len(n_in), np.nan)
-    share = float(plan.cached_share)
-    usd = (n_in * (1 - share) * r_in + n_in * share * r_cached) / 1e6 + np.where(n_out > 0, n_out * r_out / 1e6, 0.0)
-    return usd + float(p.per_request or 0)
+    return usd_per_row(n_in, n_out, float(plan.cached_share), tier, [table_rates(p, x) for x in reps],
+                       p.output is not None)
 
 
 def _billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> dict[int, np.ndarray]:
@@ -708,10 +405,12 @@ def chunked(records: Iterable[LogRecord], size: int = CHUNK_ROWS) -> Iterator[li
 
 def price_records(records: Iterable[LogRecord], plan: TrafficPlan, *, chunk_rows: int = CHUNK_ROWS,
                   progress: Callable[[int], None] | None = None) -> TrafficPartial:
-    """Price a stream of records in this process, one chunk at a time; `progress(rows)` after each chunk."""
+    """Price a stream of records in this process, one chunk at a time, in one run (its caches,
+    `analysis.memo`); `progress(rows)` after each chunk."""
     total = TrafficPartial()
-    for chunk in chunked(records, chunk_rows):
-        total.merge(price_chunk(chunk, plan))
-        if progress is not None:
-            progress(len(chunk))
+    with open_run():
+        for chunk in chunked(records, chunk_rows):
+            total.merge(price_chunk(chunk, plan))
+            if progress is not None:
+                progress(len(chunk))
     return total

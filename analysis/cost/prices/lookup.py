@@ -1,9 +1,9 @@
 """Prices per million tokens: from the maintained `genai-prices` package, or the user's override file.
 
-Unlike `cost.arithmetic` (which multiplies token counts by prices) and `analysis.models` (which picks
+Unlike `cost.bill` (which multiplies token counts by rates) and `analysis.models` (which picks
 the tokenizer), this module only answers "what does model X charge per token on day D, and who says so".
-Nothing here holds a price table: prices come from `genai-prices` (imported lazily, only when a
-price is asked for; it works offline from its bundled data) or from a CSV/TOML file the user
+Nothing here holds a price table: prices come from `genai-prices` (through its one door, `genai`,
+which imports it only when a price is asked for; it works offline from its bundled data) or from a CSV/TOML file the user
 passes with ``--prices`` (read and validated by `overrides`). Money is `Decimal` throughout.
 
 Two rules of the price data are handled explicitly, and every report says so:
@@ -16,29 +16,20 @@ Two rules of the price data are handled explicitly, and every report says so:
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata as md
 from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any, Iterable
 
+from . import genai
 from .records import Price, PriceSource, Rate
 from ...errors import BadInput, UnknownName, check_name, closest, shown
 
 _NOON = time(12, 0, tzinfo=UTC)
 
 
-@functools.cache
-def _version() -> str:
-    return md.version("genai-prices")
-
-
-def _snapshot():
-    # Imported here, never at module import: `import analysis` must not load 1.6 MB of prices.
-    from genai_prices import data_snapshot
-
-    return data_snapshot.get_snapshot()
+_version = genai.version
+_snapshot = genai.snapshot  # loaded on first use, never at import: `import analysis` must not load 1.6 MB of prices
 
 
 def price_source() -> PriceSource:
@@ -200,14 +191,11 @@ def find_model(ref: str, *, overrides: Iterable[Price] = ()) -> tuple[Any, Any]:
             none was named (the choices listed).
         BadInput: a reference over `MAX_NAME` characters (refused before any search).
     """
-    import genai_prices  # lazily: see _snapshot
-
     check_name("model", ref)
     providers = _providers()
     provider_id, model_ref = split_ref(ref.strip(), [p.id for p in providers])
     try:
-        calc = genai_prices.calc_price(genai_prices.Usage(), model_ref, provider_id=provider_id)
-        return calc.provider, calc.model
+        return genai.find(model_ref, provider_id)
     except LookupError:
         pass
     # Some hosts' match rules only accept their API's spelling ("accounts/fireworks/models/x"),

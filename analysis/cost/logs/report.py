@@ -1,6 +1,6 @@
 """The traffic report: partial sums of logged traffic turned into tables, exact money and notes.
 
-Unlike `chunk_sums` (which reduces chunks of records to `TrafficPartial`s) and `report.traffic`
+Unlike `chunk` (which reduces chunks of records to `TrafficPartial`s) and `report.traffic`
 (which renders), this module takes the merged partial once, at the end: totals in `Decimal`
 from integer token sums (tiers applied per request through the sums' tier keys), percentiles of
 $ per request from the per-row floats, the change against the models that served the log, cost
@@ -17,20 +17,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..arithmetic import tier_rates
+from .. import bill
+from ..bill import Rates, table_rates
 from ...money import format_usd
-from ..prices import MTOK, price_source
+from ..prices import price_source
 from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
-from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
+from ..caching import REASONING_NOT_INCLUDED
 from ..workloads.workload import percent
-from ..workloads.estimate import table_rates
+from ..workloads.rows import shown_rates
 from ..bill import PARTS
-from .chunk_sums import (BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, Target, TrafficPartial,
-                         TrafficPlan, served_target)
-from .stream import FoldedBill, median, percentiles
-from .whole_bill import ReasoningFigure, whole_bill
-from .records import LogReport
+from ..targets import Target, TrafficPlan, served_target
+from .partial import BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, TrafficPartial
+from .calibration import _calibrate_cache, _calibration
+from .fold import FoldedBill, percentiles
+from .whole_bill import ReasoningFigure, reasoning_figure as _reasoning, whole_bill
+from .read import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 _B = {name: i for i, name in enumerate(BILLED_FIELDS)}
@@ -144,9 +146,7 @@ def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | Non
             status = "no output price"
             continue
         cached = n_in * plan.cached_share
-        r_in, r_cached, r_out = tier_rates(p, reps[tier])
-        total += ((n_in - cached) * r_in + cached * r_cached + n_out * r_out) / MTOK
-        total += (p.per_request or Decimal(0)) * int(v[_F["rows"]])
+        total += _usd(table_rates(p, reps[tier]), n_in - cached, cached, n_out, int(v[_F["rows"]]))
     return (total if status == "ok" else None), int(n_in_all), int(n_out_all.to_integral_value()), status
 
 
@@ -162,10 +162,15 @@ def _billed_money(target: Target, billed: BilledPart) -> tuple[Decimal | None, d
         n_in, cached, n_out = (Decimal(int(v[_B[k]])) for k in ("input", "cached", "output"))
         if p.output is None and n_out > 0:
             return None, tokens, "no output price"
-        r_in, r_cached, r_out = tier_rates(p, reps[tier])
-        total += ((n_in - cached) * r_in + cached * r_cached + n_out * r_out) / MTOK
-        total += (p.per_request or Decimal(0)) * int(v[_B["rows"]])
+        total += _usd(table_rates(p, reps[tier]), n_in - cached, cached, n_out, int(v[_B["rows"]]))
     return total, tokens, "ok"
+
+
+def _usd(rates: Rates, uncached: Decimal, cached: Decimal, n_out: Decimal, rows: int) -> Decimal:
+    """`bill.usd` of one tier's sums (the callers refuse output without a price first)."""
+    total = bill.usd({"input": uncached, "cache_read": cached, "output": n_out}, rates, rows, summed=True)
+    assert total is not None
+    return total
 
 
 def _sum(sums: dict, name: str) -> int:
@@ -261,37 +266,6 @@ SERVED_COLUMNS = ["model", "priced_as", "tokenizer", "n_requests", "input_tokens
                   "usd_recounted_billed", "status"]
 
 
-def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rows, worst = [], []
-    for ref, part in sorted(partial.calibration.items()):
-        folded = partial.folded.calibration.get(ref) if partial.folded is not None else None
-        if folded is not None:  # folded chunk by chunk (`stream.LogFold`): the same figures
-            row = {"served_by": ref, "n_rows": folded.rows}
-            for name in ("input", "output"):
-                errors, worst_error = folded.errors[name], folded.worst[name]
-                row[f"{name}_rows"] = errors.n
-                row[f"{name}_median_error"] = median(errors.rows[:, 0], errors.counts) if errors.n else float("nan")
-                row[f"{name}_worst_error"] = float("nan") if worst_error is None else worst_error
-        else:
-            rel_in, rel_out = np.concatenate(part.rel_in), np.concatenate(part.rel_out)
-            row = {"served_by": ref, "n_rows": int(len(rel_in))}
-            for name, rel in (("input", rel_in), ("output", rel_out)):
-                ok = rel[~np.isnan(rel)]
-                row[f"{name}_rows"] = int(len(ok))
-                row[f"{name}_median_error"] = float(np.median(ok)) if len(ok) else float("nan")
-                row[f"{name}_worst_error"] = float(ok[np.argmax(np.abs(ok))]) if len(ok) else float("nan")
-        billed = partial.billed.get(ref)
-        if billed is not None:  # reasoning is billed as output and never shows in the response text
-            row["reasoning_tokens"] = int(billed.parts["reasoning_tokens"])
-            row["rows_reasoning_unknown"] = billed.reasoning_unknown
-        rows.append(row)
-        worst.extend(part.top)
-    top = sorted(worst, key=lambda r: -r["worst"])[:10]
-    cols = ["served_by", "n_rows", "input_rows", "input_median_error", "input_worst_error", "output_rows",
-            "output_median_error", "output_worst_error", "reasoning_tokens", "rows_reasoning_unknown"]
-    return pd.DataFrame(rows, columns=cols), pd.DataFrame(top).drop(columns=["worst"], errors="ignore")
-
-
 def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport | None = None, *,
               source: str = "log") -> TrafficReport:
     """Turn the merged partial of a whole log into a `TrafficReport`; `source` as `TrafficReport.source`."""
@@ -301,7 +275,7 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     for t in plan.targets:
         part = partial.models.get(t.ref)
         # the batch or tier figures with --batch/--service-tier
-        r_in, _, r_out = table_rates(t.price, batch=plan.batch, service_tier=plan.service_tier, on=plan.on)
+        r_in, _, r_out = shown_rates(t.price, batch=plan.batch, service_tier=plan.service_tier, on=plan.on)
         row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
                                "usd_per_mtok_input": r_in, "usd_per_mtok_output": r_out,
                                "price_source": t.price.source}
@@ -368,71 +342,9 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
                          origin)
 
 
-def _calibrate_cache(calibration: pd.DataFrame, partial: TrafficPartial, plan: TrafficPlan,
-                     models: pd.DataFrame) -> pd.DataFrame:
-    """The cache part of the calibration: the simulated cache read of the model that served the
-    whole log (a target priced as the same model) against the cache reads its usage logged.
-
-    Only where one model served every row and every row carries usage, so the two cover the same
-    requests; elsewhere the columns are empty.
-    """
-    calibration = calibration.assign(cache_read_logged=None, cache_read_simulated=None, cache_read_error=float("nan"))
-    if len(partial.served) != 1 or not plan.simulates_cache:
-        return calibration
-    (ref, part), = partial.served.items()
-    billed = partial.billed.get(ref)
-    served = served_target(ref, plan.on, plan.overrides, plan.fallback_tokenizer)
-    if billed is None or isinstance(served, str) or int(sum(v[0] for v in billed.sums.values())) != partial.rows:
-        return calibration
-    same = [t.ref for t in plan.targets if t.price.key == served.price.key and cache_rule(t.ref) is not None]
-    rows = models.set_index("model")
-    if not same or same[0] not in rows.index or calibration.empty:
-        return calibration
-    logged = int(billed.parts["cache_read_tokens"])
-    simulated = int(rows.loc[same[0], "cache_read_tokens"])
-    at = calibration["served_by"] == ref
-    calibration.loc[at, "cache_read_logged"] = logged
-    calibration.loc[at, "cache_read_simulated"] = simulated
-    calibration.loc[at, "cache_read_error"] = (simulated - logged) / logged if logged else float("nan")
-    return calibration
-
-
 def _json_parts(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Parts with money as exact decimal strings (None kept), as the JSON contract writes money."""
     return [{k: str(v) if isinstance(v, Decimal) else v for k, v in p.items()} for p in parts]
-
-
-def _reasoning(t: Target, plan: TrafficPlan, partial: TrafficPartial, visible_out: int, n_requests: int
-               ) -> ReasoningFigure:
-    """The reasoning on target `t` and where the figure comes from: the model's own figure
-    (MODEL=VALUE), the plan-wide one, the log's reasoning carried over, or unknown."""
-    if reasoning_rule(t.ref) is None:
-        return ReasoningFigure(0, "the model does not reason")
-    own = {kind: value for ref, kind, value in plan.reasoning_for if ref == t.ref}
-    tokens = own.get("tokens", plan.reasoning_tokens if not own else None)
-    ratio = own.get("ratio", plan.reasoning_ratio if not own else None)
-    named = f" for {t.ref}" if own else ""
-    if tokens is not None:
-        return ReasoningFigure(int(tokens * n_requests), f"--reasoning-tokens {tokens}{named} per request",
-                               per_request=tokens)
-    if ratio is not None:
-        return ReasoningFigure(int(ratio * visible_out), f"--reasoning-ratio {ratio}{named} x visible output",
-                               ratio=ratio)
-    # the recounted serving models only: the ratio below is over their visible output
-    recounted = [b for ref, b in partial.billed.items() if ref in partial.served]
-    known = sum(int(b.parts["reasoning_tokens"]) for b in recounted)
-    rows = sum(int(sum(v[0] for v in b.sums.values())) - b.reasoning_unknown for b in recounted)
-    if rows > 0 and known > 0:
-        # the same reasoning in the target's tokens: our recounts' ratio on the visible output
-        ours = _sum(partial.models[t.ref].sums, "logged_out") if t.ref in partial.models else 0
-        theirs = sum(_sum(p.sums, "logged_out") for p in partial.served.values())
-        scale = Decimal(ours) / theirs if ours and theirs else Decimal(1)
-        per_row = Decimal(known) / rows
-        return ReasoningFigure(int(per_row * scale * n_requests), (
-            f"carried from the log: {float(per_row):,.0f} reasoning tokens per request on the serving models "
-            f"({rows:,} rows report it), x {float(scale):.3g} (the tokenizers' ratio on the visible output)"),
-            per_request=per_row * scale)
-    return ReasoningFigure(None, REASONING_NOT_INCLUDED)
 
 
 def _estimate(row: dict[str, Any], why: str) -> None:

@@ -1,6 +1,6 @@
 """Logged traffic folded chunk by chunk, in the log's order, so memory stays flat in the rows.
 
-Unlike `chunk_sums` (each chunk reduced to sums and a few integers per row: prompt tokens, tier,
+Unlike `chunk` (each chunk reduced to sums and a few integers per row: prompt tokens, tier,
 output tokens, cache marks, $ per row) and `whole_bill` (one target's bill from the merged
 part), this module keeps those per-row integers from piling up. The partials of a log arrive
 in order (every engine yields them so); `LogFold.add` takes each one and
@@ -35,7 +35,8 @@ import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
 from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes
-from .chunk_sums import CalibrationPart, ModelPart, TrafficPartial, TrafficPlan
+from ..targets import TrafficPlan
+from .partial import CalibrationPart, ModelPart, TrafficPartial
 
 __all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
            "distinct_rows", "median", "order_note", "percentiles"]
