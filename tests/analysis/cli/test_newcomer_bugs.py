@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from analysis.cost.bill import rates_by_tier as part_rates
+from analysis.cost.bill import rates_by_tier
 from analysis.cost.prices import get_price
 
 from .examples import run_in_examples
@@ -45,9 +45,9 @@ def test_batch_and_a_service_tier_price_one_request(flag, rate, capsys):
     code, out, _ = run(capsys, [*argv, "--format", "json"])
     (standard,) = json.loads(out)["per_request"]
     today = date.today()
-    r = part_rates(get_price("gpt-4o", on=today), today, batch=rate == "batch",
+    r = rates_by_tier(get_price("gpt-4o", on=today), today, batch=rate == "batch",
                    service_tier=None if rate == "batch" else rate)[0]
-    s = part_rates(get_price("gpt-4o", on=today), today)[0]
+    s = rates_by_tier(get_price("gpt-4o", on=today), today)[0]
     assert Decimal(row["usd_input"]) == Decimal(standard["usd_input"]) * r.input / s.input
 
 
@@ -62,7 +62,7 @@ def test_per_mtok_figures_are_the_price_tables(capsys):
     batch = _model(capsys, ["cost", "Prove it.", "-m", "o3", "--output-tokens", "300", "--requests-per-month",
                             "1000", "--batch"])
     today = date.today()
-    r = part_rates(get_price("o3", on=today), today, batch=True)[0]
+    r = rates_by_tier(get_price("o3", on=today), today, batch=True)[0]
     assert Decimal(batch["usd_per_mtok_input"]) == r.input and Decimal(batch["usd_per_mtok_output"]) == r.output
     assert {p["name"]: Decimal(p["usd_per_mtok"]) for p in batch["parts"]}["output"] == r.output
 
