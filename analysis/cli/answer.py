@@ -105,11 +105,18 @@ def trailer(lines: Sequence[str], width: int | None) -> list[str]:
 
 def reasoning_caveat(models: Iterable[Any], marks: Iterable[Any]) -> str:
     """ " o3: reasoning not included (--reasoning-tokens N adds it)." where a reasoning model's
-    figure is missing (its price is then low), else ""."""
+    figure is missing (its price is then low), else "".
+
+    >>> reasoning_caveat(["a", "b", "c", "d"], ["reasoning not included"] * 3 + [""])
+    ' a, b and 1 more: reasoning not included (--reasoning-tokens N adds it).'
+    """
     from ..cost.caching import REASONING_NOT_INCLUDED
 
     missing = list(dict.fromkeys(str(m) for m, mark in zip(models, marks) if mark == REASONING_NOT_INCLUDED))
-    return f" {', '.join(missing)}: {REASONING_NOT_INCLUDED} (--reasoning-tokens N adds it)." if missing else ""
+    if not missing:
+        return ""
+    named = ", ".join(missing) if len(missing) <= 2 else f"{', '.join(missing[:2])} and {len(missing) - 2} more"
+    return f" {named}: {REASONING_NOT_INCLUDED} (--reasoning-tokens N adds it)."
 
 
 def prices_line(source: str, day: Any) -> str:
