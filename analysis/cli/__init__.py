@@ -26,7 +26,7 @@ from ..errors import BadInput, UnknownName
 COMMANDS: dict[str, tuple[str, str]] = {
     "tokenizers": ("tokenizers", "list every tokenizer, its vocabulary source and licence"),
     "compare": ("tokenizers", "count one text under several tokenizers or models"),
-    "vocab": ("tokenizers", "optional vocabularies: list or fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude)"),
+    "vocab": ("tokenizers", "vocabularies: list, fetch (Llama, Mistral, Gemma 3, Phi-4, GLM-4, legacy Claude) or audit"),
     "count": ("count", "input tokens of a text or a request under each model, chat format included"),
     "encode": ("tokens", "the token ids of a text, space-separated"),
     "decode": ("tokens", "the text of token ids (arguments or stdin)"),
@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("measure", "write a report folder: report.md, report.html, figures, tidy tables"),
     "plot": ("measure", "draw one report figure to a file"),
     "probe": ("measure", "print one probe table (why counts differ)"),
+    "why": ("why", "the questions people ask (spelling, digits, YAML, <|endoftext|>, ...), each answered in one sentence"),
     "serve": ("serve", "run the HTTP JSON API (counts, tokenize, cost; vLLM and Anthropic shapes)"),
 }
 

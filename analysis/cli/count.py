@@ -156,14 +156,20 @@ def cmd_count(args: argparse.Namespace) -> int:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
-    specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
+    # every id checked before anything is counted; gguf:PATH counts with the file's tokenizer and template
+    specs = [m if m.startswith("gguf:") else resolve(m) for m in _models(args.models or [])]
     size = image_size(args)
     request = _request(args)
+    from .specials import model_tokenizers, request_texts, warn_special_strings
+
+    warn_special_strings(request_texts(request), model_tokenizers(specs))
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
             for spec in specs]
-    # a proxy tokenizer as every face labels it: ~o200k_base (the API's /v1/count too)
-    rows = [{**r, "tokenizer": spec.tokenizer_label(r["tokenizer"])} for spec, r in zip(specs, rows)]
+    # a proxy tokenizer as every face labels it: ~o200k_base (the API's /v1/count too); a file's own
+    # tokenizer (a spec given as a string) is its own name
+    rows = [{**r, "tokenizer": spec.tokenizer_label(r["tokenizer"])} if not isinstance(spec, str) else r
+            for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
         _write(rows, args.format, columns, detail=args)

@@ -223,13 +223,28 @@ def cmd_probe(args: argparse.Namespace) -> int:
         emit(pd.DataFrame([(n, k, d) for n, (k, d, _) in PROBE_TABLES.items()],
                           columns=["table", "probe", "what it shows"]), args.format, width=table_width(args))
         return 0
+    from ..probes.run import TEXT_TABLES
+
+    if args.text and args.name not in TEXT_TABLES:  # a text is never silently left unused
+        raise BadInput(f"probe {args.name} does not take your text (it measures its own controlled inputs); "
+                       f"--text applies to: {', '.join(TEXT_TABLES)}")
     texts = {f"text-{i + 1}": t for i, t in enumerate(args.text)} if args.text else None
     run = ProbeRun(tokenizers=args.tokenizers, parallel=args.parallel, pivot=args.pivot, texts=texts,
-                   progress=progress_wanted(args))
+                   numbers=list(args.text) if args.text else None, progress=progress_wanted(args))
     frame = run_probe(args.name, run)
     if frame.attrs.get("note"):
         print(f"tokenprism probe: note: {frame.attrs['note']}", file=sys.stderr)
-    emit(frame, args.format, width=table_width(args))
+    if args.format != "table":
+        emit(frame, args.format, width=table_width(args))
+        return 0
+    from ..probes.headlines import headline
+    from .audit import compact, headline_text
+
+    shown, note = compact(frame, args)  # the headline first, then at most 25 rows (--all: every row)
+    sys.stdout.write(headline_text(headline(args.name, frame), args))
+    emit(shown, args.format, width=table_width(args))
+    if note:
+        print(note)
     return 0
 
 
@@ -290,6 +305,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_tokenizers(p)
     _add_parallel(p, default="builtin")
     p.add_argument("--text", action="append", metavar="TEXT",
-                   help="your own text for trailing-whitespace / boundary probes (repeatable)")
+                   help="your own text for the whitespace and boundary probes, or your numbers for digit-grouping and "
+                        "thousands-separators (repeatable); refused by the probes that take no text")
     add_format(p)
+    p.add_argument("--all", action="store_true", help="the full table (without it, the headline and at most 25 rows)")
     p.set_defaults(func=cmd_probe)

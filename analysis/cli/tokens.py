@@ -74,7 +74,11 @@ def _note(note: str) -> None:
 # -- encode --------------------------------------------------------------------------------------
 def cmd_encode(args: argparse.Namespace) -> int:
     tok, exactness, note = text_tokenizer(args.tokenizer, args.model)
-    ids = tok.encode(_text(args))
+    text = _text(args)
+    from .specials import warn_special_strings
+
+    warn_special_strings([text], [tok])
+    ids = tok.encode(text)
     if args.format == "json":  # a model's proxy ids are an estimate of its own, and say so
         sys.stdout.write(json.dumps({"tokenizer": tok.name, "n_tokens": len(ids), "ids": ids, "exactness": exactness,
                                      "exactness_reason": note}) + "\n")

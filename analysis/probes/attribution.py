@@ -95,6 +95,22 @@ def breakdown(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece], *
     return {"class": _rows(ca, cb, CLASSES), "script": _rows(sa, sb, scripts), "lines": _rows(la, lb, sorted(lines))}
 
 
+def breakdown_texts(text_a: str, pieces_a: Sequence[Piece], text_b: str, pieces_b: Sequence[Piece]) -> list[dict[str, Any]]:
+    """Two texts under one tokenizer, by character class: each row has part, from_tokens (text a),
+    to_tokens (text b) and change. Where `breakdown` compares two tokenizers on one text, this
+    compares two texts (the same data as JSON and as YAML) on one tokenizer.
+
+    >>> from analysis.tokenizers.base import Piece
+    >>> a = [Piece(1, b'{"', 0, 2), Piece(2, b"a", 2, 3), Piece(3, b'"}', 3, 5)]
+    >>> b = [Piece(2, b"a", 0, 1)]
+    >>> [(r["part"], r["change"]) for r in breakdown_texts('{"a"}', a, "a", b)]
+    [('letters', 0), ('punctuation', -2)]
+    """
+    ca, _, _ = _tally(text_a, pieces_a)
+    cb, _, _ = _tally(text_b, pieces_b)
+    return _rows(ca, cb, CLASSES)
+
+
 def describe(rows: Sequence[dict[str, Any]], limit: int = 6) -> str:
     """ "non-ASCII +40 (120 -> 160), digits +2 (10 -> 12)": the parts of a `breakdown` table that
     change, largest first ("no change" when none does).

@@ -159,3 +159,55 @@ def tokenizer_reduction(premium: pd.DataFrame, new: str = "o200k_base", old: str
             .sort_values(["reduction_pct", "language"], ascending=[False, True], kind="stable")
             .reset_index(drop=True)
             [["language", "script", "tokens_old", "tokens_new", "reduction_pct", "premium_old", "premium_new", "old", "new"]])
+
+
+# Scripts written without spaces between words: their "words" are approximations (`corpora.words`).
+NO_SPACE_SCRIPTS = frozenset({"Hans", "Hant", "Jpan", "Hani", "Thai", "Laoo", "Khmr", "Mymr", "Tibt"})
+
+
+def language_fertility(parallel: str | Path | pd.DataFrame = "builtin", tokenizers: TokenizersArg = None) -> pd.DataFrame:
+    """Fertility (Rust et al. 2021): tokens per word, and the share of words split into several tokens.
+
+    Words are the text's whitespace-separated runs holding a letter or digit; each is encoded after
+    a space, as it stands inside a sentence. For scripts written without spaces a "word" is a whole
+    clause or sentence, so `no_spaces` flags them and their fertility is not comparable.
+
+    Returns:
+        One row per tokenizer x language: script, no_spaces, n_words, n_tokens (of the whole text),
+        tokens_per_word, split_share.
+
+    >>> f = language_fertility(tokenizers="cl100k_base").set_index("language")
+    >>> bool(f.loc["en", "tokens_per_word"] < f.loc["hi", "tokens_per_word"])
+    True
+    """
+    samples = _parallel_samples(parallel)
+    rows = []
+    for tok in as_tokenizers(tokenizers):
+        texts = samples["text"].astype(str).tolist()
+        totals = tok.count_batch(texts)
+        for (_, s), total in zip(samples.iterrows(), totals):
+            words = [w for w in str(s["text"]).split() if any(c.isalnum() for c in w)]
+            counts = tok.count_batch([" " + w for w in words]) if words else []
+            script = str(s.get("script", ""))
+            rows.append({"tokenizer": tok.name, "language": s["language"], "script": script,
+                         "no_spaces": script in NO_SPACE_SCRIPTS, "n_words": len(words), "n_tokens": int(total),
+                         "tokens_per_word": total / len(words) if words else float("nan"),
+                         "split_share": sum(1 for n in counts if n > 1) / len(words) if words else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def fertility_headline(table: pd.DataFrame) -> str:
+    """Under cl100k_base English takes 1.3 tokens per word and Hindi 5.0 ..."""
+    if table.empty:
+        return "No tokenizer was asked."
+    name = table["tokenizer"].iloc[0]
+    t = table[(table["tokenizer"] == name) & ~table["no_spaces"]].set_index("language")
+    if t.empty:
+        return f"Under {name} every language here is written without spaces: fertility is not comparable."
+    worst = t["tokens_per_word"].idxmax()
+    best = t["tokens_per_word"].idxmin()
+    flagged = sorted(table.loc[table["no_spaces"], "language"].astype(str).unique())
+    tail = f" ({', '.join(flagged)} are written without spaces and left out)" if flagged else ""
+    return (f"Under {name}, {best} takes {t.loc[best, 'tokens_per_word']:.2f} tokens per word and splits "
+            f"{t.loc[best, 'split_share']:.0%} of its words, {worst} {t.loc[worst, 'tokens_per_word']:.2f} tokens "
+            f"per word with {t.loc[worst, 'split_share']:.0%} split{tail}.")

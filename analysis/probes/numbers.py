@@ -10,6 +10,7 @@ leaves, which digit strings the vocabulary happens to contain.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -118,8 +119,11 @@ def digit_grouping(tokenizers: TokenizersArg = None, numbers: Iterable[str] = DE
             # SentencePiece vocabularies prefix a word-start marker (a space): a token of its own, drawn
             # as · (as --show draws a space) so that every token is a piece, but no digit group
             pieces = [t.strip() or t.replace(" ", "·") or "·" for t in texts]
-            sizes = [len(t.strip()) for t in texts if t.strip()]
-            rows.append((tok.name, number, len(number), len(ids), "|".join(pieces), "-".join(map(str, sizes)),
+            # the digits of each token: a separator of the user's ("1,234,567") is no group of its own
+            sizes = [n for n in (sum(c.isdigit() for c in t) for t in texts) if n] if not number.isdigit() else \
+                [len(t.strip()) for t in texts if t.strip()]
+            n_digits = sum(c.isdigit() for c in number)
+            rows.append((tok.name, number, n_digits, len(ids), "|".join(pieces), "-".join(map(str, sizes)),
                          grouping_rule(sizes)))
     return pd.DataFrame(rows, columns=["tokenizer", "number", "n_digits", "n_tokens", "pieces", "pattern", "rule"]) \
         .assign(tokenizer=lambda d: _cat(d["tokenizer"], [t.name for t in toks]))
@@ -189,7 +193,7 @@ def single_token_summary(single: pd.DataFrame) -> pd.DataFrame:
 
 
 def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, seed: int = 0,
-                         separators: dict[str, str] | None = None) -> pd.DataFrame:
+                         separators: dict[str, str] | None = None, numbers: Sequence[str] | None = None) -> pd.DataFrame:
     """The same integers written with different thousands separators ("1,234,567", "1 234 567", ...).
 
     Args:
@@ -197,9 +201,11 @@ def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, 
         count: integers between 1,000 and 10^10 (seeded).
         seed: the random seed.
         separators: name -> separator (default `SEPARATORS`; "none" is the baseline).
+        numbers: the integers to write instead of random ones (their digits are kept, any separator dropped).
 
     Returns:
-        One row per tokenizer x separator: example, n_numbers, n_chars, n_tokens,
+        One row per tokenizer x separator: example, n_numbers, n_chars, n_tokens, rule (the digit
+        grouping most of the numbers get: `grouping_rule` of the digits per token),
         tokens_per_number, extra_tokens_pct (vs "none").
 
     >>> t = thousands_separators("cl100k_base", count=20).set_index("separator")
@@ -210,16 +216,26 @@ def thousands_separators(tokenizers: TokenizersArg = None, *, count: int = 200, 
     separators = dict(SEPARATORS if separators is None else separators)
     if "none" not in separators:
         separators = {"none": "", **separators}
-    rng = np.random.default_rng(seed)
-    values = np.floor(10 ** rng.uniform(3, 10, size=count)).astype(np.int64)
+    if numbers is not None:  # the user's numbers (`--text`), whatever separators they were written with
+        digits = ["".join(c for c in n if c.isdigit()) for n in numbers]
+        if not digits or not all(digits):
+            raise BadInput(f"thousands-separators needs numbers, got {numbers[digits.index('')] if '' in digits else numbers!r}: "
+                           "give integers such as 1234567 or 1,234,567")
+        values = np.array([int(d) for d in digits], dtype=object)
+        count = len(values)
+    else:
+        rng = np.random.default_rng(seed)
+        values = np.floor(10 ** rng.uniform(3, 10, size=count)).astype(np.int64)
     plain = [f"{v:,}" for v in values.tolist()]  # comma-grouped; the comma is swapped below
     frames = []
     for tok in toks:
         for name, sep in separators.items():
             texts = [p.replace(",", sep) for p in plain]
             n_tokens = int(token_counts(tok, texts).sum())
-            frames.append((tok.name, name, visible(texts[0]), count, sum(map(len, texts)), n_tokens))
-    out = pd.DataFrame(frames, columns=["tokenizer", "separator", "example", "n_numbers", "n_chars", "n_tokens"])
+            rules = Counter(grouping_rule(digit_groups(tok, t)) for t in texts[:50])
+            frames.append((tok.name, name, visible(texts[0]), count, sum(map(len, texts)), n_tokens,
+                           rules.most_common(1)[0][0]))
+    out = pd.DataFrame(frames, columns=["tokenizer", "separator", "example", "n_numbers", "n_chars", "n_tokens", "rule"])
     base = out[out["separator"] == "none"].set_index("tokenizer")["n_tokens"]
     return out.assign(tokens_per_number=lambda d: d["n_tokens"] / d["n_numbers"],
                       extra_tokens_pct=lambda d: 100 * (d["n_tokens"] - d["tokenizer"].map(base)) / d["tokenizer"].map(base),
@@ -259,3 +275,90 @@ def years_grid(years: pd.DataFrame, tokenizer: str) -> pd.DataFrame:
     decades = sorted({d for d, _ in cells})
     return pd.DataFrame([[cells.get((d, str(k))) for k in range(10)] for d in decades],
                         index=decades, columns=[str(k) for k in range(10)], dtype=object)
+
+
+def digit_groups(tok, text: str) -> list[int]:
+    """The number of digits in each token of `text` that holds any ("1,234,567" under cl100k: [1, 3, 3]).
+
+    >>> from analysis import load_tokenizer
+    >>> digit_groups(load_tokenizer("cl100k_base", ), "1234567"), digit_groups(load_tokenizer("cl100k_base"), "1,234,567")
+    ([3, 3, 1], [1, 3, 3])
+    """
+    sizes = [sum(c.isdigit() for c in text[p.start:p.end]) for p in tok.pieces(text)]
+    return [n for n in sizes if n]
+
+
+def aligned(groups: Sequence[int]) -> bool:
+    """True when every cut between digit groups falls a multiple of three digits from the right
+    (on a place-value boundary: thousands, millions).
+
+    >>> aligned([1, 3, 3]), aligned([3, 3, 1]), aligned([2]), aligned([2, 2])
+    (True, False, True, False)
+    """
+    right = 0
+    for n in reversed(list(groups)[1:]):
+        right += n
+        if right % 3:
+            return False
+    return True
+
+
+def place_value_alignment(tokenizers: TokenizersArg = None, *, digits: Sequence[int] = tuple(range(4, 13)),
+                          per_length: int = 100, seed: int = 0, numbers: Sequence[str] | None = None) -> pd.DataFrame:
+    """The share of numbers whose token cuts fall on place-value boundaries, bare and with commas.
+
+    Singh & Strouse 2024 show that the direction of digit grouping matters for arithmetic: cl100k
+    groups threes from the left ("123|456|7"), so its cuts rarely line up with thousands; commas
+    force groups from the right.
+
+    Args:
+        tokenizers: adapters or names.
+        digits: the lengths of the random integers (`per_length` of each, seeded).
+        numbers: digit strings to use instead (`--text`): each is written bare and with commas.
+
+    Returns:
+        One row per tokenizer x form ("bare", "commas"): n_numbers, aligned_share, rule (the most
+        common `grouping_rule`).
+
+    >>> t = place_value_alignment("cl100k_base", digits=[7], per_length=20).set_index("form")
+    >>> float(t.loc["commas", "aligned_share"]), float(t.loc["bare", "aligned_share"])
+    (1.0, 0.0)
+    """
+    if numbers is None:
+        rng = np.random.default_rng(seed)
+        numbers = [s for n in digits for s in _random_integers(n, per_length, rng)]
+    else:
+        bad = [n for n in numbers if not n.isascii() or not n.isdigit()]
+        if bad:
+            raise BadInput(f"place-value alignment needs runs of digits, got {bad[0]!r}: give integers such as 1234567")
+    forms = {"bare": list(numbers), "commas": [f"{int(n):,}" for n in numbers]}
+    rows = []
+    toks = as_tokenizers(tokenizers)
+    for tok in toks:
+        for form, texts in forms.items():
+            groups = [digit_groups(tok, t) for t in texts]
+            rules = Counter(grouping_rule(g) for g in groups)
+            example = next((t for t in texts if sum(c.isdigit() for c in t) == 7), texts[0] if texts else "")
+            rows.append({"tokenizer": tok.name, "form": form, "n_numbers": len(texts), "example": example,
+                         "pieces": "|".join(example[p.start:p.end] for p in tok.pieces(example)),
+                         "aligned_share": sum(map(aligned, groups)) / len(texts) if texts else float("nan"),
+                         "rule": rules.most_common(1)[0][0] if rules else "none"})
+    return pd.DataFrame(rows)
+
+
+_RULE_WORDS = {"threes from the left": "in threes from the left", "threes from the right": "in threes from the right",
+               "single digits": "into single digits", "vocabulary merges (irregular)": "wherever its merges fall"}
+
+
+def digits_headline(table: pd.DataFrame) -> str:
+    """cl100k_base cuts digits in threes from the left (123|456|7): 12% of numbers are cut on place-value boundaries, 100% with commas."""
+    if table.empty:
+        return "No tokenizer was asked."
+    parts = []
+    for name, g in table.groupby("tokenizer", sort=False, observed=True):
+        g = g.set_index("form")
+        bare, commas = g.loc["bare"], g.loc["commas"]
+        how = _RULE_WORDS.get(bare["rule"], bare["rule"])
+        parts.append(f"{name} cuts digits {how} ({bare['pieces']}): {bare['aligned_share']:.0%} of the "
+                     f"numbers are cut on place-value boundaries, {commas['aligned_share']:.0%} with commas")
+    return "; ".join(parts) + "."

@@ -66,6 +66,7 @@ class ProbeRun:
         parallel: the parallel corpus for the language probe ("builtin" or a folder).
         pivot: its pivot language ("en", or a FLORES name such as "eng_Latn").
         texts: texts for the whitespace/boundary probes ({id: text}); None for their defaults.
+        numbers: numbers for digit-grouping and thousands-separators (as written); None for their defaults.
         reduction: (new, old) tokenizers for `tokenizer_reduction`.
         progress: progress bars on stderr.
     """
@@ -75,6 +76,7 @@ class ProbeRun:
     parallel: str | Path | pd.DataFrame = "builtin"
     pivot: str = "en"
     texts: dict[str, str] | None = None
+    numbers: list[str] | None = None
     reduction: tuple[str, str] = ("o200k_base", "cl100k_base")
     progress: bool = False
 
@@ -141,12 +143,13 @@ PROBE_TABLES: dict[str, tuple[int, str, Callable[[ProbeRun], pd.DataFrame]]] = {
     "tokenizer-reduction": (2, "fewer tokens per language from one tokenizer to another",
                             lambda r: r.reduction_table()),
     "digit-lengths": (3, "tokens per integer by digit count", lambda r: digit_lengths(r.tokenizers)),
-    "digit-grouping": (3, "how a run of digits is cut (123|456|7)", lambda r: digit_grouping(r.tokenizers)),
+    "digit-grouping": (3, "how a run of digits is cut (123|456|7)",
+                       lambda r: digit_grouping(r.tokenizers, *([r.numbers] if r.numbers else []))),
     "single-token-numbers": (3, "how many of 0-9999 and of the years 1900-2100 are one token",
                              lambda r: single_token_summary(r.single)),
     "single-token-years": (3, "each year 1900-2100: one token or not", lambda r: single_token_years(r.single)),
     "thousands-separators": (3, "the same integers with , . space ' _ separators",
-                             lambda r: thousands_separators(r.tokenizers)),
+                             lambda r: thousands_separators(r.tokenizers, numbers=r.numbers or None)),
     "trailing-whitespace": (4, "token change when appending k spaces, a newline or a tab", lambda r: r.trailing),
     "whitespace-summary": (4, "trailing whitespace pooled over texts", lambda r: whitespace_summary(r.trailing)),
     "leading-space": (4, '" the" vs "the": ids with and without a leading space',
@@ -155,6 +158,12 @@ PROBE_TABLES: dict[str, tuple[int, str, Callable[[ProbeRun], pd.DataFrame]]] = {
     "agreement-matrix": (5, "pairwise Jaccard of token boundaries, pooled over texts",
                          lambda r: agreement_matrix(r.agreement)),
 }
+
+
+# the tables that take the user's text (`tokenprism probe NAME --text TEXT`, which refuses it for any
+# other table): the number tables through `ProbeRun.numbers`, the others through `ProbeRun.texts`
+TEXT_TABLES = ("digit-grouping", "thousands-separators", "trailing-whitespace", "whitespace-summary",
+               "boundary-agreement", "agreement-matrix")
 
 
 def run_probe(name: str, run: ProbeRun | None = None, **options) -> pd.DataFrame:

@@ -34,6 +34,7 @@ from ..errors import BadInput, UnknownName
 from ..pipeline import as_tokenizers, measure, summarize, write_table
 from ..plots import figures as plots
 from ..probes import PROBE_TABLES, ProbeRun, run_probe, run_probes
+from ..probes.questions import QUESTIONS, answer
 from ..tokenizers import TokenizersArg
 from .page import html_page, markdown_table, markdown_text
 
@@ -205,7 +206,23 @@ _SECTIONS = (
     ("5. Same string, different tokenizers", "boundaries", ["boundary_agreement"],
      "Jaccard index of the sets of character offsets where tokens meet (1 = identical cuts). "
      "A token count means nothing without its tokenizer."),
+    ("6. The questions people ask", "questions", [f"why_{k.replace('-', '_')}" for k in QUESTIONS],
+     "Each question answered in one sentence computed from its table (tables/why-*.csv); "
+     "`tokenprism why QUESTION` prints the same answer. Glitch-token candidates are candidates: "
+     "confirming one needs the model."),
 )
+
+
+def _answers(toks, tables: dict[str, pd.DataFrame], figures: dict[str, Figure]) -> dict:
+    """Every why-question's answer for `toks` (kept in the data dir): its table as "why-KEY" and its
+    figure as "why_KEY" added to the report's."""
+    from ..plots.answers import answer_figure
+
+    answers = {key: answer(key, toks) for key in QUESTIONS}
+    for key, got in answers.items():
+        tables[f"why-{key}"] = got.table
+        figures[f"why_{key.replace('-', '_')}"] = answer_figure(key, got.table)
+    return answers
 
 
 def make_figure(name: str, run: ProbeRun) -> Figure:
@@ -256,6 +273,7 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
     probe_names = [n for n in PROBE_TABLES if len(toks) > 1 or PROBE_TABLES[n][0] != 5]
     tables.update(run_probes(run, probe_names))
     figures = {name: fn(tables[source]) for name, (source, fn) in FIGURES.items() if source in tables}
+    answers = _answers(toks, tables, figures)
 
     report = Report(out, tables, figures)
     previous = read_manifest(out)
@@ -268,6 +286,7 @@ def build_report(out_dir: str | Path, *, tokenizers: TokenizersArg = None, corpu
                          plots.save_figure(fig, out / "figures" / f"{name}.svg")]
         pngs[name] = (out / "figures" / f"{name}.png").read_bytes()
     findings = _findings(tables, names)
+    findings["questions"] = [f"{QUESTIONS[k].ask} {a.headline}" for k, a in answers.items()]
     md, page = _render(tables, findings, names, pngs, parallel=str(parallel), pivot=pivot,
                        corpus=", ".join(map(str, corpus)) if corpus else "built-in corpora")
     report.files += [write_text(out / "report.md", md), write_text(out / "report.html", page)]

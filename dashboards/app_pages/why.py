@@ -1,6 +1,11 @@
-"""Why: digits and years, trailing spaces, and the merge trace of a word under a real vocabulary."""
+"""Why: a tab per question (its headline, table and figure), digits and years, trailing spaces, and the
+merge trace of a word under a real vocabulary."""
 
+import pandas as pd
 import streamlit as st
+
+from analysis.plots.answers import answer_figure
+from analysis.probes import questions
 
 from analysis.probes.numbers import years_grid, years_summary
 from analysis.probes.whitespace import SUFFIX_CHARS, before_after, suffix_label
@@ -13,7 +18,8 @@ st.caption("Why a number, a trailing space or a long word costs what it costs: t
            "the merges a vocabulary happens to contain.")
 
 names = shared.tokenizer_names()
-TABS = ["Digits and years", "Trailing spaces", "Merge trace"]
+QUESTION_TABS = {q.tab: key for key, q in questions.QUESTIONS.items()}
+TABS = ["Digits and years", "Trailing spaces", "Merge trace", *QUESTION_TABS]
 
 # -- link: ?why_tab=…&why_number=…&trace_word=… and the other inputs (each widget's key is its parameter)
 links.check("why", [
@@ -26,9 +32,40 @@ links.check("why", [
     links.Param("trace_word", "a word"),
     links.Param("trace_tok", "tiktoken-family vocabularies",
                 choices=lambda: [n for n in names if corpus_views.family(n) == "tiktoken"]),
+    *(links.Param(f"why_{key.replace('-', '_')}_toks", "tokenizer names", choices=lambda: names, multi=True)
+      for key in questions.QUESTIONS),
 ])
 links.copy_link("why")
-digits_tab, spaces_tab, trace_tab = st.tabs(TABS, key="why_tab", bind="query-params")
+digits_tab, spaces_tab, trace_tab, *question_tabs = st.tabs(TABS, key="why_tab", bind="query-params")
+
+
+@st.cache_data(max_entries=64, show_spinner="Answering…")
+def cached_answer(key: str, chosen: tuple[str, ...]) -> tuple[str, str, pd.DataFrame]:
+    """(headline, note, table) of one question for the chosen tokenizers (kept in the data dir too)."""
+    got = questions.answer(key, list(chosen))
+    return got.headline, got.note, got.table
+
+
+def question(key: str) -> None:
+    q = questions.QUESTIONS[key]
+    default = [n for n in questions.DEFAULT_TOKENIZERS.split(",") if n in names] or names[:2]
+    if key == "magikarp":
+        default = default[:1]
+    chosen = st.multiselect("Tokenizers", names, default=default, key=f"why_{key.replace('-', '_')}_toks",
+                            bind="query-params", help="SolidGoldMagikarp answers for the first one chosen."
+                            if key == "magikarp" else None)
+    if not chosen:
+        st.warning("Choose at least one tokenizer.")
+        return
+    headline, note, table = cached_answer(key, tuple(chosen))
+    st.subheader(q.ask)
+    st.markdown(f"**{headline}**")
+    left, right = st.columns([3, 2])
+    left.dataframe(table.head(30), hide_index=True, width="stretch")
+    if len(table) > 30:
+        left.caption(f"The first 30 of {len(table):,} rows; `{q.command(','.join(chosen))} --all` prints every one.")
+    right.pyplot(answer_figure(key, table))
+    st.caption(f"{note}. The same answer on the command line: `{q.command(','.join(chosen))}`.")
 
 
 def digits() -> None:
@@ -128,3 +165,7 @@ with spaces_tab:
     trailing_spaces()
 with trace_tab:
     merge_trace()
+for tab, key in zip(question_tabs, QUESTION_TABS.values()):
+    if tab.open:  # a question runs its probe only when its tab is the one shown (the tabs are bound to the URL)
+        with tab:
+            question(key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ownbpe
+import pytest
 import pandas as pd
 
 from analysis import available_tokenizers, load_tokenizer
@@ -70,7 +71,7 @@ def test_merge_trace_under_a_chosen_vocabulary():
     assert any("exactly tiktoken's ids" in s.value for s in at.success)
     explained = ownbpe.Tokenizer.from_tiktoken(*tiktoken_params("cl100k_base")).explain("unbelievably", ordinary=True)
     pieces, steps = merge_trace(explained)
-    pd.testing.assert_frame_equal(at.dataframe[0].value.reset_index(drop=True), steps)
+    pd.testing.assert_frame_equal(at.dataframe[0].value.reset_index(drop=True), steps)  # the question tabs run only when shown
     assert at.table[-1].value["ids"].tolist() == pieces["ids"].tolist()
 
 
@@ -81,3 +82,28 @@ def test_merge_trace_input_limits():
     at.text_input(key="trace_word").set_value("x" * 201).run()
     assert not at.exception
     assert any("up to 200" in w.value for w in at.warning)
+
+
+# -- a tab per question: its headline, table and figure, deep-linked ------------------------------
+from analysis.probes import questions  # noqa: E402
+from tests.dashboards.conftest import open_link  # noqa: E402
+
+
+@pytest.mark.parametrize("key", ["yaml", "endoftext", "digits"])
+def test_a_question_tab_shows_the_answer_the_cli_prints(key):
+    q = questions.QUESTIONS[key]
+    at = open_link(PAGE, {"why_tab": q.tab, f"why_{key}_toks": ["cl100k_base", "o200k_base"]})
+    assert not at.exception
+    expected = questions.answer(key, ["cl100k_base", "o200k_base"])
+    assert any(m.value == f"**{expected.headline}**" for m in at.markdown)
+    shown = at.dataframe[-1].value.reset_index(drop=True)
+    assert shown["tokenizer"].astype(str).tolist() == expected.table["tokenizer"].astype(str).head(30).tolist()
+    assert len(at.get("image")) == 1  # the figure
+
+
+@pytest.mark.slow
+def test_every_question_tab_renders():
+    for key, q in questions.QUESTIONS.items():
+        at = open_link(PAGE, {"why_tab": q.tab})
+        assert not at.exception, key
+        assert any(m.value.startswith("**") for m in at.markdown), key

@@ -10,7 +10,9 @@ import pytest
 from analysis.cli import main
 from analysis.cli.measure import FIGURE_NAMES
 from analysis.probes import PROBE_TABLES
+from analysis.probes.questions import QUESTIONS
 from analysis.report import FIGURES, build_report, markdown_table
+from analysis.report.page import markdown_text
 
 TOKS = "gpt2,cl100k_base,o200k_base"
 
@@ -47,8 +49,12 @@ def test_markdown_links_figures_and_states_findings_with_numbers(bundle):
     md = (bundle / "report.md").read_text(encoding="utf-8")
     for name in FIGURES:
         assert f"](figures/{name}.png)" in md
-    for section in ("## 1. Code vs prose", "## 2. Languages", "## 3. Numbers", "## 4. Trailing", "## 5. Same string"):
+    for section in ("## 1. Code vs prose", "## 2. Languages", "## 3. Numbers", "## 4. Trailing", "## 5. Same string",
+                    "## 6. The questions"):
         assert section in md
+    for key in QUESTIONS:  # one figure and one headline per question
+        assert f"](figures/why_{key.replace('-', '_')}.png)" in md
+        assert f"- {markdown_text(QUESTIONS[key].ask)}" in md
     assert '" 2024" is one token, " 2023" is several' in md  # gpt2's vocabulary
     assert "| cl100k_base | 123\\|456\\|7 |" in md
     assert re.search(r"o200k_base needs \d+% fewer tokens than cl100k_base", md)
@@ -57,7 +63,7 @@ def test_markdown_links_figures_and_states_findings_with_numbers(bundle):
 def test_html_is_self_contained(bundle):
     page = (bundle / "report.html").read_text(encoding="utf-8")
     images = re.findall(r'<img [^>]*src="([^"]+)"', page)
-    assert len(images) == len(FIGURES)
+    assert len(images) == len(FIGURES) + len(QUESTIONS)  # the probes' figures and one per question
     assert all(src.startswith("data:image/png;base64,") for src in images)
     assert "http://" not in page
     assert "https://" not in page
