@@ -168,11 +168,12 @@ def write_safe(text: str) -> None:
     sys.stdout.write(terminal_text(text))
 
 
-def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any) -> None:
-    """Write `report` to stdout in `fmt` (csv, json, md, html) by its report's table of writers:
-    JSON as it is (json escapes at its sink), the rest through `write_safe`. The terminal table is
-    `cli.answer`'s."""
-    text = writers[fmt](report, None)
+def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any, *,
+                      width: int | None = None) -> None:
+    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: a terminal
+    table's, for a report whose table is its own): JSON as it is (json escapes at its sink), the
+    rest through `write_safe`. The cost and traffic reports' terminal tables are `cli.answer`'s."""
+    text = writers[fmt](report, width)
     if fmt == "json":
         sys.stdout.write(text)
     else:

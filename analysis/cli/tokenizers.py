@@ -270,7 +270,7 @@ def _by_text(inputs: list[tuple[str, str]], tok) -> None:
     rows = breakdown_texts(a, pa, b, pb)
     sys.stdout.write(f"\n{label_a} -> {label_b} under {tok.name}: {len(pb) - len(pa):+d} tokens ({len(pa)} -> {len(pb)})\n")
     emit_rows([{"class": r["part"], label_a: r["from_tokens"], label_b: r["to_tokens"], "change": r["change"]}
-               for r in rows], ["class", label_a, label_b, "change"], "table", width=WIDTH)
+               for r in rows], ["class", label_a, label_b, "change"], "table", width=terminal_width())
     sys.stdout.write(f"  the difference by class: {describe(rows)}\n({FILED})\n")
 
 
