@@ -63,10 +63,10 @@ def _types(meta: GGUFMetadata, n: int) -> list[int]:
     return types
 
 
-def _added(tokens: list[str], types: list[int], *, user_defined: bool = True) -> list[dict[str, Any]]:
+def _added(tokens: list[str], types: list[int]) -> list[dict[str, Any]]:
     out = []
     for i, (t, kind) in enumerate(zip(tokens, types)):
-        if kind == CONTROL or (user_defined and kind == USER_DEFINED):
+        if kind in (CONTROL, USER_DEFINED):  # user-defined ones are matched in text, as llama.cpp matches them
             out.append({"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
                         "normalized": False, "special": kind == CONTROL})
     return out
@@ -291,10 +291,6 @@ def load(path: str | Path, *, name: str | None = None) -> Tokenizer:
     return tok
 
 
-__all__ = ["MODELS", "GGUFFileError", "build", "load", "added_ids", "display_name", "known_names", "spec_gpt2", "spec_gemma4",
-           "spec_bert", "sentencepiece_model"]
-
-
 def added_ids(meta: GGUFMetadata) -> tuple[list[int], list[int]]:
     """The ids llama.cpp puts before and after a text when asked to add special tokens.
 
@@ -320,3 +316,7 @@ def added_ids(meta: GGUFMetadata) -> tuple[list[int], list[int]]:
     before = [bos] if add_bos and isinstance(bos, int) else []
     after = ([eos] if add_eos and isinstance(eos, int) else []) + ([sep] if add_sep and isinstance(sep, int) else [])
     return before, after
+
+
+__all__ = ["MODELS", "GGUFFileError", "build", "load", "added_ids", "display_name", "known_names", "spec_gpt2", "spec_gemma4",
+           "spec_bert", "sentencepiece_model"]
