@@ -14,7 +14,7 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens, markdown_text
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from dashboards import chat, links, look, shared
+from dashboards import chat, links, look, shared, tokenizer_dir
 
 st.title("Compare")
 st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts. "
@@ -26,11 +26,11 @@ st.caption("Paste text or upload a file: how many tokens each tokenizer needs fo
 links.check("compare", [
     links.Param("mode", "Text or Chat", choices=lambda: ["Text", "Chat"]),
     links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
-    links.Param("tokenizers", "tokenizer names", choices=shared.tokenizer_names, multi=True),
+    links.Param("tokenizers", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
     links.Param("cost_model", "a model id"),
     # the boundary view: whose tokens are drawn, against which, and whether ids are listed
-    links.Param("show", "tokenizer names", choices=shared.tokenizer_names, multi=True),
-    links.Param("partner", "tokenizer names", choices=shared.tokenizer_names),
+    links.Param("show", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
+    links.Param("partner", "tokenizer names", choices=tokenizer_dir.tokenizer_names),
     links.Param("show_ids", "true or false", choices=lambda: ["true", "false"]),
     *chat.LINK_PARAMS,
 ])
@@ -63,7 +63,9 @@ else:
                              f"kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
     look.focus_text_area()
 
-all_names = shared.tokenizer_names()
+all_names = tokenizer_dir.tokenizer_names()  # the catalogue's, then those of `dashboard --tokenizer-dir DIR`
+for folder_problem in tokenizer_dir.folder_tokenizers()[1]:  # a file that does not load: named, left out
+    st.error(markdown_text(folder_problem), icon=":material/error:")
 c1, c2 = st.columns([3, 1])
 names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 
