@@ -11,6 +11,7 @@ import pytest
 from analysis.cli import main
 from analysis.tokenizers.folder import DASHBOARD_ENV
 from analysis.tokenizers.gguf_reader import read_metadata
+from analysis.tokenizers.vocab import sha256_file
 from tests.analysis.tokenizers.gguf_writer import gguf_bytes, tiny_bpe, write_gguf
 from tests.dashboards.conftest import as_read, open_link, open_page
 
@@ -18,12 +19,26 @@ PAGE = "app_pages/compare.py"
 TEXT = "hello world, hello<|end|> tokens"
 
 
+def _sentencepiece_model() -> bytes:
+    import io
+
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    corpus = ["the quick brown fox jumps over the lazy dog"] * 50 + ["hello world, hello tokens"] * 50
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=model, vocab_size=320,
+                                   model_type="bpe", byte_fallback=True, minloglevel=2)
+    return model.getvalue()
+
+
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
-    """A tokenizer folder with a small GGUF, a truncated one, and a file of another kind; the app sees it."""
+    """A tokenizer folder with a small GGUF, a SentencePiece model, a truncated GGUF and a file of another
+    kind; the app sees it."""
     where = tmp_path / "models"
     where.mkdir()
     write_gguf(where / "tiny.gguf", tiny_bpe())
+    (where / "mine.model").write_bytes(_sentencepiece_model())
     (where / "cut.gguf").write_bytes(gguf_bytes(tiny_bpe())[:200])
     (where / "notes.txt").write_text("not a tokenizer")
     (tmp_path / "outside.gguf").write_bytes(gguf_bytes(tiny_bpe()))
@@ -44,25 +59,28 @@ def _cli(args: list[str], capsys) -> str:
 
 def test_folder_files_are_offered_and_counted_as_the_cli_counts_them(folder, capsys):
     name = _name(folder / "tiny.gguf")
+    sp_name = f"sp:mine.model@{sha256_file(folder / 'mine.model')[:12]}"
     at = open_page(PAGE)
     options = at.multiselect(key="tokenizers").options
-    assert name in options and "gpt2" in options
+    assert options[-2:] == [sp_name, name] and "gpt2" in options  # the catalogue's, then the folder's by file name
     assert not any("cut.gguf" in o or "notes" in o for o in options)
     # the damaged file: one error naming it and its problem, without the folder's path; the page works
     errors = [as_read(e.value) for e in at.error]
     assert len(errors) == 1 and "cut.gguf" in errors[0] and "truncated" in errors[0], errors
     assert str(folder) not in errors[0]
 
-    at.multiselect(key="tokenizers").set_value([name, "gpt2"])
+    at.multiselect(key="tokenizers").set_value([name, sp_name, "gpt2"])
     at.text_area(key="text").set_value(TEXT).run()
     assert not at.exception, at.exception
     table = at.table[0].value
     counts = dict(zip(table["tokenizer"], table["n_tokens"]))
-    spec = f"gguf:{folder / 'tiny.gguf'}"
+    spec, sp_spec = f"gguf:{folder / 'tiny.gguf'}", f"sp:{folder / 'mine.model'}"
     ids = _cli(["encode", "-t", spec, TEXT], capsys).split()
-    cli_rows = json.loads(_cli(["compare", "-t", f"{spec},gpt2", "--format", "json", TEXT], capsys))
+    cli_rows = json.loads(_cli(["compare", "-t", f"{spec},{sp_spec},gpt2", "--format", "json", TEXT], capsys))
     assert counts == {r["tokenizer"]: r["n_tokens"] for r in cli_rows}
+    assert list(counts) == [name, sp_name, "gpt2"]
     assert counts[name] == len(ids) > 0
+    assert counts[sp_name] == len(_cli(["encode", "-t", sp_spec, TEXT], capsys).split()) > 0
     # the drawing: one span per token of the file's tokenizer
     at.multiselect(key="show").set_value([name]).run()
     drawn = [h.proto.body for h in at.html if 'class="tp-text"' in h.proto.body]
