@@ -20,8 +20,29 @@ MAX_ECHO = 80
 """The most characters of a client's value that a message quotes; a longer value is cut."""
 
 
+def clipped(value: object, limit: int = MAX_ECHO) -> str:
+    r"""`value` as text a message or a field may echo: cut to about `limit` characters and every
+    control character escaped (a newline as \n, ESC as \x1b, NUL as \x00), so that an echo can
+    neither grow with the input nor forge a line or a terminal sequence. The one shortening and
+    escaping function: `shown` quotes its result; problem details' `instance`, the 404 detail and
+    the CLI's error line use it bare.
+
+    >>> print(clipped("/v1/nope\nforged: line")), clipped("x" * 100, 10)
+    /v1/nope\nforged: line
+    (None, 'xxxxxxx... (100 characters)')
+    """
+    text = value if isinstance(value, str) else str(value)
+    cut = text if len(text) <= limit else text[:max(limit - 3, 1)] + "..."
+    out = "".join(_escape(c) for c in cut) if not cut.isprintable() else cut
+    return out if cut is text else f"{out} ({len(text):,} characters)"
+
+
+def _escape(c: str) -> str:
+    return c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+
+
 def shown(value: object, limit: int = MAX_ECHO) -> str:
-    """`value` quoted for a message, cut to about `limit` characters.
+    """`value` quoted for a message, cut to about `limit` characters, control characters escaped.
 
     >>> shown("gpt-4o"), shown("x" * 100, 10)
     ("'gpt-4o'", "'xxxxxxx...' (100 characters)")
@@ -95,3 +116,8 @@ class UnknownName(KeyError):
         # Pickled across processes (an engine's workers): rebuilt from its fields, not from
         # `args`, which holds only the message.
         return (functools.partial(type(self), message=self.message), (self.kind, self.name, self.valid))
+
+
+REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+"""What every face answers as a refusal of the input (exit 2, a 4xx, a message on the page): the
+library's own two types, and an OS error reading a file the user named. Anything else is a bug."""

@@ -37,6 +37,7 @@ _VISIBLE_TABLE = str.maketrans({**_CONTROLS, **{c: f"<U+{c:04X}>" for c in _HIDD
 _ANSI_BG = ("\x1b[48;5;153m\x1b[38;5;16m", "\x1b[48;5;223m\x1b[38;5;16m")  # light blue / light orange
 _ANSI_PARTIAL = "\x1b[48;5;217m\x1b[38;5;16m"
 _ANSI_RESET = "\x1b[0m"
+_ANSI_APART = "\x1b[1m\x1b[4m"  # bold, underlined: a token whose span the other tokenizers do not all have
 # Drawing every token of a megabyte would freeze a browser: boundaries are drawn for a prefix.
 # The browser's work for the drawing (about 2,000 spans per 10k characters, one block per drawn
 # tokenizer, two by default on the Compare page) is in proportion to the drawn length, and a
@@ -141,15 +142,18 @@ def piece_label(text: str, piece: Piece) -> str:
     return visible(text[piece.start : piece.end])
 
 
-def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
+def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True, apart: Sequence[bool] | None = None) -> str:
     """Render `pieces` of `text` for a terminal.
 
     With `color`, tokens alternate two background colours (partial tokens a third); without,
-    tokens are separated by '│'.
+    tokens are separated by '│'. The tokens `apart` flags (`not_in_every`: where tokenizers
+    disagree) are underlined and bold in colour, and put between ‹ › without.
 
     >>> from analysis.tokenizers.base import Piece
     >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False)
     'ab│·c'
+    >>> terminal("ab c", [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)], color=False, apart=[True, False])
+    '‹ab›│·c'
     """
     # A lone surrogate (from an argument the shell could not decode) has no UTF-8 form, and
     # writing it would fail; the tokenizers counted it as U+FFFD, so it is drawn as one.
@@ -157,8 +161,11 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
     out = []
     for i, p in enumerate(pieces):
         label = piece_label(text, p)
+        marked = apart is not None and apart[i]
+        if marked and not color:
+            label = f"‹{label}›"
         if color:
-            style = _ANSI_PARTIAL if p.partial else _ANSI_BG[i % 2]
+            style = (_ANSI_PARTIAL if p.partial else _ANSI_BG[i % 2]) + (_ANSI_APART if marked else "")
             # keep the colour off the line break itself so the background does not fill the line
             out.append("\n".join(f"{style}{part}{_ANSI_RESET}" if part else "" for part in label.split("\n")))
         else:
@@ -167,27 +174,35 @@ def terminal(text: str, pieces: Sequence[Piece], *, color: bool = True) -> str:
 
 
 def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
-                other: Sequence[Piece] | None = None) -> str:
-    """Render `pieces` as HTML spans with alternating classes and a tooltip of id and bytes.
+                other: Sequence[Piece] | None = None, others: Sequence[Sequence[Piece]] = (),
+                mark: bytes | None = None) -> str:
+    """Render `pieces` as HTML spans, a colour per token, with a tooltip of id and bytes.
 
-    With `other` (another tokenizer's pieces of the same text), tokens that have no identical
-    token there also get class `tp-diff`. Identical means the same character span (a partial
-    piece also needs the same bytes), so a token the other side cuts in two is marked even
-    though its own two ends are cuts there too.
+    The colours (classes `tp-t0`..`tp-t7`) cycle, so two neighbours never share one. With `other`
+    (another tokenizer's pieces of the same text) or `others` (several), a token whose span is
+    not a token in every one of them also gets class `tp-diff` (drawn ringed). Identical means
+    the same character span (a partial piece also needs the same bytes), so a token the other
+    side cuts in two is marked even though its own two ends are cuts there too. Tokens whose
+    bytes are `mark` get class `tp-mark` (the BPE lab's merge just made).
 
     >>> a = [Piece(1, b"ab", 0, 2)]
     >>> html_tokens("ab", a, other=[Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]).count("tp-diff")
     1
+    >>> html_tokens("ab", a, others=[a, [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]]).count("tp-diff")
+    1
     """
-    spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
+    sides = [*([other] if other is not None else []), *others]
+    apart = not_in_every(pieces, sides) if sides else None
     out = []
     for i, p in enumerate(pieces):
         if p.partial:
             cls, label = "tp-partial", html.escape(piece_label(text, p)).replace("\n", "<br>")
         else:  # a whole token's drawing depends on its text alone: worked out once per process
-            cls, label = _PARITY[i & 1], _label_html(text[p.start : p.end])
-        if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
+            cls, label = _PARITY[i % len(_PARITY)], _label_html(text[p.start : p.end])
+        if apart is not None and apart[i]:
             cls += " tp-diff"
+        if mark is not None and p.bytes == mark:
+            cls += " tp-mark"
         title = f"id {p.id} · bytes {_bytes_html(p.bytes)}" if show_ids else ""
         # Spaces are drawn as "·", so a line could break nowhere: a zero-width space ends each
         # token. In the text, not as CSS generated content (`::after`), which costs the browser a
@@ -196,7 +211,20 @@ def html_tokens(text: str, pieces: Sequence[Piece], *, show_ids: bool = True,
     return '<div class="tp-text">' + "".join(out) + "</div>"
 
 
-_PARITY = ("tp-t0", "tp-t1")
+def not_in_every(pieces: Sequence[Piece], others: Sequence[Sequence[Piece]]) -> list[bool]:
+    """For each of `pieces`: True when its span (a partial piece: its span and bytes) is not a
+    piece in every one of `others` (the tokenizers disagree there).
+
+    >>> not_in_every([Piece(1, b"ab", 0, 2)], [[Piece(1, b"ab", 0, 2)], [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2)]])
+    [True]
+    """
+    spans = [{(p.start, p.end, p.bytes if p.partial else b"") for p in side} for side in others]
+    return [not all((p.start, p.end, p.bytes if p.partial else b"") in s for s in spans) for p in pieces]
+
+
+# Eight token colours in turn (dashboards.look gives them Paul Tol's colour-blind-safe "light"
+# scheme): neighbours always differ, and a run of tokens reads apart as well as two shades allow.
+_PARITY = tuple(f"tp-t{k}" for k in range(8))
 
 
 def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = True) -> str:
@@ -223,7 +251,7 @@ def html_prompt(tokens: Sequence[tuple[int, bytes, str]], *, show_ids: bool = Tr
         if kind in ("format", "tool"):
             cls = "tp-fmt" if kind == "format" else "tp-fmt tp-tool"
         else:
-            cls = "tp-partial" if partial else _PARITY[n_content & 1]
+            cls = "tp-partial" if partial else _PARITY[n_content % len(_PARITY)]
             n_content += 1
         title = f"{kind} · id {tid} · bytes {_bytes_html(data)}" if show_ids else kind
         out.append(f'<span class="tp-tok {cls}" title="{title}">{label}\u200b</span>')

@@ -209,7 +209,7 @@ def show() -> None:
             st.caption(f"**{markdown_text(c.model)}** · {markdown_text(note)}")
     if any(c.media for c in counts):
         st.markdown("**Images, by each model's rule**")
-        st.table(pd.DataFrame([{"model": c.model, "part": line.part, "tokens": line.tokens,
+        st.table(pd.DataFrame([{"model": c.model, "part": line.part, "tokens": shared.whole_tokens(line.tokens),
                                 "exactness": line.exactness, "rule": line.note, "source": line.source}
                                for c in counts for line in c.media]), hide_index=True)
     _draw(counts, body, bare)
@@ -223,6 +223,7 @@ def tool_part(count: Count, bare: Count | None) -> int:
 
 def _row(count: Count, bare: Count | None) -> dict[str, Any]:
     row = {k: v for k, v in count.row().items() if k not in ("exactness_reason", "media")}
+    row["tokenizer"] = shared.tokenizer_label(count)
     tools = tool_part(count, bare)
     if bare is not None:  # format_tokens without the tools, then the tools' own column
         at = list(row).index("format_tokens") + 1
@@ -249,8 +250,11 @@ def tool_positions(ids: tuple[int, ...], bare_ids: tuple[int, ...]) -> set[int]:
 
 
 def _counts(text: str, models: list[str]) -> list[Count]:
-    """One count per model; a refused model or request is a message, never an exception."""
+    """One count per model; a refused model or request is a message, never an exception. A problem
+    of the request itself (tools given as an object, an unknown role) is said once, naming the
+    models it stops, not once per model."""
     out = []
+    refused: dict[str, list[str]] = {}
     for model in models:
         problem = shared.model_problem(model)
         if problem:
@@ -259,7 +263,9 @@ def _counts(text: str, models: list[str]) -> list[Count]:
         try:
             out.append(shared.request_count(text, model))
         except (BadInput, UnknownName) as e:
-            st.error(markdown_text(f"{model}: {e}"), icon=":material/error:")
+            refused.setdefault(str(e), []).append(model)
+    for message, names in refused.items():
+        st.error(markdown_text(f"{', '.join(names)}: {message}"), icon=":material/error:")
     return out
 
 

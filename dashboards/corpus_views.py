@@ -9,7 +9,6 @@ keyed by those values and bounded by `max_entries`.
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -36,6 +35,11 @@ def lab_steps(corpus: str, n_merges: int):
 @st.cache_data(max_entries=64, show_spinner=False)
 def lab_pieces(corpus: str, n_merges: int, step: int) -> list[Piece]:
     return lab_steps(corpus, n_merges).pieces_at(step)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def lab_candidates(corpus: str, n_merges: int, step: int):
+    return lab_steps(corpus, n_merges).candidates(step)
 
 
 @st.cache_data(max_entries=8, show_spinner="Training ownbpe and Hugging Face…")
@@ -112,12 +116,9 @@ def probe_table(names: tuple[str, ...], name: str) -> pd.DataFrame:
 def show_chart(plot: str, table: pd.DataFrame) -> None:
     """Draw `analysis.plots.charts.CHARTS[plot](table)`: an interactive Vega-Lite chart.
 
-    Single views stretch to the column; concatenated ones (heatmaps with their tokenizer
-    strip) keep the size their cells give them.
+    Every chart takes its column's width (`charts.FIT_X`) and the height its rows and legend need.
     """
-    chart = charts.CHARTS[plot](table)
-    single = isinstance(chart, (alt.Chart, alt.LayerChart))
-    st.altair_chart(chart, width="stretch" if single else "content")
+    st.altair_chart(charts.CHARTS[plot](table), width="stretch")
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -15,6 +15,7 @@ A page makes one `Fields` per form, draws its numbers with `Fields.number`, and 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -33,7 +34,20 @@ def workload(field: str, label: str) -> Callable[[str], Decimal]:
     ...
     analysis.errors.BadInput: Requests per month must be at most 1,000,000,000,000, got '1e30'
     """
-    return lambda text: workload_value(field, text, label=label)
+    return lambda text: workload_value(field, plain_number(text), label=label)
+
+
+_GROUPED = re.compile(r"\s*[+-]?\d{1,3}(?:[,_ ]\d{3})+(?:\.\d*)?\s*")
+
+
+def plain_number(text: str) -> str:
+    """A number typed with thousands separators, as the page prints them (100,000) or as Python
+    writes them (100_000), without them; any other text as it is, for the reader to judge.
+
+    >>> plain_number("2,000"), plain_number("1_000_000.5"), plain_number("1,5"), plain_number("1e3")
+    ('2000', '1000000.5', '1,5', '1e3')
+    """
+    return re.sub(r"[,_ ]", "", text.strip()) if _GROUPED.fullmatch(text) else text
 
 
 class Fields:
@@ -55,7 +69,7 @@ class Fields:
         if optional and not text.strip():
             return None
         try:
-            return read(text)
+            return read(plain_number(text))
         except (ValueError, argparse.ArgumentTypeError) as e:  # BadInput is a ValueError
             message = str(e)
             if not message.startswith(label):

@@ -131,6 +131,9 @@ def _value_problem(param: Param, value: str) -> str | None:
         choices = [str(c) for c in param.choices()]
         if value not in choices:
             close = difflib.get_close_matches(value, choices, n=1)
+            if param.what == " or ".join(choices):  # the choices are the words: "must be Text or Chat"
+                return (f"link parameter {param.name!r}: {value[:40]!r} must be {param.what}"
+                        + (f"; did you mean {close[0]!r}?" if close else ""))
             hint = f"did you mean {close[0]!r}? " if close else ""
             return (f"link parameter {param.name!r}: {value[:40]!r} is not one of the {param.what}; {hint}"
                     f"valid: {', '.join(choices[:12])}{', …' if len(choices) > 12 else ''}")

@@ -90,35 +90,26 @@ def counts_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-SHOWN_COUNTS = [c for c in COLUMNS if c not in ("n_chars", "n_bytes")]  # the page shows these two once, above
+def compact_counts(rows: list[dict]) -> str:
+    """The counts so far as a compact grid (class tp-counts): tokenizer, tokens, characters per token,
+    in as many columns as the width holds (one on a phone). HTML the browser draws at once, as
+    a Markdown table would be (its first `st.table` makes the browser fetch a dozen more scripts from a
+    server busy loading tokenizers: 2 s before the first row showed). It carries the characters counted and the rows so far (data-chars,
+    data-rows): how the typing benchmark sees the new counts arrive.
 
-
-def counts_markdown(rows: list[dict]) -> str:
-    """The rows counted so far as a Markdown table, numbers formatted as `styled` formats them.
-
-    The Compare page shows the rows this way while they come in: the browser draws Markdown
-    with the scripts it loaded with the page, whereas its first `st.table` (Arrow) makes it fetch
-    a dozen more scripts from a server busy loading tokenizers (measured: 2 s before the first
-    row showed). The finished table is an `st.table`.
-
-    >>> print(counts_markdown([{"tokenizer": "gpt2", "family": "tiktoken", "n_vocab": 50257, "n_tokens": 3,
-    ...                         "chars_per_token": 3.6667, "bytes_per_token": float("nan")}]))
-    | tokenizer | family | n_vocab | n_tokens | chars_per_token | bytes_per_token |
-    |---|---|---:|---:|---:|---:|
-    | gpt2 | tiktoken | 50,257 | 3 | 3.67 | — |
+    >>> compact_counts([{"tokenizer": "gpt2", "n_tokens": 1234, "chars_per_token": 3.6667, "n_chars": 4525}])
+    '<div class="tp-counts" data-chars="4525" data-rows="1"><div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div><div><span>gpt2</span><span>1,234</span><span>3.67</span></div></div>'
     """
-    def cell(v: object) -> str:
-        if isinstance(v, float):
-            return "—" if math.isnan(v) else f"{v:,.2f}"
-        if isinstance(v, int):
-            return f"{v:,}"
-        return str(v).replace("|", "\\|")
+    import html
 
-    numeric = {c for c in SHOWN_COUNTS if rows and isinstance(rows[0][c], (int, float))}
-    lines = ["| " + " | ".join(SHOWN_COUNTS) + " |",
-             "|" + "|".join("---:" if c in numeric else "---" for c in SHOWN_COUNTS) + "|"]
-    lines += ["| " + " | ".join(cell(r[c]) for c in SHOWN_COUNTS) + " |" for r in rows]
-    return "\n".join(lines)
+    def ratio(v: float) -> str:
+        return "—" if math.isnan(v) else f"{v:,.2f}"
+
+    head = '<div class="tp-head"><span>tokenizer</span><span>tokens</span><span>chars/tok</span></div>'
+    cells = "".join(f"<div><span>{html.escape(r['tokenizer'])}</span><span>{r['n_tokens']:,}</span>"
+                    f"<span>{ratio(r['chars_per_token'])}</span></div>" for r in rows)
+    return (f'<div class="tp-counts" data-chars="{rows[0]["n_chars"] if rows else 0}" data-rows="{len(rows)}">'
+            f'{head}{cells}</div>')
 
 
 # A resource, not data: `cache_data` pickles what it stores and unpickles every hit, with the
@@ -188,6 +179,23 @@ def request_count(body: str, model: str) -> Count:
     return input_tokens(parse(json.loads(body)), model)
 
 
+def tokenizer_label(count: Count) -> str:
+    """The tokenizer of a count as every table of the CLI names it: "~o200k_base" for a proxy."""
+    choice = resolve(count.model).choice()
+    return choice.label if choice.tokenizer == count.tokenizer else count.tokenizer
+
+
+def whole_tokens(value: Any) -> str:
+    """A token count as a whole number ("765", "1,105"), "not counted" where there is none.
+
+    >>> whole_tokens(Decimal("765.0000")), whole_tokens(1105.0), whole_tokens(None)
+    ('765', '1,105', 'not counted')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "not counted"
+    return f"{Decimal(str(value)):,.0f}"
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def request_ignored(body: str, model: str) -> str:
     """What `model`'s chat format leaves out of the request (`body`, JSON text), worded; '' for nothing.
@@ -252,6 +260,45 @@ def cost_chart(plot: str, table: pd.DataFrame, column: str | None = None) -> Non
         st.caption("Not drawn (no cost): " + "; ".join(missing))
 
 
+def money_first(table: pd.DataFrame) -> pd.DataFrame:
+    """A models table with its dollar columns (a "$" in the name) right after the model, so a page
+    shows what each model costs without scrolling sideways.
+
+    >>> money_first(pd.DataFrame(columns=["model", "tokenizer", "$/Mtok in / out", "$/month", "status"])).columns.tolist()
+    ['model', '$/month', '$/Mtok in / out', 'tokenizer', 'status']
+    """
+    money = [c for c in table.columns if "$" in c]
+    money.sort(key=lambda c: "Mtok" in c)  # the totals first, the rates they come from after
+    rest = [c for c in table.columns if c not in money]
+    return table[rest[:1] + money + rest[1:]]
+
+
+def billed_headline(traffic) -> str:
+    """The log's as-billed line, its two figures naming the same parts: how much of the billed figure
+    is the reasoning the log records (at the serving model's output rate, about), which a recount of
+    the text cannot see, and that the recount leaves it out."""
+    served = traffic.served
+    if "billed_reasoning_tokens" not in served or traffic.billed_total is None:
+        return traffic.billed_line()
+    tokens, usd = 0, Decimal(0)
+    for key, n in zip(served["priced_as"], served["billed_reasoning_tokens"]):
+        if n is None or n != n or not n:
+            continue
+        tokens += int(n)
+        price = get_price(key)
+        usd += Decimal(int(n)) * (price.output.base if price.output else Decimal(0)) / Decimal(1_000_000)
+    rows = (f"{traffic.billed_rows:,} of {traffic.n_rows:,} rows carry the provider's usage; on the models that "
+            "served them")
+    recounted = ("not recounted: a model that served them has no tokenizer" if traffic.recounted_billed is None
+                 else f"recounted: {format_usd(traffic.recounted_billed)}")
+    if not tokens:
+        return (f"as billed: {format_usd(traffic.billed_total)}; {recounted} (both: the prompts and the responses; "
+                f"{rows})")
+    return (f"as billed: {format_usd(traffic.billed_total)}, of which about {format_usd(usd)} is the {tokens:,} "
+            f"reasoning tokens the log records; {recounted}, the prompts and visible responses only: a recount "
+            f"of the text cannot see reasoning ({rows})")
+
+
 @st.cache_data(max_entries=8, show_spinner="Writing the report…")
 def cost_html(report) -> bytes:
     from analysis.report.cost import render_html  # its figures import matplotlib: only when a report is asked for
@@ -264,6 +311,8 @@ PAGE_WORDS = (("pass errors='skip'", 'tick "Skip malformed rows"'), ("with shape
               ("drop the flag for this model", 'set "Prices" to standard or remove this model'),
               ("give --reasoning-tokens N or --reasoning-ratio R (or MODEL=VALUE)",
                'give "Reasoning tokens per request"'),
+              ("give --reasoning-tokens N or --reasoning-ratio R", 'give "Reasoning tokens per request"'),
+              ("(--batch/--service-tier)", '("Prices")'),
               ("--cache-breakpoints auto places them", '"Anthropic cache breakpoints: auto" places them'),
               ("(--requests-per-lifetime)", '("Requests per cache lifetime")'),
               ("--cached-share", '"Share of input served from the prompt cache"'))

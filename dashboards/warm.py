@@ -201,7 +201,7 @@ def _after_loading(names: list[str]) -> None:
     prefix = highlight_prefix(text)
     drawn = [load_tokenizer(n).pieces(prefix) for n in shared.default_names(names)]
     for ps, other in zip(drawn, drawn[::-1]):  # as the page draws them: each marked against the other
-        html_tokens(prefix, ps, other=other if len(drawn) == 2 else None)
+        html_tokens(prefix, ps, others=[other] if len(drawn) == 2 else [])
     if len(drawn) == 2:
         boundary_diff(*drawn)
         diff_regions(prefix, *drawn)

@@ -40,8 +40,11 @@ async def read_body(receive: Callable[[], Awaitable[dict]], limit: int, declared
     Raises:
         TooLarge: the declared length or the bytes received pass `limit`; reading stops there.
     """
-    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-        raise TooLarge(int(declared))
+    if declared is not None and declared.strip().isdigit():  # bytes.isdigit: ASCII digits only
+        if len(declared.strip()) > 18:  # more than any body (int() would also refuse 4,300 digits)
+            raise TooLarge(None)
+        if int(declared) > limit:
+            raise TooLarge(int(declared))
     chunks: list[bytes] = []
     size = 0
     while True:

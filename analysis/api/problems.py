@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from ..errors import BadInput, UnknownName
+from ..errors import BadInput, UnknownName, clipped
 
 if TYPE_CHECKING:
     from .settings import Limits
@@ -75,7 +75,13 @@ def check_limit(limits: Limits, name: str, n: int, what: str, fix: str = "", **w
                       + f" the server's {flag}", type_="limit-exceeded")
 
 
+MAX_INSTANCE = 256  # the most characters of a request's path echoed as `instance` (a path may be any length)
+
+
 def problem_body(status: int, detail: str, type_: str, instance: str | None = None, **extra: Any) -> bytes:
+    """The problem details' JSON; `instance` (the request's path) is cut and escaped by `clipped`,
+    so an answer never grows with the path a client sends."""
+    instance = clipped(instance, MAX_INSTANCE) if instance else None
     body = {"type": f"urn:tokenprism:problem:{type_}", "title": TITLES.get(status, "Error"), "status": status,
             "detail": detail, **({"instance": instance} if instance else {}), **extra}
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -108,13 +114,15 @@ async def handle(request: Request, exc: Exception) -> Response:
                                 "request schema at /openapi.json or /docs", type_="invalid-request",
                                 instance=path, errors=errors[:50])
     if isinstance(exc, StarletteHTTPException):
-        detail = {404: f"no endpoint at {path}; see /docs or /openapi.json for the endpoints",
-                  405: f"{request.method} is not allowed on {path}; see /openapi.json for its methods"}.get(
+        at = clipped(path)
+        detail = {404: f"no endpoint at {at}; see /docs or /openapi.json for the endpoints",
+                  405: f"{clipped(request.method, 16)} is not allowed on {at}; see /openapi.json for its methods"}.get(
             exc.status_code, str(exc.detail))
         return problem_response(exc.status_code, detail, type_=TITLES.get(exc.status_code, "error").lower().replace(" ", "-"),
                                 instance=path, headers=getattr(exc, "headers", None))
     # One line here; Starlette re-raises the exception after this answer, so the server logs
     # its traceback. The client gets neither the traceback nor the exception's text.
-    _log.error("internal error on %s %s: %s: %s", request.method, path, type(exc).__name__, exc)
+    _log.error("internal error on %s %s: %s: %s", clipped(request.method, 16), clipped(path, MAX_INSTANCE),
+               type(exc).__name__, exc)
     return problem_response(500, "internal error: this is a bug in tokenprism, not in your request; "
                             "the server log has the details", type_="internal-error", instance=path)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, create_model
 
+from ..errors import shown
 from ..contract import RequestExactness as RequestExactness, TextExactness
 
 # The contract's words: a model's text (its own vocabulary, a proxy, none) and a request's count
@@ -27,6 +29,24 @@ PART_SIZE = ("A media part may state its size beside the provider's own fields, 
              "`width` and `height` (whole pixels) of an image given by URL, `seconds` of an audio or video clip. "
              "Media are priced by each model's rule (`media` in the answer); an inline image's or clip's own header "
              "wins over a stated size; a URL is never fetched.")
+
+
+# A number a client sends: a JSON number, or a string of ASCII digits (a string keeps a decimal
+# exact). Python's Decimal would also take "1_000", " 5 " and "٥"; a client that sends those means
+# something else, so they are refused by name. Booleans are JSON booleans (`StrictBool`): "yes" is
+# not true.
+_ASCII_NUMBER = re.compile(r"-?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][+-]?[0-9]{1,4})?", re.ASCII)
+
+
+def _ascii_number(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    if isinstance(value, str) and not _ASCII_NUMBER.fullmatch(value):
+        raise ValueError(f"must be a number in ASCII digits, such as 1000 or \"0.25\", got {shown(value, 40)}")
+    return value
+
+
+AsciiDecimal = Annotated[Decimal, BeforeValidator(_ascii_number)]
 
 
 class Strict(BaseModel):
@@ -138,7 +158,7 @@ class CountResponse(BaseModel):
 class TokenizeRequest(Strict):
     text: str
     tokenizer: str = "o200k_base"
-    pieces: bool = Field(False, description="also return each token's bytes and character offsets")
+    pieces: StrictBool = Field(False, description="also return each token's bytes and character offsets")
 
 
 class PieceOut(BaseModel):
@@ -221,19 +241,19 @@ class CostRequest(Strict):
     text: str | None = Field(None, description="the prompt of one request (give text or texts)")
     texts: list[str] | None = Field(None, description="one request per text")
     models: list[str] | None = Field(None, description="model ids or provider:model; default: a cross-provider selection")
-    requests_per_month: Decimal = Field(description="a non-negative number (a string keeps it exact)")
-    output_tokens: Decimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
-    output_ratio: Decimal | None = Field(None, description="output tokens = ratio x content tokens (the text, not the chat format's tokens)")
-    cached_share: Decimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
+    requests_per_month: AsciiDecimal = Field(description="a non-negative number (a string keeps it exact)")
+    output_tokens: AsciiDecimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
+    output_ratio: AsciiDecimal | None = Field(None, description="output tokens = ratio x content tokens (the text, not the chat format's tokens)")
+    cached_share: AsciiDecimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
     messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
-    chars_per_request: Decimal | None = Field(None, description="scale each text to this many characters")
-    reasoning_tokens: Decimal | None = Field(None, description="reasoning tokens per request on models that reason "
+    chars_per_request: AsciiDecimal | None = Field(None, description="scale each text to this many characters")
+    reasoning_tokens: AsciiDecimal | None = Field(None, description="reasoning tokens per request on models that reason "
                                              "(billed as output); without it or reasoning_ratio such a model's row "
                                              "says 'reasoning not included'")
-    reasoning_ratio: Decimal | None = Field(None, description="reasoning tokens = ratio x visible output tokens, "
+    reasoning_ratio: AsciiDecimal | None = Field(None, description="reasoning tokens = ratio x visible output tokens, "
                                             "on models that reason")
-    batch: bool = Field(False, description="price every model at genai-prices' batch price (a model without one "
+    batch: StrictBool = Field(False, description="price every model at genai-prices' batch price (a model without one "
                         "is refused as a 422 problem)")
     service_tier: Literal["default", "flex", "priority"] | None = Field(
         None, description="price every model at this service tier (genai-prices'; a model without it is refused)")
@@ -244,7 +264,7 @@ class CostRequest(Strict):
                                "shared prefix, each model's prompt cache by its own rule, and the response is "
                                "`tokenprism cost TEXT --system S --format json`'s (cached_share then overrides every rule)")
     tools: list[dict[str, Any]] | None = Field(None, description="OpenAI function tools every request shares: part of the prefix")
-    requests_per_lifetime: Decimal | None = Field(None, description="requests per cache lifetime of each model (above 0, "
+    requests_per_lifetime: AsciiDecimal | None = Field(None, description="requests per cache lifetime of each model (above 0, "
                                                   "at most 1e9), as a stream already running; default: one burst")
     cache_breakpoints: Literal["request", "auto"] = Field(
         "request", description="where an Anthropic-style cache may write: the request's own cache_control (a text has "
@@ -336,11 +356,11 @@ class VllmTokenizeRequest(Loose):
     prompt: str | None = Field(None, description="a text (give prompt or messages)")
     messages: list[dict[str, Any]] | None = Field(None, description="OpenAI chat messages (give prompt or messages)")
     tools: list[dict[str, Any]] | None = Field(None, description="with messages: OpenAI function tools")
-    add_generation_prompt: bool = Field(True, description="with messages: count the header that primes the reply")
-    continue_final_message: bool = Field(False, description="with messages: not supported (refused when true)")
-    add_special_tokens: bool | None = Field(
+    add_generation_prompt: StrictBool = Field(True, description="with messages: count the header that primes the reply")
+    continue_final_message: StrictBool = Field(False, description="with messages: not supported (refused when true)")
+    add_special_tokens: StrictBool | None = Field(
         None, description="prompt: accepted, no BOS/EOS ids are added; messages: only false (the template writes them)")
-    return_token_strs: bool = False
+    return_token_strs: StrictBool = False
 
 
 class VllmTokenizeResponse(BaseModel):

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..errors import BadInput, UnknownName
+from ..errors import REFUSALS as _REFUSALS
 
 # Each command: the module whose `register(subparsers)` adds it, and its line in `tokenprism
 # --help` (the modules take their help from here, so the line exists once). The order is the
@@ -119,7 +119,10 @@ def _message(e: BaseException) -> str:
         text = pattern.sub(flag, text)
     from ..render import terminal_text  # (imported when there is something to print: `--help` stays quick)
 
-    return terminal_text(text)  # a message may quote the input: no escape sequence reaches the terminal
+    # A message may quote the input: no escape sequence reaches the terminal, and a line break
+    # in it (a file name may hold one) is shown as \n, so the error stays one line that no input
+    # can follow with a forged one.
+    return terminal_text(text.replace("\r\n", "\\r\\n").replace("\n", "\\n"))
 
 
 def write_safe(text: str) -> None:
@@ -142,7 +145,7 @@ def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], f
 
 
 DEBUG_ENV = "TOKENPRISM_DEBUG"  # 1: print the traceback of a bug
-REFUSALS: tuple[type[BaseException], ...] = (BadInput, UnknownName, OSError)
+REFUSALS = _REFUSALS  # the refusals of every face (errors.REFUSALS)
 
 
 def _is_refusal(e: BaseException) -> bool:

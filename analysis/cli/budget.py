@@ -23,6 +23,8 @@ from ..textio.numbers import bounded
 from ..textio import json_text, read_stdin, read_text_file
 
 EXAMPLE = '["prompts/**/*.txt"]\ngpt-4o = 8000\n"claude-sonnet-4-5" = 4000'
+# The example in an error message, where a line break would be escaped: its lines joined by " / ".
+EXAMPLE_LINE = " / ".join(EXAMPLE.splitlines())
 # What the gate adds to a count row; "over" is the typed flag, "status" the word a table shows.
 GATE_COLUMNS = ("budget", "status")
 
@@ -71,12 +73,12 @@ def _budgets(budget_file: Path, data: dict[str, Any]) -> list[tuple[str, dict[st
     from ..models import resolve
 
     if not data:
-        raise BadInput(f"{budget_file}: no budgets in it; write one table per file glob, e.g.\n{EXAMPLE}")
+        raise BadInput(f"{budget_file}: no budgets in it; write one table per file glob, e.g. {EXAMPLE_LINE}")
     sections = []
     for glob, models in data.items():
         if not isinstance(models, dict):
             raise BadInput(f"{budget_file}: {glob!r} is not a table of models; write a glob as a table header, "
-                           f"e.g.\n{EXAMPLE}")
+                           f"e.g. {EXAMPLE_LINE}")
         if not models:
             raise BadInput(f"{_where(budget_file, glob)}: names no model; add lines such as gpt-4o = 8000")
         budgets: dict[str, int] = {}
@@ -130,7 +132,7 @@ def load_checks(budget_file: str | Path, root: str | Path | None = None) -> list
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise BadInput(f"{path}: not a TOML budget file ({e}); write one table per file glob, e.g.\n{EXAMPLE}") from None
+        raise BadInput(f"{path}: not a TOML budget file ({e}); write one table per file glob, e.g. {EXAMPLE_LINE}") from None
     base = Path(root) if root is not None else path.parent
     if not base.is_dir():
         raise BadInput(f"--root {base}: no such folder")

@@ -296,11 +296,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
             model_rows += _model_rows(specs, text, label if len(inputs) > 1 else None)
         if args.show and args.format == "table":
             color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-            for tok in toks:
-                pieces = tok.pieces(text)
-                print(f"── {tok.name} ({len(pieces)} tokens){' · ' + label if len(inputs) > 1 else ''}")
+            drawn = [(tok, tok.pieces(text)) for tok in toks]
+            side_by_side = 2 <= len(drawn) <= 4  # -t A,B[,C,D]: mark where they disagree
+            for tok, pieces in drawn:
+                apart = render.not_in_every(pieces, [p for t, p in drawn if t is not tok]) if side_by_side else None
+                marked = f", {sum(apart):,} not a token in every other one{'' if color else ' ‹ ›'}" if apart else ""
+                print(f"── {tok.name} ({len(pieces)} tokens{marked}){' · ' + label if len(inputs) > 1 else ''}")
                 # a text that ends in a line break draws it (↵) and breaks there: no second blank line
-                print(render.terminal(text, pieces, color=color).removesuffix("\n"))
+                print(render.terminal(text, pieces, color=color, apart=apart).removesuffix("\n"))
+            if side_by_side:
+                counts = {t.name: len(p) for t, p in drawn}
+                low, high = min(counts, key=counts.__getitem__), max(counts, key=counts.__getitem__)
+                print(f"spread: {counts[low]:,} tokens ({low}) to {counts[high]:,} ({high}), "
+                      f"{counts[high] - counts[low]:,} apart")
             print()
     several = ["input"] if len(inputs) > 1 else []
     columns = several + COLUMNS + (["ids"] if args.format == "json" else [])

@@ -30,7 +30,7 @@ from .prices import MTOK, Price, genai
 from .usage import price_context
 
 __all__ = ["PARTS", "NoPriceError", "RequestCost", "Rates", "rates_by_tier", "rates_for", "request_cost",
-           "request_usd", "table_rates", "usd", "usd_by_part", "usd_per_row", "usd_rows"]
+           "request_usd", "shown_rates", "table_rates", "usd", "usd_by_part", "usd_per_row", "usd_rows"]
 
 # The billed parts of a request, in the order every face lists them.
 PARTS = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output", "reasoning")
@@ -135,6 +135,27 @@ def rates_for(price: Price, on: date, prompt_tokens: int | Decimal, *, batch: bo
 
 class NoPriceError(BadInput):
     """The price data has no price for a part of the request (shown as "no price", never $0)."""
+
+
+def shown_rates(price: Price, on: date, *, batch: bool = False, service_tier: str | None = None
+                ) -> tuple[Decimal | None, Decimal | None, Decimal | None]:
+    """(input, cached input, output) $/Mtok of `price`'s first tier as a table shows them: the batch or
+    service-tier rates when those are asked for and the price has them, else its standard rates.
+
+    >>> from analysis.cost.prices import get_price
+    >>> p = get_price("gpt-4.1-mini", on=date(2026, 12, 1))
+    >>> shown_rates(p, date(2026, 12, 1))[0], shown_rates(p, date(2026, 12, 1), batch=True)[0]
+    (Decimal('0.4'), Decimal('0.2'))
+    """
+    standard = (price.input.base if price.input else None, price.cached_input.base if price.cached_input else None,
+                price.output.base if price.output else None)
+    if not (batch or service_tier) or price.input is None:
+        return standard
+    try:
+        r = rates_for(price, on, 0, batch=batch, service_tier=service_tier)
+    except BadInput:  # no such variant (NoPriceError among them): the row's status says so, and it has no cost
+        return standard
+    return r.input, r.cache_read if price.cached_input is not None else None, r.output
 
 
 def table_rates(price: Price, input_tokens: Decimal | int) -> Rates:

@@ -106,6 +106,13 @@ def _int(usage: Any, key: str) -> int:
     return int(value or 0)
 
 
+# The most tokens one part of one logged row's usage may say (input, cached, output, reasoning,
+# media): a thousand times the largest context window sold. A row beyond it is a "bad usage" row;
+# with it, a sum over a log's rows stays far inside an int64 (10^9 rows of 10^9 tokens is 10^18,
+# below 9.2 x 10^18), so no usage total can wrap.
+MAX_ROW_TOKENS = 10**9
+
+
 class InvalidUsage(BadInput):
     """A logged usage whose parts contradict each other (genai-prices prices none of it)."""
 
@@ -123,6 +130,12 @@ def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
     media = tuple((k, int(v)) for k, v in sorted(d.items())
                   if v and any(m in k for m in ("audio", "image", "video")))
     total_in = _int(usage, "input_tokens")
+    parts = {"input": total_in, "cache read": read, "cache write": write_5m + write_1h, "output": out,
+             "reasoning": int(reasoning or 0), **dict(media)}
+    beyond = next(((k, v) for k, v in parts.items() if v > MAX_ROW_TOKENS), None)
+    if beyond is not None:  # no request holds this many: a logger's bug, and sums of such rows could wrap
+        raise InvalidUsage(f"its usage says {beyond[1]:,} {beyond[0]} tokens; a row holds from 0 to "
+                           f"{MAX_ROW_TOKENS:,}, so no provider bill is computed from it")
     if read + write_5m + write_1h > total_in:  # genai-prices would refuse it, and the uncached input would be negative
         raise InvalidUsage(f"its usage says {read:,} cache-read and {write_5m + write_1h:,} cache-write tokens, more "
                            f"than its {total_in:,} input tokens in all: its parts contradict each other, so no "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,50 @@ class BpeSteps:
     rules: pd.DataFrame
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]
+    pattern: str | None = None
+
+    def candidates(self, step: int) -> pd.DataFrame:
+        """Every pair of adjacent tokens the trainer counted before merge `step` (1-based), the
+        winner first: left, right, merged (whitespace visible), count, winner.
+
+        The counts are the trainer's own (`ownbpe._educational.count_pairs` over the distinct
+        pre-tokens after the first `step - 1` merges, each weighted by how often it occurs), in the
+        order the trainer ranks them: the highest count first and, among equal counts, the greatest
+        pair of bytes (its tie-break).
+        """
+        import ownbpe
+        from ownbpe import _educational
+
+        if not 1 <= step <= len(self.merges):
+            raise BadInput(f"step must be 1..{len(self.merges)}, got {step}")
+        words: Counter[tuple[bytes, ...]] = Counter()
+        for piece in _educational.pretokenize(self.corpus, (), self.pattern or ownbpe.GPT2_PATTERN):
+            words[tuple(bytes([b]) for b in piece.encode("utf-8"))] += 1
+        for pair in self.merges[: step - 1]:
+            merged: Counter[tuple[bytes, ...]] = Counter()
+            for word, n in words.items():
+                merged[_educational.merge_pair(word, pair)] += n
+            words = merged
+        pairs = sorted(_educational.count_pairs(words).items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+        won = self.merges[step - 1]
+        return pd.DataFrame([{"left": visible(show_token(a)), "right": visible(show_token(b)),
+                              "merged": visible(show_token(a + b)), "count": n, "winner": (a, b) == won}
+                             for (a, b), n in pairs], columns=["left", "right", "merged", "count", "winner"])
+
+    def tie_break(self, step: int) -> str:
+        """How merge `step` won: '' when its count alone decided, else which pairs tied and the rule.
+
+        >>> bpe_steps("ab ab cd cd", 1).tie_break(1)
+        "3 pairs tied at 2 occurrences; the trainer takes the greatest pair of bytes: 'c' + 'd' (ownbpe's rule; Hugging Face takes the smallest)"
+        """
+        table = self.candidates(step)
+        top = int(table["count"].iloc[0])
+        tied = table[table["count"] == top]
+        if len(tied) < 2:
+            return ""
+        w = tied.iloc[0]
+        return (f"{len(tied)} pairs tied at {top:,} occurrences; the trainer takes the greatest pair of bytes: "
+                f"'{w['left']}' + '{w['right']}' (ownbpe's rule; Hugging Face takes the smallest)")
 
     def tokenizer_at(self, step: int):
         """The `ownbpe.Tokenizer` that knows only the first `step` merges."""
@@ -95,7 +140,7 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
         raise BadInput("the corpus is empty: type a few sentences or pick a built-in sample")
     if len(corpus) > LAB_MAX_CHARS:
         raise BadInput(f"the corpus has {len(corpus):,} characters; stepping is limited to {LAB_MAX_CHARS:,}. "
-                       "Shorten it (or use 'train and compare' below, which takes larger corpora)")
+                       "Shorten it (or use the tab 'ownbpe vs Hugging Face', which trains on larger corpora)")
     if not 1 <= n_merges <= LAB_MAX_MERGES:
         raise BadInput(f"number of merges must be 1..{LAB_MAX_MERGES}, got {n_merges}")
     pattern = pattern or ownbpe.GPT2_PATTERN
@@ -115,7 +160,7 @@ def bpe_steps(corpus: str, n_merges: int, *, pattern: str | None = None) -> BpeS
                      "bytes_per_token": len(data) / s.n_tokens,
                      "round_trip": step_tok.decode(ids) == corpus and len(ids) == s.n_tokens})
     rules = pd.DataFrame(rows, columns=["step", "left", "right", "merged", "count", "n_tokens", "bytes_per_token", "round_trip"])
-    return BpeSteps(corpus, rules, dict(vocab), list(merges))
+    return BpeSteps(corpus, rules, dict(vocab), list(merges), pattern)
 
 
 # -- ownbpe and Hugging Face trained side by side -----------------------------------------------------
@@ -142,8 +187,8 @@ class TrainComparison:
         """How each trained tokenizer splits `text`."""
         own = [self.ownbpe.vocab[i] for i in self.ownbpe.encode_ordinary(text)]
         hf = [_hf_bytes(t) for t in self.hf.encode(text).tokens]
-        return pd.DataFrame([{"trainer": "ownbpe", "n_tokens": len(own), "split": "|".join(visible(show_token(t)) for t in own)},
-                             {"trainer": "hf", "n_tokens": len(hf), "split": "|".join(visible(show_token(t)) for t in hf)}])
+        return pd.DataFrame([{"trainer": "ownbpe", "n_tokens": len(own), "split": " ".join(visible(show_token(t)) for t in own)},
+                             {"trainer": "hf", "n_tokens": len(hf), "split": " ".join(visible(show_token(t)) for t in hf)}])
 
 
 def _hf_bytes(token: str) -> bytes:

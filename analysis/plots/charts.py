@@ -74,49 +74,82 @@ def tokenizer_colors(order: list[str]) -> list[str]:
     >>> tokenizer_colors(["o200k_base", "gpt2", "hf:my/tok"])
     ['#A1CAF1', '#222222', '#E25822']
     """
+    return [KELLY[i % len(KELLY)] for i in _places(order)]
+
+
+def _places(order: list[str]) -> list[int]:
+    """Each tokenizer's place in the catalogue; a name outside it, the places after the catalogue's."""
     from ..tokenizers import CATALOGUE
 
     known = list(CATALOGUE)
     spare = iter(range(len(known), len(known) + len(order)))
-    return [KELLY[(known.index(name) if name in known else next(spare)) % len(KELLY)] for name in order]
+    return [known.index(name) if name in known else next(spare) for name in order]
 
 
-def _tokenizer_color(order: list[str], *, below: bool = False) -> alt.Color:
-    """Colour by tokenizer (`tokenizer_colors`), the legend on the right (or below a narrow chart, in
-    columns) and never cut short: every tokenizer drawn is in it."""
-    legend = (alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top",
-                         symbolLimit=0, labelLimit=0) if below
-              else alt.Legend(title="tokenizer (click to pick)", orient="right", symbolLimit=0, labelLimit=0))
+def _legend() -> alt.Legend:
+    """The tokenizer legend: below the plot in two columns (it fits a phone's 358 px), every name in
+    it (no symbol limit, no label cut), so that its height grows with the names and none is dropped."""
+    return alt.Legend(title="tokenizer (click to pick)", orient="bottom", columns=2, titleOrient="top",
+                      symbolLimit=0, labelLimit=0, columnPadding=16)
+
+
+def _tokenizer_color(order: list[str]) -> alt.Color:
+    """Colour by tokenizer (`tokenizer_colors`), with `_legend`."""
     return alt.Color("tokenizer:N", sort=order, scale=alt.Scale(domain=order, range=tokenizer_colors(order)),
-                     legend=legend)
+                     legend=_legend())
 
 
-def _strip(order: list[str], pick: alt.Parameter) -> alt.Chart:
-    """A clickable column of tokenizer names: the legend of a heatmap whose colour is a value."""
-    names = pd.DataFrame({"tokenizer": order})
-    base = alt.Chart(names, title=alt.TitleParams("tokenizers", fontSize=11, subtitle="click to pick"))
-    dots = base.mark_point(filled=True, size=110, cursor="pointer", color="#4c566a").encode(
-        y=alt.Y("tokenizer:N", sort=order, title=None,
-                axis=alt.Axis(orient="right", labelLimit=160, labelOverlap=False, domain=False, ticks=False)),
-        opacity=_fade(pick), tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer")])
-    return dots.add_params(pick).properties(width=16, height=_ROW * len(order))
+# Dashes and point shapes by tokenizer, for thin lines and small points: two tokenizers whose
+# colours look alike (on a screen, or to a colour-blind reader) still differ in dash or shape.
+# The same field, title and order as the colour, so Vega-Lite draws one legend with all three.
+DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 4], [1, 3])
+SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge", "triangle-right")
+
+
+def tokenizer_dashes(order: list[str]) -> list[list[int]]:
+    """Each tokenizer's dash, by its place in the catalogue (the same on every chart, as its colour)."""
+    return [DASHES[i % len(DASHES)] for i in _places(order)]
+
+
+def tokenizer_shapes(order: list[str]) -> list[str]:
+    """Each tokenizer's point shape, by its place in the catalogue."""
+    return [SHAPES[i % len(SHAPES)] for i in _places(order)]
+
+
+def _tokenizer_dash(order: list[str]) -> alt.StrokeDash:
+    return alt.StrokeDash("tokenizer:N", sort=order, legend=_legend(),
+                          scale=alt.Scale(domain=order, range=tokenizer_dashes(order)))
+
+
+def _tokenizer_shape(order: list[str]) -> alt.Shape:
+    return alt.Shape("tokenizer:N", sort=order, legend=_legend(),
+                     scale=alt.Scale(domain=order, range=tokenizer_shapes(order)))
+
+
+# Every chart fits its column's width (Streamlit gives it the column's width) and takes the
+# height its rows, axes and legend need, rather than Streamlit's default "fit", which squeezes
+# axes and legend into the height given and drops what does not fit.
+FIT_X = alt.AutoSizeParams(type="fit-x", contains="padding")
 
 
 def _heatmap(data: pd.DataFrame, *, x: alt.X, y: alt.Y, color: alt.Color, label: str, dark_when: str,
-             tooltip: list, order: list[str], title: str, n_cols: int, n_rows: int) -> alt.HConcatChart:
-    """Cells coloured by value, each with its value written in black or white, plus the strip."""
+             tooltip: list, order: list[str], title: str, n_cols: int, n_rows: int) -> alt.LayerChart:
+    """Cells coloured by value, each with its value written in black or white; a click on a cell
+    picks its tokenizer. The width is the column's (cells share it); a cell's value is written
+    only where the cells are wide enough for it (a phone shows the colours, and the tooltip)."""
     pick = _pick(legend=False)
     base = alt.Chart(data).encode(x=x, y=y, tooltip=tooltip)
-    cells = base.mark_rect(stroke="white", strokeWidth=0.5).encode(color=color, opacity=_fade(pick))
+    cells = base.mark_rect(stroke="white", strokeWidth=0.5, cursor="pointer").encode(
+        color=color, opacity=_fade(pick)).add_params(pick)
     text = base.mark_text(fontSize=10).encode(
         text=alt.Text(f"{label}:N"),
         color=alt.when(dark_when).then(alt.value("white")).otherwise(alt.value("black")),
-        opacity=_fade(pick))
-    # few rows or columns get bigger cells, so a 2 x 2 matrix is still readable
-    width = n_cols * max(_CELL, min(80, 480 // max(n_cols, 1)))
+        opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(FADED)))
+    text = text.transform_filter(f"width / {max(n_cols, 1)} >= 26")
     height = n_rows * max(_ROW, min(34, 300 // max(n_rows, 1)))
-    grid = (cells + text).properties(width=width, height=height, title=title)
-    return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
+    return (cells + text).properties(height=height, title=alt.TitleParams(
+        title, subtitle="click a cell to pick its tokenizer (shift-click for more, double-click for all)"),
+        autosize=FIT_X)
 
 
 def _fmt_float(values: pd.Series, digits: int) -> pd.Series:
@@ -148,7 +181,7 @@ def chars_per_token_by_category(summary: pd.DataFrame, *, value: str = "chars_pe
                  alt.Tooltip(f"{value}:Q", title="characters per token", format=".3f"),
                  alt.Tooltip("n_tokens:Q", title="tokens", format=","),
                  alt.Tooltip("n_chars:Q", title="characters", format=",")],
-    ).add_params(pick).properties(height=alt.Step(9))
+    ).add_params(pick).properties(height=alt.Step(9), autosize=FIT_X)
 
 
 # --- probe 1: code -------------------------------------------------------------------------
@@ -169,16 +202,16 @@ def code_languages(table: pd.DataFrame, *, value: str = "chars_per_token_of_sums
         filled=True, size=70).encode(
         x=alt.X(f"{value}:Q", title=title, scale=alt.Scale(zero=False)),
         y=alt.Y("language:N", sort=languages, title="language"),
-        color=_tokenizer_color(order), shape=alt.Shape("tokenizer:N", sort=order, legend=None),
+        color=_tokenizer_color(order), shape=_tokenizer_shape(order),
         opacity=_fade(pick),
         tooltip=[alt.Tooltip("language:N", title="language"), alt.Tooltip("tokenizer:N", title="tokenizer"),
                  alt.Tooltip(f"{value}:Q", title=title, format=".3f"),
                  alt.Tooltip("n_tokens:Q", title="tokens", format=","),
                  alt.Tooltip("n_chars:Q", title="characters", format=",")],
-    ).add_params(pick).properties(height=_ROW * len(languages) + 20)
+    ).add_params(pick).properties(height=_ROW * len(languages) + 20, autosize=FIT_X)
 
 
-def code_variants(variants: pd.DataFrame) -> alt.HConcatChart:
+def code_variants(variants: pd.DataFrame) -> alt.LayerChart:
     """Heatmap: token change (%) of each code variant vs its baseline, per tokenizer.
 
     Args:
@@ -195,7 +228,8 @@ def code_variants(variants: pd.DataFrame) -> alt.HConcatChart:
         data, x=alt.X("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
         y=alt.Y("row:N", sort=None, title="variant vs baseline (same file)", axis=alt.Axis(labelOverlap=False)),
         color=alt.Color("token_change_pct:Q", title=["token change", "vs baseline (%)"],
-                        scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit], domainMid=0)),
+                        scale=alt.Scale(scheme="redblue", reverse=True, domain=[-limit, limit], domainMid=0),
+                        legend=alt.Legend(orient="bottom")),
         label="label", dark_when=f"abs(datum.token_change_pct) > {limit * 0.6:.6g}",
         tooltip=[alt.Tooltip("group:N", title="file"), alt.Tooltip("variant:N", title="variant"),
                  alt.Tooltip("baseline:N", title="baseline"), alt.Tooltip("tokenizer:N", title="tokenizer"),
@@ -208,7 +242,7 @@ def code_variants(variants: pd.DataFrame) -> alt.HConcatChart:
 
 
 # --- probe 2: languages --------------------------------------------------------------------
-def language_premium(premium: pd.DataFrame) -> alt.HConcatChart:
+def language_premium(premium: pd.DataFrame) -> alt.LayerChart:
     """Heatmap of the language premium (tokens / pivot tokens) on a log colour scale, with values.
 
     Args:
@@ -228,7 +262,7 @@ def language_premium(premium: pd.DataFrame) -> alt.HConcatChart:
         color=alt.Color("premium:Q", title=[f"tokens / tokens of {pivot}", "(log scale)"],
                         scale=alt.Scale(type="log", domain=[low, high], scheme="magma", reverse=True),
                         legend=alt.Legend(values=[t for t in (0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50) if low <= t <= high],
-                                          format="g")),
+                                          format="g", orient="bottom")),
         label="label", dark_when=f"datum.premium > {math.sqrt(low * high):.6g}",
         tooltip=[alt.Tooltip("row:N", title="language"), alt.Tooltip("tokenizer:N", title="tokenizer"),
                  alt.Tooltip("premium:Q", title=f"premium (tokens / tokens of {pivot}, ×)", format=".3f"),
@@ -266,7 +300,8 @@ def tokenizer_reduction(reduction: pd.DataFrame) -> alt.LayerChart:
     label = alt.Chart(data).mark_text(align="left", dx=6, fontSize=10).encode(
         y=y, x="tokens_old:Q", text=alt.Text("reduction_pct:Q", format=".0f"))
     return (rule + dots + label).properties(
-        title=f"Tokens saved per language: {new} vs {old} (label: % fewer with {new})", height=_ROW * len(rows))
+        title=f"Tokens saved per language: {new} vs {old} (label: % fewer with {new})", height=_ROW * len(rows),
+        autosize=FIT_X)
 
 
 # --- probe 3: numbers ----------------------------------------------------------------------
@@ -280,10 +315,11 @@ def tokens_vs_digits(lengths: pd.DataFrame) -> alt.LayerChart:
     data = _plain(lengths, ["tokenizer", "n_digits", "n_numbers", "tokens_per_number", "min_tokens", "max_tokens"])
     top = int(data["n_digits"].max()) if len(data) else 1
     pick = _pick()
-    lines = alt.Chart(data).mark_line(point=True).encode(
+    lines = alt.Chart(data).mark_line(point=alt.OverlayMarkDef(filled=True, size=40)).encode(
         x=alt.X("n_digits:Q", title="digits in the integer", scale=alt.Scale(domain=[1, top])),
         y=alt.Y("tokens_per_number:Q", title="tokens per integer (mean over random integers)"),
-        color=_tokenizer_color(order), opacity=_fade(pick),
+        color=_tokenizer_color(order), strokeDash=_tokenizer_dash(order), shape=_tokenizer_shape(order),
+        opacity=_fade(pick),
         tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("n_digits:Q", title="digits"),
                  alt.Tooltip("tokens_per_number:Q", title="tokens per integer (mean)", format=".2f"),
                  alt.Tooltip("min_tokens:Q", title="fewest tokens"), alt.Tooltip("max_tokens:Q", title="most tokens"),
@@ -291,10 +327,11 @@ def tokens_vs_digits(lengths: pd.DataFrame) -> alt.LayerChart:
     ).add_params(pick)
     diagonal = alt.Chart(pd.DataFrame({"n_digits": [1, top]})).mark_line(color="#bbbbbb", strokeDash=[2, 3]).encode(
         x="n_digits:Q", y=alt.Y("n_digits:Q"))
-    return (diagonal + lines).properties(title="Tokens vs digits (dotted: one token per digit)", height=360)
+    return (diagonal + lines).properties(title="Tokens vs digits (dotted grey: one token per digit)", height=360,
+                                         autosize=FIT_X)
 
 
-def single_token_years(years: pd.DataFrame) -> alt.HConcatChart:
+def single_token_years(years: pd.DataFrame) -> alt.Chart:
     """Grid: which years are a single token in each vocabulary, one sub-row per context.
 
     Args:
@@ -307,20 +344,21 @@ def single_token_years(years: pd.DataFrame) -> alt.HConcatChart:
     data = data.assign(cut=data["single_token"].map({True: "one token", False: "several tokens"}))
     first, last = (int(data["number"].min()), int(data["number"].max())) if len(data) else (0, 1)
     pick = _pick(legend=False)
-    grid = alt.Chart(data).mark_rect().encode(
+    return alt.Chart(data).mark_rect(cursor="pointer").encode(
         x=alt.X("number:O", title=f"year ({first}–{last})",
                 axis=alt.Axis(values=list(range(first + (-first) % 10, last + 1, 10)), labelAngle=0)),
         y=alt.Y("tokenizer:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
         yOffset=alt.YOffset("context:N", sort=contexts),
         color=alt.Color("cut:N", title="the year is", scale=alt.Scale(domain=["one token", "several tokens"],
-                                                                      range=["#1f4e79", "#e4e6ea"])),
+                                                                      range=["#1f4e79", "#e4e6ea"]),
+                        legend=alt.Legend(orient="bottom")),
         opacity=_fade(pick),
         tooltip=[alt.Tooltip("number:O", title="year"), alt.Tooltip("tokenizer:N", title="tokenizer"),
                  alt.Tooltip("context:N", title="written"), alt.Tooltip("n_tokens:Q", title="tokens")],
-    ).properties(width=max(3 * (last - first + 1), 300),
-                 height=int(_ROW * len(order) * (1 if len(contexts) < 2 else 0.75 * len(contexts))),
-                 title="Which years are a single token (sub-rows: " + ", ".join(contexts) + ")")
-    return alt.hconcat(grid, _strip(order, pick)).resolve_scale(color="independent")
+    ).add_params(pick).properties(
+        height=int(_ROW * len(order) * (1 if len(contexts) < 2 else 0.75 * len(contexts))), autosize=FIT_X,
+        title=alt.TitleParams("Which years are a single token (sub-rows: " + ", ".join(contexts) + ")",
+                              subtitle="click a row to pick its tokenizer"))
 
 
 def digit_grouping(grouping: pd.DataFrame) -> alt.Chart:
@@ -335,15 +373,15 @@ def digit_grouping(grouping: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Tokens for the number").mark_bar().encode(
         x=alt.X("n_tokens:Q", title="tokens for the number", axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
-        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
+        color=_tokenizer_color(order), opacity=_fade(pick),
         tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("number:N", title="number"),
                  alt.Tooltip("n_tokens:Q", title="tokens"), alt.Tooltip("pieces:N", title="pieces")],
-    ).add_params(pick).properties(height=alt.Step(_ROW + 3))
+    ).add_params(pick).properties(height=alt.Step(_ROW + 3), autosize=FIT_X)
 
 
 # --- probe 4: whitespace -------------------------------------------------------------------
-def whitespace_deltas(trailing: pd.DataFrame) -> alt.HConcatChart:
-    """Extra tokens (mean over texts) when appending k spaces (left) or a newline/tab (right).
+def whitespace_deltas(trailing: pd.DataFrame) -> alt.VConcatChart:
+    """Extra tokens (mean over texts) when appending k spaces (above) or a newline/tab (below).
 
     Args:
         trailing: `probes.whitespace.trailing_whitespace`.
@@ -360,15 +398,18 @@ def whitespace_deltas(trailing: pd.DataFrame) -> alt.HConcatChart:
            alt.Tooltip("changed_pct:Q", title="texts whose earlier tokens changed (%)", format=".0f"),
            alt.Tooltip("n_texts:Q", title="texts")]
     y = alt.Y("extra:Q", title="extra tokens (mean over texts)")
-    spaces = alt.Chart(pooled[pooled["suffix_kind"] == "spaces"], title="k spaces").mark_line(point=True).encode(
+    spaces = alt.Chart(pooled[pooled["suffix_kind"] == "spaces"], title="k spaces").mark_line(
+        point=alt.OverlayMarkDef(filled=True, size=40)).encode(
         x=alt.X("k:Q", title="trailing spaces appended (k)", axis=alt.Axis(tickMinStep=1)), y=y,
-        color=_tokenizer_color(order), opacity=_fade(pick), tooltip=tip).add_params(pick)
+        color=_tokenizer_color(order), strokeDash=_tokenizer_dash(order), shape=_tokenizer_shape(order),
+        opacity=_fade(pick), tooltip=tip).add_params(pick)
     others = pooled[pooled["suffix_kind"] != "spaces"]
     rest = alt.Chart(others, title="newlines and tabs").mark_point(filled=True, size=70).encode(
         x=alt.X("suffix:N", sort=_order(trailing["suffix"]), title="appended instead", axis=alt.Axis(labelAngle=-30)),
-        y=y, color=_tokenizer_color(order), opacity=_fade(pick), tooltip=tip)
-    return alt.hconcat(spaces.properties(width=420, height=300), rest.properties(width=alt.Step(40), height=300),
-                       title="Trailing whitespace: extra tokens when a text ends in spaces, newlines or tabs")
+        y=y, color=_tokenizer_color(order), shape=_tokenizer_shape(order), opacity=_fade(pick), tooltip=tip)
+    return alt.vconcat(spaces.properties(height=260), rest.properties(height=220),
+                       title="Trailing whitespace: extra tokens when a text ends in spaces, newlines or tabs",
+                       autosize=FIT_X)
 
 
 def trailing_suffix(table: pd.DataFrame) -> alt.Chart:
@@ -383,14 +424,14 @@ def trailing_suffix(table: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Extra tokens from the suffix").mark_bar().encode(
         x=alt.X("extra_tokens:Q", title="extra tokens (after − before)", axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("tokenizer:N", sort=order, title="tokenizer"),
-        color=_tokenizer_color(order, below=True), opacity=_fade(pick),
+        color=_tokenizer_color(order), opacity=_fade(pick),
         tooltip=[alt.Tooltip("tokenizer:N", title="tokenizer"), alt.Tooltip("before:Q", title="tokens before"),
                  alt.Tooltip("after:Q", title="tokens after"), alt.Tooltip("extra_tokens:Q", title="extra tokens")],
-    ).add_params(pick).properties(height=alt.Step(_ROW + 3))
+    ).add_params(pick).properties(height=alt.Step(_ROW + 3), autosize=FIT_X)
 
 
 # --- probe 5: boundaries -------------------------------------------------------------------
-def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
+def boundary_agreement(matrix: pd.DataFrame) -> alt.LayerChart:
     """Heatmap of pairwise boundary agreement (Jaccard of boundary offsets), with values.
 
     Args:
@@ -403,7 +444,7 @@ def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
         data, x=alt.X("tokenizer_b:N", sort=order, title="tokenizer", axis=alt.Axis(labelAngle=-35, labelOverlap=False)),
         y=alt.Y("tokenizer_a:N", sort=order, title="tokenizer", axis=alt.Axis(labelOverlap=False)),
         color=alt.Color("value:Q", title=["Jaccard index of boundary", "offsets (1 = same cuts)"],
-                        scale=alt.Scale(scheme="viridis", domain=[0, 1])),
+                        scale=alt.Scale(scheme="viridis", domain=[0, 1]), legend=alt.Legend(orient="bottom")),
         label="label", dark_when="datum.value < 0.6",
         tooltip=[alt.Tooltip("tokenizer_a:N", title="tokenizer"), alt.Tooltip("tokenizer_b:N", title="vs"),
                  alt.Tooltip("jaccard:Q", title="Jaccard index", format=".4f"),
@@ -415,7 +456,7 @@ def boundary_agreement(matrix: pd.DataFrame) -> alt.HConcatChart:
 
 
 # figure name (as in the report) -> builder; the dashboard draws these from the report's tables
-AnyChart = alt.Chart | alt.LayerChart | alt.HConcatChart
+AnyChart = alt.Chart | alt.LayerChart | alt.VConcatChart
 """What every builder here returns: one view, a layered one, or views side by side."""
 CHARTS: dict[str, Callable[[pd.DataFrame], AnyChart]] = {
     "chars_per_token_by_category": chars_per_token_by_category,

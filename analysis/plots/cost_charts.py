@@ -16,10 +16,15 @@ import altair as alt
 import pandas as pd
 
 from ..cost import format_usd
+# charts.FIT_X: the column's width and the height the bars, axes and legend need (Streamlit's default
+# "fit" squeezed them into the height given: three bars were drawn in 78 px, their labels overlaid)
+from .charts import FIT_X
 
 EXACT, ESTIMATE = "#3b6ea8", "#d08c2e"  # as plots.cost: exact or documented count, estimate
-_KINDS = ["exact or documented count", "estimate (a proxy tokenizer or format)"]
-_ROW = 26  # bar height in pixels
+# short, so that the legend under a phone's plot (which starts after the model names) fits its width;
+# the tooltip says each model's exactness in full
+_KINDS = ["exact or documented", "estimate (proxy)"]
+_ROW = 26  # pixels per bar (a step: the chart grows with the models)
 
 
 def _usd(v: Any) -> float | None:
@@ -30,9 +35,10 @@ def _kind(exactness: Any) -> str:
     return _KINDS[1] if exactness == "estimate" else _KINDS[0]
 
 
-def _colour(title: str = "count") -> alt.Color:
+def _colour(title: str = "token count") -> alt.Color:
+    # below the plot, one entry per line: each name whole at a phone's width
     return alt.Color("kind:N", title=title, scale=alt.Scale(domain=_KINDS, range=[EXACT, ESTIMATE]),
-                     legend=alt.Legend(orient="bottom", symbolLimit=0, labelLimit=0))
+                     legend=alt.Legend(orient="bottom", direction="vertical", symbolLimit=0, labelLimit=0))
 
 
 def not_drawn(models: pd.DataFrame, column: str) -> list[str]:
@@ -61,9 +67,10 @@ def _bars(models: pd.DataFrame, column: str, *, x_title: str, title: str,
                alt.Tooltip("status:N", title="status")]
     return alt.Chart(data, title=title).mark_bar().encode(
         x=alt.X("usd:Q", title=x_title, axis=alt.Axis(format="$,.4~g")),
-        y=alt.Y("model:N", sort=data["model"].tolist(), title="model", axis=alt.Axis(labelLimit=260)),
+        y=alt.Y("model:N", sort=data["model"].tolist(), title="model",
+                axis=alt.Axis(labelLimit=220, labelOverlap=False)),
         color=_colour(), tooltip=tooltip,
-    ).properties(height=max(_ROW * len(data), 60))
+    ).properties(height=alt.Step(_ROW), autosize=FIT_X)
 
 
 def monthly_cost_bar(models: pd.DataFrame) -> alt.Chart:
@@ -105,7 +112,7 @@ def cost_vs_chars_per_token(models: pd.DataFrame) -> alt.Chart:
                  alt.Tooltip("exactness:N", title="exactness")])
     points = base.mark_point(size=90, filled=True).encode(color=_colour())
     labels = base.mark_text(align="left", dx=7, dy=-5, fontSize=10).encode(text="model:N")
-    return (points + labels).properties(height=380)
+    return (points + labels).properties(height=380, autosize=FIT_X)
 
 
 def traffic_cost_per_day(days: pd.DataFrame) -> alt.Chart:
@@ -120,8 +127,9 @@ def traffic_cost_per_day(days: pd.DataFrame) -> alt.Chart:
     return alt.Chart(data, title="Cost per day of the logged traffic, by model (USD, estimate)").mark_line(point=True).encode(
         x=alt.X("day:T", title="day (UTC)", axis=alt.Axis(format="%Y-%m-%d", tickCount=ticks, labelAngle=-30)),
         y=alt.Y("usd:Q", title="USD per day (estimate)", axis=alt.Axis(format="$,.4~g")),
-        color=alt.Color("model:N", title="model (click to pick)", legend=alt.Legend(symbolLimit=0, labelLimit=0)),
+        color=alt.Color("model:N", title="model (click to pick)",
+                        legend=alt.Legend(orient="bottom", direction="vertical", symbolLimit=0, labelLimit=0)),
         opacity=alt.when(pick).then(alt.value(1.0)).otherwise(alt.value(0.15)),
         tooltip=[alt.Tooltip("model:N", title="model"), alt.Tooltip("day:T", title="day", format="%Y-%m-%d"),
                  alt.Tooltip("usd_text:N", title="USD that day"), alt.Tooltip("n_requests:Q", title="requests")],
-    ).add_params(pick).properties(height=320)
+    ).add_params(pick).properties(height=320, autosize=FIT_X)

@@ -192,13 +192,14 @@ def diff_regions(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece]
     inside it (so their tokens there differ).
 
     Returns:
-        Up to `limit` rows: start, end (character offsets), text, a, b ("|"-separated pieces,
-        whitespace visible), n_a, n_b (tokens in the region).
+        Up to `limit` rows: start, end (character offsets), text, a, b (the pieces, whitespace
+        visible, one space between them: a separator the pieces cannot hold, since a space in
+        the text is drawn ·), n_a, n_b (tokens in the region).
 
     >>> a = [Piece(1, b"ab", 0, 2), Piece(2, b" c", 2, 4)]
     >>> b = [Piece(7, b"a", 0, 1), Piece(8, b"b", 1, 2), Piece(9, b" c", 2, 4)]
     >>> diff_regions("ab c", a, b)[["text", "a", "b"]].values.tolist()
-    [['ab', 'ab', 'a|b']]
+    [['ab', 'ab', 'a b']]
     """
     ends_a, ends_b = list(map(_END, pieces_a)), list(map(_END, pieces_b))
     shared = sorted(set(ends_a).intersection(ends_b) | {0})
@@ -213,7 +214,7 @@ def diff_regions(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece]
         start, end = shared[k], shared[k + 1]
         a, b = pieces_a[cut_a[k] : cut_a[k + 1]], pieces_b[cut_b[k] : cut_b[k + 1]]
         rows.append({"start": start, "end": end, "text": visible(text[start:end]),
-                     "a": "|".join(piece_label(text, p) for p in a), "b": "|".join(piece_label(text, p) for p in b),
+                     "a": " ".join(piece_label(text, p) for p in a), "b": " ".join(piece_label(text, p) for p in b),
                      "n_a": len(a), "n_b": len(b)})
         if len(rows) >= limit:
             break

@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..errors import BadInput
+from ..errors import BadInput, shown
+from ..textio.numbers import ascii_whole
+from .mediaread import MAX_PIXELS
 from .request import MEDIA_PARTS, AudioPart, FilePart, ImagePart, Part, Request, ToolResult, VideoPart
 
 MEDIA = ("image", "audio", "video", "pdf")
@@ -294,6 +296,8 @@ def count_media(request: Request, names: tuple[str, ...], *, image_size: Size = 
             lines.append(MediaLine(label, None, "not counted", why))
             continue
         priced = KINDS[rule.kind](part, rule.params, image_size)
+        if isinstance(priced, str) and getattr(part, "unsized", None):
+            priced = f"{getattr(part, 'unsized')}, so it is not used; {priced}"
         if isinstance(priced, str):
             lines.append(MediaLine(label, None, "not counted", priced, rule.source))
         elif isinstance(priced, Estimated):
@@ -319,12 +323,17 @@ def without_media(request: Request) -> Request:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    """ "1024x768" -> (1024, 768).
+    """ "1024x768" -> (1024, 768): ASCII digits, each side from 1 to `MAX_PIXELS`, the cap of a
+    size a part states or a header gives.
 
     Raises:
-        BadInput: not WIDTHxHEIGHT in positive pixels.
+        BadInput: not WIDTHxHEIGHT in pixels within the cap (the value shown cut and escaped).
     """
     w, sep, h = text.lower().strip().partition("x")
-    if not sep or not w.isdigit() or not h.isdigit() or int(w) <= 0 or int(h) <= 0:
-        raise BadInput(f"image size {text!r} is not WIDTHxHEIGHT in pixels: give it as, say, 1024x768")
-    return int(w), int(h)
+    try:
+        if not sep:
+            raise BadInput("no x")
+        return ascii_whole(w, "width", top=MAX_PIXELS), ascii_whole(h, "height", top=MAX_PIXELS)
+    except BadInput:
+        raise BadInput(f"image size {shown(text)} is not WIDTHxHEIGHT in pixels, each side a whole number from 1 "
+                       f"to {MAX_PIXELS:,} in ASCII digits: give it as, say, 1024x768") from None

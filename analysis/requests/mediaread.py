@@ -19,13 +19,20 @@ import binascii
 import re
 import struct
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BadInput
+from ..errors import BadInput, shown
 from .request import AudioPart, FilePart, ImagePart, VideoPart
 
-_DATA_URL = re.compile(r"data:([\w.+-]+/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*)(;base64)?,", re.ASCII)
+# Every repeat bounded (a media type's names, at most 16 parameters of bounded length) and possessive,
+# so a data URL with no comma fails in time linear in what it could match, never more.
+_DATA_URL = re.compile(r"data:([\w.+-]{1,127}+/[\w.+-]{1,127}+)?((?:;[\w-]{1,64}+=[^;,]{0,1024}+){0,16}+)(;base64)?,",
+                       re.ASCII)
+# The most boxes, chunks or segments a header walk visits: real files have tens before the one
+# read here; a file of millions of empty ones is read no further than this.
+MAX_STEPS = 10_000
 
 
 def inline_bytes(value: str | None) -> tuple[bytes, str | None] | None:
@@ -48,9 +55,29 @@ def inline_bytes(value: str | None) -> tuple[bytes, str | None] | None:
     elif "://" in value[:16]:
         return None
     try:
-        return base64.b64decode(value + "=" * (-len(value) % 4), validate=False), media
+        return _b64decode(value), media
     except (binascii.Error, ValueError):
         return None
+
+
+B64_PIECE = 1 << 18  # characters decoded by one call: a few ms, so a server thread holds the GIL no longer
+
+
+def _b64decode(text: str) -> bytes:
+    """Base64 text (padding optional, other characters dropped), decoded in pieces of `B64_PIECE`
+    characters while the text is clean base64: a 4 MB body decoded in one call holds the GIL for
+    tens of ms, and every other request of the server waits as long."""
+    pad = "=" * (-len(text) % 4)
+    if len(text) <= B64_PIECE:
+        return base64.b64decode(text + pad, validate=False)
+    pieces = []
+    for at in range(0, len(text), B64_PIECE):
+        piece = text[at:at + B64_PIECE]
+        try:
+            pieces.append(base64.b64decode(piece + pad if at + B64_PIECE >= len(text) else piece, validate=True))
+        except binascii.Error:  # line breaks or other characters: the lenient decoder, in one call
+            return base64.b64decode(text + pad, validate=False)
+    return b"".join(pieces)
 
 
 def _png(b: bytes) -> tuple[int, int] | None:
@@ -72,8 +99,8 @@ def _jpeg(b: bytes) -> tuple[int, int] | None:
     if b[:2] != b"\xff\xd8":
         return None
     i = 2
-    while i + 4 <= len(b):
-        if b[i] != 0xFF:
+    for _ in range(MAX_STEPS):
+        if i + 4 > len(b) or b[i] != 0xFF:
             return None
         marker = b[i + 1]
         if marker == 0xFF:  # fill byte
@@ -123,7 +150,9 @@ def wav_seconds(data: bytes) -> float | None:
     if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
         return None
     i, byte_rate, size = 12, 0, None
-    while i + 8 <= len(data):
+    for _ in range(MAX_STEPS):
+        if i + 8 > len(data):
+            break
         chunk, length = data[i:i + 4], struct.unpack("<I", data[i + 4:i + 8])[0]
         if chunk == b"fmt " and i + 20 <= len(data):
             (byte_rate,) = struct.unpack("<I", data[i + 16:i + 20])
@@ -144,7 +173,9 @@ def mp4_seconds(data: bytes) -> float | None:
     their sizes, so only the headers are read.
     """
     i = 0
-    while i + 8 <= len(data):
+    for _ in range(MAX_STEPS):
+        if i + 8 > len(data):
+            return None
         size, kind = struct.unpack(">I4s", data[i:i + 8])
         head = 8
         if size == 1 and i + 16 <= len(data):  # a 64-bit size
@@ -161,7 +192,9 @@ def mp4_seconds(data: bytes) -> float | None:
 
 def _mvhd(moov: bytes) -> float | None:
     j = 0
-    while j + 8 <= len(moov):
+    for _ in range(MAX_STEPS):
+        if j + 8 > len(moov):
+            return None
         size, kind = struct.unpack(">I4s", moov[j:j + 8])
         if size < 8:
             return None
@@ -178,27 +211,152 @@ def _mvhd(moov: bytes) -> float | None:
     return None
 
 
-_PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b", re.S)
-_PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
+# The PDF walk: each dictionary (`<< ... >>`) is visited once, and only its own bytes (its nested
+# dictionaries' are their own) are searched, with every gap bounded, so the walk is linear in the
+# file. A stream's bytes (between `stream` and `endstream`) are skipped, not read as dictionaries.
+# The marks are found with `bytes.find` (a few ms for 3 MB), not a regex alternation (over 300 ms,
+# with the GIL held: the server would answer nothing else meanwhile).
+_PDF_PAGES = re.compile(rb"/Type\s{0,64}/Pages(?![A-Za-z0-9])")
+_PDF_PAGE = re.compile(rb"/Type\s{0,64}/Page(?![A-Za-z0-9])")
+_PDF_COUNT = re.compile(rb"/Count\s{1,64}(\d{1,%d})(\d?)" % 18)
+MAX_PDF_DEPTH = 64  # dictionaries nested deeper than this are read as their parent's bytes
+MAX_DICT_BYTES = 4_000_000  # the most of one dictionary's own bytes searched (a 100,000-page /Kids is ~1 MB)
+MAX_PDF_DICTS = 200_000  # the most dictionaries read: a 1,000-page PDF has a few tens of thousands
+_MARKS = (b"<<", b">>", b"stream")
 
 
-def pdf_pages(data: bytes) -> int | None:
+def _pdf_dicts(data: bytes) -> Iterator[bytes]:
+    """Each dictionary's own bytes (its nested dictionaries left out), in the order they close."""
+    stack: list[list[bytes]] = []
+    sizes: list[int] = []
+    deeper = 0  # dictionaries open past MAX_PDF_DEPTH
+    at = 0  # where the innermost open dictionary's current run of own bytes began
+    i = 0
+    ahead = [data.find(mark) for mark in _MARKS]  # the next place of each mark at or after i
+    while True:
+        for k, mark in enumerate(_MARKS):
+            if 0 <= ahead[k] < i:
+                ahead[k] = data.find(mark, i)
+        found = [p for p in ahead if p >= 0]
+        if not found:
+            return
+        pos = min(found)
+        kind = ahead.index(pos)
+        i = pos + 2
+        if kind == 0:
+            if len(stack) >= MAX_PDF_DEPTH:
+                deeper += 1
+            else:
+                if stack:
+                    _keep(stack[-1], sizes, data, at, pos)
+                stack.append([])
+                sizes.append(0)
+                at = i
+        elif kind == 1:
+            if deeper:
+                deeper -= 1
+            elif stack:
+                _keep(stack[-1], sizes, data, at, pos)
+                own = stack.pop()
+                sizes.pop()
+                yield b"".join(own)
+                at = i
+        else:
+            i = pos + 6
+            if stack or data[pos - 1:pos].isalpha() or data[i:i + 1] not in (b"\r", b"\n"):
+                continue  # a word in a dictionary, "endstream", or not the keyword
+            end = data.find(b"endstream", i)  # a stream's body: binary bytes, skipped to its end
+            if end < 0:
+                return
+            i = at = end + 9
+
+
+def _keep(own: list[bytes], sizes: list[int], data: bytes, start: int, end: int) -> None:
+    room = MAX_DICT_BYTES - sizes[-1]
+    if room > 0 and end > start:
+        piece = data[start:min(end, start + room)]
+        own.append(piece)
+        sizes[-1] += len(piece)
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfRange:
+    """A size a part's header gives beyond the caps (`MAX_PIXELS`, `MAX_SECONDS`, `MAX_PAGES`):
+    the part is counted as unsized, and `note` says why."""
+    note: str
+
+
+def pdf_pages(data: bytes) -> int | OutOfRange | None:
     """A PDF's page count: the largest /Count of its page-tree nodes (the root's), else the number
     of /Type /Page objects; None for a file that is not a PDF or shows neither (compressed object
-    streams can hide both).
+    streams can hide both); `OutOfRange` for a count above `MAX_PAGES`.
+
+    >>> pdf_pages(b"%PDF-1.4 << /Type /Pages /Kids [] /Count 3 >>")
+    3
+    >>> pdf_pages(b"%PDF-1.4 << /Count 1000000000000 /Type /Pages >>")
+    OutOfRange(note='the PDF header gives 1000000000000 pages, more than the cap of 100,000')
     """
     if not data.startswith(b"%PDF-"):
         return None
-    counts = [int(a or b) for a, b in _PAGES_COUNT.findall(data)]
-    if counts:
-        return max(counts)
-    pages = len(_PAGE.findall(data))
+    count: int | None = None
+    over: str | None = None
+    pages = 0
+    for seen, own in enumerate(_pdf_dicts(data)):
+        if seen >= MAX_PDF_DICTS:
+            return OutOfRange(f"the PDF holds more than {MAX_PDF_DICTS:,} dictionaries, the most read for a page count")
+        if _PDF_PAGES.search(own):
+            for m in _PDF_COUNT.finditer(own):
+                digits = m.group(1) + m.group(2)
+                n = int(m.group(1)) if not m.group(2) else None
+                if n is None or n > MAX_PAGES:
+                    over = over or (digits.decode() if n is not None else f"a {len(digits)}+ digit number of")
+                elif count is None or n > count:
+                    count = n
+        elif _PDF_PAGE.search(own):
+            pages += 1
+    if over is not None:
+        return OutOfRange(f"the PDF header gives {over} pages, more than the cap of {MAX_PAGES:,}")
+    if count is not None:
+        return count
+    if pages > MAX_PAGES:
+        return OutOfRange(f"the PDF holds more than {MAX_PAGES:,} page objects, the cap")
     return pages or None
 
 
-# -- what a part may say of itself -------------------------------------------------------------
+# -- the caps: one per size, however it arrives ----------------------------------------------------
+# A size a part states (`declared`), a header holds (the readers above), a flag gives
+# (--image-size, `media.parse_size`) or an offset implies (Gemini's videoMetadata) meets the same
+# cap. From a field or a flag a size out of range is refused, naming it; from a header the part is
+# counted as unsized, with a note (`OutOfRange`). docs/reliability.md lists them.
 MAX_PIXELS = 100_000  # a side longer than this is a typo, not an image
-MAX_SECONDS = 86_400.0 * 7
+MAX_SECONDS = 86_400.0 * 7  # a week of audio or video
+MAX_PAGES = 100_000  # no provider takes a PDF of more than a few thousand pages
+MAX_FPS = 24.0  # Gemini samples at most 24 frames a second, so frames are at most MAX_SECONDS * MAX_FPS
+
+
+def _in_range(what: str, value: float, top: float, unit: str) -> str | None:
+    """Why a size read from a header is out of range, or None."""
+    if value != value or not 0 < value <= top:  # value != value: NaN
+        return f"the {what} header gives {value:.6g} {unit}, outside the cap of 1 to {top:,g}"
+    return None
+
+
+def read_image(data: bytes) -> tuple[int, int] | OutOfRange | None:
+    """`image_size` within the caps: (width, height), `OutOfRange` past `MAX_PIXELS`, or None."""
+    size = image_size(data)
+    if size is None:
+        return None
+    why = _in_range("image", max(size), MAX_PIXELS, "pixels a side")
+    return OutOfRange(why) if why else size
+
+
+def read_seconds(data: bytes, *, audio: bool) -> float | OutOfRange | None:
+    """A clip's length from its header (WAV or MP4 for audio, MP4 for video), within `MAX_SECONDS`."""
+    seconds = (wav_seconds(data) or mp4_seconds(data)) if audio else mp4_seconds(data)
+    if seconds is None:
+        return None
+    why = _in_range("clip", seconds, MAX_SECONDS, "seconds")
+    return OutOfRange(why) if why else seconds
 
 
 IMAGE_SIZE = ("width", "height")
@@ -227,31 +385,55 @@ def declared(part: Mapping[str, Any], where: str, keys: tuple[str, ...]) -> dict
         ok = isinstance(value, int) if whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok or not 0 < value <= top:
             kind = "a whole number of pixels" if whole else "a number of seconds"
-            raise BadInput(f"{where}.{key} must be {kind} between 1 and {top:,g}, got {value!r}")
+            raise BadInput(f"{where}.{key} must be {kind} between 1 and {top:,g}, got {shown(value)}")
         out[key] = value
     if ("width" in out) != ("height" in out):
         raise BadInput(f"{where}: give both width and height of the image, or neither")
     return out
 
 
+IMAGE_DETAILS = ("auto", "low", "high")  # OpenAI's image `detail`
+
+
+def image_detail(value: str | None, where: str) -> str | None:
+    """OpenAI's image `detail` ("auto", "low" or "high"), or None when absent.
+
+    Raises:
+        BadInput: any other value, with the valid ones (the value cut and escaped).
+    """
+    if value is None or value in IMAGE_DETAILS:
+        return value
+    raise BadInput(f"{where} must be one of {', '.join(IMAGE_DETAILS)}, got {shown(value)}")
+
+
+def _note(read: object) -> str | None:
+    return read.note if isinstance(read, OutOfRange) else None
+
+
 def image_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
                detail: str | None = None, width: int | None = None, height: int | None = None,
                resolution: str | None = None) -> ImagePart:
     """An `ImagePart` sized from its inline bytes (`data`, or `url` when it is a data URL), else by
-    the `width` and `height` the part states."""
+    the `width` and `height` the part states; a header out of range leaves it unsized, with a note."""
     raw = inline_bytes(data if data is not None else url)
-    size = (image_size(raw[0]) if raw else None) or ((width, height) if width and height else None)
+    read = read_image(raw[0]) if raw else None
+    if isinstance(read, OutOfRange):
+        size = None
+    else:
+        size = read or ((width, height) if width and height else None)
     media_type = media_type or (raw[1] if raw else None)
     return ImagePart(url=url, media_type=media_type, detail=detail,
-                     width=size[0] if size else None, height=size[1] if size else None, resolution=resolution)
+                     width=size[0] if size else None, height=size[1] if size else None, resolution=resolution,
+                     unsized=_note(read))
 
 
 def audio_part(data: str | None, media_type: str | None = None, *,
                seconds: float | None = None) -> AudioPart:
     """An `AudioPart` whose duration is read from inline WAV or M4A bytes, else the `seconds` it states."""
     raw = inline_bytes(data)
-    read = (wav_seconds(raw[0]) or mp4_seconds(raw[0])) if raw else None
-    return AudioPart(media_type=media_type, seconds=read if read is not None else seconds)
+    read = read_seconds(raw[0], audio=True) if raw else None
+    length = None if isinstance(read, OutOfRange) else read if read is not None else seconds
+    return AudioPart(media_type=media_type, seconds=length, unsized=_note(read))
 
 
 def video_part(url: str | None = None, *, data: str | None = None, media_type: str | None = None,
@@ -259,9 +441,10 @@ def video_part(url: str | None = None, *, data: str | None = None, media_type: s
                fps: float | None = None) -> VideoPart:
     """A `VideoPart` whose length is read from inline MP4/MOV bytes, else the `seconds` given."""
     raw = inline_bytes(data if data is not None else url)
-    read = mp4_seconds(raw[0]) if raw else None
+    read = read_seconds(raw[0], audio=False) if raw else None
+    length = None if isinstance(read, OutOfRange) else read if read is not None else seconds
     return VideoPart(url=url, media_type=media_type or (raw[1] if raw else None),
-                     seconds=read if read is not None else seconds, fps=fps, resolution=resolution)
+                     seconds=length, fps=fps, resolution=resolution, unsized=_note(read))
 
 
 def file_part(name: str | None = None, *, data: str | None = None, media_type: str | None = None,
@@ -269,7 +452,8 @@ def file_part(name: str | None = None, *, data: str | None = None, media_type: s
     """A `FilePart` whose page count is read from inline PDF bytes (a data URL or base64)."""
     raw = inline_bytes(data)
     media_type = media_type or (raw[1] if raw else None)
-    pages = pdf_pages(raw[0]) if raw else None
-    if pages is not None and media_type is None:
+    read = pdf_pages(raw[0]) if raw else None
+    if read is not None and media_type is None:
         media_type = "application/pdf"
-    return FilePart(name=name, media_type=media_type, pages=pages, resolution=resolution)
+    return FilePart(name=name, media_type=media_type, pages=read if isinstance(read, int) else None,
+                    resolution=resolution, unsized=_note(read))

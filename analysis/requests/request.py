@@ -33,12 +33,14 @@ class ImagePart:
     width: int | None = None
     height: int | None = None
     resolution: str | None = None  # Gemini's media_resolution: "low" / "medium" / "high" / "ultra_high"
+    unsized: str | None = None  # why a size its header gives was not used (out of the caps), or None
 
 
 @dataclass(frozen=True, slots=True)
 class AudioPart:
     media_type: str | None = None
     seconds: float | None = None  # read from an inline WAV's header; None: not known
+    unsized: str | None = None  # why a size its header gives was not used (out of the caps), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,7 @@ class VideoPart:
     seconds: float | None = None
     fps: float | None = None  # frames sampled per second, where the request sets it (Gemini's videoMetadata.fps)
     resolution: str | None = None  # Gemini's media_resolution "low" / "medium" / "high"
+    unsized: str | None = None  # why a size its header gives was not used (out of the caps), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,7 @@ class FilePart:
     media_type: str | None = None
     pages: int | None = None  # an inline PDF's page count; None: not known
     resolution: str | None = None  # Gemini's media_resolution for the part
+    unsized: str | None = None  # why a size its header gives was not used (out of the caps), or None
 
 
 @dataclass(frozen=True, slots=True)

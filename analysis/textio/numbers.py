@@ -1,15 +1,22 @@
-"""argparse types for the numbers a flag takes: each has both bounds, and a refusal names the range.
+"""Numbers as they arrive in text: argparse types for the knobs of a run, and bounded ASCII digits.
 
 Unlike `cost.to_decimal` (a workload's values, shared with the dashboard), these are the knobs of
-a run: worker counts, time-outs, megabytes. A value is parsed as a Decimal first, so a typed
-1e-999999999 or 1e999999999 is refused by its size instead of rounding to 0 or inf.
+a run (worker counts, time-outs, megabytes) and the sizes a flag, a header or an offset gives
+(`ascii_whole`, `ascii_seconds`). A knob is parsed as a Decimal first, so a typed 1e-999999999 or
+1e999999999 is refused by its size instead of rounding to 0 or inf. A size is read only from
+ASCII digits, with a limit on their number, so "inf", "nan", "²", "١٠" and "1_000" (which
+Python's `int` and `float` take, or which `str.isdigit` calls digits) are refused by name before
+any conversion, and no conversion meets the 4,300-digit limit of `int`.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, InvalidOperation
+
+from ..errors import BadInput, shown
 
 
 def compact_number(value: Decimal | float | int, *, digits: int = 15) -> str:
@@ -73,3 +80,58 @@ WORKERS = bounded(1, 4096, integer=True, unit="processes")
 TIMEOUT = bounded(0.1, 3600, unit="seconds")
 MEGABYTES = bounded(0.001, 10_000_000, unit="MB")
 PERCENT = bounded(0, 1_000_000, unit="percent")
+
+
+MAX_DIGITS = 18  # the most digits of a size (below 2**63): none the caps allow needs more
+_WHOLE = re.compile(r"[0-9]{1,%d}" % MAX_DIGITS, re.ASCII)
+_SECONDS = re.compile(r"([0-9]{1,%d})(?:\.([0-9]{1,9}))?s?" % MAX_DIGITS, re.ASCII)
+
+
+def _refusal(what: str, text: str, expected: str) -> str:
+    return f"{what} must be {expected}, got {shown(text, 40)}"
+
+
+def ascii_whole(text: str, what: str, *, top: int) -> int:
+    """A whole number from 1 to `top` written in ASCII digits (at most `MAX_DIGITS`).
+
+    >>> ascii_whole("1024", "width", top=100_000)
+    1024
+    >>> ascii_whole("²", "width", top=100_000)
+    Traceback (most recent call last):
+    ...
+    analysis.errors.BadInput: width must be a whole number from 1 to 100,000 in ASCII digits, got '²'
+
+    Raises:
+        BadInput: anything else, naming `what`, the range and the value (cut to 40 characters).
+    """
+    expected = f"a whole number from 1 to {top:,} in ASCII digits"
+    if not _WHOLE.fullmatch(text):
+        raise BadInput(_refusal(what, text, expected))
+    n = int(text)
+    if not 1 <= n <= top:
+        raise BadInput(_refusal(what, text, expected))
+    return n
+
+
+def ascii_seconds(text: str, what: str, *, top: float) -> float:
+    """A protobuf Duration in JSON ("12.5s") or plain seconds ("12.5"): ASCII digits, at most
+    nine after the point, from 0 to `top`.
+
+    >>> ascii_seconds("12.5s", "endOffset", top=60)
+    12.5
+    >>> ascii_seconds("infs", "endOffset", top=60)
+    Traceback (most recent call last):
+    ...
+    analysis.errors.BadInput: endOffset must be a duration such as "12.5s" from 0 to 60 seconds, got 'infs'
+
+    Raises:
+        BadInput: anything else, naming `what`, the range and the value.
+    """
+    expected = f'a duration such as "12.5s" from 0 to {top:,g} seconds'
+    m = _SECONDS.fullmatch(text)
+    if not m:
+        raise BadInput(_refusal(what, text, expected))
+    value = int(m.group(1)) + (int(m.group(2)) / 10 ** len(m.group(2)) if m.group(2) else 0.0)
+    if value > top:
+        raise BadInput(_refusal(what, text, expected))
+    return value

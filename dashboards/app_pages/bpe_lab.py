@@ -64,14 +64,28 @@ def step_through() -> None:
     if learned == 0:
         return
     # A new corpus or number of merges is a new training: show its end, not the step the last one
-    # was left at (the first run keeps a link's step).
+    # was left at (the first run keeps a link's step, clamped to the steps learned, and says so).
     trained = (corpus, n_merges)
     if st.session_state.get("_lab_trained", trained) != trained:
         st.session_state["lab_step"] = learned
     st.session_state["_lab_trained"] = trained
-    if "lab_step" not in st.session_state:  # a value set above must not also be the slider's default
+    if "lab_step" not in st.session_state:  # a value set here must not also be the slider's default
+        linked = st.query_params.get("lab_step", "")
+        st.session_state["lab_step"] = int(linked) if linked.isdigit() else learned  # links.check read it
+    if st.session_state["lab_step"] > learned:
+        st.info(f"Step {st.session_state['lab_step']} is past the last merge learned here ({learned}): showing "
+                f"step {learned}, the last.")
         st.session_state["lab_step"] = learned
-    step = st.slider("Show the corpus after step", 0, learned, key="lab_step", bind="query-params")
+
+    def move(by: int) -> None:
+        st.session_state["lab_step"] = min(max(st.session_state["lab_step"] + by, 0), learned)
+
+    b1, b2, b3 = st.columns([1, 1, 6], vertical_alignment="bottom")
+    b1.button("Prev", icon=":material/chevron_left:", key="lab_prev", on_click=move, args=(-1,),
+              disabled=st.session_state["lab_step"] <= 0, width="stretch")
+    b2.button("Next", icon=":material/chevron_right:", key="lab_next", on_click=move, args=(1,),
+              disabled=st.session_state["lab_step"] >= learned, width="stretch")
+    step = b3.slider("Show the corpus after step", 0, learned, key="lab_step", bind="query-params")
 
     n_bytes = len(corpus.encode("utf-8"))
     n_tokens = n_bytes if step == 0 else int(rules["n_tokens"].iloc[step - 1])
@@ -88,19 +102,33 @@ def step_through() -> None:
         bad = rules.loc[~rules["round_trip"], "step"].tolist()
         st.error(f"Round-trip failed at steps {bad}.")
 
+    merged = steps.merges[step - 1] if step else None
+    st.markdown(f"**The corpus after step {step}** · {n_tokens:,} tokens"
+                + (f" · the merge just made, ringed where it occurs: `{rules['left'].iloc[step - 1]}` + "
+                   f"`{rules['right'].iloc[step - 1]}` → `{rules['merged'].iloc[step - 1]}`" if step else " · raw bytes"))
+    st.html(look.Html(html_tokens(corpus, corpus_views.lab_pieces(corpus, n_merges, step),
+                                  mark=None if merged is None else merged[0] + merged[1])))
+
     left, right = st.columns([3, 2])
     with left:
-        st.markdown("**Rules in the order learned** — *count* is how often the winning pair occurred when it won")
+        if step:
+            candidates = corpus_views.lab_candidates(corpus, n_merges, step)
+            st.markdown(f"**Step {step}: every pair counted** ({len(candidates):,}) — the most frequent wins "
+                        "(highlighted); counts are over the pre-tokens, each weighted by how often it occurs")
+            tie = steps.tie_break(step)
+            if tie:
+                st.caption(f"Tie-break: {tie}.")
+            st.dataframe(candidates.style.apply(
+                lambda row: ["background-color: #fde68a; font-weight: 700" if row["winner"] else ""] * len(row), axis=1),
+                hide_index=True, height=320, width="stretch", key="lab_candidates")
+        else:
+            st.markdown("**Step 0: the raw bytes.** Press *Next* to count every pair and make the first merge.")
+    with right:
+        st.markdown("**Rules in the order learned** — *count*: the winning pair's count when it won")
         st.dataframe(rules, hide_index=True, height=320, width="stretch",
                      column_config={"bytes_per_token": st.column_config.NumberColumn(format="%.2f")})
-    with right:
-        st.markdown("**Diminishing returns** — the winning pair's count, step by step")
-        st.line_chart(rules, x="step", y="count", height=320, x_label="merge step", y_label="pair count")
-
-    st.markdown(f"**The corpus after step {step}** · {n_tokens:,} tokens"
-                + (f" · last merge: `{rules['left'].iloc[step - 1]}` + `{rules['right'].iloc[step - 1]}` → "
-                   f"`{rules['merged'].iloc[step - 1]}`" if step else " · raw bytes"))
-    st.html(look.Html(html_tokens(corpus, corpus_views.lab_pieces(corpus, n_merges, step))))
+    st.markdown("**Diminishing returns** — the winning pair's count, step by step")
+    st.line_chart(rules, x="step", y="count", height=220, x_label="merge step", y_label="pair count")
 
 
 def train_and_compare() -> None:

@@ -6,19 +6,20 @@ format, through `analysis.requests.input_tokens`) and that count's price: the nu
 """
 
 import json
+import time
 
 import streamlit as st
 
 from analysis.compare import special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
-from analysis.render import highlight_prefix, html_tokens, markdown_text
+from analysis.render import highlight_prefix, html_tokens, markdown_text, not_in_every
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
 from dashboards import chat, links, look, shared, tokenizer_dir
 
 st.title("Compare")
-st.caption("Paste text or upload a file: how many tokens each tokenizer needs for it, and where each one cuts. "
-           "Ctrl+Enter counts. *Chat* counts a chat request per model, its format's tokens drawn apart.")
+st.caption("Type or paste a text: it is drawn token by token, and counted under every tokenizer as you type. "
+           "*Chat* counts a chat request per model, its format's tokens drawn apart.")
 
 # -- link: ?text=…&tokenizers=…&tokenizers=…&cost_model=… (the text only up to links.LINK_MAX_TEXT characters);
 # Chat mode: ?mode=Chat&chat={json}&chat_models=…. A model id is checked by the one resolver on the page
@@ -27,8 +28,9 @@ links.check("compare", [
     links.Param("mode", "Text or Chat", choices=lambda: ["Text", "Chat"]),
     links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
     links.Param("tokenizers", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
+    links.Param("draw", "tokenizer names", choices=tokenizer_dir.tokenizer_names),
     links.Param("cost_model", "a model id"),
-    # the boundary view: whose tokens are drawn, against which, and whether ids are listed
+    # the side-by-side view: whose tokens are drawn (2-4), which pair's differences are listed, ids listed or not
     links.Param("show", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
     links.Param("partner", "tokenizer names", choices=tokenizer_dir.tokenizer_names),
     links.Param("show_ids", "true or false", choices=lambda: ["true", "false"]),
@@ -58,21 +60,29 @@ if source == "Upload a file":
     if n_replaced:
         st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
 else:
-    text = st.text_area("Text", value=shared.sample_text(), height=180, key="text",
-                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Whitespace counts: trailing spaces and newlines are "
-                             f"kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
+    text = st.text_area("Text", value=shared.sample_text(), height=150, key="text",
+                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Counted as you type (a pause of "
+                             f"{look.LIVE_DELAY_MS} ms), or at once on Ctrl+Enter. Whitespace counts: trailing spaces "
+                             f"and newlines are kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
     look.focus_text_area()
+    look.live_text_area("text")
 
 all_names = tokenizer_dir.tokenizer_names()  # the catalogue's, then those of `dashboard --tokenizer-dir DIR`
 for folder_problem in tokenizer_dir.folder_tokenizers()[1]:  # a file that does not load: named, left out
     st.error(markdown_text(folder_problem), icon=":material/error:")
+# The first screen, top to bottom: the text drawn per token (one tokenizer), the count under each
+# tokenizer (name, tokens, characters per token), and the rest one click away. The widgets that
+# choose them are drawn into their places below, in the order the script needs their values.
+drawing_box = st.container()
+counts_box = st.container(key="counts")  # the class st-key-counts: where the browser tests find the counts
+more = st.expander("Every count: vocabulary, bytes, characters, fewest and most · pick the tokenizers")
+names = more.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 c1, c2 = st.columns([3, 1])
-names = c1.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
 
 
 def choose_model() -> str:
-    """The model box, in the column beside the tokenizers; drawn after the counts (it reads the price data)."""
-    return c2.selectbox("Count it for", shared.model_choices(), index=0, key="cost_model", bind="query-params",
+    """The model box (drawn after the counts: it reads the price data)."""
+    return c1.selectbox("Count it for", shared.model_choices(), index=0, key="cost_model", bind="query-params",
                         accept_new_options=True,
                         help="The text as one request to this model: its tokens with the model's chat format, and "
                              "their input price (what `tokenprism count` and `cost` give). Type any model id.")
@@ -86,7 +96,8 @@ else:
     left_out = (f"The text is longer than a link carries ({links.LINK_MAX_TEXT:,} characters, "
                 f"{links.LINK_MAX_TEXT_BYTES:,} bytes once encoded), so the link holds the tokenizers and "
                 "the model only: paste the text again after opening it.")
-links.copy_link("", note=left_out)
+with c2:
+    links.copy_link("", note=left_out)
 
 problem = input_problem(text)
 if problem or not names:
@@ -94,29 +105,53 @@ if problem or not names:
     st.warning(problem or "Pick at least one tokenizer.")
     st.stop()
 
-# The counts come first, one row per tokenizer as soon as it is counted, in the order picked: the
-# first row waits for one tokenizer, not for the ten (nor for the server's warm-up of the others).
-m1, m2, m3, m4 = st.columns(4)
+# The counts first (they are drawn below the drawing, and come before it): one row per tokenizer as
+# it is counted, in the order picked, so that on a cold server the first row waits for one tokenizer,
+# not for the others (nor for the server's warm-up of the others). While typing, every tokenizer is
+# loaded and the rows come within a blink: they are sent at most every PROGRESS_S, not one by one.
+m1, m2, m3, m4 = more.columns(4)
 m1.metric("Characters", f"{len(text):,}")
 m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
 fewest_slot, most_slot = m3.empty(), m4.empty()
 fewest_slot.metric("Fewest tokens", "…")  # until every row is in
 most_slot.metric("Most tokens", "…")
-with st.container(key="counts"):  # the class st-key-counts: where the browser tests find the counts
-    table_slot = st.empty()
-progress_slot = st.empty()
+table_slot = more.empty()
+with counts_box:
+    compact_slot = st.empty()
+    progress_slot = st.empty()
 rows: list[dict] = []
-progress_slot.caption(f"Counting under {names[0]} (1 of {len(names)})…")
+PROGRESS_S = 0.15
+sent = time.perf_counter()
 for rows in shared.count_rows(text, names):
-    table_slot.markdown(shared.counts_markdown(rows))  # drawn by the browser at once (see counts_markdown)
-    if len(rows) < len(names):
+    if len(rows) < len(names) and time.perf_counter() - sent > PROGRESS_S:
+        compact_slot.html(look.Html(shared.compact_counts(rows)))
         progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
+        sent = time.perf_counter()
+compact_slot.html(look.Html(shared.compact_counts(rows)))
 progress_slot.empty()
 table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
 fewest = min(rows, key=lambda r: r["n_tokens"])
 most = max(rows, key=lambda r: r["n_tokens"])
 fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
 most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
+
+prefix = highlight_prefix(text)
+with drawing_box:
+    d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
+    default_draw = shared.default_names(names)[0]
+    if st.session_state.get("draw") not in names:  # a tokenizer unpicked above is not drawn
+        st.session_state["draw"] = default_draw
+    drawn_name = d2.selectbox("Drawn with", names, key="draw", bind="query-params",
+                              help="The tokenizer whose tokens are drawn here, one colour per token.")
+    drawn_pieces = shared.pieces(prefix, drawn_name)
+    d1.markdown(f"**{drawn_name}** · {len(drawn_pieces):,} tokens"
+                + (f" (of the first {len(prefix):,} characters)" if len(prefix) < len(text) else ""))
+    st.html(look.Html(html_tokens(prefix, drawn_pieces)))
+    st.html(look.LEGEND)
+    with st.popover(f"Token ids ({len(drawn_pieces):,})", icon=":material/content_copy:"):
+        st.caption(f"The ids of {drawn_name}, in order: copy them with the button at the code's corner.")
+        st.code(", ".join(str(p.id) for p in drawn_pieces), language=None, wrap_lines=True, height=200)
+
 
 model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
@@ -132,7 +167,7 @@ else:
         st.markdown(f"**As one request to {model}** (the text as one user message)")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Input tokens", f"{counted.input_tokens:,}", counted.exactness, delta_color="off", delta_arrow="off")
-        m2.metric("Content tokens", f"{counted.content_tokens:,}", counted.tokenizer, delta_color="off",
+        m2.metric("Content tokens", f"{counted.content_tokens:,}", shared.tokenizer_label(counted), delta_color="off",
                   delta_arrow="off")
         m3.metric("Chat-format tokens", f"{counted.format_tokens:,}")
         m4.metric("Input cost", format_usd(usd))
@@ -145,57 +180,52 @@ if len(specials):
                "API counts user text, not as the special token's single id:", icon=":material/warning:")
     st.dataframe(specials, hide_index=True, width="stretch")
 
-st.subheader("Token boundaries")
-show = st.multiselect("Draw the tokens of", names, default=shared.default_names(names), key="show", bind="query-params",
-                      help="Drawn two to a row. Each is marked against the first one picked, and the first against the "
-                           "second (or the one chosen below): a token underlined in red has no identical token there.")
+st.subheader("Side by side: where tokenizers disagree")
+show = st.multiselect("Draw side by side", names, default=shared.default_names(names), key="show", bind="query-params",
+                      max_selections=4,
+                      help="Two to four tokenizers, each in its own column. A token is ringed where its span is not a "
+                           "token in every other column.")
 show_ids = st.toggle("List every token's id and bytes", key="show_ids", bind="query-params")
-prefix = highlight_prefix(text)
-if len(prefix) < len(text):
-    st.caption(f"Drawing the first {len(prefix):,} of {len(text):,} characters (the counts above are for all of it).")
 if not show:
-    st.info("Pick tokenizers to draw their tokens.")
+    st.info("Pick tokenizers to draw their tokens side by side.")
     st.stop()
 # Each tokenizer is drawn once, with its differences marked: a drawing is the browser's largest
 # piece of work on this page (one st.html block of up to ~170 KB that the browser sanitises,
-# parses and lays out), so the side-by-side view is the drawing itself, not a second copy of it.
-first = show[0]
-partner = show[1] if len(show) > 1 else None
-if len(show) > 2:
-    partner = st.selectbox(f"Compare {first} in detail with", show[1:], key="partner", bind="query-params",
-                           help=f"The tokenizer that {first}'s drawing is marked against, and that the table of "
-                                "differences compares it with.")
-st.html(look.LEGEND)
+# parses and lays out).
 drawn = {name: shared.pieces(prefix, name) for name in show}
-if partner is not None:
+if len(show) > 1:
+    counts = {name: len(ps) for name, ps in drawn.items()}
+    low, high = min(counts, key=counts.__getitem__), max(counts, key=counts.__getitem__)
+    st.html(look.DIFF_LEGEND)
+    st.caption(f"Spread: {counts[low]:,} tokens ({low}) to {counts[high]:,} ({high}), "
+               f"{counts[high] - counts[low]:,} tokens apart"
+               + (f", {counts[high] / counts[low]:.2f}×" if counts[low] else "")
+               + (f" · of the first {len(prefix):,} characters" if len(prefix) < len(text) else "") + ".")
+for col, name in zip(st.columns(len(show)), show):
+    ps = drawn[name]
+    others = [drawn[o] for o in show if o != name]
+    col.markdown(f"**{name}** · {len(ps):,} tokens")
+    if others:
+        ringed = sum(not_in_every(ps, others))
+        col.caption(f"{ringed:,} ringed: not a token in every other column")
+    col.html(look.Html(html_tokens(prefix, ps, others=others)))
+    if show_ids:
+        col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
+                        "partial": p.partial} for i, p in enumerate(ps[:5000])],
+                      hide_index=True, width="stretch", height=240)
+if len(show) > 1:
+    first = show[0]
+    partner = show[1]
+    if len(show) > 2:
+        partner = st.selectbox(f"List where {first} and … cut differently", show[1:], key="partner",
+                               bind="query-params", help=f"The tokenizer whose cuts are listed against {first}'s.")
     diff = boundary_diff(drawn[first], drawn[partner])
-    st.caption(f"{first}: {len(drawn[first]):,} tokens · {partner}: {len(drawn[partner]):,} tokens · "
-               f"{diff.shared:,} cut positions shared, boundary agreement {diff.agreement:.0%}. "
-               "Tokens underlined in red have no identical token on the other side.")
-for row in range(0, len(show), 2):
-    cols = st.columns(2) if len(show) > 1 else [st.container()]
-    for col, name in zip(cols, show[row : row + 2]):
-        ps = drawn[name]
-        col.markdown(f"**{name}** · {len(ps):,} tokens")
-        if partner is None:
-            other = None
-        elif name == first:
-            other = drawn[partner]
-        else:
-            other = drawn[first]
-            if name != partner:  # the pair's agreement is in the caption above
-                d = boundary_diff(ps, other)
-                col.caption(f"vs {first}: {d.shared:,} cut positions shared, boundary agreement {d.agreement:.0%}")
-        col.html(look.Html(html_tokens(prefix, ps, other=other)))
-        if show_ids:
-            col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
-                            "partial": p.partial} for i, p in enumerate(ps[:5000])],
-                          hide_index=True, width="stretch", height=240)
-if partner is not None:
     regions = diff_regions(prefix, drawn[first], drawn[partner])
     st.markdown(f"**Where {first} and {partner} cut differently** · "
-                f"{len(regions):,}{'+' if len(regions) == 200 else ''} stretches")
+                f"{len(regions):,}{'+' if len(regions) == 200 else ''} stretches · {diff.shared:,} cut positions "
+                f"shared, boundary agreement {diff.agreement:.0%}")
     if len(regions):
         a, b = first, partner
+        st.caption("Each cell lists a stretch's tokens, one space between them (a space in the text is drawn ·).")
         st.dataframe(regions.rename(columns={"a": a, "b": b, "n_a": f"n_{a}", "n_b": f"n_{b}"}), hide_index=True,
                      width="stretch", height=min(38 + 35 * len(regions), 320))

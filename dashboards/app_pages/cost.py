@@ -13,9 +13,9 @@ from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_usd, iter_log_records, plan_traffic,
                            price_records, summarise)
 from analysis.report.tables import display_categories, display_models, model_notes
-from analysis.cost.caching import REASONING_NOT_INCLUDED
+from analysis.cost.caching import REASONING_NOT_INCLUDED, reasoning_rule
 from analysis.cost.shared_prefix import prefix_tools
-from analysis.errors import BadInput, UnknownName
+from analysis.errors import REFUSALS, BadInput, UnknownName
 from analysis.models import resolve
 from dashboards import corpus_views, fields, links, shared
 
@@ -52,7 +52,7 @@ NUMBERS = {
     "reasoning": ("cost_reasoning", "reasoning_tokens", "Reasoning tokens per request (models that reason)"),
     "per_lifetime": ("cost_per_lifetime", "requests_per_lifetime", "Requests per cache lifetime"),
 }
-UNLINKED = {"reasoning"}  # a field the link does not carry
+UNLINKED: set[str] = set()  # every field is in the link (the reasoning figure too: it changes the totals)
 form_fields = fields.Fields()
 
 
@@ -74,6 +74,26 @@ CATEGORIES = ["prose", "code", "multilingual"]
 # where an Anthropic-style cache may write (`cost --cache-breakpoints`): a pasted text has no cache_control
 BREAKPOINTS = {"request": "request: the request's own cache_control marks (a text has none, so nothing is cached)",
                "auto": "auto: after the system prompt and tools, and after the message"}
+
+
+def reasoners(models: list[str]) -> str:
+    """Which of `models` the reasoning figure applies to, worded the same whether it is given or not:
+    those that always reason, and those that reason only when asked (their figure is 0 unless given)."""
+    always: list[str] = []
+    asked: list[str] = []
+    for model in models:
+        try:
+            rule = reasoning_rule(resolve(model).price_ref or model)
+        except (UnknownName, BadInput):
+            continue
+        if rule is not None:
+            (asked if rule.optional else always).append(model)
+    if not always and not asked:
+        return "None of the models picked reasons: the figure changes nothing here."
+    return " ".join(filter(None, [
+        f"Always reason: {', '.join(always)}." if always else "",
+        f"Reason only when asked (extended thinking; none unless a figure is given): {', '.join(asked)}." if asked
+        else ""]))
 
 
 def tools_value(text: str) -> object:
@@ -232,7 +252,8 @@ def show_prefix(inputs, models: list[str]) -> None:
     if unknown:
         st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as "
                    "output tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
-    st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_prefix_models")
+    st.dataframe(shared.money_first(render_traffic.display_models(traffic)), hide_index=True, width="stretch",
+                 key="cost_prefix_models")
     st.markdown("**Prompt cache by model** — each model's own rule (documented by the provider, or an estimate "
                 "where the provider does not say), simulated over the requests: an estimate")
     st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_prefix_cache")
@@ -284,14 +305,19 @@ if source == "Chat log":
     try:
         traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached),
                                  log_prices)
-    except (ValueError, KeyError) as e:
-        st.error(shared.page_words(e.args[0] if e.args else str(e)))
+    except REFUSALS as e:  # the library's refusals, as the CLI's exit 2: the message names the fix
+        st.error(shared.page_words(str(e)))
+        st.stop()
+    except Exception as e:  # anything else is a bug: one line, as the CLI says it, not a traceback
+        st.error(f"Internal error ({type(e).__name__}) while pricing {log.name}: this is a bug in tokenprism, not in "
+                 "your log. Price it with the CLI (tokenprism cost --logs FILE) to see where.")
         st.stop()
     st.caption(f"Prices: {traffic.price_source}, in force on {traffic.on} (UTC). Log: {traffic.log_summary}. "
                "Each request is **recounted** under each model as `tokenprism count` counts it (exactness per model).")
     if traffic.billed_line():
-        st.markdown(f"**{traffic.billed_line()}**")
-    st.dataframe(render_traffic.display_models(traffic), hide_index=True, width="stretch", key="cost_log_models_table")
+        st.markdown(f"**{shared.billed_headline(traffic)}**")
+    st.dataframe(shared.money_first(render_traffic.display_models(traffic)), hide_index=True, width="stretch",
+                 key="cost_log_models_table")
     with st.expander("Prompt cache by model: each model's rule, documented or an estimate"):
         st.dataframe(render_traffic.display_cache(traffic), hide_index=True, width="stretch", key="cost_log_cache")
     shared.cost_chart("traffic_total_bar", traffic.models, "usd_total")
@@ -364,6 +390,7 @@ with st.form("workload"):
     reasoning = number(c3, "reasoning", "", optional=True, placeholder="not given",
                        help="Reasoning models (o3, gpt-5, Gemini 2.5...) bill their reasoning as output "
                             "tokens, which no text shows. Left empty, their rows say 'reasoning not included'.")
+    c3.caption(reasoners(models))
     prices = c1.selectbox("Prices", list(PRICES), key="cost_prices", bind="query-params", help=PRICES_HELP)
     st.markdown("**Shared prefix** — a system prompt and tools every request begins with, cached on each model by "
                 "its own prompt-cache rule (the share above, when above 0, overrides every rule)")
@@ -431,7 +458,7 @@ unknown = report.models.loc[report.models["reasoning"] == REASONING_NOT_INCLUDED
 if unknown:
     st.warning(f"{REASONING_NOT_INCLUDED.capitalize()} for {', '.join(unknown)}: they bill their reasoning as output "
                "tokens, so their cost here is understated. Give reasoning tokens per request in the workload.")
-st.dataframe(display_models(report), hide_index=True, width="stretch")
+st.dataframe(shared.money_first(display_models(report)), hide_index=True, width="stretch")
 for tab, (plot, column) in zip(st.tabs(["Monthly cost by model", "Input cost vs characters per token"]),
                                (("monthly_cost_bar", "usd_per_month"), ("cost_vs_chars_per_token", "usd_per_mchar_input"))):
     with tab:
@@ -439,11 +466,11 @@ for tab, (plot, column) in zip(st.tabs(["Monthly cost by model", "Input cost vs 
 if len(report.categories):
     st.markdown("**By category** — the cost if every request were like this category")
     st.dataframe(display_categories(report), hide_index=True, width="stretch")
-with st.expander("Notes: exactness, tiers", expanded=True):
-    st.markdown("\n".join(f"- {n}" for n in report.notes))
+with st.expander("Notes: exactness, tiers", expanded=True):  # the fixes named as this page's fields
+    st.markdown("\n".join(f"- {shared.page_words(n)}" for n in report.notes))
     per_model = model_notes(report)
     if per_model:
-        st.markdown("\n".join(f"- {n}" for n in per_model))
+        st.markdown("\n".join(f"- {shared.page_words(n)}" for n in per_model))
 
 c1, c2, c3 = st.columns(3)
 c1.download_button("Report (HTML, with charts)", shared.cost_html(report), "tokenprism-cost-report.html", "text/html",

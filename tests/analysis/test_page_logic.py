@@ -156,7 +156,7 @@ def _html_tokens_reference(text, pieces, *, show_ids=True, other=None):
     spans = None if other is None else {(p.start, p.end, p.bytes if p.partial else b"") for p in other}
     out = []
     for i, p in enumerate(pieces):
-        cls = "tp-partial" if p.partial else f"tp-t{i % 2}"
+        cls = "tp-partial" if p.partial else f"tp-t{i % 8}"
         if spans is not None and (p.start, p.end, p.bytes if p.partial else b"") not in spans:
             cls += " tp-diff"
         title = f"id {p.id} · bytes {p.bytes!r}" if show_ids else ""

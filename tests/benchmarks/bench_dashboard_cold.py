@@ -45,8 +45,8 @@ def _healthy(proc: subprocess.Popen, port: int, t0: float, timeout: float = 300)
 
 
 PAGES = {  # figure -> (path, what shows the first result)
-    # the counts come as a Markdown table while they are counted, then as an st.table: either is the counts table
-    "compare_first_counts": ("/", ".st-key-counts tbody tr"),
+    # the compact counts, one row per tokenizer counted so far
+    "compare_first_counts": ("/", ".st-key-counts .tp-counts div:not(.tp-head)"),
     "explore_first_chart": ("/explore", '[data-testid="stVegaLiteChart"], .vega-embed'),
 }
 

@@ -32,6 +32,7 @@ class Run:
     messages: int
     bytes: int
     markdown: list[str] = field(default_factory=list)
+    html: list[str] = field(default_factory=list)
 
     def shows(self, text: str) -> bool:
         """Whether a markdown element of the run contains `text`."""
@@ -74,6 +75,8 @@ class Session:
                     self.text_area_id = element.text_area.id
                 elif which == "markdown":
                     run.markdown.append(element.markdown.body)
+                elif which == "html":
+                    run.html.append(element.html.body)
             elif kind == "script_finished":
                 run.seconds = time.perf_counter() - t0
                 if msg.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:

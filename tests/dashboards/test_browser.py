@@ -1,7 +1,8 @@
 """Real-browser tests: `streamlit run` plus headless Chromium, one server for the module.
 
 AppTest (the other tests here) runs the scripts without a browser; these check what a user gets:
-the first text box has focus and Ctrl+Enter counts without reloading the page, a deep link
+the first text box has focus, Ctrl+Enter counts without reloading the page and so does a pause in
+typing (counts as you type), a deep link
 opens with the expected counts, a chart's tooltip tells the exact value, and no request the
 page makes leaves the machine. They need Debian's `chromium` and the `playwright` package;
 without them they are skipped, except under CI (CI set), where they fail so that a broken
@@ -46,6 +47,15 @@ def _counts_table(page) -> dict[str, dict[str, str]]:
     return rows
 
 
+def _compact_counts(page) -> dict[str, dict[str, str]]:
+    """Compare's compact counts: tokenizer -> {n_tokens, chars_per_token}, as shown."""
+    rows = {}
+    for r in page.locator(".st-key-counts .tp-counts div:not(.tp-head)").all():
+        name, n, cpt = (c.inner_text().strip() for c in r.locator("span").all())
+        rows[name] = {"n_tokens": n, "chars_per_token": cpt}
+    return rows
+
+
 def _n(name: str, text: str) -> int:
     return len(load_tokenizer(name).encode(text))
 
@@ -65,10 +75,10 @@ def test_compare_keyboard_flow_counts_without_reloading(served, tmp_path):
     page.keyboard.press("Control+Enter")  # a text area sends its value on Ctrl+Enter (or on blur)
 
     n = _n("o200k_base", TEXT)
-    page.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=90_000)
+    page.get_by_text(f"o200k_base · {n} tokens").first.wait_for(timeout=90_000)
     browser.wait_idle(page)
     assert page.evaluate("() => window.__tpSamePage === true"), "the page reloaded"
-    rows = _counts_table(page)
+    rows = _compact_counts(page)
     assert rows["o200k_base"]["n_tokens"] == str(n), rows
     assert rows["cl100k_base"]["n_tokens"] == str(_n("cl100k_base", TEXT)), rows
 
@@ -79,6 +89,16 @@ def test_compare_keyboard_flow_counts_without_reloading(served, tmp_path):
     assert "·" in drawing.inner_text()  # spaces made visible
     # the URL now holds the text: the Copy link control shows it
     assert urlsplit(page.url).query
+    # counts as you type: no Ctrl+Enter, no blur; a pause in typing sends the text, the box keeps focus
+    page.locator('[data-testid="stTextArea"] textarea').click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" 12345")
+    typed = TEXT + " 12345"
+    page.locator(f'.tp-counts[data-chars="{len(typed)}"]').wait_for(state="attached", timeout=60_000)
+    browser.wait_idle(page)
+    assert _compact_counts(page)["gpt2"]["n_tokens"] == str(_n("gpt2", typed))
+    assert page.evaluate("() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'")
+    assert page.locator('[data-testid="stTextArea"] textarea').input_value() == typed
     out = Path(os.environ.get("TOKENPRISM_SCREENSHOT_DIR", tmp_path))
     out.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(out / "browser-compare.png"))
@@ -90,10 +110,10 @@ def test_deep_link_opens_with_the_expected_counts(served):
     query = urlencode([("text", text), ("tokenizers", "o200k_base"), ("tokenizers", "gpt2")])
     page.goto(f"{url}/?{query}")
     n = _n("o200k_base", text)
-    page.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=90_000)
+    page.get_by_text(f"o200k_base · {n} tokens").first.wait_for(timeout=90_000)
+    page.locator('.st-key-counts .tp-counts[data-rows="2"]').wait_for(state="attached", timeout=60_000)
     browser.wait_idle(page)
-    page.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
-    rows = _counts_table(page)
+    rows = _compact_counts(page)
     assert set(rows) == {"o200k_base", "gpt2"}
     assert rows["gpt2"]["n_tokens"] == str(_n("gpt2", text))
     assert page.locator('[data-testid="stTextArea"] textarea').input_value() == text
@@ -108,10 +128,10 @@ def test_deep_link_opens_with_the_expected_counts(served):
     other = page.context.new_page()
     try:
         other.goto(link)
-        other.get_by_text(f"o200k_base · {n} tokens").wait_for(timeout=60_000)
+        other.get_by_text(f"o200k_base · {n} tokens").first.wait_for(timeout=60_000)
+        other.locator('.st-key-counts .tp-counts[data-rows="2"]').wait_for(state="attached", timeout=60_000)
         browser.wait_idle(other)
-        other.locator('[data-testid="stTable"]').first.locator("tbody tr").nth(1).wait_for(timeout=30_000)
-        assert _counts_table(other) == rows
+        assert _compact_counts(other) == rows
     finally:
         other.close()
 

@@ -125,30 +125,66 @@ def test_token_list_toggle_shows_the_library_ids():
 
 
 def _drawings(at) -> list[str]:
-    return [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-text">')]
+    """The side-by-side drawings (the first drawing on the page is the one tokenizer drawn at the top)."""
+    return [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-text">')][1:]
 
 
-def test_side_by_side_reports_the_boundary_agreement():
-    text = "Internationalization 1234567"
+def test_the_first_screen_draws_one_tokenizer_a_colour_per_token_with_its_ids():
+    text = "naïve 日本 tokens\t  x"
     at = open_page(PAGE)
     at.text_area(key="text").set_value(text)
-    at.multiselect(key="show").set_value(["gpt2", "o200k_base"]).run()
+    at.selectbox(key="draw").set_value("gpt2").run()
     assert not at.exception
-    gpt2, o200k = load_tokenizer("gpt2").pieces(text), load_tokenizer("o200k_base").pieces(text)
-    diff = boundary_diff(gpt2, o200k)
-    caption = next(c.value for c in at.caption if "boundary agreement" in c.value)
-    assert f"boundary agreement {diff.agreement:.0%}" in caption
-    assert re.search(r"(\d+) cut positions shared", caption).group(1) == str(diff.shared)
-    # each tokenizer is drawn once, and that drawing carries the marks against the other
+    gpt2 = load_tokenizer("gpt2").pieces(text)
+    top = next(h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-text">'))
+    assert top == html_tokens(text, gpt2)
+    classes = re.findall(r'class="tp-tok (tp-t\d|tp-partial)', top)
+    assert len(classes) == len(gpt2)
+    whole = [c for c in classes if c != "tp-partial"]
+    assert len(set(whole)) > 2  # more than two shades
+    # neighbours never share a colour (a partial token is framed, each in its own frame)
+    assert all(a != b for a, b in zip(classes, classes[1:]) if "tp-partial" not in (a, b))
+    assert "tp-partial" in classes and "&lt;0x" in top  # bytes for a partial character
+    assert "·" in top and "→" in top  # visible whitespace
+    ids = next(c.value for c in at.code if c.value.split(",")[0].strip().isdigit())
+    assert [int(i) for i in ids.split(", ")] == load_tokenizer("gpt2").encode(text)
+    # the compact counts: name, tokens, chars/token for every tokenizer picked
+    compact = next(h.proto.body for h in at.html if 'class="tp-counts"' in h.proto.body)
+    for name in available_tokenizers():
+        n = len(load_tokenizer(name).encode(text))
+        assert f"<span>{name}</span><span>{n:,}</span>" in compact
+
+
+def test_side_by_side_rings_the_spans_not_shared_by_every_column_and_states_the_spread():
+    text = "Internationalization 1234567"
+    names = ["gpt2", "o200k_base", "cl100k_base"]
+    ps = {n: load_tokenizer(n).pieces(text) for n in names}
+    at = open_page(PAGE)
+    at.text_area(key="text").set_value(text)
+    at.multiselect(key="show").set_value(names).run()
+    assert not at.exception
     drawn = _drawings(at)
-    assert len(drawn) == 2
-    assert drawn[0] == html_tokens(text, gpt2, other=o200k)
-    assert drawn[1] == html_tokens(text, o200k, other=gpt2)
-    assert all("tp-diff" in d for d in drawn)  # both sides have tokens the other lacks
+    assert drawn == [html_tokens(text, ps[n], others=[ps[o] for o in names if o != n]) for n in names]
+    for n, d in zip(names, drawn):  # ringed exactly where the span is missing from some other column
+        others = [{(p.start, p.end) for p in ps[o]} for o in names if o != n]
+        expected = sum(1 for p in ps[n] if not all((p.start, p.end) in s for s in others))
+        assert d.count("tp-diff") == expected
+    counts = {n: len(ps[n]) for n in names}
+    low, high = min(counts.values()), max(counts.values())
+    assert any(f"Spread: {low:,} tokens" in c.value and f"{high - low:,} tokens apart" in c.value for c in at.caption)
+    # the regions table: the first against the partner, each cell's tokens one space apart
+    diff = boundary_diff(ps["gpt2"], ps["o200k_base"])
+    assert any(f"boundary agreement {diff.agreement:.0%}" in m.value for m in at.markdown)
     regions = at.dataframe[-1].value
-    expected = diff_regions(text, gpt2, o200k)
+    expected = diff_regions(text, ps["gpt2"], ps["o200k_base"])
     assert regions["gpt2"].tolist() == expected["a"].tolist()
-    assert regions["o200k_base"].tolist() == expected["b"].tolist()
+    at.selectbox(key="partner").set_value("cl100k_base").run()
+    assert any("gpt2 and cl100k_base cut differently" in m.value for m in at.markdown)
+
+
+def test_at_most_four_side_by_side():
+    at = open_page(PAGE)
+    assert at.multiselect(key="show").proto.max_selections == 4
 
 
 def test_one_tokenizer_is_drawn_alone_without_marks():
@@ -158,28 +194,6 @@ def test_one_tokenizer_is_drawn_alone_without_marks():
     assert not at.exception
     assert _drawings(at) == [html_tokens("tokenization", load_tokenizer("cl100k_base").pieces("tokenization"))]
     assert not any("cut differently" in m.value for m in at.markdown)
-
-
-def test_three_tokenizers_are_each_marked_against_the_first():
-    text = "Internationalization 1234567"
-    names = ["o200k_base", "cl100k_base", "gpt2"]
-    ps = {n: load_tokenizer(n).pieces(text) for n in names}
-    at = open_page(PAGE)
-    at.text_area(key="text").set_value(text)
-    at.multiselect(key="show").set_value(names).run()
-    assert not at.exception
-    assert _drawings(at) == [html_tokens(text, ps["o200k_base"], other=ps["cl100k_base"]),
-                             html_tokens(text, ps["cl100k_base"], other=ps["o200k_base"]),
-                             html_tokens(text, ps["gpt2"], other=ps["o200k_base"])]
-    assert "tp-diff" in _drawings(at)[2]
-    assert any("vs o200k_base" in c.value and "boundary agreement" in c.value for c in at.caption)
-    # the pair in detail follows the choice: o200k_base is then marked against gpt2
-    at.selectbox(key="partner").set_value("gpt2").run()
-    assert _drawings(at)[0] == html_tokens(text, ps["o200k_base"], other=ps["gpt2"]) != _drawings(at)[1]
-    assert any("o200k_base and gpt2 cut differently" in m.value for m in at.markdown)
-    expected = diff_regions(text, ps["o200k_base"], ps["gpt2"])
-    assert len(expected)
-    assert at.dataframe[-1].value["gpt2"].tolist() == expected["b"].tolist()
 
 
 def test_no_tokenizer_to_draw_is_a_message():
@@ -245,8 +259,11 @@ def test_chat_mode_counts_each_model_as_tokenprism_count_does(tmp_path, capsys):
     path.write_text(json.dumps(CHAT), encoding="utf-8")
     for row in _cli_count(capsys, "--messages", str(path), "-m", "gpt-4o,qwen3-32b,claude-sonnet-4-5"):
         mine = shown[row["model"]]
-        for key in ("input_tokens", "content_tokens", "format_tokens", "exactness", "tokenizer"):
+        for key in ("input_tokens", "content_tokens", "format_tokens", "exactness"):
             assert mine[key] == row[key], (row["model"], key)
+        # the tokenizer as the CLI's table names it: ~ for a proxy
+        assert mine["tokenizer"] == ("~" if row["exactness"] == "estimate" and row["model"].startswith("claude")
+                                     else "") + row["tokenizer"], row
     assert {shown[m]["exactness"] for m in shown} == {"documented", "exact", "estimate"}
 
 
@@ -313,14 +330,12 @@ def test_the_counts_come_one_row_at_a_time_in_the_order_picked(length):
 
 def test_the_rows_in_progress_read_as_the_finished_table():
     rows = list(shared.count_rows("naïve café, 2024!", ["gpt2", "o200k_base"]))[-1]
-    lines = shared.counts_markdown(rows).splitlines()
-    assert lines[0] == "| " + " | ".join(shared.SHOWN_COUNTS) + " |"
-    for line, row in zip(lines[2:], rows, strict=True):
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        assert cells[0] == row["tokenizer"] and cells[3] == f"{row['n_tokens']:,}"
-        assert cells[4] == f"{row['chars_per_token']:,.2f}"
-    assert shared.counts_markdown([{**rows[0], "n_tokens": 0, "chars_per_token": float("nan")}]).splitlines()[2] \
-        .split("|")[5].strip() == "—"  # NaN as the finished table shows it
+    html = shared.compact_counts(rows)
+    cells = re.findall(r"<div><span>([^<]+)</span><span>([^<]+)</span><span>([^<]+)</span></div>", html)
+    assert cells == [(r["tokenizer"], f"{r['n_tokens']:,}", f"{r['chars_per_token']:,.2f}") for r in rows]
+    assert 'data-chars="17" data-rows="2"' in html
+    nan = shared.compact_counts([{**rows[0], "n_tokens": 0, "chars_per_token": float("nan")}])
+    assert "<span>0</span><span>—</span>" in nan  # NaN as the finished table shows it
 
 
 def test_chat_mode_counts_a_dropped_image_by_its_real_size(tmp_path, capsys):
@@ -361,3 +376,17 @@ def test_chat_mode_says_which_fields_a_format_does_not_write():
     nameless = {**CHAT, "messages": [{k: v for k, v in m.items() if k != "name"} for m in CHAT["messages"]]}
     assert input_tokens(parse(nameless), "qwen3-32b").ids == input_tokens(parse(CHAT), "qwen3-32b").ids
     assert input_tokens(parse(nameless), "gpt-4o").input_tokens != input_tokens(parse(CHAT), "gpt-4o").input_tokens
+
+
+def test_a_problem_of_the_request_is_said_once_naming_the_models_it_stops():
+    chat = {**CHAT, "tools": {"type": "function", "function": {"name": "f", "parameters": {}}}}  # an object, not a list
+    models = ("gpt-4o", "qwen3-32b", "claude-sonnet-4-5")
+    at = open_link(PAGE, _chat_link(chat, models=models))
+    assert not at.exception
+    said = [as_read(e.value) for e in at.error if "tools" in as_read(e.value)]
+    assert len(said) == 1, said
+    assert said[0].startswith(", ".join(models) + ":"), said
+
+
+def test_image_tokens_are_whole_numbers():
+    assert shared.whole_tokens(765.0) == "765" and shared.whole_tokens(None) == "not counted"

@@ -389,3 +389,89 @@ def test_an_uploaded_export_names_an_unknown_model_and_the_rows_that_differ():
     assert not at.exception, at.exception
     differ = at.dataframe[1].value
     assert "counted twice" in differ.loc[0, "why"]
+
+
+# -- the Cost page as a person reads it (issue 57) ----------------------------------------------------
+def test_the_batch_rate_shown_is_the_rate_used_in_the_table_and_the_csv():
+    from decimal import Decimal
+
+    from tests.dashboards.conftest import open_link
+
+    at = open_link(PAGE, {"cost_models": ["openai:gpt-4o-mini"], "cost_prices": "batch"})
+    at.button(key="cost_go").click().run()
+    assert not at.exception and not at.error
+    report = estimate(at.text_area(key="cost_text").value, ["openai:gpt-4o-mini"],
+                      workload=Workload(requests_per_month=100_000, output_tokens=300, messages_per_request=1,
+                                        batch=True)).models.set_index("model").loc["openai:gpt-4o-mini"]
+    # the rates the money was computed at: USD per token of each part, per million
+    used_in = report["usd_input_per_request"] / Decimal(report["input_tokens_per_request"]) * 1_000_000
+    used_out = report["usd_output_per_request"] / Decimal(report["output_tokens_per_request"]) * 1_000_000
+    table = _models_table(at)
+    shown_in, shown_out = (Decimal(x) for x in table.loc["openai:gpt-4o-mini", "$/Mtok in / out"].split(" / "))
+    assert (shown_in, shown_out) == (used_in, used_out)
+    assert shown_in == Decimal("0.075")  # half of gpt-4o-mini's standard 0.15: the batch rate, not the standard
+    # the CSV is the report's models frame (safe_table): the same rate, not the standard one
+    from analysis.report.cost import safe_table
+
+    assert any(b.label == "Cost by model (CSV)" for b in at.download_button)
+    rows = safe_table(estimate(at.text_area(key="cost_text").value, ["openai:gpt-4o-mini"], workload=Workload(
+        requests_per_month=100_000, output_tokens=300, messages_per_request=1, batch=True)).models)
+    assert Decimal(str(rows["usd_per_mtok_input"].iloc[0])) == used_in
+    assert Decimal(str(rows["usd_per_mtok_output"].iloc[0])) == used_out
+    assert any("those rates" in m.value for m in at.markdown)
+    # the dollar columns come right after the model
+    assert list(table.columns[:3]) == ["$/request", "$/month", "$/M chars in"]
+
+
+def _reasoning_log(n: int = 3) -> bytes:
+    import json
+
+    rows = [{"model": "o4-mini", "messages": [{"role": "user", "content": f"Is {101 + i} prime? Answer yes or no."}],
+             "response": {"model": "o4-mini", "created": 1772359200 + i, "choices": [
+                 {"index": 0, "message": {"role": "assistant", "content": "Yes."}}],
+                 "usage": {"prompt_tokens": 15, "completion_tokens": 902, "total_tokens": 917,
+                           "completion_tokens_details": {"reasoning_tokens": 900}}}} for i in range(n)]
+    return "\n".join(json.dumps(r) for r in rows).encode()
+
+
+def test_the_log_headline_names_the_reasoning_in_the_gap():
+    from decimal import Decimal
+
+    from analysis.cost import get_price
+
+    at = open_page(PAGE)
+    at.segmented_control(key="cost_source").set_value("Chat log").run()
+    at.file_uploader(key="cost_log").set_value(("reasoning.jsonl", _reasoning_log(), "application/jsonl"))
+    at.multiselect(key="cost_log_models").set_value(["openai:o4-mini"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    line = next(m.value for m in at.markdown if m.value.startswith("**as billed: $"))
+    rate = get_price("o4-mini").output.base
+    part = format_usd(Decimal(3 * 900) * rate / 1_000_000)
+    # the billed figure says how much of it is reasoning, and the recount says it leaves reasoning out
+    assert f"of which about {part} is the 2,700 reasoning tokens the log records" in line, line
+    assert "recounted: $" in line and "visible responses only" in line, line
+
+
+def test_number_fields_take_thousands_separators_and_the_link_carries_the_reasoning_figure():
+    from tests.dashboards.conftest import open_link
+
+    at = open_link(PAGE, {"cost_models": ["openai:gpt-4o-mini", "openai:o4-mini", "anthropic:claude-sonnet-4-5"],
+                          "cost_reasoning": "1,500"})
+    assert at.text_input(key="cost_reasoning").value == "1,500"
+    at.text_input(key="cost_rpm").set_value("2,000")
+    at.button(key="cost_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.metric[0].value == "2,000"
+    table = _models_table(at)
+    assert table.loc["openai:o4-mini", "reasoning/req"] == "1,500"
+    # which models reason is said the same way whether the figure is given or not
+    said = [c.value for c in at.caption if c.value.startswith("Always reason")]
+    assert said and "openai:o4-mini" in said[0] and "anthropic:claude-sonnet-4-5" in said[0].split("when asked")[1]
+    at.text_input(key="cost_reasoning").set_value("")
+    at.button(key="cost_go").click().run()
+    assert [c.value for c in at.caption if c.value.startswith("Always reason")] == said
+    # the notes name this page's fields, not the CLI's flags
+    notes = [m.value for m in at.markdown if m.value.startswith("- ")]
+    assert any('give "Reasoning tokens per request"' in n for n in notes), notes
+    flags = ("--reasoning-tokens", "--reasoning-ratio", "--batch", "--service-tier", "--cached-share")
+    assert not any(f in n for n in notes for f in flags), [n for n in notes if any(f in n for f in flags)]

@@ -1,7 +1,7 @@
 """A fresh dashboard server's first Compare run, as the browser receives it (Streamlit's protocol).
 
 AppTest shows only what a run leaves behind; here the messages are read as they arrive, so the
-test sees the counts table fill: the rows so far, in the order picked, sent while the next
+test sees the compact counts fill: the rows so far, in the order picked, sent while the next
 tokenizers load. How soon the first row shows in a browser is measured, not tested
 (`python -m tests.benchmarks dashboard_cold`).
 """
@@ -9,6 +9,7 @@ tokenizers load. How soon the first row shows in a browser is measured, not test
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -36,16 +37,16 @@ def test_the_first_run_sends_the_counts_one_row_at_a_time(tmp_path):
         stop(proc)
         log.close()
     names = [n for n in available_tokenizers() if n not in vocabulary_problems()]  # all picked by default
-    tables = [m for m in run.markdown if m.startswith("| tokenizer |")]
+    # the compact counts (tokenizer, tokens, chars/tok), sent while the next tokenizers load
+    tables = [[(m[1], m[2]) for m in re.finditer(r"<div><span>([^<]+)</span><span>([^<]+)</span>", h)]
+              for h in run.html if h.startswith('<div class="tp-counts"')]
     # Streamlit sends only the latest of the deltas to one place that are waiting to be sent, so
     # rows counted in quick succession arrive together; a row that took long arrives alone first.
-    # The last of them may be replaced by the finished st.table before it is sent.
-    sizes = [len(t.splitlines()) - 2 for t in tables]
-    assert len(tables) >= 2 and sizes == sorted(set(sizes)) and sizes[-1] >= len(names) - 1, sizes
-    assert all(tables[-1].startswith(t) for t in tables)  # each one the rows so far, in the final order
-    shown = [line.split("|")[1].strip() for line in tables[-1].splitlines()[2:]]
-    assert shown == names[: len(shown)]
+    sizes = [len(t) for t in tables]
+    assert len(tables) >= 2 and sizes == sorted(set(sizes)) and sizes[-1] == len(names), sizes
+    assert all(tables[-1][: len(t)] == t for t in tables)  # each one the rows so far, in the final order
+    assert [name for name, _ in tables[-1]] == names
     text = sample_text()
-    for line, name in zip(tables[-1].splitlines()[2:], names):
-        assert line.split("|")[4].strip() == f"{len(load_tokenizer(name).encode(text)):,}"
+    for (name, shown), expected in zip(tables[-1], names):
+        assert name == expected and shown == f"{len(load_tokenizer(name).encode(text)):,}"
     assert "Warning" not in (tmp_path / "log.txt").read_text()  # e.g. the warm-up's cached calls outside a page

@@ -81,10 +81,15 @@ def test_folder_files_are_offered_and_counted_as_the_cli_counts_them(folder, cap
     assert list(counts) == [name, sp_name, "gpt2"]
     assert counts[name] == len(ids) > 0
     assert counts[sp_name] == len(_cli(["encode", "-t", sp_spec, TEXT], capsys).split()) > 0
-    # the drawing: one span per token of the file's tokenizer
-    at.multiselect(key="show").set_value([name]).run()
-    drawn = [h.proto.body for h in at.html if 'class="tp-text"' in h.proto.body]
-    assert drawn and drawn[0].count('class="tp-tok') == len(ids)
+    # the drawings: one span per token of the file's tokenizer, at the top and side by side
+    sp_ids = _cli(["encode", "-t", sp_spec, TEXT], capsys).split()
+    at.selectbox(key="draw").set_value(sp_name)
+    at.multiselect(key="show").set_value([name, "gpt2"]).run()
+    assert not at.exception, at.exception
+    drawn = [h.proto.body for h in at.html if h.proto.body.startswith('<div class="tp-text">')]
+    assert len(drawn) == 3
+    assert drawn[0].count('class="tp-tok') == len(sp_ids)
+    assert drawn[1].count('class="tp-tok') == len(ids)
 
 
 def test_a_link_names_only_files_of_the_folder(folder, tmp_path):

@@ -11,13 +11,16 @@ fields into the disjoint parts of `cost.usage.BillUsage` (uncached input, cache 
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from importlib import resources
 from typing import Any
 
-from ...errors import BadInput
+from ...errors import BadInput, shown
+from ..usage import MAX_ROW_TOKENS
 
 __all__ = ["PART_FIELDS", "Parts", "Rule", "field_value", "parts_of", "rules"]
 
@@ -140,21 +143,25 @@ def _count(row: Any, rule: Rule, part: str) -> int | None:
     paths = rule.fields[part]
     if isinstance(value, str):
         text = value.strip()
-        value = int(text) if text.isdigit() else (int(float(text)) if _is_whole(text) else text)
+        # ASCII digits only, bounded ("²".isdigit() is true and int("²") raises; int() refuses 4,300 digits)
+        number = Decimal(text) if _NUMBER_TEXT.fullmatch(text) else None
+        value = int(number) if number is not None and number == number.to_integral_value() else text
     elif isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ROW_TOKENS:
+        got = shown(value if isinstance(value, str) else _size(value))
         raise BadInput(f"{rule.shape}: {part} ({'/'.join(paths[:1])}) must be a non-negative whole number of tokens, "
-                       f"got {value!r}")
+                       f"at most {MAX_ROW_TOKENS:,}, got {got}")
     return value
 
 
-def _is_whole(text: str) -> bool:
-    try:
-        number = float(text)
-    except ValueError:
-        return False
-    return number.is_integer() and number >= 0
+# a number as CSV and OTLP JSON write one: "1200", "1200.0", "1.2e3" (ASCII, bounded); whole ones are taken
+_NUMBER_TEXT = re.compile(r"[0-9]{1,18}(?:\.[0-9]{0,9})?(?:[eE][+-]?[0-9]{1,2})?", re.ASCII)
+
+
+def _size(value: Any) -> str:
+    """A value for a message: an int of thousands of digits has no repr (Python's 4,300-digit limit)."""
+    return f"an integer of {value.bit_length():,} bits" if isinstance(value, int) and value.bit_length() > 128 else repr(value)
 
 
 def parts_of(row: Any, rule: Rule) -> Parts | None:

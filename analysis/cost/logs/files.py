@@ -62,10 +62,11 @@ def _open_binary(src: Source, bounds: LineBounds) -> Stream:
     return open_decompressed(_binary(src), where=str(src), size=size, bounds=bounds)
 
 
-def _lines(path: Source, bounds: LineBounds, *, universal: bool = False) -> Iterator[tuple[int, str]]:
+def _lines(path: Source, bounds: LineBounds, *, universal: bool = False,
+           skip_blank: bool = False) -> Iterator[tuple[int, str]]:
     """(line number, line) of a text file, streamed and bounded; invalid UTF-8 names the file, the line and the fix."""
     with _open_binary(path, bounds) as fh:
-        for n, raw in iter_lines(fh, where=str(path), bounds=bounds, universal=universal):
+        for n, raw in iter_lines(fh, where=str(path), bounds=bounds, universal=universal, skip_blank=skip_blank):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -218,7 +219,7 @@ def _raw_rows(path: Source, container: str, column: str, bounds: LineBounds) -> 
 def _row_lines(path: Source, container: str, bounds: LineBounds) -> Iterator[tuple[str, str]]:
     """(where, line) of a JSON Lines or text file's rows, blank lines left out, not yet parsed."""
     name, text = str(path), container == "text"
-    for n, line in _lines(path, bounds):
+    for n, line in _lines(path, bounds, skip_blank=True):  # runs of blank lines skipped in bulk
         if not line or line.isspace():  # what `not line.strip()` says, without copying the line
             continue
         yield f"{name}:{n}", line.rstrip("\r\n") if text else line

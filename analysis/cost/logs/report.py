@@ -25,7 +25,7 @@ from ..recount import least_exact
 from ..targets import SPECIAL_TOKENS_NOTE
 from ..caching import REASONING_NOT_INCLUDED
 from ..workloads.workload import percent
-from ..bill import PARTS
+from ..bill import PARTS, shown_rates
 from ..targets import Target, TrafficPlan, served_target
 from .partial import BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, TrafficPartial
 from .calibration import _calibrate_cache, _calibration
@@ -273,9 +273,9 @@ def summarise(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport 
     model_rows, day_rows = [], []
     for t in plan.targets:
         part = partial.models.get(t.ref)
+        rate_in, _, rate_out = shown_rates(t.price, plan.on, batch=plan.batch, service_tier=plan.service_tier)
         row: dict[str, Any] = {"model": t.ref, "priced_as": t.price.key, "tokenizer": t.choice.label,
-                               "usd_per_mtok_input": t.price.input.base if t.price.input else None,
-                               "usd_per_mtok_output": t.price.output.base if t.price.output else None,
+                               "usd_per_mtok_input": rate_in, "usd_per_mtok_output": rate_out,
                                "price_source": t.price.source}
         notes = ([t.choice.note] if t.choice.status != "ok" else []) + list(t.price.notes)
         if part is None:

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ...errors import BadInput, UnknownName
+from ...errors import BadInput, UnknownName, shown
 from ...memo import run_caches
 from ...requests import Request, TextPart, ToolCall, detect_shape as request_shape, parse
 from ...requests.formats.parts import media_counts
+from ...requests.shapes.anthropic import cache_control_problem
 from ...requests.shapes.openai_chat import plain_chat
-from ..usage import BillUsage, read_usage
+from ..usage import MAX_ROW_TOKENS, BillUsage, read_usage
 
 # the request shapes, plus "openai-batch": an OpenAI Batch input line wrapping a chat or Responses body
 SHAPES = ("openai-chat", "openai-batch", "openai-responses", "anthropic", "gemini", "text")
@@ -202,9 +203,13 @@ def _count(usage: dict[str, Any], key: str, *, nested: tuple[str, str] | None = 
     value = usage.get(key, 0) if nested is None else (usage.get(nested[0]) or {}).get(nested[1], 0)
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ROW_TOKENS:
         name = key if nested is None else ".".join(nested)
-        raise RowError(f"usage.{name} must be a non-negative integer, got {value!r}", "bad usage")
+        # an int of thousands of digits has no repr (Python's 4,300-digit limit): its size is said instead
+        got = (f"an integer of {value.bit_length():,} bits" if isinstance(value, int) and value.bit_length() > 128
+               else shown(repr(value)).strip("'"))
+        raise RowError(f"usage.{name} must be a non-negative integer of at most {MAX_ROW_TOKENS:,} tokens, got {got}",
+                       "bad usage")
     return value
 
 
@@ -247,12 +252,18 @@ def parse_time(value: Any) -> datetime:
         except (OverflowError, OSError, ValueError):
             raise RowError(f"timestamp {value!r} is out of range", "bad timestamp") from None
     if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        try:  # 0001-01-01T00:00+14:00 and 9999-12-31T23:59-14:00 have no UTC time a datetime holds
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        except (OverflowError, ValueError):
+            raise RowError(f"timestamp {shown(value.isoformat())} cannot move to UTC (out of the years 1 to 9999)",
+                           "bad timestamp") from None
     if isinstance(value, str):
         try:
-            return parse_time(datetime.fromisoformat(value.strip()))
+            moment = datetime.fromisoformat(value.strip())
         except ValueError:
             pass
+        else:
+            return parse_time(moment)
     raise RowError(f"timestamp {value!r} is neither ISO 8601 nor Unix seconds", "bad timestamp")
 
 
@@ -308,7 +319,10 @@ def _cache_control(body: dict[str, Any], shape: str) -> tuple[tuple[int, bool], 
 
     def mark(block: int, item: Any) -> None:
         control = item.get("cache_control") if isinstance(item, dict) else None
-        if isinstance(control, dict):
+        if control is not None:
+            problem = cache_control_problem(control)
+            if problem:
+                raise RowError(f"{problem} (a row's Anthropic request)", "bad cache_control")
             marks[block] = marks.get(block, False) or control.get("ttl") == "1h"
 
     def items(value: Any) -> list[Any]:

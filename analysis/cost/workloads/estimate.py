@@ -341,7 +341,8 @@ class CorpusCost:
                 status = f"no price; {status}"
             model_rows.append(model_row(ref, price, choice, status,
                                         totals.summary(self.workload) if totals.n else {},
-                                        row_notes(price, choice, totals.n, self._over[i], self.workload)))
+                                        row_notes(price, choice, totals.n, self._over[i], self.workload),
+                                        self.workload))
             for category in sorted(self._categories[i]):
                 categories.add(category)
                 category_rows.append({"model": ref, "category": category, "tokenizer": choice.label, "status": status,

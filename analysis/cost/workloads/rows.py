@@ -9,12 +9,14 @@ exactness), how many requests reached a price tier, and the notes a row and the 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import pandas as pd
 
 from ...models import TokenizerChoice
+from ..bill import shown_rates
 from ..caching import REASONING_NOT_INCLUDED
 from ..prices import MTOK, Price
 from ..targets import SPECIAL_TOKENS_NOTE
@@ -22,14 +24,18 @@ from .workload import Workload, percent
 
 
 def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summary: dict,
-              notes: list[str]) -> dict:
-    """One row of a report's per-model table."""
+              notes: list[str], workload: Workload | None = None) -> dict:
+    """One row of a report's per-model table. Its $/Mtok are the rates the workload is priced at:
+    the first tier's, in the batch or service-tier variant the workload asks for."""
+    rate_in, rate_cached, rate_out = shown_rates(price, price.as_of or datetime.now(UTC).date(),
+                                                 batch=workload.batch if workload else False,
+                                                 service_tier=workload.service_tier if workload else None)
     return {
         "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
         "status": status, **summary,
-        "usd_per_mtok_input": price.input.base if price.input else None,
-        "usd_per_mtok_cached_input": price.cached_input.base if price.cached_input else None,
-        "usd_per_mtok_output": price.output.base if price.output else None,
+        "usd_per_mtok_input": rate_in,
+        "usd_per_mtok_cached_input": rate_cached,
+        "usd_per_mtok_output": rate_out,
         "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
         "note": "; ".join(notes), "parts": workload_parts(price, summary),
     }
@@ -140,7 +146,7 @@ def report_notes(models: pd.DataFrame, workload: Workload) -> tuple[str, ...]:
         what = " and ".join(x for x in ("batch" if workload.batch else "",
                                          f"the {workload.service_tier} service tier" if workload.service_tier else "") if x)
         notes.append(f"every model is priced at genai-prices' {what} price (--batch/--service-tier); the rates "
-                     "shown ($/Mtok) are the standard ones")
+                     "shown ($/Mtok) are those rates")
     notes.append("tiered prices: the tier is chosen per request from its input tokens (cached included)")
     notes.append(SPECIAL_TOKENS_NOTE)
     return tuple(notes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...errors import BadInput, shown
 from ..mediaread import IMAGE_SIZE, declared, file_part, image_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _each_message, _kind, _list, _obj, _only_text, _str, _text
@@ -13,6 +14,35 @@ _ANTHROPIC_ROLES = ("user", "assistant")
 _ANTHROPIC_BLOCKS = ("text", "image", "document", "tool_use", "tool_result", "thinking")
 _SYSTEM_HINT = {"system": "; Anthropic takes the system prompt as a top-level 'system'"}
 _ANTHROPIC_CHOICES = {"auto": "auto", "none": "none", "any": "required", "tool": "tool"}
+
+
+CACHE_TTLS = ("5m", "1h")  # Anthropic's prompt-caching page: the two lifetimes a cache_control may ask for
+
+
+def cache_control_problem(control: Any) -> str | None:
+    """Why a `cache_control` value is not Anthropic's (`{"type": "ephemeral"}`, with an optional
+    `ttl` of "5m" or "1h"), or None. The API refuses such a body; the logs skip such a row.
+
+    >>> cache_control_problem({"type": "ephemeral", "ttl": "1h"}) is None
+    True
+    >>> cache_control_problem({"type": "ephemeral", "ttl": "forever"})
+    'cache_control.ttl must be "5m" or "1h", got \\'forever\\''
+    """
+    if not isinstance(control, Mapping):
+        return f"cache_control must be an object such as {{\"type\": \"ephemeral\"}}, got {shown(control)}"
+    if control.get("type") != "ephemeral":
+        return f"cache_control.type must be \"ephemeral\", got {shown(control.get('type'))}"
+    ttl = control.get("ttl")
+    if ttl is not None and (not isinstance(ttl, str) or ttl not in CACHE_TTLS):
+        return f"cache_control.ttl must be \"5m\" or \"1h\", got {shown(ttl)}"
+    return None
+
+
+def _check_cache_control(item: Mapping[str, Any], where: str) -> None:
+    if item.get("cache_control") is not None:
+        problem = cache_control_problem(item["cache_control"])
+        if problem:
+            raise BadInput(f"{where}.{problem}")
 
 
 def _source_media(block: Mapping[str, Any], at: str) -> str | None:
@@ -27,6 +57,7 @@ def _anthropic_blocks(content: Any, at: str) -> tuple[Part, ...]:
     for j, raw in enumerate(_list(content, at)):
         where = f"{at}[{j}]"
         block = _obj(raw, where)
+        _check_cache_control(block, where)
         kind = block.get("type")
         if kind == "text":
             parts.append(TextPart(_text(block.get("text"), f"{where}.text")))
@@ -71,6 +102,7 @@ def parse_anthropic(body: Mapping[str, Any]) -> Request:
     for i, raw in enumerate(body.get("tools") or ()):
         at = f"tools[{i}]"
         tool = _obj(raw, at)
+        _check_cache_control(tool, at)
         if tool.get("type", "custom") != "custom":  # server tools (web search, bash, ...) are not definitions
             raise _kind("tool type", tool.get("type"), ("custom",), at)
         schema = tool.get("input_schema")

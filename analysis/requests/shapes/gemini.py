@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import BadInput
-from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part, video_part
+from ...errors import BadInput, shown
+from ...textio.numbers import ascii_seconds
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, MAX_FPS, MAX_SECONDS, audio_part, declared, file_part, image_part, video_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolDef, ToolResult
 from ._read import _choice, _dumps, _kind, _list, _obj, _only_text, _str, _text
 
@@ -56,26 +57,39 @@ def _gemini_parts(content: Mapping[str, Any], at: str, level: str | None = None)
     return tuple(parts)
 
 
+MEDIA_RESOLUTIONS = ("low", "medium", "high", "ultra_high")  # MEDIA_RESOLUTION_<LEVEL>, case aside
+
+
 def _level(part: Mapping[str, Any], where: str, key: str = "mediaResolution") -> str | None:
     """A media resolution as "low" / "medium" / "high" / "ultra_high": a Gemini 3 part's
     ({"level": "MEDIA_RESOLUTION_HIGH"}) or the request's (generationConfig's "MEDIA_RESOLUTION_LOW");
-    None where it is not set (or UNSPECIFIED, the model's default)."""
+    None where it is not set (or UNSPECIFIED, the model's default).
+
+    Raises:
+        BadInput: any other level, with the valid ones (the value shown cut and escaped).
+    """
     raw = _get(part, key)
     level = _obj(raw, f"{where}.{key}").get("level") if isinstance(raw, Mapping) else raw
     text = _str(level, f"{where}.{key}")
-    text = text.lower().removeprefix("media_resolution_") if text else None
-    return None if text in (None, "", "unspecified") else text
+    if not text:
+        return None
+    name = text.lower().removeprefix("media_resolution_")
+    if name == "unspecified":
+        return None
+    if name not in MEDIA_RESOLUTIONS:
+        valid = ", ".join(f"MEDIA_RESOLUTION_{v.upper()}" for v in ("unspecified", *MEDIA_RESOLUTIONS))
+        raise BadInput(f"{where}.{key}: unknown media resolution {shown(text)}; valid: {valid}")
+    return name
 
 
 def _offset(value: Any, at: str) -> float:
-    """A protobuf Duration as JSON ("12.5s"), or a number of seconds."""
+    """A protobuf Duration as JSON ("12.5s"), or a number of seconds, from 0 to `MAX_SECONDS`."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not 0 <= value <= MAX_SECONDS:  # NaN and infinities fail too
+            raise BadInput(f"{at} must be a duration such as \"12.5s\" from 0 to {MAX_SECONDS:,g} seconds, "
+                           f"got {shown(value)}")
         return float(value)
-    text = _str(value, at) or ""
-    try:
-        return float(text.removesuffix("s"))
-    except ValueError:
-        raise BadInput(f"{at} must be a duration such as \"12.5s\", got {text!r}") from None
+    return ascii_seconds(_str(value, at) or "", at, top=MAX_SECONDS)
 
 
 def _clip(part: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -95,8 +109,9 @@ def _clip(part: Mapping[str, Any], where: str) -> dict[str, Any]:
         out["seconds"] = length
     fps = meta.get("fps")
     if fps is not None:
-        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= 24:
-            raise BadInput(f"{where}.videoMetadata.fps must be a number of frames per second in (0, 24], got {fps!r}")
+        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0 < fps <= MAX_FPS:
+            raise BadInput(f"{where}.videoMetadata.fps must be a number of frames per second in (0, {MAX_FPS:g}], "
+                           f"got {shown(fps)}")
         out["fps"] = float(fps)
     return out
 

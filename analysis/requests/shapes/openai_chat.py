@@ -9,7 +9,7 @@ import orjson
 
 from ...errors import BadInput, UnknownName
 from ...memo import BoundedMemo, run_caches
-from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_detail, image_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolDef, ToolResult
 from ._read import (PartReader, _arguments, _choice, _each_message, _function_def, _function_tools, _kind, _mode,
                     _obj, _str, _text, _text_in, _typed_parts)
@@ -20,7 +20,7 @@ _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 def _chat_image(part: Mapping[str, Any], where: str) -> Part:
     image = _obj(part.get("image_url"), f"{where}.image_url")
     return image_part(_str(image.get("url"), f"{where}.image_url.url"),
-                      detail=_str(image.get("detail"), f"{where}.image_url.detail"), **declared(part, where, IMAGE_SIZE))
+                      detail=image_detail(_str(image.get("detail"), f"{where}.image_url.detail"), f"{where}.image_url.detail"), **declared(part, where, IMAGE_SIZE))
 
 
 def _chat_audio(part: Mapping[str, Any], where: str) -> Part:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_part
+from ..mediaread import CLIP_LENGTH, IMAGE_SIZE, audio_part, declared, file_part, image_detail, image_part
 from ..request import Message, Part, Request, TextPart, ToolCall, ToolChoice, ToolResult
 from ._read import (PartReader, _arguments, _choice, _function_def, _function_tools, _kind, _list, _mode, _obj, _str,
                     _text, _text_in, _typed_parts)
@@ -18,7 +18,7 @@ _RESPONSES_PARTS: dict[str, PartReader] = {
     "input_text": _text_in("text"), "output_text": _text_in("text"), "text": _text_in("text"),
     "refusal": _text_in("refusal"),
     "input_image": lambda part, where: image_part(_str(part.get("image_url"), f"{where}.image_url"),
-                                                  detail=_str(part.get("detail"), f"{where}.detail"),
+                                                  detail=image_detail(_str(part.get("detail"), f"{where}.detail"), f"{where}.detail"),
                                                   **declared(part, where, IMAGE_SIZE)),
     "input_file": lambda part, where: file_part(_str(part.get("filename"), f"{where}.filename"),
                                                 data=_str(part.get("file_data"), f"{where}.file_data")),

@@ -60,6 +60,28 @@ def test_compare_show_draws_boundaries_with_visible_whitespace(capsys):
     assert "·" in out and "→" in out and "↵" in out and "│" in out  # no tty: separators, no colours
 
 
+def test_compare_show_marks_the_spans_not_shared_by_every_tokenizer(capsys):
+    text = "Internationalization 1234567 naïve"
+    names = ["o200k_base", "cl100k_base", "gpt2"]
+    rc, out, _ = run(["compare", text, "-t", ",".join(names), "--show"], capsys)
+    assert rc == 0
+    ps = {n: load_tokenizer(n).pieces(text) for n in names}
+    lines = out.splitlines()
+    for name in names:
+        others = [{(p.start, p.end) for p in ps[o]} for o in names if o != name]
+        apart = [not all((p.start, p.end) in s for s in others) for p in ps[name]]
+        head = next(i for i, line in enumerate(lines) if line.startswith(f"── {name} "))
+        assert f"{sum(apart):,} not a token in every other one" in lines[head]
+        drawn = lines[head + 1].split("│")
+        assert len(drawn) == len(ps[name])
+        assert [d.startswith("‹") and d.endswith("›") for d in drawn] == apart
+    low, high = min(len(p) for p in ps.values()), max(len(p) for p in ps.values())
+    assert any(line.startswith(f"spread: {low:,} tokens") and line.endswith(f"{high - low:,} apart") for line in lines)
+    # one tokenizer alone: nothing to disagree with, nothing marked
+    rc, out, _ = run(["compare", text, "-t", "gpt2", "--show"], capsys)
+    assert "‹" not in out and "spread" not in out
+
+
 def test_compare_empty_text_is_zero_tokens(capsys):
     rc, out, _ = run(["compare", "", "-t", "cl100k_base,gpt2", "--format", "json"], capsys)
     assert rc == 0

@@ -69,12 +69,15 @@ def test_category_bars_carry_the_summary_numbers(run):
 def test_premium_heatmap_has_a_log_colour_scale_and_cell_values(run):
     premium = run_probe("language-premium", run)
     spec = _spec(charts.language_premium(premium))
-    grid = spec["hconcat"][0]
+    grid = spec
     rect, text = grid["layer"]
     assert rect["encoding"]["color"]["scale"]["type"] == "log"
     assert text["mark"]["type"] == "text"
     assert text["encoding"]["text"]["field"] == "label"
-    cells = pd.DataFrame(spec["datasets"][grid["data"]["name"] if "data" in grid else spec["data"]["name"]])
+    cells = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    assert spec["autosize"]["type"] == "fit-x"  # the column's width, whatever the tokenizers
+    # a click on a cell picks its tokenizer
+    assert charts.PICK in {p["name"] for p in [*spec.get("params", []), *rect.get("params", [])]}
     worst = cells.loc[cells["premium"].idxmax()]
     assert worst["label"] in (f"{worst['premium']:.1f}", f"{worst['premium']:.0f}")
 
@@ -86,3 +89,23 @@ def test_digit_grouping_and_suffix_bars():
     assert [t["title"] for t in spec["encoding"]["tooltip"]] == ["tokenizer", "number", "tokens", "pieces"]
     table = pd.DataFrame({"tokenizer": ["a"], "before": [2], "after": [3], "extra_tokens": [1]})
     assert _spec(charts.trailing_suffix(table))["encoding"]["x"]["title"] == "extra tokens (after − before)"
+
+
+def test_thin_lines_differ_in_dash_or_shape_where_colours_look_alike():
+    """Every catalogued tokenizer has its own (colour, dash, shape); the pairs whose colours looked
+    alike on thin lines (cl100k/mistral-v1, r50k/claude-legacy, gemma3/glm4) differ in dash and shape."""
+    from analysis.tokenizers import CATALOGUE
+
+    order = list(CATALOGUE)
+    styles = list(zip(charts.tokenizer_colors(order), map(tuple, charts.tokenizer_dashes(order)),
+                      charts.tokenizer_shapes(order)))
+    assert len(set(styles)) == len(order)
+    style = dict(zip(order, styles))
+    for a, b in (("cl100k_base", "mistral-v1"), ("r50k_base", "claude-legacy"), ("gemma3", "glm4")):
+        assert style[a][1] != style[b][1] and style[a][2] != style[b][2], (a, b)
+    # one legend: colour, dash and shape by the same field and title, so Vega-Lite merges them
+    lengths = pd.DataFrame({"tokenizer": order * 2, "n_digits": [1] * len(order) + [2] * len(order),
+                            "n_numbers": 10, "tokens_per_number": 1.0, "min_tokens": 1, "max_tokens": 1})
+    lines = _spec(charts.tokens_vs_digits(lengths))["layer"][1]["encoding"]
+    assert {lines[k]["legend"]["title"] for k in ("color", "strokeDash", "shape")} == {"tokenizer (click to pick)"}
+    assert lines["strokeDash"]["scale"]["domain"] == order

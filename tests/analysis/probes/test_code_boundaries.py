@@ -123,7 +123,7 @@ def _diff_regions_reference(text, pieces_a, pieces_b, limit=200):
         if len(a) == 1 and len(b) == 1:
             continue
         rows.append({"start": start, "end": end, "text": visible(text[start:end]),
-                     "a": "|".join(piece_label(text, p) for p in a), "b": "|".join(piece_label(text, p) for p in b),
+                     "a": " ".join(piece_label(text, p) for p in a), "b": " ".join(piece_label(text, p) for p in b),
                      "n_a": len(a), "n_b": len(b)})
         if len(rows) >= limit:
             break
