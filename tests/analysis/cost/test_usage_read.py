@@ -16,7 +16,7 @@ from analysis.cost.prices import genai
 from analysis.cost.usage import SHAPE_PROVIDERS, read_usage
 
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
-README = Path(__file__).resolve().parents[2] / "readme" / "files"
+README = Path(__file__).resolve().parents[3] / "docs" / "examples"
 KEYS = {  # the keys each shape's usage may hold, with nested detail objects
     "openai-chat": ["prompt_tokens", "completion_tokens", ("prompt_tokens_details", "cached_tokens"),
                     ("prompt_tokens_details", "audio_tokens"), ("prompt_tokens_details", "cache_write_tokens"),
