@@ -165,9 +165,13 @@ def _train_on_dask(args: argparse.Namespace, source: Path, specials: list[str], 
         with tqdm(total=size, disable=not progress, desc="pre-tokenizing on the cluster", unit="B", unit_scale=True,
                   unit_divisor=1024, file=sys.stderr) as bar:
             params = {"path": str(path), "specials": specials, "pattern": pattern}
-            for part, found in zip(parts, engine.map(_count_part, parts, (), params=params)):
-                counts.update(found)  # Counter.update adds
-                bar.update(part.end - part.start)
+            try:
+                for part, found in zip(parts, engine.map(_count_part, parts, (), params=params)):
+                    counts.update(found)  # Counter.update adds
+                    bar.update(part.end - part.start)
+            except (FileNotFoundError, IsADirectoryError, PermissionError) as e:  # raised on a worker
+                raise BadInput(f"a Dask worker could not read the corpus ({e}): the workers open it at {path}; put "
+                               "it on storage every worker reads at that path") from None
     return ownbpe.train_bpe_from_counts(counts, args.vocab_size, specials, progress=progress)
 
 
