@@ -32,13 +32,18 @@ if TYPE_CHECKING:
     from .explain import PieceExplanation as PieceExplanation
     from .explain import format_explanation as format_explanation
     from .tokenizer import Tokenizer as Tokenizer
+    from .count import count_file_part as count_file_part
+    from .count import file_parts as file_parts
     from .train import train_bpe as train_bpe
+    from .train import train_bpe_from_counts as train_bpe_from_counts
 
 # Every name loads on first use (PEP 562): a program that only needs the rank-file reader
 # (`ownbpe.io`) pays neither for the compiled split patterns nor for the encoder and trainer.
 _LAZY = {"CL100K_PATTERN": ".split_patterns", "GPT2_PATTERN": ".split_patterns", "O200K_PATTERN": ".split_patterns",
          "MergeStep": ".explain", "PieceExplanation": ".explain", "format_explanation": ".explain",
-         "Tokenizer": ".tokenizer", "train_bpe": ".train"}
+         "Tokenizer": ".tokenizer", "train_bpe": ".train", "train_bpe_from_counts": ".train",
+         # counting in parts, for counting elsewhere (`tokenprism train --engine dask`)
+         "file_parts": ".count", "count_file_part": ".count"}
 
 
 def __getattr__(name: str) -> Any:
@@ -59,6 +64,9 @@ __all__ = [
     "MergeStep",
     "PieceExplanation",
     "Tokenizer",
+    "count_file_part",
+    "file_parts",
     "format_explanation",
     "train_bpe",
+    "train_bpe_from_counts",
 ]

@@ -116,6 +116,54 @@ def count_file(
     return counts
 
 
+def file_parts(
+    path: str | os.PathLike, n_parts: int, special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN
+) -> list[tuple[int, int]]:
+    """Cut a corpus file into about `n_parts` byte ranges whose pre-token counts add up to the file's.
+
+    For counting elsewhere (another process, another machine): `count_file_part` counts one range,
+    and the sum of the ranges' counts is `count_file`'s result. The cuts fall where no pre-token
+    and no special token can straddle them; with a custom pattern and no special tokens there is
+    no such place, and the whole file is one range.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     corpus = Path(folder, "corpus.txt")
+    ...     _ = corpus.write_text(("low lower " * 50 + "<|endoftext|>") * 1000, encoding="utf-8")
+    ...     parts = file_parts(corpus, 2, ["<|endoftext|>"])
+    ...     total = Counter()
+    ...     for start, end in parts:
+    ...         total.update(count_file_part(corpus, start, end, ["<|endoftext|>"]))
+    ...     len(parts), total == count_file(corpus, ["<|endoftext|>"])
+    (2, True)
+    """
+    if isinstance(n_parts, bool) or not isinstance(n_parts, int) or n_parts < 1:
+        raise ValueError(f"n_parts must be a positive int, got {n_parts!r}")
+    path = _corpus_path(path)
+    return _byte_ranges(path, path.stat().st_size, n_parts, tuple(dict.fromkeys(special_tokens)), pattern)
+
+
+def count_file_part(
+    path: str | os.PathLike, start: int, end: int, special_tokens: Iterable[str] = (), pattern: str = GPT2_PATTERN
+) -> dict[str, int]:
+    """The pre-token counts of bytes `start:end` of a corpus file, one range of `file_parts`.
+
+    Raises:
+        FileNotFoundError: no such file (on a cluster: the path must be readable on every worker).
+        ValueError: invalid UTF-8 (with the absolute byte offset).
+    """
+    return _count_range(str(_corpus_path(path)), start, end, tuple(dict.fromkeys(special_tokens)), pattern)
+
+
+def _corpus_path(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"training corpus {str(path)!r} is a directory; give a text file")
+    if not path.exists():
+        raise FileNotFoundError(f"training corpus not found: {str(path)!r}")
+    return path
+
+
 # -- internals -----------------------------------------------------------------------------
 
 

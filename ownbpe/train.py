@@ -92,6 +92,29 @@ def train_bpe_from_iterator(
     return _train_from_counts(counts, vocab_size, specials, progress)
 
 
+def train_bpe_from_counts(
+    counts: dict[str, int],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    *,
+    progress: bool = False,
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Like `train_bpe`, from pre-token counts made elsewhere (`count_file`, or the sum of
+    `count_file_part` over the ranges of `file_parts`, counted on other machines).
+
+    `counts` is handed over: it is emptied as the words are built, which frees the strings as
+    the merge loop's words take their place (pass a copy to keep it).
+
+    >>> train_bpe_from_counts({"low": 3, " lower": 3, " lowest": 3}, 258)[1]
+    [(b'o', b'w'), (b'l', b'ow')]
+    """
+    specials = _check_args(vocab_size, special_tokens, GPT2_PATTERN, 1)
+    for piece, c in counts.items():
+        if not isinstance(piece, str) or isinstance(c, bool) or not isinstance(c, int) or c < 1:
+            raise ValueError(f"counts must map pre-token strings to positive ints; got {piece!r}: {c!r}")
+    return _train_from_counts(counts, vocab_size, specials, progress)
+
+
 # -- merging --------------------------------------------------------------------------------
 
 
@@ -119,6 +142,7 @@ def _train_from_counts(
 
 
 _COMPLEMENT = bytes(range(255, -1, -1))
+_INDEX_STEP = 1 << 16  # words indexed between two updates of the progress bar
 _MAX_VOCAB = 0x110000  # one past the largest code point: chr(id) must exist
 
 
@@ -150,18 +174,23 @@ def _learn_merges(
     where: dict[str, int | list[int]] = {}
     get = pair_counts.get
     where_get = where.get
-    for w, word in enumerate(words):
-        f = freqs[w]
-        for pair in map(add, word, word[1:]):
-            pair_counts[pair] = get(pair, 0) + f
-            found = where_get(pair)
-            if found is None:
-                where[pair] = w
-            elif isinstance(found, int):
-                if found != w:
-                    where[pair] = [found, w]
-            elif found[-1] != w:
-                found.append(w)
+    bar = _progress_bar(progress, len(words), "indexing pairs", "words")
+    for start in range(0, len(words), _INDEX_STEP):
+        for w in range(start, min(start + _INDEX_STEP, len(words))):
+            word = words[w]
+            f = freqs[w]
+            for pair in map(add, word, word[1:]):
+                pair_counts[pair] = get(pair, 0) + f
+                found = where_get(pair)
+                if found is None:
+                    where[pair] = w
+                elif isinstance(found, int):
+                    if found != w:
+                        where[pair] = [found, w]
+                elif found[-1] != w:
+                    found.append(w)
+        bar.update(min(_INDEX_STEP, len(words) - start))
+    bar.close()
     # Max-heap by (count, (left, right) as bytes): negated count, then the pair's order key.
     heap = [(-c, keys[ord(pair[0])] + keys[ord(pair[1])], pair) for pair, c in pair_counts.items()]
     heapify(heap)

@@ -17,7 +17,7 @@ from ..errors import BadInput, UnknownName
 from .lifeline import tie_to_supervisor
 from .middleware import ServiceMiddleware
 from .problems import Problem, handle
-from .routers import compat, cost, count, ops, providers, tokenize
+from .routers import compat, cost, count, llamacpp, ops, providers, tokenize
 from .runtime import Runtime
 from .security import require_key
 from .settings import Settings
@@ -28,7 +28,9 @@ Every tokenizer and every price of tokenprism behind one JSON API, offline.
 * Native endpoints are versioned under `/v1`.
 * `/tokenize`, `/detokenize` (vLLM), `/v1/messages/count_tokens` (Anthropic),
   `/v1/responses/input_tokens` (OpenAI) and `/v1beta/models/{model}:countTokens` (Gemini) speak
-  the shapes those clients already send.
+  the shapes those clients already send; with `serve --tokenizer-dir`, `/tokenize` and
+  `/detokenize` also take llama.cpp's server shapes (`content`, `add_special`, `parse_special`,
+  `with_pieces`) for the GGUF and SentencePiece files of that folder.
 * Counts of a text from a proxy tokenizer are labelled `exactness: estimate`; counts of a
   request say `exact`, `documented` or `estimate`, with the reason.
 * Errors are RFC 9457 problem details (`application/problem+json`).
@@ -60,7 +62,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Without keys the check is not installed at all (it would be a no-op costing a dependency per request).
     keyed = [Depends(require_key)] if settings.api_keys else []
     # /v1/count first: routes are matched in order, and it is the one called most
-    for r in (count.router, tokenize.router, cost.router, compat.router, providers.router, ops.router):
+    # llama.cpp's /tokenize and /detokenize before vLLM's: they share the paths and hand vLLM's bodies on
+    for r in (count.router, tokenize.router, cost.router, llamacpp.router, compat.router, providers.router, ops.router):
         app.include_router(r, dependencies=keyed)
     app.include_router(ops.open_router)
     # The library's refusals are named here, not left to the `Exception` catch-all: Starlette

@@ -66,6 +66,7 @@ class Settings:
         key_file: a file of API keys, one per line (read by each worker).
         api_keys: the keys themselves (from `key_file` and TOKENPRISM_API_KEY); empty = no auth.
         encode_threads: threads that run encoding off the event loop (default: one per core).
+        tokenizer_dir: a folder whose .gguf and .model files clients may name (llama.cpp's /tokenize).
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -74,6 +75,7 @@ class Settings:
     key_file: str | None = None
     api_keys: tuple[str, ...] = ()
     encode_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    tokenizer_dir: str | None = None
 
     def to_env(self) -> dict[str, str]:
         """The environment that makes `from_env` rebuild these settings (keys excluded)."""

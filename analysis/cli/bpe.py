@@ -11,6 +11,7 @@ import argparse
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import ownbpe  # its names load on first use (the trainer, the compiled patterns)
@@ -20,7 +21,8 @@ from ..atomic import atomic_path
 from ..errors import BadInput
 from ..render import terminal_text
 from ..textio import regular_file_problem
-from ..textio.numbers import WORKERS, bounded
+from ..textio.numbers import bounded
+from .measure import add_engine_options, progress_wanted
 
 # --pattern NAME -> ownbpe's constant (read when training: the compiled patterns cost a `--help`)
 PATTERNS = {"gpt2": "GPT2_PATTERN", "cl100k": "CL100K_PATTERN", "o200k": "O200K_PATTERN"}
@@ -72,12 +74,20 @@ def cmd_train(args: argparse.Namespace) -> int:
         source = Path(tmp.name)
     # file names and special tokens come from the user: shown through the terminal escape
     print(terminal_text(f"training ownbpe: corpus={', '.join(map(str, paths))} vocab_size={args.vocab_size} "
-                        f"pattern={args.pattern} special={args.special or []} workers={args.workers or 'all'}"),
+                        f"pattern={args.pattern} special={args.special or []} engine={args.engine} "
+                        f"workers={args.workers or ('1' if args.engine == 'inprocess' else 'all')}"),
           file=sys.stderr)
     t0 = time.perf_counter()
+    pattern = getattr(ownbpe, PATTERNS[args.pattern])
+    specials = list(dict.fromkeys(args.special or ()))
+    progress = progress_wanted(args)
     try:
-        tok = ownbpe.Tokenizer.train(source, args.vocab_size, args.special or (), pattern=getattr(ownbpe, PATTERNS[args.pattern]),
-                                     workers=args.workers, progress=sys.stderr.isatty())
+        if args.engine == "dask":
+            vocab, merges = _train_on_dask(args, source, specials, pattern, progress)
+            tok = ownbpe.Tokenizer(vocab, merges, specials, pattern=pattern)
+        else:
+            tok = ownbpe.Tokenizer.train(source, args.vocab_size, specials, pattern=pattern,
+                                         workers=1 if args.engine == "inprocess" else args.workers, progress=progress)
     except ValueError as e:  # ownbpe imports nothing of analysis: its refusal of the flags becomes ours here
         raise BadInput(str(e)) from e
     finally:
@@ -96,6 +106,55 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+# Byte ranges per Dask worker: several each, so a slow worker does not hold up the rest, and
+# each range is at most PART_BYTES, so a task's pre-token counts stay small beside its text.
+PARTS_PER_WORKER = 4
+PART_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One byte range of the corpus, counted by one Dask task (a value, so it travels as one object)."""
+
+    start: int
+    end: int
+
+
+def _count_part(part: _Part, _tokenizers: object, *, path: str, specials: list[str], pattern: str) -> dict[str, int]:
+    """What a Dask worker runs: the pre-token counts of one byte range (the worker reads the file itself)."""
+    return ownbpe.count_file_part(path, part.start, part.end, specials, pattern)
+
+
+def _train_on_dask(args: argparse.Namespace, source: Path, specials: list[str], pattern: str,
+                   progress: bool) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Count pre-tokens over byte ranges on a Dask cluster, add the counts here, and learn the merges here.
+
+    The workers open the corpus by its absolute path: on a cluster of several machines it must be
+    on storage every worker reads at that path. Counts are sums, so the merges are the local run's.
+    """
+    from collections import Counter
+
+    from tqdm import tqdm
+
+    from ..engine import open_engine
+
+    path = source.resolve()
+    size = path.stat().st_size
+    with open_engine("dask", scheduler=args.scheduler, workers=args.workers, timeout=args.connect_timeout,
+                     dashboard=progress) as engine:
+        print(f"tokenprism train: engine: {engine.describe()}", file=sys.stderr)
+        n_parts = max(engine.workers * PARTS_PER_WORKER, -(-size // PART_BYTES))
+        parts = [_Part(a, b) for a, b in ownbpe.file_parts(path, n_parts, specials, pattern)]
+        counts: Counter[str] = Counter()
+        with tqdm(total=size, disable=not progress, desc="pre-tokenizing on the cluster", unit="B", unit_scale=True,
+                  unit_divisor=1024, file=sys.stderr) as bar:
+            params = {"path": str(path), "specials": specials, "pattern": pattern}
+            for part, found in zip(parts, engine.map(_count_part, parts, (), params=params)):
+                counts.update(found)  # Counter.update adds
+                bar.update(part.end - part.start)
+    return ownbpe.train_bpe_from_counts(counts, args.vocab_size, specials, progress=progress)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
     p = sub.add_parser("explain", help=help_line("explain"), formatter_class=fmt,
@@ -111,5 +170,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="where to save the model (versioned text format)")
     p.add_argument("--pattern", choices=sorted(PATTERNS), default="o200k", help="pre-tokenization pattern")
     p.add_argument("--special", action="append", metavar="TOKEN", help="special token (repeatable), e.g. '<|endoftext|>'")
-    p.add_argument("--workers", type=WORKERS, default=None, help="processes for pre-tokenization (default: all CPUs)")
+    add_engine_options(p)  # where the pre-tokens are counted; the merges are always learned here
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bars on stderr: the stage, its rate and the time left (default: when stderr is a terminal)")
     p.set_defaults(func=cmd_train)

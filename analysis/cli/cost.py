@@ -146,6 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="(--logs, request bodies) requests without a timestamp come R per cache lifetime of each "
                            "model (its rule's TTL), in place of one burst: how a shared prefix (the --system prompt "
                            "and tools) is read and written by each model's own cache rule")
+    bill.add_argument("--rate", metavar="N/day", help="(--logs, request bodies) the traffic's rate, once for every "
+                      "model (N/day, N/hour, N/min or N/s): requests without a timestamp are spaced at it, so each "
+                      "model's cache simulation takes its own requests per lifetime (5 minutes on OpenAI and "
+                      "Anthropic, an hour on DeepSeek); --requests-per-lifetime gives that count directly")
     bill.add_argument("--batch", action="store_true",
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
@@ -364,8 +368,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if isinstance(args.reasoning_tokens, tuple) or isinstance(args.reasoning_ratio, tuple):
         raise BadInput("MODEL=VALUE reasoning figures apply to --logs and request bodies (--messages); for texts, "
                        "give one figure for every model: --reasoning-tokens N or --reasoning-ratio R")
-    if args.requests_per_lifetime is not None or args.cache_breakpoints != "request":
-        raise BadInput("--requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
+    if args.requests_per_lifetime is not None or args.rate is not None or args.cache_breakpoints != "request":
+        raise BadInput("--rate, --requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
                        "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
         if args.batch or args.service_tier:

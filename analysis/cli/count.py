@@ -131,14 +131,16 @@ def cmd_count(args: argparse.Namespace) -> int:
         return cmd_budget(args)
     if args.root is not None:
         raise BadInput("--root is the folder of a budget file's globs: pass it with --budget FILE")
-    specs = [resolve(m) for m in _models(args.models or [])]  # every id checked before anything is counted
+    # every id checked before anything is counted; gguf:PATH counts with the file's tokenizer and template
+    specs = [m if m.startswith("gguf:") else resolve(m) for m in _models(args.models or [])]
     size = image_size(args)
     request = _request(args)
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
             for spec in specs]
     if args.format == "table":  # a proxy tokenizer as every other table labels it: ~o200k_base
-        rows = [{**r, "tokenizer": spec.choice().label} if spec.choice().tokenizer == r["tokenizer"] else r
+        rows = [{**r, "tokenizer": spec.choice().label}
+                if not isinstance(spec, str) and spec.choice().tokenizer == r["tokenizer"] else r
                 for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:

@@ -110,7 +110,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr, flush=True)
     config = {"limits": limits, "tokenizers": list(tokenizers), "head_timeout": args.head_timeout,
               "body_timeout": args.body_timeout, "cors_origins": list(args.cors_origin or ()),
-              "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None}
+              "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None,
+              "tokenizer_dir": _tokenizer_dir(args.tokenizer_dir)}
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     metrics_dir = None
@@ -140,6 +141,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tokenizer_dir(path: str | None) -> str | None:
+    if path is None:
+        return None
+    if not os.path.isdir(path):
+        raise BadInput(f"--tokenizer-dir {path!r} is not a folder. Fix: give the folder that holds your .gguf files")
+    return os.path.abspath(path)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `serve` to the `tokenprism` parser."""
     p = sub.add_parser("serve", help=help_line("serve"),
@@ -155,6 +164,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="require a key from this file (one per line) on every route but /healthz and /readyz; "
                         "keys may also come from the TOKENPRISM_API_KEY variable (comma-separated)")
     p.add_argument("--cors-origin", action="append", metavar="URL", help="allow browser calls from this origin (repeatable; default: no CORS)")
+    p.add_argument("--tokenizer-dir", metavar="DIR", help="serve the GGUF (.gguf) and SentencePiece (.model) files of this "
+                   "folder at POST /tokenize and /detokenize in llama.cpp's shapes; a client names a file inside it")
     p.add_argument("--root-path", default="", help="path prefix when served behind a reverse proxy (e.g. /tokenprism)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                    help="info logs one line per request: method, route, status, size and time (never the text)")

@@ -147,7 +147,12 @@ def cmd_tokenizers(args: argparse.Namespace) -> int:
              "available": available(name, e.fetched), "models": e.description,
              "source": f"{e.package}:{e.file}", "licence": e.licence}
             for name, e in CATALOGUE.items()]
-    emit_rows(rows, TOKENIZER_COLUMNS, args.format, width=table_width(args))
+    if args.tokenizers:  # files given as specs (gguf:PATH, sp:PATH, hf:PATH): loaded, listed with their digest
+        from ..tokenizers.gguf_chat import file_rows
+
+        rows += file_rows([t.strip() for t in args.tokenizers.split(",") if t.strip()])
+    columns = TOKENIZER_COLUMNS + (("chat_template",) if args.tokenizers and args.format == "json" else ())
+    emit_rows(rows, columns, args.format, width=table_width(args))
     return 0
 
 
@@ -341,6 +346,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tokenizers", help=help_line("tokenizers"), formatter_class=fmt)
     add_format(p)
     p.add_argument("--no-load", action="store_true", help="kept for old scripts: the list never loads a vocabulary")
+    p.add_argument("--tokenizers", "-t", metavar="A,B", help="also list these file tokenizers (gguf:PATH, sp:PATH, "
+                   "hf:PATH), loaded, with their digest and a GGUF file's chat template (shown whole with --format json)")
     p.set_defaults(func=cmd_tokenizers)
 
     p = sub.add_parser("compare", help=help_line("compare"), formatter_class=fmt,

@@ -30,9 +30,14 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("chat logs (instead of TEXT: price logged requests under each model)")
     g.add_argument("--logs", nargs="+", metavar="FILE",
                    help="request logs: .jsonl (or .jsonl.gz), .csv or .parquet with a messages column, or text with "
-                        "one request per line; each row is one request")
-    g.add_argument("--log-format", choices=("auto",) + SHAPES, default="auto",
-                   help="row shape; auto detects it per file from the first row")
+                        "one request per line; each row is one request. Or the exports tools and providers write "
+                        "(OpenTelemetry GenAI spans, Langfuse, Helicone, LiteLLM spend logs, OpenAI and Anthropic "
+                        "usage and cost reports), priced from their logged usage, never recounted")
+    from ..cost.logs.exports import EXPORT_SHAPES
+
+    g.add_argument("--log-format", "--shape", dest="log_format", choices=("auto",) + SHAPES + EXPORT_SHAPES,
+                   default="auto", help="row shape; auto detects it per file (a request log from its first row, a "
+                                        "tool's or provider's export from its first bytes)")
     g.add_argument("--log-column", default="messages", metavar="NAME", help="the messages column of .csv/.parquet logs")
     add_max_line(g)
 
@@ -79,13 +84,16 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
         raise BadInput("--logs prices logged requests; give either --logs or requests (TEXT, -f, --messages, --corpus, "
                          "--builtin, --machine-corpus), not both")
     _check_requests(args)
+    if _exports(args):
+        return cmd_exports(args)
     every_tokens, every_ratio, per_model = per_model_reasoning(args)
     plan = plan_traffic(args.models or _default_models(), output_tokens=args.output_tokens,
                         output_ratio=args.output_ratio, cached_share=args.cached_share, overrides=overrides,
                         on=args.on, fallback_tokenizer=args.fallback_tokenizer,
                         reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,
                         cache_breakpoints=args.cache_breakpoints, batch=args.batch, service_tier=args.service_tier,
-                        requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args))
+                        requests_per_lifetime=args.requests_per_lifetime, image_size=image_size(args),
+                        rate=args.rate)
     log_report = LogReport()
     unordered = ""
     from tqdm.auto import tqdm
@@ -125,6 +133,54 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     return write_traffic(args, report)
 
 
+def _exports(args: argparse.Namespace) -> bool:
+    """Whether --logs names tools' or providers' exports (OTel, Langfuse, Helicone, LiteLLM, usage and
+    cost reports) rather than request logs; a mix is refused."""
+    from ..cost.logs.exports import EXPORT_SHAPES, detect_export
+
+    if args.log_format != "auto":
+        return args.log_format in EXPORT_SHAPES
+    kinds = {str(path): detect_export(Path(path), line_bounds(args)) if Path(path).is_file() else None
+             for path in args.logs}
+    exports = [p for p, shape in kinds.items() if shape is not None]
+    if exports and len(exports) != len(kinds):
+        raise BadInput(f"{', '.join(exports)} are tools' or providers' exports and {', '.join(p for p in kinds if p not in exports)} "
+                       "are request logs: price them in separate runs")
+    return bool(exports)
+
+
+def cmd_exports(args: argparse.Namespace) -> int:
+    """Price exports (`cost.logs.exports`): as billed, the tools' own cost beside it, the rows that
+    differ, unknown models named; re-priced per part under -m models, never recounted."""
+    from ..cost.logs.export_bill import bill_of_rows
+    from ..cost.logs.exports import iter_export_rows
+    from ..cost.logs.read import LogReport
+    from ..report import exports as render
+
+    for flag, value in (("--cache-breakpoints", args.cache_breakpoints != "request"),
+                        ("--requests-per-lifetime", args.requests_per_lifetime is not None),
+                        ("--rate", args.rate is not None),
+                        ("--output-tokens/--output-ratio", args.output_tokens is not None or args.output_ratio is not None)):
+        if value:
+            raise BadInput(f"{flag} shapes a recount or a cache simulation, and exports are re-priced from the "
+                           "usage they logged, not recounted: leave it out")
+    report = LogReport()
+    rows = iter_export_rows(args.logs, shape=args.log_format, errors=args.errors, report=report,
+                            bounds=line_bounds(args))
+    targets = [m.strip() for m in (args.models or "").split(",") if m.strip()]
+    bill = bill_of_rows(rows, targets=targets)
+    if report.n_skipped:
+        print(f"note: {terminal_text(report.summary())}", file=sys.stderr)
+    for warning in bill.warnings():
+        print(f"warning: {terminal_text(warning)}", file=sys.stderr)
+    write_report_text(render.WRITERS, args.format, bill, width=table_width(args))
+    if args.out:
+        sys.stdout.flush()
+        for path in render.write_report(bill, Path(args.out)):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[str, str]], bodies: list,
                  system: str | None, what: str) -> int:
     """Price requests from the command line (`bodies`, LogRecords of --messages, then `texts`, each
@@ -154,7 +210,7 @@ def cmd_requests(args: argparse.Namespace, overrides: list, texts: list[tuple[st
         with tqdm(unit="request", file=sys.stderr, disable=None,
                   desc=f"pricing requests x{n_models} models ({engine.name})") as bar:
             report = price_shared_prefix(
-                texts, models, system=system, requests_per_lifetime=args.requests_per_lifetime,
+                texts, models, system=system, requests_per_lifetime=args.requests_per_lifetime, rate=args.rate,
                 cache_breakpoints=args.cache_breakpoints, requests_per_month=args.requests_per_month,
                 output_tokens=args.output_tokens, output_ratio=args.output_ratio, cached_share=args.cached_share,
                 reasoning_tokens=every_tokens, reasoning_ratio=every_ratio, reasoning_for=per_model,

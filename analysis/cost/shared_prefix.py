@@ -72,6 +72,7 @@ def traffic_of(partial: TrafficPartial, plan: TrafficPlan, log_report: LogReport
 
 def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], models: Sequence[str] | str, *,
                         system: str | None = None, tools: Any = None, requests_per_lifetime: Any = None,
+                        rate: Any = None,
                         cache_breakpoints: str = "request", requests_per_month: Any = None,
                         output_tokens: Any = None, output_ratio: Any = None, cached_share: Any = 0,
                         reasoning_tokens: Any = None, reasoning_ratio: Any = None,
@@ -89,6 +90,8 @@ def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], 
         requests_per_lifetime: requests per cache lifetime of each model (its rule's TTL), as a
             stream already running (the prefix is cached when the first request comes); None:
             the requests are one burst.
+        rate: the traffic's rate ("10000/day"), once for every model: each model takes its own
+            requests per lifetime from it (`plan_traffic`'s `rate`), in place of `requests_per_lifetime`.
         cache_breakpoints: "request" (an Anthropic-style cache writes only at a request's own
             cache_control, which a text has none of) or "auto" (after the system prompt and tools,
             and after the last message).
@@ -126,7 +129,7 @@ def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], 
                         reasoning_tokens=reasoning_tokens, reasoning_ratio=reasoning_ratio,
                         reasoning_for=reasoning_for, cache_breakpoints=cache_breakpoints, batch=batch,
                         service_tier=service_tier, requests_per_lifetime=requests_per_lifetime,
-                        image_size=image_size)
+                        image_size=image_size, rate=rate)
     records = [*bodies, *text_records(pairs, tools=tools)]
     kept = [0]
     log_report = LogReport()

@@ -165,6 +165,9 @@ class TrafficPlan:
             in place of one burst.
         image_size: (width, height) of the images a row gives by URL (never fetched), priced at that
             size by each model's rule; None leaves them unsized (not counted, and said so).
+        rate: the traffic's requests per second (`parse_rate`: "10000/day"), from which each target's
+            cache simulation takes its own requests per lifetime (`per_lifetime`), in place of
+            `requests_per_lifetime` (one figure counted in each model's own lifetime).
     """
 
     targets: tuple[Target, ...]
@@ -182,6 +185,27 @@ class TrafficPlan:
     service_tier: str | None = None
     requests_per_lifetime: Decimal | None = None
     image_size: tuple[int, int] | None = None
+    rate: Decimal | None = None
+
+    def per_lifetime(self, rule: Any) -> float | None:
+        """Requests per cache lifetime of `rule` for rows without a timestamp: `requests_per_lifetime`
+        as given, else the rate times the rule's lifetime (the same traffic for every model), else None.
+
+        >>> plan = TrafficPlan((), rate=parse_rate("10000/day"))
+        >>> class Rule: ttl_seconds = 300
+        >>> round(plan.per_lifetime(Rule), 2)
+        34.72
+        """
+        if self.requests_per_lifetime is not None:
+            return float(self.requests_per_lifetime)
+        return float(self.rate) * rule.ttl_seconds if self.rate is not None else None
+
+    @property
+    def spaced_by(self) -> str:
+        """The flag a spacing of rows without a timestamp comes from, for its note."""
+        if self.rate is None or self.requests_per_lifetime is not None:
+            return "--requests-per-lifetime"
+        return f"--rate: {float(self.rate) * 86400:,.4g} a day times the lifetime"
 
     @property
     def simulates_cache(self) -> bool:
@@ -195,7 +219,7 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
                  reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
                  cache_breakpoints: str = "request", batch: bool = False,
                  service_tier: str | None = None, requests_per_lifetime: Any = None,
-                 image_size: tuple[int, int] | str | None = None) -> TrafficPlan:
+                 image_size: tuple[int, int] | str | None = None, rate: Any = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
     `image_size` is the (width, height), or "WxH", of the images rows give by URL.
@@ -219,6 +243,9 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
     from .logs.cache_trace import BREAKPOINT_MODES
 
     check_fallback(fallback_tokenizer)
+    if rate is not None and requests_per_lifetime is not None:
+        raise BadInput("give at most one of --rate (the traffic, once for every model) and --requests-per-lifetime "
+                       "(requests in each model's own cache lifetime)")
     if cache_breakpoints not in BREAKPOINT_MODES:
         raise BadInput(f"cache breakpoints must be one of {', '.join(BREAKPOINT_MODES)}, got {cache_breakpoints!r}")
     if service_tier is not None and service_tier not in SERVICE_TIERS:
@@ -246,7 +273,31 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
         tuple(per_model), cache_breakpoints, batch, service_tier,
         None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime),
-        _image_size(image_size))
+        _image_size(image_size), None if rate is None else parse_rate(rate))
+
+
+_PER = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "day": 86400, "d": 86400}
+
+
+def parse_rate(value: Any) -> Decimal:
+    """A traffic rate as requests per second: "N/day", "N/hour", "N/min" or "N/s" (a Decimal is
+    taken as per second).
+
+    >>> parse_rate("8640/day"), parse_rate("7200/hour"), parse_rate("5/s")
+    (Decimal('0.1'), Decimal('2'), Decimal('5'))
+    """
+    if isinstance(value, Decimal):
+        number, per = value, "s"
+    else:
+        text = str(value).strip().replace(" ", "").lower()
+        count, slash, unit = text.partition("/")
+        unit = unit.removesuffix("s") if unit not in ("s",) else unit
+        if not slash or unit not in _PER:
+            raise BadInput(f"rate {value!r} is not N/day, N/hour, N/min or N/s (e.g. --rate 10000/day)")
+        number, per = to_decimal("rate", count), unit
+    if number <= 0:
+        raise BadInput(f"rate must be positive, got {value!r}")
+    return number / _PER[per]
 
 
 def _positive(name: str, value: Any) -> Decimal:

@@ -165,8 +165,28 @@ def request_counter(model: str | ModelSpec, *, choice: TokenizerChoice | None = 
         UnknownName: the model id is not known (the closest ids are named).
         BadInput: the model has no text tokenizer, or its vocabulary is not on this machine.
     """
+    if isinstance(model, str) and model.strip().startswith("gguf:") and choice is None:
+        return file_counter(model.strip())
     spec = model if isinstance(model, ModelSpec) else resolve(model)
     return counter_for(spec.id, spec.format, _names(spec), choice or spec.usable_choice())
+
+
+def file_counter(spec: str) -> RequestCounter:
+    """A counter for ``gguf:PATH``: the file's own vocabulary, in the format its chat template writes when that is
+    a family rendered here (`gguf_chat`); otherwise the content alone, an estimate that says why."""
+    from ..tokenizers.gguf_chat import match_template
+    from .formats import FORMATS
+
+    tok = load_tokenizer(spec)
+    match = match_template(getattr(tok, "chat_template", None))
+    render = FORMATS.get(match.family or "")
+    if match.variant:  # a family with several templates: the one the file's matched
+        from .formats import qwen
+
+        def render(request: Request, tokenizer: Tokenizer, *, add_generation_prompt: bool = True) -> Rendered:
+            return qwen.render_template(request, tokenizer, match.variant, add_generation_prompt=add_generation_prompt)
+    # the text is the file's own vocabulary; with no format, the reason says why the count is an estimate
+    return RequestCounter(spec, tok, match.family, render, "exact" if render else "estimate", match.reason, "", (spec,))
 
 
 def input_tokens(request: Request, model: str | ModelSpec, *, add_generation_prompt: bool = True,

@@ -91,5 +91,6 @@ def unknown(name: str) -> UnknownName:
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     return UnknownName("tokenizer", name, CATALOGUE, message=(
         f"unknown tokenizer {shown(name)}.{hint} Valid names: {', '.join(CATALOGUE)}; "
-        "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, hf:org/name (from the local Hugging Face cache), ownbpe:PATH"
+        "or a spec: tiktoken:NAME, hf:PATH/tokenizer.json, hf:org/name (from the local Hugging Face cache), "
+        "gguf:PATH (the tokenizer inside a GGUF model file), sp:PATH (a SentencePiece .model), ownbpe:PATH"
     ))

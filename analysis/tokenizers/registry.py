@@ -55,7 +55,13 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
             if key in CATALOGUE:
                 _cache[key] = CATALOGUE[key].build()
             elif ":" in key:
-                _cache[key] = load_spec(key, load_tokenizer)
+                tok = load_spec(key, load_tokenizer)
+                if "@" in tok.name:
+                    # a file's tokenizer is named by its content's digest (gguf:FILE@DIGEST, sp:FILE@DIGEST): that
+                    # name finds it too, so the engines, which pass names to their workers, run it; and one
+                    # content is one adapter, whatever path it was read from
+                    tok = _cache.setdefault(tok.name, tok)
+                _cache[key] = tok
             else:
                 raise unknown(key)
         return _cache[key]

@@ -3,7 +3,8 @@
 Unlike `catalogue` (names this package ships or fetches), a spec names a tokenizer the user has:
 ``hf:PATH`` (a tokenizer.json, or a folder holding one), ``hf:org/name`` (a model already in the
 local Hugging Face cache, never downloaded here), ``ownbpe:PATH`` (a model `tokenprism train`
-wrote), or ``tiktoken:NAME`` (a catalogue encoding by its tiktoken name). Each file is checked
+wrote), ``gguf:PATH`` (the tokenizer inside a GGUF model file, see `gguf_build`), ``sp:PATH`` (a
+SentencePiece ``.model``), or ``tiktoken:NAME`` (a catalogue encoding by its tiktoken name). Each file is checked
 before it is read: it must exist, be a regular file and stay under the size limit.
 """
 
@@ -16,12 +17,15 @@ from ..errors import UnknownName
 from . import hf_cache
 from .base import Source, Tokenizer
 from .catalogue import CATALOGUE
-from .vocab import VocabularyError, max_vocab_bytes
+from .vocab import VocabularyError, max_vocab_bytes, sha256_file
+
+
+FAMILIES = ("tiktoken", "hf", "gguf", "sp", "ownbpe")
 
 
 def _unknown_family(family: str, spec: str) -> UnknownName:
-    return UnknownName("tokenizer family", family, ("tiktoken", "hf", "ownbpe"), message=(
-        f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH or ownbpe:PATH"))
+    return UnknownName("tokenizer family", family, FAMILIES, message=(
+        f"unknown tokenizer family {family!r} in {spec!r}; use tiktoken:NAME, hf:PATH, gguf:PATH, sp:PATH or ownbpe:PATH"))
 
 
 def load_spec(spec: str, load_name: Callable[[str], Tokenizer]) -> Tokenizer:
@@ -33,7 +37,7 @@ def load_spec(spec: str, load_name: Callable[[str], Tokenizer]) -> Tokenizer:
             raise UnknownName("tiktoken encoding", arg, names,
                               message=f"unknown tiktoken encoding {arg!r}; valid: {', '.join(names)}")
         return load_name(arg)
-    if family not in ("hf", "ownbpe"):
+    if family not in ("hf", "ownbpe", "gguf", "sp"):
         raise _unknown_family(family, spec)
     path = Path(arg).expanduser()
     if family == "hf" and not path.exists() and hf_cache.is_repo_id(arg):
@@ -50,6 +54,10 @@ def load_spec(spec: str, load_name: Callable[[str], Tokenizer]) -> Tokenizer:
     if not target.is_file():  # a FIFO or /dev/zero would block or never end
         raise VocabularyError(f"{family}: {str(target)!r} is not a regular file (a folder, FIFO or device): give the "
                               f"vocabulary file itself (spec {spec!r})")
+    if family == "gguf":  # only the metadata is read, whatever the file's size (see gguf_reader)
+        from .gguf_build import load as load_gguf
+
+        return load_gguf(target)
     if target.stat().st_size > max_vocab_bytes():
         raise VocabularyError(f"{family}: {str(target)!r} is larger than the limit of {max_vocab_bytes():,} bytes. "
                               "Fix: check the path, or raise the limit with TOKENPRISM_MAX_VOCAB_MB")
@@ -58,6 +66,11 @@ def load_spec(spec: str, load_name: Callable[[str], Tokenizer]) -> Tokenizer:
 
         p = path / "tokenizer.json" if path.is_dir() else path
         return HFTokenizerAdapter(f"hf:{p.name}" if p.name != "tokenizer.json" else f"hf:{p.parent.name}", p, source=Source("", str(p), "see file"))
+    if family == "sp":
+        from .sentencepiece_adapter import SentencePieceTokenizer
+
+        digest = sha256_file(target)[:12]
+        return SentencePieceTokenizer(f"sp:{path.name}@{digest}", target, source=Source("", path.name, "see file", digest))
     if family == "ownbpe":
         from .ownbpe_adapter import OwnBPETokenizer
 

@@ -6,7 +6,9 @@ import streamlit as st
 
 from analysis.textio.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
-from analysis.report import traffic as render_traffic
+from analysis.report import exports as render_exports, traffic as render_traffic
+from analysis.cost.logs.export_bill import bill_of_rows
+from analysis.cost.logs.exports import EXPORT_SHAPES, detect_export, iter_export_rows
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_usd, iter_log_records, plan_traffic,
                            price_records, summarise)
@@ -104,7 +106,7 @@ links.check("cost", [
     # the log view's settings (the log itself, an upload, stays out of links)
     links.Param("cost_log_models", "models with a price", choices=shared.model_choices, multi=True),
     links.Param("cost_log_model_ids", "model ids"),
-    links.Param("cost_log_format", "log formats", choices=lambda: ["auto", *SHAPES]),
+    links.Param("cost_log_format", "log formats", choices=lambda: ["auto", *SHAPES, *EXPORT_SHAPES]),
     links.Param("cost_log_out", "Output tokens of rows without a logged response",
                 read=fields.workload("output_tokens", "Output tokens of rows without a logged response")),
     links.Param("cost_log_cached", "a share", number="float", low=0, high=1),
@@ -135,6 +137,42 @@ def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, 
     if not partial.rows:
         raise ValueError(f"no request read from {name}: {report.summary()}")
     return summarise(partial, plan, report)
+
+
+@st.cache_data(max_entries=4, show_spinner="Pricing the export...")
+def export_bill(name: str, data: bytes, models: tuple[str, ...], shape: str, skip: bool):
+    """The bill of an uploaded export (OTel, Langfuse, Helicone, LiteLLM, a usage or cost report)."""
+    report = LogReport()
+    rows = iter_export_rows(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report,
+                            bounds=UPLOAD_BOUNDS)
+    try:
+        bill = bill_of_rows(rows, targets=models)
+    except BadInput as e:
+        raise ValueError(f"{name}: {e} ({report.summary()})") from None
+    return bill, report.summary()
+
+
+def show_export(bill, summary: str) -> None:
+    """An export's bill: the headline (re-priced or as billed), unknown models as warnings, the tools'
+    own cost beside genai-prices', and the rows that differ with the part that explains them."""
+    st.markdown(f"**{shared.page_words(bill.headline())}**")
+    for warning in bill.warnings():
+        st.warning(shared.page_words(warning))
+    st.caption(f"Exactness: {bill.exactness}. Rows: {summary}. Prices: genai-prices on the logged usage.")
+    st.dataframe(render_exports.models_frame(bill), hide_index=True, width="stretch", key="cost_export_models")
+    if bill.differences:
+        st.markdown("**Rows whose own cost differs from genai-prices' by more than 0.5%**")
+        st.dataframe(render_exports.differences_frame(bill), hide_index=True, width="stretch", key="cost_export_diff")
+    if bill.targets:
+        st.markdown(f"**Re-priced per part under each model** ({bill.exactness}: no tokenizer saw these rows, no cache "
+                    "was simulated)")
+        st.dataframe({"model": list(bill.targets), "USD": ["not priced" if v is None else str(v)
+                                                            for v in bill.targets.values()]},
+                     hide_index=True, key="cost_export_targets")
+    for note, n in bill.notes.most_common():
+        st.caption(f"Note ({n:,} row(s)): {shared.page_words(note)}")
+    st.download_button("Report (Markdown)", render_exports.render_markdown(bill), "tokenprism-export-report.md",
+                       key="dl_export")
 
 
 def _notes_and_downloads(traffic, heading: str, title: str, stem: str, csv_name: str, key: str) -> None:
@@ -213,7 +251,7 @@ if source == "Chat log":
                             bind="query-params")
     models = list(dict.fromkeys([*models, *typed_models("cost_log_model_ids")]))
     c1, c2, c3, c4 = st.columns(4)
-    shape = c1.selectbox("Log format", ("auto",) + SHAPES, key="cost_log_format", bind="query-params")
+    shape = c1.selectbox("Log format", ("auto",) + SHAPES + EXPORT_SHAPES, key="cost_log_format", bind="query-params")
     log_fields = fields.Fields()
     out_tokens = log_fields.number(c2, "Output tokens of rows without a logged response", key="cost_log_out",
                                    default="300",
@@ -234,6 +272,14 @@ if source == "Chat log":
         st.stop()
     if not models:
         st.warning("Pick at least one model.")
+        st.stop()
+    if shape in EXPORT_SHAPES or (shape == "auto" and detect_export(LogUpload(log.name, log.getvalue())) is not None):
+        try:
+            bill, summary = export_bill(log.name, log.getvalue(), tuple(models), shape, skip)
+        except (ValueError, KeyError) as e:
+            st.error(shared.page_words(e.args[0] if e.args else str(e)))
+            st.stop()
+        show_export(bill, summary)
         st.stop()
     try:
         traffic = traffic_report(log.name, log.getvalue(), tuple(models), shape, skip, str(out_tokens), str(cached),

@@ -366,3 +366,26 @@ def test_a_link_carries_the_shared_prefix_and_names_a_bad_value():
         at = open_link(PAGE, {name: value})
         assert any(f"'{name}'" in as_read(w.value) and said in as_read(w.value) for w in at.warning), (name, [
             w.value for w in at.warning])
+
+
+@pytest.mark.slow  # two AppTest runs with uploads: about 15 s on a shared machine
+def test_an_uploaded_export_names_an_unknown_model_and_the_rows_that_differ():
+    """An export in the log view: the headline says re-priced, an unknown model is a warning, never $0."""
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "export_logs"
+    at = open_page(PAGE)
+    at.segmented_control(key="cost_source").set_value("Chat log").run()
+    log = fixtures / "litellm-35913-unknown-model.csv"
+    at.file_uploader(key="cost_log").set_value((log.name, log.read_bytes(), "text/csv"))
+    at.multiselect(key="cost_log_models").set_value(["openai:gpt-4o-mini"]).run()
+    assert not at.exception, at.exception
+    assert any("re-priced, not recounted" in m.value and "acme-internal-router-v7" in m.value for m in at.markdown)
+    assert any("acme-internal-router-v7" in w.value and "37,400,000 tokens" in w.value for w in at.warning)
+    models = at.dataframe[0].value.set_index("model")
+    assert models.loc["acme-internal-router-v7", "as billed (USD)"].startswith("not priced")
+    log = fixtures / "langfuse-10592-cached-twice.jsonl"
+    at.file_uploader(key="cost_log").set_value((log.name, log.read_bytes(), "application/jsonl")).run()
+    assert not at.exception, at.exception
+    differ = at.dataframe[1].value
+    assert "counted twice" in differ.loc[0, "why"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -109,7 +110,10 @@ def test_progress_goes_to_stderr_only(cs336, capsys):
     train_bpe(cs336 / "corpus.en", 300, progress=True)
     out, err = capsys.readouterr()
     assert out == ""
-    assert "merging" in err
+    # each stage in turn, each with the time spent and an estimate of the time left
+    stages = [err.rfind(stage) for stage in ("pre-tokenizing", "indexing pairs", "merging")]
+    assert -1 < stages[0] < stages[1] < stages[2]
+    assert len(re.findall(r"\[\d\d:\d\d<\d\d:\d\d", err)) >= 3
 
 
 # -- errors ---------------------------------------------------------------------------------
@@ -149,3 +153,42 @@ def test_bad_arguments(cs336):
 def test_vocab_size_too_large(cs336):
     with pytest.raises(ValueError, match="too large: ownbpe trains at most 1,114,112 tokens"):
         train_bpe(cs336 / "corpus.en", 2_000_000)
+
+
+# -- the same merges however the counting is done (issue 61) ----------------------------------
+
+
+def test_cs336_tinystories_sample_matches_the_readable_reference(cs336):
+    # corpus.en has CS336's own reference merges (above); its TinyStories sample has none, so the
+    # readable reference, which recounts every pair before each merge, is the oracle there.
+    path = cs336 / "tinystories_sample.txt"
+    text = path.read_text(encoding="utf-8")
+    vocab, merges = train_bpe(path, 600, ["<|endoftext|>"])
+    assert len(merges) > 250  # the sample holds enough pairs to keep merging for a while
+    assert (vocab, merges) == _educational.train(text, 600, ["<|endoftext|>"])
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 5])
+def test_counts_by_parts_give_the_merges_of_the_whole_file(cs336, tmp_path, n_parts):
+    # What `tokenprism train --engine dask` does on the workers, here in one process.
+    stories = (cs336 / "tinystories_sample.txt").read_text(encoding="utf-8")
+    prose = (cs336 / "corpus.en").read_text(encoding="utf-8")
+    corpus = tmp_path / "mixed.txt"
+    corpus.write_text("<|endoftext|>".join([stories, prose[:60000], stories, prose[60000:]]), encoding="utf-8")
+    parts = ownbpe.file_parts(corpus, n_parts, ["<|endoftext|>"])
+    assert len(parts) == n_parts
+    assert parts[0][0] == 0 and parts[-1][1] == corpus.stat().st_size
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+    counts: dict[str, int] = {}
+    for start, end in parts:
+        for piece, c in ownbpe.count_file_part(corpus, start, end, ["<|endoftext|>"]).items():
+            counts[piece] = counts.get(piece, 0) + c
+    assert counts == count.count_file(corpus, ["<|endoftext|>"])
+    assert ownbpe.train_bpe_from_counts(counts, 700, ["<|endoftext|>"]) == train_bpe(corpus, 700, ["<|endoftext|>"])
+
+
+def test_train_from_counts_refuses_bad_counts():
+    with pytest.raises(ValueError, match="positive ints; got 'ab': 0"):
+        ownbpe.train_bpe_from_counts({"ab": 0}, 300)
+    with pytest.raises(ValueError, match="n_parts must be a positive int"):
+        ownbpe.file_parts(__file__, 0)

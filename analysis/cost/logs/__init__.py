@@ -7,6 +7,9 @@ by `cost.usage`) -> `chunk` (a chunk of records recounted under every target of 
 up) -> `fold` (the partials folded as they come back, in time order) -> `cache_trace` (each
 target's prompt cache simulated over the rows' block marks) -> `whole_bill` (each target's bill by
 part, through `cost.bill`) -> `report` (the merged partial turned into a `TrafficReport`).
+The exports of tools and providers (OpenTelemetry spans, Langfuse, Helicone, LiteLLM, usage and
+cost reports) are read by `exports` under the rules of `export_rules` and priced from their logged
+usage by `export_bill`, never recounted.
 """
 
 from typing import TYPE_CHECKING

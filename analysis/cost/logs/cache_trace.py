@@ -251,8 +251,8 @@ def _new_ends(render: object) -> dict[tuple[str | None, str, tuple[int, int] | N
 
 
 def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[np.ndarray],
-                  prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+                  prompts: Sequence[np.ndarray], *, per_lifetime: float | None = None,
+                  by: str = "--requests-per-lifetime") -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """(read, 5-minute write, 1-hour write) per row, in the order of `traces`, under `rule`, and the
     simulation's notes (`caching.simulate`'s).
 
@@ -282,7 +282,7 @@ def simulate_rows(rule: CacheRule, traces: Sequence[TraceChunk], ends: Sequence[
     sim = simulate(rule, warmed)
     sim.outcomes = [sim.outcomes[i] for i in rows]  # the earlier requests are not the log's: not billed
     if unstamped:
-        sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0))
+        sim.notes.append(spaced_note(rule, unstamped, per_lifetime or 0, by=by))
     read = np.fromiter((o.read for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w5 = np.fromiter((o.write_5m for o in sim.outcomes), dtype=np.int64, count=len(marks))
     w1 = np.fromiter((o.write_1h for o in sim.outcomes), dtype=np.int64, count=len(marks))
@@ -366,10 +366,10 @@ def warm_prefixes(marks: Sequence[PrefixMarks], spacing: float, seen: set[int]
     return out, rows
 
 
-def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float) -> str:
-    """The note of a log without timestamps spaced by --requests-per-lifetime."""
+def spaced_note(rule: CacheRule, unstamped: int, per_lifetime: float, *, by: str = "--requests-per-lifetime") -> str:
+    """The note of a log without timestamps spaced by --requests-per-lifetime (or `by`: the --rate it came from)."""
     return (f"{unstamped:,} request(s) without a timestamp are spaced {per_lifetime:g} per cache "
-            f"lifetime of {rule.ttl_seconds:,} s (--requests-per-lifetime), as a stream already running: its "
+            f"lifetime of {rule.ttl_seconds:,} s ({by}), as a stream already running: its "
             "system prompt and tools were cached by a request one spacing before the first that uses them")
 
 

@@ -265,9 +265,10 @@ class Folded:
 class _Sim:
     """One target's cache simulated over the log as it comes (see `simulate_rows` for the times)."""
 
-    def __init__(self, rule: CacheRule, per_lifetime: float | None) -> None:
+    def __init__(self, rule: CacheRule, per_lifetime: float | None, by: str = "--requests-per-lifetime") -> None:
         self.rule = rule
         self.per_lifetime = per_lifetime
+        self.by = by
         self.main = CacheStream(rule)
         # a log with no timestamp at all is spaced per --requests-per-lifetime; until a row with a
         # time shows up, both are simulated, and the spaced one is dropped at the first time seen
@@ -318,7 +319,7 @@ class _Sim:
         if self.rule.kind == "breakpoints" and not self.flagged:
             notes.append(no_breakpoints_note(self.rule))
         if spaced:
-            notes.append(spaced_note(self.rule, self.unstamped, self.per_lifetime or 0))
+            notes.append(spaced_note(self.rule, self.unstamped, self.per_lifetime or 0, by=self.by))
         return notes
 
 
@@ -336,12 +337,11 @@ class LogFold:
         self.folded = Folded()
         self.order = TimeOrder()
         self.whole = False  # found out of time order while held: kept whole to the end, as before
-        per_lifetime = float(plan.requests_per_lifetime) if plan.requests_per_lifetime else None
         self.sims: dict[str, _Sim] = {}
         for t in plan.targets:
             rule = cache_rule(t.ref)
             if plan.simulates_cache and rule is not None:
-                self.sims[t.ref] = _Sim(rule, per_lifetime)
+                self.sims[t.ref] = _Sim(rule, plan.per_lifetime(rule), plan.spaced_by)
 
     def add(self, partial: TrafficPartial) -> None:
         """Take the next chunk's partial. Raises `NotInTimeOrder` (see the module docstring)."""

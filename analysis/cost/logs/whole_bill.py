@@ -89,8 +89,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
     label, simulated = "", False
     if plan.simulates_cache and rule is not None and n and len(part.ends) == len(partial.traces):
         read, w5, w1, sim_notes = simulate_rows(rule, partial.traces, part.ends, part.prompts,
-                                          per_lifetime=float(plan.requests_per_lifetime)
-                                          if plan.requests_per_lifetime else None)
+                                          per_lifetime=plan.per_lifetime(rule), by=plan.spaced_by)
         simulated, label = True, rule.label
         notes += sim_notes
     elif plan.simulates_cache and rule is None:

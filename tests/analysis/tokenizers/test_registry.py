@@ -244,7 +244,7 @@ def test_spec_forms(tmp_path):
     with pytest.raises(VocabularyError, match="no such file"):
         load_tokenizer(f"hf:{tmp_path}/missing.json")
     with pytest.raises(KeyError, match="family"):
-        load_tokenizer(f"sp:{tmp_path}")
+        load_tokenizer(f"spx:{tmp_path}")
 
 
 def test_hf_spec_loads_a_user_file():

@@ -127,7 +127,8 @@ def cases(work: Path) -> dict[str, list[str]]:
     fx = {name: f"fixtures/{name}" for name in ("openai_chat.jsonl", "openai_batch.jsonl", "anthropic.jsonl",
                                                  "calibration.jsonl", "chat.csv", "plain.txt")}
     rd = {p.name: f"readme/{p.name}" for p in sorted(README.glob("*.jsonl"))
-          if p.name not in ("chats.jsonl", "export.jsonl")}  # those two are corpora
+          if p.name not in ("chats.jsonl", "export.jsonl", "observations.jsonl")}  # two corpora, and a Langfuse
+    # export (observations.jsonl: priced from its logged usage, tests/analysis/cost/logs/test_exports.py)
     on = ["--on", "2026-01-15"]
     out: dict[str, list[str]] = {}
     for name, path in fx.items():
