@@ -110,7 +110,7 @@ def test_inferred_values_are_genai_prices_own():
 
 def test_the_read_memo_holds_its_keys_at_their_size(run):
     # orjson's bytes keep a 4 kB buffer however short the text: kept as memo keys, 65,536 of them held
-    # about 270 MB; a copy of exactly its size holds the entry (key, Usage, BillUsage) under 1.5 kB
+    # about 270 MB; a copy of exactly its size holds the entry (key, Usage, LoggedBill) under 1.5 kB
     import tracemalloc
 
     memo = run.memo("usage.read")
