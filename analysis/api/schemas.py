@@ -244,7 +244,8 @@ class CostRequest(Strict):
     requests_per_month: AsciiDecimal = Field(description="a non-negative number (a string keeps it exact)")
     output_tokens: AsciiDecimal | None = Field(None, description="output tokens per request (give this or output_ratio)")
     output_ratio: AsciiDecimal | None = Field(None, description="output tokens = ratio x content tokens (the text, not the chat format's tokens)")
-    cached_share: AsciiDecimal = Field(Decimal(0), description="share (0..1) of input tokens read from the prompt cache")
+    cached_share: AsciiDecimal | None = Field(None, description="share (0..1) of input tokens read from the prompt cache; "
+                                         "with a shared prefix it replaces each model's simulated cache (0: no cache)")
     messages_per_request: int = Field(1, description="chat messages per request: 1 counts each text as `tokenprism count` "
                                       "does; N > 1 the format of N turns (an estimate); 0 the raw text, no chat format")
     chars_per_request: AsciiDecimal | None = Field(None, description="scale each text to this many characters")

@@ -65,13 +65,51 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 class Parser(argparse.ArgumentParser):
     """Every parser and sub-parser of `tokenprism`: no prefix matching (`--messages` is never read
-    as `--messages-per-request`), and `HelpFormatter` wherever a command asked for argparse's."""
+    as `--messages-per-request`), `HelpFormatter` wherever a command asked for argparse's, and an
+    argument a command does not take refused with that command's usage, not the top level's."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["allow_abbrev"] = False
         if kwargs.get("formatter_class") in (None, argparse.HelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
             kwargs["formatter_class"] = HelpFormatter
         super().__init__(*args, **kwargs)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self.command_parser(list(sys.argv[1:] if args is None else args))
+            command.error(unrecognized(command, extras))
+        return parsed
+
+    def command_parser(self, argv: list[str]) -> argparse.ArgumentParser:
+        """The (sub)command parser `argv` names: `tokenprism vocab list ...` -> the `vocab list` parser."""
+        parser: argparse.ArgumentParser = self
+        for word in argv:
+            sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+            if sub is None:
+                break
+            if word in sub.choices:
+                parser = sub.choices[word]
+        return parser
+
+
+def unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """The error for arguments `parser` does not take: each one, with the closest option it has.
+
+    >>> p = Parser(prog="tokenprism count")
+    >>> _ = p.add_argument("--format")
+    >>> print(unrecognized(p, ["--frmat", "json"]))
+    unrecognized arguments: --frmat json (did you mean --format? `tokenprism count -h` lists the options)
+    """
+    import difflib
+
+    options = [o for a in parser._actions for o in a.option_strings]
+    flags = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
+    close = [m for f in flags for m in difflib.get_close_matches(f, options, n=1, cutoff=0.75)]
+    hint = f"did you mean {', '.join(dict.fromkeys(close))}? " if close else ""
+    if {"-t", "--tokenizers"} & set(flags) and "-m" in options:
+        hint += "this command counts per model (-m MODEL); a tokenizer is `tokenprism compare -t NAME`'s; "
+    return f"unrecognized arguments: {' '.join(extras)} ({hint}`{parser.prog} -h` lists the options)"
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -135,8 +173,9 @@ def write_safe(text: str) -> None:
 
 def write_report_text(writers: Mapping[str, Callable[[Any, int | None], str]], fmt: str, report: Any, *,
                       width: int | None = None) -> None:
-    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: where the
-    terminal table wraps): JSON as it is (json escapes at its sink), the rest through `write_safe`."""
+    """Write `report` to stdout in `fmt` by its report's table of writers (`width`: a terminal
+    table's, for a report whose table is its own): JSON as it is (json escapes at its sink), the
+    rest through `write_safe`. The cost and traffic reports' terminal tables are `cli.answer`'s."""
     text = writers[fmt](report, width)
     if fmt == "json":
         sys.stdout.write(text)

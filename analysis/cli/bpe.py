@@ -36,7 +36,23 @@ def cmd_explain(args: argparse.Namespace) -> int:
         n = sum(len(p.ids) for p in pieces)
         print(f"── {name}: {n} token{'s' if n != 1 else ''}")
         print(ownbpe.format_explanation(pieces, show_steps=not args.brief))
+        print(rank_note(name))
     return 0
+
+
+def rank_note(name: str) -> str:
+    """How `explain`'s ranks relate to the ids it prints, for tokenizer `name`.
+
+    A tiktoken-family vocabulary numbers its tokens by rank, the 256 bytes included, so a merge's
+    rank is the id of the token it makes. An ownbpe model numbers its merges from 0 after the 256
+    byte tokens, so the token a merge makes has the id rank + 256.
+
+    >>> rank_note("ownbpe")
+    '(ownbpe ranks count its merges from 0: the token a merge makes has id rank + 256; 0-255 are bytes)'
+    """
+    if name == "ownbpe" or name.startswith("ownbpe:"):
+        return "(ownbpe ranks count its merges from 0: the token a merge makes has id rank + 256; 0-255 are bytes)"
+    return "(ranks: the id of the token each merge makes; a lower rank merges first)"
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -149,9 +165,13 @@ def _train_on_dask(args: argparse.Namespace, source: Path, specials: list[str], 
         with tqdm(total=size, disable=not progress, desc="pre-tokenizing on the cluster", unit="B", unit_scale=True,
                   unit_divisor=1024, file=sys.stderr) as bar:
             params = {"path": str(path), "specials": specials, "pattern": pattern}
-            for part, found in zip(parts, engine.map(_count_part, parts, (), params=params)):
-                counts.update(found)  # Counter.update adds
-                bar.update(part.end - part.start)
+            try:
+                for part, found in zip(parts, engine.map(_count_part, parts, (), params=params)):
+                    counts.update(found)  # Counter.update adds
+                    bar.update(part.end - part.start)
+            except (FileNotFoundError, IsADirectoryError, PermissionError) as e:  # raised on a worker
+                raise BadInput(f"a Dask worker could not read the corpus ({e}): the workers open it at {path}; put "
+                               "it on storage every worker reads at that path") from None
     return ownbpe.train_bpe_from_counts(counts, args.vocab_size, specials, progress=progress)
 
 

@@ -214,8 +214,10 @@ def run_checks(checks: list[Check], *, add_generation_prompt: bool, max_bytes: i
     for check in tqdm(checks, disable=not progress, unit="count", desc="budget", leave=False, file=sys.stderr):
         if check.path not in requests:
             requests[check.path] = request_of(check.path, max_bytes)
-        count = input_tokens(requests[check.path], resolve(check.model), add_generation_prompt=add_generation_prompt)
-        rows.append({"file": check.file, **mark(count.row(), check.budget), "glob": check.glob})
+        spec = resolve(check.model)
+        count = input_tokens(requests[check.path], spec, add_generation_prompt=add_generation_prompt)
+        row = {**count.row(), "tokenizer": spec.tokenizer_label(count.tokenizer)}  # ~o200k_base: a proxy
+        rows.append({"file": check.file, **mark(row, check.budget), "glob": check.glob})
     return rows
 
 

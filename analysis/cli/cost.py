@@ -26,12 +26,12 @@ if TYPE_CHECKING:  # the library loads in the handler that needs it: `--help` st
 
 from ..textio import read_stdin, read_text_file
 from .table import quiet_table
-from .tokenizers import add_detail, add_image_size, add_max_input, image_size, max_input_bytes, table_width, terse
+from .tokenizers import add_detail, add_image_size, add_wide, add_max_input, image_size, max_input_bytes, table_width, terse
 from ..report.sorting import SORTS, sort_models
 from .traffic import add_log_arguments, cmd_requests, cmd_traffic
 from ..atomic import writable_problem
 from ..errors import BadInput
-from . import help_line, write_report_text, write_safe
+from . import help_line, write_report_text
 
 FORMATS = ("table", "csv", "json", "md", "html")
 # -- argument types: errors name the flag (argparse prefixes "argument --flag:") ---------------
@@ -154,8 +154,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="price every model at its batch price (genai-prices'); a model without one is refused")
     bill.add_argument("--service-tier", choices=("default", "flex", "priority"),
                       help="price every model at this service tier (genai-prices'); a model without it is refused")
-    wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=Decimal(0), metavar="S",
-                    help="share (0..1) of input tokens served from the prompt cache")
+    wl.add_argument("--cached-share", type=_number("--cached-share", maximum=Decimal(1)), default=None, metavar="S",
+                    help="share (0..1) of input tokens served from the prompt cache; for request bodies, --system "
+                         "and --logs it replaces each model's simulated cache (0: no cache) (default: 0 for texts, "
+                         "the simulation for requests)")
     wl.add_argument("--messages-per-request", type=_number("--messages-per-request", integer=True), default=Decimal(1),
                     metavar="N", help="chat messages per request: 1 is the text as one user message, counted as `tokenprism count` "
                          "counts it; N > 1 counts the format of N turns (an estimate); 0 is the raw text, no chat format")
@@ -185,7 +187,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--prices", metavar="FILE", help="your own prices (CSV or TOML), listed first")
     q.add_argument("--on", type=_day, metavar="YYYY-MM-DD", help="prices in force on this day (default: today, UTC)")
     q.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output format")
-    q.add_argument("--wide", action="store_true", help="the table as wide as its columns (without it, it wraps at 120 columns)")
+    add_wide(q)
     q.set_defaults(func=cmd_models)
 
 
@@ -372,12 +374,9 @@ def cmd_cost(args: argparse.Namespace) -> int:
         raise BadInput("--rate, --requests-per-lifetime and --cache-breakpoints simulate each model's cache over requests: "
                        "give request bodies (--messages), a --system prompt for the texts, or --logs")
     if args.requests_per_month is None or (args.output_tokens is None and args.output_ratio is None):
-        if args.batch or args.service_tier:
-            raise BadInput("--batch and --service-tier price a whole workload: give --requests-per-month N and an "
-                           "output size (--output-tokens N or --output-ratio R)")
         return cmd_quick(args)
     workload = Workload(requests_per_month=args.requests_per_month, output_tokens=args.output_tokens,
-                        output_ratio=args.output_ratio, cached_share=args.cached_share,
+                        output_ratio=args.output_ratio, cached_share=_share(args),
                         messages_per_request=args.messages_per_request, chars_per_request=args.chars_per_request,
                         reasoning_tokens=args.reasoning_tokens, reasoning_ratio=args.reasoning_ratio,
                         batch=args.batch, service_tier=args.service_tier)
@@ -391,9 +390,13 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.format == "table" and args.quiet:
         from ..report.tables import display_models
 
-        write_safe(quiet_table(display_models(report)))
+        sys.stdout.write(quiet_table(display_models(report), table_width(args)))
+    elif args.format == "table":
+        from .answer import cost_text
+
+        sys.stdout.write(cost_text(report, width=table_width(args), explain=args.explain))
     else:
-        write_report_text(WRITERS, args.format, report, width=table_width(args))
+        write_report_text(WRITERS, args.format, report)
     if args.out:
         sys.stdout.flush()  # the table first, then the list of files on stderr
         from ..report.bundle import own_files, read_manifest
@@ -403,6 +406,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
         for path in [*written, own_files(Path(args.out), written, previous)]:
             print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _share(args: argparse.Namespace) -> Decimal:
+    """--cached-share for a text workload, which simulates no cache: not given is no cache."""
+    return Decimal(0) if args.cached_share is None else args.cached_share
 
 
 def cmd_quick(args: argparse.Namespace) -> int:
@@ -417,23 +425,25 @@ def cmd_quick(args: argparse.Namespace) -> int:
     output = args.output_tokens is not None or args.output_ratio is not None
     workload = Workload(requests_per_month=args.requests_per_month or 1,
                         output_tokens=args.output_tokens if output else 0, output_ratio=args.output_ratio,
-                        cached_share=args.cached_share, messages_per_request=args.messages_per_request,
+                        cached_share=_share(args), messages_per_request=args.messages_per_request,
                         chars_per_request=args.chars_per_request, reasoning_tokens=args.reasoning_tokens,
-                        reasoning_ratio=args.reasoning_ratio)
+                        reasoning_ratio=args.reasoning_ratio, batch=args.batch, service_tier=args.service_tier)
     report = estimate(gather_inputs(args), args.models, workload=workload, overrides=_overrides(args.prices),
                       on=args.on, fallback_tokenizer=args.fallback_tokenizer)
 
     frame = sort_models(quick_frame(report, output=output, monthly=args.requests_per_month is not None), args.sort)
-    if args.quiet and args.format in QUICK_BODIES:
-        write_safe(quiet_table(display_quick(frame)))
+    if args.quiet and args.format in ("table", *QUICK_BODIES):
+        sys.stdout.write(quiet_table(display_quick(frame), table_width(args) if args.format == "table" else None))
         return 0
     hints = [] if output else ["add --output-tokens N for the output cost"]
     hints += [] if args.requests_per_month is not None else ["--requests-per-month N for monthly figures"]
+    if args.format == "table":
+        from .answer import quick_text
+
+        sys.stdout.write(quick_text(report, frame, hints, width=table_width(args), explain=args.explain))
+        return 0
     why = [terse(w, args.explain) for w in quick_reasons(frame)]
-    if any(w.endswith("…") for w in why):
-        hints.append("--explain gives each reason in full, --quiet the table alone")
-    write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)),
-                      width=table_width(args))
+    write_report_text(QUICK_WRITERS, args.format, QuickReport(report, frame, tuple(why), tuple(hints)))
     return 0
 
 
@@ -452,5 +462,10 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     frame, source = models_frame(args)
     listing = ModelListing(frame, source, args.on or datetime.now(UTC).date())
-    write_report_text(MODELS_WRITERS, args.format, listing, width=table_width(args))
+    if args.format == "table":
+        from .answer import models_text
+
+        sys.stdout.write(models_text(listing, width=table_width(args)))
+    else:
+        write_report_text(MODELS_WRITERS, args.format, listing)
     return 0

@@ -16,7 +16,8 @@ from . import help_line
 from ..errors import BadInput
 from ..textio import read_stdin, read_text_file
 from .budget import GATE_COLUMNS, file_request, load_checks, mark, offenders, positive_tokens, read_json, run_checks
-from .tokenizers import add_detail, add_format, add_image_size, add_max_input, image_size, max_input_bytes, terse
+from .table import PIPE_WIDTH
+from .tokenizers import add_detail, add_format, add_image_size, add_max_input, image_size, max_input_bytes, table_width
 
 COLUMNS = ("model", "tokenizer", "input_tokens", "content_tokens", "format_tokens", "media_tokens", "exactness",
            "exactness_reason")
@@ -56,7 +57,7 @@ def _request(args: argparse.Namespace) -> Any:
     return Request.from_text(text)
 
 
-def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, right: set[str],
+def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *,
            detail: argparse.Namespace | None = None) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
@@ -68,30 +69,54 @@ def _write(rows: list[dict[str, Any]], fmt: str, columns: tuple[str, ...], *, ri
         writer.writeheader()
         writer.writerows(cells)
         return
+    from .answer import model_notes, notes_block, reasons_cut
+    from .table import format_table, note_line, on_terminal
+
+    width = table_width(detail) if detail is not None else PIPE_WIDTH
     if "file" in columns:  # a file name is the user's, and may hold anything a terminal would obey
         from ..render import visible
 
         cells = [{**c, "file": visible(c["file"])} for c in cells]
-    shown = [c for c in columns if c != "exactness_reason"]
-    widths = {c: max(len(c), *(len(str(r[c])) for r in cells)) for c in shown}
-    for row in [dict(zip(shown, shown)), *cells]:
-        sys.stdout.write("  ".join(str(row[c]).rjust(widths[c]) if c in right else str(row[c]).ljust(widths[c])
-                                   for c in shown).rstrip() + "\n")
-    if detail is not None and detail.quiet:
+    shown = [c for c in columns if c not in ("exactness_reason", "ids")]
+    quiet = detail is not None and detail.quiet
+    if rows and "file" not in columns and not quiet:
+        sys.stdout.write(count_headline(rows) + "\n\n")
+    sys.stdout.write(format_table(cells, shown, width=width, rich=on_terminal(), hint=not quiet) + "\n")
+    if "ids" in columns:  # the ids are a line of their own per model, never a table cell
+        for r in cells:
+            sys.stdout.write(f"{r['model']} ids: {r['ids']}\n")
+    if quiet:
         return
     explain = detail is not None and detail.explain
-    reasons = {r["model"]: f"{r['exactness']}: {terse(r['exactness_reason'], explain)}" for r in rows}
-    for model, reason in reasons.items():  # the reasons, one per model, after the table they would crowd
-        sys.stdout.write(f"\n{model}: {reason}")
+    notes = model_notes(((r["model"], r["exactness"], r["exactness_reason"], None) for r in rows),
+                        explain=explain, width=width)
     for r in rows:  # one line per media part
         for line in r.get("media", ()):
             tokens = "not counted" if line["tokens"] is None else f"{line['tokens']} tokens"
-            sys.stdout.write(f"\n{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})")
-    sys.stdout.write("\n" if explain or all(not r.endswith("…") for r in reasons.values())
-                     else "\n(--explain gives each reason in full; --quiet leaves them out)\n")
+            said = f"{r['model']}: {line['part']}: {tokens} ({line['exactness']}; {line['note']})"
+            notes.append(said if explain else note_line(said, width))
+    text = notes_block([], notes, explain=explain, width=width, cut=reasons_cut([r["exactness_reason"] for r in rows]))
+    if text:
+        sys.stdout.write("\n".join(text) + "\n")
 
 
-_COUNTS = {"input_tokens", "content_tokens", "format_tokens", "media_tokens", "budget"}
+def count_headline(rows: list[dict[str, Any]]) -> str:
+    """The answer of `count` in one sentence: the model with the most input tokens, and the fewest.
+
+    >>> count_headline([{"model": "a", "input_tokens": 10}, {"model": "b", "input_tokens": 12}])
+    'Most tokens: b with 12 (a: 10, the fewest).'
+    """
+    counted = [r for r in rows if isinstance(r.get("input_tokens"), int)]
+    if not counted:
+        return "No model could count this request: see each model's status."
+    high = max(counted, key=lambda r: r["input_tokens"])
+    low = min(counted, key=lambda r: r["input_tokens"])
+    if len(counted) == 1:
+        return f"{high['model']}: {high['input_tokens']:,} input tokens."
+    if high["input_tokens"] == low["input_tokens"]:
+        return f"Every model counts {high['input_tokens']:,} input tokens."
+    return f"Most tokens: {high['model']} with {high['input_tokens']:,} ({low['model']}: {low['input_tokens']:,}, the fewest)."
+
 
 
 def _report(rows: list[dict[str, Any]], rule: str) -> int:
@@ -119,7 +144,7 @@ def cmd_budget(args: argparse.Namespace) -> int:
     rows = run_checks(checks, add_generation_prompt=not args.no_generation_prompt, max_bytes=max_input_bytes(args),
                       progress=sys.stderr.isatty())
     _write(rows, args.format, ("file", "model", "tokenizer", "input_tokens", "budget", "status", "exactness",
-                               "exactness_reason"), right=_COUNTS, detail=args)
+                               "exactness_reason"), detail=args)
     return _report(rows, f"budget file {visible(args.budget)}")
 
 
@@ -141,16 +166,16 @@ def cmd_count(args: argparse.Namespace) -> int:
     rows = [input_tokens(request, spec, add_generation_prompt=not args.no_generation_prompt,
                          image_size=size).row(ids=args.ids)
             for spec in specs]
-    if args.format == "table":  # a proxy tokenizer as every other table labels it: ~o200k_base
-        rows = [{**r, "tokenizer": spec.choice().label}
-                if not isinstance(spec, str) and spec.choice().tokenizer == r["tokenizer"] else r
-                for spec, r in zip(specs, rows)]
+    # a proxy tokenizer as every face labels it: ~o200k_base (the API's /v1/count too); a file's own
+    # tokenizer (a spec given as a string) is its own name
+    rows = [{**r, "tokenizer": spec.tokenizer_label(r["tokenizer"])} if not isinstance(spec, str) else r
+            for spec, r in zip(specs, rows)]
     columns = COLUMNS + (("ids",) if args.ids else ())
     if args.max_tokens is None:
-        _write(rows, args.format, columns, right=_COUNTS, detail=args)
+        _write(rows, args.format, columns, detail=args)
         return 0
     rows = [mark(r, args.max_tokens) for r in rows]
-    _write(rows, args.format, columns + GATE_COLUMNS, right=_COUNTS, detail=args)
+    _write(rows, args.format, columns + GATE_COLUMNS, detail=args)
     return _report(rows, f"--max-tokens {args.max_tokens}")
 
 

@@ -5,7 +5,9 @@ Unlike the other `cli_*` modules, which compute and print, this one hands over t
 with the tokenizers loading in the background from the start) with the same interpreter, so it
 works from a wheel as well as from a checkout. Every argument after `dashboard` goes to
 `streamlit run` (e.g. `--server.port 8600 --server.address 0.0.0.0`), which is why the
-subcommand's own parser takes no `-` options.
+subcommand's own parser takes no `-` options, with one exception: `--tokenizer-dir DIR` is ours.
+It is checked as `serve` checks it (not a folder: exit 2) and handed to the app in the
+environment (`DASHBOARD_ENV`): Compare then offers that folder's .gguf and .model files.
 
 Defaults that keep the dashboard on this machine, each overridden by passing the option:
 it listens on 127.0.0.1 only, sends no usage statistics, and never looks up the machine's
@@ -25,11 +27,14 @@ from pathlib import Path
 
 from . import help_line
 from ..errors import BadInput
+from ..tokenizers.folder import DASHBOARD_ENV, checked_folder
 
-USAGE = """usage: tokenprism dashboard [STREAMLIT OPTIONS]
+USAGE = """usage: tokenprism dashboard [--tokenizer-dir DIR] [STREAMLIT OPTIONS]
 
-Serve the tokenprism dashboard (default http://127.0.0.1:8501, this machine only). Options go to
-`streamlit run`:
+Serve the tokenprism dashboard (default http://127.0.0.1:8501, this machine only).
+  --tokenizer-dir DIR           offer the .gguf and .model files of DIR in Compare's tokenizers
+                                (readers pick a file of DIR by name, never a path)
+Other options go to `streamlit run`:
   --server.port 8600            another port
   --server.address 0.0.0.0      listen on every interface (default: 127.0.0.1 only)
   --server.headless true        do not open a browser (the default here)
@@ -124,10 +129,31 @@ def streamlit_command(options: list[str]) -> list[str]:
             *serving_defaults(options), *options]
 
 
+def tokenizer_dir(options: list[str]) -> tuple[str | None, list[str]]:
+    """(the checked folder of `--tokenizer-dir`, or None; the other options, for streamlit).
+
+    >>> tokenizer_dir(["--server.port", "8600"])
+    (None, ['--server.port', '8600'])
+    """
+    given = _given(options, "tokenizer-dir")
+    if given is None:
+        return None, options
+    rest = [o for o in options if not o.startswith("--tokenizer-dir=")]
+    if "--tokenizer-dir" in rest:
+        at = rest.index("--tokenizer-dir")
+        del rest[at:at + 2]
+    if not given:
+        raise BadInput("--tokenizer-dir needs a folder: --tokenizer-dir DIR")
+    return checked_folder(given), rest
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     if any(o in ("-h", "--help") for o in args.streamlit_options):
         print(USAGE, end="")
         return 0
+    folder, args.streamlit_options = tokenizer_dir(args.streamlit_options)
+    if folder:
+        os.environ[DASHBOARD_ENV] = folder  # the app (this process after exec, or the child) reads it
     if importlib.util.find_spec("streamlit") is None:
         raise BadInput("streamlit is not installed in this Python: pip install 'streamlit>=1.40'")
     cmd = streamlit_command(args.streamlit_options)
@@ -141,7 +167,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     # prefix_chars="+": `--server.port` and friends are not ours to parse; they all go to streamlit.
     p = sub.add_parser("dashboard", help=help_line("dashboard"),
-                       prefix_chars="+", add_help=False, usage="tokenprism dashboard [STREAMLIT OPTIONS]")
+                       prefix_chars="+", add_help=False, usage="tokenprism dashboard [--tokenizer-dir DIR] [STREAMLIT OPTIONS]")
     p.add_argument("streamlit_options", nargs=argparse.REMAINDER, metavar="STREAMLIT OPTIONS",
                    help="passed to `streamlit run`, e.g. --server.port 8600")
     p.set_defaults(func=cmd_dashboard)

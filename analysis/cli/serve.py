@@ -22,6 +22,7 @@ from . import help_line
 from ..textio.numbers import bounded
 from ..atomic import temporary_name
 from ..errors import BadInput, UnknownName, closest, shown
+from ..tokenizers.folder import checked_folder
 
 APP = "analysis.api.app:create_app"
 PROTOCOL = "analysis.api.connections:HeadDeadlineProtocol"  # uvicorn's h11, with a deadline on each request head
@@ -111,7 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     config = {"limits": limits, "tokenizers": list(tokenizers), "head_timeout": args.head_timeout,
               "body_timeout": args.body_timeout, "cors_origins": list(args.cors_origin or ()),
               "key_file": os.path.abspath(args.api_key_file) if args.api_key_file else None,
-              "tokenizer_dir": _tokenizer_dir(args.tokenizer_dir)}
+              "tokenizer_dir": checked_folder(args.tokenizer_dir)}
     os.environ[CONFIG_ENV] = json.dumps(config)  # the workers inherit it
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     metrics_dir = None
@@ -139,14 +140,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if metrics_dir:
             shutil.rmtree(metrics_dir, ignore_errors=True)  # we made it
     return 0
-
-
-def _tokenizer_dir(path: str | None) -> str | None:
-    if path is None:
-        return None
-    if not os.path.isdir(path):
-        raise BadInput(f"--tokenizer-dir {path!r} is not a folder. Fix: give the folder that holds your .gguf files")
-    return os.path.abspath(path)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ from ..textio.lines import (DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_LINE_MB, MA
                             MAX_LINE_MB_CEILING, LineBounds)
 from ..textio import DEFAULT_MAX_FILE_MB, read_stdin, read_text_file
 from ..textio.numbers import MEGABYTES, bounded
-from .table import WIDTH, emit_rows
+from .table import PIPE_WIDTH, emit_rows, terminal_width
 
 
 def add_max_input(p: argparse.ArgumentParser) -> None:
@@ -87,10 +87,12 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 
 def add_wide(p: argparse.ArgumentParser) -> None:
-    """--wide: a table as wide as its columns (without it, tables wrap at `WIDTH` columns)."""
+    """--wide: every column of a table, whole (without it, a table fits the terminal, or
+    `PIPE_WIDTH` columns when piped, and names the columns it leaves out)."""
     if "--wide" not in p._option_string_actions:  # add_format and add_detail both offer it
         p.add_argument("--wide", action="store_true",
-                       help=f"tables as wide as their columns (without it, they wrap at {WIDTH} columns)")
+                       help=f"every column, whole (without it, tables fit the terminal, or {PIPE_WIDTH} columns when "
+                            "piped, and name the columns they leave out)")
 
 
 def add_detail(p: argparse.ArgumentParser) -> None:
@@ -107,8 +109,8 @@ TERSE = 80  # characters of a reason shown without --explain
 
 
 def table_width(args: argparse.Namespace) -> int | None:
-    """The width a table wraps at: `WIDTH`, or None (no wrapping) with --wide."""
-    return None if getattr(args, "wide", False) else WIDTH
+    """The width a table is laid out in (`table.terminal_width`): None (every column) with --wide."""
+    return terminal_width(getattr(args, "wide", False))
 
 
 def terse(reason: str, explain: bool = False) -> str:
@@ -152,7 +154,7 @@ def cmd_tokenizers(args: argparse.Namespace) -> int:
 
         rows += file_rows([t.strip() for t in args.tokenizers.split(",") if t.strip()])
     columns = TOKENIZER_COLUMNS + (("chat_template",) if args.tokenizers and args.format == "json" else ())
-    emit_rows(rows, columns, args.format, width=table_width(args))
+    emit_rows(rows, columns, args.format, width=table_width(args), essential=("name", "n_vocab", "available"))
     return 0
 
 
@@ -209,11 +211,12 @@ def _model_rows(specs: list, text: str, label: str | None) -> list[dict[str, Any
     rows = []
     for spec in specs:
         row = input_tokens(request, spec).row(ids=True)
-        row = {"model": row["model"], "tokenizer": row["tokenizer"], "input_tokens": row["input_tokens"],
+        # the tokenizer as every face shows it: ~o200k_base where it is the model's proxy
+        row = {"model": row["model"], "tokenizer": spec.tokenizer_label(row["tokenizer"]),
+               "input_tokens": row["input_tokens"],
                "content_tokens": row["content_tokens"], "format_tokens": row["format_tokens"],
                "n_chars": len(text), "exactness": row["exactness"], "exactness_reason": row["exactness_reason"],
-               "ids": row["ids"], "label": spec.choice().label if spec.choice().tokenizer == row["tokenizer"]
-               else row["tokenizer"]}
+               "ids": row["ids"]}
         rows.append({"input": label, **row} if label is not None else row)
     return rows
 
@@ -226,16 +229,17 @@ def _emit_models(rows: list[dict[str, Any]], columns: list[str], args: argparse.
     if args.format != "table":
         emit_rows(rows, columns, args.format)
         return
-    # a proxy tokenizer as every other table labels it: ~o200k_base
-    shown = [{**r, "tokenizer": r["label"]} for r in rows]
-    emit_rows(shown, [c for c in columns if c != "exactness_reason"], "table", width=table_width(args))
+    from .answer import model_notes, notes_block, reasons_cut
+
+    emit_rows(rows, [c for c in columns if c != "exactness_reason"], "table", width=table_width(args))
     if args.quiet:
         return
-    reasons = [terse(r["exactness_reason"], args.explain) for r in rows]
-    for r, reason in zip(rows, reasons):  # the reasons, one per model, after the table they would crowd
-        sys.stdout.write(f"{r['model']}: {r['exactness']}: {reason}\n")
-    if any(reason.endswith("…") for reason in reasons):
-        sys.stdout.write("(--explain gives each reason in full; --quiet leaves them out)\n")
+    width = table_width(args)
+    notes = model_notes(((r["model"], r["exactness"], r["exactness_reason"], None) for r in rows),
+                        explain=args.explain, width=width)
+    text = notes_block([], notes, explain=args.explain, width=width, cut=reasons_cut([r["exactness_reason"] for r in rows]))
+    if text:
+        sys.stdout.write("\n".join(text) + "\n")
 
 
 def _by_part(inputs: list[tuple[str, str]], toks: list) -> None:
@@ -266,7 +270,7 @@ def _by_text(inputs: list[tuple[str, str]], tok) -> None:
     rows = breakdown_texts(a, pa, b, pb)
     sys.stdout.write(f"\n{label_a} -> {label_b} under {tok.name}: {len(pb) - len(pa):+d} tokens ({len(pa)} -> {len(pb)})\n")
     emit_rows([{"class": r["part"], label_a: r["from_tokens"], label_b: r["to_tokens"], "change": r["change"]}
-               for r in rows], ["class", label_a, label_b, "change"], "table", width=WIDTH)
+               for r in rows], ["class", label_a, label_b, "change"], "table", width=terminal_width())
     sys.stdout.write(f"  the difference by class: {describe(rows)}\n({FILED})\n")
 
 
@@ -342,7 +346,8 @@ def cmd_vocab_list(args: argparse.Namespace) -> int:
              "fetched": _corrupt(n) if n in broken else "yes" if fetch_mod.is_fetched(n) else "no",
              "models": s.description}
             for n, s in fetch_mod.FETCHABLE.items()]
-    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format, width=table_width(args))
+    emit_rows(rows, ("name", "package", "file", "licence", "fetched", "models"), args.format, width=table_width(args),
+              essential=("name", "fetched", "package"))
     print(f"data directory: {fetch_mod.data_dir()}", file=sys.stderr)
     return 0
 

@@ -54,12 +54,14 @@ def _text(args: argparse.Namespace) -> str:
     return text
 
 
-def _write_text(text: str) -> None:
-    # The exact text as UTF-8 whatever the locale: `decode` and `truncate` feed pipelines and
-    # files, which get no newline added. A terminal gets one, so the prompt starts on its own line.
+def _write_text(text: str, *, newline: bool | None = None) -> None:
+    # The exact text as UTF-8 whatever the locale. `truncate` feeds files, which get no newline
+    # added (a terminal gets one, so the prompt starts on its own line: `newline` None); `decode`
+    # ends its line as `echo` does (True), unless the text already ends one, and `decode -n` adds
+    # none (False), as `echo -n`.
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
-    if text and not text.endswith("\n") and sys.stdout.isatty():
+    if text and not text.endswith("\n") and (sys.stdout.isatty() if newline is None else newline):
         sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
@@ -172,7 +174,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             out["hex"] = data.hex()
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
-        _write_text(text)
+        _write_text(text, newline=not args.no_newline)
     if not complete:
         sys.stderr.write("note: the ids start or end inside a character: its incomplete bytes are shown as U+FFFD "
                          "(--format json adds the exact bytes as hex)\n")
@@ -232,7 +234,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="*", metavar="ID", help="token ids (or stdin)")
     _add_tokenizer(p)
     p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="table: the text as it is; json: tokenizer, n_tokens, text, complete (and hex)")
+                   help="table: the text, ending its line as echo does; json: tokenizer, n_tokens, text, complete "
+                        "(and hex)")
+    p.add_argument("-n", "--no-newline", action="store_true",
+                   help="the text's bytes alone: no newline added at the end (as echo -n)")
     p.set_defaults(func=cmd_decode)
 
     p = sub.add_parser("truncate", formatter_class=fmt, help=help_line("truncate"),

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..render import terminal_text
-from . import write_report_text, write_safe
+from . import write_report_text
 from ..report.sorting import sort_models
 from .table import quiet_table
 from .tokenizers import add_max_line, image_size, line_bounds, table_width
@@ -226,9 +226,13 @@ def write_traffic(args: argparse.Namespace, report: Any) -> int:
 
     report = dataclasses.replace(report, models=sort_models(report.models, args.sort))
     if args.format == "table" and args.quiet:
-        write_safe(quiet_table(render.display_models(report)))
+        sys.stdout.write(quiet_table(render.display_models(report), table_width(args)))
+    elif args.format == "table":
+        from .answer import traffic_text
+
+        sys.stdout.write(traffic_text(report, width=table_width(args), explain=args.explain))
     else:
-        write_report_text(render.WRITERS, args.format, report, width=table_width(args))
+        write_report_text(render.WRITERS, args.format, report)
     if args.out:
         sys.stdout.flush()
         from ..report.bundle import own_files, read_manifest

@@ -2,7 +2,7 @@
 
 The package by its three questions, and what serves them:
 
-* what did a log bill? `usage` reads a logged usage into its billed parts (`BillUsage`) and prices
+* what did a log bill? `usage` reads a logged usage into its billed parts (`LoggedBill`) and prices
   it as billed (genai-prices' `calc_price`, memoised per run); `billed_sum` adds up many rows;
 * what would a target pay? `bill` is the one arithmetic of a dollar: the `Rates` of a price on a
   day, in a tier, in a batch or service-tier context, and `usd(parts, rates)`; workloads,

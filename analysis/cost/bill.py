@@ -87,7 +87,7 @@ def _tier_sizes(price: Price) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=512)
 def rates_by_tier(price: Price, on: date, *, batch: bool = False, service_tier: str | None = None
                ) -> tuple[Rates, ...]:
-    """The part rates of `price` on `on`, one `PartRates` per tier (the tiers of `Target.starts`).
+    """The part rates of `price` on `on`, one `Rates` per tier (the tiers of `Target.starts`).
 
     Raises:
         BadInput: `batch` or `service_tier` for a model genai-prices has no such price for.

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import BadInput
 from ..memo import run_caches
 from .prices import genai
-from .usage import BillUsage, BilledRow, _prices_in_force, as_billed, price_context, _calc_price
+from .usage import LoggedBill, BilledRow, _prices_in_force, as_billed, price_context, _calc_price
 
 __all__ = ["as_billed_total"]
 
@@ -36,7 +36,7 @@ _LINEAR_KEYS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", 
                           "cache_write_5m_tokens", "cache_write_1h_tokens", "output_reasoning_tokens"})
 
 
-def _linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
+def _linear_form(usage: LoggedBill) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
     """(reported keys, their values, input tokens) of a usage whose price is linear in it, else None."""
     values = genai.usage_values(usage.to_genai())
     if not values.keys() <= _LINEAR_KEYS or any(type(v) is not int or v < 0 for v in values.values()):
@@ -55,7 +55,7 @@ def _linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], in
     return keys, tuple(values[k] for k in keys), inp or 0
 
 
-def _kept_linear_form(usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
+def _kept_linear_form(usage: LoggedBill) -> tuple[tuple[str, ...], tuple[int, ...], int] | None:
     """`_linear_form(usage)`, kept for the usage object: `read_usage` gives the rows of one usage
     the same object, so a usage that recurs in later chunks is not taken apart again."""
     return run_caches().objects("billed_sum.forms").get(usage, _linear_form)
@@ -110,7 +110,7 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
     return total, unpriced
 
 
-def _form(forms: Mapping[int, Any], usage: BillUsage) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+def _form(forms: Mapping[int, Any], usage: LoggedBill) -> tuple[tuple[str, ...], tuple[int, ...], int]:
     form = forms[id(usage)]
     assert form is not None  # a grouped row's
     return form
@@ -245,7 +245,7 @@ def _group_price(values: dict[str, int], members: list[BilledRow], forms: Mappin
             if n > 1:
                 key = (model, provider, batch, tier, flags)
                 fixed = run_caches().memo("billed_sum.fixed", 4096).get(
-                    key, lambda: _calc_price(BillUsage(0, genai=genai.new_usage()), model, provider, first[1], ctx))
+                    key, lambda: _calc_price(LoggedBill(0, genai=genai.new_usage()), model, provider, first[1], ctx))
                 price += fixed * (n - 1)
             rates = _rate_table(calc.model_price, forms[id(first[0])][2])
             if rates is None:

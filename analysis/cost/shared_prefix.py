@@ -74,7 +74,7 @@ def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], 
                         system: str | None = None, tools: Any = None, requests_per_lifetime: Any = None,
                         rate: Any = None,
                         cache_breakpoints: str = "request", requests_per_month: Any = None,
-                        output_tokens: Any = None, output_ratio: Any = None, cached_share: Any = 0,
+                        output_tokens: Any = None, output_ratio: Any = None, cached_share: Any = None,
                         reasoning_tokens: Any = None, reasoning_ratio: Any = None,
                         reasoning_for: Iterable[tuple[str, str, Any]] = (), batch: bool = False,
                         service_tier: str | None = None, on: Any = None, overrides: Iterable[Any] = (),
@@ -97,7 +97,8 @@ def price_shared_prefix(texts: Sequence[str] | str | Iterable[tuple[str, str]], 
             and after the last message).
         requests_per_month: projects the mean $ per request to a month.
         output_tokens, output_ratio: output per request (neither: the input alone is priced, said so).
-        cached_share: a manual share of input read from the cache, in place of every model's rule.
+        cached_share: a manual share of input read from the cache, in place of every model's rule
+            (0: no cache); None simulates each model's own rule.
         reasoning_tokens, reasoning_ratio, reasoning_for, batch, service_tier, on, overrides,
             fallback_tokenizer, image_size: as `plan_traffic`.
         bodies: request bodies priced first (the CLI's --messages), each keeping its own system prompt.

@@ -151,6 +151,8 @@ class TrafficPlan:
         targets: the models to price every row under.
         output_tokens, output_ratio: the output of rows without a logged response (at most one).
         cached_share: share of each request's input billed at the cached-input price.
+        share_given: whether `cached_share` was given (0 included: no cache), in place of each
+            target's own cache rule simulated over the log.
         on: the day whose prices apply.
         overrides, fallback_tokenizer: as `workloads.estimate`, also used for the models that served the rows.
         reasoning_tokens, reasoning_ratio: reasoning per request on a target that reasons (tokens,
@@ -186,6 +188,7 @@ class TrafficPlan:
     requests_per_lifetime: Decimal | None = None
     image_size: tuple[int, int] | None = None
     rate: Decimal | None = None
+    share_given: bool = False
 
     def per_lifetime(self, rule: Any) -> float | None:
         """Requests per cache lifetime of `rule` for rows without a timestamp: `requests_per_lifetime`
@@ -209,12 +212,13 @@ class TrafficPlan:
 
     @property
     def simulates_cache(self) -> bool:
-        """Each target's own cache rule is simulated over the log unless --cached-share is given."""
-        return not self.cached_share
+        """Each target's own cache rule is simulated over the log unless --cached-share is given
+        (--cached-share 0: no cache at all)."""
+        return not self.share_given
 
 
 def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, output_ratio: Any = None,
-                 cached_share: Any = 0, overrides: Iterable[Price] = (), on: date | None = None,
+                 cached_share: Any = None, overrides: Iterable[Price] = (), on: date | None = None,
                  fallback_tokenizer: str | None = None, reasoning_tokens: Any = None,
                  reasoning_ratio: Any = None, reasoning_for: Iterable[tuple[str, str, Any]] = (),
                  cache_breakpoints: str = "request", batch: bool = False,
@@ -222,7 +226,8 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
                  image_size: tuple[int, int] | str | None = None, rate: Any = None) -> TrafficPlan:
     """Resolve model references to prices and tokenizers once, before any row is read.
 
-    `image_size` is the (width, height), or "WxH", of the images rows give by URL.
+    `image_size` is the (width, height), or "WxH", of the images rows give by URL. `cached_share`
+    None simulates each target's own prompt cache; a share (0 included) replaces the simulation.
 
     Raises:
         KeyError: an unknown model (with the closest names) or fallback tokenizer.
@@ -268,12 +273,13 @@ def plan_traffic(models: Sequence[str] | str, *, output_tokens: Any = None, outp
         tuple(targets),
         None if output_tokens is None else to_decimal("output_tokens", output_tokens),
         None if output_ratio is None else to_decimal("output_ratio", output_ratio),
-        to_decimal("cached_share", cached_share, maximum=Decimal(1)), day, overrides, fallback_tokenizer,
+        to_decimal("cached_share", 0 if cached_share is None else cached_share, maximum=Decimal(1)), day, overrides,
+        fallback_tokenizer,
         None if reasoning_tokens is None else to_decimal("reasoning_tokens", reasoning_tokens),
         None if reasoning_ratio is None else to_decimal("reasoning_ratio", reasoning_ratio),
         tuple(per_model), cache_breakpoints, batch, service_tier,
         None if requests_per_lifetime is None else _positive("requests_per_lifetime", requests_per_lifetime),
-        _image_size(image_size), None if rate is None else parse_rate(rate))
+        _image_size(image_size), None if rate is None else parse_rate(rate), cached_share is not None)
 
 
 _PER = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hour": 3600, "day": 86400, "d": 86400}

@@ -1,7 +1,7 @@
 """One usage value per logged response, each billed part apart, and its price as the provider bills it.
 
 Unlike `bill` (what a target would pay: parts times rates) and `logs` (which reads rows), this module
-only turns a provider's `usage` object into what the log billed (a `BillUsage`) and prices it as
+only turns a provider's `usage` object into what the log billed (a `LoggedBill`) and prices it as
 billed, row by row (`billed_sum` sums many rows). Reading and pricing
 are genai-prices' own `extract_usage` and `calc_price` (with `price_context` for batch and service
 tiers); what is written here is only what the library lacks: which log shape is which provider and
@@ -31,7 +31,7 @@ from ..errors import BadInput
 from ..memo import run_caches
 from .prices import genai
 
-__all__ = ["SHAPE_PROVIDERS", "BillUsage", "BilledRow", "InvalidUsage", "as_billed", "price_context", "read_usage"]
+__all__ = ["SHAPE_PROVIDERS", "LoggedBill", "BilledRow", "InvalidUsage", "as_billed", "price_context", "read_usage"]
 
 # Log shape -> (genai-prices provider id, api_flavor, key of the usage object in a response).
 SHAPE_PROVIDERS: dict[str, tuple[str, str, str]] = {
@@ -47,8 +47,9 @@ SERVICE_TIERS = ("default", "flex", "priority")
 
 
 @dataclass(frozen=True, slots=True)
-class BillUsage:
-    """What one response was billed for, each part apart (tokens).
+class LoggedBill:
+    """What the log billed for one response, each part apart (tokens): the first of cost's three bill
+    nouns, beside `bill.Rates` (the rates) and `logs.whole_bill.TargetBill` (what a target would pay).
 
     Attributes:
         input_tokens: input billed at the full input price (uncached; media included).
@@ -117,7 +118,7 @@ class InvalidUsage(BadInput):
     """A logged usage whose parts contradict each other (genai-prices prices none of it)."""
 
 
-def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
+def _split(usage: Any, *, reasoning_reported: bool) -> LoggedBill:
     """A genai-prices `Usage` as parts. Its totals nest: input ⊇ cache read + writes ⊇ 1h writes."""
     d = genai.usage_values(usage)
     write = _int(usage, "cache_write_tokens")
@@ -143,7 +144,7 @@ def _split(usage: Any, *, reasoning_reported: bool) -> BillUsage:
     if int(reasoning or 0) > out:
         raise InvalidUsage(f"its usage says {int(reasoning or 0):,} reasoning tokens, more than its {out:,} output "
                            "tokens in all: its parts contradict each other, so no provider bill can be computed from it")
-    return BillUsage(
+    return LoggedBill(
         input_tokens=max(total_in - read - write_5m - write_1h, 0),
         cache_read_tokens=read, cache_write_5m_tokens=write_5m, cache_write_1h_tokens=write_1h,
         output_tokens=out - int(reasoning or 0),
@@ -161,8 +162,8 @@ def _wrap(value: Mapping[str, Any], key: str, model: str | None) -> dict[str, An
     return body
 
 
-def read_usage(value: Mapping[str, Any], shape: str, *, model: str | None = None) -> BillUsage:
-    """A response (or its bare usage object) of log shape `shape` as a `BillUsage`.
+def read_usage(value: Mapping[str, Any], shape: str, *, model: str | None = None) -> LoggedBill:
+    """A response (or its bare usage object) of log shape `shape` as a `LoggedBill`.
 
     Args:
         value: the response JSON, or its ``usage`` / ``usageMetadata`` object alone.
@@ -206,10 +207,10 @@ def _json_key(value: Any) -> bytes | str | None:
 
 
 # A month of logs repeats usage objects (the same prompt and reply sizes): each distinct one is read by
-# genai-prices once a run (the run's "usage.read" memo). The BillUsage is frozen, so rows share it.
+# genai-prices once a run (the run's "usage.read" memo). The LoggedBill is frozen, so rows share it.
 
 
-def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> BillUsage:
+def _read_usage(value: Mapping[str, Any], shape: str, model: str | None) -> LoggedBill:
     provider, flavor, key = SHAPE_PROVIDERS[shape]
     body = _wrap(value, key, model)
     try:
@@ -245,7 +246,7 @@ def price_context(*, batch: bool = False, service_tier: str | None = None) -> di
     return ctx or None
 
 
-def as_billed(usage: BillUsage, model: str, *, provider: str | None = None, when: datetime | None = None,
+def as_billed(usage: LoggedBill, model: str, *, provider: str | None = None, when: datetime | None = None,
               batch: bool = False, service_tier: str | None = None) -> Decimal:
     """What the provider billed for `usage` on `model`: genai-prices' `calc_price`, to the last decimal.
 
@@ -265,7 +266,7 @@ def as_billed(usage: BillUsage, model: str, *, provider: str | None = None, when
     return run_caches().memo("usage.price").get(key, lambda: _calc_price(usage, model, provider, when, ctx))
 
 
-def _usage_key(usage: BillUsage) -> tuple[Any, ...]:
+def _usage_key(usage: LoggedBill) -> tuple[Any, ...]:
     """What genai-prices prices: the `Usage` values as read (or the parts, for a usage built here)."""
     if usage.genai is not None:
         return ("genai", type(usage.genai).__name__, tuple(genai.usage_values(usage.genai).items()))
@@ -291,7 +292,7 @@ def _prices_in_force(model: str, provider: str | None, when: datetime | None) ->
     return run_caches().memo("usage.prices_by_day", 4096).get(key, lambda: tuple(c.active(at) for c in constraints))
 
 
-def _calc_price(usage: BillUsage, model: str, provider: str | None, when: datetime | None,
+def _calc_price(usage: LoggedBill, model: str, provider: str | None, when: datetime | None,
                 ctx: dict[str, str] | None) -> Decimal:
     try:
         calc = genai.calc(usage.to_genai(), model, provider=provider, when=when, context=ctx)
@@ -306,4 +307,4 @@ def _calc_price(usage: BillUsage, model: str, provider: str | None, when: dateti
     return Decimal(calc.total_price)
 
 
-BilledRow = tuple[BillUsage, datetime | None, bool, str | None]  # usage, timestamp, batch, service tier
+BilledRow = tuple[LoggedBill, datetime | None, bool, str | None]  # usage, timestamp, batch, service tier

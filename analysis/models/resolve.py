@@ -61,6 +61,12 @@ class ModelSpec:
         """The tokenizer to count with on this machine (a proxy when the first is not fetched)."""
         return choose(self.rule, self.model)
 
+    def tokenizer_label(self, tokenizer: str) -> str:
+        """`tokenizer` as every face shows it for this model: "~o200k_base" when it is this model's
+        proxy vocabulary (its counts are estimates), else the name itself."""
+        choice = self.choice()
+        return choice.label if choice.tokenizer == tokenizer else tokenizer
+
     def usable_choice(self) -> TokenizerChoice:
         """`choice()`, refused with `BadInput` (and the fix) when this model's text cannot be counted here."""
         if self.tokenizer is None:

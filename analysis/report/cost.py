@@ -37,21 +37,6 @@ def _header(report: CostReport) -> list[str]:
             f"input: {report.n_samples:,} request text(s), {report.n_chars:,} characters"]
 
 
-def render_text(report: CostReport, *, width: int | None = None) -> str:
-    """The report as aligned text for a terminal."""
-    lines = _header(report) + [""]
-    with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 70):
-        lines.append(display_models(report).to_string(index=False, line_width=width))
-        if len(report.categories):
-            lines += ["", "by category (cost if every request were like this category):",
-                      display_categories(report).to_string(index=False, line_width=width)]
-    lines += ["", "notes:"] + [f"  - {n}" for n in report.notes]
-    notes = model_notes(report)
-    if notes:
-        lines += ["per model:"] + [f"  - {n}" for n in notes]
-    return "\n".join(lines) + "\n"
-
-
 def safe_table(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with every formula-like text cell neutralised, for CSV files a spreadsheet may open."""
     out = frame.copy()
@@ -105,7 +90,7 @@ def render_html(report: CostReport, *, figures: bool = True) -> str:
 
 
 # -- JSON and CSV: the JSON contract (analysis/contract.py) on every cost face ----------------------
-# Which columns hold what, by name: money starts with "usd_"; a count ends in "_tokens" or
+# Which columns hold what, by name: money is "usd" or starts with "usd_"; a count ends in "_tokens" or
 # starts with "n_" (or is a calibration row's count); a ratio is a per-request mean, a share, an
 # error or a change. Everything else (names, labels, dates, notes) passes as it is.
 _COUNTS = {"input_ours", "input_logged", "output_ours", "output_logged", "input_rows", "output_rows", "requests",
@@ -124,12 +109,20 @@ def contract_value(column: str, v: Any) -> Any:
     ('1.3541666667', 9)
     >>> contract_value("input_tokens_per_request", Decimal("9")), contract_value("model", "gpt-4o")
     (9.0, 'gpt-4o')
+    >>> contract_value("parts", [{"name": "input", "usd_per_mtok": "1E+1", "usd_per_request": Decimal("0E-7")}])
+    [{'name': 'input', 'usd_per_mtok': '10.0000000000', 'usd_per_request': '0.0000000000'}]
     """
+    if isinstance(v, dict):  # a nested record (a bill's `parts`): each field by its own name
+        return {k: contract_value(str(k), x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [contract_value(column, x) for x in v]
     if isinstance(v, np.generic):  # numpy scalars, as Python numbers
         v = v.item()
     if _missing(v):
         return None
-    if column.startswith("usd_"):
+    if column == "usd" or column.startswith("usd_"):
+        if isinstance(v, str):  # a decimal string ("1E+1", "0.000"): the contract's 10 places all the same
+            v = Decimal(v)
         return money(v if isinstance(v, (Decimal, int)) else Decimal(repr(float(v))))
     if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
         return v
@@ -201,10 +194,9 @@ def json_text(data: Any) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-# format -> the text of a report in it (`tokenprism cost --format`), given the width the terminal
-# table wraps at (None: no wrapping; only "table" reads it).
+# format -> the text of a report in it (`tokenprism cost --format`); the terminal table is the
+# CLI's (analysis.cli.answer), through its one table writer.
 WRITERS: dict[str, Callable[[CostReport, int | None], str]] = {
-    "table": lambda report, width: render_text(report, width=width),
     "csv": lambda report, width: csv_table(report.models),
     "json": lambda report, width: json_text(report_json(report)),
     "md": lambda report, width: render_markdown(report),
@@ -229,14 +221,8 @@ def _quick_json(quick: QuickReport, width: int | None) -> str:
                       "requests": report.n_samples, "per_request": records(quick.frame), "notes": list(report.notes)})
 
 
-def _quick_table(shown: pd.DataFrame, width: int | None) -> str:
-    with pd.option_context("display.width", 250, "display.max_columns", None):
-        return shown.to_string(index=False, line_width=width)
-
-
 # format -> the quick table's body in it (the text formats share the lines around it)
 QUICK_BODIES: dict[str, Callable[[pd.DataFrame, int | None], str]] = {
-    "table": _quick_table,
     "md": lambda shown, width: markdown_table(shown, index=False, float_format=None, formulas=True),
     "html": lambda shown, width: shown.to_html(index=False, border=0),
 }
@@ -273,20 +259,7 @@ class ModelListing:
     day: date
 
 
-def _models_table(listing: ModelListing, width: int | None) -> str:
-    frame = listing.frame
-    shown = frame.drop(columns=["price_source", "note"]).astype(object).where(frame.notna(), "no price")
-    shown[["tiers", "price_remark"]] = frame[["tiers", "price_remark"]]
-    with pd.option_context("display.width", 250, "display.max_rows", None, "display.max_columns", None,
-                           "display.max_colwidth", 48):
-        table = shown.to_string(index=False, line_width=width)
-    return (f"prices: {listing.source}; genai-prices rows in force on {listing.day} (UTC)\n{table}\n"
-            f"{len(frame)} model(s); ~tokenizer = a proxy (its counts are estimates); "
-            "--format csv adds each row's note and source\n")
-
-
 MODELS_WRITERS: dict[str, Callable[[ModelListing, int | None], str]] = {
-    "table": _models_table,
     "csv": lambda listing, width: csv_table(listing.frame),
     "json": lambda listing, width: json_text({"price_source": listing.source, "models": records(listing.frame)}),
 }

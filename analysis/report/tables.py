@@ -21,7 +21,7 @@ def display_models(report: CostReport) -> pd.DataFrame:
     """The per-model table as people read it: rounded strings, "no price" where unpriced."""
     m = report.models
     out = pd.DataFrame({
-        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"],
+        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": exactness_shown(m["exactness"], m["status"]),
         "in_tok/req": m["prompt_tokens_per_request"].map(_tok), "of which format": m["format_tokens_per_request"].map(_tok),
         # cached input is its own column (the JSON's input_tokens is the uncached part)
         **({"of which cached": m["cached_tokens_per_request"].map(_tok)}
@@ -40,6 +40,17 @@ def display_models(report: CostReport) -> pd.DataFrame:
     for col in ("$/request", "$/month", "$/M chars in"):
         out.loc[unusable & m["usd_per_mtok_input"].notna(), col] = "no count"
     return out
+
+
+def exactness_shown(exactness: Any, status: Any) -> list[str]:
+    """The exactness column as people read it: a model that was not counted reads why, in the
+    status's first words ("no tokenizer", "not fetched"), never NaN.
+
+    >>> exactness_shown(["exact", float("nan")], ["ok", "no tokenizer: give the tokenizer column"])
+    ['exact', 'no tokenizer']
+    """
+    return [e if isinstance(e, str) and e else str(s).split(":", 1)[0] if isinstance(s, str) and s else "no count"
+            for e, s in zip(exactness, status)]
 
 
 def _tok(v: Any) -> str:
@@ -88,13 +99,14 @@ def display_quick(frame: pd.DataFrame) -> pd.DataFrame:
     tokens = [c for c in ("input_tokens", "format_tokens", "output_tokens") if c in frame]
     # the reasons are long: `quick_reasons` lists them under the table
     shown = frame.drop(columns=["priced_as", "note", "exactness_reason", "content_tokens"], errors="ignore").assign(
+        exactness=exactness_shown(frame["exactness"], frame["status"]),
         **{c: frame[c].map(lambda v: format_usd(v if isinstance(v, Decimal) else None)) for c in money},
         **{c: frame[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}") for c in tokens},
         **({"reasoning_tokens": frame["reasoning_tokens"].map(lambda v: v if isinstance(v, str) else
                                                               "" if pd.isna(v) else f"{v:,.0f}")}
            if "reasoning_tokens" in frame else {}))
     return shown.rename(columns={"input_tokens": "input tokens", "format_tokens": "of which format", "usd_input": "$ input", "output_tokens": "output tokens",
-                                 "reasoning_tokens": "reasoning", "usd_output": "$ output", "usd_per_request": "$ / request", "usd_per_month": "$ / month"})
+                                 "reasoning_tokens": "reasoning", "usd_output": "$ output", "usd_per_request": "$/request", "usd_per_month": "$/month"})
 
 
 def quick_reasons(frame: pd.DataFrame) -> list[str]:
@@ -102,3 +114,24 @@ def quick_reasons(frame: pd.DataFrame) -> list[str]:
     rows = frame.dropna(subset=["exactness"]).drop_duplicates("model")
     return [f"{m} ({e}): {r}" for m, e, r in zip(rows["model"], rows["exactness"], rows["exactness_reason"])
             if e != "exact" and r]
+
+
+def cost_headline(models: Any, amounts: Any, per: str) -> str:
+    """The answer of a cost table in one sentence: the cheapest and the dearest priced model, and
+    how many times the one costs the other (`per`: what an amount is for, "a month").
+
+    >>> cost_headline(["a", "b", "c"], [Decimal("0.5"), None, Decimal("2")], "a month")
+    'Cheapest: a at $0.5 a month; dearest: c at $2.00 (4.0x).'
+    >>> cost_headline(["a"], [Decimal("0.0012")], "a request")
+    'a: $0.0012 a request.'
+    """
+    priced = [(str(m), a) for m, a in zip(models, amounts) if isinstance(a, Decimal)]
+    if not priced:
+        return "No model has a price here: see each model's status."
+    low = min(priced, key=lambda p: p[1])
+    high = max(priced, key=lambda p: p[1])
+    if len(priced) == 1 or low[1] == high[1]:
+        same = "" if len(priced) == 1 else f" (all {len(priced)} models)"
+        return f"{low[0]}: {format_usd(low[1])} {per}{same}."
+    times = f"{high[1] / low[1]:,.1f}x" if low[1] > 0 else "the cheapest is free"
+    return f"Cheapest: {low[0]} at {format_usd(low[1])} {per}; dearest: {high[0]} at {format_usd(high[1])} ({times})."

@@ -22,7 +22,7 @@ from ..money import format_usd
 from ..cost.caching import REASONING_NOT_INCLUDED
 from .cost import csv_table, json_text, png_data_uri, jsonable, records
 from .page import html_page, markdown_table, markdown_text
-from .tables import frame_notes
+from .tables import exactness_shown, frame_notes
 
 TITLE = "tokenprism traffic cost report (estimates)"
 
@@ -55,7 +55,8 @@ def display_models(report: TrafficReport) -> pd.DataFrame:
     projected = {"$/month (projected)": m["usd_per_month"].map(lambda v: format_usd(v) if isinstance(v, Decimal) else
                                                                "no cost")} if "usd_per_month" in m else {}
     return pd.DataFrame({
-        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": m["exactness"], "requests": m["n_requests"],
+        "model": m["model"], "tokenizer": m["tokenizer"], "exactness": exactness_shown(m["exactness"], m["status"]),
+        "requests": m["n_requests"],
         "tokens in": m["prompt_tokens"].map(_tokens), "of which format": m["format_tokens"].map(_tokens),
         "tokens out": m["output_tokens"].map(_tokens),
         "reasoning": [_tokens(r) if s != REASONING_NOT_INCLUDED else REASONING_NOT_INCLUDED
@@ -148,17 +149,26 @@ def display_days(report: TrafficReport) -> pd.DataFrame:
     return wide.reindex(columns=[m for m in report.models["model"] if m in wide.columns]).reset_index()
 
 
-def _header(report: TrafficReport) -> list[str]:
+def header(report: TrafficReport) -> list[str]:
+    """The price source, what was read and how it was counted: one line each."""
     if report.source == "requests":  # request bodies and texts from the command line: nothing was logged
         return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"requests: {report.log_summary}",
-                "counted: each request under each model as `tokenprism count` counts it (exactness per model)"
-                ] + report.headlines()
+                "counted: each request under each model as `tokenprism count` counts it (exactness per model)"]
     return [f"prices: {report.price_source}; in force on {report.on} (UTC)", f"log: {report.log_summary}",
             "recounted: each logged request counted under each model as `tokenprism count` counts it "
-            "(exactness per model)"] + report.headlines()
+            "(exactness per model)"]
 
 
-def _sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
+def change_lines(report: TrafficReport) -> list[str]:
+    """The bill as logged and each model's change against it, one sentence each."""
+    return report.headlines()
+
+
+def _header(report: TrafficReport) -> list[str]:
+    return header(report) + change_lines(report)
+
+
+def sections(report: TrafficReport) -> list[tuple[str, str, pd.DataFrame]]:
     caption = ("Total for these requests; 'vs served': the change against the model each request body names."
                if report.source == "requests" else
                "Total for the logged period; change against the models that served the log.")
@@ -179,22 +189,9 @@ def model_notes(report: TrafficReport) -> list[str]:
     return frame_notes(report.models)
 
 
-def render_text(report: TrafficReport, *, width: int | None = None) -> str:
-    """The report for a terminal; `width`: wrap each table's columns into blocks of at most this many characters."""
-    lines = _header(report) + [""]
-    with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 60):
-        for title, caption, frame in _sections(report):
-            lines += [f"{title}:" + (f" {caption}" if caption else ""), frame.to_string(index=False, line_width=width), ""]
-    lines += ["notes:"] + [f"  - {n}" for n in report.notes]
-    notes = model_notes(report)
-    if notes:
-        lines += ["per model:"] + [f"  - {n}" for n in notes]
-    return "\n".join(lines) + "\n"
-
-
 def render_markdown(report: TrafficReport, *, figures: dict[str, str] | None = None) -> str:
     parts = [f"# {TITLE}", ""] + [f"- {markdown_text(h)}" for h in _header(report)]
-    for title, caption, frame in _sections(report):
+    for title, caption, frame in sections(report):
         parts += ["", f"## {title}", ""] + ([caption, ""] if caption else []) + [markdown_table(frame, index=False, float_format=None, formulas=True)]
     for caption, path in (figures or {}).items():
         parts += ["", f"![{markdown_text(caption)}]({path})"]
@@ -218,7 +215,7 @@ def figures(report: TrafficReport) -> dict[str, Any]:
 def render_html(report: TrafficReport, *, with_figures: bool = True) -> str:
     esc = html.escape
     body = [f"<h1>{esc(TITLE)}</h1>", "<ul>" + "".join(f"<li>{esc(h)}</li>" for h in _header(report)) + "</ul>"]
-    for title, caption, frame in _sections(report):
+    for title, caption, frame in sections(report):
         body += [f"<h2>{esc(title)}</h2>"] + ([f"<p>{esc(caption)}</p>"] if caption else [])
         body.append(frame.to_html(index=False, border=0, classes="tp"))
     if with_figures:
@@ -256,9 +253,9 @@ def _flat(models: pd.DataFrame) -> pd.DataFrame:
     return models.drop(columns=["parts"], errors="ignore")
 
 
-# format -> the text of a traffic report in it (`tokenprism cost --logs --format`).
+# format -> the text of a traffic report in it (`tokenprism cost --logs --format`); the terminal
+# table is the CLI's (analysis.cli.answer), through its one table writer.
 WRITERS: dict[str, Callable[[TrafficReport, int | None], str]] = {
-    "table": lambda report, width: render_text(report, width=width),
     "csv": lambda report, width: models_csv(report),
     "json": lambda report, width: json_text(report_json(report)),
     "md": lambda report, width: render_markdown(report),

@@ -15,7 +15,7 @@ from analysis.probes.boundaries import boundary_diff, diff_regions
 from analysis.render import highlight_prefix, html_tokens, markdown_text, not_in_every
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from dashboards import chat, links, look, shared
+from dashboards import chat, links, look, shared, tokenizer_dir
 
 st.title("Compare")
 st.caption("Type or paste a text: it is drawn token by token, and counted under every tokenizer as you type. "
@@ -27,12 +27,12 @@ st.caption("Type or paste a text: it is drawn token by token, and counted under 
 links.check("compare", [
     links.Param("mode", "Text or Chat", choices=lambda: ["Text", "Chat"]),
     links.Param("text", "a text", max_chars=links.LINK_MAX_TEXT),
-    links.Param("tokenizers", "tokenizer names", choices=shared.tokenizer_names, multi=True),
-    links.Param("draw", "tokenizer names", choices=shared.tokenizer_names),
+    links.Param("tokenizers", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
+    links.Param("draw", "tokenizer names", choices=tokenizer_dir.tokenizer_names),
     links.Param("cost_model", "a model id"),
     # the side-by-side view: whose tokens are drawn (2-4), which pair's differences are listed, ids listed or not
-    links.Param("show", "tokenizer names", choices=shared.tokenizer_names, multi=True),
-    links.Param("partner", "tokenizer names", choices=shared.tokenizer_names),
+    links.Param("show", "tokenizer names", choices=tokenizer_dir.tokenizer_names, multi=True),
+    links.Param("partner", "tokenizer names", choices=tokenizer_dir.tokenizer_names),
     links.Param("show_ids", "true or false", choices=lambda: ["true", "false"]),
     *chat.LINK_PARAMS,
 ])
@@ -67,7 +67,9 @@ else:
     look.focus_text_area()
     look.live_text_area("text")
 
-all_names = shared.tokenizer_names()
+all_names = tokenizer_dir.tokenizer_names()  # the catalogue's, then those of `dashboard --tokenizer-dir DIR`
+for folder_problem in tokenizer_dir.folder_tokenizers()[1]:  # a file that does not load: named, left out
+    st.error(markdown_text(folder_problem), icon=":material/error:")
 # The first screen, top to bottom: the text drawn per token (one tokenizer), the count under each
 # tokenizer (name, tokens, characters per token), and the rest one click away. The widgets that
 # choose them are drawn into their places below, in the order the script needs their values.

@@ -152,7 +152,9 @@ def traffic_report(name: str, data: bytes, models: tuple[str, ...], shape: str, 
     records = iter_log_records(LogUpload(name, data), shape=shape, errors="skip" if skip else "strict", report=report,
                                bounds=UPLOAD_BOUNDS)
     batch, tier = PRICES[prices]
-    plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached, batch=batch, service_tier=tier)
+    # the slider at 0 leaves each model's own cache simulated (None); a share above 0 replaces it
+    plan = plan_traffic(models, output_tokens=output_tokens, cached_share=cached if float(cached) else None,
+                        batch=batch, service_tier=tier)
     partial = price_records(records, plan)
     if not partial.rows:
         raise ValueError(f"no request read from {name}: {report.summary()}")

@@ -10,8 +10,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from analysis import cli
 from analysis.cli import dashboard as cli_dashboard
+from analysis.tokenizers.folder import DASHBOARD_ENV
 from tests.dashboards.browser import REPO, free_port
 
 
@@ -54,11 +57,13 @@ def test_help_names_the_port_option(capsys):
     assert "--server.port 8600" in capsys.readouterr().out
 
 
-def test_dashboard_serves_on_the_port_given(tmp_path):
+@pytest.mark.parametrize("ours", [[], ["--tokenizer-dir", "."]], ids=["streamlit-options", "tokenizer-dir"])
+def test_dashboard_serves_on_the_port_given(tmp_path, ours):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop(DASHBOARD_ENV, None)
     log = open(tmp_path / "log.txt", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "analysis", "dashboard", "--server.port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "analysis", "dashboard", *ours, "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
                             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -72,6 +77,9 @@ def test_dashboard_serves_on_the_port_given(tmp_path):
             except OSError:
                 assert time.monotonic() < deadline, "no answer within 60 s"
                 time.sleep(0.3)
+        if ours and Path(f"/proc/{proc.pid}/environ").exists():  # the server (exec'd) has the folder, absolute
+            environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+            assert f"{DASHBOARD_ENV}={os.path.realpath(tmp_path)}".encode() in environ
     finally:
         proc.terminate()  # the process *is* streamlit (exec): nothing is left behind
         try:

@@ -261,9 +261,9 @@ def test_chat_mode_counts_each_model_as_tokenprism_count_does(tmp_path, capsys):
         mine = shown[row["model"]]
         for key in ("input_tokens", "content_tokens", "format_tokens", "exactness"):
             assert mine[key] == row[key], (row["model"], key)
-        # the tokenizer as the CLI's table names it: ~ for a proxy
-        assert mine["tokenizer"] == ("~" if row["exactness"] == "estimate" and row["model"].startswith("claude")
-                                     else "") + row["tokenizer"], row
+        # the tokenizer as the CLI names it, ~ for a proxy (Claude's counts use a proxy vocabulary)
+        assert mine["tokenizer"] == row["tokenizer"], row
+        assert mine["tokenizer"].startswith("~") == row["model"].startswith("claude"), row
     assert {shown[m]["exactness"] for m in shown} == {"documented", "exact", "estimate"}
 
 

@@ -2,8 +2,9 @@
 
     python -m tests.readme.check [--clone] [--only TEXT] [--budget SECONDS] [README]
 
-Each fenced block's commands run in bash, in order, in a scratch copy of `tests/readme/files/`
-(the files the README's commands name: prompt.txt, chat.json, questions.txt, logs, ...), with
+Each fenced block's commands run in bash, in order, in a scratch copy of `docs/examples/`
+(the files the README's commands name: prompt.txt, chat.json, questions.txt, logs, a gzip log
+and a Parquet export, ...; the README says to `cd docs/examples` before its first one), with
 `tokenprism` the code of this checkout (`--clone`: of a fresh `git clone` of HEAD, so nothing
 uncommitted or untracked helps) and an empty vocabulary data dir, so that no fetched vocabulary
 changes a table. A `console` block's lines after `$ COMMAND` are the output it must print:
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-FILES = Path(__file__).resolve().parent / "files"
+FILES = REPO / "docs" / "examples"
 
 # (pattern of a command, why it is not run)
 SKIPS = [
@@ -171,15 +172,9 @@ class Result:
 
 
 def _workspace(root: Path) -> Path:
-    """A scratch copy of files/, plus the files made from them (a gzip log, a Parquet export)."""
-    import gzip
-
+    """A scratch copy of docs/examples/ (the README's commands may write files there)."""
     work = root / "work"
     shutil.copytree(FILES, work)
-    (work / "month.jsonl.gz").write_bytes(gzip.compress((work / "month.jsonl").read_bytes(), mtime=0))
-    import pandas as pd
-
-    pd.read_json(work / "export.jsonl", lines=True).to_parquet(work / "export.parquet", index=False)
     return work
 
 
@@ -275,10 +270,10 @@ def _file_block(block: Block, work: Path) -> Result:
     name = re.match(r"#\s*(\S+):", first)
     cmd = Command(block.line, f"(the {block.lang} block{' ' + name.group(1) if name else ''})")
     if not name or not (work / name.group(1)).is_file():
-        return Result(cmd, "SKIP", "names no file of tests/readme/files")
+        return Result(cmd, "SKIP", "names no file of docs/examples")
     shown = "\n".join(block.lines) + "\n"
     same = (work / name.group(1)).read_text(encoding="utf-8") == shown
-    return Result(cmd, "ok" if same else "FAIL", "" if same else f"tests/readme/files/{name.group(1)} differs from the block")
+    return Result(cmd, "ok" if same else "FAIL", "" if same else f"docs/examples/{name.group(1)} differs from the block")
 
 
 def _run(cmd: Command, shell: str, work: Path, env: dict[str, str], budget: float) -> Result:

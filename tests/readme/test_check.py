@@ -102,3 +102,15 @@ def test_every_command_of_the_readme_prints_what_it_shows():
     assert not failed, "\n\n".join(failed)
     assert sum(r.status == "ok" for r in results) >= 40
     assert Path(check.FILES / "prompt.txt").is_file()
+
+
+def test_the_examples_folder_holds_the_gzip_log_and_the_parquet_export_of_its_own_files():
+    # the README runs `cost --logs month.jsonl.gz` and `export.parquet` from docs/examples: they are
+    # committed there, and hold the same rows as the plain files beside them
+    import gzip
+
+    import pandas as pd
+
+    assert gzip.decompress((check.FILES / "month.jsonl.gz").read_bytes()) == (check.FILES / "month.jsonl").read_bytes()
+    pd.testing.assert_frame_equal(pd.read_parquet(check.FILES / "export.parquet"),
+                                  pd.read_json(check.FILES / "export.jsonl", lines=True))

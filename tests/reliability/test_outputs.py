@@ -86,13 +86,15 @@ def test_report_into_a_file_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_full_disk_during_a_report_leaves_nothing_half_written(one_report, monkeypatch):
-    """ENOSPC on the fifth file: every file present is complete, no temporary file remains."""
+    """ENOSPC on the report's fifth file: every file present is complete, no temporary file remains."""
     out = one_report
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     real_replace = os.replace
     calls = {"n": 0}
 
     def full_disk(src, dst):
+        if out not in Path(dst).parents:  # the data dir's answer caches: a write they cannot make is skipped
+            return real_replace(src, dst)
         calls["n"] += 1
         if calls["n"] == 5:
             raise OSError(errno.ENOSPC, "No space left on device")

@@ -35,6 +35,7 @@ class Resolved:
     exactness: str
     note: str
     max_model_len: int | None
+    label: str  # the tokenizer as every face shows it: "~o200k_base" for a model's proxy vocabulary
 
 
 @lru_cache(maxsize=1024)
@@ -49,11 +50,12 @@ def _context_window(model: str) -> int | None:
 async def resolve(rt: Runtime, model: str) -> Resolved:
     """The served tokenizer for a model id or tokenizer name, with its exactness; 404 otherwise."""
     if model in rt.tokenizers or not rt.ready:
-        return Resolved(rt.tokenizer(model), "exact", "", None)
+        tok = rt.tokenizer(model)
+        return Resolved(tok, "exact", "", None, tok.name)
     choice = (await served_spec(rt, model)).choice()
     assert choice.tokenizer is not None  # served_spec refuses a model without a usable tokenizer
     exactness = "exact" if choice.exactness == "exact" else "estimate"  # a text count of "none" has no tokenizer here
-    return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, _context_window(model))
+    return Resolved(rt.tokenizers[choice.tokenizer], exactness, choice.note, _context_window(model), choice.label)
 
 
 # -- vLLM --------------------------------------------------------------------------------------
@@ -73,7 +75,7 @@ async def vllm_tokenize(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
     # A prompt is encoded as it is: all content, no format (counts are ints on every route, never null).
     return {"count": len(ids), "max_model_len": r.max_model_len, "tokens": ids,
             "token_strs": _strs(r.tokenizer, ids) if body.return_token_strs else None,
-            "tokenizer": r.tokenizer.name, "exactness": r.exactness, "exactness_reason": r.note or None,
+            "tokenizer": r.label, "exactness": r.exactness, "exactness_reason": r.note or None,
             "content_tokens": len(ids), "format_tokens": 0}
 
 
@@ -105,7 +107,8 @@ async def _tokenize_chat(body: VllmTokenizeRequest, rt: RuntimeDep) -> dict:
     reason = count.reason if ids is not None else "; ".join(filter(None, (
         count.reason, f"no token ids: the count is {count.exactness}, and only an exact count has them")))
     return {"count": count.input_tokens, "max_model_len": _context_window(body.model), "tokens": ids,
-            "token_strs": strs, "tokenizer": count.tokenizer, "exactness": count.exactness,
+            "token_strs": strs, "tokenizer": (await served_spec(rt, body.model)).tokenizer_label(count.tokenizer),
+            "exactness": count.exactness,
             "exactness_reason": reason, "content_tokens": count.content_tokens, "format_tokens": count.format_tokens}
 
 
@@ -114,7 +117,7 @@ async def vllm_detokenize(body: VllmDetokenizeRequest, rt: RuntimeDep) -> dict:
     r = await resolve(rt, body.model)
     check_ids(rt, body.tokens, r.tokenizer.n_vocab, "tokens")
     data = await rt.run(r.tokenizer.decode_bytes, body.tokens)
-    return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.tokenizer.name, "exactness": r.exactness,
+    return {"prompt": data.decode("utf-8", errors="replace"), "tokenizer": r.label, "exactness": r.exactness,
             "exactness_reason": r.note or None}
 
 

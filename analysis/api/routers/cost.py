@@ -91,4 +91,5 @@ async def cost(body: CostRequest, rt: RuntimeDep) -> dict:
     workload = {k: getattr(body, k) for k in ("requests_per_month", "output_tokens", "output_ratio", "cached_share",
                                               "messages_per_request", "chars_per_request", "reasoning_tokens",
                                               "reasoning_ratio", "batch", "service_tier")}
+    workload["cached_share"] = workload["cached_share"] or 0  # texts simulate no cache: not given is none
     return await rt.run(_cost, texts, body.models, workload, body.on, body.fallback_tokenizer)

@@ -21,7 +21,7 @@ from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from ..schemas import CountRequest, CountResponse, RequestCountResponse
 from . import ERRORS, one_or_many
-from .requests import count_request, parse_body
+from .requests import count_request, parse_body, served_spec
 
 router = APIRouter(tags=["count"], responses=ERRORS)
 
@@ -65,7 +65,11 @@ async def _count_request(body: CountRequest, rt: Runtime) -> Response:
         raise Problem(422, "models is an empty list; name at least one model", type_="invalid-input")
     check_limit(rt.settings.limits, "max_models", len(models), "{n:,} models named", "split the request")
     parsed = parse_body(_wire(body), body.shape)
-    rows = [(await count_request(rt, parsed, m)).row() for m in models]
+    rows = []
+    for m in models:
+        count = await count_request(rt, parsed, m)
+        # the tokenizer as every face shows it: "~o200k_base" where it is the model's proxy
+        rows.append({**count.row(), "tokenizer": (await served_spec(rt, m)).tokenizer_label(count.tokenizer)})
     return Response(json.dumps({"results": rows}, ensure_ascii=False), media_type="application/json")
 
 

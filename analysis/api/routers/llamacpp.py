@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse
 
 from ...errors import BadInput, UnknownName
 from ...tokenizers import Tokenizer
+from ...tokenizers.folder import SUFFIXES, folder_files
 from ..problems import Problem
 from ..runtime import Runtime
 from ..schemas import VllmDetokenizeRequest, VllmDetokenizeResponse, VllmTokenizeRequest, VllmTokenizeResponse
@@ -42,7 +43,6 @@ from . import ERRORS, RuntimeDep, check_texts, compat
 from .tokenize import check_ids
 
 router = APIRouter(tags=["llama.cpp"], responses=ERRORS)
-SUFFIXES = (".gguf", ".model")
 
 
 class _Files:
@@ -65,13 +65,6 @@ def _folder(rt: Runtime) -> Path:
     return Path(folder)
 
 
-def _listing(folder: Path) -> list[str]:
-    try:
-        return sorted(p.name for p in folder.iterdir() if p.suffix in SUFFIXES and not p.name.startswith("."))
-    except OSError:
-        return []
-
-
 def _shown(name: str) -> str:
     """A client's name, cut short and with any path removed, for a message."""
     base = re.split(r"[\\/]", name)[-1]
@@ -80,7 +73,7 @@ def _shown(name: str) -> str:
 
 def _resolve(rt: Runtime, model: Any) -> tuple[str, Path]:
     folder = _folder(rt)
-    files = _listing(folder)
+    files = folder_files(folder)
     if model is None:
         if len(files) != 1:
             raise Problem(422, f"name the tokenizer file in model: the folder holds {len(files)} files "

@@ -233,7 +233,7 @@ def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) ->
     genai = target.price.source.startswith("genai-prices")
     billed = [r for r in map(records.__getitem__, idx.tolist()) if r.bill is not None]
     unpriced = len(idx) - (len(billed) if genai else 0)
-    # rows share the BillUsage of one usage object: its parts are added once, times its rows
+    # rows share the LoggedBill of one usage object: its parts are added once, times its rows
     bills = [r.bill for r in billed]
     times = Counter(map(id, bills))
     first = dict(zip(map(id, bills), bills))

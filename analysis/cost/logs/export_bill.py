@@ -26,7 +26,7 @@ from ...errors import BadInput
 from ...memo import open_run, run_caches
 from ..bill import Rates, rates_for, usd as usd_of
 from ..prices import genai
-from ..usage import BillUsage, as_billed
+from ..usage import LoggedBill, as_billed
 from .export_rules import Parts
 from .exports import ExportRow
 
@@ -168,20 +168,20 @@ def _usd(value: Decimal) -> str:
     return f"{value:,.6f}" if abs(value) < 1 else f"{value:,.4f}"
 
 
-def row_usage(parts: Parts) -> BillUsage:
+def row_usage(parts: Parts) -> LoggedBill:
     """The genai-prices usage of a row's parts (the whole prompt, cache parts and reasoning inside),
     built once per distinct parts in a run (a month of rows repeats its sizes)."""
     key = dataclasses.replace(parts, notes=())
     return run_caches().memo("exports.usage").get(key, lambda: _row_usage(key))
 
 
-def _row_usage(parts: Parts) -> BillUsage:
+def _row_usage(parts: Parts) -> LoggedBill:
     media = dict(parts.media)
     usage = genai.new_usage(input_tokens=parts.prompt, cache_read_tokens=parts.cache_read,
                   cache_write_tokens=parts.cache_write_5m + parts.cache_write_1h,
                   cache_write_1h_tokens=parts.cache_write_1h, output_tokens=parts.billed_output,
                   output_reasoning_tokens=parts.reasoning or 0, **media)
-    return BillUsage(parts.input, parts.cache_read, parts.cache_write_5m, parts.cache_write_1h, parts.output,
+    return LoggedBill(parts.input, parts.cache_read, parts.cache_write_5m, parts.cache_write_1h, parts.output,
                      parts.reasoning, parts.media, usage)
 
 

@@ -4,7 +4,7 @@ Unlike `shapes` (a request log's wrapper around a provider's usage object, read 
 own extractors) and `exports` (files, containers and rows), this module only knows fields: one
 `Rule` per export shape says which field holds each part of a billed response and whether the
 input and output fields hold the cache and reasoning parts inside them. `parts_of` turns one row's
-fields into the disjoint parts of `cost.usage.BillUsage` (uncached input, cache read, 5-minute and
+fields into the disjoint parts of `cost.usage.LoggedBill` (uncached input, cache read, 5-minute and
 1-hour cache writes, visible output, reasoning, media), and says in words whatever it had to decide.
 """
 

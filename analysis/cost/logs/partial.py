@@ -69,7 +69,7 @@ class BilledPart:
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
     # genai-prices' calc_price per row, summed, and the rows it could not price (the price is the
-    # user's --prices row, or genai-prices has none); the billed parts' tokens (`cost.usage.BillUsage`)
+    # user's --prices row, or genai-prices has none); the billed parts' tokens (`cost.usage.LoggedBill`)
     usd_genai: Decimal = Decimal(0)
     unpriced: int = 0
     parts: Counter = field(default_factory=Counter)

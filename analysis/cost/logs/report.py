@@ -378,7 +378,7 @@ def _notes(partial: TrafficPartial, plan: TrafficPlan, models: pd.DataFrame, no_
         notes.append(f"rows without a logged response are assumed to produce {fallback}; rows with one are recounted")
     elif fallback and plan.output_tokens != 0:  # 0: the input alone, which the caller says
         notes.append(f"each request is assumed to produce {fallback} of output")
-    if plan.cached_share:
+    if plan.share_given:
         notes.append(f"{percent(plan.cached_share)} of each request's input is billed at the cached-input price "
                      "(--cached-share: a manual share, in place of each model's simulated cache)")
     if plan.batch or plan.service_tier:

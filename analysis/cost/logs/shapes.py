@@ -25,7 +25,7 @@ from ...requests import Request, TextPart, ToolCall, detect_shape as request_sha
 from ...requests.formats.parts import media_counts
 from ...requests.shapes.anthropic import cache_control_problem
 from ...requests.shapes.openai_chat import plain_chat
-from ..usage import MAX_ROW_TOKENS, BillUsage, read_usage
+from ..usage import MAX_ROW_TOKENS, LoggedBill, read_usage
 
 # the request shapes, plus "openai-batch": an OpenAI Batch input line wrapping a chat or Responses body
 SHAPES = ("openai-chat", "openai-batch", "openai-responses", "anthropic", "gemini", "text")
@@ -78,7 +78,7 @@ class LogRecord:
     usage: Usage | None = None
     timestamp: datetime | None = None
     model: str | None = None
-    bill: BillUsage | None = None
+    bill: LoggedBill | None = None
     batch: bool = False
     service_tier: str | None = None
     cache_control: tuple[tuple[int, bool], ...] = ()
@@ -295,7 +295,7 @@ def _usage_shape(usage: dict[str, Any], request_shape: str, response: dict[str, 
     return "openai-responses"
 
 
-def _bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> BillUsage | None:
+def _bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> LoggedBill | None:
     if not isinstance(usage, dict):
         return None
     try:
@@ -370,13 +370,13 @@ def chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
                      tier if isinstance(tier, str) and tier else None)
 
 
-# (model, a flat usage object's items) -> its (Usage, BillUsage), for `chat_row` (the run's
+# (model, a flat usage object's items) -> its (Usage, LoggedBill), for `chat_row` (the run's
 # "shapes.flat_usage"): a month of logs repeats its usage objects, and one of integers only is read
 # once per model (bounded as the read memo)
 _FLAT_USAGE_LIMIT = 1 << 16
 
 
-def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, BillUsage | None] | None:
+def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, LoggedBill | None] | None:
     """`(_usage(logged), _bill(logged, "openai-chat", {}, model))` of a usage object whose values are all
     integers (not bools: the items are then its value exactly), read once per (model, items); None for
     any other value (read as before, by the caller). A usage that does not read is not kept: the caller

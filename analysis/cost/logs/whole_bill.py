@@ -41,8 +41,9 @@ class ReasoningFigure:
 
 
 @dataclass
-class WholeBill:
-    """A target's bill by part (tokens, $/Mtok of the first tier, USD), per day, and its percentiles."""
+class TargetBill:
+    """What a target would pay, by part (tokens, $/Mtok of the first tier, USD), per day, and its
+    percentiles (unlike `usage.LoggedBill`, what the log billed)."""
 
     usd: Decimal | None
     tokens: dict[str, int]
@@ -71,7 +72,7 @@ def _concat(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
 
 
 def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: ModelPart,
-               reasoning: ReasoningFigure) -> WholeBill | None:
+               reasoning: ReasoningFigure) -> TargetBill | None:
     """The whole bill of target `t` (None: it has no input price)."""
     if t.price.input is None:
         return None
@@ -109,7 +110,7 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
 
 
 def _folded_bill(t: Target, plan: TrafficPlan, part: ModelPart, folded: Any, reasoning: ReasoningFigure,
-                 rates: Any) -> WholeBill:
+                 rates: Any) -> TargetBill:
     """`whole_bill` from the rows folded chunk by chunk (`stream.FoldedBill`): the same numbers."""
     rule = cache_rule(t.ref)
     label = ""
@@ -137,7 +138,7 @@ def _ten_digits(p50: float, p95: float, top: float) -> tuple[float, float, float
 
 def _bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFigure,
           cache: dict[tuple[str | None, int], tuple[int, int, int]], figures: tuple[float, float, float],
-          rule: Any, label: str, simulated: bool, notes: list[str]) -> WholeBill:
+          rule: Any, label: str, simulated: bool, notes: list[str]) -> TargetBill:
     """The bill from the sums per (day, tier) and the cache's (read, write 5m, write 1h) per (day, tier)."""
     share = plan.cached_share
     tokens = dict.fromkeys(PARTS, Decimal(0))
@@ -179,7 +180,7 @@ def _bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFi
         notes.append(f"prompt cache simulated over the log's requests in time order (an estimate; "
                      f"{rule.label if rule else ''}): {ints['cache_read']:,} tokens read, "
                      f"{ints['cache_write_5m'] + ints['cache_write_1h']:,} written; against no cache it {how}")
-    return WholeBill(total, ints, usd_parts, {name: rates[0].rate(name) for name in PARTS}, days, p50, p95, top,
+    return TargetBill(total, ints, usd_parts, {name: rates[0].rate(name) for name in PARTS}, days, p50, p95, top,
                      saving, label, simulated, notes)
 
 

@@ -39,7 +39,7 @@ from decimal import Decimal
 from typing import Any
 
 __all__ = ["WRITTEN_FOR", "calc", "check_version", "extract", "find", "is_tiered", "model_info", "new_usage",
-           "price_constraints", "price_fields", "snapshot", "usage_value", "usage_values", "version"]
+           "price_constraints", "price_fields", "snapshot", "usage_value", "usage_values", "version", "version_problem"]
 
 # The releases this door was written and tested for (the private reads above depend on them);
 # pyproject.toml's pin is the same range.
@@ -60,21 +60,32 @@ def _parts(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def version_problem(found: str) -> str | None:
+    """Why release `found` of genai-prices will not do, naming the fix; None for one of `WRITTEN_FOR`.
+
+    >>> version_problem("0.2.5") is None, version_problem("0.3.1")[:34]
+    (True, 'genai-prices 0.3.1 is installed, b')
+    """
+    low, high = WRITTEN_FOR
+    if low <= _parts(found) < high:
+        return None
+    want = f">={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
+    return (f"genai-prices {found} is installed, but analysis/cost/prices/genai.py was written for "
+            f"genai-prices{want} (it reads the library's Usage values and extractor mappings): "
+            f"reinstall with `pip install 'genai-prices{want}'`, or re-test the door on "
+            f"{found} and widen WRITTEN_FOR and the pin in pyproject.toml")
+
+
 @functools.cache
 def check_version() -> None:
-    """Refuse a genai-prices release outside `WRITTEN_FOR`, naming the fix.
+    """Refuse a genai-prices release outside `WRITTEN_FOR`, naming the fix (`version_problem`).
 
     Raises:
         RuntimeError: the installed release is not one the door was written for.
     """
-    low, high = WRITTEN_FOR
-    found = _parts(version())
-    if not low <= found < high:
-        want = f">={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
-        raise RuntimeError(f"genai-prices {version()} is installed, but analysis/cost/prices/genai.py was written for "
-                           f"genai-prices{want} (it reads the library's Usage values and extractor mappings): "
-                           f"reinstall with `pip install 'genai-prices{want}'`, or re-test the door on "
-                           f"{version()} and widen WRITTEN_FOR and the pin in pyproject.toml")
+    problem = version_problem(version())
+    if problem is not None:
+        raise RuntimeError(problem)
 
 
 def snapshot() -> Any:

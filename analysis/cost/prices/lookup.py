@@ -49,7 +49,7 @@ def _rate(value: Any) -> Rate | None:
         return None
     if isinstance(value, Decimal):
         return Rate(value)
-    # genai_prices.types.TieredPrices: a base and tiers sorted by start
+    # genai-prices' TieredPrices: a base and tiers sorted by start
     return Rate(value.base, tuple((int(t.start), t.price) for t in value.tiers))
 
 

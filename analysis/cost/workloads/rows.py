@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 import pandas as pd
@@ -27,63 +27,76 @@ def model_row(ref: str, price: Price, choice: TokenizerChoice, status: str, summ
               notes: list[str], workload: Workload | None = None) -> dict:
     """One row of a report's per-model table. Its $/Mtok are the rates the workload is priced at:
     the first tier's, in the batch or service-tier variant the workload asks for."""
-    rate_in, rate_cached, rate_out = shown_rates(price, price.as_of or datetime.now(UTC).date(),
-                                                 batch=workload.batch if workload else False,
-                                                 service_tier=workload.service_tier if workload else None)
+    rates = shown_rates(price, price.as_of or datetime.now(UTC).date(),
+                        batch=workload.batch if workload else False,
+                        service_tier=workload.service_tier if workload else None)
     return {
         "model": ref, "priced_as": price.key, "provider": price.provider, "tokenizer": choice.label,
         "status": status, **summary,
-        "usd_per_mtok_input": rate_in,
-        "usd_per_mtok_cached_input": rate_cached,
-        "usd_per_mtok_output": rate_out,
+        "usd_per_mtok_input": rates[0], "usd_per_mtok_cached_input": rates[1], "usd_per_mtok_output": rates[2],
         "price_source": price.source, "price_as_of": price.as_of.isoformat() if price.as_of else "",
-        "note": "; ".join(notes), "parts": workload_parts(price, summary),
+        "note": "; ".join(notes), "parts": workload_parts(price, summary, rates),
     }
 
 
-def workload_parts(price: Price, summary: dict) -> list[dict[str, Any]]:
+def workload_parts(price: Price, summary: dict, rates: tuple[Any, Any, Any] | None = None) -> list[dict[str, Any]]:
     """A workload row's bill by part, per request (the JSON contract's `parts`): uncached input,
     cache read, visible output, reasoning and a fee, each with its tokens, rate, USD and exactness.
 
     The output USD of a request prices its reasoning with it (both at the output rate, in the
-    request's tier); it is split between them by their tokens. A part's rate is what its USD per
-    token comes to (the price's rate within one tier, the batch or tier rate with --batch or
-    --service-tier); the standard rate where the part has no tokens.
+    request's tier); it is split between them by their tokens, exactly. A part's rate is what its
+    USD per token comes to, to 10 significant digits (the price table's rate within one tier, the
+    batch or tier rate with --batch or --service-tier: `rates`); that rate where the part has no
+    tokens. Money is as exact as the bill; the JSON writer gives it the contract's 10 places.
     """
     if not summary or summary.get("usd_per_request") is None:
         return []
     out, reasoning = summary["output_tokens_per_request"], summary["reasoning_tokens_per_request"]
     usd_out = summary["usd_output_per_request"]
-    share = Decimal(repr(reasoning / (out + reasoning))) if out + reasoning else Decimal(0)
+    both = Decimal(repr(out)) + Decimal(repr(reasoning))
+    usd_reasoning = usd_out * Decimal(repr(reasoning)) / both if both else Decimal(0)  # exact where it can be
+    r_in, r_cached, r_out = rates or shown_rates(price, price.as_of or datetime.now(UTC).date())
     counted = f"count ({summary['exactness']})"
     unknown = summary.get("reasoning") == REASONING_NOT_INCLUDED
 
-    def rate(r: Any, tokens: float = 0.0, usd: Decimal | None = None) -> str | None:
-        if tokens and usd is not None:
-            return str((usd / Decimal(repr(tokens)) * MTOK).normalize())
-        return None if r is None else str(r.base)
+    def rate(r: Any, tokens: float = 0.0, usd: Decimal | None = None) -> Decimal | None:
+        if tokens and usd is not None:  # the table's figure: a ratio of sums has division noise past 20 digits
+            return _figure(usd / Decimal(repr(tokens)) * MTOK)
+        return r
 
     parts = [
         {"name": "input", "tokens_per_request": summary["input_tokens_per_request"],
-         "usd_per_mtok": rate(price.input, summary["input_tokens_per_request"], summary["usd_input_per_request"]),
-         "usd_per_request": str(summary["usd_input_per_request"]), "exactness": counted},
+         "usd_per_mtok": rate(r_in, summary["input_tokens_per_request"], summary["usd_input_per_request"]),
+         "usd_per_request": summary["usd_input_per_request"], "exactness": counted},
         {"name": "cache read", "tokens_per_request": summary["cached_tokens_per_request"],
-         "usd_per_mtok": rate(price.cached_input or price.input, summary["cached_tokens_per_request"],
+         "usd_per_mtok": rate(r_cached if r_cached is not None else r_in, summary["cached_tokens_per_request"],
                               summary["usd_cached_input_per_request"]),
-         "usd_per_request": str(summary["usd_cached_input_per_request"]),
+         "usd_per_request": summary["usd_cached_input_per_request"],
          "exactness": "--cached-share (a manual share of the input)"},
-        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(price.output, out, usd_out - usd_out * share),
-         "usd_per_request": str(usd_out - usd_out * share), "exactness": "the workload's output size"},
+        {"name": "output", "tokens_per_request": out, "usd_per_mtok": rate(r_out, out, usd_out - usd_reasoning),
+         "usd_per_request": usd_out - usd_reasoning, "exactness": "the workload's output size"},
         {"name": "reasoning", "tokens_per_request": reasoning,
-         "usd_per_mtok": rate(price.output, reasoning, usd_out * share),
-         "usd_per_request": str(usd_out * share),
+         "usd_per_mtok": rate(r_out, reasoning, usd_reasoning),
+         "usd_per_request": usd_reasoning,
          "exactness": REASONING_NOT_INCLUDED if unknown else "--reasoning-tokens / --reasoning-ratio" if reasoning
          else "none: the model does not reason (or reasons only when asked)"},
     ]
     if summary.get("usd_fee_per_request"):
         parts.append({"name": "fee", "tokens_per_request": 0.0, "usd_per_mtok": None,
-                      "usd_per_request": str(summary["usd_fee_per_request"]), "exactness": "the price's fee per request"})
+                      "usd_per_request": summary["usd_fee_per_request"], "exactness": "the price's fee per request"})
     return parts
+
+
+def _figure(rate: Decimal) -> Decimal:
+    """A rate as a price table writes it: 10 significant digits, trailing zeros dropped.
+
+    >>> _figure(Decimal("8.000000000000000464")), _figure(Decimal("14.99999999999999966409266409"))
+    (Decimal('8'), Decimal('15'))
+    """
+    if not rate:
+        return Decimal(0)
+    places = 9 - rate.adjusted()
+    return rate.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN).normalize()
 
 
 

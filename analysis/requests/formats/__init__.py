@@ -53,7 +53,7 @@ BATCH_NEEDS: dict[str, str] = {
 # (`requests.batch.request_texts`), so a request of a structure already rendered is
 # counted by adding; "render", its tokens depend on the content (a token may cross from a marker
 # into the text, or ids are built), so every request is rendered. A family absent renders.
-# tests/analysis/cost/logs/test_fast_count.py holds every family to the same numbers both ways.
+# tests/analysis/requests/test_batch.py holds every family to the same numbers both ways.
 FORMAT_TOKENS: dict[str, str] = {
     "openai": "arithmetic", "claude": "arithmetic", "deepseek": "arithmetic",
     "none": "render", "llama3": "render", "llama4": "render", "harmony": "render", "mistral": "render",

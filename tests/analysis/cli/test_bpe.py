@@ -8,6 +8,7 @@ import pytest
 
 from analysis import load_tokenizer
 from analysis.cli import main
+from analysis.cli.bpe import rank_note
 from analysis.lab.explain import bpe_for, explain
 
 TEXTS = ["hello world", "2024 is not 2023", "Grüße, 世界! 👩‍👩‍👧", "def f(x):\n\treturn x  \r\n"]
@@ -81,3 +82,17 @@ def test_cli_train_says_when_the_corpus_runs_out_of_pairs(capsys, tmp_path):
     n_vocab = load_tokenizer(f"ownbpe:{model}").n_vocab
     assert n_vocab < 1000
     assert f"stopped at {n_vocab} tokens of the 1000 asked" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,offset", [("ownbpe", 256), ("gpt2", 0)])
+def test_explain_says_how_its_ranks_relate_to_the_ids(name, offset, capsys):
+    # issue 56: ownbpe's ranks differ from its ids by 256, with no word why
+    import re
+
+    assert main(["explain", "hello", "-t", name]) == 0
+    out = capsys.readouterr().out
+    ids = [int(i) for i in re.search(r"tokens?: ([\d ]+)", out).group(1).split()]
+    last_rank = int(re.findall(r"rank\s+(\d+):", out)[-1])
+    assert last_rank + offset == ids[-1]  # the last merge makes the last token
+    assert out.rstrip().splitlines()[-1] == rank_note(name)
+    assert ("id rank + 256" in rank_note(name)) is (offset == 256)

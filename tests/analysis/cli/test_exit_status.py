@@ -118,3 +118,19 @@ def test_a_broken_parallel_manifest_is_a_refusal(capsys, tmp_path):
     rc, err = _run(["probe", "language-premium", "--parallel", str(tmp_path), "-t", "gpt2"], capsys)
     assert rc == 2, err
     assert f"{tmp_path / 'manifest.toml'} is not valid TOML" in err
+
+
+@pytest.mark.parametrize("argv,usage,wrong", [
+    (["models", "llama", "--quiet"], "usage: tokenprism models ", "--quiet"),
+    (["count", "-f", "questions.txt", "-t", "o200k_base"], "usage: tokenprism count ", "-t"),
+    (["vocab", "list", "--bogus"], "usage: tokenprism vocab list ", "--bogus"),
+    (["cost", "hi", "--frmat", "json"], "usage: tokenprism cost ", "did you mean --format?"),
+])
+def test_an_argument_a_command_does_not_take_shows_that_commands_usage(argv, usage, wrong, capsys):
+    # issue 56: these printed `usage: tokenprism [-h] COMMAND ...`, the top level's
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith(usage), err
+    (line,) = [x for x in err.splitlines() if "error:" in x]  # one line says what is wrong
+    assert wrong in line and line.startswith(f"tokenprism {argv[0]}")

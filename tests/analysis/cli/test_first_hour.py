@@ -252,13 +252,17 @@ class _Out(io.TextIOWrapper):
 
 
 @pytest.mark.parametrize("tty", [True, False])
-def test_decode_ends_with_a_newline_on_a_terminal_only(tty, monkeypatch):
-    out = _Out(tty)
-    monkeypatch.setattr("sys.stdout", out)
-    assert main(["decode", "15339", "1917", "-t", "o200k_base"]) == 0
-    written = out.buffer.getvalue()
-    assert written.rstrip(b"\n") == b" awesome down"
-    assert written.endswith(b"\n") == tty  # a pipe gets the exact text
+def test_decode_ends_its_line_and_dash_n_gives_the_bytes_alone(tty, monkeypatch):
+    # issue 56: decode printed no trailing newline in a pipe; it ends its line as echo does, and
+    # `decode -n` writes the exact text (as echo -n), on a terminal or not
+    for argv, ends in ((["decode", "15339", "1917", "-t", "o200k_base"], True),
+                       (["decode", "-n", "15339", "1917", "-t", "o200k_base"], False)):
+        out = _Out(tty)
+        monkeypatch.setattr("sys.stdout", out)
+        assert main(argv) == 0
+        written = out.buffer.getvalue()
+        assert written.rstrip(b"\n") == b" awesome down"
+        assert written.endswith(b"\n") == ends
 
 
 def test_compare_show_leaves_one_blank_line_before_the_table(tmp_path):

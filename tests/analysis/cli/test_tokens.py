@@ -45,9 +45,11 @@ def test_encode_gives_tiktokens_ids_and_decode_gives_the_text_back(capsys, name,
     ids = [int(i) for i in out.split()]
     # special-token strings in the text are text: tiktoken's encode_ordinary
     assert ids == REFERENCES[name].encode_ordinary(text)
-    rc, out, _ = run(["decode", *map(str, ids), "-t", name], capsys)
+    rc, out, _ = run(["decode", "-n", *map(str, ids), "-t", name], capsys)  # -n: the bytes alone
     assert rc == 0
     assert out == text
+    rc, out, _ = run(["decode", *map(str, ids), "-t", name], capsys)  # a line, as echo writes one
+    assert out == (text if text.endswith("\n") else text + "\n")
 
 
 @pytest.mark.parametrize("name", list(REFERENCES))
@@ -67,7 +69,7 @@ def test_encode_json_and_decode_from_stdin_with_commas_and_newlines(capsys, monk
 def test_special_token_ids_decode_to_their_strings(capsys):
     rc, out, _ = run(["decode", "199999", "200018", "-t", "o200k_base"], capsys)
     assert rc == 0
-    assert out == "<|endoftext|><|endofprompt|>"
+    assert out == "<|endoftext|><|endofprompt|>\n"  # issue 56: decode ends its line
 
 
 def test_ids_that_end_inside_a_character_are_flagged(capsys):

@@ -30,14 +30,14 @@ def run(capsys, argv):
 def test_table_names_price_source_workload_and_estimates(capsys):
     rc, out, _ = run(capsys, BASE + ["--models", "gpt-4o,claude-haiku-4-5", "--cached-share", "0.5"])
     assert rc == 0
-    assert f"prices: genai-prices {VERSION}" in out
-    assert "in force on 2026-01-15" in out
+    assert f"prices in force on 2026-01-15 (UTC): genai-prices {VERSION}" in out  # in the trailer
+    assert out.startswith("Cheapest: ")  # the answer first
     assert "1,000 requests/month" in out
     assert "cached share 50%" in out
     assert "~o200k_base" in out
     assert "estimate" in out
     assert "approximate" not in out  # the exactness vocabulary of `count`
-    assert "ESTIMATE: claude-haiku-4-5" in out
+    assert "claude-haiku-4-5: estimate: " in out  # its one-line note
 
 
 def test_csv_has_exact_decimal_money_and_the_source(capsys):
@@ -180,7 +180,7 @@ def test_models_lists_prices_tokenizer_and_exactness(capsys):
 def test_models_table_and_filters(capsys):
     rc, out, _ = run(capsys, ["models", "claude-haiku", "--exactness", "approximate"])
     assert rc == 0
-    assert out.startswith(f"prices: genai-prices {VERSION}")
+    assert out.startswith("model ") and f"(UTC): genai-prices {VERSION}" in out.splitlines()[-1]
     assert "~o200k_base" in out
     assert "anthropic:claude-haiku-4-5" in out
     rc, _, err = run(capsys, ["models", "--provider", "opnai"])
@@ -219,17 +219,18 @@ def test_workload_numbers_typed_with_an_exponent_show_in_plain_digits(capsys):
 
 
 def test_every_format_the_cli_offers_has_one_writer_in_each_cost_table():
-    # the CLI picks a writer from report.cost's tables: no format ladder, and no format without a writer
+    # the CLI picks a writer from report.cost's tables (the terminal table is cli.answer's): no format
+    # ladder, and no format without a writer
     import argparse
 
     from analysis.cli import build_parser
     from analysis.cli.cost import FORMATS
     from analysis.report.cost import MODELS_WRITERS, QUICK_WRITERS, WRITERS
 
-    assert set(FORMATS) == set(WRITERS) == set(QUICK_WRITERS)
+    assert set(FORMATS) == {"table", *WRITERS} == {"table", *QUICK_WRITERS}
     sub = next(a for a in build_parser(["models"])._actions if isinstance(a, argparse._SubParsersAction))
     models_format = next(a for a in sub.choices["models"]._actions if a.dest == "format")
-    assert set(models_format.choices) == set(MODELS_WRITERS)
+    assert set(models_format.choices) == {"table", *MODELS_WRITERS}
 
 
 @pytest.mark.slow  # writes a report folder with its figures (about 2 s)

@@ -9,7 +9,7 @@ from genai_prices import extract_usage
 
 from analysis.cost.bill import rates_for, usd_by_part
 from analysis.cost.prices import get_price
-from analysis.cost.usage import BillUsage, as_billed, read_usage
+from analysis.cost.usage import LoggedBill, as_billed, read_usage
 from analysis.errors import BadInput
 
 WHEN = datetime(2026, 11, 2, 12, tzinfo=UTC)
@@ -67,7 +67,7 @@ def test_parts_add_up_to_the_bill_and_name_each_bucket():
     assert rates.cache_write_1h == Decimal(6)
 
 
-def _parts(u: BillUsage) -> dict[str, int]:
+def _parts(u: LoggedBill) -> dict[str, int]:
     """A logged usage's parts with tokens, by `bill.PARTS` name."""
     parts = {"input": u.input_tokens, "cache_read": u.cache_read_tokens, "cache_write_5m": u.cache_write_5m_tokens,
              "cache_write_1h": u.cache_write_1h_tokens, "output": u.output_tokens, "reasoning": u.reasoning_tokens or 0}
@@ -130,7 +130,7 @@ def test_gemini_thoughts_sit_beside_candidates():
 
 
 def test_batch_and_flex_use_genai_prices_variants():
-    u = BillUsage(input_tokens=10_000, output_tokens=2_000)
+    u = LoggedBill(input_tokens=10_000, output_tokens=2_000)
     ref = genai_prices.calc_price(u.to_genai(), "gpt-4.1", genai_request_timestamp=WHEN,
                                   price_context={"processing": "batch"}).total_price
     standard = as_billed(u, "gpt-4.1", when=WHEN)
@@ -144,4 +144,4 @@ def test_bad_input_is_named():
     with pytest.raises(BadInput, match="no usage reader"):
         read_usage({}, "cohere")
     with pytest.raises(BadInput, match="no genai-prices price"):
-        as_billed(BillUsage(input_tokens=1), "no-such-model-xyz")
+        as_billed(LoggedBill(input_tokens=1), "no-such-model-xyz")

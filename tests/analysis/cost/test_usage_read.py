@@ -16,7 +16,7 @@ from analysis.cost.prices import genai
 from analysis.cost.usage import SHAPE_PROVIDERS, read_usage
 
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
-README = Path(__file__).resolve().parents[2] / "readme" / "files"
+README = Path(__file__).resolve().parents[3] / "docs" / "examples"
 KEYS = {  # the keys each shape's usage may hold, with nested detail objects
     "openai-chat": ["prompt_tokens", "completion_tokens", ("prompt_tokens_details", "cached_tokens"),
                     ("prompt_tokens_details", "audio_tokens"), ("prompt_tokens_details", "cache_write_tokens"),
@@ -110,7 +110,7 @@ def test_inferred_values_are_genai_prices_own():
 
 def test_the_read_memo_holds_its_keys_at_their_size(run):
     # orjson's bytes keep a 4 kB buffer however short the text: kept as memo keys, 65,536 of them held
-    # about 270 MB; a copy of exactly its size holds the entry (key, Usage, BillUsage) under 1.5 kB
+    # about 270 MB; a copy of exactly its size holds the entry (key, Usage, LoggedBill) under 1.5 kB
     import tracemalloc
 
     memo = run.memo("usage.read")

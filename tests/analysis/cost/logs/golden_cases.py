@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "logs"
-README = ROOT / "tests" / "readme" / "files"
+README = ROOT / "docs" / "examples"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FORMATS = ("table", "csv", "json", "md", "html")
 FOUR = "gpt-4o,gpt-4.1-mini,claude-sonnet-4-5,deepseek-chat"

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[4]
 # relative to the repository, so the outputs name no machine's paths (the command runs from there)
 LOGS = [f"tests/fixtures/logs/{name}" for name in
         ("anthropic.jsonl", "calibration.jsonl", "chat.csv", "openai_batch.jsonl", "openai_chat.jsonl")]
-LOGS += [f"tests/readme/files/{name}.jsonl" for name in ("batch-input", "month", "o4-mini", "support")]
+LOGS += [f"docs/examples/{name}.jsonl" for name in ("batch-input", "month", "o4-mini", "support")]
 EXPECTED = ROOT / "tests" / "fixtures" / "log_outputs"
 FORMATS = ("table", "csv", "json", "md", "html")
 VARIANTS = {

@@ -36,14 +36,12 @@ def test_the_installed_release_is_one_the_door_was_written_for():
     genai.check_version()  # and the door itself lets it through
 
 
-def test_another_release_is_refused_naming_the_fix(monkeypatch):
-    monkeypatch.setattr(genai, "version", lambda: "0.3.1")
-    genai.check_version.cache_clear()
-    try:
-        with pytest.raises(RuntimeError, match=r"genai-prices 0\.3\.1 is installed.*pip install 'genai-prices>=0\.2\.5,<0\.2\.6'"):
-            genai.check_version()
-    finally:
-        genai.check_version.cache_clear()
+@pytest.mark.parametrize("release", ["0.3.1", "0.2.4", "0.2.6", "1.0.0"])
+def test_another_release_is_refused_naming_the_fix(release):
+    problem = genai.version_problem(release)
+    assert problem is not None and problem.startswith(f"genai-prices {release} is installed")
+    assert "pip install 'genai-prices>=0.2.5,<0.2.6'" in problem and "widen WRITTEN_FOR" in problem
+    assert genai.version_problem("0.2.5") is None
 
 
 def test_the_private_reads_are_what_the_public_api_says():

@@ -1,5 +1,7 @@
-"""Counting by arithmetic gives the rendered count's numbers (issue 44): for every family, over the
-log fixtures and a generated log of many structures, `fast_counts` equals `count_request`."""
+"""The batched road to a request count (`requests.batch`) gives the rendered count's numbers (issue 44):
+for every family, over the log fixtures and a generated log of many structures, `fast_counts` and
+`count_many` equal `count_request`; and a chunk of a log recounted by structure (`cost.logs.chunk`)
+equals its rows counted one by one."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from analysis.errors import BadInput
 from analysis.requests import Request, parse, request_counter
 from analysis.requests.formats import FAMILIES, FORMAT_TOKENS
 
-LOGS = Path(__file__).resolve().parents[3] / "fixtures" / "logs"
+LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 # one model per family that this machine counts offline (gemma3 needs a fetched vocabulary)
 MODELS = {"openai": ["gpt-4o", "gpt-4"], "claude": ["claude-sonnet-4-5"], "harmony": ["gpt-oss-120b"],
           "qwen": ["qwen3", "qwen2.5"], "deepseek": ["deepseek-chat"], "llama3": ["llama3"],

@@ -1,4 +1,5 @@
-"""`cost.arithmetic` against genai-prices' own calculation: every model maker's model, below and above its tier."""
+"""`cost.bill.request_cost` (the one arithmetic, one request) against genai-prices' own calculation:
+every model maker's model, below and above its tier."""
 
 from __future__ import annotations
 
