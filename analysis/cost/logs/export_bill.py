@@ -25,7 +25,7 @@ from typing import Any
 from ...errors import BadInput
 from ...memo import open_run, run_caches
 from ..bill import Rates, rates_for, usd as usd_of
-from ..prices import genai
+from ...models import genai
 from ..usage import LoggedBill, as_billed
 from .export_rules import Parts
 from .exports import ExportRow
