@@ -123,7 +123,7 @@ def _cell(value: Any, float_digits: int | None) -> str:
 
 
 def safe_cell(text: str) -> str:
-    """A cell as one line a terminal shows as it is: line breaks and tabs as spaces, and nothing a
+    r"""A cell as one line a terminal shows as it is: line breaks and tabs as spaces, and nothing a
     terminal would obey (`render.terminal_text`: a cell may hold a user's file or model name).
 
     >>> safe_cell("a\tb\nc\x1b[31m")

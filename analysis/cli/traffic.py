@@ -173,7 +173,10 @@ def cmd_exports(args: argparse.Namespace) -> int:
         print(f"note: {terminal_text(report.summary())}", file=sys.stderr)
     for warning in bill.warnings():
         print(f"warning: {terminal_text(warning)}", file=sys.stderr)
-    write_report_text(render.WRITERS, args.format, bill, width=table_width(args))
+    if args.format == "table":  # the terminal text, cut to the width unless --explain
+        sys.stdout.write(render.render_text(bill, table_width(args), explain=getattr(args, "explain", False)))
+    else:
+        write_report_text(render.WRITERS, args.format, bill, width=table_width(args))
     if args.out:
         sys.stdout.flush()
         for path in render.write_report(bill, Path(args.out)):

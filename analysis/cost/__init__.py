@@ -9,7 +9,7 @@ The package by its three questions, and what serves them:
   re-targeted logs and the whole bill of a log all call it;
 * what does a prompt cache save? `caching`: each provider's rule, simulated in order.
 
-And: `prices/` (what a model charges on a day and who says so; `prices/genai` is the one module
+And: `prices/` (what a model charges on a day and who says so; `models/genai` is the one module
 that imports genai-prices), `targets` (the models of one run and the `TrafficPlan` a log is priced
 by), `recount` (each target's request counter, fed by batch counts), `workloads/` (texts under an
 assumed workload), `logs/` (request logs read into one record type, chunked, summed, folded and

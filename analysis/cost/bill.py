@@ -26,7 +26,8 @@ from decimal import Decimal
 import numpy as np
 
 from ..errors import BadInput
-from .prices import MTOK, Price, genai
+from ..models import genai
+from .prices import MTOK, Price
 from .usage import price_context
 
 __all__ = ["PARTS", "NoPriceError", "RequestCost", "Rates", "rates_by_tier", "rates_for", "request_cost",

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import BadInput
 from ..memo import run_caches
-from .prices import genai
+from ..models import genai
 from .usage import LoggedBill, BilledRow, _prices_in_force, as_billed, price_context, _calc_price
 
 __all__ = ["as_billed_total"]

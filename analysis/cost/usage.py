@@ -7,7 +7,7 @@ are genai-prices' own `extract_usage` and `calc_price` (with `price_context` for
 tiers); what is written here is only what the library lacks: which log shape is which provider and
 API flavor, and the split of its totals into the parts a report shows (uncached input, cache read,
 5-minute and 1-hour cache writes, visible output, reasoning output, media). The library itself is
-reached through its one door, `prices.genai`.
+reached through its one door, `models.genai`.
 
 The providers mean different things by the same names, and genai-prices' `Usage` settles them:
 its ``input_tokens`` is the whole prompt (cache reads and writes included, as OpenAI's
@@ -29,7 +29,7 @@ import orjson
 
 from ..errors import BadInput
 from ..memo import run_caches
-from .prices import genai
+from ..models import genai
 
 __all__ = ["SHAPE_PROVIDERS", "LoggedBill", "BilledRow", "InvalidUsage", "as_billed", "price_context", "read_usage"]
 

@@ -78,10 +78,11 @@ class ModelSpec:
 
 
 def _snapshot() -> Any:
-    # Imported here, never at module import: `import analysis` must not load 1.6 MB of prices.
-    from genai_prices import data_snapshot
+    # genai-prices through its one door, which imports it on first use: `import analysis` must not
+    # load 1.6 MB of prices.
+    from . import genai
 
-    return data_snapshot.get_snapshot()
+    return genai.snapshot()
 
 
 @lru_cache(maxsize=1)
@@ -110,11 +111,11 @@ def _find_priced(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
 
 
 def _search(provider_id: str | None, ref: str) -> tuple[list[Hit], bool]:
-    import genai_prices
+    from . import genai
 
     try:
-        calc = genai_prices.calc_price(genai_prices.Usage(), ref, provider_id=provider_id)
-        return [(calc.provider.id, calc.model.id, calc.model.context_window)], True
+        provider, model = genai.find(ref, provider_id)
+        return [(provider.id, model.id, model.context_window)], True
     except LookupError:
         pass
     # Models that only third-party hosts serve are not inferred from the name alone: look them up

@@ -43,8 +43,8 @@ def differences_frame(bill: ExportBill) -> pd.DataFrame:
                         columns=["row", "model", "as billed (USD)", "own cost (USD)", "why"])
 
 
-def render_text(bill: ExportBill, width: int | None = None) -> str:
-    return bill.text() + "\n"
+def render_text(bill: ExportBill, width: int | None = None, explain: bool = False) -> str:
+    return bill.text(width, explain) + "\n"
 
 
 def render_json(bill: ExportBill, width: int | None = None) -> str:

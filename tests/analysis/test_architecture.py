@@ -175,12 +175,10 @@ def test_analysis_has_few_modules_at_its_top_level():
     assert len(top) <= 10, top  # docs/design.md's house: memo.py is the tenth
 
 
-# The one door to genai-prices (docs/design.md, "cost/"): every other module reaches the library through
-# `analysis.cost.prices.genai`, so its private reads and its version check live in one place.
-# `analysis.models.resolve` sits two layers below cost and cannot import the door: it uses only the
-# public `calc_price` and data snapshot, and stays listed here until the door moves below models.
-GENAI_DOOR = "analysis.cost.prices.genai"
-GENAI_BELOW_THE_DOOR = {"analysis.models.resolve"}
+# The one door to genai-prices (docs/design.md): every other module reaches the library through
+# `analysis.models.genai`, so its private reads and its version check live in one place. It sits in
+# `models/`, the lowest layer that needs prices (the resolver), so every user reaches it downward.
+GENAI_DOOR = "analysis.models.genai"
 
 
 def genai_importers(root: Path, packages: Iterable[str]) -> set[str]:
@@ -189,15 +187,15 @@ def genai_importers(root: Path, packages: Iterable[str]) -> set[str]:
 
 
 def test_only_the_door_imports_genai_prices():
-    assert genai_importers(REPO, ["analysis", "dashboards"]) == {GENAI_DOOR} | GENAI_BELOW_THE_DOOR
+    assert genai_importers(REPO, ["analysis", "dashboards"]) == {GENAI_DOOR}
 
 
 def test_a_planted_genai_prices_import_is_found(tmp_path):
     _plant(tmp_path, {"analysis/__init__.py": "", "analysis/cost/__init__.py": "",
                       "analysis/cost/usage.py": "def f():\n    from genai_prices import Usage\n",
                       "analysis/cost/bill.py": "import genai_prices.types\n",
-                      "analysis/cost/prices/__init__.py": "",
-                      "analysis/cost/prices/genai.py": "import genai_prices\n"})
+                      "analysis/models/__init__.py": "",
+                      "analysis/models/genai.py": "import genai_prices\n"})
     assert genai_importers(tmp_path, ["analysis"]) == {"analysis.cost.usage", "analysis.cost.bill", GENAI_DOOR}
 
 

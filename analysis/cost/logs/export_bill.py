@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from typing import Any
 from ...errors import BadInput
 from ...memo import open_run, run_caches
 from ..bill import Rates, rates_for, usd as usd_of
-from ..prices import genai
+from ...models import genai
 from ..usage import LoggedBill, as_billed
 from .export_rules import Parts
 from .exports import ExportRow
@@ -141,16 +142,20 @@ class ExportBill:
             "notes": dict(self.notes),
         }
 
-    def text(self) -> str:
-        lines = [self.headline(), f"exactness: {self.exactness}", ""]
+    def text(self, width: int | None = 100, explain: bool = False) -> str:
+        """The report as terminal text whose lines fit `width` (None: unbounded). The headline and the
+        warnings wrap; a difference or note line is cut with an ellipsis unless `explain` asks for
+        each in full."""
+        lines = [*(textwrap.wrap(self.headline(), width) if width else [self.headline()]),
+                 f"exactness: {self.exactness}", ""]
         lines.append(f"{'model':<32} {'rows':>7} {'requests':>9} {'as billed $':>14} {'own cost $':>14}")
         for m in self.models.values():
             own = _usd(m.own_cost) if m.own_rows else "-"
             lines.append(f"{m.model:<32} {m.rows:>7,} {m.requests:>9,} {_usd(m.usd):>14} {own:>14}")
         for u in self.unknown.values():
             lines.append(f"{u.model:<32} {u.rows:>7,} {'':>9} {'NOT PRICED':>14} {_usd(u.own_cost):>14}")
-        for warning in self.warnings():
-            lines.append(f"WARNING: {warning}")
+        for warning in self.warnings():  # a warning wraps, never cut: its row count and volume stay
+            lines += textwrap.wrap(f"WARNING: {warning}", width, subsequent_indent="  ") if width else [f"WARNING: {warning}"]
         if self.differences:
             shown = f" (the {len(self.differences)} largest)" if self.n_differences > len(self.differences) else ""
             lines += ["", f"rows whose own cost differs from genai-prices' by more than 0.5%{shown}:"]
@@ -161,7 +166,12 @@ class ExportBill:
             lines += [f"  {k}: {'not priced' if v is None else '$' + _usd(v)}" for k, v in self.targets.items()]
         for note, n in self.notes.most_common():
             lines.append(f"note ({n:,} row(s)): {note}")
-        return "\n".join(lines)
+        if not width or explain:
+            return "\n".join(lines)
+        cut = [line if len(line) <= width else line[:width - 1] + "\u2026" for line in lines]
+        if cut != lines:
+            cut.append("(--explain for each line in full)")
+        return "\n".join(cut)
 
 
 def _usd(value: Decimal) -> str:

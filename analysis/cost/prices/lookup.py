@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any, Iterable
 
-from . import genai
+from ...models import genai
 from .records import Price, PriceSource, Rate
 from ...errors import BadInput, UnknownName, check_name, closest, shown
 

@@ -33,6 +33,9 @@ COMMANDS = [
      "model", "$/month (projected)"),
     (["cost", "--builtin", "numbers", "-m", M3, "--requests-per-month", "1000", "--output-tokens", "200"],
      "model", "$/month"),
+    # the tools' and providers' exports (issue 58): their report, headline and notes fit too
+    (["cost", "--logs", "observations.jsonl"], "model", "as billed $"),
+    (["cost", "--logs", "spend-logs.csv", "-m", M3], "model", "as billed $"),
     (["probe"], "table", "what it shows"),
     *[(["probe", name, "-t", "o200k_base,cl100k_base,qwen2.5"], None, None)
       for name in ("code-languages", "code-variants", "whitespace-tokens", "language-premium", "bytes-per-char",

@@ -127,7 +127,7 @@ def test_prices_in_force_per_day_are_genai_prices_own_per_timestamp(run):
     # those of each timestamp, whatever its zone (one that crosses midnight in UTC) or none (taken as UTC)
     from datetime import timezone
 
-    from analysis.cost.prices.genai import model_info
+    from analysis.models.genai import model_info
     from analysis.cost.usage import _prices_in_force
 
     info = model_info("gpt-4o", "openai")

@@ -12,7 +12,7 @@ import pytest
 from genai_prices import extract_usage
 
 from analysis.cost import usage as usage_mod
-from analysis.cost.prices import genai
+from analysis.models import genai
 from analysis.cost.usage import SHAPE_PROVIDERS, read_usage
 
 LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "logs"

@@ -32,7 +32,7 @@ def assert_same(price: Price, mp) -> None:
 
 
 def test_importing_analysis_does_not_import_genai_prices():
-    code = ("import sys, analysis, analysis.cost.prices.lookup, analysis.cost.prices.genai, analysis.cost, analysis.models, analysis.plots.cost, "
+    code = ("import sys, analysis, analysis.cost.prices.lookup, analysis.models.genai, analysis.cost, analysis.models, analysis.plots.cost, "
             "analysis.cli.cost\nfrom analysis.cli import build_parser\nbuild_parser()\n"
             "analysis.load_tokenizer('o200k_base').encode('x')\n"
             "from analysis.models import rule_for\nrule_for(('gpt-4o',))\n"

@@ -1,6 +1,8 @@
 """The one door to genai-prices: the only module that imports `genai_prices`.
 
-Unlike `lookup` (which finds a model's `Price` on a day) and `cost.usage` / `cost.bill` (which read
+It sits in `models/`, the lowest layer that needs the library (the resolver finds a model's
+provider and context window in it), so that `models.resolve` and `cost/` both reach it downward.
+Unlike `cost.prices.lookup` (which finds a model's `Price` on a day) and `cost.usage` / `cost.bill` (which read
 and price a logged usage), this module only talks to the library, and gives the rest of the code
 plain functions: the data snapshot, a `Usage` from values, a response's usage (`extract`), the
 price of a usage (`calc`, genai-prices' own `calc_price`), a model's entry and its constraints, and
@@ -26,7 +28,7 @@ stand at 1.46-1.53x), measured 2026-12-07 on genai-prices 0.2.5 (a loaded, share
   `calc_price` once each (75 us a call, nearly all in `ModelPrice.calc_price`'s decomposition).
 
 Each is written for the version in `WRITTEN_FOR`; `check_version` refuses another, naming the fix,
-and pyproject.toml pins the same range (tests/analysis/cost/prices/test_genai_door.py).
+and pyproject.toml pins the same range (tests/analysis/models/test_genai_door.py).
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def version_problem(found: str) -> str | None:
     if low <= _parts(found) < high:
         return None
     want = f">={'.'.join(map(str, low))},<{'.'.join(map(str, high))}"
-    return (f"genai-prices {found} is installed, but analysis/cost/prices/genai.py was written for "
+    return (f"genai-prices {found} is installed, but analysis/models/genai.py was written for "
             f"genai-prices{want} (it reads the library's Usage values and extractor mappings): "
             f"reinstall with `pip install 'genai-prices{want}'`, or re-test the door on "
             f"{found} and widen WRITTEN_FOR and the pin in pyproject.toml")

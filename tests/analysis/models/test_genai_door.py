@@ -1,4 +1,4 @@
-"""The one door to genai-prices (`analysis.cost.prices.genai`): the installed release is one it was
+"""The one door to genai-prices (`analysis.models.genai`): the installed release is one it was
 written for, pyproject.toml pins the same range, and another release is refused with the fix."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cost.prices import genai
+from analysis.models import genai
 
-REPO = Path(__file__).resolve().parents[4]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _pin() -> str:
@@ -22,7 +22,7 @@ def _pin() -> str:
 def test_the_pin_is_the_range_the_door_was_written_for():
     low, high = (".".join(map(str, v)) for v in genai.WRITTEN_FOR)
     assert _pin().replace(" ", "") == f"genai-prices>={low},<{high}", (
-        f"pyproject.toml pins {_pin()!r}, but the door (analysis/cost/prices/genai.py) was written for "
+        f"pyproject.toml pins {_pin()!r}, but the door (analysis/models/genai.py) was written for "
         f">={low},<{high}: make them the same range")
 
 
