@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
+from analysis.cost.logs import fold
 from analysis.cost.logs.fold import Distinct, NotInTimeOrder, median, percentiles
 from analysis.engine import price_logs
 from analysis.engine.base import InProcessEngine
@@ -136,10 +137,10 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
         path = tmp_path / f"swap{swap}.jsonl"
         path.write_text("".join(moved), encoding="utf-8")
         argv[2] = str(path)
-        monkeypatch.setattr(stream, "STREAM_AFTER", 1000)
+        monkeypatch.setattr(fold, "STREAM_AFTER", 1000)
         assert main(argv) == 0
         whole = json.loads(capsys.readouterr().out)
-        monkeypatch.setattr(stream, "STREAM_AFTER", 30)
+        monkeypatch.setattr(fold, "STREAM_AFTER", 30)
         assert main(argv) == 0
         again = json.loads(capsys.readouterr().out)
         extra = [n for n in again["notes"] if n not in whole["notes"]]
@@ -149,7 +150,7 @@ def test_cli_prices_a_log_out_of_time_order_as_a_whole_and_says_so(tmp_path, mon
     argv[2] = str(log)
     outputs = []
     for after in (1000, 30):
-        monkeypatch.setattr(stream, "STREAM_AFTER", after)
+        monkeypatch.setattr(fold, "STREAM_AFTER", after)
         assert main(argv) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
