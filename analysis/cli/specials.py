@@ -29,8 +29,10 @@ def request_texts(request) -> list[str]:
 
 
 def model_tokenizers(specs: Sequence) -> list:
-    """The tokenizers `models.ModelSpec`s count with on this machine (each once)."""
+    """The tokenizers `models.ModelSpec`s count with on this machine (each once); a spec given as a
+    string (`gguf:PATH`, a file's own tokenizer) is that tokenizer's name."""
     from ..tokenizers import load_tokenizer
 
-    names = dict.fromkeys(s.choice().tokenizer for s in specs if s.tokenizer is not None)
+    names = dict.fromkeys(s if isinstance(s, str) else s.choice().tokenizer
+                          for s in specs if isinstance(s, str) or s.tokenizer is not None)
     return [load_tokenizer(n) for n in names if n]

@@ -283,7 +283,10 @@ def write_report(report: CostReport, out_dir: Path) -> list[Path]:
         for ext in ("png", "svg"):
             written.append(save_figure(fig, out_dir / f"{stem}.{ext}", dpi=120))
         figures[caption] = f"{stem}.png"
-    tables = {"cost_by_model.csv": report.models, "cost_requests.csv": report.requests}
+    from ..cost.workloads.estimate import COUNT_EXACTNESS, COUNT_REASON
+
+    tables = {"cost_by_model.csv": report.models,
+              "cost_requests.csv": report.requests.drop(columns=[COUNT_EXACTNESS, COUNT_REASON], errors="ignore")}
     if len(report.categories):
         tables["cost_by_category.csv"] = report.categories
     for name, frame in tables.items():

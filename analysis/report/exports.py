@@ -58,7 +58,7 @@ def render_csv(bill: ExportBill, width: int | None = None) -> str:
 
 
 def render_markdown(bill: ExportBill, width: int | None = None) -> str:
-    parts = [f"# {TITLE}", "", f"**{markdown_text(bill.headline())}**", "", f"Exactness: {bill.exactness}.", "",
+    parts = [f"# {TITLE}", "", f"**{markdown_text(bill.headline())}**", "", f"Exactness: {markdown_text(bill.exactness)}.", "",
              markdown_table(models_frame(bill), index=False, formulas=True)]
     parts += [f"\n> WARNING: {markdown_text(w)}" for w in bill.warnings()]
     if bill.differences:

@@ -57,5 +57,5 @@ def test_the_registry_refuses_unknown_names_typed():
         load_tokenizer("tiktoken:o200k")
     assert info.value.kind == "tiktoken encoding"
     with pytest.raises(UnknownName) as info:
-        load_tokenizer("sp:model.bin")
-    assert info.value.valid == ["hf", "ownbpe", "tiktoken"]
+        load_tokenizer("spx:model.bin")  # sp: is a family since issue 59
+    assert info.value.valid == ["gguf", "hf", "ownbpe", "sp", "tiktoken"]

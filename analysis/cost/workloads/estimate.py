@@ -48,6 +48,11 @@ from ...tokenizers.base import has_surrogates
 from .rows import model_row, report_notes, row_notes, tier_requests
 from .workload import CATEGORY_COLUMNS, MODEL_COLUMNS, Workload
 
+# the input count's own exactness and reason, kept beside a row whose total is an estimate because
+# its reasoning is unknown: the one-request table, which prices the input alone, shows these
+# (`one_request.quick_frame`); no report writes them (`report.cost` drops them)
+COUNT_EXACTNESS, COUNT_REASON = "count_exactness", "count_exactness_reason"
+
 # -- the report ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CostReport:
@@ -159,6 +164,7 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
         # a request's output is a whole number of tokens: an assumed one is rounded before it is priced
         n_out = _whole(workload.output_tokens if workload.output_tokens is not None else workload.output_ratio * content)
         reasoning = workload_reasoning(ref, workload, n_out)
+        count_exactness, count_reason = exactness, reason  # the input count's own, before reasoning
         if reasoning is None:
             exactness = "estimate"
             reason = join_reasons(f"{REASONING_NOT_INCLUDED}: {ref} bills its reasoning as output tokens, which no "
@@ -170,7 +176,8 @@ def request_rows(ref: str, price: Price, counter: RequestCounter, tokenizer: Tok
                "prompt_tokens": n_in, "input_tokens": n_in - _whole(n_in * workload.cached_share),
                "cached_tokens": _whole(n_in * workload.cached_share), "output_tokens": n_out,
                "reasoning_tokens": reasoning or 0, "reasoning_known": reasoning is not None,
-               "exactness": exactness, "exactness_reason": reason}
+               "exactness": exactness, "exactness_reason": reason,
+               COUNT_EXACTNESS: count_exactness, COUNT_REASON: count_reason}
         try:  # reasoning is billed at the output price
             rc = (variant_cost(price, workload, n_in, n_out + (reasoning or 0)) if workload.batch or workload.service_tier
                   else request_cost(price, input_tokens=n_in, output_tokens=n_out + (reasoning or 0),

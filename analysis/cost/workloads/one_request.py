@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..caching import REASONING_NOT_INCLUDED
-from .estimate import CostReport
+from .estimate import COUNT_EXACTNESS, COUNT_REASON, CostReport
 
 
 def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFrame:
@@ -31,8 +31,10 @@ def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFr
     rows = []
     for r in report.requests.to_dict("records"):
         model = m.loc[r["model"]]
+        # the input alone is priced without an output size: the count's own exactness, as `count` says it
+        exact_key, reason_key = ("exactness", "exactness_reason") if output else (COUNT_EXACTNESS, COUNT_REASON)
         row = {"model": r["model"], "priced_as": model["priced_as"], "tokenizer": model["tokenizer"],
-               "exactness": r["exactness"], "exactness_reason": r["exactness_reason"],
+               "exactness": r[exact_key], "exactness_reason": r[reason_key],
                "input_tokens": int(r["input_tokens"]), "content_tokens": int(r["content_tokens"]),
                "format_tokens": int(r["format_tokens"]),
                "usd_input": None if r["usd_input"] is None else r["usd_input"] + r["usd_cached_input"]}
