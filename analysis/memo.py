@@ -1,4 +1,5 @@
-"""Bounded memos, and the one object that owns every cache a run uses (layer 1: imports nothing of ours).
+"""Bounded memos, the one object that owns every cache a run uses, and the shelves of what a process
+loads once (layer 1: imports nothing of ours).
 
 A bounded memo keeps answers that depend only on a hashable key, up to a fixed number of keys.
 
@@ -16,20 +17,28 @@ entries, and tests clear nothing by hand. Outside a run, `run_caches()` is a fre
 time (nothing is kept). A worker process joins the driver's run by its key (`joined_run`, called by
 the engine's chunk functions): the chunks of one run share the worker's caches, and the first chunk
 of another run starts an empty set.
+
+A process resource is not a run's cache: a `Shelf` keeps what is loaded once and then only read
+(a vocabulary's adapter, a tiktoken engine), shared by every run, every request of the API server
+and every rerun of the dashboard, because loading it again would cost seconds. The shelves are
+module-level by design, few (`git grep "= Shelf("` lists them), and never filled with a run's
+answers; a run's end leaves them as they are.
 """
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, TypeVar
 
+K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 T = TypeVar("T")
 
-__all__ = ["BoundedMemo", "ObjectMemo", "RunCaches", "joined_run", "open_run", "run_caches"]
+__all__ = ["BoundedMemo", "IdentityKey", "ObjectMemo", "RunCaches", "Shelf", "joined_run", "open_run", "run_caches"]
 
 
 class BoundedMemo(Generic[V]):
@@ -226,3 +235,96 @@ def joined_run(key: str) -> Iterator[RunCaches]:
         yield joined
     finally:
         _RUN.reset(token)
+
+
+_MISSING: Any = object()
+
+
+class Shelf(Generic[K, V]):
+    """`shelf.get(key, load)`: the value this process loaded for `key`, else `load(key)`, loaded once and kept.
+
+    Unlike a run's caches (`RunCaches`: answers a run computes, emptied when it ends) and the bounded
+    memos (emptied when full), a shelf holds process resources: loaded once, then only read, shared
+    by every run and thread, and kept for the life of the process (a vocabulary's adapter, a
+    tiktoken engine: seconds to load, so never loaded per run). Threads that ask for one key
+    together wait for the first one's load and share its value; different keys load side by side
+    (one lock per key, re-entrant, so a load may ask the shelf for another key, or its own); a
+    loaded key is found without any lock. A load that raises keeps nothing: the next call loads
+    again. Values are not copied: what a shelf returns must not be mutated.
+
+    >>> shelf: Shelf[str, int] = Shelf("lengths")
+    >>> shelf.get("abc", len), shelf.get("abc", lambda key: 0), "abc" in shelf
+    (3, 3, True)
+    """
+
+    __slots__ = ("name", "_values", "_locks", "_guard")
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # what it holds, for a reader and a repr
+        self._values: dict[K, V] = {}
+        self._locks: dict[K, threading.RLock] = {}
+        self._guard = threading.Lock()  # guards only the making of the per-key locks
+
+    def get(self, key: K, load: Callable[[K], V]) -> V:
+        value = self._values.get(key, _MISSING)  # the hot path: one dict read (atomic), no lock
+        if value is not _MISSING:
+            return value
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.RLock())
+        with lock:  # a key is loaded once: a second thread waits here, then finds it
+            value = self._values.get(key, _MISSING)
+            if value is _MISSING:
+                value = self._values.setdefault(key, load(key))  # a value `put` meanwhile wins
+            return value
+
+    def peek(self, key: K) -> V | None:
+        """The value loaded for `key`, or None (nothing is loaded)."""
+        return self._values.get(key)
+
+    def put(self, key: K, value: V, *, replace: bool = True) -> V:
+        """Keep `value` for `key` (made elsewhere: a trained adapter); `replace=False` keeps a value
+        already there. Returns the value now kept."""
+        with self._guard:
+            if replace:
+                self._values[key] = value
+                return value
+            return self._values.setdefault(key, value)
+
+    def discard(self, key: K) -> None:
+        """Forget `key` (a test that loads a name again, from other files)."""
+        with self._guard:
+            self._values.pop(key, None)
+
+    def keys(self) -> list[K]:
+        return list(self._values)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Shelf({self.name!r}, {len(self._values)} loaded)"
+
+
+class IdentityKey:
+    """A key (or part of one) that is an object itself, by identity, for objects that are costly to
+    hash or compare (a rank table of 200,000 entries). It holds the object, so the object's id can
+    never be another object's while the key is kept (a bare `id()` could be).
+
+    >>> a, b = {1: 2}, {1: 2}
+    >>> IdentityKey(a) == IdentityKey(a), IdentityKey(a) == IdentityKey(b)
+    (True, False)
+    """
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IdentityKey) and other.obj is self.obj

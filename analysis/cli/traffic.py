@@ -33,7 +33,7 @@ def add_log_arguments(p: argparse.ArgumentParser) -> None:
                         "one request per line; each row is one request. Or the exports tools and providers write "
                         "(OpenTelemetry GenAI spans, Langfuse, Helicone, LiteLLM spend logs, OpenAI and Anthropic "
                         "usage and cost reports), priced from their logged usage, never recounted")
-    from ..cost.logs.exports import EXPORT_SHAPES
+    from ..cost.logs.export_files import EXPORT_SHAPES
 
     g.add_argument("--log-format", "--shape", dest="log_format", choices=("auto",) + SHAPES + EXPORT_SHAPES,
                    default="auto", help="row shape; auto detects it per file (a request log from its first row, a "
@@ -132,7 +132,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
 def _exports(args: argparse.Namespace) -> bool:
     """Whether --logs names tools' or providers' exports (OTel, Langfuse, Helicone, LiteLLM, usage and
     cost reports) rather than request logs; a mix is refused."""
-    from ..cost.logs.exports import EXPORT_SHAPES, detect_export
+    from ..cost.logs.export_files import EXPORT_SHAPES, detect_export
 
     if args.log_format != "auto":
         return args.log_format in EXPORT_SHAPES

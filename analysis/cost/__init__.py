@@ -9,6 +9,13 @@ The package by its three questions, and what serves them:
   re-targeted logs and the whole bill of a log all call it;
 * what does a prompt cache save? `caching`: each provider's rule, simulated in order.
 
+The bill family has three nouns, and every name in it says which it is about:
+`usage.LoggedBill`, what the log billed for one response (with `usage.LoggedBillRow`, one row's
+and what prices it; `logs.partial.LoggedBillPart`, summed per chunk and serving model;
+`logs.export_bill.ExportLoggedBill`, an export's); `logs.whole_bill.TargetBill`, what a target
+would pay over a log (with `logs.fold.FoldedTargetBill`, what it needs of the rows, folded); and
+`bill.Rates`, the rates of one price tier.
+
 And: `prices/` (what a model charges on a day and who says so; `models/genai` is the one module
 that imports genai-prices), `targets` (the models of one run and the `TrafficPlan` a log is priced
 by), `recount` (each target's request counter, fed by batch counts), `workloads/` (texts under an

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import BadInput
 from ..memo import run_caches
 from ..models import genai
-from .usage import LoggedBill, BilledRow, _prices_in_force, as_billed, price_context, _calc_price
+from .usage import LoggedBill, LoggedBillRow, _prices_in_force, as_billed, price_context, _calc_price
 
 __all__ = ["as_billed_total"]
 
@@ -61,7 +61,7 @@ def _kept_linear_form(usage: LoggedBill) -> tuple[tuple[str, ...], tuple[int, ..
     return run_caches().objects("billed_sum.forms").get(usage, _linear_form)
 
 
-def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | None = None) -> tuple[Decimal, int]:
+def as_billed_total(rows: Iterable[LoggedBillRow], model: str, *, provider: str | None = None) -> tuple[Decimal, int]:
     """(the sum of `as_billed` over `rows`, rows it could not price): what the provider billed for them all.
 
     Rows that share the prices in force, the batch/service-tier context, the price tier of their
@@ -73,7 +73,7 @@ def as_billed_total(rows: Iterable[BilledRow], model: str, *, provider: str | No
     starts = genai.tier_starts(model, provider)
     forms: dict[int, tuple[tuple[str, ...], tuple[int, ...], int] | None] = {}
     groups: dict[tuple[Any, ...], list[Any]] = {}
-    singles: list[BilledRow] = []
+    singles: list[LoggedBillRow] = []
     for row in rows:
         usage, when, batch, tier = row
         if id(usage) in forms:
@@ -116,13 +116,14 @@ def _form(forms: Mapping[int, Any], usage: LoggedBill) -> tuple[tuple[str, ...],
     return form
 
 
-def _packs(members: list[BilledRow], forms: Mapping[int, Any], ceiling: int | None) -> list[list[BilledRow]]:
+def _packs(members: list[LoggedBillRow], forms: Mapping[int, Any], ceiling: int | None
+           ) -> list[list[LoggedBillRow]]:
     """The rows in runs whose summed input stays at most `ceiling` (the next tier start: genai-prices
     picks a tiered rate by the input of the usage it prices, so a sum must stay in its rows' tier)."""
     if ceiling is None:
         return [members]
-    packs: list[list[BilledRow]] = []
-    run: list[BilledRow] = []
+    packs: list[list[LoggedBillRow]] = []
+    run: list[LoggedBillRow] = []
     room = 0
     for row in members:
         inp = forms[id(row[0])][2]
@@ -229,7 +230,7 @@ def _rate_table(model_price: Any, input_tokens: int) -> list[tuple[str | None, i
     return rows
 
 
-def _group_price(values: dict[str, int], members: list[BilledRow], forms: Mapping[int, Any], model: str,
+def _group_price(values: dict[str, int], members: list[LoggedBillRow], forms: Mapping[int, Any], model: str,
                  provider: str | None, batch: bool, tier: str | None, flags: tuple[bool, ...]) -> Decimal | None:
     """genai-prices' price of the rows `members`, summed to `values`: the price of the sum, plus the fixed
     amount of a request (the price of a usage of no tokens) for each row after the first, written with

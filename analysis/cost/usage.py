@@ -31,7 +31,7 @@ from ..errors import BadInput
 from ..memo import run_caches
 from ..models import genai
 
-__all__ = ["SHAPE_PROVIDERS", "LoggedBill", "BilledRow", "InvalidUsage", "as_billed", "price_context", "read_usage"]
+__all__ = ["SHAPE_PROVIDERS", "InvalidUsage", "LoggedBill", "LoggedBillRow", "as_billed", "price_context", "read_usage"]
 
 # Log shape -> (genai-prices provider id, api_flavor, key of the usage object in a response).
 SHAPE_PROVIDERS: dict[str, tuple[str, str, str]] = {
@@ -307,4 +307,5 @@ def _calc_price(usage: LoggedBill, model: str, provider: str | None, when: datet
     return Decimal(calc.total_price)
 
 
-BilledRow = tuple[LoggedBill, datetime | None, bool, str | None]  # usage, timestamp, batch, service tier
+# one row's `LoggedBill` with what prices it: (logged bill, timestamp, batch, service tier)
+LoggedBillRow = tuple[LoggedBill, datetime | None, bool, str | None]

@@ -9,13 +9,13 @@ Engines (`--engine` on the command line, `engine=` in Python):
 
 * ``inprocess``: this process, chunk after chunk. Small inputs always run here.
 * ``local`` (the default): a process pool over ``os.cpu_count()`` workers. Each worker has
-  its tokenizers once (a per-process cache: inherited when the workers are forks of this
-  process, which loaded them first; filled by the pool's initializer when they are spawned)
+  its tokenizers once (a per-process shelf, `memo.Shelf`: inherited when the workers are forks of
+  this process, which loaded them first; filled by the pool's initializer when they are spawned)
   and receives chunks of samples, never a pickled adapter. A worker that dies is replaced and its chunks
   are run again.
 * ``dask``: a Dask cluster (``scheduler="tcp://host:8786"``) or, with no address, a
   ``LocalCluster`` on this machine. Workers load tokenizers once through the same
-  per-process cache; the scheduler retries the chunks of a worker that dies.
+  per-process shelf; the scheduler retries the chunks of a worker that dies.
 
 The API, for measuring and for anything else that reduces chunks of records to sums (chat-log
 pricing, for example)::
@@ -31,8 +31,10 @@ pricing, for example)::
             ...                                      # results in chunk order
 
 `engine.map` sends the tokenizer *names*; in each worker process they are loaded once
-(`worker_tokenizers`, a per-process cache) and passed to the function as adapters, in the
-order given. `count_tokens`, `price_corpus` and `price_logs` (cost) and `measure` are built this way.
+(`worker_tokenizers`, from a per-process `memo.Shelf`: a process resource kept for every run, not
+one of a run's caches, which `memo.RunCaches` holds and empties when the run ends) and passed to
+the function as adapters, in the order given. `count_tokens`, `price_corpus` and `price_logs`
+(cost) and `measure` are built this way.
 
 Rules for a chunk function: a module-level function (pickled by reference), arguments and
 result are plain frames, names and numbers; it must be pure, because a chunk whose worker died

@@ -1,9 +1,10 @@
-"""The engine interface, the per-process tokenizer cache, and the in-process engine.
+"""The engine interface, the per-process tokenizer shelf, and the in-process engine.
 
 Unlike `local` (a process pool) and `cluster` (Dask), nothing here starts a process: this
 module defines what every engine promises (`Engine.map`: chunk results in chunk order, a
-bounded number of chunks in flight) and the cache through which a worker process loads each
-tokenizer once, by name, however many chunks it measures.
+bounded number of chunks in flight) and the shelf through which a worker process loads each
+tokenizer once, by name, however many chunks and runs it measures (a `memo.Shelf`: a process
+resource, not a run's cache, which the run's own caches, `memo.RunCaches`, are).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..errors import BadInput
+from ..memo import Shelf
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..tokenizers.base import ENCODE_THREADS_ENV
 
@@ -37,9 +39,10 @@ def frame_chars(chunk: Any) -> int:
 # are the parallelism; thread pools inside each (tiktoken's batch, HF's rayon) would only compete.
 WORKER_ENV = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false", ENCODE_THREADS_ENV: "1"}
 
-# This process's tokenizers, by name: a worker fills it once (initializer or first chunk) and
-# reuses it for every chunk. The in-process engine may add adapters that are not in the registry.
-_LOADED: dict[str, Tokenizer] = {}
+# This process's tokenizers, by name: a worker loads each once (initializer or first chunk) and
+# reuses it for every chunk of every run. The in-process engine may add adapters that are not in
+# the registry (`provide_tokenizers`).
+_LOADED: Shelf[str, Tokenizer] = Shelf("the engine's tokenizers by name")
 
 
 class EngineError(BadInput, OSError):
@@ -57,18 +60,13 @@ def worker_tokenizers(names: Sequence[str]) -> tuple[Tokenizer, ...]:
     >>> worker_tokenizers(["gpt2"])[0] is worker_tokenizers(("gpt2",))[0]
     True
     """
-    out = []
-    for name in names:
-        if name not in _LOADED:
-            _LOADED[name] = load_tokenizer(name)
-        out.append(_LOADED[name])
-    return tuple(out)
+    return tuple(_LOADED.get(name, load_tokenizer) for name in names)
 
 
 def provide_tokenizers(toks: Iterable[Tokenizer]) -> None:
     """Make adapters that are not in the registry (trained, custom) known to this process by name."""
     for tok in toks:
-        _LOADED[tok.name] = tok
+        _LOADED.put(tok.name, tok)
 
 
 def run_chunk(fn: ChunkFn, chunk: Any, names: Sequence[str], params: Mapping[str, Any]) -> Any:

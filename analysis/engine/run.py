@@ -281,9 +281,9 @@ def _traffic_task(chunk: list[LogRecord], toks: Sequence[Tokenizer], *, plan: Tr
 
 
 def _log_chars(chunk: list[LogRecord]) -> int:
-    from ..requests.batch import request_texts
+    from ..requests.batch import counted_texts
 
-    return sum(len(text) for record in chunk for text in request_texts(record.request))
+    return sum(len(text) for record in chunk for text in counted_texts(record.request))
 
 
 def _warm_plan(plan: TrafficPlan) -> None:

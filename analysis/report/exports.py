@@ -1,4 +1,4 @@
-"""An `ExportBill` (a tool's or provider's export, priced) as text: terminal table, CSV, JSON,
+"""An `ExportLoggedBill` (a tool's or provider's export, priced) as text: terminal table, CSV, JSON,
 Markdown, HTML, and the report folder.
 
 Unlike `report.traffic` (request logs, recounted under each model) this module renders a bill whose
@@ -19,13 +19,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..atomic import write_text
-from ..cost.logs.export_bill import ExportBill
+from ..cost.logs.export_bill import ExportLoggedBill
 from .page import html_page, markdown_table, markdown_text
 
 TITLE = "tokenprism export cost report"
 
 
-def models_frame(bill: ExportBill) -> pd.DataFrame:
+def models_frame(bill: ExportLoggedBill) -> pd.DataFrame:
     """One row per model: rows, requests, tokens, the bill as billed and the tool's own cost; unknown
     models with "not priced" in place of a figure."""
     rows = [{"model": m.model, "rows": m.rows, "requests": m.requests, "tokens": sum(m.parts.values()),
@@ -37,27 +37,27 @@ def models_frame(bill: ExportBill) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "rows", "requests", "tokens", "as billed (USD)", "own cost (USD)"])
 
 
-def differences_frame(bill: ExportBill) -> pd.DataFrame:
+def differences_frame(bill: ExportLoggedBill) -> pd.DataFrame:
     return pd.DataFrame([{"row": d.where, "model": d.model, "as billed (USD)": str(d.ours),
                           "own cost (USD)": str(d.theirs), "why": d.why} for d in bill.differences],
                         columns=["row", "model", "as billed (USD)", "own cost (USD)", "why"])
 
 
-def render_text(bill: ExportBill, width: int | None = None, explain: bool = False) -> str:
+def render_text(bill: ExportLoggedBill, width: int | None = None, explain: bool = False) -> str:
     return bill.text(width, explain) + "\n"
 
 
-def render_json(bill: ExportBill, width: int | None = None) -> str:
+def render_json(bill: ExportLoggedBill, width: int | None = None) -> str:
     return json.dumps(bill.to_dict(), indent=2) + "\n"
 
 
-def render_csv(bill: ExportBill, width: int | None = None) -> str:
+def render_csv(bill: ExportLoggedBill, width: int | None = None) -> str:
     out = io.StringIO()
     models_frame(bill).to_csv(out, index=False, quoting=csv.QUOTE_MINIMAL)
     return out.getvalue()
 
 
-def render_markdown(bill: ExportBill, width: int | None = None) -> str:
+def render_markdown(bill: ExportLoggedBill, width: int | None = None) -> str:
     parts = [f"# {TITLE}", "", f"**{markdown_text(bill.headline())}**", "", f"Exactness: {markdown_text(bill.exactness)}.", "",
              markdown_table(models_frame(bill), index=False, formulas=True)]
     parts += [f"\n> WARNING: {markdown_text(w)}" for w in bill.warnings()]
@@ -69,7 +69,7 @@ def render_markdown(bill: ExportBill, width: int | None = None) -> str:
     return "\n".join(parts) + "\n"
 
 
-def render_html(bill: ExportBill, width: int | None = None) -> str:
+def render_html(bill: ExportLoggedBill, width: int | None = None) -> str:
     body = [f"<h1>{html.escape(TITLE)}</h1>", f"<p><strong>{html.escape(bill.headline())}</strong></p>",
             f"<p>Exactness: {html.escape(bill.exactness)}.</p>",
             models_frame(bill).to_html(index=False, escape=True)]
@@ -82,12 +82,12 @@ def render_html(bill: ExportBill, width: int | None = None) -> str:
     return html_page(TITLE, body)
 
 
-WRITERS: dict[str, Callable[[ExportBill, int | None], str]] = {
+WRITERS: dict[str, Callable[[ExportLoggedBill, int | None], str]] = {
     "table": render_text, "csv": render_csv, "json": render_json, "md": render_markdown, "html": render_html,
 }
 
 
-def write_report(bill: ExportBill, out_dir: Path) -> list[Path]:
+def write_report(bill: ExportLoggedBill, out_dir: Path) -> list[Path]:
     """report.md, report.html, report.json and models.csv in `out_dir`, each written atomically."""
     out_dir.mkdir(parents=True, exist_ok=True)
     return [write_text(out_dir / name, WRITERS[fmt](bill, None))

@@ -27,7 +27,7 @@ from .formats.openai import cache_sequence, rules_for
 from .formats.parts import join_reasons
 from .request import Request, TextPart, ToolCall, ToolDef, ToolResult
 
-__all__ = ["RowShape", "Shaped", "batch_tokenizers", "count_many", "count_request", "fast_counts", "request_texts",
+__all__ = ["RowShape", "Shaped", "batch_tokenizers", "count_many", "count_request", "counted_texts", "fast_counts",
            "row_shape", "shaped_memo", "structure_key"]
 
 
@@ -154,7 +154,7 @@ def _tools_part(tools: tuple[ToolDef, ...]) -> tuple[object, ...] | None:
 
 
 def row_shape(request: Request) -> RowShape:
-    """(`structure_key`, `request_texts`) of a request: what `fast_counts` reads of it, computed once
+    """(`structure_key`, `counted_texts`) of a request: what `fast_counts` reads of it, computed once
     for every counter of a chunk (a request of one text part per message, with no tool choice, the
     common log row, is read in one pass; its tool definitions' part is kept per tuple of them)."""
     tools = () if not request.tools else run_caches().objects("batch.tool_parts", 1024).get(request.tools, _tools_part)
@@ -171,7 +171,7 @@ def row_shape(request: Request) -> RowShape:
                 texts.append(text)
         else:
             return (request.api, bool(request.system), tuple(messages), tools, None), tuple(texts)
-    return structure_key(request), tuple(request_texts(request))
+    return structure_key(request), tuple(counted_texts(request))
 
 
 def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer | None = None, *,
@@ -201,7 +201,7 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
         memo = _memo_of(counter)
         shaped = memo.peek(key)
         if shaped is not None:
-            texts = request_texts(request) if shape is None else shape[1]
+            texts = counted_texts(request) if shape is None else shape[1]
             return sum(map(tok.count, texts)), shaped.format_tokens, shaped.exactness, shaped.reason
         c = count_request(counter, request, tok, add_generation_prompt=add_generation_prompt, image_size=image_size)
         if not c.media_tokens:
@@ -210,9 +210,12 @@ def fast_counts(counter: RequestCounter, request: Request, tokenizer: Tokenizer 
     return c.content_tokens + c.media_tokens, c.format_tokens, c.exactness, c.reason
 
 
-def request_texts(request: Request) -> Iterator[str]:
+def counted_texts(request: Request) -> Iterator[str]:
     """The texts a chat format counts on their own: the system prompt, each message's text parts
-    joined, tool-call arguments and tool-result texts."""
+    joined, tool-call arguments and tool-result texts; the rest (roles, names, tool definitions) is
+    the request's `structure_key`. Unlike `Request.texts` (every text the request carries, each apart:
+    the measure a server holds to its limits), these are what `fast_counts` adds to a structure's
+    format tokens, so they are joined as the formats render them."""
     if request.system:
         yield request.system
     for message in request.messages:

@@ -174,3 +174,37 @@ class Request:
     def from_text(cls, text: str) -> Request:
         """A plain text as one user message."""
         return cls(messages=(Message.of_text("user", text),))
+
+    def texts(self) -> list[str]:
+        """Every text the request carries, each apart and none empty: the system prompt, each text
+        part, each tool call's name and arguments, each tool result's texts, and each tool's name,
+        description and JSON schema. The measure of a request's size a server holds to its limits
+        (a face checks each against its per-text limit, and sums them as the work).
+
+        Unlike `requests.batch.counted_texts` (the texts a chat format counts on their own: a
+        message's text parts joined, no tool definitions, which sit in the request's structure),
+        nothing here is joined or left out, so no text escapes a limit.
+
+        >>> Request((Message("user", (TextPart("hi"), ToolCall("f", "{}"))),), tools=(ToolDef("f"),)).texts()
+        ['hi', 'f', '{}', 'f', '{}']
+        """
+        import json
+
+        texts = [self.system] if self.system else []
+        for m in self.messages:
+            texts += _part_texts(m.parts)
+        for t in self.tools:
+            texts += [t.name, t.description or "", json.dumps(t.parameters, ensure_ascii=False, default=str)]
+        return [t for t in texts if t]
+
+
+def _part_texts(parts: tuple[Part, ...]) -> list[str]:
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, TextPart):
+            out.append(p.text)
+        elif isinstance(p, ToolCall):
+            out += [p.name, p.arguments]
+        elif isinstance(p, ToolResult):
+            out += _part_texts(p.parts)
+    return out

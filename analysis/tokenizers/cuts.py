@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from ownbpe import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 
+from ..memo import Shelf
 from .patterns import CUT_SAFE
 
 CHUNK_CHARS = 32_768
@@ -48,7 +49,8 @@ NEWLINE_NONSPACE = r"(?<=\n)(?=\S)"
 if TYPE_CHECKING:  # imported by the first long text (20 ms): listing and short texts never pay for it
     import regex
 
-_compiled: dict[str, "regex.Pattern"] = {}
+# the compiled cut patterns: a process resource (`memo.Shelf`), compiled once and shared by every run
+_COMPILED: Shelf[str, "regex.Pattern"] = Shelf("compiled cut points")
 
 
 def compiled(points: str) -> "regex.Pattern":
@@ -57,11 +59,13 @@ def compiled(points: str) -> "regex.Pattern":
 
 
 def _cutter(points: str) -> "regex.Pattern":
-    if points not in _compiled:
-        import regex
+    return _COMPILED.get(points, _compile)
 
-        _compiled[points] = regex.compile(points)
-    return _compiled[points]
+
+def _compile(points: str) -> "regex.Pattern":
+    import regex
+
+    return regex.compile(points)
 
 
 def iter_long(text: str, *, points: str = LETTER_SPACE, size: int | None = None) -> Iterator[str]:

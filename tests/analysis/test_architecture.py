@@ -199,6 +199,50 @@ def test_a_planted_genai_prices_import_is_found(tmp_path):
     assert genai_importers(tmp_path, ["analysis"]) == {"analysis.cost.usage", "analysis.cost.bill", GENAI_DOOR}
 
 
+
+# A run owns its caches (`memo.RunCaches`); what a process loads once is on a `memo.Shelf`. A module
+# keeps no empty dict or memo of its own to fill, beside these (each with why it is not a shelf):
+OWN_STATE = {
+    # the files checked against their pinned sha256, re-checked when a file's size or mtime changes:
+    # a check's record, not a loaded resource
+    ("analysis.tokenizers.fetch", "_verified_stat"),
+}
+_MEMOS = {"dict", "BoundedMemo", "ObjectMemo", "RunCaches"}
+
+
+def module_registries(root: Path, packages: Iterable[str]) -> set[tuple[str, str]]:
+    """(module, name) of each module-level name bound to an empty dict or a new memo."""
+    found = set()
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    target, value = node.target, node.value
+                else:
+                    continue
+                empty = isinstance(value, ast.Dict) and not value.keys
+                made = (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _MEMOS
+                        and not (value.func.id == "dict" and (value.args or value.keywords)))
+                if isinstance(target, ast.Name) and (empty or made):
+                    found.add((module_name(path, root), target.id))
+    return found
+
+
+def test_no_module_keeps_a_registry_of_its_own():
+    assert module_registries(REPO, ["analysis"]) == OWN_STATE
+
+
+def test_a_planted_registry_is_found(tmp_path):
+    _plant(tmp_path, {"analysis/__init__.py": "", "analysis/engine/base.py":
+                      "_LOADED: dict[str, object] = {}\nCONSTANT = {'a': 1}\nshelf = Shelf('x')\n",
+                      "analysis/cost/usage.py": "PRICE_MEMO = BoundedMemo(8)\n_BY_DAY = dict()\nROWS = dict(a=1)\n"})
+    assert module_registries(tmp_path, ["analysis"]) == {("analysis.engine.base", "_LOADED"),
+                                                         ("analysis.cost.usage", "PRICE_MEMO"),
+                                                         ("analysis.cost.usage", "_BY_DAY")}
+
+
 # -- the checks fail when they should -----------------------------------------------------------
 def _plant(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():

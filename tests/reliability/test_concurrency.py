@@ -13,10 +13,18 @@ import pytest
 from analysis.tokenizers import registry
 
 
+@pytest.fixture(autouse=True)
+def _forget_planted_names():
+    """The names a test plants are loaded under `registry.LOADED`: forgotten after it, through the shelf."""
+    yield
+    for name in ("slow-one", "build-a", "build-b", "once", "warm-me"):
+        registry.LOADED.discard(name)
+
+
 def _slow_entry(monkeypatch, name: str, build):
     entry = registry.Entry(name, "tiktoken", "test", "x", "x", "MIT", build)
     monkeypatch.setitem(registry.CATALOGUE, name, entry)
-    monkeypatch.delitem(registry._cache, name, raising=False)
+    registry.LOADED.discard(name)
 
 
 def test_a_loaded_adapter_is_returned_while_another_is_being_built(monkeypatch):
@@ -94,7 +102,7 @@ def test_warm_up_loads_in_the_background(monkeypatch):
     _slow_entry(monkeypatch, "warm-me", lambda: tok)
     thread = registry.warm_up(["warm-me", "no-such-tokenizer"])  # a bad name does not stop the others
     thread.join(30)
-    assert registry._cache["warm-me"] is tok
+    assert registry.LOADED.peek("warm-me") is tok
 
 
 def test_fast_rank_parser_agrees_with_the_checked_one_and_falls_back(tmp_path):

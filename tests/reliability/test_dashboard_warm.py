@@ -24,7 +24,7 @@ def test_warm_up_loads_tokenizers_compiles_the_specials_and_imports_the_pages():
     status = warm.warm()
     assert status["error"] is None
     assert status["tokenizers"] == [n for n in available_tokenizers() if n not in vocabulary_problems()]
-    assert all(name in registry._cache for name in status["tokenizers"])
+    assert all(name in registry.LOADED for name in status["tokenizers"])
     assert "dashboards.shared" in sys.modules
     assert warm.done.is_set()
     # the page's own call now finds every tokenizer's regex compiled (o200k_harmony: 1,090 specials)

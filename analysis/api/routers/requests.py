@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import BadInput, UnknownName, check_name, shown
 from ...models import ModelSpec, resolve as resolve_model
-from ...requests import Count, Request, TextPart, ToolCall, ToolResult, input_tokens, parse
+from ...requests import Count, Request, input_tokens, parse
 from ..problems import Problem, check_limit
 from ..runtime import Runtime
 from . import check_texts
@@ -61,38 +61,11 @@ def parse_body(body: Any, shape: str | None) -> Request:
         raise Problem(422, str(e), type_="invalid-input") from None
 
 
-def _part_texts(parts: tuple) -> list[str]:
-    out: list[str] = []
-    for p in parts:
-        if isinstance(p, TextPart):
-            out.append(p.text)
-        elif isinstance(p, ToolCall):
-            out += [p.name, p.arguments]
-        elif isinstance(p, ToolResult):
-            out += _part_texts(p.parts)
-    return out
-
-
-def request_texts(request: Request) -> list[str]:
-    """Every text a request carries: the system prompt, each message's text, each tool call's
-    name and arguments, each tool result's text, and each tool's name, description and JSON
-    schema. The one measure of a request's work: each is held to the per-text limit, and their
-    sum decides between counting inline and in the pool."""
-    import json
-
-    texts = [request.system] if request.system else []
-    for m in request.messages:
-        texts += _part_texts(m.parts)
-    for t in request.tools:
-        texts += [t.name, t.description or "", json.dumps(t.parameters, ensure_ascii=False, default=str)]
-    return [t for t in texts if t]
-
-
 async def count_request(rt: Runtime, request: Request, model: str, *, add_generation_prompt: bool = True) -> Count:
     """`input_tokens` of a parsed request to a served model, within the server's limits."""
     spec = await served_spec(rt, model)
     check_limit(rt.settings.limits, "max_messages", len(request.messages), "{n:,} messages")
-    texts = request_texts(request)
+    texts = request.texts()  # every text it carries, each held to the per-text limit
     check_texts(rt, texts, "request text (a message, tool or tool argument)")
     count = await rt.run(input_tokens, request, spec, add_generation_prompt=add_generation_prompt,
                          work=sum(map(len, texts)) + 1)

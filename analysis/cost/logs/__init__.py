@@ -1,15 +1,21 @@
 """Logs: what logged traffic billed, and what it would cost under other models.
 
-A row's road: `read` (log files of several containers and shapes, streamed in chunks of
-lines) -> `shapes` (one row of each provider's request format into a `LogRecord`, its usage read
-by `cost.usage`) -> `chunk` (a chunk of records recounted under every target of the plan,
-`cost.targets`, and reduced to a `TrafficPartial` of sums per model, day and tier; partials add
-up) -> `fold` (the partials folded as they come back, in time order) -> `cache_trace` (each
-target's prompt cache simulated over the rows' block marks) -> `whole_bill` (each target's bill by
-part, through `cost.bill`) -> `report` (the merged partial turned into a `TrafficReport`).
+A request log's row, on its road: `files` (each container opened and cut into rows, streamed) ->
+`read` and `shapes` (a row of each provider's request format into a `LogRecord`, its usage read by
+`cost.usage` into a `LoggedBill`) -> `chunk` (a chunk of records recounted under every target of
+the plan, `cost.targets`, and reduced to a `partial.TrafficPartial` of sums per model, day and
+tier, with what the log billed per serving model, a `LoggedBillPart`; partials add up), which
+keeps with `cache_trace` what a prompt cache needs of each row (block marks, their ends on each
+target, step cuts) -> `fold` (the partials folded as they come back, in time order) ->
+`report` (the merged partial turned into a `TrafficReport`), with `whole_bill` (each target's
+`TargetBill` by part, through `cost.bill`) and `calibration` (our recount against the logged
+usage). `cache_replay` replays each target's prompt cache over what the rows kept: as the fold
+goes, or over the whole log where its rows were kept.
+
 The exports of tools and providers (OpenTelemetry spans, Langfuse, Helicone, LiteLLM, usage and
-cost reports) are read by `exports` under the rules of `export_rules` and priced from their logged
-usage by `export_bill`, never recounted.
+cost reports) take another road, never recounted: `export_files` (which export a file is, and its
+items) -> `exports` (each item into an `ExportRow`, by the rules of `export_rules`) ->
+`export_bill` (what they billed, an `ExportLoggedBill`, priced from their logged usage).
 """
 
 from typing import TYPE_CHECKING

@@ -22,7 +22,7 @@ def _calibration(partial: TrafficPartial) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows, worst = [], []
     for ref, part in sorted(partial.calibration.items()):
         folded = partial.folded.calibration.get(ref) if partial.folded is not None else None
-        if folded is not None:  # folded chunk by chunk (`stream.LogFold`): the same figures
+        if folded is not None:  # folded chunk by chunk (`fold.LogFold`): the same figures
             row = {"served_by": ref, "n_rows": folded.rows}
             for name in ("input", "output"):
                 errors, worst_error = folded.errors[name], folded.worst[name]

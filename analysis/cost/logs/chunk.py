@@ -10,7 +10,7 @@ serving model billed for it. `price_chunk(records, plan)` is a pure function (a
 chunk and a plan in, a `TrafficPartial` out) and partials add up with `merge`, so a scale-out
 engine can run chunks anywhere and combine them; `report.summarise` turns the total into a
 report. A partial also keeps a few integers per row (prompt tokens, tier, output, cache marks, $
-as float64) for the prompt-cache simulation and the percentiles; `stream.LogFold` folds them away
+as float64) for the prompt-cache simulation and the percentiles; `fold.LogFold` folds them away
 chunk by chunk as the partials come back, so a whole log's partial does not grow with its rows.
 Totals are exact `Decimal`s rebuilt from integer token sums.
 """
@@ -36,7 +36,7 @@ from ..billed_sum import as_billed_total
 from ..bill import table_rates, usd_per_row
 from ..caching import cache_rule
 from .cache_trace import block_ends, day_codes, row_days, step_cuts, trace_chunk
-from .partial import TOP_ROWS, BilledPart, CalibrationPart, ModelPart, TrafficPartial
+from .partial import TOP_ROWS, LoggedBillPart, CalibrationPart, ModelPart, TrafficPartial
 from ...errors import BadInput
 
 CHUNK_ROWS = 4096
@@ -209,8 +209,9 @@ def _row_costs(target: Target, plan: TrafficPlan, n_in: np.ndarray, content: np.
                        p.output is not None)
 
 
-def _billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> dict[int, np.ndarray]:
-    """The logged usage of the rows in `idx`, summed per tier of the serving model's price."""
+def _logged_sums(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> dict[int, np.ndarray]:
+    """The logged usage of the rows in `idx`, summed per tier of the serving model's price (a
+    `LoggedBillPart`'s `sums`: a vector of `LOGGED_BILL_FIELDS` per tier)."""
     usage = [records[i].usage for i in idx]
     logged_in = np.asarray([u.input_tokens for u in usage if u is not None], dtype=np.int64)
     cached = np.asarray([u.cached_tokens for u in usage if u is not None], dtype=np.int64)
@@ -221,7 +222,7 @@ def _billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) -> di
     return {int(t): cols[tier == t].sum(axis=0) for t in np.unique(tier)}
 
 
-_BILL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
+_LOGGED_BILL_PARTS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
                "output_tokens", "reasoning_tokens")
 
 
@@ -231,33 +232,35 @@ def _as_billed(records: Sequence[LogRecord], idx: np.ndarray, target: Target) ->
     The sum is `cost.usage.as_billed_total`'s: rows that share their prices priced once as their sum."""
     parts: Counter = Counter()
     genai = target.price.source.startswith("genai-prices")
-    billed = [r for r in map(records.__getitem__, idx.tolist()) if r.bill is not None]
+    billed = [r for r in map(records.__getitem__, idx.tolist()) if r.logged_bill is not None]
     unpriced = len(idx) - (len(billed) if genai else 0)
     # rows share the LoggedBill of one usage object: its parts are added once, times its rows
-    bills = [r.bill for r in billed]
+    bills = [r.logged_bill for r in billed]
     times = Counter(map(id, bills))
     first = dict(zip(map(id, bills), bills))
     unknown = 0
     for key, n in times.items():  # in the order of the rows
         bill = first[key]
         assert bill is not None  # by `billed`
-        for name in _BILL_PARTS:
+        for name in _LOGGED_BILL_PARTS:
             parts[name] += (getattr(bill, name) or 0) * n
         unknown += n * (bill.reasoning_tokens is None)
     total = Decimal(0)
     if genai:
-        total, refused = as_billed_total(map(_BILLED_ROW, billed), target.price.model, provider=target.price.provider)
+        total, refused = as_billed_total(map(_LOGGED_BILL_ROW, billed), target.price.model,
+                                         provider=target.price.provider)
         unpriced += refused
     return total, unpriced, parts, unknown
 
 
-_BILLED_ROW = operator.attrgetter("bill", "timestamp", "batch", "service_tier")  # `cost.usage.BilledRow`
+# a record as a `cost.usage.LoggedBillRow`
+_LOGGED_BILL_ROW = operator.attrgetter("logged_bill", "timestamp", "batch", "service_tier")
 
 
 def _visible_out(record: LogRecord) -> int:
     """The logged output our recount of the response can match: without the reasoning the usage names."""
     assert record.usage is not None and record.usage.output_tokens is not None
-    bill = record.bill
+    bill = record.logged_bill
     return record.usage.output_tokens - (bill.reasoning_tokens or 0 if bill is not None else 0)
 
 
@@ -375,8 +378,8 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
         target = served[rows[0]]
         assert isinstance(target, Target)  # by `not_recounted`
         with_usage = np.asarray(rows, dtype=np.int64)
-        out.billed[ref] = BilledPart(_billed(records, with_usage, target), ModelPart(),
-                                     *_as_billed(records, with_usage, target))
+        out.billed[ref] = LoggedBillPart(_logged_sums(records, with_usage, target), ModelPart(),
+                                         *_as_billed(records, with_usage, target))
     for ref, rows in by_served.items():
         target = served[rows[0]]
         assert isinstance(target, Target)  # by `by_served`
@@ -388,9 +391,9 @@ def price_chunk(records: Sequence[LogRecord], plan: TrafficPlan) -> TrafficParti
             out.calibration[ref] = _calibrate(records, with_usage, recounts[ref])
             usage_mask = np.zeros(n, dtype=bool)
             usage_mask[with_usage] = True
-            out.billed[ref] = BilledPart(_billed(records, with_usage, target),
-                                         _reduce(target, recounts[ref], usage_mask, logged, days, day_names, plan,
-                                                 keep_costs=False), *_as_billed(records, with_usage, target))
+            out.billed[ref] = LoggedBillPart(_logged_sums(records, with_usage, target),
+                                             _reduce(target, recounts[ref], usage_mask, logged, days, day_names, plan,
+                                                     keep_costs=False), *_as_billed(records, with_usage, target))
     return out
 
 

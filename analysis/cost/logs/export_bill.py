@@ -31,7 +31,7 @@ from ..usage import LoggedBill, as_billed
 from .export_rules import Parts
 from .exports import ExportRow
 
-__all__ = ["TOLERANCE", "Difference", "ExportBill", "Unknown", "bill_of_rows", "row_usage"]
+__all__ = ["TOLERANCE", "Difference", "ExportLoggedBill", "Unknown", "bill_of_rows", "row_usage"]
 
 TOLERANCE = Decimal("0.005")  # a tool's own cost within 0.5% of genai-prices' agrees with it
 LISTED = 50  # the differing rows listed (the largest gaps); all are counted
@@ -77,8 +77,9 @@ class ModelLine:
 
 
 @dataclass
-class ExportBill:
-    """The bill of export rows: per model, the tool's own cost beside it, differences, unknown models."""
+class ExportLoggedBill:
+    """What the export rows billed (each row's `cost.usage.LoggedBill`, priced as billed), per model, with
+    the tool's own cost beside it, the differences, unknown models, and `targets` re-priced per part."""
 
     models: dict[str, ModelLine] = field(default_factory=dict)
     unknown: dict[str, Unknown] = field(default_factory=dict)
@@ -295,7 +296,7 @@ def _explain(model: str, row: ExportRow, ours: Decimal, theirs: Decimal) -> str:
     return f"no single part explains the gap of ${_usd(gap)}"
 
 
-def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> ExportBill:
+def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> ExportLoggedBill:
     """The bill of export rows (streamed: only sums, and the `LISTED` largest differences, are
     kept), with `targets` re-priced per part. Each model's price is looked up once per run.
 
@@ -313,7 +314,7 @@ def bill_of_rows(rows: Iterable[ExportRow], *, targets: Iterable[str] = ()) -> E
     return bill
 
 
-def _listed(bill: ExportBill, heap: list[tuple[Decimal, int, Difference]], gap: Decimal, make: Any) -> None:
+def _listed(bill: ExportLoggedBill, heap: list[tuple[Decimal, int, Difference]], gap: Decimal, make: Any) -> None:
     """Count a difference; keep it among the `LISTED` largest gaps (explained only when kept)."""
     bill.n_differences += 1
     if len(heap) < LISTED:
@@ -333,8 +334,8 @@ def _retarget(row: ExportRow, parts: Parts, target_usd: dict[str, Decimal | None
         target_usd[target] = None if more is None else total + more
 
 
-def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportBill:
-    bill = ExportBill()
+def _bill_of_rows(rows: Iterable[ExportRow], targets: list[str]) -> ExportLoggedBill:
+    bill = ExportLoggedBill()
     heap: list[tuple[Decimal, int, Difference]] = []
     for target in targets:  # every target named before a row is read
         try:

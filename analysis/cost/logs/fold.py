@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..caching import ONE_BURST, CacheRule, CacheStream, cache_rule, filled_times_note, no_breakpoints_note
-from .cache_trace import TraceChunk, active_rows, chunk_marks, spaced_note, warm_prefixes, with_steps
+from .cache_replay import active_rows, chunk_marks, spaced_note, warm_prefixes
+from .cache_trace import TraceChunk, with_steps
 from ..targets import TrafficPlan
 from .partial import CalibrationPart, ModelPart, TrafficPartial
 
-__all__ = ["STREAM_AFTER", "Distinct", "FoldedBill", "FoldedCalibration", "LogFold", "NotInTimeOrder", "TimeOrder",
-           "distinct_rows", "median", "order_note", "percentiles"]
+__all__ = ["STREAM_AFTER", "Distinct", "FoldedCalibration", "FoldedTargetBill", "LogFold", "NotInTimeOrder",
+           "TimeOrder", "distinct_rows", "median", "order_note", "percentiles"]
 
 STREAM_AFTER = 65_536  # rows held whole before the fold starts: 16 chunks
 _COMPACT_ROWS = 65_536  # rows added before the distinct tuples are made distinct again
@@ -205,8 +206,8 @@ def median(values: np.ndarray, counts: np.ndarray) -> float:
 
 
 @dataclass
-class FoldedBill:
-    """What one target's whole bill needs of its rows, folded: cache reads and writes per
+class FoldedTargetBill:
+    """What one target's `whole_bill.TargetBill` needs of its rows, folded: cache reads and writes per
     (day, tier), each row's bill inputs as distinct tuples, and its recount-only $ per row."""
 
     rows: int = 0
@@ -258,7 +259,7 @@ class FoldedCalibration:
 class Folded:
     """The folded per-row state of a whole log (`TrafficPartial.folded`)."""
 
-    bills: dict[str, FoldedBill] = field(default_factory=dict)
+    bills: dict[str, FoldedTargetBill] = field(default_factory=dict)
     calibration: dict[str, FoldedCalibration] = field(default_factory=dict)
 
 
@@ -273,7 +274,7 @@ class _Sim:
         # a log with no timestamp at all is spaced per --requests-per-lifetime; until a row with a
         # time shows up, both are simulated, and the spaced one is dropped at the first time seen
         self.spaced: CacheStream | None = CacheStream(rule) if per_lifetime else None
-        self.spaced_bill = FoldedBill()
+        self.spaced_bill = FoldedTargetBill()
         self.warmed: set[int] = set()  # the prefixes the spaced stream found cached before their first row
         self.stamped = self.unstamped = 0
         self.flagged = False
@@ -392,7 +393,7 @@ class LogFold:
 
     def _fold_model(self, ref: str, part: ModelPart, traces: list[TraceChunk], times: list[list[float | None]]
                     ) -> None:
-        bill = self.folded.bills.setdefault(ref, FoldedBill())
+        bill = self.folded.bills.setdefault(ref, FoldedTargetBill())
         sim = self.sims.get(ref)
         if sim is not None and len(part.ends) != len(traces):
             raise NotInTimeOrder(f"{ref}: cache marks missing")  # cannot happen; `summarise` would not simulate

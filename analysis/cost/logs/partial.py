@@ -4,7 +4,7 @@ Unlike `chunk` (which reduces one chunk of `LogRecord`s to a partial) and `fold`
 partials' per-row state away as they come back in time order), this module only holds the sums'
 shapes and their `merge`: a `ModelPart` per target and per serving model (a vector of `SUM_FIELDS`
 per (day, price tier), and a few integers per row for the cache simulation and the percentiles),
-a `BilledPart` per serving model (what the log billed, beside our recount of the same rows), a
+a `LoggedBillPart` per serving model (what the log billed, beside our recount of the same rows), a
 `CalibrationPart` (our counts against the logged ones), and the `TrafficPartial` of them all.
 Partials are plain data: an engine sends them back from any process, and `merge` is associative.
 """
@@ -20,14 +20,14 @@ import numpy as np
 
 from .cache_trace import StepCuts, TraceChunk
 
-__all__ = ["BILLED_FIELDS", "SUM_FIELDS", "BilledPart", "CalibrationPart", "ModelPart", "TrafficPartial"]
+__all__ = ["LOGGED_BILL_FIELDS", "SUM_FIELDS", "CalibrationPart", "LoggedBillPart", "ModelPart", "TrafficPartial"]
 
 TOP_ROWS = 10  # calibration rows kept: the ones that differ most
 # Columns of a sums vector, one vector per (day, tier) of a model: input is the request count's
 # content and format tokens; an assumed output (--output-ratio) is a multiple of the content only.
 SUM_FIELDS = ("rows", "content_in", "format_in", "logged_out", "rows_logged_out", "content_of_unlogged")
-# Columns of a billed vector, one per tier of the serving model's price (the tier of the logged input).
-BILLED_FIELDS = ("rows", "input", "cached", "output", "rows_without_output")
+# Columns of a logged bill's vector, one per tier of the serving model's price (the tier of the logged input).
+LOGGED_BILL_FIELDS = ("rows", "input", "cached", "output", "rows_without_output")
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
 
 
@@ -60,11 +60,12 @@ class ModelPart:
 
 
 @dataclass
-class BilledPart:
-    """What the serving model billed, from the logged usage: a vector of `BILLED_FIELDS` per tier,
-    and our recount of the same rows (a `ModelPart`), so the two compare like for like. A model that
-    no tokenizer counts is billed all the same (the bill needs only the usage and its price); its
-    recount is then empty, and it has no calibration."""
+class LoggedBillPart:
+    """What the log billed for a serving model's rows, summed: their `cost.usage.LoggedBill`s as a
+    vector of `LOGGED_BILL_FIELDS` per tier, the billed parts' tokens and genai-prices' price of them,
+    beside our recount of the same rows (a `ModelPart`), so the two compare like for like. A model
+    that no tokenizer counts is billed all the same (the bill needs only the usage and its price);
+    its recount is then empty, and it has no calibration."""
 
     sums: dict[int, np.ndarray] = field(default_factory=dict)
     recount: ModelPart = field(default_factory=ModelPart)
@@ -80,7 +81,7 @@ class BilledPart:
         """The bill as genai-prices computes it row by row, or None when a row could not be priced so."""
         return None if self.unpriced else self.usd_genai
 
-    def merge(self, other: BilledPart) -> None:
+    def merge(self, other: LoggedBillPart) -> None:
         for key, vec in other.sums.items():
             self.sums[key] = self.sums[key] + vec if key in self.sums else vec.copy()
         self.recount.merge(other.recount)
@@ -111,17 +112,17 @@ class TrafficPartial:
     rows: int = 0
     models: dict[str, ModelPart] = field(default_factory=dict)
     served: dict[str, ModelPart] = field(default_factory=dict)
-    billed: dict[str, BilledPart] = field(default_factory=dict)
+    billed: dict[str, LoggedBillPart] = field(default_factory=dict)
     unpriced_served: Counter = field(default_factory=Counter)  # "model: reason" -> rows
     calibration: dict[str, CalibrationPart] = field(default_factory=dict)
     not_counted: Counter = field(default_factory=Counter)
     rows_with_media: int = 0
     rows_without_time: int = 0
     traces: list[TraceChunk] = field(default_factory=list)  # aligned with the targets' per-row lists
-    # the per-row state folded chunk by chunk (`stream.Folded`), where `stream.LogFold` merged the
+    # the per-row state folded chunk by chunk (`fold.Folded`), where `fold.LogFold` merged the
     # partials; then the per-row lists above are empty
     folded: Any = None
-    order_note: str = ""  # a long log out of time order priced with every row kept (`stream.order_note`)
+    order_note: str = ""  # a long log out of time order priced with every row kept (`fold.order_note`)
 
     def merge(self, other: TrafficPartial) -> TrafficPartial:
         self.rows += other.rows
@@ -130,7 +131,7 @@ class TrafficPartial:
             for key, part in theirs.items():
                 mine.setdefault(key, ModelPart()).merge(part)
         for key, billed in other.billed.items():
-            self.billed.setdefault(key, BilledPart()).merge(billed)
+            self.billed.setdefault(key, LoggedBillPart()).merge(billed)
         for key, cal in other.calibration.items():
             self.calibration.setdefault(key, CalibrationPart()).merge(cal)
         self.unpriced_served.update(other.unpriced_served)

@@ -27,14 +27,14 @@ from ..caching import REASONING_NOT_INCLUDED
 from ..workloads.workload import percent
 from ..bill import PARTS, shown_rates
 from ..targets import Target, TrafficPlan, served_target
-from .partial import BILLED_FIELDS, SUM_FIELDS, BilledPart, ModelPart, TrafficPartial
+from .partial import LOGGED_BILL_FIELDS, SUM_FIELDS, LoggedBillPart, ModelPart, TrafficPartial
 from .calibration import _calibrate_cache, _calibration
-from .fold import FoldedBill, percentiles
+from .fold import FoldedTargetBill, percentiles
 from .whole_bill import ReasoningFigure, reasoning_figure as _reasoning, whole_bill
 from .read import LogReport
 
 _F = {name: i for i, name in enumerate(SUM_FIELDS)}
-_B = {name: i for i, name in enumerate(BILLED_FIELDS)}
+_B = {name: i for i, name in enumerate(LOGGED_BILL_FIELDS)}
 MODEL_COLUMNS = [
     "model", "priced_as", "tokenizer", "exactness", "exactness_reason", "status", "n_requests",
     "prompt_tokens", "input_tokens", "content_tokens", "format_tokens", "output_tokens", "reasoning_tokens",
@@ -149,11 +149,11 @@ def _money(target: Target, plan: TrafficPlan, sums: dict) -> tuple[Decimal | Non
     return (total if status == "ok" else None), int(n_in_all), int(n_out_all.to_integral_value()), status
 
 
-def _billed_money(target: Target, billed: BilledPart) -> tuple[Decimal | None, dict[str, int], str]:
+def _billed_money(target: Target, billed: LoggedBillPart) -> tuple[Decimal | None, dict[str, int], str]:
     """(usd as billed or None, billed token sums, status): the logged usage at the serving model's price."""
     p = target.price
     reps = [0] + [s + 1 for s in target.starts]
-    tokens = {name: int(sum(v[_B[name]] for v in billed.sums.values())) for name in BILLED_FIELDS}
+    tokens = {name: int(sum(v[_B[name]] for v in billed.sums.values())) for name in LOGGED_BILL_FIELDS}
     if p.input is None:
         return None, tokens, "no price"
     total = Decimal(0)
@@ -176,8 +176,8 @@ def _sum(sums: dict, name: str) -> int:
     return int(sum(v[_F[name]] for v in sums.values()))
 
 
-def _percentiles(part: ModelPart, folded: FoldedBill | None = None) -> tuple[float, float, float]:
-    if folded is not None:  # the rows' $ folded chunk by chunk (`stream.LogFold`): the same figures
+def _percentiles(part: ModelPart, folded: FoldedTargetBill | None = None) -> tuple[float, float, float]:
+    if folded is not None:  # the rows' $ folded chunk by chunk (`fold.LogFold`): the same figures
         values, counts = folded.costs.rows[:, 0], folded.costs.counts
         if not len(values) or folded.costs_nan:
             return (float("nan"),) * 3
@@ -245,7 +245,7 @@ def _served_total(partial: TrafficPartial, plan: TrafficPlan, source: str = "log
     return (None if why else total), pd.DataFrame(rows, columns=SERVED_COLUMNS), why, (billed_total, recounted, billed_rows)
 
 
-def _billed_row(row: dict[str, Any], target: Target, billed: BilledPart, again: Decimal | None
+def _billed_row(row: dict[str, Any], target: Target, billed: LoggedBillPart, again: Decimal | None
                 ) -> tuple[Decimal | None, int, Decimal | None]:
     """Fill a served row's billed columns; (as billed, rows billed, `again`: our recount of them, or None)."""
     as_billed, tokens, _ = _billed_money(target, billed)

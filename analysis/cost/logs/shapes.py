@@ -63,7 +63,8 @@ class LogRecord:
         usage: provider usage, or None.
         timestamp: when the request was made (UTC), or None.
         model: the model that served it, or None.
-        bill: the usage as genai-prices reads it, each billed part apart (`cost.usage`), or None.
+        logged_bill: what the log billed, the usage as genai-prices reads it with each billed part
+            apart (`cost.usage.LoggedBill`), or None.
         batch: True for an OpenAI Batch line (billed at batch prices).
         service_tier: the service tier the response (or else the request) names, or None.
         cache_control: the request's own prompt-cache breakpoints (Anthropic's ``cache_control``),
@@ -78,7 +79,7 @@ class LogRecord:
     usage: Usage | None = None
     timestamp: datetime | None = None
     model: str | None = None
-    bill: LoggedBill | None = None
+    logged_bill: LoggedBill | None = None
     batch: bool = False
     service_tier: str | None = None
     cache_control: tuple[tuple[int, bool], ...] = ()
@@ -295,7 +296,7 @@ def _usage_shape(usage: dict[str, Any], request_shape: str, response: dict[str, 
     return "openai-responses"
 
 
-def _bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> LoggedBill | None:
+def _logged_bill(usage: Any, request_shape: str, response: dict[str, Any], model: str | None) -> LoggedBill | None:
     if not isinstance(usage, dict):
         return None
     try:
@@ -365,7 +366,7 @@ def chat_row(row: dict[str, Any], where: str) -> LogRecord | None:
             timestamp = parse_time(value)
             break
     tier = row.get("service_tier")
-    bill = _bill(logged, "openai-chat", {}, model) if read is None else read[1]
+    bill = _logged_bill(logged, "openai-chat", {}, model) if read is None else read[1]
     return LogRecord(where, request, text, "", usage, timestamp, model, bill, False,
                      tier if isinstance(tier, str) and tier else None)
 
@@ -377,9 +378,9 @@ _FLAT_USAGE_LIMIT = 1 << 16
 
 
 def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, LoggedBill | None] | None:
-    """`(_usage(logged), _bill(logged, "openai-chat", {}, model))` of a usage object whose values are all
-    integers (not bools: the items are then its value exactly), read once per (model, items); None for
-    any other value (read as before, by the caller). A usage that does not read is not kept: the caller
+    """`(_usage(logged), _logged_bill(logged, "openai-chat", {}, model))` of a usage object whose values
+    are all integers (not bools: the items are then its value exactly), read once per (model, items);
+    None for any other value (read as before, by the caller). A usage that does not read is not kept: the caller
     reads it again and words its error in the usual order."""
     if type(logged) is not dict or not all(type(v) is int for v in logged.values()):
         return None
@@ -388,7 +389,7 @@ def _flat_usage(logged: Any, model: str | None) -> tuple[Usage | None, LoggedBil
     found = memo.peek(key)
     if found is None:
         try:
-            found = (_usage(logged), _bill(logged, "openai-chat", {}, model))
+            found = (_usage(logged), _logged_bill(logged, "openai-chat", {}, model))
         except RowError:
             return None
         memo.put(key, found)
@@ -423,5 +424,5 @@ def parse_row(row: Any, shape: str, *, where: str = "") -> LogRecord:
     logged = _logged_usage(row, response)
     model = str(model) if model else None
     return LogRecord(where, request, text, response_json, _usage(logged), _timestamp(row, response), model,
-                     _bill(logged, request_shape, response, model), shape == "openai-batch", _tier(row, body, response),
-                     _cache_control(body, request_shape))
+                     _logged_bill(logged, request_shape, response, model), shape == "openai-batch",
+                     _tier(row, body, response), _cache_control(body, request_shape))

@@ -21,7 +21,7 @@ from .. import bill
 from ..bill import PARTS, rates_by_tier
 from ..caching import REASONING_NOT_INCLUDED, cache_rule, reasoning_rule
 from ...money import format_usd
-from .cache_trace import simulate_rows
+from .cache_replay import simulate_rows
 from .fold import percentiles
 from ..targets import Target, TrafficPlan
 from .partial import SUM_FIELDS, ModelPart, TrafficPartial
@@ -106,12 +106,12 @@ def whole_bill(t: Target, plan: TrafficPlan, partial: TrafficPartial, part: Mode
         idx = np.asarray(rows, dtype=np.int64)
         cache[at] = (int(read[idx].sum()), int(w5[idx].sum()), int(w1[idx].sum()))
     p50, p95, top = _percentiles(rates, prompts, tiers, outs, read, w5, w1, plan.cached_share, reasoning)
-    return _bill(plan, part, rates, reasoning, cache, (p50, p95, top), rule, label, simulated, notes)
+    return _target_bill(plan, part, rates, reasoning, cache, (p50, p95, top), rule, label, simulated, notes)
 
 
 def _folded_bill(t: Target, plan: TrafficPlan, part: ModelPart, folded: Any, reasoning: ReasoningFigure,
                  rates: Any) -> TargetBill:
-    """`whole_bill` from the rows folded chunk by chunk (`stream.FoldedBill`): the same numbers."""
+    """`whole_bill` from the rows folded chunk by chunk (`fold.FoldedTargetBill`): the same numbers."""
     rule = cache_rule(t.ref)
     label = ""
     if folded.simulated and rule is not None:
@@ -128,7 +128,7 @@ def _folded_bill(t: Target, plan: TrafficPlan, part: ModelPart, folded: Any, rea
     if len(usd) and not np.isnan(usd).any():
         p50, p95 = percentiles(usd, counts)
         figures = _ten_digits(p50, p95, float(usd.max()))
-    return _bill(plan, part, rates, reasoning, cache, figures, rule, label, folded.simulated, list(folded.notes))
+    return _target_bill(plan, part, rates, reasoning, cache, figures, rule, label, folded.simulated, list(folded.notes))
 
 
 def _ten_digits(p50: float, p95: float, top: float) -> tuple[float, float, float]:
@@ -136,10 +136,10 @@ def _ten_digits(p50: float, p95: float, top: float) -> tuple[float, float, float
     return float(f"{p50:.10g}"), float(f"{p95:.10g}"), float(f"{top:.10g}")
 
 
-def _bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFigure,
-          cache: dict[tuple[str | None, int], tuple[int, int, int]], figures: tuple[float, float, float],
-          rule: Any, label: str, simulated: bool, notes: list[str]) -> TargetBill:
-    """The bill from the sums per (day, tier) and the cache's (read, write 5m, write 1h) per (day, tier)."""
+def _target_bill(plan: TrafficPlan, part: ModelPart, rates: Any, reasoning: ReasoningFigure,
+                 cache: dict[tuple[str | None, int], tuple[int, int, int]], figures: tuple[float, float, float],
+                 rule: Any, label: str, simulated: bool, notes: list[str]) -> TargetBill:
+    """The target's bill from the sums per (day, tier) and the cache's (read, write 5m, write 1h) per (day, tier)."""
     share = plan.cached_share
     tokens = dict.fromkeys(PARTS, Decimal(0))
     no_cache = Decimal(0)

@@ -50,7 +50,7 @@ BATCH_NEEDS: dict[str, str] = {
 # its format tokens, exactness and reason depend only on the request's structure (roles, names,
 # the kinds and number of parts, tool-call names, tool definitions, the API, whether a system
 # prompt is given), and its content tokens are the sum of the counts of the request's texts
-# (`requests.batch.request_texts`), so a request of a structure already rendered is
+# (`requests.batch.counted_texts`), so a request of a structure already rendered is
 # counted by adding; "render", its tokens depend on the content (a token may cross from a marker
 # into the text, or ids are built), so every request is rendered. A family absent renders.
 # tests/analysis/requests/test_batch.py holds every family to the same numbers both ways.

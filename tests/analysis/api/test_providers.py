@@ -272,3 +272,21 @@ def test_responses_refuses_what_lives_on_openais_servers(client):
                                       422)["detail"]
     only = client.post("/v1/responses/input_tokens", json={"model": "gpt-4o", "instructions": "Be brief."}).json()
     assert only["input_tokens"] > 0 and only["exactness"] == "estimate"
+
+
+def test_every_text_a_request_carries_is_held_to_the_per_text_limit(client):
+    """`Request.texts()`: a tool's description, a tool call's arguments and a message's second text part
+    each meet --max-text-chars (50,000 here) apart, and the problem names the text's place among them."""
+    big = "x" * 50_001
+    tool = {"type": "function", "function": {"name": "t", "description": big, "parameters": {"type": "object"}}}
+    detail = problem(client.post("/v1/count", json={"model": "gpt-4o", "messages": CHAT, "tools": [tool]}),
+                     422)["detail"]
+    # texts: the system message, the question, then the tool's name, description and schema
+    assert detail.startswith("request text (a message, tool or tool argument)[3] has 50,001 characters"), detail
+    call = [*CHAT, {"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
+                                                         "function": {"name": "t", "arguments": big}}]}]
+    detail = problem(client.post("/v1/count", json={"model": "gpt-4o", "messages": call}), 422)["detail"]
+    assert detail.startswith("request text (a message, tool or tool argument)[3] has 50,001 characters"), detail
+    halves = [*CHAT[:1], {"role": "user", "content": [{"type": "text", "text": "x" * 30_000},
+                                                     {"type": "text", "text": "y" * 30_000}]}]
+    assert client.post("/v1/count", json={"model": "gpt-4o", "messages": halves}).status_code == 200  # apart, not joined

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from analysis.cost import read_log_records
-from analysis.requests.batch import (batch_tokenizers, count_many, count_request, fast_counts, request_texts,
+from analysis.requests.batch import (batch_tokenizers, count_many, count_request, counted_texts, fast_counts,
                                      structure_key)
 from analysis.errors import BadInput
 from analysis.requests import Request, parse, request_counter
@@ -87,7 +87,7 @@ def test_fast_count_equals_the_rendered_count(model, run):
         pytest.skip(f"{model} cannot be counted here: {e}")
     requests = _fixture_requests() + _generated()
     requests = requests + requests[::-1]  # every structure is met again, after its first render
-    batch = batch_tokenizers([counter], [t for r in requests for t in request_texts(r)]).get(counter.tokenizer.name)
+    batch = batch_tokenizers([counter], [t for r in requests for t in counted_texts(r)]).get(counter.tokenizer.name)
     for r in requests:
         c = count_request(counter, r, batch)
         assert fast_counts(counter, r, batch) == (c.content_tokens + c.media_tokens, c.format_tokens, c.exactness,
@@ -146,7 +146,7 @@ def test_a_chunk_recounted_by_structure_equals_its_rows_counted_one_by_one(model
         assert ours.format.tolist() == [f for _, f, _, _ in one_by_one]
         assert list(ours.exactness.items()) == list(Counter((e, why) for _, _, e, why in one_by_one).items())
         texts, out = _text_counts(tok, shapes)
-        assert texts.tolist() == [sum(map(tok.count, request_texts(r.request))) for r in chunk]
+        assert texts.tolist() == [sum(map(tok.count, counted_texts(r.request))) for r in chunk]
         assert out.tolist() == ours.out.tolist() == [
             (tok.count(r.response) if r.response else 0) + (tok.count(r.response_json) if r.response_json else 0)
             for r in chunk]

@@ -243,7 +243,7 @@ def test_a_repeated_system_prompt_is_one_shared_value(run):
 
 def test_a_repeated_tools_list_is_read_once_and_shared(run):
     # issue 44: an agent's requests repeat their tool definitions; each distinct list is read once
-    from analysis.requests.batch import request_texts, row_shape, structure_key
+    from analysis.requests.batch import counted_texts, row_shape, structure_key
     from analysis.requests.shapes import openai_chat
 
     tools = [{"type": "function", "function": {"name": "track", "description": "Where a parcel is",
@@ -260,7 +260,7 @@ def test_a_repeated_tools_list_is_read_once_and_shared(run):
     assert again == first and again.tools is not first.tools
     # the structure read in one pass equals the general one, for shared and for fresh tool tuples
     for request in (first, second, again, parse(body("hi", tools + tools), shape="openai-chat")):
-        assert row_shape(request) == (structure_key(request), tuple(request_texts(request)))
+        assert row_shape(request) == (structure_key(request), tuple(counted_texts(request)))
     # NaN is written as null by orjson: a list holding a null is read every time, never from the memo
     nan = [{"type": "function", "function": {"name": "f", "parameters": {"x": float("nan")}}}]
     none = [{"type": "function", "function": {"name": "f", "parameters": {"x": None}}}]

@@ -19,7 +19,7 @@ import pytest
 from analysis import load_tokenizer
 from analysis.cli import main
 from analysis.tokenizers import fetch
-from analysis.tokenizers.registry import _cache
+from analysis.tokenizers.registry import LOADED
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.network
@@ -38,14 +38,14 @@ def fetched(tmp_path_factory):
     old = os.environ.get("TOKENPRISM_DATA_DIR")
     os.environ["TOKENPRISM_DATA_DIR"] = str(data)
     for name in fetch.FETCHABLE:
-        _cache.pop(name, None)
+        LOADED.discard(name)
     try:
         rc = main(["vocab", "fetch", "all"])
         assert rc == 0
         yield data
     finally:
         for name in fetch.FETCHABLE:
-            _cache.pop(name, None)
+            LOADED.discard(name)
         if old is None:
             os.environ.pop("TOKENPRISM_DATA_DIR", None)
         else:

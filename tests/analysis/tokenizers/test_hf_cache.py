@@ -17,7 +17,7 @@ from tokenizers import decoders, models, pre_tokenizers, trainers
 from analysis import load_tokenizer
 from analysis.cli import main
 from analysis.tokenizers import hf_cache
-from analysis.tokenizers.registry import _cache
+from analysis.tokenizers.registry import LOADED
 from analysis.tokenizers.vocab import VocabularyError
 
 REPO = "tokenprism-test/tiny-bpe"
@@ -35,8 +35,8 @@ def offline(monkeypatch):
     for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME"):
         monkeypatch.delenv(var, raising=False)
     yield
-    for key in [k for k in _cache if k.startswith("hf:")]:
-        _cache.pop(key)
+    for key in [k for k in LOADED.keys() if k.startswith("hf:")]:
+        LOADED.discard(key)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from analysis.cost.caching import cache_rule, simulate
-from analysis.cost.logs.cache_trace import TraceChunk, chunk_marks, simulate_rows, trace_chunk
+from analysis.cost.logs.cache_replay import chunk_marks, simulate_rows
+from analysis.cost.logs.cache_trace import TraceChunk, trace_chunk
 from analysis.cost.logs.read import read_log_records
 
 RULES = ("gpt-4.1", "claude-sonnet-4-5", "deepseek-chat")

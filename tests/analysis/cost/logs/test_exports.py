@@ -14,7 +14,8 @@ import pytest
 
 from analysis.cost.logs.export_bill import EXACT, REPRICED, bill_of_rows
 from analysis.cost.logs.export_rules import rules
-from analysis.cost.logs.exports import EXPORT_SHAPES, detect_export, iter_export_rows, read_export_rows
+from analysis.cost.logs.export_files import EXPORT_SHAPES, detect_export
+from analysis.cost.logs.exports import iter_export_rows, read_export_rows
 from analysis.errors import BadInput
 
 FIXTURES = Path(__file__).parents[3] / "fixtures" / "export_logs"

@@ -122,9 +122,9 @@ def test_a_flat_usage_is_read_once_per_model_and_only_when_it_is_all_integers(ru
     row = {"messages": [{"role": "user", "content": "hi"}], "model": "gpt-4o",
            "usage": {"prompt_tokens": 8, "completion_tokens": 2}}
     first, again = shapes.parse_row(row, "openai-chat"), shapes.parse_row(dict(row), "openai-chat")
-    assert first.bill is again.bill and first.usage == again.usage  # one read, shared
+    assert first.logged_bill is again.logged_bill and first.usage == again.usage  # one read, shared
     other = shapes.parse_row({**row, "model": "gpt-4o-mini"}, "openai-chat")
-    assert other.bill is not first.bill and len(run.memo("shapes.flat_usage")) == 2
+    assert other.logged_bill is not first.logged_bill and len(run.memo("shapes.flat_usage")) == 2
     # True is not 1, nor 1.0: a usage holding anything but integers is read as it is, never from the memo
     for usage in ({"prompt_tokens": True, "completion_tokens": 2}, {"prompt_tokens": 8.0, "completion_tokens": 2}):
         with pytest.raises(shapes.RowError, match="must be a non-negative integer"):

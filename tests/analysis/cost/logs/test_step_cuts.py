@@ -13,7 +13,8 @@ import pytest
 from analysis.cli import main
 from analysis.cost import iter_log_records, plan_traffic, price_records, summarise
 from analysis.cost.caching import CacheRule, cache_rule
-from analysis.cost.logs.cache_trace import MAX_STEP_CUTS, StepCuts, TraceChunk, simulate_rows, with_steps
+from analysis.cost.logs.cache_replay import simulate_rows
+from analysis.cost.logs.cache_trace import MAX_STEP_CUTS, StepCuts, TraceChunk, with_steps
 from analysis.engine import price_logs
 from analysis.engine.base import InProcessEngine
 from analysis.requests import Request, request_counter
