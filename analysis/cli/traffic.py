@@ -78,6 +78,7 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     from ..cost import LogReport, iter_log_chunks, plan_traffic, traffic_of, warm_counters
     from ..cost.logs.fold import NotInTimeOrder, order_note
     from ..engine import price_log_chunks
+    from ..engine.heap import quiet_collector
 
     if args.text is not None or args.file or args.corpus or args.builtin or args.machine_corpus or args.messages:
         raise BadInput("--logs prices logged requests; give either --logs or requests (TEXT, -f, --messages, --corpus, "
@@ -100,7 +101,10 @@ def cmd_traffic(args: argparse.Namespace, overrides: list, system: str | None = 
     # the targets' counters (tokenizers, formats) built before an engine starts: a LocalCluster's
     # workers, forked when it opens, inherit them instead of each loading the vocabularies again
     warm_counters([], plan)
-    with _engine(args) as engine:
+    # what is loaded now (vocabularies, prices) frozen, young collections rarer: a log run makes a
+    # few containers per row, and each full collection otherwise walks the whole loaded heap again;
+    # set before the engine opens, so that the workers it forks (a pool's, a LocalCluster's) inherit it
+    with quiet_collector(), _engine(args) as engine:
         if args.engine != "local":  # the default needs no line; a cluster or a forced in-process run does
             print(f"tokenprism cost: pricing logs; engine: {engine.describe()}", file=sys.stderr)
         fold = True
