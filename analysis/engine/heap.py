@@ -15,6 +15,10 @@ new containers, and every full collection walks the whole long-lived heap again.
 Cyclic garbage is still collected, only in fewer, larger passes. On leaving, the thresholds are
 restored and the frozen objects given back to the collector, so a host process (a test, a
 notebook) keeps its own settings. Workers forked during the run inherit both settings.
+
+It stays because it pays in the collector's own CPU, measured per collection in every process of a
+run (`python -m tests.benchmarks.gc_probe`; the figures are in docs/performance.md, issue 54): a
+whole-run A/B moves by more than the collector's share on a shared host.
 """
 
 from __future__ import annotations
