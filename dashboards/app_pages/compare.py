@@ -124,8 +124,8 @@ def first_screen(text: str, names: list[str]) -> list[dict] | None:
 def typed_screen(names: list[str]) -> tuple[str, list[dict] | None]:
     """The text box and the first screen, as a fragment: a keystroke (the box sends its value after
     a pause, `look.live_text_area`) reruns only this, so the new counts come first (none of the
-    page around it is run or sent again); then, the text being new, the whole page reruns to
-    follow them (the rest of the page reads the text), its counts and drawing cached."""
+    page around it is run or sent again); then the whole page reruns to follow them (the rest of
+    the page reads the text, and the link the drawn tokenizer), its counts and drawing cached."""
     with warm.page_run():  # a page at work: the server's warm-up waits (the app's own mark covers full runs only)
         text = st.text_area("Text", value=shared.sample_text(), height=150, key="text",
                             help=f"Up to {MAX_INPUT_CHARS:,} characters. Counted as you type (a pause of "
@@ -133,7 +133,7 @@ def typed_screen(names: list[str]) -> tuple[str, list[dict] | None]:
                                  f"spaces and newlines are kept. Links carry the text up to {links.LINK_MAX_TEXT:,} "
                                  "characters.")
         rows = first_screen(text, names)
-    if first_screen_alone() and st.session_state.get("_page_text") != text:
+    if first_screen_alone():  # a new text, or another drawn tokenizer: the page (and its link) follows
         time.sleep(FOLLOW_S)  # the first screen reaches the browser before the page's rerun starts
         st.rerun(scope="app")
     return text, rows
@@ -172,7 +172,6 @@ with first_box:
         look.live_text_area("text")
     else:
         text, rows = uploaded, first_screen(uploaded, names)
-st.session_state["_page_text"] = text  # what the rest of the page is drawn for
 c1, c2 = st.columns([3, 1])
 
 
