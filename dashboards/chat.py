@@ -39,6 +39,7 @@ LINK_PARAMS = [
 _EDITOR = "chat_editor"
 IMAGE_TYPES = ["png", "jpg", "jpeg", "gif", "webp"]
 DETAILS = ("auto", "low", "high")
+NOT_COUNTED = shared.whole_tokens(None)  # the product's word for media no rule counts ("not counted")
 MAX_IMAGE_BYTES = 20_000_000  # OpenAI's and Anthropic's own per-image limits are of this order
 
 
@@ -202,7 +203,11 @@ def show() -> None:
     # the tools' own part: what each count takes with the tools, beyond the same request without them
     bare = ({c.model: shared.request_count(json.dumps({**counted, "tools": []}), c.model) for c in counts}
             if body.get("tools") else {})
-    st.table(pd.DataFrame([_row(c, bare.get(c.model)) for c in counts]), hide_index=True)
+    rows = [_row(c, bare.get(c.model)) for c in counts]
+    if any(isinstance(r["media_tokens"], str) for r in rows):  # a column of one type: the numbers as words too
+        rows = [{**r, "media_tokens": shared.whole_tokens(r["media_tokens"]) if isinstance(r["media_tokens"], int)
+                 else r["media_tokens"]} for r in rows]
+    st.table(pd.DataFrame(rows), hide_index=True)
     for c in counts:
         st.caption(f"**{markdown_text(c.model)}** · {c.exactness}: {c.reason}")
         if note := shared.request_ignored(counted_text, c.model):  # a field the format drops: the same count without it
@@ -223,6 +228,7 @@ def tool_part(count: Count, bare: Count | None) -> int:
 
 def _row(count: Count, bare: Count | None) -> dict[str, Any]:
     row = {k: v for k, v in count.row().items() if k not in ("exactness_reason", "media")}
+    row["media_tokens"] = media_cell(count)
     row["tokenizer"] = shared.tokenizer_label(count)
     tools = tool_part(count, bare)
     if bare is not None:  # format_tokens without the tools, then the tools' own column
@@ -231,6 +237,40 @@ def _row(count: Count, bare: Count | None) -> dict[str, Any]:
         items[at - 1] = ("format_tokens", row["format_tokens"] - tools)
         row = dict([*items[:at], ("tool_tokens", tools), *items[at:]])
     return row
+
+
+def media_cell(count: Count) -> int | str:
+    """The media tokens of `count` as the Chat table shows them: the number where the model counts
+    every media part (0 without media), "not counted" where it counts none (no rule of its provider
+    prices them: a number would read as zero tokens), and the number with the parts left out where
+    it counts some.
+
+    >>> from analysis.requests.media import MediaLine
+    >>> def count(*lines):
+    ...     return Count("m", "t", None, None, sum(x.tokens or 0 for x in lines), lines)  # type: ignore[arg-type]
+    >>> media_cell(count()), media_cell(count(MediaLine("image", 765, "documented")))
+    (0, 765)
+    >>> media_cell(count(MediaLine("image", None, "not counted")))
+    'not counted'
+    >>> media_cell(count(MediaLine("image", 1105, "documented"), MediaLine("file", None, "not counted")))
+    '1,105 (1 part not counted)'
+    """
+    left_out = sum(line.tokens is None for line in count.media)
+    if not left_out:
+        return count.media_tokens
+    if left_out == len(count.media):
+        return NOT_COUNTED
+    return f"{count.media_tokens:,} ({left_out} part{'s' if left_out > 1 else ''} {NOT_COUNTED})"
+
+
+def media_words(count: Count) -> str:
+    """The media part of a count's sum in words: " + 765 media", " + media not counted", or "" without media."""
+    if not count.media:
+        return ""
+    cell = media_cell(count)
+    if cell == NOT_COUNTED:
+        return f" + media {NOT_COUNTED}"
+    return f" + {cell:,} media" if isinstance(cell, int) else f" + {cell.replace(' (', ' media (', 1)}"
 
 
 def tool_positions(ids: tuple[int, ...], bare_ids: tuple[int, ...]) -> set[int]:
@@ -311,7 +351,7 @@ def _draw(counts: list[Count], body: dict[str, Any], bare: dict[str, Count]) -> 
         tools = tool_part(c, bare.get(c.model))
         parts = (f"{c.format_tokens - tools:,} format + {tools:,} tools" if c.model in bare
                  else f"{c.format_tokens:,} format")
-        media = f" + {c.media_tokens:,} media" if c.media else ""
+        media = media_words(c)
         st.markdown(f"**{markdown_text(c.model)}** · {c.input_tokens:,} tokens = {c.content_tokens:,} content + {parts}"
                     f"{media} · {c.exactness}")
         if c.ids is not None:

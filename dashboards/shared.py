@@ -28,6 +28,7 @@ from analysis.corpora import sample_text as corpora_sample_text
 from analysis.cost import (DEFAULT_MODELS, NoPriceError, Workload, estimate, format_usd, get_price, model_names,
                            price_shared_prefix, table_rates, usd)
 from analysis.errors import BadInput, UnknownName
+from analysis.render import html_tokens
 from analysis.models import closest_models, resolve
 from analysis.requests import Count, ignored_fields, ignored_note, input_tokens, parse, request_counter
 from analysis.tokenizers.fetch import vocabulary_problems
@@ -118,6 +119,17 @@ def compact_counts(rows: list[dict]) -> str:
 @st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
 def pieces(text: str, name: str) -> tuple[Piece, ...]:
     return tuple(tokenizer(name).pieces(text))
+
+
+@st.cache_resource(max_entries=64, ttl=3600, show_spinner=False)
+def drawing(text: str, name: str, others: tuple[str, ...] = ()) -> str:
+    """`html_tokens` of `text` under `name`, a token ringed where its span is not one of each of `others`.
+
+    A resource, as `pieces`: the string is shared, never copied. A keystroke draws the new text
+    twice, in the rerun of the first screen and in the page's rerun that follows it (Compare's
+    `typed_screen`): the second is a hit.
+    """
+    return html_tokens(text, pieces(text, name), others=[pieces(text, o) for o in others])
 
 
 @st.cache_data(max_entries=1, show_spinner=False)

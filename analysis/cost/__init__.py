@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         estimate as estimate,
         quick_frame as quick_frame,
         to_decimal as to_decimal,
+        with_count_exactness as with_count_exactness,
         workload_value as workload_value,
     )
     from ..money import format_usd as format_usd
@@ -95,7 +96,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(('format_usd',), '..money'),
     **dict.fromkeys(('DEFAULT_MODELS',), '.defaults'),
     **dict.fromkeys(('NoPriceError', 'request_cost', 'table_rates', 'usd',), '.bill'),
-    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'quick_frame', 'to_decimal', 'workload_value',), '.workloads'),
+    **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'CorpusCost', 'CostReport', 'Workload', 'estimate', 'quick_frame', 'to_decimal', 'with_count_exactness', 'workload_value',), '.workloads'),
     **dict.fromkeys(('price_shared_prefix', 'traffic_of',), '.shared_prefix'),
     **dict.fromkeys(('CHUNK_ROWS', 'SHAPES', 'LogRecord', 'LogReport', 'LogUpload', 'TrafficPartial', 'TrafficPlan', 'TrafficReport', 'chunked', 'RowChunk', 'iter_log_chunks', 'iter_log_records', 'with_system', 'plan_traffic', 'price_chunk', 'price_records', 'warm_counters', 'read_log_records', 'summarise',), '.logs'),
 }

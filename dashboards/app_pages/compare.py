@@ -9,13 +9,14 @@ import json
 import time
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.compare import special_strings_in
 from analysis.probes.boundaries import boundary_diff, diff_regions
-from analysis.render import highlight_prefix, html_tokens, markdown_text, not_in_every
+from analysis.render import highlight_prefix, markdown_text, not_in_every
 from analysis.cost import format_usd
 from analysis.textio import MAX_INPUT_CHARS, MAX_UPLOAD_BYTES, decode_upload, input_problem
-from dashboards import chat, links, look, shared, tokenizer_dir
+from dashboards import chat, links, look, shared, tokenizer_dir, warm
 
 st.title("Compare")
 st.caption("Type or paste a text: it is drawn token by token, and counted under every tokenizer as you type. "
@@ -43,8 +44,103 @@ if mode == "Chat":
     chat.show()
     st.stop()
 links.linked_text("text", "text")
+PROGRESS_S = 0.15  # while counting on a cold server, the rows so far are sent at most this often
+# In a rerun of the first screen alone (a keystroke, `typed_screen`), a pause that lets what is
+# drawn so far leave the server and reach the screen before what comes next: the counts before
+# the drawing (a drawing arriving with them holds their paint back by its own rendering), and the
+# first screen before the page's rerun that follows it (a new run drops what the server has not
+# sent yet; streamlit's own switch_page pauses the same way, two of its 5 ms send cycles).
+FOLLOW_S = 0.03
+
+
+def first_screen_alone() -> bool:
+    """Whether this run is a rerun of the first screen alone (its fragment), not of the page."""
+    ctx = get_script_run_ctx()
+    return ctx is not None and bool(ctx.fragment_ids_this_run)
+
+
+def draw_counts(text: str, names: list[str]) -> list[dict]:
+    """The compact count per tokenizer (class tp-counts, in the container keyed "counts": where the
+    browser tests find them); returns the rows.
+
+    One row per tokenizer as it is counted, in the order picked, so that on a cold server the
+    first row waits for one tokenizer, not for the others (nor for the server's warm-up of the
+    others). While typing, every tokenizer is loaded and the rows come within a blink: they are
+    sent at most every PROGRESS_S, not one by one.
+    """
+    with st.container(key="counts"):
+        compact_slot = st.empty()
+        progress_slot = st.empty()
+    rows: list[dict] = []
+    sent = time.perf_counter()
+    for rows in shared.count_rows(text, names):
+        if len(rows) < len(names) and time.perf_counter() - sent > PROGRESS_S:
+            compact_slot.html(look.Html(shared.compact_counts(rows)))
+            progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
+            sent = time.perf_counter()
+    compact_slot.html(look.Html(shared.compact_counts(rows)))
+    progress_slot.empty()
+    return rows
+
+
+def draw_tokens(text: str, names: list[str]) -> None:
+    """The text drawn per token under one chosen tokenizer, and its ids to copy."""
+    prefix = highlight_prefix(text)
+    d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
+    if st.session_state.get("draw") not in names:  # a tokenizer unpicked below is not drawn
+        st.session_state["draw"] = shared.default_names(names)[0]
+    drawn_name = d2.selectbox("Drawn with", names, key="draw", bind="query-params",
+                              help="The tokenizer whose tokens are drawn here, one colour per token.")
+    drawn_pieces = shared.pieces(prefix, drawn_name)
+    d1.markdown(f"**{drawn_name}** · {len(drawn_pieces):,} tokens"
+                + (f" (of the first {len(prefix):,} characters)" if len(prefix) < len(text) else ""))
+    st.html(look.Html(shared.drawing(prefix, drawn_name)))
+    st.html(look.LEGEND)
+    with st.popover(f"Token ids ({len(drawn_pieces):,})", icon=":material/content_copy:"):
+        st.caption(f"The ids of {drawn_name}, in order: copy them with the button at the code's corner.")
+        st.code(", ".join(str(p.id) for p in drawn_pieces), language=None, wrap_lines=True, height=200)
+
+
+def first_screen(text: str, names: list[str]) -> list[dict] | None:
+    """The text drawn per token (one tokenizer), then the count under each tokenizer (name, tokens,
+    characters per token); the rows, or None when the text or the pick is refused (said here).
+
+    The counts are drawn below the drawing and computed before it: they are what a keystroke waits for.
+    """
+    problem = input_problem(text)
+    if problem or not names:
+        st.warning(problem or "Pick at least one tokenizer.")
+        return None
+    drawing_box = st.container()
+    rows = draw_counts(text, names)
+    if first_screen_alone():
+        time.sleep(FOLLOW_S)  # the counts reach the screen before the drawing is sent
+    with drawing_box:
+        draw_tokens(text, names)
+    return rows
+
+
+@st.fragment
+def typed_screen(names: list[str]) -> tuple[str, list[dict] | None]:
+    """The text box and the first screen, as a fragment: a keystroke (the box sends its value after
+    a pause, `look.live_text_area`) reruns only this, so the new counts come first (none of the
+    page around it is run or sent again); then the whole page reruns to follow them (the rest of
+    the page reads the text, and the link the drawn tokenizer), its counts and drawing cached."""
+    with warm.page_run():  # a page at work: the server's warm-up waits (the app's own mark covers full runs only)
+        text = st.text_area("Text", value=shared.sample_text(), height=150, key="text",
+                            help=f"Up to {MAX_INPUT_CHARS:,} characters. Counted as you type (a pause of "
+                                 f"{look.LIVE_DELAY_MS} ms), or at once on Ctrl+Enter. Whitespace counts: trailing "
+                                 f"spaces and newlines are kept. Links carry the text up to {links.LINK_MAX_TEXT:,} "
+                                 "characters.")
+        rows = first_screen(text, names)
+    if first_screen_alone():  # a new text, or another drawn tokenizer: the page (and its link) follows
+        time.sleep(FOLLOW_S)  # the first screen reaches the browser before the page's rerun starts
+        st.rerun(scope="app")
+    return text, rows
+
 
 source = st.segmented_control("Input", ["Paste text", "Upload a file"], default="Paste text", key="source")
+uploaded = None
 if source == "Upload a file":
     upload = st.file_uploader("A UTF-8 text file", key="upload",
                               help=f"Up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB and {MAX_INPUT_CHARS:,} characters.")
@@ -53,30 +149,29 @@ if source == "Upload a file":
         st.info("Upload a text file to compare it, or switch to *Paste text*.")
         st.stop()
     try:
-        text, n_replaced = decode_upload(upload.getvalue(), upload.name, replace_invalid=replace)
+        uploaded, n_replaced = decode_upload(upload.getvalue(), upload.name, replace_invalid=replace)
     except ValueError as e:
         st.error(str(e))
         st.stop()
     if n_replaced:
         st.warning(f"{n_replaced} invalid UTF-8 sequence(s) replaced by U+FFFD: the counts are for the replaced text.")
-else:
-    text = st.text_area("Text", value=shared.sample_text(), height=150, key="text",
-                        help=f"Up to {MAX_INPUT_CHARS:,} characters. Counted as you type (a pause of "
-                             f"{look.LIVE_DELAY_MS} ms), or at once on Ctrl+Enter. Whitespace counts: trailing spaces "
-                             f"and newlines are kept. Links carry the text up to {links.LINK_MAX_TEXT:,} characters.")
-    look.focus_text_area()
-    look.live_text_area("text")
 
 all_names = tokenizer_dir.tokenizer_names()  # the catalogue's, then those of `dashboard --tokenizer-dir DIR`
 for folder_problem in tokenizer_dir.folder_tokenizers()[1]:  # a file that does not load: named, left out
     st.error(markdown_text(folder_problem), icon=":material/error:")
-# The first screen, top to bottom: the text drawn per token (one tokenizer), the count under each
-# tokenizer (name, tokens, characters per token), and the rest one click away. The widgets that
-# choose them are drawn into their places below, in the order the script needs their values.
-drawing_box = st.container()
-counts_box = st.container(key="counts")  # the class st-key-counts: where the browser tests find the counts
+# The first screen, top to bottom: the text box, the text drawn per token (one tokenizer), the count
+# under each tokenizer, and the rest one click away. The tokenizers are picked in the expander below
+# it, before the first screen is drawn into its place: the order the script needs their values.
+first_box = st.container()
 more = st.expander("Every count: vocabulary, bytes, characters, fewest and most · pick the tokenizers")
 names = more.multiselect("Tokenizers", all_names, default=all_names, key="tokenizers", bind="query-params")
+with first_box:
+    if uploaded is None:
+        text, rows = typed_screen(names)
+        look.focus_text_area()  # outside the fragment: sent once per page run, not on every keystroke
+        look.live_text_area("text")
+    else:
+        text, rows = uploaded, first_screen(uploaded, names)
 c1, c2 = st.columns([3, 1])
 
 
@@ -99,59 +194,19 @@ else:
 with c2:
     links.copy_link("", note=left_out)
 
-problem = input_problem(text)
-if problem or not names:
+if rows is None:  # the text or the pick is refused: said in the first screen
     choose_model()  # a widget left out of a run would lose its value
-    st.warning(problem or "Pick at least one tokenizer.")
     st.stop()
 
-# The counts first (they are drawn below the drawing, and come before it): one row per tokenizer as
-# it is counted, in the order picked, so that on a cold server the first row waits for one tokenizer,
-# not for the others (nor for the server's warm-up of the others). While typing, every tokenizer is
-# loaded and the rows come within a blink: they are sent at most every PROGRESS_S, not one by one.
 m1, m2, m3, m4 = more.columns(4)
 m1.metric("Characters", f"{len(text):,}")
 m2.metric("UTF-8 bytes", f"{len(text.encode('utf-8', errors='surrogatepass')):,}")
-fewest_slot, most_slot = m3.empty(), m4.empty()
-fewest_slot.metric("Fewest tokens", "…")  # until every row is in
-most_slot.metric("Most tokens", "…")
-table_slot = more.empty()
-with counts_box:
-    compact_slot = st.empty()
-    progress_slot = st.empty()
-rows: list[dict] = []
-PROGRESS_S = 0.15
-sent = time.perf_counter()
-for rows in shared.count_rows(text, names):
-    if len(rows) < len(names) and time.perf_counter() - sent > PROGRESS_S:
-        compact_slot.html(look.Html(shared.compact_counts(rows)))
-        progress_slot.caption(f"Counting under {names[len(rows)]} ({len(rows) + 1} of {len(names)})…")
-        sent = time.perf_counter()
-compact_slot.html(look.Html(shared.compact_counts(rows)))
-progress_slot.empty()
-table_slot.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
 fewest = min(rows, key=lambda r: r["n_tokens"])
 most = max(rows, key=lambda r: r["n_tokens"])
-fewest_slot.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
-most_slot.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
-
+m3.metric("Fewest tokens", f"{fewest['n_tokens']:,}", fewest["tokenizer"], delta_color="off", delta_arrow="off")
+m4.metric("Most tokens", f"{most['n_tokens']:,}", most["tokenizer"], delta_color="off", delta_arrow="off")
+more.table(shared.styled(shared.counts_frame(rows).drop(columns=["n_chars", "n_bytes"])), hide_index=True)
 prefix = highlight_prefix(text)
-with drawing_box:
-    d1, d2 = st.columns([3, 1], vertical_alignment="bottom")
-    default_draw = shared.default_names(names)[0]
-    if st.session_state.get("draw") not in names:  # a tokenizer unpicked above is not drawn
-        st.session_state["draw"] = default_draw
-    drawn_name = d2.selectbox("Drawn with", names, key="draw", bind="query-params",
-                              help="The tokenizer whose tokens are drawn here, one colour per token.")
-    drawn_pieces = shared.pieces(prefix, drawn_name)
-    d1.markdown(f"**{drawn_name}** · {len(drawn_pieces):,} tokens"
-                + (f" (of the first {len(prefix):,} characters)" if len(prefix) < len(text) else ""))
-    st.html(look.Html(html_tokens(prefix, drawn_pieces)))
-    st.html(look.LEGEND)
-    with st.popover(f"Token ids ({len(drawn_pieces):,})", icon=":material/content_copy:"):
-        st.caption(f"The ids of {drawn_name}, in order: copy them with the button at the code's corner.")
-        st.code(", ".join(str(p.id) for p in drawn_pieces), language=None, wrap_lines=True, height=200)
-
 
 model = choose_model()
 model_problem = shared.model_problem(model) if model else "Pick a model to count the text as a request to it."
@@ -208,7 +263,7 @@ for col, name in zip(st.columns(len(show)), show):
     if others:
         ringed = sum(not_in_every(ps, others))
         col.caption(f"{ringed:,} ringed: not a token in every other column")
-    col.html(look.Html(html_tokens(prefix, ps, others=others)))
+    col.html(look.Html(shared.drawing(prefix, name, tuple(o for o in show if o != name))))
     if show_ids:
         col.dataframe([{"#": i, "id": p.id, "bytes": repr(p.bytes), "chars": f"{p.start}–{p.end}",
                         "partial": p.partial} for i, p in enumerate(ps[:5000])],

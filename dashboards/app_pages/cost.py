@@ -12,7 +12,7 @@ from analysis.cost.logs.export_files import EXPORT_SHAPES, detect_export
 from analysis.cost.logs.exports import iter_export_rows
 from analysis.report.cost import render_markdown, safe_table
 from analysis.cost import (SHAPES, DEFAULT_MODELS, LogReport, LogUpload, format_usd, iter_log_records, plan_traffic,
-                           price_records, summarise)
+                           price_records, summarise, with_count_exactness)
 from analysis.report.tables import display_categories, display_models, model_notes
 from analysis.cost.caching import REASONING_NOT_INCLUDED, reasoning_rule
 from analysis.cost.shared_prefix import prefix_tools
@@ -444,6 +444,10 @@ try:
 except (ValueError, KeyError) as e:
     st.error(shared.page_words(str(e.args[0] if e.args else e)))
     st.stop()
+# Each model's exactness is its count's, the word `tokenprism count` and the Compare page say for it
+# (one word per model on every page); a reasoning model whose reasoning is not given says so in its
+# own column, the warning below and the notes, not by another exactness word.
+report = with_count_exactness(report)
 
 priced = report.models[report.models["usd_per_month"].notna()]
 c1, c2, c3, c4 = st.columns(4)

@@ -21,7 +21,7 @@ import pytest
 
 from analysis import load_tokenizer
 from analysis.requests import input_tokens, parse
-from dashboards import chat
+from dashboards import chat, shared
 from tests.dashboards import browser
 
 TEXT = "Tokenizers cut text into pieces: 2024 costs one token, ２０２４ more.\n    indented()  \n"
@@ -99,6 +99,14 @@ def test_compare_keyboard_flow_counts_without_reloading(served, tmp_path):
     assert _compact_counts(page)["gpt2"]["n_tokens"] == str(_n("gpt2", typed))
     assert page.evaluate("() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'")
     assert page.locator('[data-testid="stTextArea"] textarea').input_value() == typed
+    # a keystroke reruns the first screen alone (its counts first), then the page follows it: the
+    # model's count below is the typed text's, and so is the link
+    model = shared.model_choices()[0]
+    want = input_tokens(parse(typed), model).input_tokens
+    assert want != input_tokens(parse(TEXT), model).input_tokens
+    metric = page.locator('[data-testid="stMetric"]', has_text="Input tokens")
+    metric.locator('[data-testid="stMetricValue"]', has_text=re.compile(rf"^{want:,}$")).wait_for(timeout=60_000)
+    page.wait_for_function("(t) => new URL(location.href).searchParams.get('text') === t", arg=typed, timeout=10_000)
     out = Path(os.environ.get("TOKENPRISM_SCREENSHOT_DIR", tmp_path))
     out.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(out / "browser-compare.png"))

@@ -390,3 +390,48 @@ def test_a_problem_of_the_request_is_said_once_naming_the_models_it_stops():
 
 def test_image_tokens_are_whole_numbers():
     assert shared.whole_tokens(765.0) == "765" and shared.whole_tokens(None) == "not counted"
+
+
+def test_media_a_model_does_not_count_reads_not_counted_in_the_chat_table(tmp_path, capsys):
+    # deepseek-chat has no image rule: its media cell says so, as the media table and the CLI's
+    # notes do, rather than a 0 that reads as an image of no tokens; gpt-4o's is the number
+    from tests.analysis.requests.test_media import b64, png
+
+    at = open_link(PAGE, _chat_link(models=("gpt-4o", "deepseek-chat")))
+    at.file_uploader(key="chat_images").set_value([("shot.png", png(1024, 1024), "image/png")])
+    at.segmented_control(key="chat_image_detail").set_value("high").run()
+    assert not at.exception and not at.error
+    shown = {r["model"]: r for r in at.table[0].value.to_dict("records")}
+    inline = json.loads(json.dumps(CHAT))
+    inline["messages"][-1]["content"] = [{"type": "text", "text": CHAT["messages"][-1]["content"]},
+                                         {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
+                                                                             + b64(png(1024, 1024)), "detail": "high"}}]
+    path = tmp_path / "vision.json"
+    path.write_text(json.dumps(inline), encoding="utf-8")
+    cli = {r["model"]: r for r in _cli_count(capsys, "--messages", str(path), "-m", "gpt-4o,deepseek-chat")}
+    assert [line["tokens"] for line in cli["deepseek-chat"]["media"]] == [None]  # the product counts none
+    assert shown["deepseek-chat"]["media_tokens"] == "not counted"
+    assert shown["deepseek-chat"]["input_tokens"] == cli["deepseek-chat"]["input_tokens"]
+    assert cli["gpt-4o"]["media_tokens"] == 765 and shown["gpt-4o"]["media_tokens"] == "765"  # one column, one type
+    parts = {r["model"]: r["tokens"] for r in at.table[1].value.to_dict("records")}
+    assert parts == {"gpt-4o": "765", "deepseek-chat": "not counted"}  # the lower table's words
+    lines = [as_read(m.value) for m in at.markdown if "tokens =" in m.value]
+    assert any(line.startswith("**deepseek-chat**") and "+ media not counted" in line for line in lines), lines
+    assert any(line.startswith("**gpt-4o**") and "+ 765 media" in line for line in lines), lines
+
+
+def test_the_media_cell_names_the_parts_left_out():
+    from analysis.requests import Count
+    from analysis.requests.formats.base import Rendered
+    from analysis.requests.media import MediaLine
+    from dashboards.chat import media_cell, media_words
+
+    def count(*lines: MediaLine) -> Count:
+        return Count("m", "t", None, Rendered(3, 1, "estimate", "why"), sum(x.tokens or 0 for x in lines), lines)
+
+    counted, left_out = MediaLine("image 1024x1024", 1105, "documented"), MediaLine("file text/plain", None, "not counted")
+    assert (media_cell(count()), media_words(count())) == (0, "")
+    assert (media_cell(count(counted)), media_words(count(counted))) == (1105, " + 1,105 media")
+    assert (media_cell(count(left_out)), media_words(count(left_out))) == ("not counted", " + media not counted")
+    both = count(counted, left_out, left_out)
+    assert (media_cell(both), media_words(both)) == ("1,105 (2 parts not counted)", " + 1,105 media (2 parts not counted)")

@@ -26,13 +26,13 @@ if TYPE_CHECKING:
         as_samples as as_samples,
         estimate as estimate,
     )
-    from .one_request import quick_frame as quick_frame
+    from .one_request import quick_frame as quick_frame, with_count_exactness as with_count_exactness
 
 # name -> its module, imported on first use (see analysis.lazy)
 _LAZY: dict[str, str] = {
     **dict.fromkeys(('CATEGORY_COLUMNS', 'MODEL_COLUMNS', 'WORKLOAD_LIMITS', 'Workload', 'percent', 'to_decimal',
                      'workload_value'), '.workload'),
     **dict.fromkeys(('CorpusCost', 'CostReport', 'as_samples', 'estimate'), '.estimate'),
-    **dict.fromkeys(('quick_frame',), '.one_request'),
+    **dict.fromkeys(('quick_frame', 'with_count_exactness'), '.one_request'),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,16 +1,23 @@
-"""One text as one request: what it costs under a model, without an assumed workload.
+"""One text as one request: what it costs under a model, without an assumed workload; and a
+report's models worded by their counts.
 
 Unlike `estimate` (a workload of many requests, per model), this shapes the price of the text
 the user is looking at, once: for `tokenprism cost TEXT -m MODEL` with no workload flags
-(`quick_frame`, shown by `report.tables.display_quick`).
+(`quick_frame`, shown by `report.tables.display_quick`). `with_count_exactness` gives a report's
+models the exactness of their counts, as `count` says it (the dashboard's Cost page).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+
 import pandas as pd
 
 from ..caching import REASONING_NOT_INCLUDED
+from ..recount import least_exact
 from .estimate import COUNT_EXACTNESS, COUNT_REASON, CostReport
+from .rows import report_notes
 
 
 def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFrame:
@@ -51,3 +58,25 @@ def quick_frame(report: CostReport, *, output: bool, monthly: bool) -> pd.DataFr
                  "exactness_reason": "", "input_tokens": None, "usd_input": None, "status": mr["status"], "note": mr["note"]}
                 for ref, mr in m.iterrows() if not mr["n_requests"] or mr["n_requests"] != mr["n_requests"]]
     return pd.DataFrame(rows + unusable)
+
+
+def with_count_exactness(report: CostReport) -> CostReport:
+    """`report` with each model's exactness that of its requests' counts (`COUNT_EXACTNESS`, the least
+    exact of them), its notes written again from those words.
+
+    A count's word is the one `tokenprism count` says for the same model and request (and the
+    dashboard's Compare page): one word per model on every face that counts. A report's own word
+    for a model also takes in what its count cannot see, a reasoning model's unknown reasoning;
+    that stays said by the model's `reasoning` ("reasoning not included") and the notes. A model
+    with no counted request keeps its row as it is; no money changes.
+    """
+    if report.requests.empty or COUNT_EXACTNESS not in report.requests:
+        return report
+    words = {model: least_exact(Counter(zip(rows[COUNT_EXACTNESS], rows[COUNT_REASON])))
+             for model, rows in report.requests.groupby("model", sort=False)}
+    models = report.models.copy()
+    for i, model in zip(models.index, models["model"]):
+        if model in words:
+            word, reason = words[model]
+            models.loc[i, ["exactness", "exactness_reason"]] = [word, "" if word == "exact" else reason]
+    return dataclasses.replace(report, models=models, notes=report_notes(models, report.workload))

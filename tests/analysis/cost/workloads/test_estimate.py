@@ -216,3 +216,28 @@ def test_a_workload_at_batch_or_tier_prices_equals_calc_price(model, flags, ctx)
 def test_a_model_without_a_batch_price_is_refused():
     with pytest.raises(BadInput, match="no processing batch price for deepseek"):
         estimate(PROMPT, ["deepseek-chat"], workload=Workload(requests_per_month=1, output_tokens=1, batch=True), on=BILL_DAY)
+
+
+def test_with_count_exactness_words_each_model_by_its_count():
+    # gpt-5-mini reasons (its row's own word takes in the reasoning not given); gpt-4o-mini does not.
+    # Worded by their counts, each says what `input_tokens` says for the request, and the notes follow.
+    from analysis.cost import with_count_exactness
+    from analysis.requests import input_tokens, parse
+
+    models = ["openai:gpt-4o-mini", "openai:gpt-5-mini", "mistral:mistral-small-3.2-24b-instruct"]
+    report = estimate(PROMPT, models, workload=Workload(requests_per_month=10, output_tokens=5), on=DAY)
+    worded = with_count_exactness(report)
+    rows, before = worded.models.set_index("model"), report.models.set_index("model")
+    for model in models[:2]:
+        count = input_tokens(parse(PROMPT), model)
+        assert rows.loc[model, "exactness"] == count.exactness
+        assert rows.loc[model, "exactness_reason"] == ("" if count.exactness == "exact" else count.reason)
+    assert before.loc["openai:gpt-5-mini", "exactness_reason"].startswith("reasoning not included")
+    assert not rows.loc["openai:gpt-5-mini", "exactness_reason"].startswith("reasoning not included")
+    assert rows.loc["openai:gpt-5-mini", "reasoning"] == "reasoning not included"  # still said, apart
+    assert any(n.startswith("REASONING NOT INCLUDED: openai:gpt-5-mini") for n in worded.notes)
+    # a model that does not reason (counted or not: mistral-tekken may not be fetched) keeps its row; no money moves
+    assert rows.loc[models[2]].equals(before.loc[models[2]])
+    pd.testing.assert_frame_equal(worded.models.drop(columns=["exactness", "exactness_reason"]),
+                                  report.models.drop(columns=["exactness", "exactness_reason"]))
+    assert with_count_exactness(worded).models.equals(worded.models)
