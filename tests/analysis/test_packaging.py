@@ -11,11 +11,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
+import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 from setuptools import find_packages
+
+from tests.analysis.installed_wheel import (build_wheel, check_runs_outside_the_checkout, link_distributions,
+                                            requirement_closure, site_packages)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,3 +67,24 @@ def test_the_wheel_builds_without_warnings_and_holds_every_data_file(tmp_path):
     for name in ("analysis/models/models.toml", "analysis/data/ownbpe-builtin.model", "dashboards/.streamlit/config.toml",
                  "analysis/py.typed"):
         assert name in names
+
+
+def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
+    """The wheel, installed (--no-deps) in a fresh venv beside exactly the distributions it
+    requires, taken from this environment: its declared dependencies suffice to run the command
+    and import every module, outside the checkout, and nothing else is there (pytest and hypothesis are not importable).
+    Offline and a few seconds; `tokenizers/test_fetch.py` has the slow twin, whose pip resolves
+    and installs the dependencies from the index (`--runslow`, network: about 90 s)."""
+    wheel = build_wheel(tmp_path)
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    py = env_dir / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(py), "--disable-pip-version-check"]  # this pip, for that venv
+    proc = subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dependencies = requirement_closure(wheel)
+    assert {"tiktoken", "pandas", "streamlit", "fastapi", "distributed"} <= set(dependencies)  # dask[distributed] followed
+    link_distributions(dependencies, site_packages(env_dir))
+    proc = subprocess.run([*pip, "check"], capture_output=True, text=True)  # every requirement met, at its version
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    check_runs_outside_the_checkout(env_dir, tmp_path)

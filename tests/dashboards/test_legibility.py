@@ -5,11 +5,13 @@ drawing wider than its column scrolls inside it (nothing is cut off where it can
 chart: at least ~20 px per bar and one label per bar (labels that do not overlap). For every
 chart coloured by tokenizer: its legend lists every tokenizer it draws. Charts are read from
 the SVG Vega draws (`g.role-axis-label text`, `g.role-legend-label text`, the bars' paths).
-Screenshots of each page at both sizes go to $TOKENPRISM_SCREENSHOT_DIR when set (`docs/screenshots`
-for the README), else to the test's temporary folder.
+Screenshots of each page viewed go to $TOKENPRISM_SCREENSHOT_DIR when set (`docs/screenshots`
+for the README; add --runslow for every page at both sizes), else, of a page that fails, to the
+test's temporary folder.
 
 Needs Debian's chromium and playwright, as `test_browser.py` (skipped without them, failed under
-CI). One `streamlit run` and 22 page loads (a few minutes): not marked slow, so that CI runs it.
+CI). One `streamlit run`; by default 5 page loads, one view of each kind of check at each size
+(`FAST`), so that CI runs them in well under a minute; --runslow loads all 22 (a few minutes).
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ PAGES = [
     ("why", "why?why_number=31415926535"),
     ("bpe-lab", "bpe_lab"),
 ]
+
+# The views run without --runslow: every check above on at least one of them, at each size. Cost with
+# 12 models at both sizes (bars, their labels, whole legend labels), Why at 390 px (tables, token
+# drawings, a canvas chart, a tokenizer legend, a hidden tab), Compare at 390 px (the landing page:
+# token drawings and the counts table at the narrowest width) and Explore's languages at 1400 px (the
+# two-tokenizer legend, a long legend title, a chart of 450 bars).
+FAST = {("cost-12", "wide"), ("cost-12", "phone"), ("why", "phone"), ("compare", "phone"), ("explore-languages", "wide")}
+VIEWS = [pytest.param(name, path, size, id=f"{name}-{size}", marks=() if (name, size) in FAST else pytest.mark.slow)
+         for name, path in PAGES for size in SIZES]
 
 # Charts that draw two tokenizers by design (title up to its colon -> the pair)
 PAIRS = {"Tokens saved per language": {"o200k_base", "cl100k_base"}}
@@ -103,11 +114,13 @@ def page_and_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
+def shots() -> Path | None:
+    """Where a screenshot of every page viewed goes ($TOKENPRISM_SCREENSHOT_DIR), or None."""
     folder = os.environ.get("TOKENPRISM_SCREENSHOT_DIR")
-    path = Path(folder) if folder else tmp_path_factory.mktemp("shots")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    if not folder:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder)
 
 
 def _open(page, url: str, path: str, size: tuple[int, int]) -> dict:
@@ -128,12 +141,26 @@ def _overlap(a: list[float], b: list[float]) -> bool:
     return min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > min(a[3], b[3]) / 3
 
 
-@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
-@pytest.mark.parametrize("name,path", PAGES, ids=[n for n, _ in PAGES])
-def test_charts_can_be_read(page_and_url, shots, name, path, size):
+def test_the_fast_views_are_pages_of_the_set_at_both_sizes():
+    assert len(VIEWS) == len(PAGES) * len(SIZES) == 22
+    assert FAST <= {(name, size) for name, _ in PAGES for size in SIZES}
+    assert {size for _, size in FAST} == set(SIZES)
+
+
+@pytest.mark.parametrize("name,path,size", VIEWS)
+def test_charts_can_be_read(page_and_url, shots, tmp_path, name, path, size):
     page, url = page_and_url
     measured = _open(page, url, path, SIZES[size])
-    _screenshot(page, shots / f"{name}-{size}.png", SIZES[size])
+    if shots:
+        _screenshot(page, shots / f"{name}-{size}.png", SIZES[size])
+    try:
+        _check(measured, name, size)
+    except AssertionError:
+        _screenshot(page, tmp_path / f"{name}-{size}.png", SIZES[size])  # what failed, to look at
+        raise
+
+
+def _check(measured: dict, name: str, size: str) -> None:
     assert measured["page"] <= measured["viewport"], f"{name} pans sideways at {size}: {measured['page']} px"
     assert not measured["cut"], f"{name} at {size}: wider than its column and not scrollable: {measured['cut']}"
     tokenizers = set(available_tokenizers())

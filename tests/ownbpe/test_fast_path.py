@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ownbpe
-from ownbpe import _educational
+from ownbpe import _educational, tokenizer
 from ownbpe.fast import pretokenize
 
 from .conftest import MAX_EXAMPLES
@@ -61,14 +61,25 @@ def test_special_tokens_alike_on_both_paths(encodings, text, allowed):
     assert tok.encode(text, allowed_special=allowed) == tok.encode(text, allowed_special=allowed, fast=False)
 
 
+# The plain path merges a long run quadratically (5000 emoji, one piece of 20,000 bytes: seconds).
+# By default it reads a text of more than 4,096 bytes from its first 1,200 characters, still longer
+# than the longest piece it caches (MAX_CACHED_CHARS); --runslow reads every text whole.
+PLAIN_CUT = [4096, pytest.param(None, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("plain_cut", PLAIN_CUT, ids=["plain-cut-over-4096-bytes", "plain-whole"])
 @pytest.mark.parametrize("name", NAMES)
-def test_adversarial_texts_fast_equals_plain(encodings, name):
-    # Long runs included (the plain path merges them quadratically; 5000 characters is fine).
+def test_adversarial_texts_fast_equals_plain(encodings, name, plain_cut):
+    # Long runs included; the fast path reads every text whole.
+    assert tokenizer.MAX_CACHED_CHARS < 1200
     enc, tok = encodings[name]
     plain = ownbpe.Tokenizer.from_tiktoken(dict(tok._encoder), tok.pattern, tok.special_tokens)
     for k, text in enumerate(adversarial_texts(seed=17, n=150)):
         expected = enc.encode_ordinary(text)
         assert tok.encode_ordinary(text) == expected, f"fast, adversarial text {k}"
+        if plain_cut is not None and len(text.encode("utf-8", "surrogatepass")) > plain_cut:
+            text = text[:1200]
+            expected = enc.encode_ordinary(text)
         assert plain.encode_ordinary(text, fast=False) == expected, f"plain, adversarial text {k}"
         if len(text) <= 400:  # the reference recounts every pair before every merge
             assert _educational.encode(text, tok._encoder, pattern=tok.pattern) == expected, f"reference, text {k}"

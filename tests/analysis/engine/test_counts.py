@@ -70,11 +70,39 @@ def recount(texts: list[str], toks) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(pipeline.COUNTS)).astype("int64")
 
 
-def recount_sums(texts: list[str], categories: list[str], toks) -> pd.DataFrame:
-    counts = recount(texts, toks).assign(category=np.repeat(categories, len(toks)),
-                                         tokenizer=np.tile([t.name for t in toks], len(texts)))
+def recount_sums(counts: pd.DataFrame, categories: list[str], toks) -> pd.DataFrame:
+    """The sums by category and tokenizer of `recount`'s rows."""
+    counts = counts.assign(category=np.repeat(categories, len(toks)), tokenizer=np.tile([t.name for t in toks], len(categories)))
     return (counts.groupby(BY, sort=True).agg(n_samples=("n_tokens", "size"), **{c: (c, "sum") for c in pipeline.COUNTS})
             .reset_index().astype({c: "int64" for c in pipeline.SUMS}))
+
+
+# The recounts (a few seconds each, one text at a time) are made once for the module: the tests
+# compare with them and never change them (each test gets a copy).
+@pytest.fixture(scope="module")
+def _generated_recount(generated, toks):
+    texts, categories = _generated_texts(generated)
+    return texts, categories, recount(texts, toks)
+
+
+@pytest.fixture
+def generated_recount(_generated_recount):
+    """(texts, categories, recount) of the generated corpus."""
+    texts, categories, counts = _generated_recount
+    return list(texts), list(categories), counts.copy()
+
+
+@pytest.fixture(scope="module")
+def _builtin_recount(toks):
+    builtin = load_builtin()
+    return builtin, recount(builtin["text"].tolist(), toks)
+
+
+@pytest.fixture
+def builtin_recount(_builtin_recount):
+    """(the built-in corpora, their recount)."""
+    builtin, counts = _builtin_recount
+    return builtin.copy(), counts.copy()
 
 
 def _sums(summary: pd.DataFrame) -> pd.DataFrame:
@@ -83,9 +111,9 @@ def _sums(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 # first: before the module's Dask client (a thread in this process) exists
-def test_forked_and_spawned_workers_give_the_same_counts(toks, generated, monkeypatch):
-    texts, categories = _generated_texts(generated)
-    expected_sums = recount_sums(texts, categories, toks)
+def test_forked_and_spawned_workers_give_the_same_counts(toks, generated, generated_recount, monkeypatch):
+    texts, categories, counts = generated_recount
+    expected_sums = recount_sums(counts, categories, toks)
     import analysis.engine.local as local
 
     for method in ("fork", "spawn"):
@@ -107,11 +135,9 @@ def test_workers_spawn_while_another_thread_runs():
         other.join()
 
 
-def test_builtin_rows_and_sums_equal_a_recount_on_every_engine(engines, toks):
-    builtin = load_builtin()
-    texts = builtin["text"].tolist()
-    expected = recount(texts, toks)
-    expected_sums = recount_sums(texts, builtin["category"].astype(str).tolist(), toks)
+def test_builtin_rows_and_sums_equal_a_recount_on_every_engine(engines, toks, builtin_recount):
+    builtin, expected = builtin_recount
+    expected_sums = recount_sums(expected, builtin["category"].astype(str).tolist(), toks)
     for name, engine in engines.items():
         run = measure(builtin, toks if name == "inprocess" else TOKS, engine=engine, by=BY, rows=True,
                       chunk_samples=50)
@@ -126,11 +152,11 @@ def _generated_texts(paths: list[str]) -> tuple[list[str], list[str]]:
     return [t for f in frames for t in f["text"].tolist()], [c for f in frames for c in f["category"].astype(str)]
 
 
-def test_generated_corpus_equals_a_recount_on_every_engine_and_reader(engines, toks, generated, tmp_path):
-    texts, categories = _generated_texts(generated)
+def test_generated_corpus_equals_a_recount_on_every_engine_and_reader(engines, toks, generated, generated_recount,
+                                                                     tmp_path):
+    texts, categories, expected = generated_recount
     assert len(texts) > 6_000  # the short rows and the files' samples
-    expected = recount(texts, toks)
-    expected_sums = recount_sums(texts, categories, toks)
+    expected_sums = recount_sums(expected, categories, toks)
     for name, engine in engines.items():
         out = tmp_path / name
         run = measure(iter_corpus_chunks(generated, column="text"), TOKS, engine=engine, by=BY, out=out)
@@ -144,26 +170,28 @@ def test_generated_corpus_equals_a_recount_on_every_engine_and_reader(engines, t
 _GRAPHEME = regex.compile(r"\X")
 
 
-def recount_metrics(texts: list[str], toks, metrics: tuple[str, ...]) -> pd.DataFrame:
-    """`recount` with only the columns `metrics` asks for, and n_graphemes as `regex`'s own \\X matches."""
-    rows = recount(texts, toks)
+def recount_metrics(rows: pd.DataFrame, texts: list[str], toks, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """`recount`'s `rows` of `texts` with only the columns `metrics` asks for, and n_graphemes as
+    `regex`'s own \\X matches."""
+    rows = rows.copy()
     if "graphemes" in metrics:
         rows.insert(3, "n_graphemes", np.repeat([len(_GRAPHEME.findall(t)) for t in texts], len(toks)).astype("int64"))
     return rows[list(pipeline.count_columns(metrics))]
 
 
 @pytest.mark.parametrize("metrics", [(), ("words", "graphemes", "scripts")], ids=["counts-only", "every-metric"])
-def test_metrics_on_request_equal_a_recount_on_every_engine(engines, toks, generated, tmp_path, metrics):
-    texts, categories = _generated_texts(generated)
-    builtin = load_builtin()
-    expected = recount_metrics(texts, toks, metrics)
+def test_metrics_on_request_equal_a_recount_on_every_engine(engines, toks, generated, generated_recount, builtin_recount,
+                                                            tmp_path, metrics):
+    texts, categories, generated_counts = generated_recount
+    builtin, builtin_counts = builtin_recount
+    expected = recount_metrics(generated_counts, texts, toks, metrics)
     counts = list(pipeline.count_columns(metrics))
     sums = ["n_samples", *counts]
     expected_sums = (expected.assign(category=np.repeat(categories, len(toks)),
                                      tokenizer=np.tile([t.name for t in toks], len(texts)))
                      .groupby(BY, sort=True).agg(n_samples=("n_tokens", "size"), **{c: (c, "sum") for c in counts})
                      .reset_index().astype({c: "int64" for c in sums}))
-    builtin_expected = recount_metrics(builtin["text"].tolist(), toks, metrics)
+    builtin_expected = recount_metrics(builtin_counts, builtin["text"].tolist(), toks, metrics)
     scripts = pd.Series([detect_script(t) for t in texts]).repeat(len(toks)).tolist()
     for name, engine in engines.items():
         out = tmp_path / f"{name}-{len(metrics)}"

