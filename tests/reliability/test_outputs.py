@@ -143,7 +143,16 @@ def _measure_proc(out: Path, corpus: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.Popen([sys.executable, "-m", "analysis", "measure", str(corpus), "-t", "gpt2,cl100k_base",
                              "--out", str(out), "--no-progress"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """End what is left of the command's session: SIGKILL reaches only the parent, so its pool's
+    workers would live on, idle, adopted by init (seen: two after a run of this test)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 @pytest.mark.parametrize("sig,suffix", [(signal.SIGINT, ".csv"), (signal.SIGKILL, ".parquet")],
@@ -159,9 +168,12 @@ def test_signal_during_measure_out_keeps_the_previous_output(tmp_path, sig, suff
     write_table(previous, out)
     good = out.read_bytes()
     proc = _measure_proc(out, corpus)
-    time.sleep(2.5)  # past start-up, into the work
-    proc.send_signal(sig)
-    proc.wait(timeout=60)
+    try:
+        time.sleep(2.5)  # past start-up, into the work
+        proc.send_signal(sig)
+        proc.wait(timeout=60)
+    finally:
+        _stop_group(proc)
     now = out.read_bytes()
     # either untouched, or a complete new table (the run renamed it into place before the signal
     # landed, whether or not the process then had time to exit by itself)
