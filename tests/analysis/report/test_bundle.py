@@ -7,7 +7,6 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.cli import main
 from analysis.cli.measure import FIGURE_NAMES
 from analysis.probes import PROBE_TABLES
 from analysis.probes.questions import QUESTIONS
@@ -15,14 +14,13 @@ from analysis.report import FIGURES, build_report, markdown_table
 from analysis.report.page import markdown_text
 
 TOKS = "gpt2,cl100k_base,o200k_base"
+REPORT = ["report", "--out", "{out}", "-t", TOKS, "--no-progress"]  # test_json_contract checks its tables too
 
 
-@pytest.fixture(scope="module")
-def bundle(tmp_path_factory):
-    """One report written through the CLI (the path users take)."""
-    out = tmp_path_factory.mktemp("report") / "r"
-    assert main(["report", "--out", str(out), "-t", TOKS, "--no-progress"]) == 0
-    return out
+@pytest.fixture
+def bundle(written_by_cli):
+    """One report written through the CLI (the path users take), once for the session; read only."""
+    return written_by_cli(REPORT)
 
 
 def test_bundle_has_every_file(bundle):
